@@ -1,0 +1,31 @@
+# Two commands do all of the set-up on a fresh machine: `make demo` and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check
+
+.PHONY: install install-dev demo test lint bench clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+install: $(PY)
+	$(PIP) install --quiet -e .
+
+install-dev: $(PY)
+	$(PIP) install --quiet -e ".[dev]"
+
+demo: install
+	$(VENV)/bin/wacky analyze --preset qlsm-bush
+
+lint: install-dev
+	$(VENV)/bin/ruff check .
+
+test: lint
+	$(VENV)/bin/python -m pytest
+
+bench: install-dev
+	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done
+
+clean:
+	rm -rf build $(VENV) .pytest_cache .ruff_cache
