@@ -1,0 +1,1 @@
+"""The mathematics of the Wacky continuum: structure, filters, memory and costs (pure functions)."""

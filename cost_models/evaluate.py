@@ -1,0 +1,125 @@
+"""One vectorized pass from knobs to every cost: structure, filters, memory, I/O costs.
+
+This is the hot path of the design search, so it takes plain numbers and arrays (no user types).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cost_models import costs, filters, memory
+from cost_models.structure import ArrayLike, Structure, structure
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Costs of a broadcast array of designs; per-level arrays have the level axis last."""
+
+    structure: Structure
+    fprs: np.ndarray  # p_i per run at each level
+    hash_mask: np.ndarray  # levels served by a hash table (App. F)
+    bloom_bits: np.ndarray  # filter bits per key at each level
+    hash_bits: np.ndarray  # hash-table bits per entry at each level (0 where unused)
+    write_amp: np.ndarray
+    write_cost: np.ndarray
+    point_read: np.ndarray
+    zero_result_read: np.ndarray
+    range_runs: np.ndarray
+    memory_bits_per_entry: np.ndarray  # Bloom filters + hash tables, per stored entry
+    fence_bits_per_entry: np.ndarray
+
+    @property
+    def sum_fpr(self) -> np.ndarray:
+        return self.zero_result_read
+
+    def range_cost(self, range_blocks: ArrayLike) -> np.ndarray:
+        return costs.range_cost_blocks(self.structure, range_blocks)
+
+    def theta(
+        self,
+        point_reads: ArrayLike,
+        zero_reads: ArrayLike,
+        writes: ArrayLike,
+        range_reads: ArrayLike,
+        range_blocks: ArrayLike = 0.0,
+    ) -> np.ndarray:
+        """Eq 16 for the given operation fractions."""
+        return costs.theta(
+            point_reads,
+            zero_reads,
+            writes,
+            range_reads,
+            self.point_read,
+            self.zero_result_read,
+            self.write_cost,
+            self.range_cost(range_blocks),
+        )
+
+
+def allocate_fprs(
+    s: Structure,
+    *,
+    bits_per_entry: ArrayLike | None = None,
+    sum_fpr: ArrayLike | None = None,
+    uniform: bool = False,
+) -> np.ndarray:
+    """FPR per run at each level: Lagrangian-optimal (App. C) or uniform, from M or from p."""
+    if (bits_per_entry is None) == (sum_fpr is None):
+        raise ValueError("give exactly one of bits_per_entry or sum_fpr")
+    if uniform:
+        if bits_per_entry is not None:
+            return filters.uniform_fprs_for_memory(s.runs, bits_per_entry)
+        return filters.uniform_fprs_for_sum(s.runs, sum_fpr)
+    if bits_per_entry is not None:
+        return filters.lagrangian_fprs_for_memory(s.fractions, s.runs, bits_per_entry)
+    return filters.lagrangian_fprs_for_sum(s.fractions, s.runs, sum_fpr)
+
+
+def evaluate(
+    T: ArrayLike,
+    C: ArrayLike,
+    X: ArrayLike,
+    K: ArrayLike,
+    Z: ArrayLike,
+    *,
+    n_buffers: ArrayLike,
+    entries_per_block: ArrayLike,
+    bits_per_entry: ArrayLike | None = None,
+    sum_fpr: ArrayLike | None = None,
+    uniform: bool = False,
+    integer_runs: bool = False,
+    hash_levels: ArrayLike = 0,
+    key_bytes: ArrayLike = 8,
+    pointer_bits: float = 48.0,
+    load_factor: float = 1.0,
+) -> Evaluation:
+    """Evaluate every cost of the designs (T, C, X, K, Z) for N/F = ``n_buffers``."""
+    s = structure(T, C, X, K, Z, n_buffers, integer_runs=integer_runs)
+    fprs = allocate_fprs(s, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform)
+    hash_mask = memory.hash_table_levels(s.L, hash_levels)[..., : s.valid.shape[-1]] & s.valid
+    hash_mask = np.broadcast_to(hash_mask, s.valid.shape)
+    bloom_bits = np.where(s.valid & ~hash_mask, filters.bloom_bits_per_key(fprs), 0.0)
+    level_fpr = s.runs * fprs
+    hash_bits = np.where(
+        hash_mask, memory.hash_table_bits_per_entry(level_fpr, pointer_bits, load_factor), 0.0
+    )
+    stored = np.sum(s.fractions, axis=-1)
+    mem = np.sum(s.fractions * (bloom_bits + hash_bits), axis=-1) / stored
+    return Evaluation(
+        structure=s,
+        fprs=fprs,
+        hash_mask=hash_mask,
+        bloom_bits=bloom_bits,
+        hash_bits=hash_bits,
+        write_amp=costs.write_amplification(s),
+        write_cost=costs.write_cost(s, entries_per_block),
+        point_read=costs.point_read_cost(s, fprs),
+        zero_result_read=costs.zero_result_read_cost(s, fprs),
+        range_runs=costs.range_runs(s),
+        memory_bits_per_entry=mem,
+        fence_bits_per_entry=np.broadcast_to(
+            memory.fence_pointer_bits_per_entry(entries_per_block, key_bytes), mem.shape
+        ),
+    )

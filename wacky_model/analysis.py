@@ -1,0 +1,154 @@
+"""``analyze``: the per-level table and every cost of one design on one system."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from cost_models.evaluate import Evaluation, evaluate
+from wacky_model.types import Design, System, Workload
+
+
+@dataclass(frozen=True)
+class LevelRow:
+    level: int
+    runs: float
+    capacity_entries: float
+    buffer_multiple: float
+    fpr_per_run: float
+    level_fpr: float
+    filter_bits_per_entry: float
+    structure: str  # "bloom" or "hash"
+
+
+@dataclass(frozen=True)
+class Analysis:
+    design: Design
+    system: System
+    levels: tuple[LevelRow, ...]
+    write_amp: float
+    write_cost: float
+    point_read: float
+    zero_result_read: float
+    range_runs: float
+    memory_bits_per_entry: float
+    fence_bits_per_entry: float
+    sum_fpr: float
+    workload: Workload | None = None
+    range_cost: float | None = None
+    theta: float | None = None
+
+    def to_dict(self) -> dict:
+        """The JSON document of ``wacky analyze --json``."""
+        out = {
+            "design": self.design.knobs,
+            "filters": self.design.filters,
+            "levels": [asdict(row) for row in self.levels],
+            "write_amp": self.write_amp,
+            "write_cost": self.write_cost,
+            "point_read": self.point_read,
+            "zero_result_read": self.zero_result_read,
+            "range_runs": self.range_runs,
+            "memory_bits_per_entry": self.memory_bits_per_entry,
+            "fence_bits_per_entry": self.fence_bits_per_entry,
+            "sum_fpr": self.sum_fpr,
+        }
+        if self.workload is not None:
+            out["workload"] = asdict(self.workload)
+            out["range_cost"] = self.range_cost
+            out["theta"] = self.theta
+        return out
+
+
+def analyze_many(
+    T: np.ndarray | float,
+    C: np.ndarray | float,
+    X: np.ndarray | float,
+    K: np.ndarray | float,
+    Z: np.ndarray | float,
+    system: System,
+    *,
+    uniform: bool = False,
+    realizable: bool = False,
+) -> Evaluation:
+    """Every cost of a broadcast array of designs in one vectorized pass (no validation per row).
+
+    The knob arrays must already be in range (T >= 2, C >= 1, X >= 1, 0 <= K, Z <= 1).
+    """
+    knobs = [np.asarray(v, dtype=float) for v in (T, C, X, K, Z)]
+    bounds = zip("TCXKZ", knobs, (2, 1, 1, 0, 0), (np.inf, np.inf, 64, 1, 1), strict=True)
+    for name, v, low, high in bounds:
+        if np.any(~np.isfinite(v)) or np.any(v < low) or np.any(v > high):
+            raise ValueError(f"{name} must lie in [{low}, {high}] and be finite")
+    return evaluate(
+        *knobs,
+        n_buffers=system.buffers,
+        entries_per_block=system.entries_per_block,
+        uniform=uniform,
+        integer_runs=realizable,
+        hash_levels=system.hash_levels,
+        key_bytes=system.key_bytes,
+        **system.budget,
+    )
+
+
+def analyze(
+    design: Design,
+    system: System,
+    workload: Workload | None = None,
+    *,
+    realizable: bool = False,
+) -> Analysis:
+    """Analyze one design: per-level table, totals and, given a workload, Theta (Eq 16).
+
+    ``realizable`` rounds each level's run count to the whole number the engine builds.
+    """
+    e = analyze_many(
+        design.T,
+        design.C,
+        design.X,
+        design.K,
+        design.Z,
+        system,
+        uniform=design.filters == "uniform",
+        realizable=realizable,
+    )
+    s = e.structure
+    rows = []
+    for i in range(int(s.L)):
+        hashed = bool(e.hash_mask[i])
+        runs = float(s.runs[i])
+        fpr = float(e.fprs[i])
+        rows.append(
+            LevelRow(
+                level=i + 1,
+                runs=runs,
+                capacity_entries=float(s.fractions[i] * system.entries),
+                buffer_multiple=float(s.fractions[i] * system.buffers),
+                fpr_per_run=fpr,
+                level_fpr=runs * fpr,
+                filter_bits_per_entry=float(e.hash_bits[i] if hashed else e.bloom_bits[i]),
+                structure="hash" if hashed else "bloom",
+            )
+        )
+    range_cost = theta = None
+    if workload is not None:
+        range_cost = float(e.range_cost(workload.range_blocks))
+        theta = float(e.theta(*workload.fractions, workload.range_blocks))
+    return Analysis(
+        design=design,
+        system=system,
+        levels=tuple(rows),
+        write_amp=float(e.write_amp),
+        write_cost=float(e.write_cost),
+        point_read=float(e.point_read),
+        zero_result_read=float(e.zero_result_read),
+        range_runs=float(e.range_runs),
+        memory_bits_per_entry=float(e.memory_bits_per_entry),
+        fence_bits_per_entry=float(e.fence_bits_per_entry),
+        sum_fpr=float(e.sum_fpr),
+        workload=workload,
+        range_cost=range_cost,
+        theta=theta,
+    )

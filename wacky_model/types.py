@@ -1,0 +1,217 @@
+"""The user-facing types: a design, the system it runs on, and the workload it serves.
+
+All three are frozen dataclasses that validate themselves on construction: bad input raises a
+``ValueError`` that names the parameter and its valid range.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+FilterPolicy = Literal["optimized", "uniform"]
+
+# Sizes are exact in a float64 up to 2^53; beyond that entry counts would silently round.
+MAX_ENTRIES = 2**53
+MAX_BYTES = 2**62
+WORKLOAD_SUM_TOLERANCE = 1e-6
+
+
+def _finite_number(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        try:
+            value = float(value)  # numpy scalars and the like
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a number; got {value!r}") from None
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number; got {value}")
+    return value
+
+
+def _in_range(name: str, value: object, low: float, high: float, what: str) -> float:
+    v = _finite_number(name, value)
+    if not (low <= v <= high):
+        raise ValueError(f"{name} must be {what}; got {v:g}")
+    return v
+
+
+def _whole(name: str, value: object, low: int, high: int) -> int:
+    v = _finite_number(name, value)
+    if v != int(v) or not (low <= v <= high):
+        raise ValueError(f"{name} must be a whole number in [{low}, {high}]; got {value!r}")
+    return int(v)
+
+
+@dataclass(frozen=True)
+class Design:
+    """A point of the Wacky continuum (Section 5).
+
+    T: base ratio between adjacent smaller levels (>= 2).
+    C: capping ratio, Level L's data over all smaller levels' (>= 1).
+    X: growth exponential of the ratios (>= 1; 1 is Capped Lazy Leveling).
+    K: merge greediness within Levels 1..L-1 (0 = leveled, 1 = tiered).
+    Z: merge greediness within Level L (0 = leveled, 1 = tiered).
+    filters: "optimized" (Lagrangian, App. C) or "uniform" (one FPR everywhere, as in industry).
+    """
+
+    T: float
+    C: float
+    X: float = 1.0
+    K: float = 1.0
+    Z: float = 0.0
+    filters: FilterPolicy = "optimized"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "T", _in_range("T", self.T, 2.0, 1e12, ">= 2"))
+        object.__setattr__(self, "C", _in_range("C", self.C, 1.0, 1e12, ">= 1"))
+        object.__setattr__(self, "X", _in_range("X", self.X, 1.0, 64.0, "in [1, 64]"))
+        object.__setattr__(self, "K", _in_range("K", self.K, 0.0, 1.0, "in [0, 1]"))
+        object.__setattr__(self, "Z", _in_range("Z", self.Z, 0.0, 1.0, "in [0, 1]"))
+        if self.filters not in ("optimized", "uniform"):
+            raise ValueError(f"filters must be 'optimized' or 'uniform'; got {self.filters!r}")
+
+    @property
+    def knobs(self) -> dict[str, float]:
+        return {"T": self.T, "C": self.C, "X": self.X, "K": self.K, "Z": self.Z}
+
+
+@dataclass(frozen=True)
+class System:
+    """The data and the hardware: sizes in entries and bytes, and the filter memory budget.
+
+    Give the filter budget as ``bits_per_entry`` (M) or as ``sum_fpr`` (p), not both; with
+    neither, 5 bits per entry (the paper's default) is used.
+    """
+
+    entries: float = 2**31  # 256 GB of 128-byte entries
+    entry_bytes: int = 128
+    key_bytes: int = 8
+    block_bytes: int = 4096
+    buffer_bytes: int = 8 * 2**20
+    bits_per_entry: float | None = None
+    sum_fpr: float | None = None
+    hash_levels: int = 0
+
+    def __post_init__(self) -> None:
+        entries = _in_range("entries", self.entries, 1.0, MAX_ENTRIES, "in [1, 2^53]")
+        object.__setattr__(self, "entries", entries)
+        eb = _whole("entry_bytes", self.entry_bytes, 1, 2**30)
+        kb = _whole("key_bytes", self.key_bytes, 1, eb)
+        bb = _whole("block_bytes", self.block_bytes, eb, 2**30)
+        fb = _whole("buffer_bytes", self.buffer_bytes, bb, MAX_BYTES)
+        for name, v in (("entry_bytes", eb), ("key_bytes", kb), ("block_bytes", bb)):
+            object.__setattr__(self, name, v)
+        object.__setattr__(self, "buffer_bytes", fb)
+        if entries * eb > MAX_BYTES:
+            raise ValueError(
+                f"entries * entry_bytes must be at most 2^62 bytes; got {entries * eb:.3g}"
+            )
+        if self.buffer_entries >= entries:
+            raise ValueError(
+                f"buffer_bytes must hold fewer entries than the data: the buffer holds "
+                f"{self.buffer_entries} entries but entries = {entries:g}"
+            )
+        if self.bits_per_entry is not None and self.sum_fpr is not None:
+            raise ValueError("give bits_per_entry or sum_fpr, not both")
+        if self.bits_per_entry is None and self.sum_fpr is None:
+            object.__setattr__(self, "bits_per_entry", 5.0)
+        if self.bits_per_entry is not None:
+            m = _in_range("bits_per_entry", self.bits_per_entry, 0.0, 1e6, "in [0, 1e6]")
+            object.__setattr__(self, "bits_per_entry", m)
+        if self.sum_fpr is not None:
+            p = _finite_number("sum_fpr", self.sum_fpr)
+            if p <= 0:
+                raise ValueError(f"sum_fpr must be > 0; got {p:g}")
+            object.__setattr__(self, "sum_fpr", p)
+        object.__setattr__(self, "hash_levels", _whole("hash_levels", self.hash_levels, 0, 64))
+
+    @property
+    def entries_per_block(self) -> int:
+        """B: entries per block."""
+        return self.block_bytes // self.entry_bytes
+
+    @property
+    def buffer_entries(self) -> int:
+        """F in entries: whole blocks' worth of entries that fit in the buffer."""
+        return (self.buffer_bytes // self.block_bytes) * self.entries_per_block
+
+    @property
+    def buffers(self) -> float:
+        """N/F: the data size as a multiple of the buffer."""
+        return self.entries / self.buffer_entries
+
+    @property
+    def budget(self) -> dict[str, float]:
+        """The filter budget as keyword arguments for the cost model."""
+        if self.sum_fpr is not None:
+            return {"sum_fpr": self.sum_fpr}
+        return {"bits_per_entry": float(self.bits_per_entry)}
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Fractions of operations (they must sum to 1) and the range length in blocks.
+
+    point_reads: reads of existing entries (worst case: the entry is at Level L).
+    zero_reads: point reads of keys that do not exist.
+    writes: inserts, updates and deletes.
+    range_reads: range reads; each costs one I/O per run plus ``range_blocks`` blocks.
+
+    Fractions that do not sum to 1 are refused rather than silently rescaled; use
+    :meth:`from_counts` to normalize raw counts or weights.
+    """
+
+    point_reads: float = 0.0
+    zero_reads: float = 0.0
+    writes: float = 0.0
+    range_reads: float = 0.0
+    range_blocks: float = 0.0
+
+    def __post_init__(self) -> None:
+        names = ("point_reads", "zero_reads", "writes", "range_reads")
+        for name in names:
+            v = _in_range(name, getattr(self, name), 0.0, 1.0, "a fraction in [0, 1]")
+            object.__setattr__(self, name, v)
+        total = sum(getattr(self, n) for n in names)
+        if total == 0:
+            raise ValueError(
+                "workload has no operations: point_reads, zero_reads, writes and range_reads "
+                "are all 0; at least one must be > 0"
+            )
+        if abs(total - 1.0) > WORKLOAD_SUM_TOLERANCE:
+            raise ValueError(
+                "workload fractions point_reads + zero_reads + writes + range_reads must sum "
+                f"to 1 (within {WORKLOAD_SUM_TOLERANCE:g}); got {total:.6g}. "
+                "Use Workload.from_counts(...) to normalize weights."
+            )
+        rb = _in_range("range_blocks", self.range_blocks, 0.0, 1e15, "in [0, 1e15]")
+        object.__setattr__(self, "range_blocks", rb)
+
+    @classmethod
+    def from_counts(
+        cls,
+        point_reads: float = 0.0,
+        zero_reads: float = 0.0,
+        writes: float = 0.0,
+        range_reads: float = 0.0,
+        range_blocks: float = 0.0,
+    ) -> Workload:
+        """Build a workload from non-negative counts or weights, normalized to sum to 1."""
+        raw = {
+            "point_reads": point_reads,
+            "zero_reads": zero_reads,
+            "writes": writes,
+            "range_reads": range_reads,
+        }
+        for name, v in raw.items():
+            _in_range(name, v, 0.0, math.inf, "a count >= 0")
+        total = sum(float(v) for v in raw.values())
+        if total <= 0:
+            raise ValueError("workload has no operations: every count is 0")
+        return cls(**{k: float(v) / total for k, v in raw.items()}, range_blocks=range_blocks)
+
+    @property
+    def fractions(self) -> tuple[float, float, float, float]:
+        return (self.point_reads, self.zero_reads, self.writes, self.range_reads)
