@@ -18,7 +18,10 @@ TOTAL_KEYS = {
 
 def wacky(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "wacky_model.cli", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "wacky_model.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
