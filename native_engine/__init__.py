@@ -1,5 +1,10 @@
-"""The native LSM engine (C++17 via pybind11)."""
+"""The native LSM engine (C++17 via pybind11): a real storage engine for checking the cost model.
+
+``from native_engine import Engine`` — see ``native_engine/engine.py`` for the API and
+``native_engine/src/*.h`` for the contracts of the C++ components.
+"""
 
 from native_engine._engine import __version__
+from native_engine.engine import Engine
 
-__all__ = ["__version__"]
+__all__ = ["Engine", "__version__"]

@@ -1,10 +1,343 @@
-// Python bindings for the native engine. The engine itself is filled in by a later issue;
-// this module only exposes the structure equations so the build path is exercised.
+// bindings.cc — the pybind11 module native_engine._engine.
+//
+// Contract: exposes the C++ engine to Python with no logic of its own beyond type
+// conversion. C++ exceptions map to Python ones: std::invalid_argument and
+// EngineClosed -> ValueError, IOError -> OSError (with errno), anything else ->
+// RuntimeError. put_many/get_many/run_workload release the GIL while C++ runs.
+// The public, documented API is native_engine.Engine (native_engine/engine.py).
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "bloom_filter.h"
+#include "engine.h"
+#include "file_io.h"
+#include "hash.h"
+#include "scan_iterator.h"
+#include "structure.h"
+#include "workload.h"
 
 namespace py = pybind11;
+using namespace wacky;
+
+namespace {
+
+py::dict CounterDict(const IOCounter& c) {
+  py::dict d;
+  d["blocks_read"] = c.blocks_read;
+  d["bytes_read"] = c.bytes_read;
+  d["blocks_written"] = c.blocks_written;
+  d["bytes_written"] = c.bytes_written;
+  return d;
+}
+
+py::dict StatsDict(const IOStats& s) {
+  py::dict d;
+  d["flush"] = CounterDict(s.flush);
+  py::list merge;
+  for (const auto& m : s.merge) merge.append(CounterDict(m));
+  d["merge"] = merge;
+  d["merge_total"] = CounterDict(s.MergeTotal());
+  d["point_read"] = CounterDict(s.point_read);
+  d["range_read"] = CounterDict(s.range_read);
+  d["recovery"] = CounterDict(s.recovery);
+  d["total"] = CounterDict(s.Total());
+  d["manifest_bytes_written"] = s.manifest_bytes_written;
+  d["merge_seconds"] = s.merge_seconds;
+  d["puts"] = s.puts;
+  d["deletes"] = s.deletes;
+  d["gets"] = s.gets;
+  d["scans"] = s.scans;
+  d["flushes"] = s.flushes;
+  d["merges"] = s.merges;
+  d["major_compactions"] = s.major_compactions;
+  d["runs_created"] = s.runs_created;
+  d["runs_deleted"] = s.runs_deleted;
+  return d;
+}
+
+py::dict PhaseDict(const PhaseResult& p) {
+  py::dict d;
+  d["seconds"] = p.seconds;
+  d["stats"] = StatsDict(p.stats);
+  py::dict ops;
+  for (const auto& [name, t] : p.ops) {
+    py::dict o;
+    o["count"] = t.count;
+    o["seconds"] = t.seconds;
+    o["io"] = CounterDict(t.io);
+    const double n = t.count ? static_cast<double>(t.count) : 1.0;
+    o["blocks_read_per_op"] = static_cast<double>(t.io.blocks_read) / n;
+    o["blocks_written_per_op"] = static_cast<double>(t.io.blocks_written) / n;
+    o["io_per_op"] = static_cast<double>(t.io.blocks_read + t.io.blocks_written) / n;
+    ops[py::str(name)] = o;
+  }
+  d["ops"] = ops;
+  return d;
+}
+
+class PyScan {
+ public:
+  explicit PyScan(std::unique_ptr<ScanIterator> it, size_t vb) : it_(std::move(it)), vb_(vb) {}
+  py::list NextBatch(size_t n) {
+    std::vector<uint64_t> keys;
+    std::vector<uint8_t> values;
+    {
+      py::gil_scoped_release release;
+      it_->NextBatch(n, &keys, &values);
+    }
+    py::list out;
+    for (size_t i = 0; i < keys.size(); ++i)
+      out.append(py::make_tuple(
+          keys[i], py::bytes(reinterpret_cast<const char*>(values.data() + i * vb_), vb_)));
+    return out;
+  }
+
+ private:
+  std::unique_ptr<ScanIterator> it_;
+  size_t vb_;
+};
+
+const uint8_t* CheckValue(const py::buffer_info& info, size_t vb) {
+  if (static_cast<size_t>(info.size * info.itemsize) != vb)
+    throw std::invalid_argument("value must be exactly " + std::to_string(vb) + " bytes, got " +
+                                std::to_string(info.size * info.itemsize));
+  return static_cast<const uint8_t*>(info.ptr);
+}
+
+}  // namespace
 
 PYBIND11_MODULE(_engine, m) {
-  m.doc() = "wacky native LSM engine";
+  m.doc() = "wacky native LSM engine (C++17)";
   m.attr("__version__") = "0.1.0";
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const IOError& e) {
+      py::object err = py::module_::import("builtins").attr("OSError")(e.code(), e.what());
+      PyErr_SetObject(PyExc_OSError, err.ptr());
+    } catch (const EngineClosed& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+
+  m.def(
+      "structure",
+      [](double T, double C, double X, double K, double Z, double n_buffers, bool integer_runs) {
+        const auto s = structure::ComputeShape(T, C, X, K, Z, n_buffers, integer_runs);
+        py::dict d;
+        d["L"] = s.L;
+        d["ratios"] = s.ratios;
+        d["fractions"] = s.fractions;
+        d["runs"] = s.runs;
+        return d;
+      },
+      py::arg("T"), py::arg("C"), py::arg("X"), py::arg("K"), py::arg("Z"), py::arg("n_buffers"),
+      py::arg("integer_runs") = false,
+      "Per-level structure (Eq 8, 9, 10, 13) as the engine computes it: dict with L and "
+      "level-first lists ratios, fractions (N_i/N) and runs (a_i).");
+  m.def("validate_design", &structure::ValidateDesign, py::arg("T"), py::arg("C"), py::arg("X"),
+        py::arg("K"), py::arg("Z"));
+  m.def("lagrangian_fprs_for_sum", &structure::LagrangianFprsForSum, py::arg("n"), py::arg("a"),
+        py::arg("p"));
+  m.def("lagrangian_fprs_for_memory", &structure::LagrangianFprsForMemory, py::arg("n"),
+        py::arg("a"), py::arg("bits_per_entry"));
+  m.def("hash64", &Hash64, py::arg("key"));
+
+  py::class_<BloomFilter>(m, "BloomFilter", "A standalone engine Bloom filter (for tests).")
+      .def(py::init([](uint64_t n, double bits) {
+             if (!(bits > 0) || bits > 64) throw std::invalid_argument("bits_per_key must be in (0, 64]");
+             return BloomFilter(n, bits);
+           }),
+           py::arg("num_keys"), py::arg("bits_per_key"))
+      .def("add_many",
+           [](BloomFilter& f, py::array_t<uint64_t, py::array::c_style | py::array::forcecast> k) {
+             const auto* p = k.data();
+             for (py::ssize_t i = 0; i < k.size(); ++i) f.AddHash(Hash64(p[i]));
+           })
+      .def("contains_many",
+           [](const BloomFilter& f,
+              py::array_t<uint64_t, py::array::c_style | py::array::forcecast> k) {
+             py::array_t<bool> out(k.size());
+             auto* o = out.mutable_data();
+             const auto* p = k.data();
+             for (py::ssize_t i = 0; i < k.size(); ++i) o[i] = f.MayContainHash(Hash64(p[i]));
+             return out;
+           })
+      .def_property_readonly("num_bits", &BloomFilter::num_bits)
+      .def_property_readonly("num_probes", &BloomFilter::num_probes)
+      .def("theoretical_fpr", &BloomFilter::TheoreticalFpr, py::arg("n"));
+
+  py::class_<PyScan>(m, "_Scan").def("next_batch", &PyScan::NextBatch, py::arg("n"));
+
+  py::class_<Engine>(m, "_Engine")
+      .def(py::init([](const std::string& path, double T, double C, double X, double K, double Z,
+                       uint64_t entry_bytes, uint64_t block_bytes, uint64_t buffer_bytes,
+                       bool use_sum_fpr, double bits_per_entry, double sum_fpr, int hash_levels,
+                       bool sync, bool retain) {
+             Options o;
+             o.T = T;
+             o.C = C;
+             o.X = X;
+             o.K = K;
+             o.Z = Z;
+             o.entry_bytes = entry_bytes;
+             o.block_bytes = block_bytes;
+             o.buffer_bytes = buffer_bytes;
+             o.use_sum_fpr = use_sum_fpr;
+             o.bits_per_entry = bits_per_entry;
+             o.sum_fpr = sum_fpr;
+             o.hash_levels = hash_levels;
+             o.sync = sync;
+             o.Validate();
+             return std::make_unique<Engine>(path, o, retain);
+           }),
+           py::arg("path"), py::arg("T"), py::arg("C"), py::arg("X"), py::arg("K"), py::arg("Z"),
+           py::arg("entry_bytes"), py::arg("block_bytes"), py::arg("buffer_bytes"),
+           py::arg("use_sum_fpr"), py::arg("bits_per_entry"), py::arg("sum_fpr"),
+           py::arg("hash_levels"), py::arg("sync"), py::arg("retain_obsolete_runs"))
+      .def("put",
+           [](Engine& e, uint64_t key, py::buffer value) {
+             const py::buffer_info info = value.request();
+             const uint8_t* v = CheckValue(info, e.options().value_bytes());
+             e.Put(key, v);
+           })
+      .def("delete", &Engine::Delete)
+      .def("get",
+           [](Engine& e, uint64_t key) -> py::object {
+             std::string v(e.options().value_bytes(), '\0');
+             bool found;
+             {
+               py::gil_scoped_release release;
+               found = e.Get(key, reinterpret_cast<uint8_t*>(v.data()));
+             }
+             if (!found) return py::none();
+             return py::bytes(v);
+           })
+      .def("put_many",
+           [](Engine& e, py::array_t<uint64_t, py::array::c_style> keys,
+              py::array_t<uint8_t, py::array::c_style> values) {
+             const size_t vb = e.options().value_bytes();
+             if (keys.ndim() != 1) throw std::invalid_argument("keys must be a 1-D array");
+             const size_t n = static_cast<size_t>(keys.shape(0));
+             if (static_cast<size_t>(values.size()) != n * vb ||
+                 (values.ndim() == 2 && static_cast<size_t>(values.shape(1)) != vb) ||
+                 values.ndim() > 2)
+               throw std::invalid_argument(
+                   "values must be a (len(keys), " + std::to_string(vb) +
+                   ") uint8 array (or a flat buffer of len(keys)*" + std::to_string(vb) +
+                   " bytes); got " + std::to_string(values.size()) + " bytes for " +
+                   std::to_string(n) + " keys");
+             const uint64_t* k = keys.data();
+             const uint8_t* v = values.data();
+             py::gil_scoped_release release;
+             e.PutMany(k, v, n);
+           })
+      .def("get_many",
+           [](Engine& e, py::array_t<uint64_t, py::array::c_style> keys) {
+             const size_t vb = e.options().value_bytes();
+             if (keys.ndim() != 1) throw std::invalid_argument("keys must be a 1-D array");
+             const size_t n = static_cast<size_t>(keys.shape(0));
+             py::array_t<uint8_t> values({n, vb});
+             py::array_t<bool> found(n);
+             uint8_t* v = values.mutable_data();
+             bool* f = found.mutable_data();
+             const uint64_t* k = keys.data();
+             {
+               py::gil_scoped_release release;
+               e.GetMany(k, n, v, f);
+             }
+             return py::make_tuple(values, found);
+           })
+      .def(
+          "scan",
+          [](Engine& e, uint64_t lo, uint64_t hi) {
+            return PyScan(e.Scan(lo, hi), e.options().value_bytes());
+          },
+          py::keep_alive<0, 1>())
+      .def("flush", &Engine::Flush, py::call_guard<py::gil_scoped_release>())
+      .def("close", &Engine::Close, py::call_guard<py::gil_scoped_release>())
+      .def_property_readonly("closed", &Engine::closed)
+      .def_property_readonly("n_est", &Engine::n_est)
+      .def_property_readonly("buffer_size", &Engine::buffer_size)
+      .def_property_readonly("value_bytes",
+                             [](const Engine& e) { return e.options().value_bytes(); })
+      .def_property_readonly("entries_per_block",
+                             [](const Engine& e) { return e.options().entries_per_block(); })
+      .def_property_readonly("buffer_entries",
+                             [](const Engine& e) { return e.options().buffer_entries(); })
+      .def("stats", [](const Engine& e) { return StatsDict(e.Stats()); })
+      .def("levels",
+           [](const Engine& e) {
+             py::list out;
+             for (const auto& l : e.Levels()) {
+               py::dict d;
+               d["level"] = l.level;
+               d["ratio"] = l.ratio;
+               d["capacity"] = l.capacity;
+               d["max_runs"] = l.max_runs;
+               d["fpr"] = l.fpr;
+               d["hash_table"] = l.hash_table;
+               d["hash_signature_bits"] = l.hash_sig_bits;
+               uint64_t entries = 0;
+               py::list runs;
+               for (const auto& r : l.runs) {
+                 py::dict rd;
+                 rd["id"] = r.id;
+                 rd["entries"] = r.entries;
+                 rd["tombstones"] = r.tombstones;
+                 rd["blocks"] = r.blocks;
+                 rd["file_bytes"] = r.file_bytes;
+                 rd["filter_bits_per_key"] = r.filter_bits_per_key;
+                 rd["filter_bits_target"] = r.filter_bits_target;
+                 rd["filter_probes"] = r.filter_probes;
+                 rd["hash_indexed"] = r.hash_indexed;
+                 rd["filter_fpr"] = r.theoretical_fpr;
+                 runs.append(rd);
+                 entries += r.entries;
+               }
+               d["entries"] = entries;
+               d["runs"] = runs;
+               out.append(d);
+             }
+             return out;
+           })
+      .def("_inject_write_failure", &Engine::InjectWriteFailure, py::arg("after_bytes"))
+      .def(
+          "run_workload",
+          [](Engine& e, uint64_t n_load, bool sequential, uint64_t n_ops, double get, double zero,
+             double put, double range, bool target_level_L, uint64_t range_entries,
+             uint64_t seed) {
+            WorkloadSpec s;
+            s.n_load = n_load;
+            s.sequential = sequential;
+            s.n_ops = n_ops;
+            s.frac_get = get;
+            s.frac_zero = zero;
+            s.frac_put = put;
+            s.frac_range = range;
+            s.target_level_L = target_level_L;
+            s.range_entries = range_entries;
+            s.seed = seed;
+            WorkloadResult r;
+            {
+              py::gil_scoped_release release;
+              r = RunWorkload(&e, s);
+            }
+            py::dict d;
+            d["load"] = PhaseDict(r.load);
+            d["mix"] = PhaseDict(r.mix);
+            d["get_misses"] = r.get_misses;
+            d["zero_hits"] = r.zero_hits;
+            d["wrong_values"] = r.wrong_values;
+            d["range_entries_returned"] = r.range_entries_returned;
+            d["level_L_sample"] = r.level_L_sample;
+            return d;
+          },
+          py::arg("n_load"), py::arg("sequential"), py::arg("n_ops"), py::arg("get"),
+          py::arg("zero"), py::arg("put"), py::arg("range"), py::arg("target_level_L"),
+          py::arg("range_entries"), py::arg("seed"));
 }

@@ -1,0 +1,232 @@
+"""Python face of the native LSM engine (``native_engine._engine``, C++17).
+
+``Engine`` validates arguments (bad input raises ``TypeError``/``ValueError`` with a message
+naming the argument), converts batches to NumPy arrays and turns range reads into a lazy
+generator. All storage work happens in C++; see ``native_engine/src/engine.h`` for the contract.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from native_engine import _engine
+
+_U64_MAX = 2**64 - 1
+_SCAN_BATCH = 1024
+
+
+def _check_key(name: str, key: Any) -> int:
+    if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
+        raise TypeError(f"{name} must be an int in [0, 2**64), got {type(key).__name__}")
+    key = int(key)
+    if not 0 <= key <= _U64_MAX:
+        raise ValueError(f"{name} must be in [0, 2**64), got {key}")
+    return key
+
+
+def _check_number(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    return float(value)
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    value = int(value)
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} = {value} must be in [{lo}, {hi}]")
+    return value
+
+
+class Engine:
+    """A Wacky LSM engine storing runs as files under ``path``.
+
+    Keys are unsigned 64-bit ints; values are exactly ``entry_bytes - 8`` bytes. Give the filter
+    memory either as ``bits_per_entry`` (default 10) or as the sum of FPRs ``sum_fpr``.
+    ``sync`` fdatasyncs every run file and manifest. ``retain_obsolete_runs`` renames merged-away
+    run files to ``*.obsolete`` instead of deleting them (for I/O accounting tests).
+    Reopening a directory requires the same design and layout parameters.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        T: float = 10,
+        C: float = 9,
+        X: float = 1,
+        K: float = 0,
+        Z: float = 0,
+        entry_bytes: int = 128,
+        block_bytes: int = 4096,
+        buffer_bytes: int = 8 << 20,
+        bits_per_entry: float | None = None,
+        sum_fpr: float | None = None,
+        hash_levels: int = 0,
+        sync: bool = False,
+        retain_obsolete_runs: bool = False,
+    ) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        design = {k: _check_number(k, v) for k, v in dict(T=T, C=C, X=X, K=K, Z=Z).items()}
+        _engine.validate_design(**design)
+        entry_bytes = _check_int("entry_bytes", entry_bytes, 9, 1 << 20)
+        block_bytes = _check_int("block_bytes", block_bytes, 1, 64 << 20)
+        buffer_bytes = _check_int("buffer_bytes", buffer_bytes, 1, 1 << 36)
+        hash_levels = _check_int("hash_levels", hash_levels, 0, 64)
+        if bits_per_entry is not None and sum_fpr is not None:
+            raise ValueError("give either bits_per_entry or sum_fpr, not both")
+        use_sum = sum_fpr is not None
+        bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
+        p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
+        self._e = _engine._Engine(
+            os.fspath(path), design["T"], design["C"], design["X"], design["K"], design["Z"],
+            entry_bytes, block_bytes, buffer_bytes, use_sum, bits, p, hash_levels,
+            bool(sync), bool(retain_obsolete_runs),
+        )
+        self.path = os.fspath(path)
+        self.value_bytes = int(self._e.value_bytes)
+        self.entries_per_block = int(self._e.entries_per_block)
+        self.buffer_entries = int(self._e.buffer_entries)
+
+    # -- single operations -------------------------------------------------------------
+    def _value(self, value: Any) -> bytes | bytearray | memoryview:
+        if not isinstance(value, (bytes, bytearray, memoryview)):
+            raise TypeError(f"value must be bytes-like, got {type(value).__name__}")
+        if len(memoryview(value).cast("B")) != self.value_bytes:
+            raise ValueError(
+                f"value must be exactly {self.value_bytes} bytes, got {memoryview(value).nbytes}"
+            )
+        return value
+
+    def put(self, key: int, value: bytes) -> None:
+        """Insert or overwrite ``key``."""
+        self._e.put(_check_key("key", key), self._value(value))
+
+    def delete(self, key: int) -> None:
+        """Delete ``key`` (writes a tombstone)."""
+        self._e.delete(_check_key("key", key))
+
+    def get(self, key: int) -> bytes | None:
+        """The value of ``key``, or None if it is absent."""
+        return self._e.get(_check_key("key", key))
+
+    def scan(self, lo: int, hi: int) -> Iterator[tuple[int, bytes]]:
+        """Yield ``(key, value)`` for lo <= key <= hi in key order (a snapshot at call time)."""
+        it = self._e.scan(_check_key("lo", lo), _check_key("hi", hi))
+
+        def gen() -> Iterator[tuple[int, bytes]]:
+            while True:
+                batch = it.next_batch(_SCAN_BATCH)
+                if not batch:
+                    return
+                yield from batch
+
+        return gen()
+
+    # -- batches -----------------------------------------------------------------------
+    def put_many(self, keys: Any, values: Any) -> None:
+        """Insert a batch: ``keys`` uint64 array (n,), ``values`` uint8 array (n, value_bytes)
+        or a bytes-like of n * value_bytes bytes. Runs without the GIL."""
+        k = np.ascontiguousarray(self._keys_array(keys))
+        if isinstance(values, (bytes, bytearray, memoryview)):
+            v = np.frombuffer(values, dtype=np.uint8)
+        else:
+            v = np.asarray(values)
+            if v.dtype != np.uint8:
+                raise TypeError(f"values must be a uint8 array, got dtype {v.dtype}")
+        self._e.put_many(k, np.ascontiguousarray(v))
+
+    def get_many(self, keys: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Look up a batch: returns ``(values, found)`` with values (n, value_bytes) uint8
+        (zeros where absent) and found (n,) bool. Runs without the GIL."""
+        return self._e.get_many(np.ascontiguousarray(self._keys_array(keys)))
+
+    @staticmethod
+    def _keys_array(keys: Any) -> np.ndarray:
+        k = np.asarray(keys)
+        if k.ndim != 1:
+            raise ValueError(f"keys must be a 1-D array, got shape {k.shape}")
+        if k.size == 0:
+            return k.astype(np.uint64)
+        if k.dtype == np.uint64:
+            return k
+        if not np.issubdtype(k.dtype, np.integer):
+            raise TypeError(f"keys must be unsigned 64-bit integers, got dtype {k.dtype}")
+        if k.min() < 0:
+            raise ValueError("keys must be >= 0")
+        return k.astype(np.uint64)
+
+    # -- lifecycle and introspection --------------------------------------------------
+    def flush(self) -> None:
+        """Write the buffer out now (normally done when it is full)."""
+        self._e.flush()
+
+    def close(self) -> None:
+        """Flush the buffer, persist the manifest and release the directory. Idempotent."""
+        self._e.close()
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._e.closed)
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def stats(self) -> dict[str, Any]:
+        """All counters: per purpose (flush, merge[i] for Level i+1, merge_total, point_read,
+        range_read, recovery, total) a dict of blocks/bytes read/written; plus merge_seconds,
+        operation and merge counts, manifest_bytes_written, n_est and buffer_size."""
+        s = self._e.stats()
+        s["n_est"] = float(self._e.n_est)
+        s["buffer_size"] = int(self._e.buffer_size)
+        return s
+
+    def levels(self) -> list[dict[str, Any]]:
+        """Per level (Level 1 first): ratio, capacity (entries), max_runs (integer a_i), fpr,
+        hash_table, entries and runs (oldest first; the last is the active run), each with
+        entries, tombstones, blocks, file_bytes, filter_bits_per_key, filter_probes,
+        filter_fpr and hash_indexed."""
+        return self._e.levels()
+
+    def run_workload(
+        self,
+        *,
+        n_load: int,
+        sequential: bool = False,
+        n_ops: int = 0,
+        get: float = 0.0,
+        zero: float = 0.0,
+        put: float = 0.0,
+        range: float = 0.0,  # noqa: A002 - the operation's name in the workload mix
+        target_level_L: bool = False,
+        range_entries: int = 16,
+        seed: int = 0,
+    ) -> dict[str, Any]:
+        """Run the C++ workload driver (see native_engine/src/workload.h).
+
+        Returns ``{"load": phase, "mix": phase, "get_misses", "zero_hits", "wrong_values",
+        "range_entries_returned", "level_L_sample"}``; a phase is ``{"seconds", "stats"
+        (as stats()), "ops": {name: {"count", "seconds", "io", "blocks_read_per_op",
+        "blocks_written_per_op", "io_per_op"}}}`` with names get, zero, put, range."""
+        return self._e.run_workload(
+            _check_int("n_load", n_load, 0, 2**62 - 1), bool(sequential),
+            _check_int("n_ops", n_ops, 0, 2**62 - 1),
+            _check_number("get", get), _check_number("zero", zero),
+            _check_number("put", put), _check_number("range", range), bool(target_level_L),
+            _check_int("range_entries", range_entries, 1, 2**40),
+            _check_int("seed", seed, 0, _U64_MAX),
+        )
+
+    def _inject_write_failure(self, after_bytes: int) -> None:
+        """Test hook: let ``after_bytes`` more bytes be written, then fail every write with
+        ENOSPC (raised as OSError); -1 disarms."""
+        self._e._inject_write_failure(int(after_bytes))

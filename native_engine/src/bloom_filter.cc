@@ -1,0 +1,50 @@
+// bloom_filter.cc — see bloom_filter.h.
+#include "bloom_filter.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "hash.h"
+#include "structure.h"
+
+namespace wacky {
+
+namespace {
+inline uint64_t SecondHash(uint64_t h) { return Mix64((h << 32) | (h >> 32)) | 1; }
+}  // namespace
+
+BloomFilter::BloomFilter(uint64_t num_keys, double bits_per_key) {
+  if (!(bits_per_key > 0.0)) return;
+  num_bits_ = std::max<uint64_t>(
+      64, static_cast<uint64_t>(std::ceil(static_cast<double>(num_keys) * bits_per_key)));
+  probes_ = structure::BloomProbes(bits_per_key);
+  words_.assign((num_bits_ + 63) / 64, 0);
+}
+
+void BloomFilter::AddHash(uint64_t h) {
+  const uint64_t h2 = SecondHash(h);
+  for (int j = 0; j < probes_; ++j) {
+    const uint64_t bit = FastRange64(h, num_bits_);
+    words_[bit >> 6] |= 1ULL << (bit & 63);
+    h += h2;
+  }
+}
+
+bool BloomFilter::MayContainHash(uint64_t h) const {
+  if (num_bits_ == 0) return true;
+  const uint64_t h2 = SecondHash(h);
+  for (int j = 0; j < probes_; ++j) {
+    const uint64_t bit = FastRange64(h, num_bits_);
+    if ((words_[bit >> 6] & (1ULL << (bit & 63))) == 0) return false;
+    h += h2;
+  }
+  return true;
+}
+
+double BloomFilter::TheoreticalFpr(uint64_t n) const {
+  if (num_bits_ == 0) return 1.0;
+  const double k = probes_;
+  return std::pow(-std::expm1(-k * static_cast<double>(n) / static_cast<double>(num_bits_)), k);
+}
+
+}  // namespace wacky

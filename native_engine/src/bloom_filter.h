@@ -1,0 +1,39 @@
+// bloom_filter.h — a standard Bloom filter over 64-bit key hashes.
+//
+// Contract: a filter built for n keys with b bits per key has m = max(64, ceil(n b))
+// bits and k = max(1, round(b ln 2)) probes; probe j sets bit FastRange(h1 + j h2, m)
+// (double hashing, h1 = Hash64(key), h2 an independent odd remix of it). It never
+// returns a false negative; its false-positive rate is (1 - e^(-k n/m))^k up to the
+// small correlation of double hashing (tests/test_engine_bloom.py measures it). An
+// empty (default) filter has no bits and answers "maybe" for every key.
+#ifndef WACKY_NATIVE_ENGINE_BLOOM_FILTER_H_
+#define WACKY_NATIVE_ENGINE_BLOOM_FILTER_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace wacky {
+
+class BloomFilter {
+ public:
+  BloomFilter() = default;
+  BloomFilter(uint64_t num_keys, double bits_per_key);
+
+  void AddHash(uint64_t h);
+  bool MayContainHash(uint64_t h) const;
+
+  bool empty() const { return num_bits_ == 0; }
+  uint64_t num_bits() const { return num_bits_; }
+  int num_probes() const { return probes_; }
+  // Theoretical false-positive rate for `n` inserted keys.
+  double TheoreticalFpr(uint64_t n) const;
+
+ private:
+  std::vector<uint64_t> words_;
+  uint64_t num_bits_ = 0;
+  int probes_ = 0;
+};
+
+}  // namespace wacky
+
+#endif  // WACKY_NATIVE_ENGINE_BLOOM_FILTER_H_

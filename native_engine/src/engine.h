@@ -1,0 +1,124 @@
+// engine.h — the storage engine facade.
+//
+// Contract:
+//   * Engine(path, options) opens or creates the directory `path`. A new directory
+//     records `options` in its MANIFEST; an existing one must have been created with
+//     the same design and layout (T, C, X, K, Z, entry/block/buffer bytes, filter
+//     budget, hash_levels), otherwise std::invalid_argument names the first difference
+//     (the engine refuses rather than silently adopting other knobs). Reopening reads
+//     every run once (counted under "recovery") to rebuild fences and filters. A LOCK
+//     file (flock) keeps two engines from sharing a directory.
+//   * Put/Delete go to the buffer; when the buffer is full it is flushed *before* the
+//     new write is applied, so a failed flush (IOError) leaves both the buffer and the
+//     runs unchanged and the failed write unapplied. Every merge builds the next tree
+//     version as a copy, writes the new run and the MANIFEST, and only then installs
+//     it; on failure the new run file is removed and the visible contents are intact.
+//   * Get reads at most one block per run whose filter (or level hash table) and
+//     fences admit the key; Scan returns a ScanIterator over a stable snapshot.
+//   * Close() flushes the buffer (so reopening gives the same contents), writes the
+//     MANIFEST and releases the directory; every later call throws EngineClosed.
+//   * All public methods are thread safe (one mutex); the bindings release the GIL.
+#ifndef WACKY_NATIVE_ENGINE_ENGINE_H_
+#define WACKY_NATIVE_ENGINE_ENGINE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "buffer.h"
+#include "file_io.h"
+#include "io_stats.h"
+#include "level.h"
+#include "manifest.h"
+#include "options.h"
+
+namespace wacky {
+
+class ScanIterator;
+
+class EngineClosed : public std::logic_error {
+ public:
+  EngineClosed() : std::logic_error("operation on a closed Engine") {}
+};
+
+struct RunInfo {
+  uint64_t id, entries, tombstones, blocks, file_bytes;
+  double filter_bits_per_key;  // actual filter bits / entries (0 without a filter)
+  double filter_bits_target;   // ln(1/p_i)/ln(2)^2 asked by the allocation
+  int filter_probes;
+  bool hash_indexed;
+  double theoretical_fpr;  // of the run's own filter (1 without one)
+};
+
+struct LevelInfo {
+  int level;
+  double ratio, capacity, max_runs, fpr;
+  bool hash_table;
+  int hash_sig_bits;
+  std::vector<RunInfo> runs;
+};
+
+class Engine {
+ public:
+  Engine(const std::string& path, const Options& options, bool retain_obsolete_runs = false);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  void Put(uint64_t key, const uint8_t* value);  // value: options().value_bytes() bytes
+  void Delete(uint64_t key);
+  // Copies the value into value_out (value_bytes) and returns true if the key exists.
+  bool Get(uint64_t key, uint8_t* value_out);
+  void PutMany(const uint64_t* keys, const uint8_t* values, size_t n);
+  void GetMany(const uint64_t* keys, size_t n, uint8_t* values_out, bool* found_out);
+  std::unique_ptr<ScanIterator> Scan(uint64_t lo, uint64_t hi);
+  // Forces the buffer out as a flush (no-op when empty).
+  void Flush();
+  void Close();
+  bool closed() const { return closed_; }
+
+  const Options& options() const { return options_; }
+  IOStats Stats() const;
+  IOCounter TotalIO() const;  // Stats().Total() without copying the stats
+  std::vector<LevelInfo> Levels() const;
+  double n_est() const;
+  uint64_t buffer_size() const;
+  // Fault injection for tests: allow `bytes` more bytes of writes, then fail every
+  // write with ENOSPC; -1 disarms.
+  void InjectWriteFailure(int64_t bytes);
+  // Uniform sample of keys stored at Level `level` (1-based; -1 = Level L). Reads are
+  // counted under "recovery" so they stay out of the workload's read counters.
+  std::vector<uint64_t> SampleKeysAtLevel(int level, size_t count, uint64_t seed);
+
+ private:
+  friend class ScanIterator;
+  void CheckOpen() const;
+  void PutLocked(uint64_t key, const uint8_t* value, bool tombstone);
+  bool GetLocked(uint64_t key, uint8_t* value_out);
+  void FlushLocked();
+  void WriteManifest(const std::vector<Level>& levels, double n_est, uint64_t next_id);
+  void Recover(const Manifest& m);
+  void RefreshHashLevels(std::vector<Level>* levels) const;
+
+  std::string path_;
+  Options options_;
+  bool retain_;
+  mutable std::mutex mu_;
+  bool closed_ = false;
+  int lock_fd_ = -1;
+  Buffer buffer_;
+  std::vector<Level> levels_;
+  double n_est_ = 0.0;
+  uint64_t next_run_id_ = 1;
+  IOStats stats_;
+  FaultInjector faults_;
+  std::vector<uint8_t> scratch_;
+  std::vector<std::pair<uint32_t, uint32_t>> candidates_;
+};
+
+}  // namespace wacky
+
+#endif  // WACKY_NATIVE_ENGINE_ENGINE_H_

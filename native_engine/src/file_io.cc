@@ -1,0 +1,184 @@
+// file_io.cc — see file_io.h.
+#include "file_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace wacky {
+
+namespace {
+constexpr size_t kWriteChunk = 1 << 20;  // issue writes of up to 1 MiB
+
+[[noreturn]] void Fail(int err, const std::string& what, const std::string& path) {
+  throw IOError(err, what + " '" + path + "': " + strerror(err));
+}
+}  // namespace
+
+IOError::IOError(int err, const std::string& what) : std::runtime_error(what), code_(err) {}
+
+size_t FaultInjector::Allow(size_t n) {
+  if (budget < 0) return n;
+  const size_t ok = static_cast<size_t>(budget) < n ? static_cast<size_t>(budget) : n;
+  budget -= static_cast<int64_t>(ok);
+  return ok;
+}
+
+BlockFile::BlockFile(std::string path, int fd, size_t block_bytes, FaultInjector* faults)
+    : path_(std::move(path)), fd_(fd), block_bytes_(block_bytes), faults_(faults) {}
+
+BlockFile::~BlockFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::unique_ptr<BlockFile> BlockFile::Create(const std::string& path, size_t block_bytes,
+                                             FaultInjector* faults) {
+  const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0) Fail(errno, "cannot create run file", path);
+  return std::unique_ptr<BlockFile>(new BlockFile(path, fd, block_bytes, faults));
+}
+
+std::unique_ptr<BlockFile> BlockFile::Open(const std::string& path, size_t block_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) Fail(errno, "cannot open run file", path);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    Fail(err, "cannot stat run file", path);
+  }
+  std::unique_ptr<BlockFile> f(new BlockFile(path, fd, block_bytes, nullptr));
+  f->size_ = static_cast<uint64_t>(st.st_size);
+  return f;
+}
+
+void BlockFile::WriteOut(const uint8_t* data, size_t len, IOCounter* c) {
+  size_t done = 0;
+  while (done < len) {
+    size_t want = len - done;
+    if (faults_ != nullptr) {
+      const size_t ok = faults_->Allow(want);
+      if (ok < want) {
+        // Write what the "disk" still accepts, then fail like a full disk would.
+        if (ok > 0) {
+          ssize_t w = ::pwrite(fd_, data + done, ok, static_cast<off_t>(size_ + done));
+          (void)w;
+        }
+        Fail(ENOSPC, "write failed (injected fault)", path_);
+      }
+    }
+    const ssize_t w = ::pwrite(fd_, data + done, want, static_cast<off_t>(size_ + done));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      Fail(errno, "write failed", path_);
+    }
+    if (w == 0) Fail(EIO, "write made no progress", path_);
+    done += static_cast<size_t>(w);
+  }
+  size_ += len;
+  c->bytes_written += len;
+  c->blocks_written += len / block_bytes_;
+}
+
+void BlockFile::Append(const uint8_t* data, size_t len, IOCounter* c) {
+  if (pending_.empty() && len >= kWriteChunk) {
+    WriteOut(data, len, c);
+    return;
+  }
+  pending_.insert(pending_.end(), data, data + len);
+  if (pending_.size() >= kWriteChunk) {
+    WriteOut(pending_.data(), pending_.size(), c);
+    pending_.clear();
+  }
+}
+
+void BlockFile::Finish(bool sync, IOCounter* c) {
+  if (!pending_.empty()) {
+    WriteOut(pending_.data(), pending_.size(), c);
+    pending_.clear();
+    pending_.shrink_to_fit();
+  }
+  if (sync && ::fdatasync(fd_) != 0) Fail(errno, "fdatasync failed", path_);
+}
+
+void BlockFile::Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const {
+  const size_t len = n * block_bytes_;
+  const off_t off = static_cast<off_t>(first * block_bytes_);
+  size_t done = 0;
+  while (done < len) {
+    const ssize_t r = ::pread(fd_, out + done, len - done, off + static_cast<off_t>(done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      Fail(errno, "read failed", path_);
+    }
+    if (r == 0) Fail(EIO, "unexpected end of file while reading", path_);
+    done += static_cast<size_t>(r);
+  }
+  c->bytes_read += len;
+  c->blocks_read += n;
+}
+
+size_t WriteFileAtomically(const std::string& path, const std::string& contents, bool sync,
+                           FaultInjector* faults) {
+  const std::string tmp = path + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) Fail(errno, "cannot create", tmp);
+  size_t done = 0;
+  while (done < contents.size()) {
+    size_t want = contents.size() - done;
+    if (faults != nullptr && faults->Allow(want) < want) {
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      Fail(ENOSPC, "write failed (injected fault)", tmp);
+    }
+    const ssize_t w = ::write(fd, contents.data() + done, want);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      Fail(err, "write failed", tmp);
+    }
+    done += static_cast<size_t>(w);
+  }
+  if (sync && ::fdatasync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    Fail(err, "fdatasync failed", tmp);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    Fail(err, "rename failed", path);
+  }
+  return contents.size();
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) Fail(errno, "cannot open", path);
+  std::string out;
+  char buf[65536];
+  while (true) {
+    const ssize_t r = ::read(fd, buf, sizeof(buf));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      Fail(err, "read failed", path);
+    }
+    if (r == 0) break;
+    out.append(buf, static_cast<size_t>(r));
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace wacky

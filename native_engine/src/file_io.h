@@ -1,0 +1,87 @@
+// file_io.h — block files on disk, with I/O accounting and fault injection.
+//
+// Contract:
+//   * BlockFile is one run file: it is created empty, written front to back in whole
+//     blocks (appends are buffered and issued as large write() calls), finished
+//     (optionally fdatasync'ed), and afterwards only read with pread(). Every byte
+//     that reaches the kernel is counted in the IOCounter passed by the caller, so
+//     the counters measure the syscalls that were really made.
+//   * Any failing syscall throws IOError (errno and path in the message); the
+//     bindings map it to Python's OSError.
+//   * FaultInjector lets tests make writes fail: once `budget` bytes have been written
+//     through files sharing the injector, every further write fails with ENOSPC,
+//     until the budget is reset to -1 (no fault).
+#ifndef WACKY_NATIVE_ENGINE_FILE_IO_H_
+#define WACKY_NATIVE_ENGINE_FILE_IO_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io_stats.h"
+
+namespace wacky {
+
+class IOError : public std::runtime_error {
+ public:
+  IOError(int err, const std::string& what);
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+struct FaultInjector {
+  int64_t budget = -1;  // bytes that may still be written; -1 = unlimited
+  // Returns the number of bytes of an n-byte write that may proceed (n unless a fault
+  // is armed); when it returns less than n the caller must fail the write.
+  size_t Allow(size_t n);
+};
+
+class BlockFile {
+ public:
+  // Creates a new file (fails if it exists).
+  static std::unique_ptr<BlockFile> Create(const std::string& path, size_t block_bytes,
+                                           FaultInjector* faults);
+  // Opens an existing file for reading.
+  static std::unique_ptr<BlockFile> Open(const std::string& path, size_t block_bytes);
+  ~BlockFile();
+  BlockFile(const BlockFile&) = delete;
+  BlockFile& operator=(const BlockFile&) = delete;
+
+  // Appends whole blocks (len must be a multiple of block_bytes). Buffered.
+  void Append(const uint8_t* data, size_t len, IOCounter* c);
+  // Writes out the buffer and, if sync, fdatasyncs. The file is then read-only.
+  void Finish(bool sync, IOCounter* c);
+  // Reads blocks [first, first + n) into out with one pread; counts n blocks.
+  void Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const;
+
+  uint64_t size_bytes() const { return size_; }
+  uint64_t num_blocks() const { return size_ / block_bytes_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  BlockFile(std::string path, int fd, size_t block_bytes, FaultInjector* faults);
+  void WriteOut(const uint8_t* data, size_t len, IOCounter* c);
+
+  std::string path_;
+  int fd_;
+  size_t block_bytes_;
+  FaultInjector* faults_;
+  uint64_t size_ = 0;  // bytes written (or file size when opened)
+  std::vector<uint8_t> pending_;
+};
+
+// Writes `contents` to path atomically: path.tmp, optional fdatasync, rename.
+// Returns the number of bytes written. Honors the fault injector.
+size_t WriteFileAtomically(const std::string& path, const std::string& contents, bool sync,
+                           FaultInjector* faults);
+// Reads a whole (small) file. Throws IOError.
+std::string ReadWholeFile(const std::string& path);
+
+}  // namespace wacky
+
+#endif  // WACKY_NATIVE_ENGINE_FILE_IO_H_

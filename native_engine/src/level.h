@@ -1,0 +1,43 @@
+// level.h — one level of the tree: its runs and its place in the current shape.
+//
+// Contract: runs are ordered oldest first; back() is the level's active run, the only
+// one that incoming data may be merged into (Section 5). The shape fields (ratio,
+// capacity N_i in entries, integer run bound a_i, per-run FPR p_i from the Lagrangian
+// allocation, hash-table flag) are set by merge_policy.h's ApplyShape(). A Level is a
+// value type (runs and the hash index are shared pointers), so the engine can build
+// the next version of the tree as a copy and install it only after it is durable.
+#ifndef WACKY_NATIVE_ENGINE_LEVEL_H_
+#define WACKY_NATIVE_ENGINE_LEVEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "hash_index.h"
+#include "run.h"
+
+namespace wacky {
+
+struct Level {
+  std::vector<RunPtr> runs;  // oldest first; back() is the active run
+  double ratio = 0.0;        // r_i
+  double capacity = 0.0;     // N_i, entries
+  double max_runs = 1.0;     // a_i, rounded half up (at least 1)
+  double fpr = 1.0;          // p_i for new runs (1 = no filter)
+  bool hash_table = false;   // App. F: one HashIndex instead of per-run Bloom filters
+  std::shared_ptr<const HashIndex> index;
+
+  uint64_t entries() const;
+  // True when there is no active run or it has reached 1/a_i of the capacity.
+  bool ActiveFull() const;
+  // For Levels 1..L-1: true if taking `incoming` more entries would exceed the
+  // capacity, or would need a new run beyond a_i. Such a level is merged down
+  // together with the incoming data (preemptive merging).
+  bool WouldOverflow(uint64_t incoming) const;
+  // Rebuilds `index` over the hash-indexed runs (or drops it).
+  void RebuildIndex(uint64_t entries_per_block);
+};
+
+}  // namespace wacky
+
+#endif  // WACKY_NATIVE_ENGINE_LEVEL_H_

@@ -1,0 +1,126 @@
+// manifest.cc — see manifest.h.
+#include "manifest.h"
+
+#include <errno.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "file_io.h"
+
+namespace wacky {
+
+std::string Manifest::Encode() const {
+  std::ostringstream os;
+  os.precision(17);
+  const Options& o = options;
+  os << "wacky-manifest 1\n";
+  os << "T " << o.T << "\nC " << o.C << "\nX " << o.X << "\nK " << o.K << "\nZ " << o.Z << "\n";
+  os << "entry_bytes " << o.entry_bytes << "\nblock_bytes " << o.block_bytes
+     << "\nbuffer_bytes " << o.buffer_bytes << "\n";
+  os << "use_sum_fpr " << (o.use_sum_fpr ? 1 : 0) << "\nbits_per_entry " << o.bits_per_entry
+     << "\nsum_fpr " << o.sum_fpr << "\nhash_levels " << o.hash_levels << "\n";
+  os << "next_run_id " << next_run_id << "\nn_est " << n_est << "\n";
+  os << "levels " << levels.size() << "\n";
+  for (const auto& lvl : levels) {
+    os << "level " << lvl.size() << "\n";
+    for (const auto& r : lvl)
+      os << "run " << r.id << " " << r.entries << " " << r.tombstones << " " << r.bits_per_key
+         << " " << (r.hash_indexed ? 1 : 0) << "\n";
+  }
+  os << "end\n";
+  return os.str();
+}
+
+Manifest Manifest::Decode(const std::string& text, const std::string& path) {
+  std::istringstream is(text);
+  auto bad = [&](const std::string& what) {
+    return IOError(EIO, "corrupt manifest '" + path + "': " + what);
+  };
+  auto expect = [&](const char* name) {
+    std::string tok;
+    if (!(is >> tok) || tok != name) throw bad(std::string("expected '") + name + "'");
+  };
+  Manifest m;
+  Options& o = m.options;
+  expect("wacky-manifest");
+  int version = 0;
+  if (!(is >> version) || version != 1) throw bad("unsupported version");
+  int use_sum = 0;
+  expect("T");
+  is >> o.T;
+  expect("C");
+  is >> o.C;
+  expect("X");
+  is >> o.X;
+  expect("K");
+  is >> o.K;
+  expect("Z");
+  is >> o.Z;
+  expect("entry_bytes");
+  is >> o.entry_bytes;
+  expect("block_bytes");
+  is >> o.block_bytes;
+  expect("buffer_bytes");
+  is >> o.buffer_bytes;
+  expect("use_sum_fpr");
+  is >> use_sum;
+  o.use_sum_fpr = use_sum != 0;
+  expect("bits_per_entry");
+  is >> o.bits_per_entry;
+  expect("sum_fpr");
+  is >> o.sum_fpr;
+  expect("hash_levels");
+  is >> o.hash_levels;
+  expect("next_run_id");
+  is >> m.next_run_id;
+  expect("n_est");
+  is >> m.n_est;
+  expect("levels");
+  size_t L = 0;
+  if (!(is >> L) || L == 0 || L > 4096) throw bad("bad level count");
+  m.levels.resize(L);
+  for (size_t i = 0; i < L; ++i) {
+    expect("level");
+    size_t n = 0;
+    if (!(is >> n) || n > (1u << 30)) throw bad("bad run count");
+    for (size_t j = 0; j < n; ++j) {
+      RunRecord r;
+      int hi = 0;
+      expect("run");
+      if (!(is >> r.id >> r.entries >> r.tombstones >> r.bits_per_key >> hi))
+        throw bad("bad run record");
+      r.hash_indexed = hi != 0;
+      m.levels[i].push_back(r);
+    }
+  }
+  expect("end");
+  if (is.fail()) throw bad("unreadable field");
+  return m;
+}
+
+std::string CompareDesign(const Options& s, const Options& r) {
+  std::ostringstream os;
+  os.precision(17);
+  auto diff = [&](const char* name, double a, double b) {
+    if (a == b) return false;
+    os << name << " (stored " << a << ", requested " << b << ")";
+    return true;
+  };
+  if (diff("T", s.T, r.T) || diff("C", s.C, r.C) || diff("X", s.X, r.X) ||
+      diff("K", s.K, r.K) || diff("Z", s.Z, r.Z) ||
+      diff("entry_bytes", s.entry_bytes, r.entry_bytes) ||
+      diff("block_bytes", s.block_bytes, r.block_bytes) ||
+      diff("buffer_bytes", s.buffer_bytes, r.buffer_bytes) ||
+      diff("hash_levels", s.hash_levels, r.hash_levels))
+    return os.str();
+  if (s.use_sum_fpr != r.use_sum_fpr)
+    return s.use_sum_fpr ? "filter budget (stored sum_fpr, requested bits_per_entry)"
+                         : "filter budget (stored bits_per_entry, requested sum_fpr)";
+  if (s.use_sum_fpr ? diff("sum_fpr", s.sum_fpr, r.sum_fpr)
+                    : diff("bits_per_entry", s.bits_per_entry, r.bits_per_entry))
+    return os.str();
+  return "";
+}
+
+}  // namespace wacky

@@ -1,0 +1,94 @@
+// merge_policy.cc — see merge_policy.h.
+#include "merge_policy.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "structure.h"
+
+namespace wacky {
+
+MergePlan PlanMerge(const std::vector<Level>& levels, uint64_t incoming) {
+  MergePlan plan;
+  const size_t L = levels.size();
+  uint64_t size = incoming;
+  size_t j = 0;
+  while (j + 1 < L && levels[j].WouldOverflow(size)) {
+    const auto& runs = levels[j].runs;
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+      plan.inputs.push_back(*it);
+      size += (*it)->entries();
+    }
+    ++j;
+  }
+  plan.target = j;
+  const Level& t = levels[j];
+  plan.major = (j + 1 == L);
+  if (!t.ActiveFull()) {
+    plan.inputs.push_back(t.runs.back());
+  } else if (plan.major && static_cast<double>(t.runs.size()) >= t.max_runs) {
+    for (auto it = t.runs.rbegin(); it != t.runs.rend(); ++it) plan.inputs.push_back(*it);
+  }
+  if (plan.major) {
+    // Drop tombstones iff no run of Level L survives next to the output.
+    size_t consumed = 0;
+    for (const auto& r : t.runs)
+      for (const auto& in : plan.inputs)
+        if (in == r) ++consumed;
+    plan.drop_tombstones = (consumed == t.runs.size());
+  }
+  return plan;
+}
+
+std::vector<double> AllocateFprs(const Options& o, const std::vector<Level>& levels) {
+  std::vector<double> n, a;
+  for (const auto& l : levels) {
+    // Shares of N (the scale cancels in the allocation); a_i as the engine builds them.
+    n.push_back(l.capacity > 0 ? l.capacity : 0.0);
+    a.push_back(l.max_runs);
+  }
+  bool any = false;
+  for (double v : n) any = any || v > 0;
+  if (!any) {
+    // Empty tree (bootstrap): allocate over the shape's fractions instead.
+    n.clear();
+    const size_t L = levels.size();
+    for (size_t i = 0; i < L; ++i)
+      n.push_back(structure::LevelAtDepth(o.T, o.C, o.X, o.K, o.Z, static_cast<int>(L - 1 - i),
+                                          true)
+                      .fraction);
+  }
+  if (o.use_sum_fpr) return structure::LagrangianFprsForSum(n, a, o.sum_fpr);
+  return structure::LagrangianFprsForMemory(n, a, o.bits_per_entry);
+}
+
+void ApplyShape(const Options& o, double n_est, std::vector<Level>* levels) {
+  const double n_buffers = n_est / static_cast<double>(o.buffer_entries());
+  size_t L_new = static_cast<size_t>(structure::NumLevels(o.T, o.C, o.X, n_buffers));
+  if (L_new > 1024) throw std::overflow_error("the design needs more than 1024 levels");
+  if (levels->empty()) levels->resize(1);
+  size_t L_old = levels->size();
+  if (L_new > L_old) {
+    levels->insert(levels->begin(), L_new - L_old, Level());
+  } else if (L_new < L_old) {
+    size_t removable = 0;
+    while (removable + 1 < L_old && (*levels)[removable].runs.empty()) ++removable;
+    const size_t remove = std::min(removable, L_old - L_new);
+    levels->erase(levels->begin(), levels->begin() + static_cast<std::ptrdiff_t>(remove));
+  }
+  const size_t L = levels->size();
+  for (size_t i = 0; i < L; ++i) {
+    Level& l = (*levels)[i];
+    const auto s =
+        structure::LevelAtDepth(o.T, o.C, o.X, o.K, o.Z, static_cast<int>(L - 1 - i), true);
+    l.ratio = s.ratio;
+    l.capacity = s.fraction * n_est;
+    // A ratio beyond double range (absurd depths) makes a_i inf/NaN: no run bound.
+    l.max_runs = std::isfinite(s.runs) ? s.runs : 1e18;
+    l.hash_table = (static_cast<int>(i) < o.hash_levels) && (i + 1 < L);
+  }
+  const auto fprs = AllocateFprs(o, *levels);
+  for (size_t i = 0; i < L; ++i) (*levels)[i].fpr = fprs[i];
+}
+
+}  // namespace wacky

@@ -1,0 +1,55 @@
+// options.cc — validation of engine options; see options.h.
+#include "options.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "structure.h"
+
+namespace wacky {
+
+namespace {
+[[noreturn]] void Bad(const std::string& msg) { throw std::invalid_argument(msg); }
+}  // namespace
+
+void Options::Validate() const {
+  structure::ValidateDesign(T, C, X, K, Z);
+  if (entry_bytes < 9 || entry_bytes > (1u << 20))
+    Bad("entry_bytes = " + std::to_string(entry_bytes) +
+        " must be in [9, 1048576] (an 8-byte key plus at least 1 value byte)");
+  if (block_bytes < entry_bytes || block_bytes > (64u << 20))
+    Bad("block_bytes = " + std::to_string(block_bytes) + " must be >= entry_bytes (" +
+        std::to_string(entry_bytes) + ") and <= 64 MiB");
+  if (buffer_bytes < block_bytes || buffer_bytes > (1ull << 36))
+    Bad("buffer_bytes = " + std::to_string(buffer_bytes) +
+        " must hold at least one block (block_bytes = " + std::to_string(block_bytes) +
+        ") and be <= 64 GiB");
+  if (buffer_entries() > (1ull << 31))
+    Bad("buffer_bytes too large: the buffer may hold at most 2^31 entries");
+  if (use_sum_fpr) {
+    if (!std::isfinite(sum_fpr) || !(sum_fpr > 0.0))
+      Bad("sum_fpr = " + std::to_string(sum_fpr) + " must be a finite number > 0");
+  } else {
+    if (!std::isfinite(bits_per_entry) || bits_per_entry < 0.0 || bits_per_entry > 64.0)
+      Bad("bits_per_entry = " + std::to_string(bits_per_entry) + " must be in [0, 64]");
+  }
+  if (hash_levels < 0 || hash_levels > 64)
+    Bad("hash_levels = " + std::to_string(hash_levels) + " must be in [0, 64]");
+}
+
+std::string Options::Describe() const {
+  std::ostringstream os;
+  os.precision(17);
+  os << "T=" << T << " C=" << C << " X=" << X << " K=" << K << " Z=" << Z
+     << " entry_bytes=" << entry_bytes << " block_bytes=" << block_bytes
+     << " buffer_bytes=" << buffer_bytes;
+  if (use_sum_fpr)
+    os << " sum_fpr=" << sum_fpr;
+  else
+    os << " bits_per_entry=" << bits_per_entry;
+  os << " hash_levels=" << hash_levels;
+  return os.str();
+}
+
+}  // namespace wacky

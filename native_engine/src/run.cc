@@ -1,0 +1,150 @@
+// run.cc — see run.h.
+#include "run.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "block.h"
+#include "hash.h"
+
+namespace wacky {
+
+std::string RunFileName(const std::string& dir, uint64_t id) {
+  char name[64];
+  snprintf(name, sizeof(name), "/run-%08llu.sst", static_cast<unsigned long long>(id));
+  return dir + name;
+}
+
+Run::Run(uint64_t id, RunLayout layout, std::unique_ptr<BlockFile> file, uint64_t entries,
+         std::vector<uint64_t> fences, uint64_t max_key, std::vector<uint64_t> tombstones)
+    : id_(id),
+      layout_(layout),
+      file_(std::move(file)),
+      entries_(entries),
+      fences_(std::move(fences)),
+      max_key_(max_key),
+      tombstones_(std::move(tombstones)) {}
+
+Run::~Run() {
+  if (!obsolete_) return;
+  const std::string path = file_->path();
+  file_.reset();
+  if (retain_)
+    ::rename(path.c_str(), (path + ".obsolete").c_str());
+  else
+    ::unlink(path.c_str());
+}
+
+std::shared_ptr<Run> Run::Recover(uint64_t id, const std::string& path, RunLayout layout,
+                                  uint64_t entries, uint64_t tombstones, IOCounter* c,
+                                  std::vector<uint64_t>* key_hashes) {
+  auto file = BlockFile::Open(path, layout.block_bytes);
+  const uint64_t B = layout.entries_per_block();
+  const uint64_t data_blocks = (entries + B - 1) / B;
+  const uint64_t tomb_per_block = layout.block_bytes / 8;
+  const uint64_t tomb_blocks = (tombstones + tomb_per_block - 1) / tomb_per_block;
+  if (file->size_bytes() != (data_blocks + tomb_blocks) * layout.block_bytes || entries == 0 ||
+      tombstones > entries)
+    throw IOError(EIO, "run file '" + path + "' does not match the manifest (size " +
+                           std::to_string(file->size_bytes()) + " bytes)");
+  std::vector<uint64_t> fences;
+  fences.reserve(data_blocks);
+  key_hashes->clear();
+  key_hashes->reserve(entries);
+  uint64_t max_key = 0;
+  const size_t chunk_blocks = 256;
+  std::vector<uint8_t> buf(chunk_blocks * layout.block_bytes);
+  uint64_t prev = 0;
+  uint64_t seen = 0;
+  for (uint64_t b = 0; b < data_blocks; b += chunk_blocks) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk_blocks, data_blocks - b));
+    file->Read(b, n, buf.data(), c);
+    for (size_t j = 0; j < n; ++j) {
+      const uint8_t* blk = buf.data() + j * layout.block_bytes;
+      const size_t cnt = static_cast<size_t>(std::min<uint64_t>(B, entries - (b + j) * B));
+      for (size_t e = 0; e < cnt; ++e) {
+        const uint64_t k = DecodeKey(blk + e * layout.entry_bytes);
+        if (seen > 0 && k <= prev)
+          throw IOError(EIO, "run file '" + path + "' is not sorted (corrupt)");
+        if (e == 0) fences.push_back(k);
+        key_hashes->push_back(Hash64(k));
+        prev = k;
+        max_key = k;
+        ++seen;
+      }
+    }
+  }
+  std::vector<uint64_t> tombs(tombstones);
+  if (tomb_blocks > 0) {
+    std::vector<uint8_t> tb(tomb_blocks * layout.block_bytes);
+    file->Read(data_blocks, tomb_blocks, tb.data(), c);
+    std::memcpy(tombs.data(), tb.data(), tombstones * 8);
+  }
+  return std::make_shared<Run>(id, layout, std::move(file), entries, std::move(fences), max_key,
+                               std::move(tombs));
+}
+
+void Run::SetFilter(BloomFilter filter, double bits_per_key_target) {
+  filter_ = std::move(filter);
+  bits_target_ = bits_per_key_target;
+  hash_mode_ = false;
+  key_hashes_.clear();
+  key_hashes_.shrink_to_fit();
+}
+
+void Run::SetKeyHashes(std::vector<uint64_t> hashes) {
+  key_hashes_ = std::move(hashes);
+  hash_mode_ = true;
+  filter_ = BloomFilter();
+  bits_target_ = 0.0;
+}
+
+void Run::ConvertHashesToFilter(double bits_per_key) {
+  BloomFilter f(entries_, bits_per_key);
+  if (!f.empty())
+    for (uint64_t h : key_hashes_) f.AddHash(h);
+  SetFilter(std::move(f), bits_per_key);
+}
+
+bool Run::MayContain(uint64_t key, uint64_t hash) const {
+  if (entries_ == 0 || key < fences_[0] || key > max_key_) return false;
+  return filter_.MayContainHash(hash);
+}
+
+uint64_t Run::BlockFor(uint64_t key) const {
+  auto it = std::upper_bound(fences_.begin(), fences_.end(), key);
+  return static_cast<uint64_t>(it - fences_.begin()) - 1;
+}
+
+size_t Run::EntriesInBlock(uint64_t b) const {
+  const uint64_t B = layout_.entries_per_block();
+  return static_cast<size_t>(std::min<uint64_t>(B, entries_ - b * B));
+}
+
+Run::Lookup Run::GetFromBlock(uint64_t key, uint64_t b, uint8_t* value_out,
+                              IOCounter* c) const {
+  thread_local std::vector<uint8_t> block;
+  block.resize(layout_.block_bytes);
+  file_->Read(b, 1, block.data(), c);
+  const int i = FindInBlock(block.data(), EntriesInBlock(b), layout_.entry_bytes, key);
+  if (i < 0) return Lookup::kAbsent;
+  if (IsTombstone(key)) return Lookup::kDeleted;
+  if (value_out != nullptr)
+    std::memcpy(value_out, block.data() + static_cast<size_t>(i) * layout_.entry_bytes + 8,
+                layout_.entry_bytes - 8);
+  return Lookup::kFound;
+}
+
+Run::Lookup Run::Get(uint64_t key, uint64_t hash, uint8_t* value_out, IOCounter* c) const {
+  if (!MayContain(key, hash)) return Lookup::kAbsent;
+  return GetFromBlock(key, BlockFor(key), value_out, c);
+}
+
+bool Run::IsTombstone(uint64_t key) const {
+  return std::binary_search(tombstones_.begin(), tombstones_.end(), key);
+}
+
+}  // namespace wacky

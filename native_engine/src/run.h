@@ -1,0 +1,111 @@
+// run.h — one immutable sorted run: a file of blocks plus its in-memory metadata.
+//
+// Contract: a run file is `data_blocks` data blocks (block.h) followed by
+// `tombstone_blocks` blocks holding the sorted 8-byte keys of the run's tombstones
+// (zero padded). Its file size is exactly (data_blocks + tombstone_blocks) *
+// block_bytes. In memory a Run keeps the fence pointers (first key of every data
+// block), its largest key, its tombstone keys, and either a Bloom filter or, when
+// the run lives in a hash-table level (App. F), the 64-bit hashes of its keys in
+// entry order (from which the level's HashIndex, or a Bloom filter later, is built).
+// A point lookup costs at most one block read; a lookup that the filter or the
+// fences exclude costs none. A Run is shared (std::shared_ptr) by its level and by
+// open scans; MarkObsolete() makes the last owner delete the file (or rename it to
+// *.obsolete when the engine retains obsolete runs for accounting tests).
+#ifndef WACKY_NATIVE_ENGINE_RUN_H_
+#define WACKY_NATIVE_ENGINE_RUN_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloom_filter.h"
+#include "file_io.h"
+#include "io_stats.h"
+
+namespace wacky {
+
+struct RunLayout {
+  uint64_t entry_bytes;
+  uint64_t block_bytes;
+  uint64_t entries_per_block() const { return block_bytes / entry_bytes; }
+};
+
+class Run {
+ public:
+  enum class Lookup { kAbsent, kFound, kDeleted };
+
+  Run(uint64_t id, RunLayout layout, std::unique_ptr<BlockFile> file, uint64_t entries,
+      std::vector<uint64_t> fences, uint64_t max_key, std::vector<uint64_t> tombstones);
+  ~Run();
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  // Reopens a run file written earlier: reads it fully (counted in *c) to rebuild fences,
+  // tombstones and key hashes. Throws IOError if the file does not match `entries`.
+  static std::shared_ptr<Run> Recover(uint64_t id, const std::string& path, RunLayout layout,
+                                      uint64_t entries, uint64_t tombstones, IOCounter* c,
+                                      std::vector<uint64_t>* key_hashes);
+
+  uint64_t id() const { return id_; }
+  uint64_t entries() const { return entries_; }
+  uint64_t tombstone_count() const { return tombstones_.size(); }
+  uint64_t data_blocks() const { return fences_.size(); }
+  uint64_t file_bytes() const { return file_->size_bytes(); }
+  uint64_t min_key() const { return fences_.empty() ? 0 : fences_[0]; }
+  uint64_t max_key() const { return max_key_; }
+  const RunLayout& layout() const { return layout_; }
+  const BlockFile& file() const { return *file_; }
+  const std::vector<uint64_t>& fences() const { return fences_; }
+
+  // Filter state. A run has a Bloom filter, or key hashes (hash-table level), or
+  // neither (its level's FPR is 1: every in-range lookup reads a block).
+  void SetFilter(BloomFilter filter, double bits_per_key_target);
+  void SetKeyHashes(std::vector<uint64_t> hashes);
+  // Turns the run's key hashes into a Bloom filter (level left the hash-table range).
+  void ConvertHashesToFilter(double bits_per_key);
+  const BloomFilter& filter() const { return filter_; }
+  double filter_bits_per_key_target() const { return bits_target_; }
+  bool hash_indexed() const { return hash_mode_; }
+  const std::vector<uint64_t>& key_hashes() const { return key_hashes_; }
+
+  // True if the run may hold key (fence range and filter); no I/O.
+  bool MayContain(uint64_t key, uint64_t hash) const;
+  // Block that would hold key (requires min_key() <= key <= max_key()).
+  uint64_t BlockFor(uint64_t key) const;
+  // Entries stored in data block b.
+  size_t EntriesInBlock(uint64_t b) const;
+  // Reads block b and looks key up in it; copies the value on kFound.
+  Lookup GetFromBlock(uint64_t key, uint64_t b, uint8_t* value_out, IOCounter* c) const;
+  // Bloom check, fences, one block read.
+  Lookup Get(uint64_t key, uint64_t hash, uint8_t* value_out, IOCounter* c) const;
+  bool IsTombstone(uint64_t key) const;
+
+  void MarkObsolete(bool retain) {
+    obsolete_ = true;
+    retain_ = retain;
+  }
+
+ private:
+  uint64_t id_;
+  RunLayout layout_;
+  std::unique_ptr<BlockFile> file_;
+  uint64_t entries_;
+  std::vector<uint64_t> fences_;
+  uint64_t max_key_;
+  std::vector<uint64_t> tombstones_;
+  BloomFilter filter_;
+  double bits_target_ = 0.0;
+  bool hash_mode_ = false;
+  std::vector<uint64_t> key_hashes_;
+  bool obsolete_ = false;
+  bool retain_ = false;
+};
+
+using RunPtr = std::shared_ptr<Run>;
+
+std::string RunFileName(const std::string& dir, uint64_t id);
+
+}  // namespace wacky
+
+#endif  // WACKY_NATIVE_ENGINE_RUN_H_

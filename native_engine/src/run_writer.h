@@ -1,0 +1,66 @@
+// run_writer.h — builds one run file from entries given in ascending key order.
+//
+// Contract: Add() appends entries (strictly increasing keys) into whole blocks that
+// are streamed to the file in large sequential writes (file_io.h); the I/O is
+// counted in the IOCounter given at construction. Finish() writes the last partial
+// block and the tombstone section, optionally syncs, and returns the Run; the caller
+// then attaches a filter (AttachBloom) or keeps key hashes (hash-table levels).
+// Abandon() (or destroying an unfinished writer) deletes the partial file, so a
+// failed merge leaves no trace but the I/O it already did. A writer that received
+// no entries creates no file and Finish() returns nullptr.
+#ifndef WACKY_NATIVE_ENGINE_RUN_WRITER_H_
+#define WACKY_NATIVE_ENGINE_RUN_WRITER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "file_io.h"
+#include "run.h"
+
+namespace wacky {
+
+class RunWriter {
+ public:
+  // retain: an abandoned file is renamed to *.obsolete instead of deleted (tests).
+  RunWriter(uint64_t id, std::string path, RunLayout layout, IOCounter* counter,
+            FaultInjector* faults, bool sync, bool retain);
+  ~RunWriter();
+  RunWriter(const RunWriter&) = delete;
+  RunWriter& operator=(const RunWriter&) = delete;
+
+  // entry points at entry_bytes bytes: key then value.
+  void Add(const uint8_t* entry, bool tombstone);
+  void Add(uint64_t key, const uint8_t* value, bool tombstone);
+  uint64_t entries() const { return entries_; }
+
+  // Completes the file; returns nullptr if no entry was added. Key hashes (in entry
+  // order) are moved to *key_hashes for the filter or hash index.
+  RunPtr Finish(std::vector<uint64_t>* key_hashes);
+  void Abandon();
+
+ private:
+  void FlushBlocks(bool final);
+
+  uint64_t id_;
+  std::string path_;
+  RunLayout layout_;
+  IOCounter* counter_;
+  FaultInjector* faults_;
+  bool sync_;
+  bool retain_;
+  std::unique_ptr<BlockFile> file_;
+  std::vector<uint8_t> out_;  // pending whole blocks plus the current partial block
+  size_t in_block_ = 0;       // entries in the current partial block
+  uint64_t entries_ = 0;
+  uint64_t last_key_ = 0;
+  std::vector<uint64_t> fences_;
+  std::vector<uint64_t> tombstones_;
+  std::vector<uint64_t> hashes_;
+  bool done_ = false;
+};
+
+}  // namespace wacky
+
+#endif  // WACKY_NATIVE_ENGINE_RUN_WRITER_H_
