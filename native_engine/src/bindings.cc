@@ -291,6 +291,8 @@ PYBIND11_MODULE(_engine, m) {
                  rd["tombstones"] = r.tombstones;
                  rd["blocks"] = r.blocks;
                  rd["file_bytes"] = r.file_bytes;
+                 rd["min_key"] = r.min_key;
+                 rd["max_key"] = r.max_key;
                  rd["filter_bits_per_key"] = r.filter_bits_per_key;
                  rd["filter_bits_target"] = r.filter_bits_target;
                  rd["filter_probes"] = r.filter_probes;

@@ -415,6 +415,7 @@ std::vector<LevelInfo> Engine::Levels() const {
       const auto& f = r->filter();
       li.runs.push_back(RunInfo{
           r->id(), r->entries(), r->tombstone_count(), r->data_blocks(), r->file_bytes(),
+          r->min_key(), r->max_key(),
           r->entries() ? static_cast<double>(f.num_bits()) / static_cast<double>(r->entries())
                        : 0.0,
           r->filter_bits_per_key_target(), f.num_probes(), r->hash_indexed(),

@@ -45,7 +45,7 @@ class EngineClosed : public std::logic_error {
 };
 
 struct RunInfo {
-  uint64_t id, entries, tombstones, blocks, file_bytes;
+  uint64_t id, entries, tombstones, blocks, file_bytes, min_key, max_key;
   double filter_bits_per_key;  // actual filter bits / entries (0 without a filter)
   double filter_bits_target;   // ln(1/p_i)/ln(2)^2 asked by the allocation
   int filter_probes;
