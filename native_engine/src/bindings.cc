@@ -169,6 +169,7 @@ PYBIND11_MODULE(_engine, m) {
            })
       .def_property_readonly("num_bits", &BloomFilter::num_bits)
       .def_property_readonly("num_probes", &BloomFilter::num_probes)
+      .def_property_readonly("bits_set", &BloomFilter::BitsSet)
       .def("theoretical_fpr", &BloomFilter::TheoreticalFpr, py::arg("n"));
 
   py::class_<PyScan>(m, "_Scan").def("next_batch", &PyScan::NextBatch, py::arg("n"));
@@ -298,6 +299,7 @@ PYBIND11_MODULE(_engine, m) {
                  rd["filter_probes"] = r.filter_probes;
                  rd["hash_indexed"] = r.hash_indexed;
                  rd["filter_fpr"] = r.theoretical_fpr;
+                 rd["filter_fpr_given_fill"] = r.fpr_given_fill;
                  runs.append(rd);
                  entries += r.entries;
                }

@@ -47,4 +47,15 @@ double BloomFilter::TheoreticalFpr(uint64_t n) const {
   return std::pow(-std::expm1(-k * static_cast<double>(n) / static_cast<double>(num_bits_)), k);
 }
 
+uint64_t BloomFilter::BitsSet() const {
+  uint64_t n = 0;
+  for (uint64_t w : words_) n += static_cast<uint64_t>(__builtin_popcountll(w));
+  return n;
+}
+
+double BloomFilter::FprGivenFill() const {
+  if (num_bits_ == 0) return 1.0;
+  return std::pow(static_cast<double>(BitsSet()) / static_cast<double>(num_bits_), probes_);
+}
+
 }  // namespace wacky

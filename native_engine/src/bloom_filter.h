@@ -27,6 +27,9 @@ class BloomFilter {
   int num_probes() const { return probes_; }
   // Theoretical false-positive rate for `n` inserted keys.
   double TheoreticalFpr(uint64_t n) const;
+  // Bits currently set, and the FPR implied by this filter's actual fill: (set/m)^k.
+  uint64_t BitsSet() const;
+  double FprGivenFill() const;
 
  private:
   std::vector<uint64_t> words_;

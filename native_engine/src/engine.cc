@@ -419,7 +419,7 @@ std::vector<LevelInfo> Engine::Levels() const {
           r->entries() ? static_cast<double>(f.num_bits()) / static_cast<double>(r->entries())
                        : 0.0,
           r->filter_bits_per_key_target(), f.num_probes(), r->hash_indexed(),
-          f.TheoreticalFpr(r->entries())});
+          f.TheoreticalFpr(r->entries()), f.FprGivenFill()});
     }
     out.push_back(std::move(li));
   }

@@ -51,6 +51,7 @@ struct RunInfo {
   int filter_probes;
   bool hash_indexed;
   double theoretical_fpr;  // of the run's own filter (1 without one)
+  double fpr_given_fill;   // (bits set / bits)^k of the run's filter
 };
 
 struct LevelInfo {
