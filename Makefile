@@ -16,7 +16,7 @@ install-dev: $(PY)
 	$(PIP) install --quiet -e ".[dev]"
 
 demo: install
-	$(VENV)/bin/wacky analyze --preset qlsm-bush
+	$(VENV)/bin/wacky recommend --point-reads 0.2 --zero-reads 0.2 --writes 0.6
 
 lint: install-dev
 	$(VENV)/bin/ruff check .

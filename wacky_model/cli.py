@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,8 +15,10 @@ from rich.console import Console
 from rich.table import Table
 
 from wacky_model.analysis import Analysis, analyze
+from wacky_model.figures import frontier_html
 from wacky_model.presets import PRESET_NAMES, preset
-from wacky_model.types import Design, System
+from wacky_model.search import recommend
+from wacky_model.types import Design, System, Workload
 
 app = typer.Typer(
     add_completion=False,
@@ -154,6 +157,81 @@ def analyze_command(
     title = f"{preset_name or 'design'} ({knobs}, {design.filters} filters)"
     console.print(level_table(result, title))
     print_totals(console, result)
+
+
+@app.command("recommend")
+def recommend_command(
+    point_reads: Annotated[float, typer.Option("--point-reads", help="Fraction of reads of "
+                                               "existing entries.")] = 0.0,
+    zero_reads: Annotated[float, typer.Option("--zero-reads", help="Fraction of zero-result "
+                                              "reads.")] = 0.0,
+    writes: Annotated[float, typer.Option("--writes", help="Fraction of writes.")] = 0.0,
+    range_reads: Annotated[float, typer.Option("--range-reads", help="Fraction of range "
+                                               "reads.")] = 0.0,
+    range_blocks: Annotated[float, typer.Option("--range-blocks", help="Blocks each range "
+                                                "read returns.")] = 0.0,
+    method: Annotated[str, typer.Option("--method", help="global or projections.")] = "global",
+    entries: Entries = DEFAULT_SYSTEM.entries,
+    entry_bytes: EntryBytes = DEFAULT_SYSTEM.entry_bytes,
+    key_bytes: KeyBytes = DEFAULT_SYSTEM.key_bytes,
+    block_bytes: BlockBytes = DEFAULT_SYSTEM.block_bytes,
+    buffer_bytes: BufferBytes = DEFAULT_SYSTEM.buffer_bytes,
+    sum_fpr: SumFpr = None,
+    bits_per_entry: BitsPerEntry = None,
+    hash_levels: HashLevels = 0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Recommend the design that minimizes the average I/O per operation (Eq 16)."""
+    system = build_system(entries, entry_bytes, key_bytes, block_bytes, buffer_bytes, sum_fpr,
+                          bits_per_entry, hash_levels)
+    workload = Workload(point_reads, zero_reads, writes, range_reads, range_blocks)
+    rec = recommend(workload, system, method=method)
+    if as_json:
+        print(json.dumps(rec.to_dict(), indent=2))
+        return
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    knobs = ", ".join(f"{k}={v:.4g}" for k, v in rec.design.knobs.items())
+    console.print(
+        f"[bold]{rec.family}[/bold] ({knobs}): {rec.cost:.4g} I/O per operation "
+        f"({rec.method} search, {rec.search_ms:.1f} ms)"
+    )
+    if rec.bounds_hit:
+        console.print(f"note: the optimum sits on the search bound of {', '.join(rec.bounds_hit)}")
+    alternatives = Table(title="Each family at its own best T")
+    for col in ("family", "T", "C", "X", "I/O per op", "relative throughput"):
+        alternatives.add_column(col, justify="right")
+    for alt in rec.alternatives:
+        d = alt.design
+        alternatives.add_row(alt.family, f"{d.T:.4g}", f"{d.C:.4g}", f"{d.X:.4g}",
+                             f"{alt.cost:.4g}", f"{alt.relative_throughput:.3f}")
+    console.print(alternatives)
+    console.print(level_table(rec.analysis, "Recommended design, per level"))
+    print_totals(console, rec.analysis)
+
+
+@app.command("frontier")
+def frontier_command(
+    out: Annotated[Path, typer.Option("--out", help="HTML file to write.")],
+    frontier_fpr: Annotated[float, typer.Option("--frontier-sum-fpr", help="Point-read cost "
+                                                "held fixed: the sum of FPRs p.")] = 0.1,
+    entries: Entries = DEFAULT_SYSTEM.entries,
+    entry_bytes: EntryBytes = DEFAULT_SYSTEM.entry_bytes,
+    key_bytes: KeyBytes = DEFAULT_SYSTEM.key_bytes,
+    block_bytes: BlockBytes = DEFAULT_SYSTEM.block_bytes,
+    buffer_bytes: BufferBytes = DEFAULT_SYSTEM.buffer_bytes,
+    sum_fpr: SumFpr = None,
+    bits_per_entry: BitsPerEntry = None,
+) -> None:
+    """Write the Pareto frontiers (memory and range cost vs write amplification) as HTML."""
+    system = build_system(entries, entry_bytes, key_bytes, block_bytes, buffer_bytes, sum_fpr,
+                          bits_per_entry, 0)
+    if not frontier_fpr > 0:
+        raise ValueError(f"frontier-sum-fpr must be > 0; got {frontier_fpr}")
+    try:
+        out.write_text(frontier_html(system, frontier_fpr), encoding="utf-8")
+    except OSError as err:
+        raise ValueError(f"out: cannot write {out}: {err.strerror}") from None
+    print(f"wrote {out}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,107 @@
+"""Plotly figure builders, shared by the CLI, the dashboard and the notebooks."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import plotly.graph_objects as go
+
+from wacky_model.analysis import analyze_many
+from wacky_model.search import FAMILIES, PROJECTION_T, RecommendationBatch, family_knobs
+from wacky_model.types import System
+
+FRONTIER_T_MAX = 64  # the paper's frontiers sweep T over two digits at most
+
+
+def _family_sweeps(system: System):
+    """Each family's knob arrays over T = 2..FRONTIER_T_MAX and their realizable costs."""
+    keep = PROJECTION_T <= FRONTIER_T_MAX
+    for name, knobs in family_knobs(system).items():
+        e = analyze_many(*(k[keep] for k in knobs), system, realizable=True)
+        yield name, PROJECTION_T[keep], e
+
+
+def memory_frontier(system: System, sum_fpr: float = 0.1) -> go.Figure:
+    """Filter memory vs write amplification at a fixed point-read cost (Figures 1, 4, 7).
+
+    Every family is swept over T with the sum of FPRs held at ``sum_fpr``.
+    """
+    fixed = replace(system, bits_per_entry=None, sum_fpr=sum_fpr)
+    fig = go.Figure()
+    for name, T, e in _family_sweeps(fixed):
+        fig.add_trace(
+            go.Scatter(
+                x=e.write_amp,
+                y=e.memory_bits_per_entry,
+                mode="lines+markers",
+                name=name,
+                text=[f"T={t:g}" for t in T],
+                hovertemplate="%{text}<br>WA %{x:.2f}<br>%{y:.2f} bits/entry",
+            )
+        )
+    fig.update_layout(
+        title=f"Memory vs write amplification at sum of FPRs p = {sum_fpr:g} "
+        f"(N = {system.entries:.3g} entries)",
+        xaxis_title="write amplification",
+        yaxis_title="filter memory (bits per entry)",
+        template="plotly_white",
+    )
+    return fig
+
+
+def range_frontier(system: System) -> go.Figure:
+    """Range-read cost (runs probed) vs write amplification (Figure 4 (C))."""
+    fig = go.Figure()
+    for name, T, e in _family_sweeps(system):
+        fig.add_trace(
+            go.Scatter(
+                x=e.write_amp,
+                y=e.range_runs,
+                mode="lines+markers",
+                name=name,
+                text=[f"T={t:g}" for t in T],
+                hovertemplate="%{text}<br>WA %{x:.2f}<br>%{y:.0f} runs",
+            )
+        )
+    fig.update_layout(
+        title="Range-read cost vs write amplification",
+        xaxis_title="write amplification",
+        yaxis_title="range read cost (runs)",
+        yaxis_type="log",
+        template="plotly_white",
+    )
+    return fig
+
+
+def relative_throughput(batch: RecommendationBatch, x: np.ndarray, x_title: str) -> go.Figure:
+    """Each family's throughput relative to the recommendation across workloads (Figure 9)."""
+    fig = go.Figure()
+    for f, name in enumerate(FAMILIES):
+        fig.add_trace(go.Scatter(x=x, y=batch.cost / batch.family_cost[:, f], name=name))
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=np.ones_like(x, dtype=float),
+            name="recommended",
+            text=list(batch.families),
+            line={"color": "black", "width": 3},
+        )
+    )
+    fig.update_layout(
+        xaxis_title=x_title,
+        yaxis_title="throughput relative to the recommendation",
+        template="plotly_white",
+    )
+    return fig
+
+
+def frontier_html(system: System, sum_fpr: float = 0.1) -> str:
+    """Both frontiers in one self-contained HTML page (plotly.js embedded, works offline)."""
+    figs = [memory_frontier(system, sum_fpr), range_frontier(system)]
+    parts = [
+        fig.to_html(full_html=False, include_plotlyjs=(i == 0)) for i, fig in enumerate(figs)
+    ]
+    return "<html><head><meta charset='utf-8'><title>wacky frontiers</title></head><body>" + (
+        "".join(parts) + "</body></html>"
+    )

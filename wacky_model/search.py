@@ -1,0 +1,508 @@
+"""Design search: the (T, C, X, K, Z) that minimizes Theta (Eq 16) for a workload.
+
+Two methods:
+
+* ``projections`` -- the paper's (Section 5, "Tractable Search"): for each Figure 8 projection,
+  step T upward from 2 until Theta reaches a local minimum, then keep the best projection.
+* ``global`` (default) -- all five knobs: a coarse grid whose cost table is built once per system,
+  then a vectorized compass search from the best few cells and from the best projections, then
+  snapping knobs to canonical values (K, Z in {0, 1}, X = 1, whole T and C) where that costs
+  nothing.
+
+Theta is linear in the workload fractions once a design's costs are known, so one cost table
+serves every workload: Theta = costs @ (r, z, w, v, v * range_blocks).
+
+Every design evaluated here is realizable: its run counts are rounded the way the engine rounds
+them (:func:`cost_models.structure.round_runs`) and its reported cost is that of the rounded design.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cost_models.evaluate import cost_rows
+from wacky_model.analysis import Analysis, analyze
+from wacky_model.presets import scll_capping_ratio
+from wacky_model.types import Design, System, Workload
+
+# Search bounds. The lower bounds are the continuum's own (T >= 2, C >= 1, X >= 1, K and Z in
+# [0, 1]); the upper bounds for T, C and X are search limits, reported when an optimum hits them.
+T_MAX = 512.0
+C_MAX = 4096.0
+X_MAX = 5.0
+LOWER = np.array([1.0, 0.0, 1.0, 0.0, 0.0])  # in search coordinates (log2 T, log2 C, X, K, Z)
+UPPER = np.array([math.log2(T_MAX), math.log2(C_MAX), X_MAX, 1.0, 1.0])
+UPPER_BOUND_NAMES = ("T", "C", "X")
+
+# The table grid spans the whole search box, so workloads whose optimum sits near a bound
+# (almost no writes: huge T and C) start close to it.
+COARSE_T = np.geomspace(2, T_MAX, 24)
+COARSE_C = np.geomspace(1, C_MAX, 20)
+COARSE_X = np.array([1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0])
+COARSE_K = np.array([0.0, 0.5, 1.0])
+COARSE_Z = np.array([0.0, 0.5, 1.0])
+
+
+
+@dataclass(frozen=True)
+class SearchEffort:
+    """How hard the global search refines: starts from the table and pattern-search rounds."""
+
+    starts: int
+    iterations: int
+
+
+# ``recommend`` refines thoroughly; ``recommend_many`` trades a little optimality for throughput
+# (tests/test_search.py measures both against an exhaustive fine grid).
+THOROUGH = SearchEffort(starts=4, iterations=16)
+FAST = SearchEffort(starts=1, iterations=8)
+# Level counts jump along curves in the (T, C) plane, so moving T and C together escapes
+# plateaus that axis moves cannot.
+DIAGONAL_MOVES = np.array(
+    [[a * s, b * s, 0.0, 0.0, 0.0] for s in (1.0, 2.0) for a in (1, -1) for b in (1, -1)]
+)
+WORKLOAD_CHUNK = 128  # workloads scored against the whole table at once (bounds memory)
+# About half the table's spacing in each search coordinate.
+INITIAL_STEP = np.array([0.2, 0.3, 0.125, 0.125, 0.125])
+PATTERN_SCALES = (1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
+
+PROJECTION_T = np.arange(2, 400, dtype=float)
+
+FAMILIES = (
+    "Leveling",
+    "Tiering",
+    "Lazy Leveling",
+    "CLL (C=1)",
+    "CLL (C=2)",
+    "CLL (C=4)",
+    "SCLL",
+    "QLSM-bush",
+    "LSM-bush (X=1.5)",
+    "LSM-bush (X=3)",
+)
+
+
+def realizable_costs(system: System, T, C, X, K, Z) -> np.ndarray:
+    """Cost rows (R, R_zero, W, V_runs, spread) of realizable designs: Theta = row @ weights."""
+    return cost_rows(
+        T,
+        C,
+        X,
+        K,
+        Z,
+        n_buffers=system.buffers,
+        entries_per_block=system.entries_per_block,
+        integer_runs=True,
+        **system.budget,
+    )
+
+
+def workload_vector(w: Workload) -> np.ndarray:
+    """The weights that turn a cost row into Theta (Eq 16, range cost in blocks)."""
+    return np.array(
+        [w.point_reads, w.zero_reads, w.writes, w.range_reads, w.range_reads * w.range_blocks]
+    )
+
+
+def table_theta(costs: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Theta of every design row of ``costs`` for every workload row of ``weights`` (W, G).
+
+    einsum's own loop, not BLAS: a multi-threaded BLAS on a busy 2-core machine turned this
+    1 x 5 by 5 x G product from 0.1 ms into 10 ms.
+    """
+    return np.einsum("gc,wc->wg", costs, weights)
+
+
+def to_knobs(u: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Search coordinates (log2 T, log2 C, X, K, Z) to knobs."""
+    return 2.0 ** u[..., 0], 2.0 ** u[..., 1], u[..., 2], u[..., 3], u[..., 4]
+
+
+def to_coords(T, C, X, K, Z) -> np.ndarray:
+    return np.stack(np.broadcast_arrays(np.log2(T), np.log2(C), X, K, Z), axis=-1)
+
+
+def family_knobs(system: System) -> dict[str, tuple[np.ndarray, ...]]:
+    """Each Figure 8 projection as knob arrays over ``PROJECTION_T`` (Section 5)."""
+    T = PROJECTION_T
+    one, zero = np.ones_like(T), np.zeros_like(T)
+    scll_c = np.array([scll_capping_ratio(t, system) for t in T])
+    return {
+        "Leveling": (T, T - 1, one, zero, zero),
+        "Tiering": (T, T - 1, one, one, one),
+        "Lazy Leveling": (T, T - 1, one, one, zero),
+        "CLL (C=1)": (T, one, one, one, zero),
+        "CLL (C=2)": (T, 2 * one, one, one, zero),
+        "CLL (C=4)": (T, 4 * one, one, one, zero),
+        "SCLL": (T, scll_c, one, one, zero),
+        "QLSM-bush": (T, one, 2 * one, one, zero),
+        "LSM-bush (X=1.5)": (T, one, 1.5 * one, one, zero),
+        "LSM-bush (X=3)": (T, one, 3 * one, one, zero),
+    }
+
+
+@dataclass(frozen=True)
+class DesignSpace:
+    """The realizable designs' cost tables for one system: the coarse grid and the projections."""
+
+    system: System
+    grid: np.ndarray  # (G, 5) search coordinates
+    grid_shape: tuple[int, ...]  # meshgrid shape (nC, nT, nX, nK, nZ)
+    grid_costs: np.ndarray  # (G, 5) cost rows
+    family_coords: np.ndarray  # (F, P, 5) projections, F families x P values of T
+    family_costs: np.ndarray  # (F, P, 5)
+    build_ms: float = field(default=0.0, compare=False)
+
+    @classmethod
+    def build(cls, system: System) -> DesignSpace:
+        start = time.perf_counter()
+        T, C, X, K, Z = (
+            g.ravel() for g in np.meshgrid(COARSE_T, COARSE_C, COARSE_X, COARSE_K, COARSE_Z)
+        )
+        fam = family_knobs(system)
+        fam_arrays = [np.stack(v) for v in fam.values()]  # each (5, P)
+        fam_knobs = np.concatenate(fam_arrays, axis=1)  # (5, F*P)
+        all_knobs = [np.concatenate([g, f]) for g, f in zip((T, C, X, K, Z), fam_knobs,
+                                                             strict=True)]
+        costs = realizable_costs(system, *all_knobs)
+        g = T.size
+        n_fam, n_t = len(fam), PROJECTION_T.size
+        return cls(
+            system=system,
+            grid=to_coords(T, C, X, K, Z),
+            grid_shape=(COARSE_C.size, COARSE_T.size, COARSE_X.size, COARSE_K.size,
+                        COARSE_Z.size),
+            grid_costs=costs[:g],
+            family_coords=to_coords(*fam_knobs).reshape(n_fam, n_t, 5),
+            family_costs=costs[g:].reshape(n_fam, n_t, 5),
+            build_ms=(time.perf_counter() - start) * 1e3,
+        )
+
+    def evaluate_coords(self, u: np.ndarray) -> np.ndarray:
+        """Cost rows of arbitrary search coordinates (any leading shape)."""
+        return realizable_costs(self.system, *to_knobs(u))
+
+    def family_best(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For each workload (rows of ``weights``) and family: the best T index, and the paper's
+        first local minimum when stepping T upward. Returns (theta, best_idx, first_local_idx)."""
+        theta = np.einsum("fpc,wc->wfp", self.family_costs, weights)
+        best = np.argmin(theta, axis=-1)
+        rising = np.diff(theta, axis=-1) > 0
+        # The first T whose successor is costlier is where the paper's upward stepping stops.
+        has_rise = rising.any(axis=-1)
+        first = np.where(has_rise, np.argmax(rising, axis=-1), theta.shape[-1] - 1)
+        return theta, best, first
+
+
+@dataclass(frozen=True)
+class Alternative:
+    family: str
+    design: Design
+    cost: float
+    relative_throughput: float
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    design: Design
+    family: str
+    cost: float
+    analysis: Analysis
+    alternatives: tuple[Alternative, ...]
+    method: str
+    search_ms: float
+    bounds_hit: tuple[str, ...]
+
+    @property
+    def costs(self) -> dict[str, float]:
+        a = self.analysis
+        return {
+            "write_cost": a.write_cost,
+            "write_amp": a.write_amp,
+            "point_read": a.point_read,
+            "zero_result_read": a.zero_result_read,
+            "range_runs": a.range_runs,
+            "memory_bits_per_entry": a.memory_bits_per_entry,
+        }
+
+    def to_dict(self) -> dict:
+        """The JSON document of ``wacky recommend --json``."""
+        return {
+            "design": self.design.knobs,
+            "family": self.family,
+            "cost": self.cost,
+            "costs": self.costs,
+            "alternatives": [
+                {
+                    "family": alt.family,
+                    "design": alt.design.knobs,
+                    "cost": alt.cost,
+                    "relative_throughput": alt.relative_throughput,
+                }
+                for alt in self.alternatives
+            ],
+            "levels": self.analysis.to_dict()["levels"],
+            "method": self.method,
+            "search_ms": self.search_ms,
+            "bounds_hit": list(self.bounds_hit),
+        }
+
+
+def classify(design: Design, system: System) -> str:
+    """The nearest Figure 8 column, or "Wacky" when the design is none of them."""
+    T, C, X, K, Z = design.T, design.C, design.X, design.K, design.Z
+    close = lambda a, b: abs(a - b) <= 1e-6 * max(1.0, abs(b))  # noqa: E731
+    if design.filters == "uniform":
+        return "Wacky"
+    if close(X, 1.0):
+        if close(C, T - 1):
+            if close(K, 0) and close(Z, 0):
+                return "Leveling"
+            if close(K, 1) and close(Z, 1):
+                return "Tiering"
+            if close(K, 1) and close(Z, 0):
+                return "Lazy Leveling"
+        if close(K, 1) and close(Z, 0):
+            if abs(C - scll_capping_ratio(T, system)) <= 0.5:
+                return "SCLL"
+            return "CLL"
+        return "Wacky"
+    if close(K, 1) and close(Z, 0):
+        return "QLSM-bush" if close(X, 2.0) else "LSM-bush"
+    return "Wacky"
+
+
+def _pattern_search(
+    space: DesignSpace, starts: np.ndarray, weights: np.ndarray, iterations: int
+) -> np.ndarray:
+    """Vectorized multi-scale pattern search from ``starts`` (W, S, 5) for ``weights`` (W, 5).
+
+    Each round tries steps of 1, 2 and 4 times the current step, both ways, along every
+    coordinate (the level count makes Theta jump, so a single small step can stall), moves to
+    the best improvement, and halves the step of a start that found none. Returns the best
+    point per workload (W, 5).
+    """
+    n_w, n_s, dim = starts.shape
+    u = np.clip(starts, LOWER, UPPER)
+    cost = np.einsum("wsc,wc->ws", space.evaluate_coords(u), weights)
+    step = np.broadcast_to(INITIAL_STEP, u.shape).copy()
+    unit = np.concatenate([s * np.eye(dim) for s in PATTERN_SCALES] + [DIAGONAL_MOVES])
+    for _ in range(iterations):
+        cand = np.clip(u[:, :, None, :] + unit[None, None] * step[:, :, None, :], LOWER, UPPER)
+        cand_cost = np.einsum("wsmc,wc->wsm", space.evaluate_coords(cand), weights)
+        best = np.argmin(cand_cost, axis=-1)
+        best_cost = np.take_along_axis(cand_cost, best[..., None], -1)[..., 0]
+        improved = best_cost < cost * (1 - 1e-12)
+        best_u = np.take_along_axis(cand, best[..., None, None], 2)[:, :, 0]
+        u = np.where(improved[..., None], best_u, u)
+        cost = np.where(improved, best_cost, cost)
+        step = np.where(improved[..., None], step, step / 2)
+    winner = np.argmin(cost, axis=-1)
+    return np.take_along_axis(u, winner[:, None, None], 1)[:, 0]
+
+
+def _diverse_starts(space: DesignSpace, grid_theta: np.ndarray, count: int) -> np.ndarray:
+    """The best grid cell for each coarse T, then the best ``count`` of those (W, S, 5).
+
+    Ties are common (many knob settings give the same realizable design), so the plain top cells
+    are often one design; spreading the starts over T escapes the level-count plateaus.
+    """
+    n_w = grid_theta.shape[0]
+    per_t = grid_theta.reshape(n_w, *space.grid_shape)  # (W, nC, nT, nX, nK, nZ) from meshgrid
+    per_t = np.moveaxis(per_t, 2, 1).reshape(n_w, space.grid_shape[1], -1)  # (W, nT, rest)
+    best_in_t = np.argmin(per_t, axis=-1)
+    best_theta = np.take_along_axis(per_t, best_in_t[..., None], -1)[..., 0]
+    order = np.argsort(best_theta, axis=-1)[:, :count]
+    rest = np.take_along_axis(best_in_t, order, -1)
+    nT = space.grid_shape[1]
+    rest_shape = space.grid_shape[2:]
+    c_idx, rest_flat = np.divmod(rest, int(np.prod(rest_shape)))
+    flat = (c_idx * nT + order) * int(np.prod(rest_shape)) + rest_flat
+    return space.grid[flat]
+
+
+def _snap_options(
+    space: DesignSpace, u: np.ndarray, weights: np.ndarray, options: list[tuple]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Among ``options`` (knob tuples; the first is the current design) keep the most canonical
+    one (most whole-number coordinates) whose Theta is no higher than the current one's."""
+    cand = np.clip(np.stack([to_coords(*o) for o in options], axis=1), LOWER, UPPER)
+    cost = np.einsum("woc,wc->wo", space.evaluate_coords(cand), weights)
+    canonical = np.sum(np.isclose(cand, np.round(cand)), axis=-1)
+    acceptable = cost <= cost[:, :1] * (1 + 1e-9)
+    score = np.where(acceptable, canonical - cost / (cost[:, :1] * 10), -np.inf)
+    pick = np.argmax(score, axis=-1)
+    return (
+        np.take_along_axis(cand, pick[:, None, None], 1)[:, 0],
+        np.take_along_axis(cost, pick[:, None], 1)[:, 0],
+    )
+
+
+def _snap(
+    space: DesignSpace, u: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Replace knobs by canonical values wherever that does not raise Theta: first K, Z in
+    {0, 1} and X = 1, then whole T and C or C = T - 1. Returns (coords, Theta)."""
+    T, C, X, K, Z = to_knobs(u)
+    zero, one = np.zeros_like(K), np.ones_like(K)
+    shapes = [(T, C, x, k, z) for k in (K, zero, one) for z in (Z, zero, one) for x in (X, one)]
+    u, _ = _snap_options(space, u, weights, shapes)
+    T, C, X, K, Z = to_knobs(u)
+    whole_t = np.maximum(2.0, np.round(T))
+    sizes = [
+        (t, c, X, K, Z)
+        for t in (T, whole_t)
+        for c in (C, np.maximum(1.0, np.round(C)), np.maximum(1.0, t - 1))
+    ]
+    return _snap_options(space, u, weights, sizes)
+
+
+def _design(u: np.ndarray) -> Design:
+    T, C, X, K, Z = (float(v) for v in to_knobs(u))
+    return Design(T=T, C=C, X=X, K=K, Z=Z)
+
+
+def _bounds_hit(u: np.ndarray) -> tuple[str, ...]:
+    return tuple(
+        name for name, i in zip(UPPER_BOUND_NAMES, range(3), strict=True)
+        if u[i] >= UPPER[i] - 1e-9
+    )
+
+
+def search_coords(
+    space: DesignSpace,
+    weights: np.ndarray,
+    method: str = "global",
+    effort: SearchEffort = THOROUGH,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Best search coordinates for each workload row of ``weights`` (W, 5).
+
+    Returns (coords (W, 5), family theta (W, F, P), family best index, family first local min).
+    """
+    if method not in ("global", "projections"):
+        raise ValueError(f"method must be 'global' or 'projections'; got {method!r}")
+    fam_theta, fam_best, fam_first = space.family_best(weights)
+    n_w = weights.shape[0]
+    rows = np.arange(n_w)
+    first_theta = np.take_along_axis(fam_theta, fam_first[..., None], -1)[..., 0]  # (W, F)
+    paper_family = np.argmin(first_theta, axis=-1)
+    paper_u = space.family_coords[paper_family, fam_first[rows, paper_family]]
+    if method == "projections":
+        return paper_u, fam_theta, fam_best, fam_first
+    best_theta = np.take_along_axis(fam_theta, fam_best[..., None], -1)[..., 0]
+    best_family = np.argmin(best_theta, axis=-1)
+    family_u = space.family_coords[best_family, fam_best[rows, best_family]]
+    starts = np.concatenate(
+        [
+            _diverse_starts(
+                space, table_theta(space.grid_costs, weights[i : i + WORKLOAD_CHUNK]), effort.starts
+            )
+            for i in range(0, n_w, WORKLOAD_CHUNK)
+        ]
+    )
+    u = _pattern_search(space, starts, weights, effort.iterations)
+    u, cost = _snap(space, u, weights)
+    # The projections' best is a candidate too, so the global search is never worse than it.
+    family_wins = best_theta[rows, best_family] < cost
+    u = np.where(family_wins[:, None], family_u, u)
+    return u, fam_theta, fam_best, fam_first
+
+
+def _recommendation(
+    space: DesignSpace,
+    workload: Workload,
+    u: np.ndarray,
+    fam_theta: np.ndarray,
+    fam_best: np.ndarray,
+    method: str,
+    search_ms: float,
+) -> Recommendation:
+    design = _design(u)
+    result = analyze(design, space.system, workload, realizable=True)
+    alternatives = []
+    for f, name in enumerate(FAMILIES):
+        idx = fam_best[f]
+        alt_design = _design(space.family_coords[f, idx])
+        theta = float(fam_theta[f, idx])
+        alternatives.append(Alternative(name, alt_design, theta, result.theta / theta))
+    return Recommendation(
+        design=design,
+        family=classify(design, space.system),
+        cost=float(result.theta),
+        analysis=result,
+        alternatives=tuple(alternatives),
+        method=method,
+        search_ms=search_ms,
+        bounds_hit=_bounds_hit(u),
+    )
+
+
+def recommend(
+    workload: Workload,
+    system: System,
+    *,
+    method: str = "global",
+    space: DesignSpace | None = None,
+) -> Recommendation:
+    """The design that minimizes Theta for ``workload`` on ``system``.
+
+    Pass a prebuilt :class:`DesignSpace` to reuse its cost tables across calls for one system.
+    """
+    start = time.perf_counter()
+    if space is None:
+        space = DesignSpace.build(system)
+    elif space.system != system:
+        raise ValueError("space was built for a different system")
+    weights = workload_vector(workload)[None]
+    u, fam_theta, fam_best, _ = search_coords(space, weights, method)
+    search_ms = (time.perf_counter() - start) * 1e3
+    return _recommendation(space, workload, u[0], fam_theta[0], fam_best[0], method, search_ms)
+
+
+@dataclass(frozen=True)
+class RecommendationBatch:
+    """Results of :func:`recommend_many`, one row per workload."""
+
+    designs: tuple[Design, ...]
+    families: tuple[str, ...]
+    cost: np.ndarray  # Theta of each recommended (realizable) design
+    family_cost: np.ndarray  # (W, families): each family at its own best T
+    method: str
+    search_ms: float  # wall time of the whole batch
+
+    def __len__(self) -> int:
+        return len(self.designs)
+
+
+def recommend_many(
+    workloads: list[Workload],
+    system: System,
+    *,
+    method: str = "global",
+    effort: SearchEffort = FAST,
+    space: DesignSpace | None = None,
+) -> RecommendationBatch:
+    """Recommend a design for each workload on one system, searched in one vectorized pass."""
+    start = time.perf_counter()
+    if not workloads:
+        raise ValueError("workloads must hold at least one Workload")
+    if space is None:
+        space = DesignSpace.build(system)
+    elif space.system != system:
+        raise ValueError("space was built for a different system")
+    weights = np.stack([workload_vector(w) for w in workloads])
+    u, fam_theta, fam_best, _ = search_coords(space, weights, method, effort)
+    cost = np.einsum("wc,wc->w", space.evaluate_coords(u), weights)
+    designs = tuple(_design(row) for row in u)
+    return RecommendationBatch(
+        designs=designs,
+        families=tuple(classify(d, system) for d in designs),
+        cost=cost,
+        family_cost=np.take_along_axis(fam_theta, fam_best[..., None], -1)[..., 0],
+        method=method,
+        search_ms=(time.perf_counter() - start) * 1e3,
+    )
