@@ -123,3 +123,36 @@ def evaluate(
             memory.fence_pointer_bits_per_entry(entries_per_block, key_bytes), mem.shape
         ),
     )
+
+
+def cost_rows(
+    T: ArrayLike,
+    C: ArrayLike,
+    X: ArrayLike,
+    K: ArrayLike,
+    Z: ArrayLike,
+    *,
+    n_buffers: ArrayLike,
+    entries_per_block: ArrayLike,
+    bits_per_entry: ArrayLike | None = None,
+    sum_fpr: ArrayLike | None = None,
+    uniform: bool = False,
+    integer_runs: bool = False,
+) -> np.ndarray:
+    """Just the costs Theta needs, stacked on a last axis: (R, R_zero, W, V_runs, spread).
+
+    Theta (Eq 16) is this row times (r, z, w, v, v * range_blocks); the design search calls it
+    many times, so it skips memory and hash-table accounting.
+    """
+    s = structure(T, C, X, K, Z, n_buffers, integer_runs=integer_runs)
+    fprs = allocate_fprs(s, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform)
+    return np.stack(
+        [
+            costs.point_read_cost(s, fprs),
+            costs.zero_result_read_cost(s, fprs),
+            costs.write_cost(s, entries_per_block),
+            costs.range_runs(s),
+            np.sum(s.fractions, axis=-1),
+        ],
+        axis=-1,
+    )
