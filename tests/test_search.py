@@ -1,0 +1,263 @@
+"""Design search: optimality against an exhaustive grid, the paper's findings, bounds, speed-free."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from wacky_model.search import (
+    FAMILIES,
+    DesignSpace,
+    classify,
+    realizable_costs,
+    recommend,
+    recommend_many,
+    search_coords,
+    workload_vector,
+)
+from wacky_model.types import Design, System, Workload
+
+# The paper's settings (Section 6): 256 GB of 128-byte entries, 4 KB blocks, 8 MB buffer, 5 bits.
+PAPER = System(entries=2**31, entry_bytes=128, block_bytes=4096, buffer_bytes=8 * 2**20,
+               bits_per_entry=5.0)
+
+
+def fine_grid_best(system: System, weights: np.ndarray) -> np.ndarray:
+    """Exhaustive fine grid over the realizable space (its values differ from the search table)."""
+    T = np.geomspace(2, 512, 40)
+    C = np.geomspace(1, 4096, 30)
+    X = np.linspace(1, 5, 13)
+    K = np.linspace(0, 1, 6)
+    Z = np.linspace(0, 1, 6)
+    grid = [v.ravel() for v in np.meshgrid(T, C, X, K, Z)]
+    best = np.full(weights.shape[0], np.inf)
+    for i in range(0, grid[0].size, 100_000):
+        costs = realizable_costs(system, *(v[i : i + 100_000] for v in grid))
+        best = np.minimum(best, np.einsum("gc,wc->wg", costs, weights).min(axis=1))
+    return best
+
+
+def random_cases(seed: int, systems: int, per_system: int):
+    rng = np.random.default_rng(seed)
+    for _ in range(systems):
+        entry_bytes = int(rng.choice([64, 128, 256, 1024]))
+        buffer_bytes = int(2 ** rng.uniform(20, 28))
+        system = System(
+            entries=float(buffer_bytes / entry_bytes * 2 ** rng.uniform(10, 30)),
+            entry_bytes=entry_bytes,
+            buffer_bytes=buffer_bytes,
+            bits_per_entry=float(rng.uniform(0, 20)),
+        )
+        workloads = [
+            Workload(*rng.dirichlet(np.full(4, 0.7)), range_blocks=float(rng.choice([0, 1, 10])))
+            for _ in range(per_system)
+        ]
+        yield system, workloads
+
+
+def test_global_search_is_near_the_exhaustive_optimum_and_never_worse_than_projections():
+    gaps, vs_projections = [], []
+    for system, workloads in random_cases(seed=2026, systems=20, per_system=10):
+        space = DesignSpace.build(system)
+        weights = np.stack([workload_vector(w) for w in workloads])
+        u, *_ = search_coords(space, weights, "global")
+        got = np.einsum("wc,wc->w", space.evaluate_coords(u), weights)
+        p, *_ = search_coords(space, weights, "projections")
+        projections = np.einsum("wc,wc->w", space.evaluate_coords(p), weights)
+        gaps.append(got / fine_grid_best(system, weights) - 1)
+        vs_projections.append(got / projections - 1)
+    gaps, vs_projections = np.concatenate(gaps), np.concatenate(vs_projections)
+    assert gaps.size == 200
+    print(f"gap to fine grid: median {np.median(gaps):.4%}, p95 {np.quantile(gaps, 0.95):.4%}, "
+          f"max {gaps.max():.4%}; {np.mean(gaps > 0.005):.1%} of cases above 0.5%")
+    assert np.all(vs_projections <= 1e-9)
+    assert np.median(gaps) < 0  # usually better than the grid: refinement leaves the grid
+    assert np.quantile(gaps, 0.95) <= 0.005
+    assert gaps.max() <= 0.01
+
+
+def test_recommendation_is_realizable_and_its_cost_is_the_rounded_designs():
+    rec = recommend(Workload(point_reads=0.3, zero_reads=0.1, writes=0.6), PAPER)
+    assert all(row.runs == round(row.runs) for row in rec.analysis.levels)
+    T, C, X, K, Z = (rec.design.knobs[k] for k in "TCXKZ")
+    w = workload_vector(Workload(point_reads=0.3, zero_reads=0.1, writes=0.6))
+    assert rec.cost == pytest.approx(float(realizable_costs(PAPER, T, C, X, K, Z) @ w))
+    best_alt = min(alt.cost for alt in rec.alternatives)
+    assert rec.cost <= best_alt * (1 + 1e-12)
+    assert [alt.family for alt in rec.alternatives] == list(FAMILIES)
+    for alt in rec.alternatives:
+        assert alt.relative_throughput == pytest.approx(rec.cost / alt.cost)
+
+
+ORDINARY = [
+    Workload(point_reads=r * 0.5, zero_reads=r * 0.5, writes=1 - r - v, range_reads=v)
+    for r in (0.1, 0.3, 0.5, 0.7)
+    for v in (0.0, 0.05, 0.2)
+]
+
+
+def test_ordinary_workloads_do_not_hit_a_search_bound():
+    batch_space = DesignSpace.build(PAPER)
+    for w in ORDINARY:
+        rec = recommend(w, PAPER, space=batch_space)
+        assert rec.bounds_hit == (), (w, rec.design)
+
+
+def test_a_bound_hit_is_reported():
+    # With only reads, more capping always helps: the optimum runs into C's search bound.
+    rec = recommend(Workload(point_reads=1.0), PAPER)
+    assert "C" in rec.bounds_hit
+    assert rec.to_dict()["bounds_hit"] == list(rec.bounds_hit)
+
+
+def test_recommend_many_matches_one_by_one_search_quality():
+    space = DesignSpace.build(PAPER)
+    batch = recommend_many(ORDINARY, PAPER, space=space)
+    single = np.array([recommend(w, PAPER, space=space).cost for w in ORDINARY])
+    assert len(batch) == len(ORDINARY)
+    # FAST effort: within 5% of the thorough search, and never worse than any family's best.
+    assert np.all(batch.cost <= single * 1.05)
+    assert np.all(batch.cost <= batch.family_cost.min(axis=1) * (1 + 1e-12))
+
+
+def families(method: str, workloads, system=PAPER) -> list[str]:
+    space = DesignSpace.build(system)
+    return [recommend(w, system, method=method, space=space).family for w in workloads]
+
+
+def write_amps(method: str, workloads, system=PAPER) -> list[float]:
+    space = DesignSpace.build(system)
+    return [recommend(w, system, method=method, space=space).analysis.write_amp for w in workloads]
+
+
+READ_SHARES = [0.2, 0.4, 0.6, 0.8, 0.9, 0.99]
+
+
+@pytest.mark.parametrize("read_kind", ["zero_reads", "point_reads"])
+def test_figure_9ab_more_reads_move_from_lsm_bush_to_scll_to_lazy_leveling(read_kind):
+    workloads = [Workload(**{read_kind: r, "writes": 1 - r}) for r in [0.05] + READ_SHARES]
+    names = families("projections", workloads)
+    assert names[0] == "LSM-bush"
+    assert "SCLL" in names and "Lazy Leveling" in names
+    assert names.index("SCLL") < len(names) - 1 - names[::-1].index("Lazy Leveling")
+    # The global search agrees on the direction: write amplification rises with the reads.
+    wa = write_amps("global", workloads)
+    assert all(a <= b * (1 + 1e-9) for a, b in zip(wa, wa[1:], strict=False))
+    # Disagreement with the paper, by design: with 100% reads our model keeps capping Level L
+    # (C to its search bound) because Eq 15 charges nothing for a huge last level; the paper
+    # stops at Lazy Leveling. Reads-only is outside the paper's plotted range (up to 99%).
+
+
+def test_figure_9c_range_reads_end_at_leveling():
+    shares = [0.0, 0.25, 0.5, 0.75, 1.0]
+    workloads = [
+        Workload(point_reads=0.2 * (1 - f), zero_reads=0.2 * (1 - f), range_reads=0.4 * f,
+                 writes=0.6)
+        for f in shares
+    ]
+    assert families("projections", workloads)[-1] == "Leveling"
+    space = DesignSpace.build(PAPER)
+    last = recommend(workloads[-1], PAPER, space=space).design
+    # Globally the answer is leveled everywhere (K = Z = 0, X = 1); its C is tuned freely, so it
+    # is "capped" Leveling rather than Figure 8's C = T - 1 column.
+    assert (last.K, last.Z, last.X) == (0.0, 0.0, 1.0)
+    runs = [recommend(w, PAPER, space=space).analysis.range_runs for w in workloads]
+    assert runs[-1] == min(runs) and runs[0] == max(runs)
+
+
+def test_figure_10a_more_data_moves_from_scll_towards_lsm_bush():
+    sizes = [2**25, 2**31, 2**37, 2**40]
+    w = Workload(point_reads=0.2, zero_reads=0.2, writes=0.6)
+    names = [families("projections", [w], System(entries=n))[0] for n in sizes]
+    assert names[0] in ("SCLL", "Lazy Leveling") and names[-1] in ("QLSM-bush", "LSM-bush")
+    xs = [recommend(w, System(entries=n)).design.X for n in sizes]
+    assert all(a <= b for a, b in zip(xs, xs[1:], strict=False)) and xs[-1] > xs[0]
+
+
+def test_figure_10b_no_memory_picks_leveling_more_memory_more_write_optimized():
+    w = Workload(point_reads=0.2, zero_reads=0.2, writes=0.6)
+    budgets = [0, 1, 2, 5, 10, 20]
+    systems = [System(entries=2**31, bits_per_entry=m) for m in budgets]
+    assert families("projections", [w], systems[0]) == ["Leveling"]
+    zero = recommend(w, systems[0]).design
+    assert (zero.K, zero.Z, zero.X) == (0.0, 0.0, 1.0)
+    for method in ("projections", "global"):
+        wa = [recommend(w, s, method=method).analysis.write_amp for s in systems]
+        assert all(a >= b for a, b in zip(wa, wa[1:], strict=False)), (method, wa)
+
+
+def test_classify_names_figure_8_columns():
+    assert classify(Design(10, 9, 1, 0, 0), PAPER) == "Leveling"
+    assert classify(Design(10, 9, 1, 1, 1), PAPER) == "Tiering"
+    assert classify(Design(10, 9, 1, 1, 0), PAPER) == "Lazy Leveling"
+    assert classify(Design(10, 1, 1, 1, 0), PAPER) == "CLL"
+    assert classify(Design(2, 1, 2, 1, 0), PAPER) == "QLSM-bush"
+    assert classify(Design(2, 1, 3, 1, 0), PAPER) == "LSM-bush"
+    assert classify(Design(10, 3, 1.5, 0.5, 0.2), PAPER) == "Wacky"
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(), "no operations"),
+        (dict(writes=0.5), "sum to 1"),
+    ],
+)
+def test_bad_workloads_are_refused(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        recommend(Workload(**kwargs), PAPER)
+
+
+def test_bad_method_and_tiny_data_are_refused():
+    with pytest.raises(ValueError, match="method"):
+        recommend(Workload(writes=1.0), PAPER, method="magic")
+    with pytest.raises(ValueError, match="buffer_bytes"):
+        System(entries=1000, buffer_bytes=8 * 2**20)
+    with pytest.raises(ValueError, match="workloads"):
+        recommend_many([], PAPER)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "wacky_model.cli", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_recommend_json_keys():
+    out = run_cli("recommend", "--point-reads", "0.2", "--zero-reads", "0.2", "--writes", "0.6",
+                  "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert {"design", "family", "cost", "costs", "alternatives", "method", "search_ms"} <= set(doc)
+    assert set(doc["design"]) == set("TCXKZ")
+    assert set(doc["costs"]) == {"write_cost", "write_amp", "point_read", "zero_result_read",
+                                 "range_runs", "memory_bits_per_entry"}
+    assert all(set(a) == {"family", "design", "cost", "relative_throughput"}
+               for a in doc["alternatives"])
+    proj = json.loads(run_cli("recommend", "--writes", "0.6", "--zero-reads", "0.4",
+                              "--method", "projections", "--json").stdout)
+    assert proj["method"] == "projections"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["recommend"],
+        ["recommend", "--writes", "0.7", "--point-reads", "0.7"],
+        ["recommend", "--writes", "1", "--method", "nope"],
+        ["recommend", "--writes", "1", "--entries", "10"],
+        ["frontier", "--out", "/nonexistent-dir/f.html"],
+    ],
+)
+def test_cli_bad_input_exits_2(args):
+    out = run_cli(*args)
+    assert out.returncode == 2 and out.stderr.startswith("error: ") and "Traceback" not in out.stderr
+
+
+def test_cli_frontier_writes_html(tmp_path):
+    target = tmp_path / "frontier.html"
+    out = run_cli("frontier", "--out", str(target), "--entries", "1e8")
+    assert out.returncode == 0, out.stderr
+    html = target.read_text()
+    assert "Memory vs write amplification" in html and "Range-read cost" in html
