@@ -1,4 +1,4 @@
-"""Design search: optimality against an exhaustive grid, the paper's findings, bounds, speed-free."""
+"""Design search: optimality against an exhaustive grid, the paper's findings, bounds, CLI."""
 
 import json
 import subprocess
@@ -252,7 +252,8 @@ def test_cli_recommend_json_keys():
 )
 def test_cli_bad_input_exits_2(args):
     out = run_cli(*args)
-    assert out.returncode == 2 and out.stderr.startswith("error: ") and "Traceback" not in out.stderr
+    assert out.returncode == 2 and out.stderr.startswith("error: ")
+    assert "Traceback" not in out.stderr
 
 
 def test_cli_frontier_writes_html(tmp_path):
