@@ -1,6 +1,9 @@
 // file_io.cc — see file_io.h.
 #include "file_io.h"
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,18 +32,19 @@ size_t FaultInjector::Allow(size_t n) {
   return ok;
 }
 
-BlockFile::BlockFile(std::string path, int fd, size_t block_bytes, FaultInjector* faults)
-    : path_(std::move(path)), fd_(fd), block_bytes_(block_bytes), faults_(faults) {}
+BlockFile::BlockFile(std::string path, int fd, size_t block_bytes, FaultInjector* faults,
+                     bool sync)
+    : path_(std::move(path)), fd_(fd), block_bytes_(block_bytes), faults_(faults), sync_(sync) {}
 
 BlockFile::~BlockFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
 std::unique_ptr<BlockFile> BlockFile::Create(const std::string& path, size_t block_bytes,
-                                             FaultInjector* faults) {
+                                             FaultInjector* faults, bool sync) {
   const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
   if (fd < 0) Fail(errno, "cannot create run file", path);
-  return std::unique_ptr<BlockFile>(new BlockFile(path, fd, block_bytes, faults));
+  return std::unique_ptr<BlockFile>(new BlockFile(path, fd, block_bytes, faults, sync));
 }
 
 std::unique_ptr<BlockFile> BlockFile::Open(const std::string& path, size_t block_bytes) {
@@ -52,7 +56,7 @@ std::unique_ptr<BlockFile> BlockFile::Open(const std::string& path, size_t block
     ::close(fd);
     Fail(err, "cannot stat run file", path);
   }
-  std::unique_ptr<BlockFile> f(new BlockFile(path, fd, block_bytes, nullptr));
+  std::unique_ptr<BlockFile> f(new BlockFile(path, fd, block_bytes, nullptr, false));
   f->size_ = static_cast<uint64_t>(st.st_size);
   return f;
 }
@@ -79,6 +83,11 @@ void BlockFile::WriteOut(const uint8_t* data, size_t len, IOCounter* c) {
     }
     if (w == 0) Fail(EIO, "write made no progress", path_);
     done += static_cast<size_t>(w);
+  }
+  if (sync_) {
+    // Start writeback of this range now; errors surface in Finish()'s fdatasync.
+    ::sync_file_range(fd_, static_cast<off_t>(size_), static_cast<off_t>(len),
+                      SYNC_FILE_RANGE_WRITE);
   }
   size_ += len;
   c->bytes_written += len;

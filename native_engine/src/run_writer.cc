@@ -75,7 +75,7 @@ void RunWriter::FlushBlocks(bool final) {
   size_t len = out_.size();
   if (!final && in_block_ != 0) len -= layout_.block_bytes;
   if (len == 0) return;
-  if (!file_) file_ = BlockFile::Create(path_, layout_.block_bytes, faults_);
+  if (!file_) file_ = BlockFile::Create(path_, layout_.block_bytes, faults_, sync_);
   file_->Append(out_.data(), len, counter_);
   out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(len));
 }
