@@ -69,6 +69,7 @@ WORKLOAD_CHUNK = 128  # workloads scored against the whole table at once (bounds
 # About half the table's spacing in each search coordinate.
 INITIAL_STEP = np.array([0.2, 0.3, 0.125, 0.125, 0.125])
 PATTERN_SCALES = (1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
+STOP_SHRINK = 16.0
 
 PROJECTION_T = np.arange(2, 400, dtype=float)
 
@@ -301,6 +302,8 @@ def _pattern_search(
         u = np.where(improved[..., None], best_u, u)
         cost = np.where(improved, best_cost, cost)
         step = np.where(improved[..., None], step, step / 2)
+        if np.all(step < INITIAL_STEP / STOP_SHRINK):
+            break  # every start has converged to well below the table's spacing
     winner = np.argmin(cost, axis=-1)
     return np.take_along_axis(u, winner[:, None, None], 1)[:, 0]
 
