@@ -85,9 +85,21 @@ class Engine:
         bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
         p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
         self._e = _engine._Engine(
-            os.fspath(path), design["T"], design["C"], design["X"], design["K"], design["Z"],
-            entry_bytes, block_bytes, buffer_bytes, use_sum, bits, p, hash_levels,
-            bool(sync), bool(retain_obsolete_runs),
+            os.fspath(path),
+            design["T"],
+            design["C"],
+            design["X"],
+            design["K"],
+            design["Z"],
+            entry_bytes,
+            block_bytes,
+            buffer_bytes,
+            use_sum,
+            bits,
+            p,
+            hash_levels,
+            bool(sync),
+            bool(retain_obsolete_runs),
         )
         self.path = os.fspath(path)
         self.value_bytes = int(self._e.value_bytes)
@@ -218,10 +230,14 @@ class Engine:
         (as stats()), "ops": {name: {"count", "seconds", "io", "blocks_read_per_op",
         "blocks_written_per_op", "io_per_op"}}}`` with names get, zero, put, range."""
         return self._e.run_workload(
-            _check_int("n_load", n_load, 0, 2**62 - 1), bool(sequential),
+            _check_int("n_load", n_load, 0, 2**62 - 1),
+            bool(sequential),
             _check_int("n_ops", n_ops, 0, 2**62 - 1),
-            _check_number("get", get), _check_number("zero", zero),
-            _check_number("put", put), _check_number("range", range), bool(target_level_L),
+            _check_number("get", get),
+            _check_number("zero", zero),
+            _check_number("put", put),
+            _check_number("range", range),
+            bool(target_level_L),
             _check_int("range_entries", range_entries, 1, 2**40),
             _check_int("seed", seed, 0, _U64_MAX),
         )

@@ -115,12 +115,21 @@ def test_zero_result_reads_cost_what_the_filters_predict(tmp_path, design) -> No
 def test_filter_memory_follows_the_budget(tmp_path) -> None:
     """Average filter bits per entry over all runs stays near the bits_per_entry budget, and
     the allocation gives smaller levels more bits per key (Lagrangian, App. C)."""
-    e = Engine(tmp_path / "db", T=3, C=2, X=1, K=1, Z=0, bits_per_entry=6,
-               entry_bytes=32, block_bytes=256, buffer_bytes=2048)
+    e = Engine(
+        tmp_path / "db",
+        T=3,
+        C=2,
+        X=1,
+        K=1,
+        Z=0,
+        bits_per_entry=6,
+        entry_bytes=32,
+        block_bytes=256,
+        buffer_bytes=2048,
+    )
     rng = np.random.default_rng(2)
     n = 40_000
-    e.put_many(_unique(rng, n, 2**63),
-               np.zeros((n, 24), dtype=np.uint8))
+    e.put_many(_unique(rng, n, 2**63), np.zeros((n, 24), dtype=np.uint8))
     levels = e.levels()
     bits = sum(r["filter_bits_per_key"] * r["entries"] for lv in levels for r in lv["runs"])
     entries = sum(lv["entries"] for lv in levels)
@@ -133,8 +142,9 @@ def test_filter_memory_follows_the_budget(tmp_path) -> None:
 def test_hash_levels_replace_filters(tmp_path) -> None:
     """App. F: Levels 1..hash_levels (below L) keep a hash table of key signatures instead of
     Bloom filters; answers stay exact and zero-result reads stay cheap."""
-    kw = dict(T=2, C=1, X=2, K=1, Z=0, sum_fpr=0.2, entry_bytes=32, block_bytes=256,
-              buffer_bytes=1024)
+    kw = dict(
+        T=2, C=1, X=2, K=1, Z=0, sum_fpr=0.2, entry_bytes=32, block_bytes=256, buffer_bytes=1024
+    )
     e = Engine(tmp_path / "db", **kw, hash_levels=2)
     rng = np.random.default_rng(3)
     n = 20_000

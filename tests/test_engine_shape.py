@@ -61,8 +61,7 @@ def test_structure_tracks_the_model(tmp_path, name) -> None:
         max_L = max(max_L, L)
         assert sum(x["entries"] for x in lv) == n
         # The shape is the model's shape for n_est.
-        ref = model.structure(d["T"], d["C"], d["X"], d["K"], d["Z"], n_est / F,
-                              integer_runs=True)
+        ref = model.structure(d["T"], d["C"], d["X"], d["K"], d["Z"], n_est / F, integer_runs=True)
         assert L == int(ref.L)
         for i, x in enumerate(lv):
             assert x["capacity"] == pytest.approx(ref.fractions[i] * n_est, rel=1e-9, abs=1e-9)

@@ -6,8 +6,9 @@ import pytest
 
 from native_engine import Engine
 
-KW = dict(T=4, C=3, X=1, K=0, Z=0, entry_bytes=32, block_bytes=256, buffer_bytes=4096,
-          bits_per_entry=8)
+KW = dict(
+    T=4, C=3, X=1, K=0, Z=0, entry_bytes=32, block_bytes=256, buffer_bytes=4096, bits_per_entry=8
+)
 
 
 def _run(path, **spec):
