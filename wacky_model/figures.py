@@ -22,55 +22,54 @@ def _family_sweeps(system: System):
         yield name, PROJECTION_T[keep], e
 
 
-def memory_frontier(system: System, sum_fpr: float = 0.1) -> go.Figure:
-    """Filter memory vs write amplification at a fixed point-read cost (Figures 1, 4, 7).
-
-    Every family is swept over T with the sum of FPRs held at ``sum_fpr``.
-    """
-    fixed = replace(system, bits_per_entry=None, sum_fpr=sum_fpr)
-    fig = go.Figure()
-    for name, T, e in _family_sweeps(fixed):
-        fig.add_trace(
-            go.Scatter(
-                x=e.write_amp,
-                y=e.memory_bits_per_entry,
-                mode="lines+markers",
-                name=name,
-                text=[f"T={t:g}" for t in T],
-                hovertemplate="%{text}<br>WA %{x:.2f}<br>%{y:.2f} bits/entry",
-            )
-        )
-    fig.update_layout(
-        title=f"Memory vs write amplification at sum of FPRs p = {sum_fpr:g} "
-        f"(N = {system.entries:.3g} entries)",
-        xaxis_title="write amplification",
-        yaxis_title="filter memory (bits per entry)",
-        template="plotly_white",
-    )
-    return fig
-
-
-def range_frontier(system: System) -> go.Figure:
-    """Range-read cost (runs probed) vs write amplification (Figure 4 (C))."""
+def _frontier(system: System, y_of, y_hover: str, title: str, y_title: str) -> go.Figure:
+    """One curve per family: write amplification against ``y_of(evaluation)`` as T varies."""
     fig = go.Figure()
     for name, T, e in _family_sweeps(system):
         fig.add_trace(
             go.Scatter(
                 x=e.write_amp,
-                y=e.range_runs,
+                y=y_of(e),
                 mode="lines+markers",
                 name=name,
                 text=[f"T={t:g}" for t in T],
-                hovertemplate="%{text}<br>WA %{x:.2f}<br>%{y:.0f} runs",
+                hovertemplate="%{text}<br>WA %{x:.2f}<br>" + y_hover,
             )
         )
     fig.update_layout(
-        title="Range-read cost vs write amplification",
+        title=title,
         xaxis_title="write amplification",
-        yaxis_title="range read cost (runs)",
-        yaxis_type="log",
+        yaxis_title=y_title,
         template="plotly_white",
     )
+    return fig
+
+
+def memory_frontier(system: System, sum_fpr: float = 0.1) -> go.Figure:
+    """Filter memory vs write amplification at a fixed point-read cost (Figures 1, 4, 7).
+
+    Every family is swept over T with the sum of FPRs held at ``sum_fpr``.
+    """
+    return _frontier(
+        replace(system, bits_per_entry=None, sum_fpr=sum_fpr),
+        lambda e: e.memory_bits_per_entry,
+        "%{y:.2f} bits/entry",
+        f"Memory vs write amplification at sum of FPRs p = {sum_fpr:g} "
+        f"(N = {system.entries:.3g} entries)",
+        "filter memory (bits per entry)",
+    )
+
+
+def range_frontier(system: System) -> go.Figure:
+    """Range-read cost (runs probed) vs write amplification (Figure 4 (C))."""
+    fig = _frontier(
+        system,
+        lambda e: e.range_runs,
+        "%{y:.0f} runs",
+        "Range-read cost vs write amplification",
+        "range read cost (runs)",
+    )
+    fig.update_layout(yaxis_type="log")
     return fig
 
 
