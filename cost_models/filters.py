@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cost_models.structure import ArrayLike, Structure
+from cost_models.structure import ArrayLike, Structure, reorder_last, take_last
 
 LN2_SQ = np.log(2.0) ** 2
 
@@ -69,7 +69,7 @@ def _sorted_layout(level_entries: np.ndarray, runs: np.ndarray):
     with np.errstate(divide="ignore", invalid="ignore"):
         b = np.where(present, a / np.where(present, n, 1.0), np.inf)
     order = np.argsort(b, axis=-1, kind="stable")
-    take = lambda v: np.take_along_axis(v, order, axis=-1)  # noqa: E731
+    take = lambda v: reorder_last(v, order)  # noqa: E731
     b_s, n_s, a_s = take(b), take(np.where(present, n, 0.0)), take(np.where(present, a, 0.0))
     # S_k: entries of levels not yet capped when the first k (sorted) levels are capped.
     tail_n = np.flip(np.cumsum(np.flip(n_s, -1), axis=-1), -1)
@@ -100,13 +100,13 @@ def lagrangian_fprs_for_sum(level_entries: ArrayLike, runs: ArrayLike, p: ArrayL
     with np.errstate(invalid="ignore"):
         f_at_break = np.where(np.isfinite(b_s), head_a + b_s * tail_n, np.inf)
     k = np.sum(f_at_break <= p[..., None], axis=-1)
-    k_idx = np.minimum(k, b_s.shape[-1] - 1)[..., None]
+    k_idx = np.minimum(k, b_s.shape[-1] - 1)
     capped_a = np.where(
         k >= b_s.shape[-1],
         total_runs,
-        np.take_along_axis(head_a, k_idx, -1)[..., 0],
+        take_last(head_a, k_idx),
     )
-    s_k = np.where(k >= b_s.shape[-1], 0.0, np.take_along_axis(tail_n, k_idx, -1)[..., 0])
+    s_k = np.where(k >= b_s.shape[-1], 0.0, take_last(tail_n, k_idx))
     with np.errstate(divide="ignore", invalid="ignore"):
         mu = np.where(s_k > 0, (p - capped_a) / np.where(s_k > 0, s_k, 1.0), np.inf)
     return _fprs_from_mu(n, a, mu, present)
@@ -131,9 +131,9 @@ def lagrangian_fprs_for_memory(
     g_at_break = np.where(finite_b, tail_nlogb - tail_n * log_b, -np.inf)
     k = np.sum(g_at_break >= target[..., None], axis=-1)
     width = b_s.shape[-1]
-    k_idx = np.minimum(k, width - 1)[..., None]
-    s_k = np.where(k >= width, 0.0, np.take_along_axis(tail_n, k_idx, -1)[..., 0])
-    r_k = np.where(k >= width, 0.0, np.take_along_axis(tail_nlogb, k_idx, -1)[..., 0])
+    k_idx = np.minimum(k, width - 1)
+    s_k = np.where(k >= width, 0.0, take_last(tail_n, k_idx))
+    r_k = np.where(k >= width, 0.0, take_last(tail_nlogb, k_idx))
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         mu = np.where(s_k > 0, np.exp((r_k - target) / np.where(s_k > 0, s_k, 1.0)), np.inf)
     return _fprs_from_mu(n, a, mu, present)

@@ -62,6 +62,26 @@ def num_levels(T: ArrayLike, C: ArrayLike, X: ArrayLike, n_buffers: ArrayLike) -
     return np.maximum(1, np.nan_to_num(ceiled, nan=1.0, neginf=1.0)).astype(np.int64)
 
 
+def take_last(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """values[..., index[...]] along the last axis; ``index`` has shape values.shape[:-1].
+
+    Equivalent to np.take_along_axis(values, index[..., None], -1)[..., 0], without its per-call
+    index construction, which dominated the search's many small evaluations.
+    """
+    width = values.shape[-1]
+    flat = values.reshape(-1, width)
+    idx = np.broadcast_to(index, values.shape[:-1]).reshape(-1)
+    return flat[np.arange(flat.shape[0]), idx].reshape(values.shape[:-1])
+
+
+def reorder_last(values: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """values reordered along the last axis by ``order`` (same shape), e.g. from argsort."""
+    width = values.shape[-1]
+    flat = values.reshape(-1, width)
+    rows = np.arange(flat.shape[0])[:, None]
+    return flat[rows, order.reshape(-1, width)].reshape(order.shape)
+
+
 def round_runs(runs: ArrayLike) -> np.ndarray:
     """How the engine turns a real run bound into a whole number of runs: half up, at least 1."""
     return np.maximum(1.0, np.floor(np.asarray(runs, dtype=float) + 0.5))
@@ -94,7 +114,7 @@ class Structure:
 
     def at_largest(self, per_level: np.ndarray) -> np.ndarray:
         """Pick the Level-L entry of a per-level array."""
-        return np.take_along_axis(per_level, (self.L - 1)[..., None], axis=-1)[..., 0]
+        return take_last(per_level, self.L - 1)
 
 
 def structure(

@@ -69,7 +69,7 @@ WORKLOAD_CHUNK = 128  # workloads scored against the whole table at once (bounds
 # About half the table's spacing in each search coordinate.
 INITIAL_STEP = np.array([0.2, 0.3, 0.125, 0.125, 0.125])
 PATTERN_SCALES = (1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
-STOP_SHRINK = 16.0
+STOP_SHRINK = 8.0
 
 PROJECTION_T = np.arange(2, 400, dtype=float)
 
