@@ -287,7 +287,7 @@ def _pattern_search(
     the best improvement, and halves the step of a start that found none. Returns the best
     point per workload (W, 5).
     """
-    n_w, n_s, dim = starts.shape
+    dim = starts.shape[-1]
     u = np.clip(starts, LOWER, UPPER)
     cost = np.einsum("wsc,wc->ws", space.evaluate_coords(u), weights)
     step = np.broadcast_to(INITIAL_STEP, u.shape).copy()
@@ -371,8 +371,7 @@ def _design(u: np.ndarray) -> Design:
 
 def _bounds_hit(u: np.ndarray) -> tuple[str, ...]:
     return tuple(
-        name for name, i in zip(UPPER_BOUND_NAMES, range(3), strict=True)
-        if u[i] >= UPPER[i] - 1e-9
+        name for i, name in enumerate(UPPER_BOUND_NAMES) if u[i] >= UPPER[i] - 1e-9
     )
 
 
