@@ -55,6 +55,7 @@ py::dict StatsDict(const IOStats& s) {
   d["major_compactions"] = s.major_compactions;
   d["runs_created"] = s.runs_created;
   d["runs_deleted"] = s.runs_deleted;
+  d["range_runs_probed"] = s.range_runs_probed;
   return d;
 }
 

@@ -361,8 +361,10 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
   if (lo <= hi) {
     for (const Level& l : levels_)
       for (auto r = l.runs.rbegin(); r != l.runs.rend(); ++r)
-        if ((*r)->entries() > 0 && (*r)->min_key() <= hi && (*r)->max_key() >= lo)
+        if ((*r)->entries() > 0 && (*r)->min_key() <= hi && (*r)->max_key() >= lo) {
+          ++stats_.range_runs_probed;
           sources.push_back(std::make_unique<RunIterator>(*r, lo, 1, &stats_.range_read));
+        }
   }
   auto it = std::make_unique<MergingIterator>(std::move(sources));
   return std::make_unique<ScanIterator>(this, std::move(it), hi, options_.value_bytes());

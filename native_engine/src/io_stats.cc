@@ -66,6 +66,7 @@ IOStats IOStats::Diff(const IOStats& a, const IOStats& b) {
   d.major_compactions = a.major_compactions - b.major_compactions;
   d.runs_created = a.runs_created - b.runs_created;
   d.runs_deleted = a.runs_deleted - b.runs_deleted;
+  d.range_runs_probed = a.range_runs_probed - b.range_runs_probed;
   d.merge_seconds = a.merge_seconds - b.merge_seconds;
   return d;
 }

@@ -9,6 +9,8 @@
 //   point_read  — blocks fetched by get()/get_many();
 //   range_read  — blocks fetched by scan();
 //   recovery    — blocks read when reopening an existing directory.
+// range_runs_probed counts, per scan(), the runs whose key range overlaps it (each costs
+// at least one block read): the model's V = sum_i a_i for short ranges.
 // Bytes are counted as actually transferred (a block is block_bytes bytes). The
 // manifest is metadata and is counted separately (manifest_bytes_written).
 #ifndef WACKY_NATIVE_ENGINE_IO_STATS_H_
@@ -54,6 +56,7 @@ class IOStats {
   uint64_t puts = 0, deletes = 0, gets = 0, scans = 0;
   uint64_t flushes = 0, merges = 0, major_compactions = 0;
   uint64_t runs_created = 0, runs_deleted = 0;
+  uint64_t range_runs_probed = 0;
   double merge_seconds = 0.0;  // wall time spent in flushes and merges (write path)
 
   IOCounter& For(const IOTag& tag);

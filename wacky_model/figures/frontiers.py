@@ -1,4 +1,4 @@
-"""Plotly figure builders, shared by the CLI, the dashboard and the notebooks."""
+"""Pareto frontiers: write amplification against memory and against range cost."""
 
 from __future__ import annotations
 
