@@ -23,6 +23,7 @@ lint: install-dev
 
 test: lint
 	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest --nbmake notebooks
 
 bench: install-dev
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done

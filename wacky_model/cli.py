@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Annotated
 
@@ -234,12 +235,20 @@ def frontier_command(
     print(f"wrote {out}")
 
 
+def load_command_plugins(target: typer.Typer) -> None:
+    """Let higher layers (validation, dashboard) add their commands through the
+    ``wacky.commands`` entry-point group, so this module never imports them."""
+    for ep in entry_points(group="wacky.commands"):
+        ep.load()(target)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app, turning a ValueError into one line on stderr and exit 2.
 
     Usage errors (unknown flags, wrong types) are click's: a message and exit 2 as well.
     """
     try:
+        load_command_plugins(app)
         app(args=argv, prog_name="wacky")
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
