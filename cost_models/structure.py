@@ -117,6 +117,50 @@ class Structure:
         return take_last(per_level, self.L - 1)
 
 
+def shape_at_depth(
+    T: ArrayLike,
+    C: ArrayLike,
+    X: ArrayLike,
+    K: ArrayLike,
+    Z: ArrayLike,
+    depth: ArrayLike,
+    *,
+    integer_runs: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(r_i, N_i / N, a_i) of the level ``depth`` levels above Level L (0 = Level L).
+
+    Eq 8, 9 and 13 depend on a level only through its depth above Level L, which is why
+    the engine can add levels on top without reshaping the ones below. Negative depths (padding
+    past Level L) give NaN ratios and zero fractions and runs.
+    """
+    Te, Ce, Xe, Ke, Ze, depth = np.broadcast_arrays(
+        *(np.asarray(v, dtype=float) for v in (T, C, X, K, Z, depth))
+    )
+    valid = depth >= 0
+    smaller = depth >= 1
+    log_t = np.log(Te)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        # ln r_i = X^(d-1) ln T for a level at depth d >= 1 below Level L (Eq 8, errata 1).
+        log_r = np.power(Xe, np.maximum(depth - 1.0, 0.0)) * log_t
+        ratio_small = np.exp(log_r)
+        # (T/r_i)^(1/(X-1)) = T^-((X^(d-1) - 1)/(X - 1)) (App. A), and (r_i - 1)/r_i.
+        shrink = np.exp(-exponent_sum(np.maximum(depth - 1.0, 0.0), Xe) * log_t)
+        fill = -np.expm1(-log_r)
+        frac_small = shrink * fill / (Ce + 1.0)
+        runs_small = np.exp(Ke * np.log(np.expm1(log_r)))  # (r_i - 1)^K without overflow of r_i
+        runs_small = np.where(np.isfinite(log_r) & (log_r > 50), np.exp(Ke * log_r), runs_small)
+        ratio_large = Ce * Te / (Te - 1.0)
+    frac_large = Ce / (Ce + 1.0)
+    runs_large = np.power(Ce, Ze)
+
+    ratios = np.where(smaller, ratio_small, np.where(valid, ratio_large, np.nan))
+    fractions = np.where(smaller, frac_small, np.where(valid, frac_large, 0.0))
+    runs = np.where(smaller, runs_small, np.where(valid, runs_large, 0.0))
+    if integer_runs:
+        runs = np.where(valid, round_runs(np.where(valid, runs, 1.0)), 0.0)
+    return ratios, fractions, runs
+
+
 def structure(
     T: ArrayLike,
     C: ArrayLike,
@@ -139,27 +183,7 @@ def structure(
     width = int(max_levels if max_levels is not None else (L.max() if L.size else 1))
     level = np.arange(1, width + 1, dtype=float)
     depth = L[..., None] - level  # 0 at Level L, 1 at Level L-1, ...
-    valid = depth >= 0
-    smaller = depth >= 1
-    Te, Ce, Xe, Ke, Ze = (v[..., None] for v in (T, C, X, K, Z))
-    log_t = np.log(Te)
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        # ln r_i = X^(d-1) ln T for a level at depth d >= 1 below Level L (Eq 8, errata 1).
-        log_r = np.power(Xe, np.maximum(depth - 1.0, 0.0)) * log_t
-        ratio_small = np.exp(log_r)
-        # (T/r_i)^(1/(X-1)) = T^-((X^(d-1) - 1)/(X - 1)) (App. A), and (r_i - 1)/r_i.
-        shrink = np.exp(-exponent_sum(np.maximum(depth - 1.0, 0.0), Xe) * log_t)
-        fill = -np.expm1(-log_r)
-        frac_small = shrink * fill / (Ce + 1.0)
-        runs_small = np.exp(Ke * np.log(np.expm1(log_r)))  # (r_i - 1)^K without overflow of r_i
-        runs_small = np.where(np.isfinite(log_r) & (log_r > 50), np.exp(Ke * log_r), runs_small)
-    ratio_large = Ce * Te / (Te - 1.0)
-    frac_large = Ce / (Ce + 1.0)
-    runs_large = np.power(Ce, Ze)
-
-    ratios = np.where(smaller, ratio_small, np.where(valid, ratio_large, np.nan))
-    fractions = np.where(smaller, frac_small, np.where(valid, frac_large, 0.0))
-    runs = np.where(smaller, runs_small, np.where(valid, runs_large, 0.0))
-    if integer_runs:
-        runs = np.where(valid, round_runs(np.where(valid, runs, 1.0)), 0.0)
-    return Structure(T, C, X, K, Z, L, ratios, fractions, runs, valid)
+    ratios, fractions, runs = shape_at_depth(
+        *(v[..., None] for v in (T, C, X, K, Z)), depth, integer_runs=integer_runs
+    )
+    return Structure(T, C, X, K, Z, L, ratios, fractions, runs, depth >= 0)
