@@ -7,9 +7,10 @@ from dataclasses import replace
 import numpy as np
 import plotly.graph_objects as go
 
-from wacky_model.analysis import analyze_many
+from wacky_model.analysis import analyze, analyze_many
+from wacky_model.figures.design import add_current_marker
 from wacky_model.search import FAMILIES, PROJECTION_T, RecommendationBatch, family_knobs
-from wacky_model.types import System
+from wacky_model.types import Design, System
 
 FRONTIER_T_MAX = 64  # the paper's frontiers sweep T over two digits at most
 
@@ -45,23 +46,38 @@ def _frontier(system: System, y_of, y_hover: str, title: str, y_title: str) -> g
     return fig
 
 
-def memory_frontier(system: System, sum_fpr: float = 0.1) -> go.Figure:
+def memory_frontier(
+    system: System,
+    sum_fpr: float = 0.1,
+    *,
+    design: Design | None = None,
+    label: str = "current design",
+) -> go.Figure:
     """Filter memory vs write amplification at a fixed point-read cost (Figures 1, 4, 7).
 
-    Every family is swept over T with the sum of FPRs held at ``sum_fpr``.
+    Every family is swept over T with the sum of FPRs held at ``sum_fpr``; ``design``, if
+    given, is marked at the memory it needs for that same point-read cost.
     """
-    return _frontier(
-        replace(system, bits_per_entry=None, sum_fpr=sum_fpr),
+    fixed = replace(system, bits_per_entry=None, sum_fpr=sum_fpr)
+    fig = _frontier(
+        fixed,
         lambda e: e.memory_bits_per_entry,
         "%{y:.2f} bits/entry",
-        f"Memory vs write amplification at sum of FPRs p = {sum_fpr:g} "
+        f"Memory vs write amplification at sum of FPRs p = {sum_fpr:.3g} "
         f"(N = {system.entries:.3g} entries)",
         "filter memory (bits per entry)",
     )
+    if design is not None:
+        a = analyze(design, fixed, realizable=True)
+        add_current_marker(fig, a.write_amp, a.memory_bits_per_entry, label)
+    return fig
 
 
-def range_frontier(system: System) -> go.Figure:
-    """Range-read cost (runs probed) vs write amplification (Figure 4 (C))."""
+def range_frontier(
+    system: System, *, design: Design | None = None, label: str = "current design"
+) -> go.Figure:
+    """Range-read cost (runs probed) vs write amplification (Figure 4 (C)); ``design``, if
+    given, is marked."""
     fig = _frontier(
         system,
         lambda e: e.range_runs,
@@ -70,6 +86,9 @@ def range_frontier(system: System) -> go.Figure:
         "range read cost (runs)",
     )
     fig.update_layout(yaxis_type="log")
+    if design is not None:
+        a = analyze(design, system, realizable=True)
+        add_current_marker(fig, a.write_amp, a.range_runs, label)
     return fig
 
 

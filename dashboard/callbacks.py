@@ -1,0 +1,528 @@
+"""The dashboard's behaviour as plain functions of the controls' values, and their registration.
+
+Each callback is a function of what Dash passes it (raw control values, possibly None or
+nonsense) returning plain values and components, so the tests call it directly. Bad control
+values never raise: they come back as messages shown inline above the views.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dash import ALL, Dash, Input, Output, State, ctx, dash_table, dcc, html, no_update
+
+from dashboard import layout as L
+from dashboard.jobs import JobState, ValidationJobs, ValidationRequest
+from wacky_model.analysis import Analysis, analyze
+from wacky_model.figures.design import structure_figure, theta_by_family
+from wacky_model.figures.frontiers import memory_frontier, range_frontier
+from wacky_model.presets import PRESET_NAMES, preset
+from wacky_model.search import Alternative, DesignSpace, classify, recommend
+from wacky_model.types import Design, System, Workload
+
+WORKLOAD_IDS = tuple(i for i, _, _ in L.WORKLOAD_FIELDS)
+SYSTEM_IDS = tuple(i for i, _, _ in L.SYSTEM_FIELDS)
+KNOB_NAMES = tuple(name for name, *_ in L.KNOBS)
+LABELS = {i: label for i, label, _ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.SYSTEM_FIELDS)}
+LABELS.update({name: label for name, label, *_ in L.KNOBS})
+VALIDATED_METRICS = (
+    ("theta", "Θ (I/O per op)"),
+    ("write_amp", "write amplification"),
+    ("point_read", "point read (I/O)"),
+    ("point_read_uniform", "point read, uniform keys (I/O)"),
+    ("zero_result_read", "zero-result read (I/O)"),
+    ("range_runs", "range read (runs)"),
+    ("memory_bits_per_entry", "filter memory (bits/entry)"),
+)
+
+
+@dataclass(frozen=True)
+class Services:
+    """What the callbacks need beyond their inputs; created by ``create_app``, one per app."""
+
+    space_for: Callable[[System], DesignSpace]
+    jobs: ValidationJobs
+
+
+@dataclass(frozen=True)
+class Controls:
+    """The parsed controls: a workload, a system, and the manual design if in manual mode."""
+
+    workload: Workload
+    system: System
+    design: Design | None  # None: recommend one
+
+
+# ---------------------------------------------------------------------------------- parsing
+
+
+def number(field: str, value: Any, *, minimum: float | None = None) -> float:
+    """One numeric control; raises ValueError with the field's on-page label."""
+    label = LABELS.get(field, field)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        raise ValueError(f"{label}: the field is empty; enter a number")
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{label}: {value!r} is not a number") from None
+    if not math.isfinite(v):
+        raise ValueError(f"{label}: must be a finite number")
+    if minimum is not None and v < minimum:
+        raise ValueError(f"{label}: must be at least {minimum:g}; got {v:g}")
+    return v
+
+
+def parse_workload(values: dict[str, Any]) -> Workload:
+    """Weights in any units (percent, counts) normalized to fractions summing to 1."""
+    errors = []
+    weights = {}
+    for field in (*WORKLOAD_IDS, L.RANGE_BLOCKS[0]):
+        try:
+            weights[field] = number(field, values.get(field), minimum=0.0)
+        except ValueError as err:
+            errors.append(str(err))
+    if errors:
+        raise ValueError("\n".join(errors))
+    if sum(weights[f] for f in WORKLOAD_IDS) <= 0:
+        raise ValueError("Workload: every operation weight is 0; give at least one a weight "
+                         "above 0")
+    return Workload.from_counts(
+        point_reads=weights["point-reads"],
+        zero_reads=weights["zero-reads"],
+        writes=weights["writes"],
+        range_reads=weights["range-reads"],
+        range_blocks=weights["range-blocks"],
+    )
+
+
+def _whole_bytes(field: str, value: float) -> int:
+    if value != int(value):
+        raise ValueError(f"{LABELS[field]}: must be a whole number of bytes; got {value:g}")
+    return int(value)
+
+
+def parse_system(values: dict[str, Any]) -> System:
+    errors = []
+    v = {}
+    for field in SYSTEM_IDS:
+        try:
+            v[field] = number(field, values.get(field))
+        except ValueError as err:
+            errors.append(str(err))
+    if errors:
+        raise ValueError("\n".join(errors))
+    if v["entries"] < 1:
+        raise ValueError(f"{LABELS['entries']}: must be at least 1; got {v['entries']:g}")
+    entry_bytes = _whole_bytes("entry-bytes", v["entry-bytes"])
+    block_bytes = _whole_bytes("block-bytes", v["block-bytes"])
+    if entry_bytes < 1:
+        raise ValueError(f"{LABELS['entry-bytes']}: must be at least 1")
+    if block_bytes < entry_bytes:
+        raise ValueError(f"{LABELS['block-bytes']}: a block must hold at least one entry "
+                         f"({entry_bytes} bytes); got {block_bytes}")
+    buffer_bytes = int(round(v["buffer-mib"] * 2**20))
+    if buffer_bytes < block_bytes:
+        raise ValueError(f"{LABELS['buffer-mib']}: the buffer must hold at least one block "
+                         f"({block_bytes} bytes)")
+    # System checks this too, but in its own field names; say it in the page's words.
+    entries_in_buffer = (buffer_bytes // block_bytes) * (block_bytes // entry_bytes)
+    if entries_in_buffer >= v["entries"]:
+        raise ValueError(
+            f"{LABELS['buffer-mib']}: the buffer holds {entries_in_buffer:,} entries, as many "
+            f"as the data ({v['entries']:,.0f} entries) or more; make it smaller than the data"
+        )
+    if v["bits-per-entry"] < 0:
+        raise ValueError(f"{LABELS['bits-per-entry']}: must be at least 0")
+    try:
+        return System(
+            entries=v["entries"],
+            entry_bytes=entry_bytes,
+            block_bytes=block_bytes,
+            key_bytes=min(8, entry_bytes),
+            buffer_bytes=buffer_bytes,
+            bits_per_entry=v["bits-per-entry"],
+        )
+    except ValueError as err:
+        raise ValueError(f"System: {err}") from None
+
+
+def parse_design(knobs: dict[str, Any], filters: Any) -> Design:
+    values = {}
+    errors = []
+    for name in KNOB_NAMES:
+        try:
+            values[name] = number(name, knobs.get(name))
+        except ValueError as err:
+            errors.append(str(err))
+    if errors:
+        raise ValueError("\n".join(errors))
+    try:
+        return Design(**values, filters="uniform" if filters == "uniform" else "optimized")
+    except ValueError as err:
+        raise ValueError(f"Design: {err}") from None
+
+
+def parse_controls(
+    workload: dict[str, Any], system: dict[str, Any], mode: Any, knobs: dict[str, Any],
+    filters: Any,
+) -> Controls:
+    """All controls at once; every problem is reported, one per line, in one ValueError."""
+    errors: list[str] = []
+    parsed: dict[str, Any] = {}
+    steps = (("workload", lambda: parse_workload(workload)),
+             ("system", lambda: parse_system(system)))
+    if mode == "manual":
+        steps += (("design", lambda: parse_design(knobs, filters)),)
+    for key, step in steps:
+        try:
+            parsed[key] = step()
+        except ValueError as err:
+            errors.extend(str(err).split("\n"))
+    if errors:
+        raise ValueError("\n".join(errors))
+    return Controls(parsed["workload"], parsed["system"], parsed.get("design"))
+
+
+def mix_text(workload: dict[str, Any]) -> str:
+    """The normalized mix as the search sees it, or a hint while the weights are unusable."""
+    try:
+        w = parse_workload(workload)
+    except ValueError:
+        return "Mix: enter non-negative weights, at least one above 0."
+    parts = zip(("point", "zero-result", "write", "range"), w.fractions, strict=True)
+    return "Normalized mix: " + ", ".join(f"{name} {f:.0%}" for name, f in parts)
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def knob_text(design: Design) -> str:
+    return "  ".join(f"{k} = {v:.4g}" for k, v in design.knobs.items())
+
+
+def card(title: str, family: str, analysis: Analysis, note: str = "") -> html.Div:
+    a = analysis
+    w = a.workload
+    costs = [
+        ("write amplification", _fmt(a.write_amp)),
+        ("write cost (I/O per write)", _fmt(a.write_cost)),
+        ("point read (I/O)", _fmt(a.point_read)),
+        ("zero-result read (I/O)", _fmt(a.zero_result_read)),
+        ("range read (runs probed)", _fmt(a.range_runs)),
+        ("range read (I/O, with its blocks)", _fmt(a.range_cost if a.range_cost else 0.0)),
+        ("filter memory (bits/entry)", _fmt(a.memory_bits_per_entry)),
+        ("sum of FPRs", _fmt(a.sum_fpr)),
+        ("levels", str(len(a.levels))),
+    ]
+    return html.Div(
+        [
+            html.Div(title, style={"color": "#666", "fontSize": "90%"}),
+            html.H3(family, id="card-family", style={"margin": "2px 0"}),
+            html.Div(knob_text(a.design) + f"  ({a.design.filters} filters)",
+                     id="card-knobs", style={"fontFamily": "monospace"}),
+            html.Div(
+                ["Θ = ", html.B(f"{a.theta:.4g}", id="card-theta"), " I/O per operation"],
+                style={"fontSize": "120%", "margin": "6px 0"},
+            ),
+            html.Table(
+                [html.Tr([html.Td(name), html.Td(value, style={"textAlign": "right"})])
+                 for name, value in costs],
+                style={"fontSize": "90%"},
+            ),
+            html.Div(
+                f"workload: point {w.point_reads:.0%}, zero {w.zero_reads:.0%}, "
+                f"writes {w.writes:.0%}, range {w.range_reads:.0%} × {w.range_blocks:g} blocks",
+                style={"fontSize": "85%", "color": "#666"},
+            ),
+            html.Div(note, style={"fontSize": "85%", "color": "#666"}),
+        ]
+    )
+
+
+def alternative_rows(alternatives: tuple[Alternative, ...], theta: float) -> list[dict]:
+    """Each family at its best T, with its throughput relative to the design shown."""
+    rows = []
+    for alt in alternatives:
+        d = alt.design
+        rows.append({
+            "family": alt.family, "T": _fmt(d.T), "C": _fmt(d.C), "X": _fmt(d.X),
+            "K": _fmt(d.K), "Z": _fmt(d.Z), "theta": _fmt(alt.cost),
+            # Throughput is 1 / Theta: above 1 means this family beats the design shown.
+            "relative": f"{theta / alt.cost:.3f}",
+        })
+    return rows
+
+
+def level_rows(analysis: Analysis) -> list[dict]:
+    return [
+        {
+            "level": row.level, "runs": _fmt(row.runs), "entries": f"{row.capacity_entries:,.0f}",
+            "buffers": _fmt(row.buffer_multiple), "fpr": f"{row.fpr_per_run:.3g}",
+            "level_fpr": f"{row.level_fpr:.3g}", "bits": f"{row.filter_bits_per_entry:.2f}",
+            "structure": row.structure,
+        }
+        for row in analysis.levels
+    ]
+
+
+def message_children(errors: list[str]) -> tuple[Any, dict]:
+    if not errors:
+        return [], {"display": "none"}
+    items = [html.Li(e) for e in errors]
+    return ([html.B("Fix these inputs (the views show the last valid ones):"), html.Ul(items)],
+            L.MESSAGE_STYLE)
+
+
+# ---------------------------------------------------------------------------- callbacks
+
+MESSAGE_STYLE = "message-style"  # update_views' key for the message box's style
+# (key in update_views' result, component id, property)
+VIEW_OUTPUTS = (
+    (L.MESSAGE, L.MESSAGE, "children"), (MESSAGE_STYLE, L.MESSAGE, "style"),
+    (L.MIX, L.MIX, "children"), (L.CARD, L.CARD, "children"),
+    (L.ALTERNATIVES, L.ALTERNATIVES, "data"), (L.STRUCTURE, L.STRUCTURE, "figure"),
+    (L.LEVELS, L.LEVELS, "data"), (L.THETA, L.THETA, "figure"),
+    (L.MEMORY_FRONTIER, L.MEMORY_FRONTIER, "figure"),
+    (L.RANGE_FRONTIER, L.RANGE_FRONTIER, "figure"), (L.CURRENT, L.CURRENT, "data"),
+)
+
+
+def update_views(
+    workload: dict[str, Any],
+    system: dict[str, Any],
+    mode: Any,
+    knobs: dict[str, Any],
+    filters: Any,
+    services: Services,
+) -> dict[str, Any]:
+    """Every view for the current controls, keyed by output id ("message", "card", ...).
+
+    Bad values leave the views as they were (``no_update``) and explain themselves in
+    "message"; "current-design" is cleared so nothing can be validated from them.
+    """
+    out: dict[str, Any] = {key: no_update for key, _, _ in VIEW_OUTPUTS}
+    out[L.MIX] = mix_text(workload)
+    try:
+        controls = parse_controls(workload, system, mode, knobs, filters)
+    except ValueError as err:
+        out[L.MESSAGE], out[MESSAGE_STYLE] = message_children(str(err).split("\n"))
+        out[L.CURRENT] = None
+        return out
+    out[L.MESSAGE], out[MESSAGE_STYLE] = message_children([])
+
+    space = services.space_for(controls.system)
+    rec = recommend(controls.workload, controls.system, space=space)
+    if controls.design is None:
+        design, family, analysis = rec.design, rec.family, rec.analysis
+        note = f"Searched all five knobs in {rec.search_ms:.0f} ms."
+        if rec.bounds_hit:
+            note += f" The optimum sits on the search bound of {', '.join(rec.bounds_hit)}."
+        title = "Recommended design"
+    else:
+        design = controls.design
+        analysis = analyze(design, controls.system, controls.workload, realizable=True)
+        family = classify(design, controls.system)
+        note = (f"The recommendation for this workload, {rec.family}, has Θ = {rec.cost:.4g}: "
+                f"this design reaches {rec.cost / analysis.theta:.0%} of its throughput.")
+        title = "Manual design"
+    label = f"{family} (T={design.T:.3g})"
+    out[L.CARD] = card(title, family, analysis, note)
+    out[L.ALTERNATIVES] = alternative_rows(rec.alternatives, analysis.theta)
+    out[L.STRUCTURE] = structure_figure(analysis)
+    out[L.LEVELS] = level_rows(analysis)
+    out[L.THETA] = theta_by_family(controls.system, controls.workload, space=space,
+                                   current=(design.T, analysis.theta, label))
+    # Hold the point-read cost at the shown design's own sum of FPRs, so its marker sits at
+    # the memory budget given in the controls and the curves show what others need for it.
+    out[L.MEMORY_FRONTIER] = memory_frontier(controls.system, max(analysis.sum_fpr, 1e-12),
+                                             design=design, label=label)
+    out[L.RANGE_FRONTIER] = range_frontier(controls.system, design=design, label=label)
+    w = controls.workload
+    out[L.CURRENT] = {
+        "design": design.knobs,
+        "filters": design.filters,
+        "family": family,
+        "workload": {"point_reads": w.point_reads, "zero_reads": w.zero_reads,
+                     "writes": w.writes, "range_reads": w.range_reads,
+                     "range_blocks": w.range_blocks},
+        "bits_per_entry": controls.system.bits_per_entry,
+    }
+    return out
+
+
+def manual_controls_style(mode: Any) -> dict:
+    return {"display": "block"} if mode == "manual" else {"display": "none"}
+
+
+def set_knobs(
+    trigger: Any, mode: Any, current: dict | None, system: dict[str, Any]
+) -> tuple[Any, ...]:
+    """Slider values for a preset button, or the shown design when switching to manual.
+
+    ``trigger`` is the id of what fired: a preset button's dict id or the mode control's id.
+    Returns (T, C, X, K, Z, filters, message); the message is "" unless the preset needs a
+    valid system (SCLL's C is log_T(N/F)) and there is none.
+    """
+    keep = (no_update,) * 6
+    if isinstance(trigger, dict) and trigger.get("type") == L.PRESET_TYPE:
+        name = trigger.get("name")
+        if name not in PRESET_NAMES:
+            return keep + (f"Unknown preset {name!r}",)
+        try:
+            sys_ = parse_system(system)
+        except ValueError as err:
+            return keep + (f"The {name} preset needs a valid system: {err}",)
+        d = preset(name, system=sys_)
+        return (d.T, d.C, d.X, d.K, d.Z, d.filters, "")
+    if trigger == L.MODE and mode == "manual" and current:
+        k = current["design"]
+        return (k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized"), "")
+    return keep + (no_update,)
+
+
+def validation_request(current: dict) -> ValidationRequest:
+    k = current["design"]
+    w = current["workload"]
+    return ValidationRequest(
+        design=Design(k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized")),
+        workload=Workload(**w),
+        bits_per_entry=float(current["bits_per_entry"]),
+    )
+
+
+def _error(text: str) -> html.Span:
+    return html.Span(text, style={"color": "#a40000"}, className="validation-error")
+
+
+def comparison_rows(result: dict) -> list[dict]:
+    """Predicted, refined and measured side by side for each metric the run reports."""
+    predicted = result.get("predicted", {})
+    refined = result.get("refined", {}) or {}
+    measured = result.get("measured", {})
+    errors = result.get("relative_error", {}) or {}
+    rows = []
+    for key, name in VALIDATED_METRICS:
+        if key not in predicted and key not in measured:
+            continue
+        cell = lambda d, k=key: _fmt(d[k]) if isinstance(d.get(k), (int, float)) else "–"  # noqa: E731
+        err = errors.get(key)
+        rows.append({
+            "metric": name, "predicted": cell(predicted), "refined": cell(refined),
+            "measured": cell(measured),
+            "error": f"{err:+.1%}" if isinstance(err, (int, float)) else "–",
+        })
+    return rows
+
+
+def validation_view(state: JobState) -> html.Div:
+    from wacky_model.figures.validation import validation_figure
+
+    result = state.result or {}
+    rows = comparison_rows(result)
+    columns = [("metric", "metric"), ("predicted", "predicted"), ("refined", "refined"),
+               ("measured", "measured"), ("error", "relative error")]
+    return html.Div(
+        [
+            html.H4("Predicted vs measured on the engine", style={"marginTop": 0}),
+            dash_table.DataTable(
+                id="validation-table",
+                columns=[{"id": c, "name": n} for c, n in columns],
+                data=rows,
+                style_cell={"fontFamily": "sans-serif", "fontSize": "13px",
+                            "padding": "3px 8px", "textAlign": "right"},
+            ),
+            dcc.Graph(id="validation-figure", figure=validation_figure(result),
+                      config={"displaylogo": False}),
+        ]
+    )
+
+
+def validation_tick(
+    trigger: Any, job_id: str | None, current: dict | None, services: Services
+) -> tuple[Any, ...]:
+    """Start a validation (button) or report on the running one (interval).
+
+    Returns (job id, poll disabled, button disabled, progress, status, result view).
+    """
+    if trigger == L.VALIDATE:
+        if not current:
+            return (no_update, True, False, "0",
+                    _error("Fix the inputs above before validating."), no_update)
+        try:
+            request = validation_request(current)
+        except (ValueError, KeyError, TypeError) as err:
+            return (no_update, True, False, "0", _error(f"Cannot validate: {err}"), no_update)
+        new_id = services.jobs.start(request)
+        return (new_id, False, True, "0", "Validation queued…", html.Div())
+    state = services.jobs.state(job_id)
+    if state is None:
+        return (no_update, True, False, no_update, no_update, no_update)
+    if state.status == "failed":
+        return (no_update, True, False, "0", _error(f"Validation failed: {state.error}"),
+                no_update)
+    if state.status == "done":
+        return (no_update, True, False, "1", f"Validated in {state.seconds:.1f} s.",
+                validation_view(state))
+    return (no_update, False, True, f"{state.fraction:.3f}",
+            f"{state.fraction:.0%}: {state.message}", no_update)
+
+
+# ----------------------------------------------------------------------------- registration
+
+
+def register(app: Dash, services: Services) -> None:
+    workload_ids = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0])
+    knob_ids = tuple(L.knob_id(n) for n in KNOB_NAMES)
+    outputs = [Output(i, p) for _, i, p in VIEW_OUTPUTS]
+    inputs = ([Input(i, "value") for i in workload_ids]
+              + [Input(i, "value") for i in SYSTEM_IDS]
+              + [Input(L.MODE, "value")]
+              + [Input(i, "value") for i in knob_ids]
+              + [Input(L.FILTERS, "value")])
+
+    @app.callback(outputs, inputs)
+    def _views(*values):
+        it = iter(values)
+        workload = {i: next(it) for i in workload_ids}
+        system = {i: next(it) for i in SYSTEM_IDS}
+        mode = next(it)
+        knobs = {n: next(it) for n in KNOB_NAMES}
+        filters = next(it)
+        out = update_views(workload, system, mode, knobs, filters, services)
+        return [out[key] for key, _, _ in VIEW_OUTPUTS]
+
+    @app.callback(Output(L.MANUAL_CONTROLS, "style"), Input(L.MODE, "value"))
+    def _manual_style(mode):
+        return manual_controls_style(mode)
+
+    @app.callback(
+        [Output(i, "value") for i in knob_ids]
+        + [Output(L.FILTERS, "value"), Output(L.PRESET_MESSAGE, "children")],
+        Input({"type": L.PRESET_TYPE, "name": ALL}, "n_clicks"),
+        Input(L.MODE, "value"),
+        State(L.CURRENT, "data"),
+        [State(i, "value") for i in SYSTEM_IDS],
+        prevent_initial_call=True,
+    )
+    def _knobs(_clicks, mode, current, system_values):
+        return set_knobs(ctx.triggered_id, mode, current,
+                         dict(zip(SYSTEM_IDS, system_values, strict=True)))
+
+    @app.callback(
+        Output(L.JOB, "data"), Output(L.POLL, "disabled"), Output(L.VALIDATE, "disabled"),
+        Output(L.PROGRESS, "value"), Output(L.STATUS, "children"),
+        Output(L.VALIDATION_RESULT, "children"),
+        Input(L.VALIDATE, "n_clicks"), Input(L.POLL, "n_intervals"),
+        State(L.JOB, "data"), State(L.CURRENT, "data"),
+        prevent_initial_call=True,
+    )
+    def _validation(_clicks, _ticks, job_id, current):
+        return validation_tick(ctx.triggered_id, job_id, current, services)
+

@@ -1,0 +1,236 @@
+"""The page: controls on the left, views on the right. Layout only; behaviour is in callbacks.py.
+
+Component ids are module constants so the callbacks and the tests name the same things.
+"""
+
+from __future__ import annotations
+
+from dash import dash_table, dcc, html
+
+from wacky_model.presets import PRESET_NAMES
+from wacky_model.types import System
+
+DEFAULT_SYSTEM = System()
+
+# The workload weights, in percent (normalized on use, so any non-negative numbers work).
+WORKLOAD_FIELDS = (
+    ("point-reads", "Point reads (existing keys)", 20.0),
+    ("zero-reads", "Zero-result point reads", 20.0),
+    ("writes", "Writes", 60.0),
+    ("range-reads", "Range reads", 0.0),
+)
+RANGE_BLOCKS = ("range-blocks", "Range length (blocks)", 0.0)
+SYSTEM_FIELDS = (
+    ("entries", "Entries N", float(DEFAULT_SYSTEM.entries)),
+    ("entry-bytes", "Entry size (bytes)", float(DEFAULT_SYSTEM.entry_bytes)),
+    ("block-bytes", "Block size (bytes)", float(DEFAULT_SYSTEM.block_bytes)),
+    ("buffer-mib", "Buffer (MiB)", DEFAULT_SYSTEM.buffer_bytes / 2**20),
+    ("bits-per-entry", "Filter memory (bits/entry)", float(DEFAULT_SYSTEM.bits_per_entry)),
+)
+# (id, label, min, max, step, default): T and C reach past the sliders through their input box.
+KNOBS = (
+    ("T", "T: base ratio", 2, 200, 0.1, 10.0),
+    ("C", "C: capping ratio", 1, 200, 0.01, 9.0),
+    ("X", "X: growth exponential", 1, 5, 0.05, 1.0),
+    ("K", "K: greediness, levels 1..L-1", 0, 1, 0.05, 1.0),
+    ("Z", "Z: greediness, level L", 0, 1, 0.05, 0.0),
+)
+
+MESSAGE = "message"
+MIX = "mix"
+MODE = "mode"
+MANUAL_CONTROLS = "manual-controls"
+FILTERS = "filters"
+PRESET_TYPE = "preset"
+PRESET_MESSAGE = "preset-message"
+CARD = "card"
+ALTERNATIVES = "alternatives"
+STRUCTURE = "structure"
+LEVELS = "levels"
+THETA = "theta-vs-t"
+MEMORY_FRONTIER = "memory-frontier"
+RANGE_FRONTIER = "range-frontier"
+CURRENT = "current-design"
+VALIDATE = "validate-button"
+POLL = "validation-poll"
+JOB = "validation-job"
+PROGRESS = "validation-progress"
+STATUS = "validation-status"
+VALIDATION_RESULT = "validation-result"
+
+POLL_MS = 400
+
+PANEL = {"border": "1px solid #ddd", "borderRadius": "6px", "padding": "10px 14px",
+         "marginBottom": "12px", "background": "white"}
+MESSAGE_STYLE = {"color": "#a40000", "background": "#fff0f0", "border": "1px solid #e0a0a0",
+                 "borderRadius": "6px", "padding": "0 12px", "margin": "8px 0"}
+FIELD = {"display": "flex", "justifyContent": "space-between", "alignItems": "center",
+         "margin": "3px 0", "gap": "8px"}
+INPUT = {"width": "130px"}
+
+
+def knob_id(name: str) -> str:
+    return f"knob-{name}"
+
+
+def _number_field(field_id: str, label: str, value: float) -> html.Div:
+    # debounce: recompute when the user presses Enter or leaves the field, not on each keystroke.
+    return html.Div(
+        [
+            html.Label(label, htmlFor=field_id),
+            dcc.Input(id=field_id, type="number", value=value, debounce=True, style=INPUT),
+        ],
+        style=FIELD,
+    )
+
+
+def _controls() -> html.Div:
+    knob_sliders = [
+        html.Div(
+            [
+                html.Label(label, htmlFor=knob_id(name)),
+                dcc.Slider(id=knob_id(name), min=lo, max=hi, step=step, value=default,
+                           marks=None, tooltip={"placement": "bottom"}),
+            ],
+            style={"marginBottom": "6px"},
+        )
+        for name, label, lo, hi, step, default in KNOBS
+    ]
+    presets = html.Div(
+        [
+            html.Button(name, id={"type": PRESET_TYPE, "name": name}, n_clicks=0,
+                        style={"margin": "2px"})
+            for name in PRESET_NAMES
+        ]
+    )
+    return html.Div(
+        [
+            html.Div(
+                [html.H4("Workload", style={"marginTop": 0})]
+                + [_number_field(i, label, v) for i, label, v in WORKLOAD_FIELDS]
+                + [_number_field(*RANGE_BLOCKS),
+                   html.Div(id=MIX, style={"fontSize": "90%", "color": "#444"})],
+                style=PANEL,
+            ),
+            html.Div(
+                [html.H4("System", style={"marginTop": 0})]
+                + [_number_field(i, label, v) for i, label, v in SYSTEM_FIELDS],
+                style=PANEL,
+            ),
+            html.Div(
+                [
+                    html.H4("Design", style={"marginTop": 0}),
+                    dcc.RadioItems(
+                        id=MODE,
+                        options=[{"label": " recommend", "value": "recommend"},
+                                 {"label": " manual", "value": "manual"}],
+                        value="recommend",
+                        inline=True,
+                        inputStyle={"marginLeft": "10px"},
+                    ),
+                    html.Div(
+                        [
+                            html.Div("Figure 8 presets:", style={"marginTop": "8px"}),
+                            presets,
+                            html.Div(id=PRESET_MESSAGE, role="alert",
+                                     style={"color": "#a40000", "fontSize": "90%"}),
+                            html.Div(knob_sliders, style={"marginTop": "8px"}),
+                            dcc.RadioItems(
+                                id=FILTERS,
+                                options=[{"label": " optimized filters", "value": "optimized"},
+                                         {"label": " uniform filters", "value": "uniform"}],
+                                value="optimized",
+                                inline=True,
+                            ),
+                        ],
+                        id=MANUAL_CONTROLS,
+                        style={"display": "none"},
+                    ),
+                ],
+                style=PANEL,
+            ),
+            html.Div(
+                [
+                    html.H4("Validate on engine", style={"marginTop": 0}),
+                    html.Div("Builds the design on the native engine at a small scale "
+                             "(about 100k entries) and measures it.",
+                             style={"fontSize": "90%", "color": "#444"}),
+                    html.Button("Validate on engine", id=VALIDATE, n_clicks=0,
+                                style={"margin": "6px 0"}),
+                    html.Progress(id=PROGRESS, value="0", max="1",
+                                  style={"width": "100%"}),
+                    html.Div(id=STATUS, style={"fontSize": "90%"}),
+                    dcc.Store(id=JOB),
+                    dcc.Interval(id=POLL, interval=POLL_MS, disabled=True),
+                ],
+                style=PANEL,
+            ),
+        ],
+        style={"flex": "0 0 340px"},
+    )
+
+
+def _table(table_id: str, columns: list[tuple[str, str]]) -> dash_table.DataTable:
+    return dash_table.DataTable(
+        id=table_id,
+        columns=[{"id": c, "name": name} for c, name in columns],
+        data=[],
+        style_cell={"fontFamily": "sans-serif", "fontSize": "13px", "padding": "3px 8px",
+                    "textAlign": "right"},
+        style_header={"fontWeight": "bold"},
+    )
+
+
+ALTERNATIVE_COLUMNS = [("family", "family"), ("T", "T"), ("C", "C"), ("X", "X"), ("K", "K"),
+                       ("Z", "Z"), ("theta", "Θ (I/O per op)"),
+                       ("relative", "throughput vs shown design")]
+LEVEL_COLUMNS = [("level", "level"), ("runs", "runs"), ("entries", "capacity (entries)"),
+                 ("buffers", "× buffer"), ("fpr", "FPR/run"), ("level_fpr", "level FPR"),
+                 ("bits", "bits/entry"), ("structure", "filter")]
+
+
+def _views() -> html.Div:
+    return html.Div(
+        [
+            html.Div(
+                [
+                    html.Div(id=CARD, style={"flex": "0 0 320px"}),
+                    html.Div(
+                        [html.H4("Each family at its best T", style={"marginTop": 0}),
+                         _table(ALTERNATIVES, ALTERNATIVE_COLUMNS)],
+                        style={"flex": "1"},
+                    ),
+                ],
+                style={**PANEL, "display": "flex", "gap": "16px"},
+            ),
+            html.Div(
+                [dcc.Graph(id=STRUCTURE, config={"displaylogo": False}),
+                 _table(LEVELS, LEVEL_COLUMNS)],
+                style=PANEL,
+            ),
+            html.Div(dcc.Graph(id=THETA, config={"displaylogo": False}), style=PANEL),
+            html.Div(
+                [
+                    html.Div(dcc.Graph(id=MEMORY_FRONTIER, config={"displaylogo": False}),
+                             style={"flex": "1"}),
+                    html.Div(dcc.Graph(id=RANGE_FRONTIER, config={"displaylogo": False}),
+                             style={"flex": "1"}),
+                ],
+                style={**PANEL, "display": "flex", "flexWrap": "wrap"},
+            ),
+            html.Div(id=VALIDATION_RESULT, style=PANEL),
+        ],
+        style={"flex": "1", "minWidth": "0"},
+    )
+
+
+def build_layout() -> html.Div:
+    return html.Div(
+        [
+            html.H2("wacky: tune an LSM-tree on the Wacky continuum", style={"margin": "6px 0"}),
+            html.Div(id=MESSAGE, role="alert"),
+            dcc.Store(id=CURRENT),
+            html.Div([_controls(), _views()], style={"display": "flex", "gap": "14px"}),
+        ],
+        style={"fontFamily": "sans-serif", "background": "#f6f6f6", "padding": "8px 14px"},
+    )
