@@ -35,6 +35,20 @@ def point_read_cost(s: Structure, fprs: np.ndarray) -> np.ndarray:
     return 1.0 + p - s.at_largest(fprs) * (s.at_largest(s.runs) + 1.0) / 2.0
 
 
+def point_read_uniform_cost(s: Structure, fprs: np.ndarray) -> np.ndarray:
+    """Expected I/O of a read for an existing entry drawn uniformly from all N entries.
+
+    The expected-case companion of Eq 15: an entry at Level i is found after the false positives
+    of every run at Levels 1..i-1, sum_{h<i} a_h p_h, and on average (a_i - 1)/2 runs of its own
+    level, each costing p_i; Level i holds the share N_i / N of the entries.
+    """
+    level_fpr = np.where(s.valid, s.runs * fprs, 0.0)
+    before = np.cumsum(level_fpr, axis=-1) - level_fpr
+    own = np.where(s.valid, fprs * (s.runs - 1.0) / 2.0, 0.0)
+    share = np.where(s.valid, s.fractions, 0.0)
+    return 1.0 + np.sum(share * (before + own), axis=-1) / np.sum(share, axis=-1)
+
+
 def range_runs(s: Structure) -> np.ndarray:
     """Section 5: a range read probes every run, V = sum_i a_i."""
     return np.sum(s.runs, axis=-1)

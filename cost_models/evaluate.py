@@ -25,6 +25,7 @@ class Evaluation:
     write_amp: np.ndarray
     write_cost: np.ndarray
     point_read: np.ndarray
+    point_read_uniform: np.ndarray  # expected case: an entry drawn uniformly
     zero_result_read: np.ndarray
     range_runs: np.ndarray
     memory_bits_per_entry: np.ndarray  # Bloom filters + hash tables, per stored entry
@@ -116,6 +117,7 @@ def evaluate(
         write_amp=costs.write_amplification(s),
         write_cost=costs.write_cost(s, entries_per_block),
         point_read=costs.point_read_cost(s, fprs),
+        point_read_uniform=costs.point_read_uniform_cost(s, fprs),
         zero_result_read=costs.zero_result_read_cost(s, fprs),
         range_runs=costs.range_runs(s),
         memory_bits_per_entry=mem,

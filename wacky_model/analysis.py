@@ -30,6 +30,7 @@ class Analysis:
     write_amp: float
     write_cost: float
     point_read: float
+    point_read_uniform: float
     zero_result_read: float
     range_runs: float
     memory_bits_per_entry: float
@@ -48,6 +49,7 @@ class Analysis:
             "write_amp": self.write_amp,
             "write_cost": self.write_cost,
             "point_read": self.point_read,
+            "point_read_uniform": self.point_read_uniform,
             "zero_result_read": self.zero_result_read,
             "range_runs": self.range_runs,
             "memory_bits_per_entry": self.memory_bits_per_entry,
@@ -143,6 +145,7 @@ def analyze(
         write_amp=float(e.write_amp),
         write_cost=float(e.write_cost),
         point_read=float(e.point_read),
+        point_read_uniform=float(e.point_read_uniform),
         zero_result_read=float(e.zero_result_read),
         range_runs=float(e.range_runs),
         memory_bits_per_entry=float(e.memory_bits_per_entry),
