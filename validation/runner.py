@@ -404,3 +404,32 @@ def within_target(result: ValidationResult) -> dict[str, bool]:
     }
 
 
+def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str, Any]:
+    """Replay a saved trace into a fresh engine built as the trace's metadata describes.
+
+    Traces saved by :func:`validate` carry the design, scale and budget; other traces replay
+    into the default design (T=10, C=9, leveled, 5 bits per entry) with the trace's entry size.
+    """
+    trace = tr.read_trace(path)
+    meta = trace.meta or {}
+    knobs = meta.get("design", {"T": 10.0, "C": 9.0, "X": 1.0, "K": 0.0, "Z": 0.0})
+    design = Design(**knobs, filters=meta.get("filters", "optimized"))
+    scale = meta.get("scale", {})
+    budget = meta.get("budget", {"bits_per_entry": 5.0})
+    with tempfile.TemporaryDirectory(prefix="wacky-replay-", dir=workdir) as tmp:
+        engine = Engine(
+            Path(tmp) / "db",
+            **design.knobs,
+            filters=design.filters,
+            entry_bytes=trace.entry_bytes,
+            block_bytes=int(scale.get("block_bytes", 4096)),
+            buffer_bytes=int(scale.get("buffer_bytes", 1 << 20)),
+            **budget,
+        )
+        try:
+            result = tr.replay(engine, trace)
+        finally:
+            engine.close()
+    out = result.to_dict()
+    out["design"] = {**design.knobs, "filters": design.filters}
+    return out
