@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import plotly.graph_objects as go
 from dash import ALL, Dash, Input, Output, State, ctx, dash_table, dcc, html, no_update
 
 from dashboard import layout as L
@@ -19,6 +20,7 @@ from dashboard.jobs import JobState, ValidationJobs, ValidationRequest
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.figures.design import structure_figure, theta_by_family
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
+from wacky_model.figures.validation import validation_figure
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.search import Alternative, DesignSpace, classify, recommend
 from wacky_model.types import Design, System, Workload
@@ -35,6 +37,7 @@ VALIDATED_METRICS = (
     ("point_read_uniform", "point read, uniform keys (I/O)"),
     ("zero_result_read", "zero-result read (I/O)"),
     ("range_runs", "range read (runs)"),
+    ("range_io", "range read (I/O)"),
     ("memory_bits_per_entry", "filter memory (bits/entry)"),
 )
 
@@ -344,6 +347,8 @@ def update_views(
     out[L.MEMORY_FRONTIER] = memory_frontier(controls.system, max(analysis.sum_fpr, 1e-12),
                                              design=design, label=label)
     out[L.RANGE_FRONTIER] = range_frontier(controls.system, design=design, label=label)
+    for key in (L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
+        _fit_half_width(out[key])
     w = controls.workload
     out[L.CURRENT] = {
         "design": design.knobs,
@@ -355,6 +360,12 @@ def update_views(
         "bits_per_entry": controls.system.bits_per_entry,
     }
     return out
+
+
+def _fit_half_width(fig: go.Figure) -> None:
+    """The frontiers sit side by side here: legend below the plot, a smaller title."""
+    fig.update_layout(legend={"orientation": "h", "y": -0.25}, title_font_size=13,
+                      height=560, margin={"t": 50, "l": 50, "r": 10})
 
 
 def manual_controls_style(mode: Any) -> dict:
@@ -422,19 +433,24 @@ def comparison_rows(result: dict) -> list[dict]:
 
 
 def validation_view(state: JobState) -> html.Div:
-    from wacky_model.figures.validation import validation_figure
-
     result = state.result or {}
-    rows = comparison_rows(result)
-    columns = [("metric", "metric"), ("predicted", "predicted"), ("refined", "refined"),
-               ("measured", "measured"), ("error", "relative error")]
+    scale = result.get("scale", {})
+    columns = [("metric", "metric"), ("predicted", "predicted (paper)"),
+               ("refined", "predicted (refined)"), ("measured", "measured"),
+               ("error", "relative error (paper)")]
     return html.Div(
         [
             html.H4("Predicted vs measured on the engine", style={"marginTop": 0}),
+            html.Div(
+                f"{scale.get('entries', 0):,} entries of {scale.get('entry_bytes', '?')} bytes, "
+                f"{scale.get('buffer_bytes', 0) / 1024:g} KiB buffer; ran in "
+                f"{state.seconds:.1f} s.",
+                style={"fontSize": "90%", "color": "#444"},
+            ),
             dash_table.DataTable(
                 id="validation-table",
                 columns=[{"id": c, "name": n} for c, n in columns],
-                data=rows,
+                data=comparison_rows(result),
                 style_cell={"fontFamily": "sans-serif", "fontSize": "13px",
                             "padding": "3px 8px", "textAlign": "right"},
             ),

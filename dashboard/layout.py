@@ -66,7 +66,7 @@ MESSAGE_STYLE = {"color": "#a40000", "background": "#fff0f0", "border": "1px sol
                  "borderRadius": "6px", "padding": "0 12px", "margin": "8px 0"}
 FIELD = {"display": "flex", "justifyContent": "space-between", "alignItems": "center",
          "margin": "3px 0", "gap": "8px"}
-INPUT = {"width": "130px"}
+INPUT = {"width": "165px"}
 
 
 def knob_id(name: str) -> str:
@@ -166,7 +166,7 @@ def _controls() -> html.Div:
                 style=PANEL,
             ),
         ],
-        style={"flex": "0 0 340px"},
+        style={"flex": "0 0 370px"},
     )
 
 
@@ -212,13 +212,17 @@ def _views() -> html.Div:
             html.Div(
                 [
                     html.Div(dcc.Graph(id=MEMORY_FRONTIER, config={"displaylogo": False}),
-                             style={"flex": "1"}),
+                             style={"flex": "1 1 480px"}),
                     html.Div(dcc.Graph(id=RANGE_FRONTIER, config={"displaylogo": False}),
-                             style={"flex": "1"}),
+                             style={"flex": "1 1 480px"}),
                 ],
                 style={**PANEL, "display": "flex", "flexWrap": "wrap"},
             ),
-            html.Div(id=VALIDATION_RESULT, style=PANEL),
+            html.Div(
+                "Press “Validate on engine” to build the design shown on the engine and "
+                "compare the model's predictions with what it measures.",
+                id=VALIDATION_RESULT, style=PANEL,
+            ),
         ],
         style={"flex": "1", "minWidth": "0"},
     )

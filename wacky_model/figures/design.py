@@ -227,7 +227,7 @@ def add_current_marker(fig: go.Figure, x: float, y: float, label: str) -> go.Fig
     fig.add_trace(
         go.Scatter(
             x=[x], y=[y], mode="markers+text", name=label, text=[label],
-            textposition="top center",
+            textposition="top right",
             marker={"symbol": "star", "size": 16, "color": "black",
                     "line": {"color": "white", "width": 1}},
             hovertemplate=f"{label}<br>%{{x:.4g}}, %{{y:.4g}}<extra></extra>",

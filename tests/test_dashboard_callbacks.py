@@ -1,0 +1,313 @@
+"""The dashboard's callbacks called directly, as Dash would call them."""
+
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+
+import pytest
+from dash import no_update
+
+from dashboard import callbacks as cb
+from dashboard import layout as L
+from dashboard.app import check_port, create_app
+from dashboard.jobs import ValidationJobs, ValidationRequest, run_on_engine
+from wacky_model.analysis import analyze
+from wacky_model.cli import main as wacky_main
+from wacky_model.search import DesignSpace, recommend
+from wacky_model.types import Design, System, Workload
+
+WORKLOAD = {"point-reads": 20, "zero-reads": 20, "writes": 60, "range-reads": 0,
+            "range-blocks": 0}
+SYSTEM = {"entries": 2**31, "entry-bytes": 128, "block-bytes": 4096, "buffer-mib": 8,
+          "bits-per-entry": 5}
+KNOBS = {"T": 10, "C": 9, "X": 1, "K": 0, "Z": 0}
+
+
+@lru_cache(maxsize=4)
+def _space(system: System) -> DesignSpace:
+    return DesignSpace.build(system)
+
+
+def services(runner=None) -> cb.Services:
+    return cb.Services(space_for=_space, jobs=ValidationJobs(runner or fake_runner))
+
+
+def fake_runner(request: ValidationRequest, progress) -> dict:
+    """A result shaped like ValidationResult.to_dict(), without building anything."""
+    progress(0.5, "loading")
+    names = ("write_amp", "zero_result_read", "point_read", "point_read_uniform", "range_runs",
+             "memory_bits_per_entry", "theta")
+    metrics = dict(zip(names, (4.0, 0.2, 1.1, 1.05, 6.0, 5.0, 0.5), strict=True))
+    levels = [{"level": 1, "runs": 3, "entries": 3000}, {"level": 2, "runs": 1, "entries": 97000}]
+    return {
+        "design": request.design.knobs,
+        "scale": {"entries": 100_000, "entry_bytes": 128, "buffer_bytes": 65536},
+        "predicted": {**metrics, "levels": levels},
+        "refined": {**metrics, "levels": levels},
+        "measured": {**metrics, "write_amp": 5.0, "levels": levels},
+        "relative_error": {**dict.fromkeys(names, 0.0), "write_amp": -0.2},
+        "refined_relative_error": {**dict.fromkeys(names, 0.0), "write_amp": -0.2},
+        "seconds": 0.01,
+    }
+
+
+def views(workload=None, system=None, mode="recommend", knobs=None, filters="optimized",
+          svc=None):
+    return cb.update_views(
+        {**WORKLOAD, **(workload or {})}, {**SYSTEM, **(system or {})}, mode,
+        {**KNOBS, **(knobs or {})}, filters, svc or services(),
+    )
+
+
+def text_of(component) -> str:
+    """All the text inside a Dash component tree."""
+    if component is None or component is no_update:
+        return ""
+    if isinstance(component, (str, int, float)):
+        return str(component)
+    if isinstance(component, (list, tuple)):
+        return " ".join(text_of(c) for c in component)
+    return text_of(getattr(component, "children", None))
+
+
+def find(component, component_id):
+    if getattr(component, "id", None) == component_id:
+        return component
+    children = getattr(component, "children", None)
+    for child in children if isinstance(children, (list, tuple)) else [children]:
+        if hasattr(child, "to_plotly_json"):
+            hit = find(child, component_id)
+            if hit is not None:
+                return hit
+    return None
+
+
+# --------------------------------------------------------------------------- views
+
+
+def test_recommend_mode_shows_the_recommendation_of_the_normalized_workload():
+    out = views()
+    system = System()
+    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), system, space=_space(system))
+    assert out[L.MESSAGE] == []
+    assert out[cb.MESSAGE_STYLE] == {"display": "none"}
+    assert text_of(find(out[L.CARD], "card-family")) == rec.family
+    assert float(text_of(find(out[L.CARD], "card-theta"))) == pytest.approx(rec.cost, rel=1e-3)
+    assert out[L.CURRENT]["design"] == rec.design.knobs
+    assert [r["family"] for r in out[L.ALTERNATIVES]] == [a.family for a in rec.alternatives]
+    # The per-level table and the drawing describe the same levels.
+    assert len(out[L.LEVELS]) == len(rec.analysis.levels)
+    assert [t.name for t in out[L.THETA].data if t.showlegend is not False][-1].startswith(
+        rec.family)
+    assert "Normalized mix: point 20%, zero-result 20%, write 60%, range 0%" == out[L.MIX]
+
+
+def test_weights_are_normalized_so_counts_and_percentages_agree():
+    a = views({"point-reads": 1, "zero-reads": 1, "writes": 3, "range-reads": 0})
+    b = views({"point-reads": 20, "zero-reads": 20, "writes": 60, "range-reads": 0})
+    assert a[L.CURRENT] == b[L.CURRENT]
+
+
+def test_changing_the_workload_changes_the_recommendation():
+    writes = views({"point-reads": 5, "zero-reads": 5, "writes": 90})
+    reads = views({"point-reads": 10, "zero-reads": 85, "writes": 5, "range-reads": 0})
+    ranges = views({"point-reads": 0, "zero-reads": 0, "writes": 10, "range-reads": 90,
+                    "range-blocks": 4})
+    designs = {tuple(o[L.CURRENT]["design"].values()) for o in (writes, reads, ranges)}
+    assert len(designs) == 3
+    # Many range reads want few runs: fewer than the write-heavy design probes.
+    assert ranges[L.CARD] is not no_update
+    runs = lambda o: sum(float(r["runs"]) for r in o[L.LEVELS])  # noqa: E731
+    assert runs(ranges) < runs(writes)
+
+
+def test_manual_mode_analyzes_the_knobs_given():
+    out = views(mode="manual", knobs={"T": 6, "C": 5, "X": 1, "K": 1, "Z": 1})
+    expected = analyze(Design(6, 5, 1, 1, 1), System(), Workload(0.2, 0.2, 0.6, 0),
+                       realizable=True)
+    assert text_of(find(out[L.CARD], "card-family")) == "Tiering"
+    assert float(text_of(find(out[L.CARD], "card-theta"))) == pytest.approx(expected.theta,
+                                                                            rel=1e-3)
+    assert out[L.CURRENT]["design"] == {"T": 6.0, "C": 5.0, "X": 1.0, "K": 1.0, "Z": 1.0}
+    assert "Manual design" in text_of(out[L.CARD])
+    # Moving one knob moves the cost.
+    moved = views(mode="manual", knobs={"T": 12, "C": 11, "X": 1, "K": 1, "Z": 1})
+    assert text_of(find(moved[L.CARD], "card-theta")) != text_of(find(out[L.CARD],
+                                                                      "card-theta"))
+
+
+def test_the_current_design_is_marked_on_every_figure():
+    out = views(mode="manual", knobs={"T": 4, "C": 1, "X": 2, "K": 1, "Z": 0})
+    a = analyze(Design(4, 1, 2, 1, 0), System(), Workload(0.2, 0.2, 0.6, 0), realizable=True)
+    star = lambda fig: [t for t in fig.data if t.marker.symbol == "star"]  # noqa: E731
+    (theta_star,) = star(out[L.THETA])
+    assert theta_star.x[0] == 4 and theta_star.y[0] == pytest.approx(a.theta)
+    (range_star,) = star(out[L.RANGE_FRONTIER])
+    assert range_star.x[0] == pytest.approx(a.write_amp)
+    assert range_star.y[0] == pytest.approx(a.range_runs)
+    # On the memory frontier the point-read cost is held at the design's own sum of FPRs, so
+    # the star sits at the memory budget of the controls (5 bits per entry).
+    (memory_star,) = star(out[L.MEMORY_FRONTIER])
+    assert memory_star.y[0] == pytest.approx(5.0, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"system": {"entries": None}}, "Entries N: the field is empty"),
+        ({"system": {"entries": 0}}, "Entries N: must be at least 1"),
+        ({"system": {"buffer-mib": 10**6}}, "make it smaller than the data"),
+        ({"system": {"entries": 1000, "buffer-mib": 1}}, "make it smaller than the data"),
+        ({"system": {"block-bytes": 100}}, "a block must hold at least one entry"),
+        ({"system": {"entry-bytes": 12.5}}, "whole number of bytes"),
+        ({"system": {"bits-per-entry": -1}}, "Filter memory (bits/entry): must be at least 0"),
+        ({"workload": {"point-reads": 0, "zero-reads": 0, "writes": 0, "range-reads": 0}},
+         "every operation weight is 0"),
+        ({"workload": {"writes": -5}}, "Writes: must be at least 0"),
+        ({"workload": {"range-blocks": None}}, "Range length (blocks): the field is empty"),
+        ({"mode": "manual", "knobs": {"T": None}}, "T: base ratio: the field is empty"),
+        ({"mode": "manual", "knobs": {"K": 3}}, "Design: K must be in [0, 1]"),
+    ],
+)
+def test_bad_values_give_an_inline_message_and_no_design(change, expected):
+    out = views(**change)
+    message = text_of(out[L.MESSAGE])
+    assert expected in message
+    assert out[cb.MESSAGE_STYLE] == L.MESSAGE_STYLE  # shown
+    assert out[L.CURRENT] is None  # nothing to validate
+    for key in (L.CARD, L.STRUCTURE, L.THETA, L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
+        assert out[key] is no_update  # the last valid views stay
+
+
+def test_every_bad_field_is_reported_at_once():
+    out = views({"writes": None}, {"entries": None, "block-bytes": None})
+    message = text_of(out[L.MESSAGE])
+    for label in ("Writes", "Entries N", "Block size (bytes)"):
+        assert f"{label}: the field is empty" in message
+
+
+def test_mix_text_for_unusable_weights():
+    assert cb.mix_text({**WORKLOAD, "writes": None}).startswith("Mix: enter")
+
+
+def test_manual_controls_show_only_in_manual_mode():
+    assert cb.manual_controls_style("manual") == {"display": "block"}
+    assert cb.manual_controls_style("recommend") == {"display": "none"}
+
+
+# --------------------------------------------------------------------------- knobs
+
+
+def test_preset_buttons_set_the_sliders():
+    out = cb.set_knobs({"type": L.PRESET_TYPE, "name": "leveling"}, "manual", None, SYSTEM)
+    assert out == (10.0, 9.0, 1.0, 0.0, 0.0, "optimized", "")
+    out = cb.set_knobs({"type": L.PRESET_TYPE, "name": "plain-tiering"}, "manual", None, SYSTEM)
+    assert out[3:6] == (1.0, 1.0, "uniform")
+    T, C, X, *_ = cb.set_knobs({"type": L.PRESET_TYPE, "name": "scll"}, "manual", None, SYSTEM)
+    assert (T, X) == (30.0, 1.0) and 2 < C < 4  # C = log_T(N/F) = log_30(32768)
+
+
+def test_a_preset_that_needs_the_system_says_so_when_it_is_bad():
+    out = cb.set_knobs({"type": L.PRESET_TYPE, "name": "scll"}, "manual", None,
+                       {**SYSTEM, "entries": 0})
+    assert out[:6] == (no_update,) * 6
+    assert "needs a valid system" in out[6] and "Entries N" in out[6]
+
+
+def test_switching_to_manual_starts_from_the_design_shown():
+    current = views()[L.CURRENT]
+    out = cb.set_knobs(L.MODE, "manual", current, SYSTEM)
+    assert out[:5] == tuple(current["design"].values())
+    assert cb.set_knobs(L.MODE, "recommend", current, SYSTEM) == (no_update,) * 7
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def test_validate_runs_in_the_background_and_reports_progress_then_the_comparison():
+    release = threading.Event()
+    reached = threading.Event()
+
+    def slow_runner(request, progress):
+        progress(0.4, "loading")
+        reached.set()
+        assert release.wait(10)
+        return fake_runner(request, progress)
+
+    svc = services(slow_runner)
+    current = views(svc=svc)[L.CURRENT]
+    job, poll_disabled, button_disabled, *_ = cb.validation_tick(L.VALIDATE, None, current, svc)
+    assert job and poll_disabled is False and button_disabled is True
+    assert reached.wait(10)
+    _, poll_disabled, button_disabled, progress, status, view = cb.validation_tick(
+        L.POLL, job, current, svc)
+    assert (poll_disabled, button_disabled, progress) == (False, True, "0.400")
+    assert status == "40%: loading" and view is no_update
+    release.set()
+    assert svc.jobs.wait(job, 10).status == "done"
+    _, poll_disabled, button_disabled, progress, status, view = cb.validation_tick(
+        L.POLL, job, current, svc)
+    assert (poll_disabled, button_disabled, progress) == (True, False, "1")
+    assert status.startswith("Validated in")
+    assert find(view, "validation-figure").figure.data  # the shared validation figure
+    table = find(view, "validation-table")
+    write_amp = next(r for r in table.data if r["metric"] == "write amplification")
+    assert write_amp == {"metric": "write amplification", "predicted": "4", "refined": "4",
+                         "measured": "5", "error": "-20.0%"}
+
+
+def test_validate_without_a_valid_design_asks_to_fix_the_inputs():
+    svc = services()
+    current = views({"writes": None}, svc=svc)[L.CURRENT]
+    job, poll_disabled, button_disabled, _, status, _ = cb.validation_tick(
+        L.VALIDATE, None, current, svc)
+    assert job is no_update and poll_disabled is True and button_disabled is False
+    assert "Fix the inputs" in text_of(status)
+
+
+def test_a_failed_validation_shows_its_error_inline():
+    def failing(request, progress):
+        raise ValueError("scale entries must lie in [1000, 1e9]")
+
+    svc = services(failing)
+    current = views(svc=svc)[L.CURRENT]
+    job = cb.validation_tick(L.VALIDATE, None, current, svc)[0]
+    assert svc.jobs.wait(job, 10).status == "failed"
+    _, poll_disabled, button_disabled, _, status, _ = cb.validation_tick(L.POLL, job, current,
+                                                                         svc)
+    assert poll_disabled is True and button_disabled is False
+    assert text_of(status) == "Validation failed: scale entries must lie in [1000, 1e9]"
+
+
+def test_run_on_engine_validates_the_design_at_small_scale():
+    request = ValidationRequest(Design(4, 3, 1, 1, 0), Workload(0.5, 0, 0.5, 0), 5.0)
+    seen = []
+    result = run_on_engine(request, lambda f, m: seen.append(f))
+    assert result["scale"]["entries"] <= 200_000
+    assert result["measured"]["write_amp"] > 0 and result["predicted"]["write_amp"] > 0
+    assert seen and max(seen) <= 1.0
+    assert cb.comparison_rows(result)[0]["metric"] == "Θ (I/O per op)"
+
+
+# --------------------------------------------------------------------------- app and CLI
+
+
+def test_create_app_registers_the_callbacks_on_the_layout():
+    app = create_app(runner=fake_runner)
+    ids = {c.id for c in app.layout._traverse() if isinstance(getattr(c, "id", None), str)}
+    assert {L.CARD, L.VALIDATE, L.POLL, L.MESSAGE, L.knob_id("T")} <= ids
+    outputs = " ".join(app.callback_map)
+    for component in (L.CARD, L.STRUCTURE, L.JOB, L.MANUAL_CONTROLS, L.knob_id("Z")):
+        assert component in outputs
+
+
+@pytest.mark.parametrize("port", [0, -1, 65536, True])
+def test_bad_ports_are_refused(port):
+    with pytest.raises(ValueError, match="port must be a whole number"):
+        check_port(port)
+
+
+def test_cli_refuses_a_bad_port_with_exit_2(capsys):
+    assert wacky_main(["dashboard", "--port", "0"]) == 2
+    assert "error: port must be a whole number in [1, 65535]; got 0" in capsys.readouterr().err
