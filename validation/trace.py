@@ -894,12 +894,33 @@ class ReplayResult:
         }
 
 
-def _run_bounds(kinds: np.ndarray) -> list[tuple[int, int]]:
-    """[start, stop) of each maximal run of equal kinds."""
-    if kinds.size == 0:
+def _batches(kinds: np.ndarray, window: int) -> list[tuple[int, int]]:
+    """[start, stop) of each maximal run of equal kinds, also cut at every multiple of
+    ``window`` so a batch never straddles two windows of precomputed values."""
+    n = int(kinds.size)
+    if n == 0:
         return []
-    cuts = (np.flatnonzero(kinds[1:] != kinds[:-1]) + 1).tolist()
-    return list(zip([0, *cuts], [*cuts, int(kinds.size)], strict=True))
+    cuts = np.union1d(np.flatnonzero(kinds[1:] != kinds[:-1]) + 1, np.arange(window, n, window))
+    bounds = [0, *cuts.tolist(), n]
+    return list(zip(bounds[:-1], bounds[1:], strict=True))
+
+
+def _scan_checked(engine: Any, lo: int, hi: int, vb: int) -> tuple[int, int, float]:
+    """Run one range read to the end: (entries, wrong values, seconds inside the engine)."""
+    entries = wrong = 0
+    seconds = 0.0
+    t0 = time.perf_counter()
+    it = engine.scan(lo, hi)
+    while True:
+        got = list(islice(it, SCAN_CHUNK))
+        seconds += time.perf_counter() - t0
+        if not got:
+            return entries, wrong, seconds
+        entries += len(got)
+        rk = np.fromiter((k for k, _ in got), dtype=np.uint64, count=len(got))
+        rv = np.frombuffer(b"".join(v for _, v in got), dtype=np.uint8).reshape(len(got), vb)
+        wrong += int(np.count_nonzero((rv != value_for(rk, vb)).any(axis=1)))
+        t0 = time.perf_counter()
 
 
 def replay(
@@ -943,6 +964,7 @@ def replay(
     get_misses = zero_hits = wrong_values = 0
     out: dict[str, dict[str, OpTotals]] = {}
     t_start = time.perf_counter()
+    perf = time.perf_counter
 
     stats = engine.stats()
     for ph in chosen:
@@ -951,67 +973,62 @@ def replay(
         kinds = trace.kinds[ph.start : ph.stop]
         keys = trace.keys[ph.start : ph.stop]
         args = trace.args[ph.start : ph.stop]
-        for rs, re_ in _run_bounds(kinds):
-            kind = int(kinds[rs])
-            chunk = PUT_CHUNK if kind in (OpKind.PUT, OpKind.GET, OpKind.ZERO) else re_ - rs
-            for a in range(rs, re_, chunk):
-                b = min(a + chunk, re_)
-                batch = keys[a:b]
-                entries = 0
-                if kind == OpKind.PUT:
-                    values = value_for(batch, vb)
-                    t0 = time.perf_counter()
-                    engine.put_many(batch, values)
-                    dt = time.perf_counter() - t0
-                elif kind == OpKind.GET:
-                    t0 = time.perf_counter()
-                    got, found = engine.get_many(batch)
-                    dt = time.perf_counter() - t0
-                    found = np.asarray(found, dtype=bool)
-                    get_misses += int((~found).sum())
-                    diff = (np.asarray(got) != value_for(batch, vb)).any(axis=1)
-                    wrong_values += int((found & diff).sum())
-                elif kind == OpKind.ZERO:
-                    t0 = time.perf_counter()
-                    _, found = engine.get_many(batch)
-                    dt = time.perf_counter() - t0
-                    zero_hits += int(np.count_nonzero(found))
-                elif kind == OpKind.RANGE:
-                    dt = 0.0
-                    for lo, hi in zip(batch.tolist(), args[a:b].tolist(), strict=True):
-                        t0 = time.perf_counter()
-                        it = engine.scan(lo, hi)
-                        while True:
-                            got = list(islice(it, SCAN_CHUNK))
-                            dt += time.perf_counter() - t0
-                            if not got:
-                                break
-                            entries += len(got)
-                            rk = np.fromiter((k for k, _ in got), dtype=np.uint64, count=len(got))
-                            rv = np.frombuffer(b"".join(v for _, v in got), dtype=np.uint8)
-                            rv = rv.reshape(len(got), vb)
-                            wrong_values += int((rv != value_for(rk, vb)).any(axis=1).sum())
-                            t0 = time.perf_counter()
-                else:  # DELETE
-                    t0 = time.perf_counter()
-                    for key in batch.tolist():
-                        engine.delete(key)
-                    dt = time.perf_counter() - t0
-                after = engine.stats()
-                t = acc[kind]
-                t[0] += b - a
-                t[1] += after["total"]["blocks_read"] - stats["total"]["blocks_read"]
-                t[2] += after["total"]["blocks_written"] - stats["total"]["blocks_written"]
-                t[3] += dt
-                if kind == OpKind.RANGE:
-                    t[4] += after.get("range_runs_probed", 0) - stats.get("range_runs_probed", 0)
-                    t[5] += entries
-                stats = after
-                done += b - a
-                if progress is not None and done >= next_report:
-                    progress(done, total)
-                    reported = done
-                    next_report = (done // step + 1) * step
+        # Values for PUT/GET are made a window at a time: one value_for call per 64K records
+        # instead of one per (often single-record) batch of an interleaved mix.
+        win_start, win_vals = -1, np.zeros((0, vb), np.uint8)
+        for a, b in _batches(kinds, PUT_CHUNK):
+            kind = int(kinds[a])
+            batch = keys[a:b]
+            if kind == OpKind.PUT or kind == OpKind.GET:
+                w0 = a - a % PUT_CHUNK
+                if w0 != win_start:
+                    win_start, win_vals = w0, value_for(keys[w0 : w0 + PUT_CHUNK], vb)
+                expected = win_vals[a - w0 : b - w0]
+            entries = 0
+            if kind == OpKind.PUT:
+                t0 = perf()
+                engine.put_many(batch, expected)
+                dt = perf() - t0
+            elif kind == OpKind.GET:
+                t0 = perf()
+                got, found = engine.get_many(batch)
+                dt = perf() - t0
+                found = np.asarray(found, dtype=bool)
+                get_misses += (b - a) - int(np.count_nonzero(found))
+                diff = (np.asarray(got) != expected).any(axis=1)
+                wrong_values += int(np.count_nonzero(found & diff))
+            elif kind == OpKind.ZERO:
+                t0 = perf()
+                _, found = engine.get_many(batch)
+                dt = perf() - t0
+                zero_hits += int(np.count_nonzero(found))
+            elif kind == OpKind.RANGE:
+                dt = 0.0
+                for lo, hi in zip(batch.tolist(), args[a:b].tolist(), strict=True):
+                    e, w, sec = _scan_checked(engine, lo, hi, vb)
+                    entries += e
+                    wrong_values += w
+                    dt += sec
+            else:  # DELETE
+                t0 = perf()
+                for key in batch.tolist():
+                    engine.delete(key)
+                dt = perf() - t0
+            after = engine.stats()
+            t = acc[kind]
+            t[0] += b - a
+            t[1] += after["total"]["blocks_read"] - stats["total"]["blocks_read"]
+            t[2] += after["total"]["blocks_written"] - stats["total"]["blocks_written"]
+            t[3] += dt
+            if kind == OpKind.RANGE:
+                t[4] += after.get("range_runs_probed", 0) - stats.get("range_runs_probed", 0)
+                t[5] += entries
+            stats = after
+            done += b - a
+            if progress is not None and done >= next_report:
+                progress(done, total)
+                reported = done
+                next_report = (done // step + 1) * step
         out[ph.name] = {
             _KIND_NAMES[k]: OpTotals(int(c), int(r), int(w), float(s), int(rp), int(en))
             for k, (c, r, w, s, rp, en) in enumerate(acc)
