@@ -48,9 +48,14 @@ class Engine:
 
     Keys are unsigned 64-bit ints; values are exactly ``entry_bytes - 8`` bytes. Give the filter
     memory either as ``bits_per_entry`` (default 10) or as the sum of FPRs ``sum_fpr``.
+    ``filters`` chooses how that memory is spread over the levels: ``"optimized"`` (default) is
+    the Lagrangian optimum of App. C (``cost_models.filters.lagrangian_fprs_for_*``);
+    ``"uniform"`` gives every run of every level the same FPR, as RocksDB/LevelDB do
+    (``cost_models.filters.uniform_fprs_for_*``): e^(-bits_per_entry ln(2)^2), or
+    min(1, sum_fpr / total runs).
     ``sync`` fdatasyncs every run file and manifest. ``retain_obsolete_runs`` renames merged-away
     run files to ``*.obsolete`` instead of deleting them (for I/O accounting tests).
-    Reopening a directory requires the same design and layout parameters.
+    Reopening a directory requires the same design and layout parameters and ``filters`` mode.
     """
 
     def __init__(
@@ -67,6 +72,7 @@ class Engine:
         buffer_bytes: int = 8 << 20,
         bits_per_entry: float | None = None,
         sum_fpr: float | None = None,
+        filters: str = "optimized",
         hash_levels: int = 0,
         sync: bool = False,
         retain_obsolete_runs: bool = False,
@@ -81,6 +87,8 @@ class Engine:
         hash_levels = _check_int("hash_levels", hash_levels, 0, 64)
         if bits_per_entry is not None and sum_fpr is not None:
             raise ValueError("give either bits_per_entry or sum_fpr, not both")
+        if not isinstance(filters, str) or filters not in ("optimized", "uniform"):
+            raise ValueError(f"filters must be 'optimized' or 'uniform', got {filters!r}")
         use_sum = sum_fpr is not None
         bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
         p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
@@ -97,6 +105,7 @@ class Engine:
             use_sum,
             bits,
             p,
+            filters == "uniform",
             hash_levels,
             bool(sync),
             bool(retain_obsolete_runs),

@@ -1,8 +1,8 @@
 """The engine's structure equations (native_engine/src/structure.h) against cost_models.
 
 The engine builds the shape from its own C++ header; these tests check that header against the
-Python reference on thousands of random designs, and the Lagrangian filter allocation against
-cost_models.filters.
+Python reference on thousands of random designs, and the Lagrangian and uniform filter allocations
+against cost_models.filters.
 """
 
 from __future__ import annotations
@@ -133,3 +133,38 @@ def test_lagrangian_matches_cost_models_filters() -> None:
         want = np.asarray(filters.lagrangian_fprs_for_memory(n, a, M), dtype=float)
         got = np.array(_engine.lagrangian_fprs_for_memory(list(n), list(a), M))
         assert got == pytest.approx(want, rel=1e-7)
+
+
+def test_uniform_matches_cost_models_filters() -> None:
+    """structure.h UniformFprsFor* (the engine's filters="uniform") against
+    cost_models.filters.uniform_fprs_for_* on random layouts and on the integer run bounds of
+    random designs, including the edges: a sum equal to the total runs and a 0-bit budget."""
+    filters = pytest.importorskip("cost_models.filters")
+    rng = np.random.default_rng(13)
+    T, C, X, K, Z, nbuf = _random_designs(rng, 300)
+    shapes = [a for _, a in _random_layouts(rng, 300)]
+    for j in range(T.size):
+        shapes.append(
+            np.array(_engine.structure(T[j], C[j], X[j], K[j], Z[j], nbuf[j], True)["runs"])
+        )
+    for a in shapes:
+        total = float(a.sum())
+        for p in (float(rng.uniform(0.001, total)), total, float(rng.uniform(1e-6, 1e-3))):
+            want = np.asarray(filters.uniform_fprs_for_sum(a, p), dtype=float)
+            got = np.array(_engine.uniform_fprs_for_sum(list(a), p))
+            assert got == pytest.approx(want, rel=1e-12)
+            assert float(np.sum(a * got)) == pytest.approx(p, rel=1e-9)
+            assert np.all(got == got[0])  # one FPR for every run of every level
+        for M in (float(rng.uniform(0.05, 20)), 0.0, 64.0):
+            want = np.asarray(filters.uniform_fprs_for_memory(a, M), dtype=float)
+            got = np.array(_engine.uniform_fprs_for_memory(list(a), M))
+            assert got == pytest.approx(want, rel=1e-12)
+            assert np.all(got == got[0])
+    # Beyond the total runs (which the Python model rejects) the engine caps every FPR at 1,
+    # like its Lagrangian allocation; bad budgets raise ValueError naming the parameter.
+    assert _engine.uniform_fprs_for_sum([1.0, 3.0], 10.0) == [1.0, 1.0]
+    assert _engine.uniform_fprs_for_memory([1.0, 3.0], 0.0) == [1.0, 1.0]
+    with pytest.raises(ValueError, match="sum_fpr"):
+        _engine.uniform_fprs_for_sum([1.0], 0.0)
+    with pytest.raises(ValueError, match="bits_per_entry"):
+        _engine.uniform_fprs_for_memory([1.0], -1.0)

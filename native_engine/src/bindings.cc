@@ -146,6 +146,9 @@ PYBIND11_MODULE(_engine, m) {
         py::arg("p"));
   m.def("lagrangian_fprs_for_memory", &structure::LagrangianFprsForMemory, py::arg("n"),
         py::arg("a"), py::arg("bits_per_entry"));
+  m.def("uniform_fprs_for_sum", &structure::UniformFprsForSum, py::arg("a"), py::arg("p"));
+  m.def("uniform_fprs_for_memory", &structure::UniformFprsForMemory, py::arg("a"),
+        py::arg("bits_per_entry"));
   m.def("hash64", &Hash64, py::arg("key"));
 
   py::class_<BloomFilter>(m, "BloomFilter", "A standalone engine Bloom filter (for tests).")
@@ -178,8 +181,8 @@ PYBIND11_MODULE(_engine, m) {
   py::class_<Engine>(m, "_Engine")
       .def(py::init([](const std::string& path, double T, double C, double X, double K, double Z,
                        uint64_t entry_bytes, uint64_t block_bytes, uint64_t buffer_bytes,
-                       bool use_sum_fpr, double bits_per_entry, double sum_fpr, int hash_levels,
-                       bool sync, bool retain) {
+                       bool use_sum_fpr, double bits_per_entry, double sum_fpr,
+                       bool uniform_filters, int hash_levels, bool sync, bool retain) {
              Options o;
              o.T = T;
              o.C = C;
@@ -192,6 +195,7 @@ PYBIND11_MODULE(_engine, m) {
              o.use_sum_fpr = use_sum_fpr;
              o.bits_per_entry = bits_per_entry;
              o.sum_fpr = sum_fpr;
+             o.uniform_filters = uniform_filters;
              o.hash_levels = hash_levels;
              o.sync = sync;
              o.Validate();
@@ -200,7 +204,8 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("path"), py::arg("T"), py::arg("C"), py::arg("X"), py::arg("K"), py::arg("Z"),
            py::arg("entry_bytes"), py::arg("block_bytes"), py::arg("buffer_bytes"),
            py::arg("use_sum_fpr"), py::arg("bits_per_entry"), py::arg("sum_fpr"),
-           py::arg("hash_levels"), py::arg("sync"), py::arg("retain_obsolete_runs"))
+           py::arg("uniform_filters"), py::arg("hash_levels"), py::arg("sync"),
+           py::arg("retain_obsolete_runs"))
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();

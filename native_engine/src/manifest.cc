@@ -10,16 +10,22 @@
 
 namespace wacky {
 
+namespace {
+// Version 2 added the uniform_filters line; version 1 files read as uniform_filters = 0.
+constexpr int kManifestVersion = 2;
+}  // namespace
+
 std::string Manifest::Encode() const {
   std::ostringstream os;
   os.precision(17);
   const Options& o = options;
-  os << "wacky-manifest 1\n";
+  os << "wacky-manifest " << kManifestVersion << "\n";
   os << "T " << o.T << "\nC " << o.C << "\nX " << o.X << "\nK " << o.K << "\nZ " << o.Z << "\n";
   os << "entry_bytes " << o.entry_bytes << "\nblock_bytes " << o.block_bytes
      << "\nbuffer_bytes " << o.buffer_bytes << "\n";
   os << "use_sum_fpr " << (o.use_sum_fpr ? 1 : 0) << "\nbits_per_entry " << o.bits_per_entry
      << "\nsum_fpr " << o.sum_fpr << "\nhash_levels " << o.hash_levels << "\n";
+  os << "uniform_filters " << (o.uniform_filters ? 1 : 0) << "\n";
   os << "next_run_id " << next_run_id << "\nn_est " << n_est << "\n";
   os << "levels " << levels.size() << "\n";
   for (const auto& lvl : levels) {
@@ -45,7 +51,9 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   Options& o = m.options;
   expect("wacky-manifest");
   int version = 0;
-  if (!(is >> version) || version != 1) throw bad("unsupported version");
+  if (!(is >> version) || version < 1 || version > kManifestVersion)
+    throw bad("unsupported version " + std::to_string(version) + " (this engine reads 1.." +
+              std::to_string(kManifestVersion) + ")");
   int use_sum = 0;
   expect("T");
   is >> o.T;
@@ -72,6 +80,12 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   is >> o.sum_fpr;
   expect("hash_levels");
   is >> o.hash_levels;
+  if (version >= 2) {
+    int uniform = 0;
+    expect("uniform_filters");
+    is >> uniform;
+    o.uniform_filters = uniform != 0;
+  }  // version 1 predates uniform filters: always the Lagrangian allocation
   expect("next_run_id");
   is >> m.next_run_id;
   expect("n_est");
@@ -114,6 +128,9 @@ std::string CompareDesign(const Options& s, const Options& r) {
       diff("buffer_bytes", s.buffer_bytes, r.buffer_bytes) ||
       diff("hash_levels", s.hash_levels, r.hash_levels))
     return os.str();
+  if (s.uniform_filters != r.uniform_filters)
+    return std::string("filters (stored ") + (s.uniform_filters ? "uniform" : "optimized") +
+           ", requested " + (r.uniform_filters ? "uniform" : "optimized") + ")";
   if (s.use_sum_fpr != r.use_sum_fpr)
     return s.use_sum_fpr ? "filter budget (stored sum_fpr, requested bits_per_entry)"
                          : "filter budget (stored bits_per_entry, requested sum_fpr)";

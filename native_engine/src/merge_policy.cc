@@ -58,6 +58,11 @@ std::vector<double> AllocateFprs(const Options& o, const std::vector<Level>& lev
                                           true)
                       .fraction);
   }
+  if (o.uniform_filters) {
+    // One FPR for every run: independent of the level sizes n_i.
+    if (o.use_sum_fpr) return structure::UniformFprsForSum(a, o.sum_fpr);
+    return structure::UniformFprsForMemory(a, o.bits_per_entry);
+  }
   if (o.use_sum_fpr) return structure::LagrangianFprsForSum(n, a, o.sum_fpr);
   return structure::LagrangianFprsForMemory(n, a, o.bits_per_entry);
 }

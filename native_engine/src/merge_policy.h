@@ -14,7 +14,7 @@
 //
 //   ApplyShape(options, n_est, levels) sets the shape top-down (App. E): L from
 //   Eq 10 for N/F = n_est / buffer_entries, capacities N_i = fraction_i * n_est,
-//   integer a_i, the Lagrangian FPRs and the hash-table flags. Levels are anchored
+//   integer a_i, the FPRs (AllocateFprs) and the hash-table flags. Levels are anchored
 //   at Level L: when L grows, empty levels are added above the existing ones; when it
 //   shrinks, only empty top levels are removed (after any merge into Level L, Levels
 //   1..L-1 are empty, so in practice L always follows Eq 10).
@@ -44,7 +44,8 @@ MergePlan PlanMerge(const std::vector<Level>& levels, uint64_t incoming);
 
 void ApplyShape(const Options& options, double n_est, std::vector<Level>* levels);
 
-// Per-level FPRs of the Lagrangian allocation for the given shape and budget.
+// Per-level FPRs for the given shape and budget: the Lagrangian optimum, or with
+// options.uniform_filters one FPR for every run (structure::UniformFprsFor*).
 std::vector<double> AllocateFprs(const Options& options, const std::vector<Level>& levels);
 
 }  // namespace wacky

@@ -48,6 +48,7 @@ std::string Options::Describe() const {
     os << " sum_fpr=" << sum_fpr;
   else
     os << " bits_per_entry=" << bits_per_entry;
+  os << " filters=" << (uniform_filters ? "uniform" : "optimized");
   os << " hash_levels=" << hash_levels;
   return os.str();
 }

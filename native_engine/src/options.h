@@ -27,6 +27,9 @@ struct Options {
   bool use_sum_fpr = false;
   double bits_per_entry = 10.0;
   double sum_fpr = 0.0;
+  // How that memory is spread over the levels: false = the Lagrangian optimum (App. C),
+  // true = one FPR for every run of every level (RocksDB/LevelDB style).
+  bool uniform_filters = false;
   // Levels 1..hash_levels (never Level L) use one hash table per level (App. F).
   int hash_levels = 0;
   // fdatasync run files and the manifest when they are complete.

@@ -16,7 +16,9 @@
 //
 // The header also holds the Lagrangian Bloom-filter allocation (App. C, with caps
 // p_i <= 1): p_i = min(1, mu n_i/a_i), mu chosen for a target FPR sum p or for a
-// memory budget of M bits per entry.
+// memory budget of M bits per entry; and the uniform allocation of industry systems
+// (cost_models/filters.py uniform_fprs_for_*): one FPR for every run of every level,
+// p_i = min(1, p / sum_i a_i) for a target sum p, or e^(-M ln(2)^2) for M bits per entry.
 #ifndef WACKY_NATIVE_ENGINE_STRUCTURE_H_
 #define WACKY_NATIVE_ENGINE_STRUCTURE_H_
 
@@ -205,6 +207,37 @@ inline std::vector<double> LagrangianFprsForMemory(const std::vector<double>& n,
     if (sum_n <= 0) return out;  // unreachable for bits_per_entry > 0
   }
   for (size_t i : order) out[i] = std::min(1.0, std::exp(log_mu) * n[i] / a[i]);
+  return out;
+}
+
+// ---- Uniform filter allocation (industry baseline) ----------------------------------
+
+// One FPR for every run with sum a_i p_i = p: p_i = min(1, p / sum_i a_i) on levels with
+// a_i > 0 (1 elsewhere). Like LagrangianFprsForSum, p >= sum a_i gives p_i = 1 everywhere.
+inline std::vector<double> UniformFprsForSum(const std::vector<double>& a, double p) {
+  if (!(p > 0.0) || !std::isfinite(p))
+    throw std::invalid_argument("sum_fpr must be a finite number > 0");
+  double total_a = 0.0;
+  for (double v : a)
+    if (v > 0) total_a += v;
+  const double eps = std::min(1.0, p / total_a);
+  std::vector<double> out(a.size(), 1.0);
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] > 0) out[i] = eps;
+  return out;
+}
+
+// Every filter gets bits_per_entry bits per key: p_i = e^(-M ln(2)^2) on levels with
+// a_i > 0 (1 elsewhere); M = 0 gives p_i = 1 (no filters).
+inline std::vector<double> UniformFprsForMemory(const std::vector<double>& a,
+                                                double bits_per_entry) {
+  if (!(bits_per_entry >= 0.0) || !std::isfinite(bits_per_entry))
+    throw std::invalid_argument("bits_per_entry must be a finite number >= 0");
+  const double ln2 = std::log(2.0);
+  const double eps = std::exp(-bits_per_entry * ln2 * ln2);
+  std::vector<double> out(a.size(), 1.0);
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] > 0) out[i] = eps;
   return out;
 }
 
