@@ -222,7 +222,7 @@ class GrownCosts:
     zero_result_read: float
     point_read: float  # an entry of Level L (the worst case, as Eq 15)
     point_read_uniform: float  # an entry drawn uniformly from all inserted entries
-    range_runs: float  # runs a range read probes
+    range_runs: float  # runs a range read probes (those whose key range it overlaps)
     memory_bits_per_entry: float  # filter bits per entry stored in runs
 
 
@@ -234,8 +234,26 @@ def _run_fprs(tree: GrownTree) -> list[list[float]]:
     ]
 
 
-def grown_costs(tree: GrownTree) -> GrownCosts:
-    """Probe costs run by run, newest first, as a point read walks the tree."""
+def range_overlap_probability(run_entries: int, range_share: float) -> float:
+    """Chance that a range covering ``range_share`` of a uniform key space overlaps a run.
+
+    A run of n uniform keys spans [min, max]; a range [lo, lo + w] misses it when it ends before
+    min, with chance E[max(0, min - w)] = (1 - w)^(n+1) / (n+1), or starts after max, with chance
+    E[1 - max] = 1/(n+1). Small runs are skipped noticeably often; large ones almost never.
+    """
+    n = run_entries
+    w = min(max(range_share, 0.0), 1.0)
+    if n <= 0:
+        return 0.0
+    return max(0.0, 1.0 - (1.0 - w) ** (n + 1) / (n + 1) - 1.0 / (n + 1))
+
+
+def grown_costs(tree: GrownTree, range_entries: float = 1.0) -> GrownCosts:
+    """Probe costs run by run, newest first, as a point read walks the tree.
+
+    ``range_entries`` is how many entries a range read covers, for the chance that it overlaps
+    each run's key range (runs it misses are not probed).
+    """
     fprs = _run_fprs(tree)
     # Newest run first: Level 1's last run ... Level L's first run.
     order = [(i, j) for i in range(len(tree.levels)) for j in
@@ -265,6 +283,9 @@ def grown_costs(tree: GrownTree) -> GrownCosts:
         point_read=worst_total / level_L if level_L else 0.0,
         # Buffered entries are answered from memory, at no I/O.
         point_read_uniform=uniform_total / tree.inserted if tree.inserted else 0.0,
-        range_runs=float(sum(len(lvl.run_entries) for lvl in tree.levels)),
+        range_runs=sum(
+            range_overlap_probability(n, range_entries / tree.inserted if tree.inserted else 1.0)
+            for lvl in tree.levels for n in lvl.run_entries
+        ),
         memory_bits_per_entry=filter_bits / stored if stored else 0.0,
     )

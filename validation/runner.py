@@ -216,7 +216,7 @@ def predict_refined(
         uniform=design.filters == "uniform",
         **system.budget,
     )
-    c = grown_costs(tree)
+    c = grown_costs(tree, range_entries)
     out = {
         "write_amp": c.write_amp,
         "zero_result_read": c.zero_result_read,
@@ -410,7 +410,10 @@ def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str
     Traces saved by :func:`validate` carry the design, scale and budget; other traces replay
     into the default design (T=10, C=9, leveled, 5 bits per entry) with the trace's entry size.
     """
-    trace = tr.read_trace(path)
+    try:
+        trace = tr.read_trace(path)
+    except OSError as err:
+        raise ValueError(f"trace: cannot read {path}: {err.strerror}") from None
     meta = trace.meta or {}
     knobs = meta.get("design", {"T": 10.0, "C": 9.0, "X": 1.0, "K": 0.0, "Z": 0.0})
     design = Design(**knobs, filters=meta.get("filters", "optimized"))

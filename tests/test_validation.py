@@ -1,0 +1,214 @@
+"""Validation: the models against the engine, the validate/replay CLI and the sweep."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cost_models import costs, filters
+from cost_models.refined import grow, grown_costs, realized_bloom_fpr
+from cost_models.structure import structure
+from validation import sweep
+from validation.runner import Scale, relative_error, validate
+from wacky_model.types import Design, Workload
+
+
+def wacky(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "wacky_model.cli", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+TINY = Scale(entries=30_000, buffer_bytes=16 << 10, reads=3_000, mix_ops=1_000)
+
+DESIGNS = {
+    "leveling": Design(10, 9, 1, 0, 0),
+    "tiering": Design(4, 3, 1, 1, 1),
+    "lazy-leveling": Design(3, 2, 1, 1, 0),
+    "qlsm-bush": Design(2, 1, 2, 1, 0),
+    "continuum": Design(5, 2.5, 1.5, 0.5, 0.5),
+    "bush-X3": Design(2, 1, 3, 0.5, 1),
+    "plain-tiering": Design(4, 3, 1, 1, 1, filters="uniform"),
+}
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {name: validate(d, scale=TINY, workload=Workload(0.3, 0.2, 0.4, 0.1))
+            for name, d in DESIGNS.items()}
+
+
+@pytest.mark.parametrize("name", list(DESIGNS))
+def test_refined_model_predicts_the_tree_exactly(results, name) -> None:
+    """The refined model replays the merge policy: every level's runs and entries, the blocks
+    written and the filter memory equal the engine's, not approximately but exactly."""
+    r = results[name]
+    assert r.checks == {"get_misses": 0, "zero_hits": 0, "wrong_values": 0}
+    assert r.refined_relative_error["levels_match"]
+    assert [(x["runs"], x["entries"]) for x in r.refined["levels"]] == [
+        (x["runs"], x["entries"]) for x in r.measured["levels"]]
+    assert r.refined["write_amp"] == pytest.approx(r.measured["write_amp"], rel=1e-12)
+    assert r.refined["memory_bits_per_entry"] == pytest.approx(
+        r.measured["memory_bits_per_entry"], rel=1e-9)
+    assert len(r.measured["levels"]) >= 3  # the tiny buffer gives a real multi-level tree
+
+
+@pytest.mark.parametrize("name", list(DESIGNS))
+def test_read_costs_match_within_sampling_error(results, name) -> None:
+    """Measured reads are sample means: the refined expectations must lie within 4.5 standard
+    errors (a false positive costs one I/O: a Bernoulli count per probed run)."""
+    r = results[name]
+    n = TINY.reads
+    for metric in ("zero_result_read", "point_read", "point_read_uniform"):
+        expected = r.refined[metric]
+        extra = expected - (0.0 if metric == "zero_result_read" else 1.0)
+        sigma = math.sqrt(max(extra, 1e-4) / n)
+        assert abs(r.measured[metric] - expected) <= 4.5 * sigma + 0.02, metric
+    assert r.measured["range_runs"] == pytest.approx(r.refined["range_runs"], rel=0.02)
+
+
+def test_paper_model_errors_are_reported_honestly(results) -> None:
+    r = results["lazy-leveling"]
+    d = r.to_dict()
+    assert set(d) >= {"predicted", "measured", "relative_error", "refined",
+                      "refined_relative_error"}
+    keys = {"write_amp", "zero_result_read", "point_read", "point_read_uniform", "range_runs",
+            "memory_bits_per_entry", "theta"}
+    for part in ("predicted", "measured", "relative_error"):
+        assert keys <= set(d[part])
+    for part in ("predicted", "measured"):
+        assert d[part]["levels"] and {"level", "runs", "entries"} <= set(d[part]["levels"][0])
+    err = d["relative_error"]["write_amp"]
+    assert err == pytest.approx((d["predicted"]["write_amp"] - d["measured"]["write_amp"])
+                                / d["measured"]["write_amp"])
+    assert d["measured"]["theta"] > 0 and d["predicted"]["theta"] > 0
+    json.dumps(d)
+
+
+def test_relative_error_edge_cases() -> None:
+    assert relative_error(1.0, 0.0) is None
+    assert relative_error(0.0, 0.0) == 0.0
+    assert relative_error(None, 1.0) is None
+    assert relative_error(1.1, 1.0) == pytest.approx(0.1)
+
+
+def test_uniform_read_formula_by_hand() -> None:
+    """Leveling (one run per level): a key at Level i pays the FPRs of Levels 1..i-1."""
+    s = structure(10, 9, 1, 0, 0, 1000.0, integer_runs=True)
+    p = filters.lagrangian_fprs_for_memory(s.fractions, s.runs, 5.0)
+    L = int(s.L)
+    frac = s.fractions[:L] / s.fractions[:L].sum()
+    by_hand = 1.0 + sum(frac[i] * p[:i].sum() for i in range(L))
+    assert costs.point_read_uniform_cost(s, p) == pytest.approx(by_hand, rel=1e-12)
+
+
+@pytest.mark.parametrize("knobs", [(4, 3, 1, 1, 1), (3, 2, 1, 1, 0), (2, 1, 2, 1, 0.5)])
+def test_uniform_read_is_at_most_the_worst_case(knobs) -> None:
+    s = structure(*knobs, 5000.0, integer_runs=True)
+    p = filters.lagrangian_fprs_for_memory(s.fractions, s.runs, 4.0)
+    uniform = costs.point_read_uniform_cost(s, p)
+    assert 1.0 <= uniform <= costs.point_read_cost(s, p) + 1e-12
+
+
+def test_realized_bloom_fpr() -> None:
+    assert realized_bloom_fpr(1000, 0.0) == 1.0
+    # k = round(10 ln 2) = 7 probes, m = 10 n bits: the textbook (1 - e^(-k/10))^k.
+    assert realized_bloom_fpr(1000, 10.0) == pytest.approx((1 - math.exp(-0.7)) ** 7)
+    # A small run still gets 64 bits, so its filter is better than b bits per key.
+    assert realized_bloom_fpr(10, 1.0) < realized_bloom_fpr(10_000, 1.0)
+
+
+def test_grow_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        grow(10, 9, 1, 0, 0, entries=10, buffer_entries=4, entries_per_block=2)
+    with pytest.raises(ValueError, match="entries"):
+        grow(10, 9, 1, 0, 0, entries=-1, buffer_entries=4, entries_per_block=2,
+             bits_per_entry=5)
+
+
+def test_refined_model_tends_to_the_paper_when_levels_are_full() -> None:
+    """Right after a major compaction into a full tree the two models nearly agree on reads."""
+    tree = grow(2, 1, 1, 1, 1, entries=64 * 1024 + 1, buffer_entries=64, entries_per_block=8,
+                bits_per_entry=6)
+    c = grown_costs(tree)
+    assert tree.buffered == 1
+    assert c.point_read_uniform <= c.point_read
+    assert c.zero_result_read > 0
+
+
+def test_scale_rejects_bad_values() -> None:
+    with pytest.raises(ValueError, match="buffer_bytes"):
+        Scale(entries=5_000, buffer_bytes=1 << 20)
+    with pytest.raises(ValueError, match="entries"):
+        Scale(entries=10)
+    with pytest.raises(ValueError, match="reads"):
+        Scale(reads=True)
+
+
+def test_cli_validate_json_and_replay(tmp_path) -> None:
+    trace_file = tmp_path / "run.lz4"
+    html = tmp_path / "report.html"
+    args = ["validate", "--preset", "tiering", "--T", "4", "--entries", "20000",
+            "--buffer-bytes", "16384", "--reads", "1000", "--writes", "0.5",
+            "--zero-reads", "0.5", "--json", "--save-trace", str(trace_file),
+            "--html", str(html)]
+    out = wacky(*args)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["design"]["Z"] == 1.0 and doc["measured"]["theta"] is not None
+    assert "plotly" in html.read_text()
+    out = wacky("replay", str(trace_file), "--json")
+    assert out.returncode == 0, out.stderr
+    replayed = json.loads(out.stdout)
+    load = replayed["phases"]["load"]["put"]
+    assert load["blocks_written"] * 32 / 20000 == pytest.approx(doc["measured"]["write_amp"])
+    zero = replayed["phases"]["zero"]["zero"]
+    assert zero["blocks_read"] / zero["count"] == pytest.approx(
+        doc["measured"]["zero_result_read"])
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["validate", "--T", "1", "--C", "2"], "T must be"),
+        (["validate", "--preset", "leveling", "--entries", "5000"], "buffer_bytes"),
+        (["validate", "--recommend"], "--recommend needs a workload"),
+        (["validate", "--preset", "leveling", "--writes", "0.5"], "sum"),
+        (["replay", "/nonexistent/trace.lz4"], "trace"),
+    ],
+)
+def test_cli_validate_bad_input(args, message) -> None:
+    out = wacky(*args)
+    assert out.returncode == 2
+    assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_sweep_on_a_tiny_scale(tmp_path) -> None:
+    system = TINY.system(5.0, None)
+    cases = sweep.sweep_cases(system, n_random=2)
+    assert {c.group for c in cases} == {"family", "uniform filters", "random"}
+    assert sum(c.group == "random" for c in cases) == 2
+    picked = [cases[0], cases[-1], cases[-3]]
+    workloads = sweep.ranking_workloads()[:2]
+    extra, per_workload = sweep.ranking_candidates(system, workloads)
+    results = sweep.run_cases(picked + extra[:0], TINY, {"bits_per_entry": 5.0}, workers=2)
+    assert [r["name"] for r in results] == [c.name for c in picked]
+    rows = sweep.summarize(results)
+    assert {r["metric"] for r in rows} >= {"write_amp", "point_read", "zero_result_read"}
+    for row in rows:
+        assert row["refined"]["median"] <= row["refined"]["worst"]
+    # Ranking on the designs each workload would compare (measured here on the tiny scale).
+    needed = {sweep._key(d): d for opts in per_workload.values() for _, d in opts}
+    measured = sweep.run_cases(
+        [sweep.SweepCase(f"c{i}", "ranking", d) for i, d in enumerate(needed.values())],
+        TINY, {"bits_per_entry": 5.0}, workers=2)
+    by_key = {sweep._key(d): r for d, r in zip(needed.values(), measured, strict=True)}
+    ranking = sweep.rank(workloads, per_workload, by_key)
+    assert len(ranking) == 2 and all(r["gap"] >= 0 for r in ranking)
+    text = sweep.render_markdown(results, ranking, TINY, {"bits_per_entry": 5.0}, "test")
+    assert "| write_amp |" in text and "## Ranking" in text
+    assert np.isfinite([r["best_cost"] for r in ranking]).all()
