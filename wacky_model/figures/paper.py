@@ -592,8 +592,9 @@ def sum_fpr_vs_memory(
     """p reached with ``bits`` bits per entry: optimized (App. C) and uniform allocations."""
     kw = {"n_buffers": n_buffers, "entries_per_block": entries_per_block}
     bits = np.asarray(bits, dtype=float)
-    opt = evaluate(T, C, X, K, Z, bits_per_entry=bits, **kw)
-    uni = evaluate(T, C, X, K, Z, bits_per_entry=bits, uniform=True, **kw)
+    knobs = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (T, C, X, K, Z, bits)))[:5]
+    opt = evaluate(*knobs, bits_per_entry=bits, **kw)
+    uni = evaluate(*knobs, bits_per_entry=bits, uniform=True, **kw)
     return {"bits": bits, "optimized": opt.sum_fpr, "uniform": uni.sum_fpr}
 
 
@@ -648,6 +649,33 @@ def closed_form_gap(
     return {"n_buffers": n, "levels": e.structure.L, "exact": exact, "closed_form": closed}
 
 
+def closed_form_gap_figure(gap: Mapping[str, np.ndarray], *, title: str = "") -> go.Figure:
+    """Exact per-level memory and errata 4's closed form against N/F (log x)."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=gap["n_buffers"],
+            y=gap["exact"],
+            mode="lines+markers",
+            name="exact sum over L levels",
+            text=[f"L={int(v)}" for v in gap["levels"]],
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=gap["n_buffers"], y=gap["closed_form"], mode="lines", name="closed form (errata 4)"
+        )
+    )
+    fig.update_layout(
+        title=title,
+        xaxis_title="N/F (buffers of data)",
+        yaxis_title="filter memory (bits per entry)",
+        xaxis_type="log",
+        template="plotly_white",
+    )
+    return fig
+
+
 def approximation_figure(
     errors: Mapping[float, np.ndarray], T: np.ndarray, *, threshold: float = 0.10
 ) -> go.Figure:
@@ -691,8 +719,9 @@ def hash_tradeoff(
                      sum_fpr=sum_fpr)
     L = int(probe.structure.L)
     h = np.arange(0, L)
-    e = evaluate(T, C, X, K, Z, n_buffers=n_buffers, entries_per_block=entries_per_block,
-                 sum_fpr=sum_fpr, hash_levels=h)
+    ones = np.ones(h.shape)
+    e = evaluate(T * ones, C * ones, X * ones, K * ones, Z * ones, n_buffers=n_buffers,
+                 entries_per_block=entries_per_block, sum_fpr=sum_fpr, hash_levels=h)
     runs = e.structure.runs
     probes = np.sum(np.where(e.hash_mask, 0.0, runs), axis=-1) + np.sum(e.hash_mask, axis=-1)
     return {
