@@ -1,4 +1,5 @@
-"""validation.trace: the trace file formats, their error reporting, generators and replay."""
+"""Traces: the file formats (wacky_model.traces), their error reporting, generators and replay
+(validation.replay)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from native_engine import Engine
-from validation.trace import (
+from validation.replay import replay
+from wacky_model.traces import (
     LZ4_MAGIC,
     MAGIC,
     OpKind,
@@ -25,7 +27,6 @@ from validation.trace import (
     load_trace,
     read_ops,
     read_trace,
-    replay,
     trace_fractions,
     value_for,
     write_trace,
@@ -696,7 +697,7 @@ def test_batch_size_does_not_change_results(tmp_path, trace, monkeypatch) -> Non
     with new_engine(tmp_path / "a") as e:
         whole = replay(e, trace)
     # Tiny chunks: PUT/GET runs split across many calls and value windows.
-    monkeypatch.setattr("validation.trace.PUT_CHUNK", 7)
+    monkeypatch.setattr("validation.replay.PUT_CHUNK", 7)
     with new_engine(tmp_path / "b") as e:
         chunked = replay(e, trace)
     assert chunked.ok and io_table(chunked) == io_table(whole)

@@ -24,7 +24,8 @@ import numpy as np
 
 from cost_models.refined import grow, grown_costs
 from native_engine import Engine
-from validation import trace as tr
+from validation.replay import replay
+from wacky_model import traces as tr
 from wacky_model.analysis import analyze
 from wacky_model.types import Design, System, Workload
 
@@ -296,7 +297,7 @@ def validate(
         try:
             load = tr.load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
             report(0.0, "loading")
-            loaded = tr.replay(
+            loaded = replay(
                 engine, load,
                 progress=lambda done, total: report(LOAD_SHARE * done / total, "loading"),
             )
@@ -311,7 +312,7 @@ def validate(
                       "budget": system.budget},
             )
             read_phases = [p[0] for p in parts]
-            reads = tr.replay(
+            reads = replay(
                 engine, full, phases=read_phases,
                 progress=lambda done, total: report(
                     LOAD_SHARE + (1 - LOAD_SHARE) * done / total, "reading"),
@@ -430,7 +431,7 @@ def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str
             **budget,
         )
         try:
-            result = tr.replay(engine, trace)
+            result = replay(engine, trace)
         finally:
             engine.close()
     out = result.to_dict()

@@ -1,0 +1,245 @@
+"""Replay a :class:`~wacky_model.traces.Trace` through ``native_engine.Engine``.
+
+Records run in exact order, with consecutive records of one kind batched into one engine call;
+per phase and per kind it totals the I/O (``engine.stats()`` deltas around each batch) and checks
+every answer against :func:`~wacky_model.traces.value_for`. A ``Trace`` is validated when it is
+built, so a replay never half-applies a malformed trace.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any
+
+import numpy as np
+
+from wacky_model.traces import (
+    KIND_NAMES,
+    N_KINDS,
+    PUT_CHUNK,
+    SCAN_CHUNK,
+    OpKind,
+    Trace,
+    TraceError,
+    value_for,
+)
+
+
+# -- replay --------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class OpTotals:
+    """What one kind of operation cost in one phase of a replay."""
+
+    count: int = 0
+    blocks_read: int = 0
+    blocks_written: int = 0
+    seconds: float = 0.0
+    runs_probed: int = 0  # RANGE only: sorted runs the scans looked at
+    entries_returned: int = 0  # RANGE only
+
+    @property
+    def io_per_op(self) -> float:
+        return (self.blocks_read + self.blocks_written) / self.count if self.count else 0.0
+
+    @property
+    def read_per_op(self) -> float:
+        return self.blocks_read / self.count if self.count else 0.0
+
+    @property
+    def write_per_op(self) -> float:
+        return self.blocks_written / self.count if self.count else 0.0
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {
+            "count": self.count,
+            "blocks_read": self.blocks_read,
+            "blocks_written": self.blocks_written,
+            "seconds": self.seconds,
+            "runs_probed": self.runs_probed,
+            "entries_returned": self.entries_returned,
+            "io_per_op": self.io_per_op,
+            "read_per_op": self.read_per_op,
+            "write_per_op": self.write_per_op,
+        }
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """Per phase, per kind name (put/get/zero/range/delete; kinds that did not occur are left
+    out) the totals, plus the answer checks: GETs not found (``get_misses``), ZEROs found
+    (``zero_hits``) and values that differ from :func:`value_for` (``wrong_values``)."""
+
+    phases: dict[str, dict[str, OpTotals]]
+    get_misses: int
+    zero_hits: int
+    wrong_values: int
+    records: int
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.get_misses == 0 and self.zero_hits == 0 and self.wrong_values == 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "phases": {
+                ph: {kind: t.to_dict() for kind, t in kinds.items()}
+                for ph, kinds in self.phases.items()
+            },
+            "get_misses": self.get_misses,
+            "zero_hits": self.zero_hits,
+            "wrong_values": self.wrong_values,
+            "records": self.records,
+            "seconds": self.seconds,
+            "ok": self.ok,
+        }
+
+
+def _batches(kinds: np.ndarray, window: int) -> list[tuple[int, int]]:
+    """[start, stop) of each maximal run of equal kinds, also cut at every multiple of
+    ``window`` so a batch never straddles two windows of precomputed values."""
+    n = int(kinds.size)
+    if n == 0:
+        return []
+    cuts = np.union1d(np.flatnonzero(kinds[1:] != kinds[:-1]) + 1, np.arange(window, n, window))
+    bounds = [0, *cuts.tolist(), n]
+    return list(zip(bounds[:-1], bounds[1:], strict=True))
+
+
+def _scan_checked(engine: Any, lo: int, hi: int, vb: int) -> tuple[int, int, float]:
+    """Run one range read to the end: (entries, wrong values, seconds inside the engine)."""
+    entries = wrong = 0
+    seconds = 0.0
+    t0 = time.perf_counter()
+    it = engine.scan(lo, hi)
+    while True:
+        got = list(islice(it, SCAN_CHUNK))
+        seconds += time.perf_counter() - t0
+        if not got:
+            return entries, wrong, seconds
+        entries += len(got)
+        rk = np.fromiter((k for k, _ in got), dtype=np.uint64, count=len(got))
+        rv = np.frombuffer(b"".join(v for _, v in got), dtype=np.uint8).reshape(len(got), vb)
+        wrong += int(np.count_nonzero((rv != value_for(rk, vb)).any(axis=1)))
+        t0 = time.perf_counter()
+
+
+def replay(
+    engine: Any,
+    trace: Trace,
+    *,
+    phases: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> ReplayResult:
+    """Execute ``trace`` (or the named ``phases`` of it, in trace order) against ``engine``
+    record by record, batching consecutive records of one kind, and check every answer.
+
+    Checked before anything runs: the engine's value size must equal ``entry_bytes - 8`` and the
+    phase names must exist (TraceError / ValueError). I/O is the delta of
+    ``engine.stats()["total"]`` around each batch, so merges a put triggers count as put I/O.
+    ``progress(done, total)`` is called about every 1% of the records and at the end."""
+    if not isinstance(trace, Trace):
+        raise ValueError(f"trace must be a Trace, got {type(trace).__name__}")
+    vb = trace.value_bytes
+    engine_vb = getattr(engine, "value_bytes", None)
+    if engine_vb != vb:
+        raise TraceError(
+            f"trace was made for entry_bytes={trace.entry_bytes} (values of {vb} bytes) but the "
+            f"engine stores values of {engine_vb} bytes; nothing was replayed"
+        )
+    if phases is None:
+        chosen = list(trace.phases)
+    else:
+        if isinstance(phases, str):
+            raise ValueError("phases must be a sequence of phase names, not a string")
+        wanted = set(phases)
+        for name in wanted:
+            trace._find_phase(name)  # raises naming the valid phases
+        chosen = [p for p in trace.phases if p.name in wanted]
+
+    total = sum(p.stop - p.start for p in chosen)
+    step = max(1, total // 100)
+    next_report = step
+    reported = -1
+    done = 0
+    get_misses = zero_hits = wrong_values = 0
+    out: dict[str, dict[str, OpTotals]] = {}
+    t_start = time.perf_counter()
+    perf = time.perf_counter
+
+    stats = engine.stats()
+    for ph in chosen:
+        # Accumulators per kind: count, read, written, seconds, runs_probed, entries_returned.
+        acc = [[0, 0, 0, 0.0, 0, 0] for _ in range(N_KINDS)]
+        kinds = trace.kinds[ph.start : ph.stop]
+        keys = trace.keys[ph.start : ph.stop]
+        args = trace.args[ph.start : ph.stop]
+        # Values for PUT/GET are made a window at a time: one value_for call per 64K records
+        # instead of one per (often single-record) batch of an interleaved mix.
+        win_start, win_vals = -1, np.zeros((0, vb), np.uint8)
+        for a, b in _batches(kinds, PUT_CHUNK):
+            kind = int(kinds[a])
+            batch = keys[a:b]
+            if kind == OpKind.PUT or kind == OpKind.GET:
+                w0 = a - a % PUT_CHUNK
+                if w0 != win_start:
+                    win_start, win_vals = w0, value_for(keys[w0 : w0 + PUT_CHUNK], vb)
+                expected = win_vals[a - w0 : b - w0]
+            entries = 0
+            if kind == OpKind.PUT:
+                t0 = perf()
+                engine.put_many(batch, expected)
+                dt = perf() - t0
+            elif kind == OpKind.GET:
+                t0 = perf()
+                got, found = engine.get_many(batch)
+                dt = perf() - t0
+                found = np.asarray(found, dtype=bool)
+                get_misses += (b - a) - int(np.count_nonzero(found))
+                diff = (np.asarray(got) != expected).any(axis=1)
+                wrong_values += int(np.count_nonzero(found & diff))
+            elif kind == OpKind.ZERO:
+                t0 = perf()
+                _, found = engine.get_many(batch)
+                dt = perf() - t0
+                zero_hits += int(np.count_nonzero(found))
+            elif kind == OpKind.RANGE:
+                dt = 0.0
+                for lo, hi in zip(batch.tolist(), args[a:b].tolist(), strict=True):
+                    e, w, sec = _scan_checked(engine, lo, hi, vb)
+                    entries += e
+                    wrong_values += w
+                    dt += sec
+            else:  # DELETE
+                t0 = perf()
+                for key in batch.tolist():
+                    engine.delete(key)
+                dt = perf() - t0
+            after = engine.stats()
+            t = acc[kind]
+            t[0] += b - a
+            t[1] += after["total"]["blocks_read"] - stats["total"]["blocks_read"]
+            t[2] += after["total"]["blocks_written"] - stats["total"]["blocks_written"]
+            t[3] += dt
+            if kind == OpKind.RANGE:
+                t[4] += after.get("range_runs_probed", 0) - stats.get("range_runs_probed", 0)
+                t[5] += entries
+            stats = after
+            done += b - a
+            if progress is not None and done >= next_report:
+                progress(done, total)
+                reported = done
+                next_report = (done // step + 1) * step
+        out[ph.name] = {
+            KIND_NAMES[k]: OpTotals(int(c), int(r), int(w), float(s), int(rp), int(en))
+            for k, (c, r, w, s, rp, en) in enumerate(acc)
+            if c
+        }
+    if progress is not None and reported != done:
+        progress(done, total)
+    return ReplayResult(
+        out, get_misses, zero_hits, wrong_values, done, time.perf_counter() - t_start
+    )
