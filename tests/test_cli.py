@@ -68,3 +68,31 @@ def test_bad_input_exits_2_with_one_clear_line(args, message):
 def test_unknown_flag_is_a_usage_error_with_exit_2():
     out = wacky("analyze", "--no-such-flag")
     assert out.returncode == 2 and "Traceback" not in out.stderr
+
+
+def test_recommend_from_a_trace(tmp_path):
+    """The workload comes from the trace: here 3 puts, 1 existing read, 1 zero-result read."""
+    path = tmp_path / "ops.txt"
+    path.write_text("# a hand-written trace\nput 1\nput 2\nput 3\nget 2\nget 99\n")
+    out = wacky("recommend", "--trace", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    from_flags = wacky("recommend", "--writes", "0.6", "--point-reads", "0.2", "--zero-reads",
+                       "0.2", "--json")
+    assert doc["design"] == json.loads(from_flags.stdout)["design"]
+
+
+@pytest.mark.parametrize(
+    "content, flags, message",
+    [
+        ("put 1\nget x\n", [], "line 2"),
+        ("put 1\nrange 5 2\n", [], "line 2"),
+        ("put 1\nget 1\n", ["--writes", "1"], "not both"),
+    ],
+)
+def test_recommend_bad_trace(tmp_path, content, flags, message):
+    path = tmp_path / "ops.txt"
+    path.write_text(content)
+    out = wacky("recommend", "--trace", str(path), *flags)
+    assert out.returncode == 2
+    assert message in out.stderr and "Traceback" not in out.stderr

@@ -19,6 +19,7 @@ from wacky_model.analysis import Analysis, analyze
 from wacky_model.figures import frontier_html
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.search import recommend
+from wacky_model.traces import read_trace, workload_from_trace
 from wacky_model.types import Design, System, Workload
 
 app = typer.Typer(
@@ -172,6 +173,8 @@ def recommend_command(
     range_blocks: Annotated[float, typer.Option("--range-blocks", help="Blocks each range "
                                                 "read returns.")] = 0.0,
     method: Annotated[str, typer.Option("--method", help="global or projections.")] = "global",
+    trace: Annotated[Path | None, typer.Option("--trace", help="Derive the workload from a "
+                                               "trace file (lz4-compressed or plain).")] = None,
     entries: Entries = DEFAULT_SYSTEM.entries,
     entry_bytes: EntryBytes = DEFAULT_SYSTEM.entry_bytes,
     key_bytes: KeyBytes = DEFAULT_SYSTEM.key_bytes,
@@ -185,7 +188,16 @@ def recommend_command(
     """Recommend the design that minimizes the average I/O per operation (Eq 16)."""
     system = build_system(entries, entry_bytes, key_bytes, block_bytes, buffer_bytes, sum_fpr,
                           bits_per_entry, hash_levels)
-    workload = Workload(point_reads, zero_reads, writes, range_reads, range_blocks)
+    if trace is not None:
+        if any((point_reads, zero_reads, writes, range_reads, range_blocks)):
+            raise ValueError("give either --trace or the workload fractions, not both")
+        try:
+            parsed = read_trace(trace)
+        except OSError as err:
+            raise ValueError(f"trace: cannot read {trace}: {err.strerror}") from None
+        workload = workload_from_trace(parsed, system.entries_per_block)
+    else:
+        workload = Workload(point_reads, zero_reads, writes, range_reads, range_blocks)
     rec = recommend(workload, system, method=method)
     if as_json:
         print(json.dumps(rec.to_dict(), indent=2))

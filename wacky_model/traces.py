@@ -29,6 +29,8 @@ from typing import Any
 import lz4.frame
 import numpy as np
 
+from wacky_model.types import Workload
+
 __all__ = [
     "MAGIC",
     "OpKind",
@@ -41,6 +43,7 @@ __all__ = [
     "read_trace",
     "trace_fractions",
     "value_for",
+    "workload_from_trace",
     "write_trace",
 ]
 
@@ -820,3 +823,20 @@ def read_ops(
     keys[is_range] = lo
     args[is_range] = lo + np.uint64(span)  # lo <= max_lo, so no overflow
     return kinds, keys, args
+
+
+def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:
+    """The :class:`Workload` a trace implies (its operations outside a "load" phase, if any).
+
+    A range's length in entries is estimated from its key span and the density of the keys the
+    trace writes, (distinct PUT keys) / (their key range); with no writes it counts as short.
+    """
+    f = trace_fractions(trace)
+    range_blocks = 0.0
+    puts = np.unique(trace.keys[trace.kinds == OpKind.PUT])
+    if f["range_reads"] > 0 and puts.size > 1:
+        density = puts.size / (float(puts[-1] - puts[0]) + 1.0)
+        range_blocks = f["range_span"] * density / float(entries_per_block)
+    return Workload(
+        f["point_reads"], f["zero_reads"], f["writes"], f["range_reads"], range_blocks
+    )
