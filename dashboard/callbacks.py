@@ -207,7 +207,7 @@ def _fmt(x: float) -> str:
 
 
 def knob_text(design: Design) -> str:
-    return "  ".join(f"{k} = {v:.4g}" for k, v in design.knobs.items())
+    return ", ".join(f"{k} = {v:.4g}" for k, v in design.knobs.items())
 
 
 def card(title: str, family: str, analysis: Analysis, note: str = "") -> html.Div:
@@ -318,7 +318,18 @@ def update_views(
         out[L.MESSAGE], out[MESSAGE_STYLE] = message_children(str(err).split("\n"))
         out[L.CURRENT] = None
         return out
+    try:
+        out.update(_views_of(controls, services))
+    except ValueError as err:  # a corner of the model the controls reach: say it, keep going
+        out[L.MESSAGE], out[MESSAGE_STYLE] = message_children([f"Cannot evaluate: {err}"])
+        out[L.CURRENT] = None
+        return out
     out[L.MESSAGE], out[MESSAGE_STYLE] = message_children([])
+    return out
+
+
+def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
+    out: dict[str, Any] = {}
 
     space = services.space_for(controls.system)
     rec = recommend(controls.workload, controls.system, space=space)
@@ -344,8 +355,10 @@ def update_views(
                                    current=(design.T, analysis.theta, label))
     # Hold the point-read cost at the shown design's own sum of FPRs, so its marker sits at
     # the memory budget given in the controls and the curves show what others need for it.
-    out[L.MEMORY_FRONTIER] = memory_frontier(controls.system, max(analysis.sum_fpr, 1e-12),
-                                             design=design, label=label)
+    # Every family has at least one run, so any p <= 1 is reachable by all of them.
+    frontier_p = min(max(analysis.sum_fpr, 1e-9), 1.0)
+    out[L.MEMORY_FRONTIER] = memory_frontier(controls.system, frontier_p, design=design,
+                                             label=label)
     out[L.RANGE_FRONTIER] = range_frontier(controls.system, design=design, label=label)
     for key in (L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
         _fit_half_width(out[key])
@@ -364,8 +377,10 @@ def update_views(
 
 def _fit_half_width(fig: go.Figure) -> None:
     """The frontiers sit side by side here: legend below the plot, a smaller title."""
+    title = fig.layout.title.text or ""
     fig.update_layout(legend={"orientation": "h", "y": -0.25}, title_font_size=13,
-                      height=560, margin={"t": 50, "l": 50, "r": 10})
+                      title_text=title.replace(" at ", "<br>at ", 1), height=580,
+                      margin={"t": 70, "l": 50, "r": 10})
 
 
 def manual_controls_style(mode: Any) -> dict:
@@ -524,10 +539,10 @@ def register(app: Dash, services: Services) -> None:
         Input({"type": L.PRESET_TYPE, "name": ALL}, "n_clicks"),
         Input(L.MODE, "value"),
         State(L.CURRENT, "data"),
-        [State(i, "value") for i in SYSTEM_IDS],
+        *[State(i, "value") for i in SYSTEM_IDS],
         prevent_initial_call=True,
     )
-    def _knobs(_clicks, mode, current, system_values):
+    def _knobs(_clicks, mode, current, *system_values):
         return set_knobs(ctx.triggered_id, mode, current,
                          dict(zip(SYSTEM_IDS, system_values, strict=True)))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dash import dash_table, dcc, html
 
 from wacky_model.presets import PRESET_NAMES
+from wacky_model.search import C_MAX, T_MAX, X_MAX
 from wacky_model.types import System
 
 DEFAULT_SYSTEM = System()
@@ -27,11 +28,12 @@ SYSTEM_FIELDS = (
     ("buffer-mib", "Buffer (MiB)", DEFAULT_SYSTEM.buffer_bytes / 2**20),
     ("bits-per-entry", "Filter memory (bits/entry)", float(DEFAULT_SYSTEM.bits_per_entry)),
 )
-# (id, label, min, max, step, default): T and C reach past the sliders through their input box.
+# (id, label, min, max, step, default). The ranges are the search's bounds, so every
+# recommendation fits; each slider's input box sets exact values where dragging is too coarse.
 KNOBS = (
-    ("T", "T: base ratio", 2, 200, 0.1, 10.0),
-    ("C", "C: capping ratio", 1, 200, 0.01, 9.0),
-    ("X", "X: growth exponential", 1, 5, 0.05, 1.0),
+    ("T", "T: base ratio", 2, T_MAX, 0.1, 10.0),
+    ("C", "C: capping ratio", 1, C_MAX, 0.01, 9.0),
+    ("X", "X: growth exponential", 1, X_MAX, 0.05, 1.0),
     ("K", "K: greediness, levels 1..L-1", 0, 1, 0.05, 1.0),
     ("Z", "Z: greediness, level L", 0, 1, 0.05, 0.0),
 )
@@ -66,7 +68,7 @@ MESSAGE_STYLE = {"color": "#a40000", "background": "#fff0f0", "border": "1px sol
                  "borderRadius": "6px", "padding": "0 12px", "margin": "8px 0"}
 FIELD = {"display": "flex", "justifyContent": "space-between", "alignItems": "center",
          "margin": "3px 0", "gap": "8px"}
-INPUT = {"width": "165px"}
+INPUT = {"width": "185px"}
 
 
 def knob_id(name: str) -> str:
@@ -166,7 +168,7 @@ def _controls() -> html.Div:
                 style=PANEL,
             ),
         ],
-        style={"flex": "0 0 370px"},
+        style={"flex": "0 0 390px"},
     )
 
 
@@ -178,12 +180,13 @@ def _table(table_id: str, columns: list[tuple[str, str]]) -> dash_table.DataTabl
         style_cell={"fontFamily": "sans-serif", "fontSize": "13px", "padding": "3px 8px",
                     "textAlign": "right"},
         style_header={"fontWeight": "bold"},
+        style_table={"overflowX": "auto"},
     )
 
 
 ALTERNATIVE_COLUMNS = [("family", "family"), ("T", "T"), ("C", "C"), ("X", "X"), ("K", "K"),
                        ("Z", "Z"), ("theta", "Θ (I/O per op)"),
-                       ("relative", "throughput vs shown design")]
+                       ("relative", "throughput ÷ shown")]
 LEVEL_COLUMNS = [("level", "level"), ("runs", "runs"), ("entries", "capacity (entries)"),
                  ("buffers", "× buffer"), ("fpr", "FPR/run"), ("level_fpr", "level FPR"),
                  ("bits", "bits/entry"), ("structure", "filter")]
@@ -194,11 +197,11 @@ def _views() -> html.Div:
         [
             html.Div(
                 [
-                    html.Div(id=CARD, style={"flex": "0 0 320px"}),
+                    html.Div(id=CARD, style={"flex": "0 0 300px"}),
                     html.Div(
                         [html.H4("Each family at its best T", style={"marginTop": 0}),
                          _table(ALTERNATIVES, ALTERNATIVE_COLUMNS)],
-                        style={"flex": "1"},
+                        style={"flex": "1", "minWidth": "0"},
                     ),
                 ],
                 style={**PANEL, "display": "flex", "gap": "16px"},
@@ -212,9 +215,9 @@ def _views() -> html.Div:
             html.Div(
                 [
                     html.Div(dcc.Graph(id=MEMORY_FRONTIER, config={"displaylogo": False}),
-                             style={"flex": "1 1 480px"}),
+                             style={"flex": "1 1 400px", "minWidth": "0"}),
                     html.Div(dcc.Graph(id=RANGE_FRONTIER, config={"displaylogo": False}),
-                             style={"flex": "1 1 480px"}),
+                             style={"flex": "1 1 400px", "minWidth": "0"}),
                 ],
                 style={**PANEL, "display": "flex", "flexWrap": "wrap"},
             ),

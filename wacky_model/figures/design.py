@@ -217,6 +217,7 @@ def theta_by_family(
         xaxis={"title": "T (base ratio)", "type": "log"},
         yaxis={"title": "Θ (I/O per operation)", "type": "log",
                "range": [math.log10(lowest * 0.9), math.log10(lowest * THETA_Y_SPAN)]},
+        height=520,
         template="plotly_white",
     )
     return fig

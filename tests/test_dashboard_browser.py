@@ -1,0 +1,225 @@
+"""The dashboard in a real browser: headless Chromium (Debian's chromium + chromium-driver)
+driven by selenium against the app served on 127.0.0.1.
+
+Without the browser the test is skipped, except under CI=true, where it fails: CI installs it
+(.ci/run). Set WACKY_DASHBOARD_SCREENSHOT=docs/dashboard.png to also write the README's
+screenshot of the page, taken after a validation.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dashboard.app import create_app
+
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
+DRIVER = shutil.which("chromedriver")
+WAIT_S = 60  # generous: a busy 2-core CI machine; waits end as soon as the page is ready
+SCREENSHOT_ENV = "WACKY_DASHBOARD_SCREENSHOT"
+WIDTH = 1400
+
+if not (BROWSER and DRIVER):
+    reason = "headless Chromium and chromedriver are needed (apt-get install chromium " \
+             "chromium-driver; .ci/run does it)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"CI=true but the browser is missing: {reason}", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from werkzeug.serving import make_server  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    """The real app (real engine validations) on a free port of 127.0.0.1."""
+    werkzeug_log = logging.getLogger("werkzeug")
+    level = werkzeug_log.level
+    werkzeug_log.setLevel(logging.ERROR)  # one access-log line per callback otherwise
+    server = make_server("127.0.0.1", 0, create_app().server, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        thread.join(10)
+        werkzeug_log.setLevel(level)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[webdriver.Chrome]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = BROWSER
+    # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                f"--window-size={WIDTH},1100"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait_until(driver, condition, what: str):
+    # Dash re-renders components under the test's feet: a stale element means "look again".
+    return WebDriverWait(driver, WAIT_S, poll_frequency=0.1,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: condition(d), message=f"timed out waiting for {what}")
+
+
+def text(driver, element_id: str) -> str:
+    for _ in range(10):
+        try:
+            found = driver.find_elements(By.ID, element_id)
+            return found[0].text if found else ""
+        except StaleElementReferenceException:
+            continue  # replaced between finding and reading it; find the new one
+    raise AssertionError(f"#{element_id} kept being replaced")
+
+
+def wait_text(driver, element_id: str, predicate, what: str) -> str:
+    return wait_until(driver, lambda d: (t := text(d, element_id)) and predicate(t) and t, what)
+
+
+def type_into(driver, element_id: str, value: str) -> None:
+    """Replace a number field's content as a person would, then press Enter (the fields are
+    debounced: they report on Enter or on leaving them)."""
+    field = driver.find_element(By.ID, element_id)
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(Keys.BACKSPACE)
+    field.send_keys(value + Keys.ENTER)
+
+
+def knob_value(driver, name: str) -> float:
+    thumb = driver.find_element(By.CSS_SELECTOR, f"#knob-{name} [role='slider']")
+    return float(thumb.get_attribute("aria-valuenow"))
+
+
+def type_into_knob(driver, name: str, value: str) -> None:
+    """The slider's own input box (Dash 4 sliders have one); it reports on leaving it."""
+    box = driver.find_element(By.CSS_SELECTOR, f"#knob-{name} input")
+    box.send_keys(Keys.CONTROL, "a")
+    box.send_keys(Keys.BACKSPACE)
+    box.send_keys(value + Keys.TAB)
+
+
+def recommendation(driver) -> tuple[str, str, str]:
+    return text(driver, "card-family"), text(driver, "card-knobs"), text(driver, "card-theta")
+
+
+def message(driver) -> str:
+    return text(driver, "message")
+
+
+def expect_message(driver, fragment: str) -> None:
+    wait_until(driver, lambda d: fragment in message(d), f"the inline message {fragment!r}")
+    assert driver.find_element(By.ID, "message").is_displayed()
+
+
+def expect_no_message(driver) -> None:
+    wait_until(driver, lambda d: message(d) == "", "the inline message to go")
+
+
+def test_tune_validate_and_recover_from_bad_values(url, browser):
+    d = browser
+    d.get(url)
+
+    # The page loads with the default workload's recommendation and every view drawn.
+    wait_text(d, "card-theta", lambda t: float(t) > 0, "the first recommendation")
+    first = recommendation(d)
+    for graph in ("structure", "theta-vs-t", "memory-frontier", "range-frontier"):
+        wait_until(d, lambda d, g=graph: d.find_elements(By.CSS_SELECTOR, f"#{g} .main-svg"),
+                   f"the {graph} figure")
+    assert len(d.find_elements(By.CSS_SELECTOR, "#levels tbody tr")) >= 3  # header + levels
+    assert "write 60%" in text(d, "mix")
+
+    # A read-heavy workload: the recommendation changes, and the mix is shown normalized.
+    type_into(d, "writes", "5")
+    type_into(d, "zero-reads", "85")
+    wait_text(d, "mix", lambda t: "zero-result 77%" in t, "the normalized mix")
+    wait_until(d, lambda d: recommendation(d) != first and "zero 77%" in text(d, "card"),
+               "a new recommendation")
+    read_heavy = recommendation(d)
+    assert read_heavy[1] != first[1]  # other knobs
+
+    # Bad values get an inline message; the last valid views stay; fixing them clears it.
+    for field, bad, fragment in (
+        ("entries", "", "Entries N: the field is empty"),
+        ("entries", "0", "Entries N: must be at least 1"),
+        ("buffer-mib", "1000000", "make it smaller than the data"),
+    ):
+        type_into(d, field, bad)
+        expect_message(d, fragment)
+        assert recommendation(d) == read_heavy
+        type_into(d, field, {"entries": "2147483648", "buffer-mib": "8"}[field])
+        expect_no_message(d)
+    for field in ("point-reads", "zero-reads", "writes"):
+        type_into(d, field, "0")
+    expect_message(d, "every operation weight is 0")
+    type_into(d, "writes", "60")
+    type_into(d, "zero-reads", "20")
+    type_into(d, "point-reads", "20")
+    expect_no_message(d)
+    wait_until(d, lambda d: recommendation(d) == first, "the first recommendation again")
+
+    # Validate the recommendation on the engine: progress, then predicted vs measured.
+    d.find_element(By.ID, "validate-button").click()
+    wait_until(d, lambda d: "Validated in" in text(d, "validation-status")
+               or "failed" in text(d, "validation-status"), "the validation to finish")
+    assert "Validated in" in text(d, "validation-status"), text(d, "validation-status")
+    assert d.find_element(By.ID, "validation-progress").get_attribute("value") == "1"
+    rows = d.find_elements(By.CSS_SELECTOR, "#validation-table tbody tr")
+    assert len(rows) >= 6
+    assert "write amplification" in text(d, "validation-table")
+    wait_until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#validation-figure .main-svg"),
+               "the validation figure")
+    assert d.find_element(By.ID, "validate-button").is_enabled()
+
+    if os.environ.get(SCREENSHOT_ENV):
+        save_full_page(d, Path(os.environ[SCREENSHOT_ENV]))
+
+    # Manual mode starts from the design shown; moving a knob moves the cost.
+    d.find_element(By.CSS_SELECTOR, "#mode input[value='manual']").click()
+    wait_until(d, lambda d: d.find_element(By.ID, "manual-controls").is_displayed(),
+               "the manual controls")
+    wait_text(d, "card", lambda t: "Manual design" in t, "the manual card")
+    before = recommendation(d)
+    start_t = knob_value(d, "T")
+    d.find_element(By.CSS_SELECTOR, "#knob-T [role='slider']").send_keys(Keys.PAGE_UP)
+    wait_until(d, lambda d: knob_value(d, "T") > start_t, "the T slider to move")
+    wait_until(d, lambda d: recommendation(d)[2] != before[2], "a new cost for the new T")
+    assert f"T = {knob_value(d, 'T'):.4g}," in text(d, "card-knobs")
+
+    # A Figure 8 preset sets every knob.
+    d.find_element(By.XPATH, "//button[normalize-space()='tiering']").click()
+    wait_text(d, "card-family", lambda t: t == "Tiering", "the Tiering preset")
+    assert "T = 10, C = 9, X = 1, K = 1, Z = 1" in text(d, "card-knobs")
+
+    # An emptied knob is reported inline too, and refilling it clears the message.
+    type_into_knob(d, "K", "")
+    expect_message(d, "K: greediness, levels 1..L-1: the field is empty")
+    type_into_knob(d, "K", "0")
+    expect_no_message(d)
+    wait_text(d, "card-family", lambda t: t == "Wacky", "K = 0 with Z = 1")
+
+
+def save_full_page(driver, path: Path) -> None:
+    """A screenshot of the whole page: the window grown to the page's height."""
+    height = driver.execute_script("return document.body.scrollHeight")
+    driver.set_window_size(WIDTH, height + 120)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(path))
+    driver.set_window_size(WIDTH, 1100)
