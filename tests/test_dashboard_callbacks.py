@@ -7,6 +7,8 @@ from functools import lru_cache
 
 import pytest
 from dash import no_update
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dashboard import callbacks as cb
 from dashboard import layout as L
@@ -311,3 +313,24 @@ def test_bad_ports_are_refused(port):
 def test_cli_refuses_a_bad_port_with_exit_2(capsys):
     assert wacky_main(["dashboard", "--port", "0"]) == 2
     assert "error: port must be a whole number in [1, 65535]; got 0" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- any input at all
+
+_value = st.one_of(st.none(), st.integers(-5, 10**10), st.floats(allow_nan=True,
+                                                                  allow_infinity=True))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    workload=st.fixed_dictionaries({k: _value for k in WORKLOAD}),
+    system=st.fixed_dictionaries({k: _value for k in SYSTEM}),
+    mode=st.sampled_from(["recommend", "manual", None]),
+    knobs=st.fixed_dictionaries({k: _value for k in KNOBS}),
+)
+def test_no_control_values_raise_instead_of_explaining_themselves(workload, system, mode, knobs):
+    out = cb.update_views(workload, system, mode, knobs, "optimized", services())
+    if out[L.CURRENT] is None:
+        assert text_of(out[L.MESSAGE])  # refused, and said why
+    else:
+        assert out[L.MESSAGE] == [] and out[L.CARD] is not no_update
