@@ -393,18 +393,6 @@ def _read_parts(
     return parts
 
 
-def within_target(result: ValidationResult) -> dict[str, bool]:
-    """The issue's fidelity targets for one design (the sweep applies them to medians)."""
-    err = result.relative_error
-    zero_abs = abs(result.predicted["zero_result_read"] - result.measured["zero_result_read"])
-    return {
-        "write_amp": err["write_amp"] is not None and abs(err["write_amp"]) <= 0.10,
-        "point_read": err["point_read"] is not None and abs(err["point_read"]) <= 0.05,
-        "zero_result_read": zero_abs <= max(0.01, 0.15 * result.measured["zero_result_read"]),
-        "levels": bool(err["levels_match"]),
-    }
-
-
 def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str, Any]:
     """Replay a saved trace into a fresh engine built as the trace's metadata describes.
 
