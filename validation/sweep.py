@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from validation.runner import Scale, validate
+from validation.runner import Scale, theta_of, validate
 from wacky_model.presets import preset
 from wacky_model.search import DesignSpace, recommend
 from wacky_model.types import Design, System, Workload
@@ -156,18 +156,16 @@ def _structure_matches(results: Sequence[dict[str, Any]], err_key: str) -> int:
     return sum(bool(r[err_key]["levels_match"]) for r in results)
 
 
+def _entries_per_block(result: dict[str, Any]) -> int:
+    return result["scale"]["block_bytes"] // result["scale"]["entry_bytes"]
+
+
 def measured_theta(result: dict[str, Any], workload: Workload) -> float:
-    m = result["measured"]
-    B = result["scale"]["block_bytes"] // result["scale"]["entry_bytes"]
-    return (workload.point_reads * m["point_read"] + workload.zero_reads * m["zero_result_read"]
-            + workload.writes * m["write_amp"] / B + workload.range_reads * m["range_io"])
+    return theta_of(result["measured"], workload, _entries_per_block(result))
 
 
 def predicted_theta(result: dict[str, Any], workload: Workload, model: str) -> float:
-    p = result[model]
-    B = result["scale"]["block_bytes"] // result["scale"]["entry_bytes"]
-    return (workload.point_reads * p["point_read"] + workload.zero_reads * p["zero_result_read"]
-            + workload.writes * p["write_amp"] / B + workload.range_reads * p["range_io"])
+    return theta_of(result[model], workload, _entries_per_block(result))
 
 
 def rank(
