@@ -54,15 +54,24 @@ def range_runs(s: Structure) -> np.ndarray:
     return np.sum(s.runs, axis=-1)
 
 
-def range_cost_blocks(s: Structure, range_blocks: ArrayLike) -> np.ndarray:
-    """Range read I/O for a result that fills ``range_blocks`` blocks.
+def range_spread(s: Structure) -> np.ndarray:
+    """sum_i N_i/N: the share of the data the levels hold, over which a long range spreads."""
+    return np.sum(np.where(s.valid, s.fractions, 0.0), axis=-1)
+
+
+def range_cost(runs: ArrayLike, spread: ArrayLike, range_blocks: ArrayLike) -> np.ndarray:
+    """Range read I/O for a result that fills ``range_blocks`` blocks (Section 5).
 
     One I/O per run to reach the range's start, plus the result's blocks, spread over the levels
-    in proportion to their data (sum_i N_i/N of them, about range_blocks). ``range_blocks = 0``
-    is the paper's short range (one block per run), V = sum_i a_i.
+    in proportion to their data. ``range_blocks = 0`` is the paper's short range (one block per
+    run), V = sum_i a_i. Every range cost in the project, predicted or not, is this function.
     """
-    spread = np.sum(np.where(s.valid, s.fractions, 0.0), axis=-1)
-    return range_runs(s) + np.asarray(range_blocks, dtype=float) * spread
+    return np.asarray(runs, dtype=float) + np.asarray(range_blocks, dtype=float) * spread
+
+
+def range_cost_blocks(s: Structure, range_blocks: ArrayLike) -> np.ndarray:
+    """:func:`range_cost` of a structure."""
+    return range_cost(range_runs(s), range_spread(s), range_blocks)
 
 
 def theta(
@@ -82,3 +91,36 @@ def theta(
         + np.asarray(writes) * W
         + np.asarray(range_reads) * V
     )
+
+
+# A cost row holds, per design, what Theta needs whatever the workload: Theta is linear in it.
+COST_ROW = ("point_read", "zero_result_read", "write_cost", "range_runs", "range_spread")
+
+
+def theta_weights(
+    point_reads: ArrayLike,
+    zero_reads: ArrayLike,
+    writes: ArrayLike,
+    range_reads: ArrayLike,
+    range_blocks: ArrayLike,
+) -> np.ndarray:
+    """Eq 16 as a linear form over a cost row (:data:`COST_ROW`): Theta = row @ weights.
+
+    The weights are :func:`theta` and :func:`range_cost` applied to the unit rows, so this is
+    Eq 16 itself, not a second copy of it. Workload arrays broadcast; weights are the last axis.
+    """
+    unit = np.eye(len(COST_ROW))
+    args = [np.asarray(a, dtype=float)[..., None] for a in
+            (point_reads, zero_reads, writes, range_reads, range_blocks)]
+    return theta(
+        *args[:4], unit[0], unit[1], unit[2], range_cost(unit[3], unit[4], args[4])
+    )
+
+
+def theta_of_rows(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Theta of cost rows (..., 5) for workload weights (W, 5): shape (W, ...).
+
+    einsum's own loop, not BLAS: a multi-threaded BLAS on a busy 2-core machine turned a
+    1 x 5 by 5 x G product from 0.1 ms into 10 ms.
+    """
+    return np.einsum("...c,wc->w...", rows, np.atleast_2d(weights))

@@ -141,10 +141,10 @@ def cost_rows(
     uniform: bool = False,
     integer_runs: bool = False,
 ) -> np.ndarray:
-    """Just the costs Theta needs, stacked on a last axis: (R, R_zero, W, V_runs, spread).
+    """Just the costs Theta needs, stacked on a last axis in the order of ``costs.COST_ROW``.
 
-    Theta (Eq 16) is this row times (r, z, w, v, v * range_blocks); the design search calls it
-    many times, so it skips memory and hash-table accounting.
+    Theta (Eq 16) is ``costs.theta_of_rows(rows, costs.theta_weights(...))``; the design search
+    calls this many times, so it skips memory and hash-table accounting.
     """
     s = structure(T, C, X, K, Z, n_buffers, integer_runs=integer_runs)
     fprs = allocate_fprs(s, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform)
@@ -154,7 +154,7 @@ def cost_rows(
             costs.zero_result_read_cost(s, fprs),
             costs.write_cost(s, entries_per_block),
             costs.range_runs(s),
-            np.sum(s.fractions, axis=-1),
+            costs.range_spread(s),
         ],
         axis=-1,
     )

@@ -469,3 +469,29 @@ def test_point_reads_at_fixed_memory() -> None:
     assert np.all(np.diff(p["scll"]) < 0)
     for name in ("leveling", "lazy_leveling", "cll", "tiering", "qlsm_bush"):
         assert np.ptp(p[name]) < 0.05 * p[name][-1], name
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0, 1), min_size=4, max_size=4).filter(lambda f: sum(f) > 0),
+    st.floats(0, 1e4),
+    st.sampled_from([(10, 9, 1, 0, 0), (4, 3, 1, 1, 1), (6, 5, 1, 1, 0), (2, 1, 2, 1, 0)]),
+)
+def test_eq16_linear_form_is_eq16(fractions, range_blocks, knobs) -> None:
+    """theta_weights is derived from theta, so a cost row times it must be Theta exactly."""
+    r, z, w, v = (f / sum(fractions) for f in fractions)
+    e = evaluate(*knobs, n_buffers=2**10, entries_per_block=32, bits_per_entry=5.0)
+    direct = e.theta(r, z, w, v, range_blocks)
+    rows = np.array([e.point_read, e.zero_result_read, e.write_cost, e.range_runs,
+                     costs.range_spread(e.structure)])
+    weights = costs.theta_weights(r, z, w, v, range_blocks)
+    assert float(rows @ weights) == pytest.approx(float(direct), rel=1e-12)
+    assert float(costs.theta_of_rows(rows, weights)[0]) == pytest.approx(float(direct), rel=1e-12)
+    # A range read costs one I/O per run plus the result's blocks over the levels' data share.
+    expected_range = e.range_runs + range_blocks * costs.range_spread(e.structure)
+    assert float(e.range_cost(range_blocks)) == pytest.approx(float(expected_range), rel=1e-12)
+
+
+def test_theta_weights_broadcast_over_workloads() -> None:
+    w = costs.theta_weights([0.5, 0.0], [0.5, 0.0], [0.0, 0.5], [0.0, 0.5], [0.0, 8.0])
+    np.testing.assert_allclose(w, [[0.5, 0.5, 0, 0, 0], [0, 0, 0.5, 0.5, 4.0]])

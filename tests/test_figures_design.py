@@ -7,14 +7,13 @@ from wacky_model.analysis import analyze
 from wacky_model.figures.design import (
     BOX_GAP,
     MAX_RUN_BOXES,
-    family_theta,
     level_widths,
     structure_figure,
     theta_by_family,
 )
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
 from wacky_model.presets import preset
-from wacky_model.search import FAMILIES, PROJECTION_T, DesignSpace, recommend
+from wacky_model.search import FAMILIES, DesignSpace, recommend
 from wacky_model.types import System, Workload
 
 SYSTEM = System(entries=2**31)
@@ -77,17 +76,6 @@ def test_theta_by_family_has_one_curve_per_family_and_marks_the_current_design()
         assert min(curve.y) == pytest.approx(best[curve.name])
     (star,) = [t for t in fig.data if t.name == "recommended"]
     assert star.y[0] == pytest.approx(rec.cost) and star.y[0] <= min(best.values()) + 1e-12
-
-
-def test_family_theta_with_and_without_a_prebuilt_space_agree():
-    space = DesignSpace.build(SYSTEM)
-    a = family_theta(SYSTEM, WORKLOAD, space)
-    b = family_theta(SYSTEM, WORKLOAD)
-    for name in FAMILIES:
-        assert a[name].shape == PROJECTION_T.shape
-        np.testing.assert_allclose(a[name], b[name], rtol=1e-12)
-    with pytest.raises(ValueError, match="different system"):
-        family_theta(System(entries=2**30), WORKLOAD, space)
 
 
 def test_frontiers_mark_the_design_where_its_costs_put_it():

@@ -9,8 +9,10 @@ import pytest
 
 from wacky_model.search import (
     FAMILIES,
+    PROJECTION_T,
     DesignSpace,
     classify,
+    family_theta,
     realizable_costs,
     recommend,
     recommend_many,
@@ -18,6 +20,9 @@ from wacky_model.search import (
     workload_vector,
 )
 from wacky_model.types import Design, System, Workload
+
+FAMILY_SYSTEM = System(entries=2**31)
+FAMILY_WORKLOAD = Workload(point_reads=0.3, zero_reads=0.2, writes=0.4, range_reads=0.1)
 
 # The paper's settings (Section 6): 256 GB of 128-byte entries, 4 KB blocks, 8 MB buffer, 5 bits.
 PAPER = System(entries=2**31, entry_bytes=128, block_bytes=4096, buffer_bytes=8 * 2**20,
@@ -262,3 +267,14 @@ def test_cli_frontier_writes_html(tmp_path):
     assert out.returncode == 0, out.stderr
     html = target.read_text()
     assert "Memory vs write amplification" in html and "Range-read cost" in html
+
+
+def test_family_theta_with_and_without_a_prebuilt_space_agree():
+    space = DesignSpace.build(FAMILY_SYSTEM)
+    a = family_theta(FAMILY_SYSTEM, FAMILY_WORKLOAD, space)
+    b = family_theta(FAMILY_SYSTEM, FAMILY_WORKLOAD)
+    for name in FAMILIES:
+        assert a[name].shape == PROJECTION_T.shape
+        np.testing.assert_allclose(a[name], b[name], rtol=1e-12)
+    with pytest.raises(ValueError, match="different system"):
+        family_theta(System(entries=2**30), FAMILY_WORKLOAD, space)

@@ -10,7 +10,7 @@ Two methods:
   nothing.
 
 Theta is linear in the workload fractions once a design's costs are known, so one cost table
-serves every workload: Theta = costs @ (r, z, w, v, v * range_blocks).
+serves every workload: Theta = cost row @ ``cost_models.costs.theta_weights(workload)``.
 
 Every design evaluated here is realizable: its run counts are rounded the way the engine rounds
 them (:func:`cost_models.structure.round_runs`) and its reported cost is that of the rounded design.
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cost_models.costs import theta_of_rows, theta_weights
 from cost_models.evaluate import cost_rows
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.presets import scll_capping_ratio
@@ -104,18 +105,7 @@ def realizable_costs(system: System, T, C, X, K, Z) -> np.ndarray:
 
 def workload_vector(w: Workload) -> np.ndarray:
     """The weights that turn a cost row into Theta (Eq 16, range cost in blocks)."""
-    return np.array(
-        [w.point_reads, w.zero_reads, w.writes, w.range_reads, w.range_reads * w.range_blocks]
-    )
-
-
-def table_theta(costs: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Theta of every design row of ``costs`` for every workload row of ``weights`` (W, G).
-
-    einsum's own loop, not BLAS: a multi-threaded BLAS on a busy 2-core machine turned this
-    1 x 5 by 5 x G product from 0.1 ms into 10 ms.
-    """
-    return np.einsum("gc,wc->wg", costs, weights)
+    return theta_weights(*w.fractions, w.range_blocks)
 
 
 def to_knobs(u: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -190,13 +180,31 @@ class DesignSpace:
     def family_best(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each workload (rows of ``weights``) and family: the best T index, and the paper's
         first local minimum when stepping T upward. Returns (theta, best_idx, first_local_idx)."""
-        theta = np.einsum("fpc,wc->wfp", self.family_costs, weights)
+        theta = theta_of_rows(self.family_costs, weights)
         best = np.argmin(theta, axis=-1)
         rising = np.diff(theta, axis=-1) > 0
         # The first T whose successor is costlier is where the paper's upward stepping stops.
         has_rise = rising.any(axis=-1)
         first = np.where(has_rise, np.argmax(rising, axis=-1), theta.shape[-1] - 1)
         return theta, best, first
+
+
+def family_theta(
+    system: System, workload: Workload, space: DesignSpace | None = None
+) -> dict[str, np.ndarray]:
+    """Theta (Eq 16) of each family along ``PROJECTION_T``, for realizable designs.
+
+    A prebuilt ``space`` for ``system`` already holds these cost rows; without it they are
+    computed here.
+    """
+    weights = workload_vector(workload)
+    if space is not None:
+        if space.system != system:
+            raise ValueError("space was built for a different system")
+        rows = space.family_costs
+    else:
+        rows = np.stack([realizable_costs(system, *k) for k in family_knobs(system).values()])
+    return dict(zip(FAMILIES, theta_of_rows(rows, weights)[0], strict=True))
 
 
 @dataclass(frozen=True)
@@ -401,7 +409,9 @@ def search_coords(
     starts = np.concatenate(
         [
             _diverse_starts(
-                space, table_theta(space.grid_costs, weights[i : i + WORKLOAD_CHUNK]), effort.starts
+                space,
+                theta_of_rows(space.grid_costs, weights[i : i + WORKLOAD_CHUNK]),
+                effort.starts,
             )
             for i in range(0, n_w, WORKLOAD_CHUNK)
         ]

@@ -15,14 +15,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative, sample_colorscale
 
 from wacky_model.analysis import Analysis
-from wacky_model.search import (
-    FAMILIES,
-    PROJECTION_T,
-    DesignSpace,
-    family_knobs,
-    realizable_costs,
-    workload_vector,
-)
+from wacky_model.search import FAMILIES, PROJECTION_T, DesignSpace, family_theta
 from wacky_model.types import System, Workload
 
 # A level can hold hundreds of runs (QLSM-bush's Level 1); past this many we draw the first
@@ -160,26 +153,6 @@ def structure_figure(analysis: Analysis, title: str | None = None) -> go.Figure:
         template="plotly_white",
     )
     return fig
-
-
-def family_theta(
-    system: System, workload: Workload, space: DesignSpace | None = None
-) -> dict[str, np.ndarray]:
-    """Theta (Eq 16) of each family along ``PROJECTION_T``, for realizable designs.
-
-    A prebuilt ``space`` for ``system`` already holds these cost rows; without it they are
-    computed here.
-    """
-    weights = workload_vector(workload)
-    if space is not None:
-        if space.system != system:
-            raise ValueError("space was built for a different system")
-        theta = space.family_costs @ weights
-        return dict(zip(FAMILIES, theta, strict=True))
-    return {
-        name: realizable_costs(system, *knobs) @ weights
-        for name, knobs in family_knobs(system).items()
-    }
 
 
 def theta_by_family(
