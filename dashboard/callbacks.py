@@ -17,10 +17,11 @@ from dash import ALL, Dash, Input, Output, State, ctx, dash_table, dcc, html, no
 
 from dashboard import layout as L
 from dashboard.jobs import JobState, ValidationJobs, ValidationRequest
+from validation.figures import validation_figure
+from validation.results import Costs, ValidationResult
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.figures.design import structure_figure, theta_by_family
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
-from wacky_model.figures.validation import validation_figure
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.search import Alternative, DesignSpace, classify, recommend
 from wacky_model.types import Design, System, Workload
@@ -427,39 +428,41 @@ def _error(text: str) -> html.Span:
     return html.Span(text, style={"color": "#a40000"}, className="validation-error")
 
 
-def comparison_rows(result: dict) -> list[dict]:
-    """Predicted, refined and measured side by side for each metric the run reports."""
-    predicted = result.get("predicted", {})
-    refined = result.get("refined", {}) or {}
-    measured = result.get("measured", {})
-    errors = result.get("relative_error", {}) or {}
+def comparison_rows(result: ValidationResult) -> list[dict]:
+    """Paper model, engine simulator and measured side by side for each metric."""
+    errors = result.relative_error
+
+    def cell(costs: Costs, key: str) -> str:
+        value = getattr(costs, key)
+        return "–" if value is None else _fmt(value)
+
     rows = []
     for key, name in VALIDATED_METRICS:
-        if key not in predicted and key not in measured:
-            continue
-        cell = lambda d, k=key: _fmt(d[k]) if isinstance(d.get(k), (int, float)) else "–"  # noqa: E731
-        err = errors.get(key)
+        err = getattr(errors, key, None)
         rows.append({
-            "metric": name, "predicted": cell(predicted), "refined": cell(refined),
-            "measured": cell(measured),
-            "error": f"{err:+.1%}" if isinstance(err, (int, float)) else "–",
+            "metric": name, "predicted": cell(result.predicted, key),
+            "refined": cell(result.simulated, key), "measured": cell(result.measured, key),
+            "error": "–" if err is None else f"{err:+.1%}",
         })
     return rows
 
 
 def validation_view(state: JobState) -> html.Div:
-    result = state.result or {}
-    scale = result.get("scale", {})
-    columns = [("metric", "metric"), ("predicted", "predicted (paper)"),
-               ("refined", "predicted (refined)"), ("measured", "measured"),
-               ("error", "relative error (paper)")]
+    result = state.result
+    if result is None:
+        return html.Div()
+    scale = result.scale
+    columns = [("metric", "metric"), ("predicted", "predicted (paper model)"),
+               ("refined", "engine simulator"), ("measured", "measured"),
+               ("error", "relative error (paper model)")]
     return html.Div(
         [
             html.H4("Predicted vs measured on the engine", style={"marginTop": 0}),
             html.Div(
-                f"{scale.get('entries', 0):,} entries of {scale.get('entry_bytes', '?')} bytes, "
-                f"{scale.get('buffer_bytes', 0) / 1024:g} KiB buffer; ran in "
-                f"{state.seconds:.1f} s.",
+                f"{scale.entries:,} entries of {scale.entry_bytes} bytes, "
+                f"{scale.buffer_bytes / 1024:g} KiB buffer; ran in {state.seconds:.1f} s. "
+                "The engine simulator replays the engine's merge policy: it checks the engine "
+                "against its specification, not the model's accuracy.",
                 style={"fontSize": "90%", "color": "#444"},
             ),
             dash_table.DataTable(

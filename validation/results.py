@@ -1,0 +1,203 @@
+"""What a validation reports: one ``Costs`` type for the paper model, the engine simulator and the
+engine's measurements, the relative errors between them, and the whole result.
+
+Everything here is a frozen dataclass; ``to_dict`` gives the JSON of ``wacky validate --json``
+(its keys are part of the CLI's contract: the simulator's figures keep the key ``refined``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from cost_models import costs as eq
+from validation.scale import Scale
+from wacky_model.types import Design, Workload
+
+# The per-operation figures compared between a model and the engine, in report order.
+METRICS = (
+    "write_amp",
+    "zero_result_read",
+    "point_read",
+    "point_read_uniform",
+    "range_runs",
+    "memory_bits_per_entry",
+    "theta",
+)
+
+
+@dataclass(frozen=True)
+class LevelShape:
+    """One level of a tree: its runs and entries; ``max_runs`` is the engine's bound a_i."""
+
+    level: int
+    runs: int
+    entries: float
+    max_runs: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        if self.max_runs is None:
+            del out["max_runs"]
+        return out
+
+
+@dataclass(frozen=True)
+class Costs:
+    """Per-operation I/O of one design at one scale, from any source (model, simulator, engine).
+
+    ``write_amp`` is blocks written per entry written times B (Eq 14 without the 1/B);
+    ``range_io`` is the I/O of one range read of the validation's length; ``theta`` is Eq 16 for
+    the workload, when there is one (:func:`with_theta`).
+    """
+
+    write_amp: float
+    zero_result_read: float
+    point_read: float
+    point_read_uniform: float
+    range_runs: float
+    range_io: float
+    memory_bits_per_entry: float
+    levels: tuple[LevelShape, ...]
+    theta: float | None = None
+
+    def metric(self, name: str) -> float | None:
+        if name not in METRICS:
+            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}")
+        return getattr(self, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["levels"] = [row.to_dict() for row in self.levels]
+        return out
+
+
+def with_theta(c: Costs, workload: Workload | None, entries_per_block: int) -> Costs:
+    """``c`` with Eq 16 for ``workload`` (None without one): :func:`cost_models.costs.theta`
+    with the write cost W = write_amp / B (Eq 14) and ``range_io`` as the range term.
+    """
+    if workload is None:
+        return replace(c, theta=None)
+    theta = eq.theta(*workload.fractions, c.point_read, c.zero_result_read,
+                     c.write_amp / entries_per_block, c.range_io)
+    return replace(c, theta=float(theta))
+
+
+def relative_error(predicted: float | None, measured: float | None) -> float | None:
+    """(predicted - measured) / measured; 0 when both are 0, None when undefined."""
+    if predicted is None or measured is None:
+        return None
+    if measured == 0:
+        return 0.0 if predicted == 0 else None
+    return (predicted - measured) / measured
+
+
+@dataclass(frozen=True)
+class LevelError:
+    level: int
+    runs_match: bool
+    entries: float | None  # relative error of the level's entries
+
+
+@dataclass(frozen=True)
+class Errors:
+    """Relative error (model - measured) / measured of each metric, and of the tree's shape."""
+
+    write_amp: float | None
+    zero_result_read: float | None
+    point_read: float | None
+    point_read_uniform: float | None
+    range_runs: float | None
+    memory_bits_per_entry: float | None
+    theta: float | None
+    levels: tuple[LevelError, ...]
+    levels_match: bool
+
+    def metric(self, name: str) -> float | None:
+        if name not in METRICS:
+            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}")
+        return getattr(self, name)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {m: getattr(self, m) for m in METRICS}
+        out["levels"] = [asdict(row) for row in self.levels]
+        out["levels_match"] = self.levels_match
+        return out
+
+
+def compare(model: Costs, measured: Costs) -> Errors:
+    """The errors of ``model`` against ``measured``; a level one side lacks counts as empty."""
+    empty = LevelShape(level=0, runs=0, entries=0)
+    n = max(len(model.levels), len(measured.levels))
+    levels = []
+    for i in range(n):
+        p = model.levels[i] if i < len(model.levels) else empty
+        m = measured.levels[i] if i < len(measured.levels) else empty
+        levels.append(LevelError(i + 1, p.runs == m.runs, relative_error(p.entries, m.entries)))
+    match = len(model.levels) == len(measured.levels) and all(r.runs_match for r in levels)
+    return Errors(
+        **{m: relative_error(model.metric(m), measured.metric(m)) for m in METRICS},
+        levels=tuple(levels),
+        levels_match=match,
+    )
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Wrong answers the engine gave during a validation: all zero for a correct engine."""
+
+    get_misses: int = 0
+    zero_hits: int = 0
+    wrong_values: int = 0
+
+    @property
+    def any(self) -> bool:
+        return any(getattr(self, f.name) for f in fields(self))
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    """One design predicted, simulated and measured at one scale.
+
+    ``predicted`` is the paper's model (Eq 8-16, whole run counts); ``simulated`` is the engine
+    simulator (:mod:`validation.engine_simulator`), an executable specification of the engine's
+    merge policy whose agreement checks the engine, not the model; ``measured`` is the engine.
+    """
+
+    design: Design
+    scale: Scale
+    budget: dict[str, float]
+    workload: Workload | None
+    predicted: Costs
+    simulated: Costs
+    measured: Costs
+    checks: Checks
+    seconds: float
+    mix_io_per_op: float | None = None
+
+    @property
+    def relative_error(self) -> Errors:
+        return compare(self.predicted, self.measured)
+
+    @property
+    def simulated_relative_error(self) -> Errors:
+        return compare(self.simulated, self.measured)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of ``wacky validate --json``."""
+        out = {
+            "design": {**self.design.knobs, "filters": self.design.filters},
+            "scale": asdict(self.scale),
+            "budget": self.budget,
+            "workload": None if self.workload is None else asdict(self.workload),
+            "predicted": self.predicted.to_dict(),
+            "refined": self.simulated.to_dict(),
+            "measured": self.measured.to_dict(),
+            "relative_error": self.relative_error.to_dict(),
+            "refined_relative_error": self.simulated_relative_error.to_dict(),
+            "checks": asdict(self.checks),
+            "seconds": self.seconds,
+        }
+        if self.mix_io_per_op is not None:
+            out["mix_io_per_op"] = self.mix_io_per_op
+        return out
