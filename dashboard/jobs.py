@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
+from validation.results import ValidationResult
 from wacky_model.types import Design, Workload
 
 Progress = Callable[[float, str], None]
@@ -35,7 +36,7 @@ class JobState:
     status: str  # "queued", "running", "done" or "failed"
     fraction: float = 0.0
     message: str = ""
-    result: dict | None = None
+    result: ValidationResult | None = None
     error: str | None = None
     seconds: float = 0.0
 
@@ -44,23 +45,22 @@ class JobState:
         return self.status in ("done", "failed")
 
 
-Runner = Callable[[ValidationRequest, Progress], dict]
+Runner = Callable[[ValidationRequest, Progress], ValidationResult]
 
 
-def run_on_engine(request: ValidationRequest, progress: Progress) -> dict:
+def run_on_engine(request: ValidationRequest, progress: Progress) -> ValidationResult:
     """The real runner: ``validation.runner.validate`` at ``Scale.small()``."""
     # Imported here so the dashboard starts (and its other views work) without loading the
     # engine extension until someone asks for a validation.
     from validation.runner import Scale, validate
 
-    result = validate(
+    return validate(
         request.design,
         workload=request.workload,
         scale=Scale.small(),
         bits_per_entry=request.bits_per_entry,
         progress=progress,
     )
-    return result.to_dict()
 
 
 class ValidationJobs:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from functools import lru_cache
 
 import pytest
@@ -14,6 +15,8 @@ from dashboard import callbacks as cb
 from dashboard import layout as L
 from dashboard.app import check_port, create_app
 from dashboard.jobs import ValidationJobs, ValidationRequest, run_on_engine
+from validation.results import Checks, Costs, LevelShape, ValidationResult
+from validation.scale import Scale
 from wacky_model.analysis import analyze
 from wacky_model.cli import main as wacky_main
 from wacky_model.search import DesignSpace, recommend
@@ -35,23 +38,24 @@ def services(runner=None) -> cb.Services:
     return cb.Services(space_for=_space, jobs=ValidationJobs(runner or fake_runner))
 
 
-def fake_runner(request: ValidationRequest, progress) -> dict:
-    """A result shaped like ValidationResult.to_dict(), without building anything."""
+def fake_runner(request: ValidationRequest, progress) -> ValidationResult:
+    """A ValidationResult with made-up figures, without building anything."""
     progress(0.5, "loading")
-    names = ("write_amp", "zero_result_read", "point_read", "point_read_uniform", "range_runs",
-             "memory_bits_per_entry", "theta")
-    metrics = dict(zip(names, (4.0, 0.2, 1.1, 1.05, 6.0, 5.0, 0.5), strict=True))
-    levels = [{"level": 1, "runs": 3, "entries": 3000}, {"level": 2, "runs": 1, "entries": 97000}]
-    return {
-        "design": request.design.knobs,
-        "scale": {"entries": 100_000, "entry_bytes": 128, "buffer_bytes": 65536},
-        "predicted": {**metrics, "levels": levels},
-        "refined": {**metrics, "levels": levels},
-        "measured": {**metrics, "write_amp": 5.0, "levels": levels},
-        "relative_error": {**dict.fromkeys(names, 0.0), "write_amp": -0.2},
-        "refined_relative_error": {**dict.fromkeys(names, 0.0), "write_amp": -0.2},
-        "seconds": 0.01,
-    }
+    levels = (LevelShape(1, 3, 3000), LevelShape(2, 1, 97000))
+    model = Costs(write_amp=4.0, zero_result_read=0.2, point_read=1.1, point_read_uniform=1.05,
+                  range_runs=6.0, range_io=6.0, memory_bits_per_entry=5.0, levels=levels,
+                  theta=0.5)
+    return ValidationResult(
+        design=request.design,
+        scale=Scale(entries=100_000, entry_bytes=128, buffer_bytes=65536),
+        budget={"bits_per_entry": request.bits_per_entry},
+        workload=request.workload,
+        predicted=model,
+        simulated=model,
+        measured=replace(model, write_amp=5.0),
+        checks=Checks(),
+        seconds=0.01,
+    )
 
 
 def views(workload=None, system=None, mode="recommend", knobs=None, filters="optimized",
@@ -286,8 +290,8 @@ def test_run_on_engine_validates_the_design_at_small_scale():
     request = ValidationRequest(Design(4, 3, 1, 1, 0), Workload(0.5, 0, 0.5, 0), 5.0)
     seen = []
     result = run_on_engine(request, lambda f, m: seen.append(f))
-    assert result["scale"]["entries"] <= 200_000
-    assert result["measured"]["write_amp"] > 0 and result["predicted"]["write_amp"] > 0
+    assert result.scale.entries <= 200_000
+    assert result.measured.write_amp > 0 and result.predicted.write_amp > 0
     assert seen and max(seen) <= 1.0
     assert cb.comparison_rows(result)[0]["metric"] == "Θ (I/O per op)"
 

@@ -11,10 +11,12 @@ import numpy as np
 import pytest
 
 from cost_models import costs, filters
-from cost_models.refined import grow, grown_costs, realized_bloom_fpr
 from cost_models.structure import structure
 from validation import sweep
-from validation.runner import Scale, relative_error, validate
+from validation.engine_simulator import grow, grown_costs, realized_bloom_fpr
+from validation.results import Checks, relative_error
+from validation.runner import Scale, predict_paper, validate
+from wacky_model.analysis import analyze
 from wacky_model.types import Design, Workload
 
 
@@ -43,32 +45,33 @@ def results():
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
-def test_refined_model_predicts_the_tree_exactly(results, name) -> None:
-    """The refined model replays the merge policy: every level's runs and entries, the blocks
-    written and the filter memory equal the engine's, not approximately but exactly."""
+def test_engine_follows_its_simulator_exactly(results, name) -> None:
+    """The engine simulator is the merge policy's executable specification: every level's runs
+    and entries, the blocks written and the filter memory equal the engine's, not approximately
+    but exactly. This checks the engine against its specification, not any model's accuracy."""
     r = results[name]
-    assert r.checks == {"get_misses": 0, "zero_hits": 0, "wrong_values": 0}
-    assert r.refined_relative_error["levels_match"]
-    assert [(x["runs"], x["entries"]) for x in r.refined["levels"]] == [
-        (x["runs"], x["entries"]) for x in r.measured["levels"]]
-    assert r.refined["write_amp"] == pytest.approx(r.measured["write_amp"], rel=1e-12)
-    assert r.refined["memory_bits_per_entry"] == pytest.approx(
-        r.measured["memory_bits_per_entry"], rel=1e-9)
-    assert len(r.measured["levels"]) >= 3  # the tiny buffer gives a real multi-level tree
+    assert r.checks == Checks(get_misses=0, zero_hits=0, wrong_values=0) and not r.checks.any
+    assert r.simulated_relative_error.levels_match
+    assert [(x.runs, x.entries) for x in r.simulated.levels] == [
+        (x.runs, x.entries) for x in r.measured.levels]
+    assert r.simulated.write_amp == pytest.approx(r.measured.write_amp, rel=1e-12)
+    assert r.simulated.memory_bits_per_entry == pytest.approx(
+        r.measured.memory_bits_per_entry, rel=1e-9)
+    assert len(r.measured.levels) >= 3  # the tiny buffer gives a real multi-level tree
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_read_costs_match_within_sampling_error(results, name) -> None:
-    """Measured reads are sample means: the refined expectations must lie within 4.5 standard
+    """Measured reads are sample means: the simulator's expectations must lie within 4.5 standard
     errors (a false positive costs one I/O: a Bernoulli count per probed run)."""
     r = results[name]
     n = TINY.reads
     for metric in ("zero_result_read", "point_read", "point_read_uniform"):
-        expected = r.refined[metric]
+        expected = r.simulated.metric(metric)
         extra = expected - (0.0 if metric == "zero_result_read" else 1.0)
         sigma = math.sqrt(max(extra, 1e-4) / n)
-        assert abs(r.measured[metric] - expected) <= 4.5 * sigma + 0.02, metric
-    assert r.measured["range_runs"] == pytest.approx(r.refined["range_runs"], rel=0.02)
+        assert abs(r.measured.metric(metric) - expected) <= 4.5 * sigma + 0.02, metric
+    assert r.measured.range_runs == pytest.approx(r.simulated.range_runs, rel=0.02)
 
 
 def test_paper_model_errors_are_reported_honestly(results) -> None:
@@ -87,6 +90,39 @@ def test_paper_model_errors_are_reported_honestly(results) -> None:
                                 / d["measured"]["write_amp"])
     assert d["measured"]["theta"] > 0 and d["predicted"]["theta"] > 0
     json.dumps(d)
+
+
+THETA_WORKLOADS = [
+    Workload(0.3, 0.2, 0.4, 0.1),  # short range reads (range_blocks = 0)
+    Workload(0.2, 0.2, 0.5, 0.1, range_blocks=16),  # long range reads
+    Workload(0.0, 0.0, 1.0, 0.0),
+    Workload(0.1, 0.1, 0.1, 0.7, range_blocks=3.5),
+]
+
+
+@pytest.mark.parametrize("workload", THETA_WORKLOADS)
+@pytest.mark.parametrize("name", list(DESIGNS) + ["lazy-leveling T=6"])
+def test_paper_theta_is_what_analyze_reports(name, workload) -> None:
+    """One Eq 16: validation's paper-model Theta and range cost are analyze's, to 1e-12."""
+    design = DESIGNS.get(name) or Design(6, 5, 1, 1, 0)
+    for scale in (TINY, Scale()):
+        system = scale.system(5.0, None)
+        a = analyze(design, system, workload, realizable=True)
+        p = predict_paper(design, system, workload)
+        assert p.theta == pytest.approx(a.theta, rel=1e-12, abs=0)
+        assert p.range_io == pytest.approx(a.range_cost, rel=1e-12, abs=0)
+
+
+def test_validated_theta_is_eq16_of_each_source(results) -> None:
+    r = results["lazy-leveling"]
+    system = TINY.system(5.0, None)
+    assert r.predicted.theta == pytest.approx(
+        analyze(DESIGNS["lazy-leveling"], system, r.workload, realizable=True).theta, rel=1e-12)
+    B = system.entries_per_block
+    for c in (r.predicted, r.simulated, r.measured):
+        by_hand = (0.3 * c.point_read + 0.2 * c.zero_result_read + 0.4 * c.write_amp / B
+                   + 0.1 * c.range_io)
+        assert c.theta == pytest.approx(by_hand, rel=1e-12)
 
 
 def test_relative_error_edge_cases() -> None:
@@ -130,7 +166,7 @@ def test_grow_rejects_bad_input() -> None:
              bits_per_entry=5)
 
 
-def test_refined_model_tends_to_the_paper_when_levels_are_full() -> None:
+def test_simulator_tends_to_the_paper_when_levels_are_full() -> None:
     """Right after a major compaction into a full tree the two models nearly agree on reads."""
     tree = grow(2, 1, 1, 1, 1, entries=64 * 1024 + 1, buffer_entries=64, entries_per_block=8,
                 bits_per_entry=6)
@@ -196,11 +232,11 @@ def test_sweep_on_a_tiny_scale(tmp_path) -> None:
     workloads = sweep.ranking_workloads()[:2]
     extra, per_workload = sweep.ranking_candidates(system, workloads)
     results = sweep.run_cases(picked + extra[:0], TINY, {"bits_per_entry": 5.0}, workers=2)
-    assert [r["name"] for r in results] == [c.name for c in picked]
+    assert [r.name for r in results] == [c.name for c in picked]
     rows = sweep.summarize(results)
     assert {r["metric"] for r in rows} >= {"write_amp", "point_read", "zero_result_read"}
     for row in rows:
-        assert row["refined"]["median"] <= row["refined"]["worst"]
+        assert row["simulator"]["median"] <= row["simulator"]["worst"]
     # Ranking on the designs each workload would compare (measured here on the tiny scale).
     needed = {sweep._key(d): d for opts in per_workload.values() for _, d in opts}
     measured = sweep.run_cases(
@@ -209,7 +245,7 @@ def test_sweep_on_a_tiny_scale(tmp_path) -> None:
     by_key = {sweep._key(d): r for d, r in zip(needed.values(), measured, strict=True)}
     ranking = sweep.rank(workloads, per_workload, by_key)
     assert len(ranking) == 2
-    assert all(r[m]["gap"] >= 0 for r in ranking for m in ("paper", "refined"))
+    assert all(r[m]["gap"] >= 0 for r in ranking for m in ("paper", "simulator"))
     text = sweep.render_markdown(results, ranking, TINY, {"bits_per_entry": 5.0}, "test")
     assert "| write_amp |" in text and "## Ranking" in text
     assert np.isfinite([r["best_cost"] for r in ranking]).all()

@@ -1,8 +1,17 @@
-"""The refined model: the tree a finite load of N unique entries actually grows into.
+"""The engine simulator: an executable specification of the engine's merge policy.
 
-The paper's costs (Eq 14-16) describe a tree whose levels are all full, with a_i runs each,
-amortized over an infinite stream of writes. A measured tree of N entries differs for reasons
-the closed forms leave out, and this model accounts for each of them:
+It replays the policy stated in App. E and Section 5 (the rules documented in
+``native_engine/src/merge_policy.h``) on entry counts alone, flush by flush, and reports the tree
+that N unique inserts grow and its per-operation costs. It takes N/F steps per design, so the
+design search cannot use it.
+
+**It is not a model and not evidence of accuracy.** It uses the same planner, tolerances and
+shape rule as the engine, so its agreement with the engine (exact, by tests/test_validation.py)
+shows that the engine does what its specification says. Whether the paper's closed forms
+(cost_models) predict the engine is a separate question, answered by ``predicted`` vs
+``measured`` in a validation.
+
+What it accounts for, which the closed forms leave out:
 
 * **Partially full levels at a finite N.** Capacities are set top-down from Level L (App. E)
   and only change when a merge reaches Level L; in between, Levels 1..L-1 hold whatever the
@@ -12,16 +21,10 @@ the closed forms leave out, and this model accounts for each of them:
 * **Rounding of run counts.** a_i is a whole number; a run fills to N_i / a_i before the next
   starts.
 * **Preemptive merging.** A flush that would overflow Level i sweeps Level i into the merge at
-  once, so it writes straight into the deepest level it reaches (Eq 14 assumes this; the
-  discount is exact here, flush by flush).
+  once, so it writes straight into the deepest level it reaches, flush by flush.
 * **Filters as built.** Each run keeps the Bloom filter built for it when it was written, with a
   whole number of probes k = round(b ln 2) and m = ceil(n b) bits, so its FPR is
   (1 - e^(-k n / m))^k rather than e^(-b ln(2)^2).
-
-It does so by replaying the merge policy on entry counts alone (no keys), flush by flush, which
-takes N/F steps. The policy replayed is the one stated in App. E and Section 5: the rules are
-documented in ``native_engine/src/merge_policy.h``, and the tests compare this model's tree and
-costs with the engine's measurements.
 """
 
 from __future__ import annotations
@@ -216,7 +219,7 @@ def grow(
 
 @dataclass(frozen=True)
 class GrownCosts:
-    """Expected I/O of each operation on a grown tree (the refined counterparts of Eq 14-15)."""
+    """Expected I/O of each operation on a simulated tree (the counterparts of Eq 14-15)."""
 
     write_amp: float  # blocks written by flushes and merges, per block of inserted data
     zero_result_read: float

@@ -1,16 +1,17 @@
-"""Predicted vs measured: figures of a validation result and of a validation sweep.
-
-They take the plain JSON documents of ``wacky validate --json`` (``ValidationResult.to_dict()``)
-so that this package never imports the validation layer above it.
-"""
+"""Predicted vs measured: figures of a validation result and of a validation sweep."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from validation.results import METRICS, ValidationResult
+
+if TYPE_CHECKING:  # the sweep imports the engine; these figures must not (the dashboard uses them)
+    from validation.sweep import SweepResult
 
 METRIC_LABELS = {
     "write_amp": "write amp",
@@ -21,19 +22,27 @@ METRIC_LABELS = {
     "memory_bits_per_entry": "filter bits/entry",
     "theta": "Θ",
 }
-MODELS = (("predicted", "relative_error", "paper model"),
-          ("refined", "refined_relative_error", "refined model"))
 
 
-def validation_figure(result: Mapping[str, Any]) -> go.Figure:
+def _models(result: ValidationResult):
+    """(label, figures, errors) of each model, in report order."""
+    return (("paper model", result.predicted, result.relative_error),
+            ("engine simulator", result.simulated, result.simulated_relative_error))
+
+
+def _reported(result: ValidationResult) -> list[str]:
+    return [m for m in METRICS if result.measured.metric(m) is not None]
+
+
+def validation_figure(result: ValidationResult) -> go.Figure:
     """Left: each model's relative error per metric. Right: entries per level, all three."""
     fig = make_subplots(
         rows=1, cols=2, column_widths=[0.55, 0.45],
         subplot_titles=("Relative error (model - measured) / measured", "Entries per level"),
     )
-    metrics = [m for m in METRIC_LABELS if result["measured"].get(m) is not None]
-    for _, err_key, name in MODELS:
-        errs = [result[err_key][m] for m in metrics]
+    metrics = _reported(result)
+    for name, _, errors in _models(result):
+        errs = [errors.metric(m) for m in metrics]
         fig.add_trace(
             go.Bar(
                 x=[METRIC_LABELS[m] for m in metrics],
@@ -43,15 +52,14 @@ def validation_figure(result: Mapping[str, Any]) -> go.Figure:
             ),
             row=1, col=1,
         )
-    for key, label in (("predicted", "paper N_i"), ("refined", "refined"),
-                       ("measured", "measured")):
-        levels = result[key]["levels"]
+    for label, costs in (("paper N_i", result.predicted), ("engine simulator", result.simulated),
+                         ("measured", result.measured)):
         fig.add_trace(
             go.Bar(
-                x=[f"Level {row['level']}" for row in levels],
-                y=[row["entries"] for row in levels],
+                x=[f"Level {row.level}" for row in costs.levels],
+                y=[row.entries for row in costs.levels],
                 name=label,
-                customdata=[row["runs"] for row in levels],
+                customdata=[row.runs for row in costs.levels],
                 hovertemplate="%{x}: %{y:.4g} entries in %{customdata} runs<extra>"
                 + label + "</extra>",
             ),
@@ -59,38 +67,39 @@ def validation_figure(result: Mapping[str, Any]) -> go.Figure:
         )
     fig.update_yaxes(title_text="%", row=1, col=1)
     fig.update_yaxes(title_text="entries", type="log", row=1, col=2)
-    knobs = result["design"]
+    d = result.design
     fig.update_layout(
         barmode="group",
-        title=("Validation of T={T:.4g}, C={C:.4g}, X={X:.4g}, K={K:.4g}, Z={Z:.4g}".format(
-            **knobs) + f" ({knobs.get('filters', 'optimized')} filters)"),
+        title=(f"Validation of T={d.T:.4g}, C={d.C:.4g}, X={d.X:.4g}, K={d.K:.4g}, Z={d.Z:.4g}"
+               f" ({d.filters} filters)"),
         legend={"orientation": "h", "y": -0.15},
     )
     return fig
 
 
-def _table(result: Mapping[str, Any]) -> go.Figure:
-    metrics = [m for m in METRIC_LABELS if result["measured"].get(m) is not None]
+def _fmt(x: float | None, pct: bool = False) -> str:
+    if x is None:
+        return "-"
+    return f"{x:+.1%}" if pct else f"{x:.4g}"
 
-    def fmt(x: float | None, pct: bool = False) -> str:
-        if x is None:
-            return "-"
-        return f"{x:+.1%}" if pct else f"{x:.4g}"
 
+def _table(result: ValidationResult) -> go.Figure:
+    metrics = _reported(result)
+    (_, paper, paper_err), (_, sim, sim_err) = _models(result)
     columns = [
         [METRIC_LABELS[m] for m in metrics],
-        [fmt(result["predicted"][m]) for m in metrics],
-        [fmt(result["refined"][m]) for m in metrics],
-        [fmt(result["measured"][m]) for m in metrics],
-        [fmt(result["relative_error"][m], True) for m in metrics],
-        [fmt(result["refined_relative_error"][m], True) for m in metrics],
+        [_fmt(paper.metric(m)) for m in metrics],
+        [_fmt(sim.metric(m)) for m in metrics],
+        [_fmt(result.measured.metric(m)) for m in metrics],
+        [_fmt(paper_err.metric(m), True) for m in metrics],
+        [_fmt(sim_err.metric(m), True) for m in metrics],
     ]
-    header = ["metric", "paper model", "refined model", "measured", "paper error",
-              "refined error"]
+    header = ["metric", "paper model", "engine simulator", "measured", "paper error",
+              "simulator error"]
     return go.Figure(go.Table(header={"values": header}, cells={"values": columns}))
 
 
-def validation_html(result: Mapping[str, Any]) -> str:
+def validation_html(result: ValidationResult) -> str:
     """A standalone HTML report: the table of values and :func:`validation_figure`."""
     parts = [
         _table(result).to_html(full_html=False, include_plotlyjs="cdn"),
@@ -100,16 +109,17 @@ def validation_html(result: Mapping[str, Any]) -> str:
         "".join(parts) + "</body></html>")
 
 
-def sweep_figure(results: Sequence[Mapping[str, Any]], metric: str) -> go.Figure:
-    """Predicted (both models) against measured ``metric`` across a sweep, with y = x."""
+def sweep_figure(results: Sequence[SweepResult], metric: str) -> go.Figure:
+    """Predicted (paper model and engine simulator) against measured ``metric``, with y = x."""
     fig = go.Figure()
-    measured = [r["measured"][metric] for r in results]
-    names = [r.get("name", "") for r in results]
-    for key, _, label in MODELS:
+    measured = [r.result.measured.metric(metric) for r in results]
+    names = [r.name for r in results]
+    for model, label in (("paper", "paper model"), ("simulator", "engine simulator")):
         fig.add_trace(go.Scatter(
-            x=measured, y=[r[key][metric] for r in results], mode="markers", name=label,
-            text=names, hovertemplate="%{text}<br>measured %{x:.4g}, model %{y:.4g}<extra>"
-            + label + "</extra>",
+            x=measured, y=[r.source(model).metric(metric) for r in results], mode="markers",
+            name=label, text=names,
+            hovertemplate="%{text}<br>measured %{x:.4g}, model %{y:.4g}<extra>" + label
+            + "</extra>",
         ))
     if measured:
         lo, hi = min(measured), max(measured)

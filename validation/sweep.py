@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from validation.runner import Scale, theta_of, validate
+from validation.results import Costs, Errors, ValidationResult, with_theta
+from validation.runner import Scale, validate
 from wacky_model.presets import preset
 from wacky_model.search import DesignSpace, recommend
 from wacky_model.types import Design, System, Workload
@@ -31,6 +32,7 @@ SUMMARY_METRICS = ("write_amp", "point_read", "point_read_uniform", "zero_result
 TARGETS = {"write_amp": 0.10, "point_read": 0.05, "zero_result_read": 0.15}
 ZERO_READ_FLOOR = 0.01  # I/O: the zero-result target is 15% or this, whichever is larger
 RANKING_SLACK = 0.05
+MODELS = ("paper", "simulator")
 
 
 @dataclass(frozen=True)
@@ -91,11 +93,34 @@ def ranking_candidates(
     return list(cases.values()), per_workload
 
 
-def _run_case(case: SweepCase, scale: Scale, budget: dict[str, float]) -> dict[str, Any]:
-    result = validate(case.design, scale=scale, **budget).to_dict()
-    result["name"] = case.name
-    result["group"] = case.group
-    return result
+@dataclass(frozen=True)
+class SweepResult:
+    case: SweepCase
+    result: ValidationResult
+
+    @property
+    def name(self) -> str:
+        return self.case.name
+
+    def source(self, model: str) -> Costs:
+        """The figures of ``model``: "paper", "simulator" or "measured"."""
+        r = self.result
+        return {"paper": r.predicted, "simulator": r.simulated, "measured": r.measured}[model]
+
+    def errors(self, model: str) -> Errors:
+        r = self.result
+        return r.relative_error if model == "paper" else r.simulated_relative_error
+
+    def theta(self, model: str, workload: Workload) -> float:
+        """Eq 16 of ``model``'s per-operation costs for ``workload``."""
+        B = self.result.scale.block_bytes // self.result.scale.entry_bytes
+        theta = with_theta(self.source(model), workload, B).theta
+        assert theta is not None  # a workload was given
+        return theta
+
+
+def _run_case(case: SweepCase, scale: Scale, budget: dict[str, float]) -> SweepResult:
+    return SweepResult(case, validate(case.design, scale=scale, **budget))
 
 
 def run_cases(
@@ -105,11 +130,11 @@ def run_cases(
     *,
     workers: int = 2,
     on_done: Callable[[int, int, str], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[SweepResult]:
     """Validate every case, ``workers`` at a time; results come back in the cases' order."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1; got {workers}")
-    results: list[dict[str, Any] | None] = [None] * len(cases)
+    results: list[SweepResult | None] = [None] * len(cases)
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(_run_case, c, scale, budget): i for i, c in enumerate(cases)}
         for done, fut in enumerate(as_completed(futures), start=1):
@@ -120,79 +145,69 @@ def run_cases(
     return [r for r in results if r is not None]
 
 
-def _abs_errors(results: Iterable[dict[str, Any]], err_key: str, metric: str):
-    return [(abs(r[err_key][metric]), r["name"]) for r in results
-            if r[err_key][metric] is not None]
+def _abs_errors(results: Iterable[SweepResult], model: str, metric: str):
+    return [(abs(e), r.name) for r in results
+            if (e := r.errors(model).metric(metric)) is not None]
 
 
-def summarize(results: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def summarize(results: Sequence[SweepResult]) -> list[dict[str, Any]]:
     """Per metric and model: median and worst |relative error|, and the worst design."""
     rows = []
     for metric in SUMMARY_METRICS:
         row: dict[str, Any] = {"metric": metric}
-        for err_key, label in (("relative_error", "paper"), ("refined_relative_error",
-                                                               "refined")):
-            errs = _abs_errors(results, err_key, metric)
+        for model in MODELS:
+            errs = _abs_errors(results, model, metric)
             if not errs:
                 continue
             worst = max(errs)
-            row[label] = {"median": statistics.median(e for e, _ in errs), "worst": worst[0],
+            row[model] = {"median": statistics.median(e for e, _ in errs), "worst": worst[0],
                           "worst_design": worst[1]}
         rows.append(row)
     return rows
 
 
-def _zero_read_within(results: Sequence[dict[str, Any]], model: str) -> float:
+def _zero_read_gap(r: SweepResult, model: str) -> float:
+    return abs(r.source(model).zero_result_read - r.result.measured.zero_result_read)
+
+
+def _zero_read_within(results: Sequence[SweepResult], model: str) -> float:
     """Share of designs whose zero-result error is within max(15%, 0.01 I/O)."""
-    ok = 0
-    for r in results:
-        m = r["measured"]["zero_result_read"]
-        if abs(r[model]["zero_result_read"] - m) <= max(ZERO_READ_FLOOR, 0.15 * m):
-            ok += 1
+    ok = sum(
+        _zero_read_gap(r, model) <= max(ZERO_READ_FLOOR, 0.15 * r.result.measured.zero_result_read)
+        for r in results
+    )
     return ok / len(results) if results else 0.0
 
 
-def _structure_matches(results: Sequence[dict[str, Any]], err_key: str) -> int:
-    return sum(bool(r[err_key]["levels_match"]) for r in results)
-
-
-def _entries_per_block(result: dict[str, Any]) -> int:
-    return result["scale"]["block_bytes"] // result["scale"]["entry_bytes"]
-
-
-def measured_theta(result: dict[str, Any], workload: Workload) -> float:
-    return theta_of(result["measured"], workload, _entries_per_block(result))
-
-
-def predicted_theta(result: dict[str, Any], workload: Workload, model: str) -> float:
-    return theta_of(result[model], workload, _entries_per_block(result))
+def _structure_matches(results: Sequence[SweepResult], model: str) -> int:
+    return sum(r.errors(model).levels_match for r in results)
 
 
 def rank(
     workloads: Sequence[tuple[str, Workload]],
     per_workload: dict[str, list[tuple[str, Design]]],
-    by_key: dict[tuple, dict[str, Any]],
+    by_key: dict[tuple, SweepResult],
 ) -> list[dict[str, Any]]:
     """For each workload: each model's pick among the families, and the measured best.
 
     The candidates are each family at the T the paper's model finds best; the paper's model and
-    the refined model (which knows the tree at this finite N) each pick one of them.
+    the engine simulator (which knows the tree at this finite N) each pick one of them.
     """
     rows = []
     for wname, workload in workloads:
         options = [(fam, by_key[_key(d)]) for fam, d in per_workload[wname]]
-        best_fam, best = min(options, key=lambda o: measured_theta(o[1], workload))
-        best_cost = measured_theta(best, workload)
+        best_fam, best = min(options, key=lambda o: o[1].theta("measured", workload))
+        best_cost = best.theta("measured", workload)
         row: dict[str, Any] = {
             "workload": wname,
-            "measured_best": f"{best_fam} (T={best['design']['T']:g})",
+            "measured_best": f"{best_fam} (T={best.case.design.T:g})",
             "best_cost": best_cost,
         }
-        for model, label in (("predicted", "paper"), ("refined", "refined")):
-            fam, pick = min(options, key=lambda o: predicted_theta(o[1], workload, model))
-            cost = measured_theta(pick, workload)
-            row[label] = {
-                "pick": f"{fam} (T={pick['design']['T']:g})",
+        for model in MODELS:
+            fam, pick = min(options, key=lambda o, m=model: o[1].theta(m, workload))
+            cost = pick.theta("measured", workload)
+            row[model] = {
+                "pick": f"{fam} (T={pick.case.design.T:g})",
                 "cost": cost,
                 "gap": cost / best_cost - 1.0,
                 "ok": cost <= (1.0 + RANKING_SLACK) * best_cost,
@@ -205,8 +220,12 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _met(ok: bool) -> str:
+    return "met" if ok else "missed"
+
+
 def render_markdown(
-    results: Sequence[dict[str, Any]],
+    results: Sequence[SweepResult],
     ranking: Sequence[dict[str, Any]],
     scale: Scale,
     budget: dict[str, float],
@@ -222,18 +241,20 @@ def render_markdown(
         f"then {scale.reads:,} reads of each kind.",
         "",
         "Errors are |model - measured| / measured. The **paper** model is Eq 8-16 with whole run "
-        "counts; the **refined** model (`cost_models/refined.py`) replays the growth of the tree "
-        "to N entries, so it accounts for partially full levels, the flush write, rounded run "
-        "counts, preemptive merging and filters as built.",
+        "counts: this is the model the design search optimizes, and its errors are the evidence "
+        "of accuracy. The **engine simulator** (`validation/engine_simulator.py`) replays the "
+        "engine's own merge policy (same planner, tolerances and shape rule) on entry counts; "
+        "its agreement checks that the engine does what its specification says and is **not** "
+        "evidence that any model is accurate.",
         "",
         "## Accuracy per metric",
         "",
-        "| metric | paper median | paper worst | paper worst design | refined median | "
-        "refined worst | refined worst design |",
+        "| metric | paper median | paper worst | paper worst design | simulator median | "
+        "simulator worst | simulator worst design |",
         "|---|---|---|---|---|---|---|",
     ]
     for row in summary:
-        p, r = row.get("paper"), row.get("refined")
+        p, r = row.get("paper"), row.get("simulator")
         lines.append(
             f"| {row['metric']} | {_pct(p['median'])} | {_pct(p['worst'])} | {p['worst_design']} "
             f"| {_pct(r['median'])} | {_pct(r['worst'])} | {r['worst_design']} |"
@@ -243,35 +264,31 @@ def render_markdown(
         "",
         "## Fidelity targets",
         "",
-        "| target | paper model | refined model |",
+        "| target | paper model | engine simulator |",
         "|---|---|---|",
     ]
     med = {row["metric"]: row for row in summary}
     for metric, limit in TARGETS.items():
+        p, r = med[metric]["paper"]["median"], med[metric]["simulator"]["median"]
         if metric == "zero_result_read":
-            p_abs, r_abs = (statistics.median(
-                abs(r[model]["zero_result_read"] - r["measured"]["zero_result_read"])
-                for r in results) for model in ("predicted", "refined"))
-            p, r = med[metric]["paper"]["median"], med[metric]["refined"]["median"]
+            p_abs, r_abs = (statistics.median(_zero_read_gap(x, model) for x in results)
+                            for model in MODELS)
             lines.append(
                 f"| median zero-result error <= 15% or <= {ZERO_READ_FLOOR} I/O | {_pct(p)}, "
-                f"{p_abs:.3g} I/O ({'met' if p <= 0.15 or p_abs <= ZERO_READ_FLOOR else 'missed'})"
-                f" | {_pct(r)}, {r_abs:.3g} I/O "
-                f"({'met' if r <= 0.15 or r_abs <= ZERO_READ_FLOOR else 'missed'}) |")
+                f"{p_abs:.3g} I/O ({_met(p <= 0.15 or p_abs <= ZERO_READ_FLOOR)})"
+                f" | {_pct(r)}, {r_abs:.3g} I/O ({_met(r <= 0.15 or r_abs <= ZERO_READ_FLOOR)}) |")
             lines.append(
                 f"| zero-result reads within max(15%, 0.01 I/O), share of designs | "
-                f"{_pct(_zero_read_within(results, 'predicted'))} | "
-                f"{_pct(_zero_read_within(results, 'refined'))} |")
+                f"{_pct(_zero_read_within(results, 'paper'))} | "
+                f"{_pct(_zero_read_within(results, 'simulator'))} |")
             continue
-        p, r = med[metric]["paper"]["median"], med[metric]["refined"]["median"]
         lines.append(f"| median {metric} error <= {_pct(limit)} | {_pct(p)} "
-                     f"({'met' if p <= limit else 'missed'}) | {_pct(r)} "
-                     f"({'met' if r <= limit else 'missed'}) |")
+                     f"({_met(p <= limit)}) | {_pct(r)} ({_met(r <= limit)}) |")
     lines.append(
         f"| runs per level match exactly (designs) | "
-        f"{_structure_matches(results, 'relative_error')}/{n} | "
-        f"{_structure_matches(results, 'refined_relative_error')}/{n} |")
-    passed = {m: sum(r[m]["ok"] for r in ranking) for m in ("paper", "refined")}
+        f"{_structure_matches(results, 'paper')}/{n} | "
+        f"{_structure_matches(results, 'simulator')}/{n} |")
+    passed = {m: sum(r[m]["ok"] for r in ranking) for m in MODELS}
     lines += [
         "",
         "## Ranking",
@@ -279,15 +296,15 @@ def render_markdown(
         f"For each workload, each Figure 8 family at its best T (by the paper's model) was "
         f"measured. A model's pick must be the best by measured cost (Θ from measured I/O per "
         f"operation), or within {_pct(RANKING_SLACK)} of it. **Paper model: "
-        f"{passed['paper']}/{len(ranking)} workloads pass; refined model: "
-        f"{passed['refined']}/{len(ranking)}.**",
+        f"{passed['paper']}/{len(ranking)} workloads pass; engine simulator: "
+        f"{passed['simulator']}/{len(ranking)}.**",
         "",
-        "| workload | measured best | paper model's pick | gap | ok | refined model's pick | gap "
+        "| workload | measured best | paper model's pick | gap | ok | simulator's pick | gap "
         "| ok |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in ranking:
-        p, f = r["paper"], r["refined"]
+        p, f = r["paper"], r["simulator"]
         lines.append(
             f"| {r['workload']} | {r['measured_best']} | {p['pick']} | {_pct(p['gap'])} | "
             f"{'yes' if p['ok'] else '**no**'} | {f['pick']} | {_pct(f['gap'])} | "
@@ -296,20 +313,20 @@ def render_markdown(
         "",
         "## Every design",
         "",
-        "| design | group | T | C | X | K | Z | filters | write amp (paper / refined / "
-        "measured) | Level-L read | zero-result read | levels match (paper / refined) |",
+        "| design | group | T | C | X | K | Z | filters | write amp (paper / simulator / "
+        "measured) | Level-L read | zero-result read | levels match (paper / simulator) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
-        d, p, f, m = r["design"], r["predicted"], r["refined"], r["measured"]
+        d, p, f, m = (r.case.design, r.result.predicted, r.result.simulated, r.result.measured)
         lines.append(
-            f"| {r['name']} | {r['group']} | {d['T']:.4g} | {d['C']:.4g} | {d['X']:.4g} | "
-            f"{d['K']:.4g} | {d['Z']:.4g} | {d['filters']} | {p['write_amp']:.3g} / "
-            f"{f['write_amp']:.3g} / {m['write_amp']:.3g} | {p['point_read']:.4g} / "
-            f"{f['point_read']:.4g} / {m['point_read']:.4g} | {p['zero_result_read']:.3g} / "
-            f"{f['zero_result_read']:.3g} / {m['zero_result_read']:.3g} | "
-            f"{'yes' if r['relative_error']['levels_match'] else 'no'} / "
-            f"{'yes' if r['refined_relative_error']['levels_match'] else 'no'} |"
+            f"| {r.name} | {r.case.group} | {d.T:.4g} | {d.C:.4g} | {d.X:.4g} | "
+            f"{d.K:.4g} | {d.Z:.4g} | {d.filters} | {p.write_amp:.3g} / "
+            f"{f.write_amp:.3g} / {m.write_amp:.3g} | {p.point_read:.4g} / "
+            f"{f.point_read:.4g} / {m.point_read:.4g} | {p.zero_result_read:.3g} / "
+            f"{f.zero_result_read:.3g} / {m.zero_result_read:.3g} | "
+            f"{'yes' if r.errors('paper').levels_match else 'no'} / "
+            f"{'yes' if r.errors('simulator').levels_match else 'no'} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -324,7 +341,7 @@ def run_sweep(
     sum_fpr: float | None = None,
     n_random: int = 20,
     command: str = "wacky validate --sweep",
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[list[SweepResult], list[dict[str, Any]]]:
     """Run the sweep and the ranking check; write the markdown table to ``out``."""
     from rich.progress import Progress
 
@@ -349,7 +366,7 @@ def run_sweep(
     for c, r in zip(cases, results, strict=True):
         by_key.setdefault(_key(c.design), r)
     ranking = rank(workloads, per_workload, by_key)
-    sweep_results = [r for r in results if r["group"] != "ranking"]
+    sweep_results = [r for r in results if r.case.group != "ranking"]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_markdown(sweep_results, ranking, scale, budget, command),
                    encoding="utf-8")
