@@ -2,8 +2,11 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check
+# cmake and ctest from the system, or else pip's cmake package inside the venv.
+CMAKE ?= $(shell command -v cmake 2>/dev/null || echo $(abspath $(VENV))/bin/cmake)
+CTEST ?= $(shell command -v ctest 2>/dev/null || echo $(abspath $(VENV))/bin/ctest)
 
-.PHONY: install install-dev demo test lint bench clean
+.PHONY: install install-dev demo test lint ctest sanitize bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -21,9 +24,25 @@ demo: install
 lint: install-dev
 	$(VENV)/bin/ruff check .
 
-test: lint
+test: lint ctest
 	$(VENV)/bin/python -m pytest
 	$(VENV)/bin/python -m pytest --nbmake notebooks
+
+# The engine's C++ unit tests (native_engine/src/*_test.cc); no Python needed.
+ctest: $(CMAKE)
+	$(CMAKE) -S . -B build/cpp-tests -DWACKY_BUILD_TESTS=ON >/dev/null
+	$(CMAKE) --build build/cpp-tests --parallel
+	cd build/cpp-tests && $(CTEST) --output-on-failure
+
+# The same tests built with AddressSanitizer and UndefinedBehaviorSanitizer; any report fails.
+sanitize: $(CMAKE)
+	$(CMAKE) -S . -B build/sanitize -DWACKY_BUILD_TESTS=ON -DWACKY_SANITIZE=ON >/dev/null
+	$(CMAKE) --build build/sanitize --parallel
+	cd build/sanitize && ASAN_OPTIONS=detect_leaks=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(CTEST) --output-on-failure
+
+$(abspath $(VENV))/bin/cmake: | $(PY)
+	$(PIP) install --quiet cmake
 
 bench: install-dev
 	for b in benchmarks/bench_*.py; do $(PY) $$b || exit 1; done

@@ -4,8 +4,12 @@ Prints:
 1. the disk's sequential write bandwidth (large writes + fsync, measured here);
 2. end-to-end ingest of N entries (default 2M, 128-byte entries: 8-byte key + 120-byte value)
    into the engine (Leveling: T=10, C=9, K=Z=0) and into RocksDB via rocksdict (if installed:
-   ``pip install -e ".[bench]"``), same buffer size, no WAL, no compression, both driven from
-   Python in batches, compactions included (RocksDB: until no compaction is pending or running);
+   ``pip install -e ".[bench]"``), same buffer size, no WAL, no compression, compactions
+   included (RocksDB: until no compaction is pending or running). The entries are one load
+   trace (``validation.generators.load_trace``: unique uniform random keys, values from
+   ``value_for``); the engine gets it the way every workload reaches it, through
+   ``validation.replay.replay`` (put_many batches of up to 65,536, every answer checked),
+   and RocksDB gets the same keys and values in WriteBatches of 10,000;
 3. the engine's merge throughput (bytes written by flushes and merges per second of merge
    time) as a ratio of the disk bandwidth.
 
@@ -24,13 +28,13 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-
 from native_engine import Engine
+from validation.replay import replay
+from wacky_model.traces import Trace, load_trace, value_for
 
 ENTRY = 128
 VALUE = ENTRY - 8
-BATCH = 10_000
+BATCH = 10_000  # RocksDB WriteBatch size
 
 
 def disk_bandwidth(directory: str, mib: int = 1024) -> float:
@@ -50,16 +54,7 @@ def disk_bandwidth(directory: str, mib: int = 1024) -> float:
     return mib * (1 << 20) / dt / 1e6
 
 
-def workload(n: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    keys = rng.permutation(
-        np.unique(rng.integers(0, 2**63, size=n + n // 100 + 10, dtype=np.uint64))[:n]
-    )
-    values = rng.integers(0, 256, size=(n, VALUE), dtype=np.uint8)
-    return keys, values
-
-
-def bench_engine(directory: str, keys, values, buffer_bytes: int, sync: bool) -> dict:
+def bench_engine(directory: str, trace: Trace, buffer_bytes: int, sync: bool) -> dict:
     path = os.path.join(directory, f"engine-{'sync' if sync else 'nosync'}")
     t0 = time.perf_counter()
     e = Engine(
@@ -75,10 +70,11 @@ def bench_engine(directory: str, keys, values, buffer_bytes: int, sync: bool) ->
         bits_per_entry=10,
         sync=sync,
     )
-    for i in range(0, keys.size, BATCH):
-        e.put_many(keys[i : i + BATCH], values[i : i + BATCH])
+    result = replay(e, trace)
     e.flush()
     elapsed = time.perf_counter() - t0
+    if not result.ok:
+        raise RuntimeError(f"engine returned wrong answers: {result.to_dict()}")
     s = e.stats()
     levels = [(lv["level"], len(lv["runs"]), lv["entries"]) for lv in e.levels()]
     e.close()
@@ -88,7 +84,7 @@ def bench_engine(directory: str, keys, values, buffer_bytes: int, sync: bool) ->
         seconds=elapsed,
         merge_seconds=s["merge_seconds"],
         bytes_written=written,
-        write_amp=written / (keys.size * ENTRY),
+        write_amp=written / (len(trace) * ENTRY),
         levels=levels,
     )
 
@@ -154,8 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         bw = disk_bandwidth(scratch)
         print(f"disk sequential write bandwidth (4 MiB writes + fsync): {bw:8.1f} MB/s")
-        keys, values = workload(args.entries)
-        eng = bench_engine(scratch, keys, values, buffer_bytes, sync=True)
+        trace = load_trace(args.entries, entry_bytes=ENTRY, seed=1)
+        eng = bench_engine(scratch, trace, buffer_bytes, sync=True)
         print(
             f"engine ingest (sync):   {eng['seconds']:7.2f} s   write-amp {eng['write_amp']:.2f}"
             f"   levels (level, runs, entries) {eng['levels']}"
@@ -170,13 +166,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"  ratio to mean disk bandwidth {bw:.1f} MB/s: {mbps / bw:.2f}  (target >= 0.5)")
         if args.no_sync:
-            ns = bench_engine(scratch, keys, values, buffer_bytes, sync=False)
+            ns = bench_engine(scratch, trace, buffer_bytes, sync=False)
             nmb = ns["bytes_written"] / ns["merge_seconds"] / 1e6
             print(
                 f"engine ingest (no sync): {ns['seconds']:7.2f} s   merge throughput "
                 f"{nmb:.1f} MB/s (page cache; ratio {nmb / bw:.2f})"
             )
-        rk = bench_rocksdb(scratch, keys, values, buffer_bytes)
+        rk = bench_rocksdb(scratch, trace.keys, value_for(trace.keys, VALUE), buffer_bytes)
         if rk is None:
             print("rocksdict is not installed: pip install -e '.[bench]' for the RocksDB figure")
         else:

@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 
 from native_engine import Engine
+from native_engine.testing import inject_write_failure
+from validation.replay import replay
+from wacky_model.traces import load_trace
 
 SMALL = dict(T=3, C=2, X=1, K=0, Z=0, entry_bytes=24, block_bytes=96, buffer_bytes=192)
 V = SMALL["entry_bytes"] - 8
@@ -196,7 +199,7 @@ def test_operations_after_close_raise(tmp_path) -> None:
         lambda: e.flush(),
         lambda: e.levels(),
         lambda: next(it),
-        lambda: e.run_workload(n_load=10),
+        lambda: replay(e, load_trace(10, entry_bytes=SMALL["entry_bytes"], seed=0)),
     ):
         with pytest.raises(ValueError, match="closed"):
             call()
@@ -228,26 +231,39 @@ def test_injected_write_failure_loses_nothing(tmp_path) -> None:
         k += 1
     failures = 0
     for budget in (0, 50, 200, 1000, 3000):
-        e._inject_write_failure(budget)
+        inject_write_failure(e, budget)
         with pytest.raises(OSError, match="No space left|injected"):
             for _ in range(10_000):  # until a flush or merge runs out of "disk"
                 e.put(k, val(k))
                 expect[k] = val(k)  # acknowledged: put returned
                 k += 1
         failures += 1
-        e._inject_write_failure(-1)
+        inject_write_failure(e, -1)
         assert list(e.scan(0, 2**64 - 1)) == sorted(expect.items())
     assert failures == 5
-    e._inject_write_failure(0)
+    inject_write_failure(e, 0)
     with pytest.raises(OSError):
         e.close()  # close() must flush the buffer: that write fails too
     assert not e.closed
-    e._inject_write_failure(-1)
+    inject_write_failure(e, -1)
     e.close()
     leftovers = [f for f in os.listdir(path) if f.endswith(".tmp")]
     assert leftovers == []
     with Engine(path, **SMALL) as e2:
         assert list(e2.scan(0, 2**64 - 1)) == sorted(expect.items())
+
+
+def test_test_hooks_stay_out_of_the_public_api(eng) -> None:
+    assert not [n for n in dir(Engine) if "inject" in n or "workload" in n]
+    with pytest.raises(TypeError, match="native_engine.Engine"):
+        inject_write_failure(eng._e, 0)
+    with pytest.raises(TypeError, match="after_bytes must be an int"):
+        inject_write_failure(eng, 1.5)
+    with pytest.raises(ValueError, match="-1 or in"):
+        inject_write_failure(eng, -2)
+    eng.put(1, val(1))  # nothing was armed by the refused calls
+    eng.flush()
+    assert eng.get(1) == val(1)
 
 
 def test_written_bytes_equal_run_file_bytes(tmp_path) -> None:

@@ -4,29 +4,28 @@ import numpy as np
 import pytest
 
 from cost_models.evaluate import evaluate
-from wacky_model.figures.paper import (
-    FIGURE11_HEADER,
-    MAP_FAMILIES,
-    PAPER_SIZES,
+from wacky_model.families import MAP_COLORS, MAP_FAMILIES
+from wacky_model.figures.paper.common import PAPER_SIZES, paper_system, table_figure
+from wacky_model.figures.paper.complexity import (
     ComplexityGrid,
-    approximation_errors,
-    bush_frontier_sweep,
-    closed_form_gap,
     complexity_checks,
     complexity_figure,
-    curve_at,
-    design_map,
-    design_map_figure,
-    family_sweep,
     figure8_rows,
-    hash_tradeoff,
+)
+from wacky_model.figures.paper.filters import (
+    approximation_errors,
+    closed_form_gap,
     level_breakdown_figure,
     level_contributions,
-    level_overview,
-    paper_system,
-    sized_sweeps,
     sum_fpr_vs_memory,
-    table_figure,
+)
+from wacky_model.figures.paper.hash_tables import FIGURE11_HEADER, hash_tradeoff, level_overview
+from wacky_model.figures.paper.maps import design_map, design_map_figure
+from wacky_model.figures.paper.tradeoffs import (
+    bush_frontier_sweep,
+    curve_at,
+    family_sweep,
+    sized_sweeps,
     tradeoff_figure,
     write_amp_at_memory,
 )
@@ -174,3 +173,5 @@ def test_design_map_and_its_figure():
     )
     legend = {t.name for t in fig.data[1:]}
     assert legend == set(m.families.ravel())
+    colours = dict(zip(MAP_FAMILIES, MAP_COLORS, strict=True))
+    assert all(t.marker.color == colours[t.name] for t in fig.data[1:])

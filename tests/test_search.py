@@ -1,6 +1,7 @@
 """Design search: optimality against an exhaustive grid, the paper's findings, bounds, CLI."""
 
 import json
+import math
 import subprocess
 import sys
 
@@ -201,6 +202,8 @@ def test_classify_names_figure_8_columns():
     assert classify(Design(2, 1, 2, 1, 0), PAPER) == "QLSM-bush"
     assert classify(Design(2, 1, 3, 1, 0), PAPER) == "LSM-bush"
     assert classify(Design(10, 3, 1.5, 0.5, 0.2), PAPER) == "Wacky"
+    assert classify(Design(10, math.log(PAPER.buffers, 10), 1, 1, 0), PAPER) == "SCLL"
+    assert classify(Design(10, 9, 1, 0, 0, "uniform"), PAPER) == "Wacky"
 
 
 @pytest.mark.parametrize(

@@ -38,6 +38,28 @@ def test_scll_caps_at_the_number_of_levels_and_qlsm_bush_is_quadratic():
     assert (q.T, q.C, q.X, q.K, q.Z) == (2.0, 1.0, 2.0, 1.0, 0.0)
 
 
+@pytest.mark.parametrize(
+    "args, kwargs, match",
+    [
+        (("nope",), {}, "preset must be one of leveling, tiering, lazy-leveling, cll, scll, "
+                        "qlsm-bush, plain-leveling, plain-tiering; got 'nope'"),
+        (("leveling", 1.5), {}, "T must be >= 2; got 1.5"),
+        (("leveling",), dict(C=2.0), "C is fixed by the leveling preset; only cll and qlsm-bush "
+                                     "take C"),
+        (("scll",), {}, "the scll preset needs the system: its C is log_T"),
+        (("cll",), dict(C=0.5), "C must be >= 1"),
+    ],
+)
+def test_bad_presets_are_refused(args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        preset(*args, **kwargs)
+
+
+def test_cll_and_qlsm_bush_take_c():
+    assert preset("cll", T=6, C=3).C == 3.0
+    assert preset("qlsm-bush", C=2).knobs == {"T": 2.0, "C": 2.0, "X": 2.0, "K": 1.0, "Z": 0.0}
+
+
 def test_analyze_reproduces_figure_11():
     system = System(entries=131072 * 65536, sum_fpr=0.1)
     assert system.buffers == 131072

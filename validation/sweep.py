@@ -20,13 +20,14 @@ import numpy as np
 
 from validation.results import Costs, Errors, ValidationResult, with_theta
 from validation.runner import Scale, validate
+from wacky_model.families import TABLE
 from wacky_model.presets import preset
 from wacky_model.search import DesignSpace, recommend
 from wacky_model.types import Design, System, Workload
 
-FAMILY_PRESETS = ("leveling", "tiering", "lazy-leveling", "cll", "scll", "qlsm-bush")
-FAMILY_T = {"qlsm-bush": (2.0, 3.0, 4.0), "scll": (4.0, 8.0, 16.0)}
-DEFAULT_FAMILY_T = (3.0, 6.0, 10.0)
+# Every Figure 8 column that has a preset, at the base ratios its row of the family table gives.
+FAMILY_T = {f.preset: f.sweep_T for f in TABLE if f.figure8 and f.preset}
+FAMILY_PRESETS = tuple(FAMILY_T)
 SUMMARY_METRICS = ("write_amp", "point_read", "point_read_uniform", "zero_result_read",
                    "range_runs", "memory_bits_per_entry")
 TARGETS = {"write_amp": 0.10, "point_read": 0.05, "zero_result_read": 0.15}
@@ -50,7 +51,7 @@ def sweep_cases(system: System, *, n_random: int = 20, seed: int = 7) -> list[Sw
     """The designs of the sweep: families at several T, uniform baselines, random designs."""
     cases = []
     for name in FAMILY_PRESETS:
-        for T in FAMILY_T.get(name, DEFAULT_FAMILY_T):
+        for T in FAMILY_T[name]:
             cases.append(SweepCase(f"{name} T={T:g}", "family", preset(name, T, system)))
     for name in ("plain-leveling", "plain-tiering"):
         cases.append(SweepCase(f"{name} T=10", "uniform filters", preset(name, 10.0, system)))

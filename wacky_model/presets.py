@@ -1,30 +1,22 @@
-"""Named designs: every column of Figure 8, plus the uniform-FPR baselines used in industry."""
+"""Named designs: every column of Figure 8, plus the uniform-FPR baselines used in industry.
+
+The names, default base ratios and knobs come from :data:`wacky_model.families.TABLE`.
+"""
 
 from __future__ import annotations
 
 import math
 
+from wacky_model.families import PRESETS
 from wacky_model.types import Design, System
 
-PRESET_NAMES = (
-    "leveling",
-    "tiering",
-    "lazy-leveling",
-    "cll",
-    "scll",
-    "qlsm-bush",
-    "plain-leveling",
-    "plain-tiering",
-)
+PRESET_NAMES = tuple(PRESETS)
 
 # Default base ratios: RocksDB's 10 for the classic designs; the paper's evaluation settings
 # for SCLL (T = 30) and QLSM-bush (T = 2, C = 1).
-DEFAULT_T = {"scll": 30.0, "qlsm-bush": 2.0}
+DEFAULT_T = {name: family.default_T for name, family in PRESETS.items()}
 
-
-def scll_capping_ratio(T: float, system: System) -> float:
-    """SCLL's C = L, approximated by log_T(N/F) to break the circularity (Section 3, note 3)."""
-    return max(1.0, math.log(system.buffers) / math.log(T))
+_TAKES_C = tuple(name for name, family in PRESETS.items() if "C" in family.free)
 
 
 def preset(
@@ -33,22 +25,17 @@ def preset(
     """The Figure 8 column ``name`` at base ratio ``T`` (``C`` only for cll and qlsm-bush)."""
     if name not in PRESET_NAMES:
         raise ValueError(f"preset must be one of {', '.join(PRESET_NAMES)}; got {name!r}")
-    T = float(DEFAULT_T.get(name, 10.0) if T is None else T)
+    family = PRESETS[name]
+    T = float(family.default_T if T is None else T)
     if T < 2 or not math.isfinite(T):
         raise ValueError(f"T must be >= 2; got {T:g}")
-    if C is not None and name not in ("cll", "qlsm-bush"):
-        raise ValueError(f"C is fixed by the {name} preset; only cll and qlsm-bush take C")
-    filters = "uniform" if name.startswith("plain") else "optimized"
-    if name in ("leveling", "plain-leveling"):
-        return Design(T, T - 1, 1.0, 0.0, 0.0, filters)
-    if name in ("tiering", "plain-tiering"):
-        return Design(T, T - 1, 1.0, 1.0, 1.0, filters)
-    if name == "lazy-leveling":
-        return Design(T, T - 1, 1.0, 1.0, 0.0)
-    if name == "cll":
-        return Design(T, 1.0 if C is None else C, 1.0, 1.0, 0.0)
-    if name == "scll":
-        if system is None:
-            raise ValueError("the scll preset needs the system: its C is log_T(N/F)")
-        return Design(T, scll_capping_ratio(T, system), 1.0, 1.0, 0.0)
-    return Design(T, 1.0 if C is None else C, 2.0, 1.0, 0.0)  # qlsm-bush
+    if C is not None and name not in _TAKES_C:
+        raise ValueError(
+            f"C is fixed by the {name} preset; only {' and '.join(_TAKES_C)} take C"
+        )
+    if family.size_note is not None and system is None:
+        raise ValueError(f"the {name} preset needs the system: {family.size_note}")
+    # Families that do not depend on the data size never read N/F.
+    n_buffers = system.buffers if system is not None else math.nan
+    knobs = (float(v) for v in family.knobs(T, n_buffers, C=C))
+    return Design(*knobs, filters=family.filters)

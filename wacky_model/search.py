@@ -27,7 +27,7 @@ import numpy as np
 from cost_models.costs import theta_of_rows, theta_weights
 from cost_models.evaluate import cost_rows
 from wacky_model.analysis import Analysis, analyze
-from wacky_model.presets import scll_capping_ratio
+from wacky_model.families import PROJECTIONS, classify
 from wacky_model.types import Design, System, Workload
 
 # Search bounds. The lower bounds are the continuum's own (T >= 2, C >= 1, X >= 1, K and Z in
@@ -74,18 +74,8 @@ STOP_SHRINK = 8.0
 
 PROJECTION_T = np.arange(2, 400, dtype=float)
 
-FAMILIES = (
-    "Leveling",
-    "Tiering",
-    "Lazy Leveling",
-    "CLL (C=1)",
-    "CLL (C=2)",
-    "CLL (C=4)",
-    "SCLL",
-    "QLSM-bush",
-    "LSM-bush (X=1.5)",
-    "LSM-bush (X=3)",
-)
+# The search's projections, in the table's order (ties go to the earlier family).
+FAMILIES = tuple(f.name for f in PROJECTIONS)
 
 
 def realizable_costs(system: System, T, C, X, K, Z) -> np.ndarray:
@@ -119,21 +109,7 @@ def to_coords(T, C, X, K, Z) -> np.ndarray:
 
 def family_knobs(system: System) -> dict[str, tuple[np.ndarray, ...]]:
     """Each Figure 8 projection as knob arrays over ``PROJECTION_T`` (Section 5)."""
-    T = PROJECTION_T
-    one, zero = np.ones_like(T), np.zeros_like(T)
-    scll_c = np.array([scll_capping_ratio(t, system) for t in T])
-    return {
-        "Leveling": (T, T - 1, one, zero, zero),
-        "Tiering": (T, T - 1, one, one, one),
-        "Lazy Leveling": (T, T - 1, one, one, zero),
-        "CLL (C=1)": (T, one, one, one, zero),
-        "CLL (C=2)": (T, 2 * one, one, one, zero),
-        "CLL (C=4)": (T, 4 * one, one, one, zero),
-        "SCLL": (T, scll_c, one, one, zero),
-        "QLSM-bush": (T, one, 2 * one, one, zero),
-        "LSM-bush (X=1.5)": (T, one, 1.5 * one, one, zero),
-        "LSM-bush (X=3)": (T, one, 3 * one, one, zero),
-    }
+    return {f.name: f.knobs(PROJECTION_T, system.buffers) for f in PROJECTIONS}
 
 
 @dataclass(frozen=True)
@@ -259,30 +235,6 @@ class Recommendation:
             "search_ms": self.search_ms,
             "bounds_hit": list(self.bounds_hit),
         }
-
-
-def classify(design: Design, system: System) -> str:
-    """The nearest Figure 8 column, or "Wacky" when the design is none of them."""
-    T, C, X, K, Z = design.T, design.C, design.X, design.K, design.Z
-    close = lambda a, b: abs(a - b) <= 1e-6 * max(1.0, abs(b))  # noqa: E731
-    if design.filters == "uniform":
-        return "Wacky"
-    if close(X, 1.0):
-        if close(C, T - 1):
-            if close(K, 0) and close(Z, 0):
-                return "Leveling"
-            if close(K, 1) and close(Z, 1):
-                return "Tiering"
-            if close(K, 1) and close(Z, 0):
-                return "Lazy Leveling"
-        if close(K, 1) and close(Z, 0):
-            if abs(C - scll_capping_ratio(T, system)) <= 0.5:
-                return "SCLL"
-            return "CLL"
-        return "Wacky"
-    if close(K, 1) and close(Z, 0):
-        return "QLSM-bush" if close(X, 2.0) else "LSM-bush"
-    return "Wacky"
 
 
 def _pattern_search(

@@ -3,21 +3,23 @@
 // Contract: exposes the C++ engine to Python with no logic of its own beyond type
 // conversion. C++ exceptions map to Python ones: std::invalid_argument and
 // EngineClosed -> ValueError, IOError -> OSError (with errno), anything else ->
-// RuntimeError. put_many/get_many/run_workload release the GIL while C++ runs.
-// The public, documented API is native_engine.Engine (native_engine/engine.py).
+// RuntimeError. get, put_many, get_many, scan batches, flush and close release the
+// GIL while C++ runs.
+// The public, documented API is native_engine.Engine (native_engine/engine.py); the
+// test hooks (Engine::TEST_*) go to the submodule _engine.testing (bindings_testing.cc).
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cstring>
 
+#include "bindings_testing.h"
 #include "bloom_filter.h"
 #include "engine.h"
 #include "file_io.h"
 #include "hash.h"
 #include "scan_iterator.h"
 #include "structure.h"
-#include "workload.h"
 
 namespace py = pybind11;
 using namespace wacky;
@@ -56,26 +58,6 @@ py::dict StatsDict(const IOStats& s) {
   d["runs_created"] = s.runs_created;
   d["runs_deleted"] = s.runs_deleted;
   d["range_runs_probed"] = s.range_runs_probed;
-  return d;
-}
-
-py::dict PhaseDict(const PhaseResult& p) {
-  py::dict d;
-  d["seconds"] = p.seconds;
-  d["stats"] = StatsDict(p.stats);
-  py::dict ops;
-  for (const auto& [name, t] : p.ops) {
-    py::dict o;
-    o["count"] = t.count;
-    o["seconds"] = t.seconds;
-    o["io"] = CounterDict(t.io);
-    const double n = t.count ? static_cast<double>(t.count) : 1.0;
-    o["blocks_read_per_op"] = static_cast<double>(t.io.blocks_read) / n;
-    o["blocks_written_per_op"] = static_cast<double>(t.io.blocks_written) / n;
-    o["io_per_op"] = static_cast<double>(t.io.blocks_read + t.io.blocks_written) / n;
-    ops[py::str(name)] = o;
-  }
-  d["ops"] = ops;
   return d;
 }
 
@@ -314,40 +296,7 @@ PYBIND11_MODULE(_engine, m) {
                out.append(d);
              }
              return out;
-           })
-      .def("_inject_write_failure", &Engine::InjectWriteFailure, py::arg("after_bytes"))
-      .def(
-          "run_workload",
-          [](Engine& e, uint64_t n_load, bool sequential, uint64_t n_ops, double get, double zero,
-             double put, double range, bool target_level_L, uint64_t range_entries,
-             uint64_t seed) {
-            WorkloadSpec s;
-            s.n_load = n_load;
-            s.sequential = sequential;
-            s.n_ops = n_ops;
-            s.frac_get = get;
-            s.frac_zero = zero;
-            s.frac_put = put;
-            s.frac_range = range;
-            s.target_level_L = target_level_L;
-            s.range_entries = range_entries;
-            s.seed = seed;
-            WorkloadResult r;
-            {
-              py::gil_scoped_release release;
-              r = RunWorkload(&e, s);
-            }
-            py::dict d;
-            d["load"] = PhaseDict(r.load);
-            d["mix"] = PhaseDict(r.mix);
-            d["get_misses"] = r.get_misses;
-            d["zero_hits"] = r.zero_hits;
-            d["wrong_values"] = r.wrong_values;
-            d["range_entries_returned"] = r.range_entries_returned;
-            d["level_L_sample"] = r.level_L_sample;
-            return d;
-          },
-          py::arg("n_load"), py::arg("sequential"), py::arg("n_ops"), py::arg("get"),
-          py::arg("zero"), py::arg("put"), py::arg("range"), py::arg("target_level_L"),
-          py::arg("range_entries"), py::arg("seed"));
+           });
+
+  BindTesting(m.def_submodule("testing", "Test hooks (native_engine.testing); not public API."));
 }

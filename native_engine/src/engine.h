@@ -18,6 +18,11 @@
 //   * Close() flushes the buffer (so reopening gives the same contents), writes the
 //     MANIFEST and releases the directory; every later call throws EngineClosed.
 //   * All public methods are thread safe (one mutex); the bindings release the GIL.
+//   * Methods named TEST_* are hooks for tests only; the Python API does not expose
+//     them (they are bound in the submodule native_engine._engine.testing).
+//
+// Compaction (compaction.h), recovery (recovery.h) and the OS layer (env.h) live in
+// their own files; this one is the facade and the read path.
 #ifndef WACKY_NATIVE_ENGINE_ENGINE_H_
 #define WACKY_NATIVE_ENGINE_ENGINE_H_
 
@@ -29,11 +34,11 @@
 #include <vector>
 
 #include "buffer.h"
+#include "env.h"
 #include "file_io.h"
 #include "io_stats.h"
-#include "level.h"
-#include "manifest.h"
 #include "options.h"
+#include "version.h"
 
 namespace wacky {
 
@@ -83,16 +88,13 @@ class Engine {
 
   const Options& options() const { return options_; }
   IOStats Stats() const;
-  IOCounter TotalIO() const;  // Stats().Total() without copying the stats
   std::vector<LevelInfo> Levels() const;
   double n_est() const;
   uint64_t buffer_size() const;
-  // Fault injection for tests: allow `bytes` more bytes of writes, then fail every
-  // write with ENOSPC; -1 disarms.
-  void InjectWriteFailure(int64_t bytes);
-  // Uniform sample of keys stored at Level `level` (1-based; -1 = Level L). Reads are
-  // counted under "recovery" so they stay out of the workload's read counters.
-  std::vector<uint64_t> SampleKeysAtLevel(int level, size_t count, uint64_t seed);
+
+  // Test hook: allow `bytes` more bytes of writes, then fail every write with ENOSPC;
+  // -1 disarms.
+  void TEST_InjectWriteFailure(int64_t bytes);
 
  private:
   friend class ScanIterator;
@@ -100,24 +102,19 @@ class Engine {
   void PutLocked(uint64_t key, const uint8_t* value, bool tombstone);
   bool GetLocked(uint64_t key, uint8_t* value_out);
   void FlushLocked();
-  void WriteManifest(const std::vector<Level>& levels, double n_est, uint64_t next_id);
-  void Recover(const Manifest& m);
-  void RefreshHashLevels(std::vector<Level>* levels) const;
+  void WriteManifest(const Version& v);
 
   std::string path_;
   Options options_;
   bool retain_;
   mutable std::mutex mu_;
   bool closed_ = false;
-  int lock_fd_ = -1;
+  std::unique_ptr<FileLock> lock_;  // held from construction until Close()
   Buffer buffer_;
-  std::vector<Level> levels_;
-  double n_est_ = 0.0;
-  uint64_t next_run_id_ = 1;
+  Version current_;
   IOStats stats_;
   FaultInjector faults_;
-  std::vector<uint8_t> scratch_;
-  std::vector<std::pair<uint32_t, uint32_t>> candidates_;
+  std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // reused by GetLocked
 };
 
 }  // namespace wacky

@@ -18,12 +18,16 @@ namespace wacky {
 namespace {
 constexpr size_t kWriteChunk = 1 << 20;  // issue writes of up to 1 MiB
 
-[[noreturn]] void Fail(int err, const std::string& what, const std::string& path) {
-  throw IOError(err, what + " '" + path + "': " + strerror(err));
+[[noreturn]] void Fail(int err, const char* what, const std::string& path) {
+  ThrowIOError(err, what, path);
+}
+
+std::string DirOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 }  // namespace
-
-IOError::IOError(int err, const std::string& what) : std::runtime_error(what), code_(err) {}
 
 size_t FaultInjector::Allow(size_t n) {
   if (budget < 0) return n;
@@ -32,31 +36,28 @@ size_t FaultInjector::Allow(size_t n) {
   return ok;
 }
 
-BlockFile::BlockFile(std::string path, int fd, size_t block_bytes, FaultInjector* faults,
+BlockFile::BlockFile(std::string path, ScopedFd fd, size_t block_bytes, FaultInjector* faults,
                      bool sync)
-    : path_(std::move(path)), fd_(fd), block_bytes_(block_bytes), faults_(faults), sync_(sync) {}
-
-BlockFile::~BlockFile() {
-  if (fd_ >= 0) ::close(fd_);
-}
+    : path_(std::move(path)),
+      fd_(std::move(fd)),
+      block_bytes_(block_bytes),
+      faults_(faults),
+      sync_(sync) {}
 
 std::unique_ptr<BlockFile> BlockFile::Create(const std::string& path, size_t block_bytes,
                                              FaultInjector* faults, bool sync) {
-  const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
-  if (fd < 0) Fail(errno, "cannot create run file", path);
-  return std::unique_ptr<BlockFile>(new BlockFile(path, fd, block_bytes, faults, sync));
+  ScopedFd fd(::open(path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644));
+  if (!fd.valid()) Fail(errno, "cannot create run file", path);
+  return std::unique_ptr<BlockFile>(
+      new BlockFile(path, std::move(fd), block_bytes, faults, sync));
 }
 
 std::unique_ptr<BlockFile> BlockFile::Open(const std::string& path, size_t block_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) Fail(errno, "cannot open run file", path);
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) Fail(errno, "cannot open run file", path);
   struct stat st;
-  if (fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    Fail(err, "cannot stat run file", path);
-  }
-  std::unique_ptr<BlockFile> f(new BlockFile(path, fd, block_bytes, nullptr, false));
+  if (::fstat(fd.get(), &st) != 0) Fail(errno, "cannot stat run file", path);
+  std::unique_ptr<BlockFile> f(new BlockFile(path, std::move(fd), block_bytes, nullptr, false));
   f->size_ = static_cast<uint64_t>(st.st_size);
   return f;
 }
@@ -70,13 +71,13 @@ void BlockFile::WriteOut(const uint8_t* data, size_t len, IOCounter* c) {
       if (ok < want) {
         // Write what the "disk" still accepts, then fail like a full disk would.
         if (ok > 0) {
-          ssize_t w = ::pwrite(fd_, data + done, ok, static_cast<off_t>(size_ + done));
+          ssize_t w = ::pwrite(fd_.get(), data + done, ok, static_cast<off_t>(size_ + done));
           (void)w;
         }
         Fail(ENOSPC, "write failed (injected fault)", path_);
       }
     }
-    const ssize_t w = ::pwrite(fd_, data + done, want, static_cast<off_t>(size_ + done));
+    const ssize_t w = ::pwrite(fd_.get(), data + done, want, static_cast<off_t>(size_ + done));
     if (w < 0) {
       if (errno == EINTR) continue;
       Fail(errno, "write failed", path_);
@@ -86,7 +87,7 @@ void BlockFile::WriteOut(const uint8_t* data, size_t len, IOCounter* c) {
   }
   if (sync_) {
     // Start writeback of this range now; errors surface in Finish()'s fdatasync.
-    ::sync_file_range(fd_, static_cast<off_t>(size_), static_cast<off_t>(len),
+    ::sync_file_range(fd_.get(), static_cast<off_t>(size_), static_cast<off_t>(len),
                       SYNC_FILE_RANGE_WRITE);
   }
   size_ += len;
@@ -112,7 +113,7 @@ void BlockFile::Finish(bool sync, IOCounter* c) {
     pending_.clear();
     pending_.shrink_to_fit();
   }
-  if (sync && ::fdatasync(fd_) != 0) Fail(errno, "fdatasync failed", path_);
+  if (sync && ::fdatasync(fd_.get()) != 0) Fail(errno, "fdatasync failed", path_);
 }
 
 void BlockFile::Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const {
@@ -120,7 +121,7 @@ void BlockFile::Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const
   const off_t off = static_cast<off_t>(first * block_bytes_);
   size_t done = 0;
   while (done < len) {
-    const ssize_t r = ::pread(fd_, out + done, len - done, off + static_cast<off_t>(done));
+    const ssize_t r = ::pread(fd_.get(), out + done, len - done, off + static_cast<off_t>(done));
     if (r < 0) {
       if (errno == EINTR) continue;
       Fail(errno, "read failed", path_);
@@ -135,58 +136,52 @@ void BlockFile::Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const
 size_t WriteFileAtomically(const std::string& path, const std::string& contents, bool sync,
                            FaultInjector* faults) {
   const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0) Fail(errno, "cannot create", tmp);
+  ScopedFd fd(::open(tmp.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644));
+  if (!fd.valid()) Fail(errno, "cannot create", tmp);
+  // Every failure below removes the partial tmp file so the directory holds only the
+  // last complete MANIFEST.
+  auto fail = [&](int err, const char* what) {
+    fd.reset();
+    ::unlink(tmp.c_str());
+    Fail(err, what, tmp);
+  };
   size_t done = 0;
   while (done < contents.size()) {
-    size_t want = contents.size() - done;
-    if (faults != nullptr && faults->Allow(want) < want) {
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      Fail(ENOSPC, "write failed (injected fault)", tmp);
-    }
-    const ssize_t w = ::write(fd, contents.data() + done, want);
+    const size_t want = contents.size() - done;
+    if (faults != nullptr && faults->Allow(want) < want)
+      fail(ENOSPC, "write failed (injected fault)");
+    const ssize_t w = ::write(fd.get(), contents.data() + done, want);
     if (w < 0) {
       if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      Fail(err, "write failed", tmp);
+      fail(errno, "write failed");
     }
     done += static_cast<size_t>(w);
   }
-  if (sync && ::fdatasync(fd) != 0) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    Fail(err, "fdatasync failed", tmp);
-  }
-  ::close(fd);
+  if (sync && ::fdatasync(fd.get()) != 0) fail(errno, "fdatasync failed");
+  fd.reset();
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
     Fail(err, "rename failed", path);
   }
+  if (sync) SyncDir(DirOf(path));
   return contents.size();
 }
 
 std::string ReadWholeFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) Fail(errno, "cannot open", path);
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) Fail(errno, "cannot open", path);
   std::string out;
   char buf[65536];
   while (true) {
-    const ssize_t r = ::read(fd, buf, sizeof(buf));
+    const ssize_t r = ::read(fd.get(), buf, sizeof(buf));
     if (r < 0) {
       if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      Fail(err, "read failed", path);
+      Fail(errno, "read failed", path);
     }
     if (r == 0) break;
     out.append(buf, static_cast<size_t>(r));
   }
-  ::close(fd);
   return out;
 }
 

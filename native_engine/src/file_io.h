@@ -6,8 +6,8 @@
 //     (optionally fdatasync'ed), and afterwards only read with pread(). Every byte
 //     that reaches the kernel is counted in the IOCounter passed by the caller, so
 //     the counters measure the syscalls that were really made.
-//   * Any failing syscall throws IOError (errno and path in the message); the
-//     bindings map it to Python's OSError.
+//   * Any failing syscall throws IOError (env.h: errno and path in the message).
+//     Descriptors are owned by ScopedFd, so no error path leaks one.
 //   * FaultInjector lets tests make writes fail: once `budget` bytes have been written
 //     through files sharing the injector, every further write fails with ENOSPC,
 //     until the budget is reset to -1 (no fault).
@@ -17,22 +17,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "env.h"
 #include "io_stats.h"
 
 namespace wacky {
-
-class IOError : public std::runtime_error {
- public:
-  IOError(int err, const std::string& what);
-  int code() const { return code_; }
-
- private:
-  int code_;
-};
 
 struct FaultInjector {
   int64_t budget = -1;  // bytes that may still be written; -1 = unlimited
@@ -51,7 +42,6 @@ class BlockFile {
                                            FaultInjector* faults, bool sync = false);
   // Opens an existing file for reading.
   static std::unique_ptr<BlockFile> Open(const std::string& path, size_t block_bytes);
-  ~BlockFile();
   BlockFile(const BlockFile&) = delete;
   BlockFile& operator=(const BlockFile&) = delete;
 
@@ -63,15 +53,14 @@ class BlockFile {
   void Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const;
 
   uint64_t size_bytes() const { return size_; }
-  uint64_t num_blocks() const { return size_ / block_bytes_; }
   const std::string& path() const { return path_; }
 
  private:
-  BlockFile(std::string path, int fd, size_t block_bytes, FaultInjector* faults, bool sync);
+  BlockFile(std::string path, ScopedFd fd, size_t block_bytes, FaultInjector* faults, bool sync);
   void WriteOut(const uint8_t* data, size_t len, IOCounter* c);
 
   std::string path_;
-  int fd_;
+  ScopedFd fd_;
   size_t block_bytes_;
   FaultInjector* faults_;
   bool sync_;
@@ -79,8 +68,10 @@ class BlockFile {
   std::vector<uint8_t> pending_;
 };
 
-// Writes `contents` to path atomically: path.tmp, optional fdatasync, rename.
-// Returns the number of bytes written. Honors the fault injector.
+// Writes `contents` to path atomically: path.tmp, then rename; with sync, fdatasync
+// before the rename and fsync the directory after it, so the new contents survive a
+// crash. On failure path.tmp is removed. Returns the number of bytes written. Honors
+// the fault injector.
 size_t WriteFileAtomically(const std::string& path, const std::string& contents, bool sync,
                            FaultInjector* faults);
 // Reads a whole (small) file. Throws IOError.

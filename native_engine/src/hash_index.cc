@@ -22,9 +22,10 @@ uint32_t HashIndex::Signature(uint64_t h) const {
 HashIndex::HashIndex(const std::vector<Source>& sources, uint64_t entries_per_block,
                      int sig_bits)
     : sig_bits_(sig_bits) {
-  for (const auto& s : sources) entries_ += s.hashes->size();
+  uint64_t entries = 0;
+  for (const auto& s : sources) entries += s.hashes->size();
   log2_slots_ = 4;
-  while ((1ULL << log2_slots_) < 2 * entries_) ++log2_slots_;
+  while ((1ULL << log2_slots_) < 2 * entries) ++log2_slots_;
   if (log2_slots_ > 40) throw std::length_error("hash index too large");
   slots_.assign(1ULL << log2_slots_, Slot{0, 0, 0});
   const uint64_t mask = (1ULL << log2_slots_) - 1;

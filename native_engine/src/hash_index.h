@@ -32,8 +32,6 @@ class HashIndex {
   void Lookup(uint64_t h, std::vector<std::pair<uint32_t, uint32_t>>* out) const;
 
   int sig_bits() const { return sig_bits_; }
-  uint64_t memory_bits() const { return static_cast<uint64_t>(slots_.size()) * 96; }
-  uint64_t entries() const { return entries_; }
 
  private:
   struct Slot {
@@ -46,7 +44,6 @@ class HashIndex {
   std::vector<Slot> slots_;
   int log2_slots_ = 0;
   int sig_bits_;
-  uint64_t entries_ = 0;
 };
 
 }  // namespace wacky

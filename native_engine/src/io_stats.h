@@ -63,8 +63,6 @@ class IOStats {
   // Sum over all purposes.
   IOCounter Total() const;
   IOCounter MergeTotal() const;
-  // Counters of `after` minus those of `before` (for per-phase figures).
-  static IOStats Diff(const IOStats& after, const IOStats& before);
 };
 
 }  // namespace wacky

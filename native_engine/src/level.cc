@@ -1,6 +1,8 @@
 // level.cc — see level.h.
 #include "level.h"
 
+#include "structure.h"
+
 namespace wacky {
 
 namespace {
@@ -24,7 +26,11 @@ bool Level::WouldOverflow(uint64_t incoming) const {
   return ActiveFull() && static_cast<double>(runs.size()) >= max_runs;
 }
 
-void Level::RebuildIndex(uint64_t entries_per_block) {
+void Level::RefreshFilters(uint64_t entries_per_block) {
+  if (!hash_table) {
+    for (auto& r : runs)
+      if (r->hash_indexed()) r->ConvertHashesToFilter(structure::BloomBitsPerKey(fpr));
+  }
   std::vector<HashIndex::Source> sources;
   for (uint32_t i = 0; i < runs.size(); ++i)
     if (runs[i]->hash_indexed()) sources.push_back({i, &runs[i]->key_hashes()});

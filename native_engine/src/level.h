@@ -34,8 +34,11 @@ struct Level {
   // capacity, or would need a new run beyond a_i. Such a level is merged down
   // together with the incoming data (preemptive merging).
   bool WouldOverflow(uint64_t incoming) const;
-  // Rebuilds `index` over the hash-indexed runs (or drops it).
-  void RebuildIndex(uint64_t entries_per_block);
+  // Makes the runs' filter state match the level's current shape: outside the
+  // hash-table range, hash-indexed runs get Bloom filters at the level's FPR; then
+  // `index` is rebuilt over the hash-indexed runs (or dropped). Call after ApplyShape()
+  // or any change to `runs`.
+  void RefreshFilters(uint64_t entries_per_block);
 };
 
 }  // namespace wacky

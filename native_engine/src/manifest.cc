@@ -113,6 +113,8 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   return m;
 }
 
+std::string ManifestFileName(const std::string& dir) { return dir + "/MANIFEST"; }
+
 std::string CompareDesign(const Options& s, const Options& r) {
   std::ostringstream os;
   os.precision(17);

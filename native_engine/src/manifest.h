@@ -4,11 +4,11 @@
 // filter allocation mode, uniform_filters, since format version 2), the next run
 // id, the top-down size estimate n_est, and for every level (Level 1 first) its runs
 // (oldest first) with entry count, tombstone count, filter bits per key and whether
-// the run is hash indexed. It is plain text, rewritten atomically (write MANIFEST.tmp,
-// optional fdatasync, rename) after every structural change, so a directory always
-// describes a complete, consistent set of runs. Encode() writes version 2; Decode()
-// also reads version 1 (no uniform_filters line: the Lagrangian allocation) and throws
-// IOError on a malformed file or an unknown version.
+// the run is hash indexed. It is plain text, rewritten atomically (file_io.h
+// WriteFileAtomically) after every structural change, so a directory always describes
+// a complete, consistent set of runs. Encode() writes version 2; Decode() also reads
+// version 1 (no uniform_filters line: the Lagrangian allocation) and throws IOError on
+// a malformed file or an unknown version.
 #ifndef WACKY_NATIVE_ENGINE_MANIFEST_H_
 #define WACKY_NATIVE_ENGINE_MANIFEST_H_
 
@@ -37,6 +37,9 @@ struct Manifest {
   std::string Encode() const;
   static Manifest Decode(const std::string& text, const std::string& path);
 };
+
+// dir + "/MANIFEST".
+std::string ManifestFileName(const std::string& dir);
 
 // Returns "" if `stored` and `requested` describe the same design and layout, else a
 // message naming the first parameter that differs.

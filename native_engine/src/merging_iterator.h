@@ -24,8 +24,6 @@ class MergingIterator {
   uint64_t key() const { return heap_[0].key; }
   const uint8_t* value() const { return sources_[heap_[0].rank]->value(); }
   bool tombstone() const { return sources_[heap_[0].rank]->tombstone(); }
-  // The source currently supplying the entry.
-  EntrySource* current() const { return sources_[heap_[0].rank].get(); }
   void Next();
 
  private:

@@ -2,8 +2,8 @@
 #include "options.h"
 
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
+#include <string>
 
 #include "structure.h"
 
@@ -36,21 +36,6 @@ void Options::Validate() const {
   }
   if (hash_levels < 0 || hash_levels > 64)
     Bad("hash_levels = " + std::to_string(hash_levels) + " must be in [0, 64]");
-}
-
-std::string Options::Describe() const {
-  std::ostringstream os;
-  os.precision(17);
-  os << "T=" << T << " C=" << C << " X=" << X << " K=" << K << " Z=" << Z
-     << " entry_bytes=" << entry_bytes << " block_bytes=" << block_bytes
-     << " buffer_bytes=" << buffer_bytes;
-  if (use_sum_fpr)
-    os << " sum_fpr=" << sum_fpr;
-  else
-    os << " bits_per_entry=" << bits_per_entry;
-  os << " filters=" << (uniform_filters ? "uniform" : "optimized");
-  os << " hash_levels=" << hash_levels;
-  return os.str();
 }
 
 }  // namespace wacky

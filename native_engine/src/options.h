@@ -8,7 +8,6 @@
 #define WACKY_NATIVE_ENGINE_OPTIONS_H_
 
 #include <cstdint>
-#include <string>
 
 namespace wacky {
 
@@ -41,8 +40,6 @@ struct Options {
   uint64_t buffer_entries() const { return buffer_blocks() * entries_per_block(); }
 
   void Validate() const;
-  // Human-readable one-line summary (used in error messages and the manifest).
-  std::string Describe() const;
 };
 
 }  // namespace wacky

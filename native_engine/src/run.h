@@ -56,7 +56,6 @@ class Run {
   uint64_t max_key() const { return max_key_; }
   const RunLayout& layout() const { return layout_; }
   const BlockFile& file() const { return *file_; }
-  const std::vector<uint64_t>& fences() const { return fences_; }
 
   // Filter state. A run has a Bloom filter, or key hashes (hash-table level), or
   // neither (its level's FPR is 1: every in-range lookup reads a block).

@@ -27,8 +27,6 @@ class RunIterator : public EntrySource {
   const uint8_t* value() const override { return cur_ + 8; }
   bool tombstone() const override;
   void Next() override;
-  // The current entry (key then value).
-  const uint8_t* entry() const { return cur_; }
 
  private:
   void LoadBlock(uint64_t b);

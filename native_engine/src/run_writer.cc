@@ -66,10 +66,6 @@ void RunWriter::Add(uint64_t key, const uint8_t* value, bool tombstone) {
   }
 }
 
-void RunWriter::Add(const uint8_t* entry, bool tombstone) {
-  Add(DecodeKey(entry), entry + 8, tombstone);
-}
-
 void RunWriter::FlushBlocks(bool final) {
   // Everything in out_ except a trailing partial block (unless final) is written.
   size_t len = out_.size();

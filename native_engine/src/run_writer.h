@@ -4,7 +4,7 @@
 // are streamed to the file in large sequential writes (file_io.h); the I/O is
 // counted in the IOCounter given at construction. Finish() writes the last partial
 // block and the tombstone section, optionally syncs, and returns the Run; the caller
-// then attaches a filter (AttachBloom) or keeps key hashes (hash-table levels).
+// then attaches a filter (Run::SetFilter) or key hashes (hash-table levels).
 // Abandon() (or destroying an unfinished writer) deletes the partial file, so a
 // failed merge leaves no trace but the I/O it already did. A writer that received
 // no entries creates no file and Finish() returns nullptr.
@@ -30,10 +30,8 @@ class RunWriter {
   RunWriter(const RunWriter&) = delete;
   RunWriter& operator=(const RunWriter&) = delete;
 
-  // entry points at entry_bytes bytes: key then value.
-  void Add(const uint8_t* entry, bool tombstone);
+  // Keys must be strictly increasing; value is value_bytes bytes (null for zeros).
   void Add(uint64_t key, const uint8_t* value, bool tombstone);
-  uint64_t entries() const { return entries_; }
 
   // Completes the file; returns nullptr if no entry was added. Key hashes (in entry
   // order) are moved to *key_hashes for the filter or hash index.

@@ -12,10 +12,11 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import qualitative, sample_colorscale
+from plotly.colors import sample_colorscale
 
 from wacky_model.analysis import Analysis
-from wacky_model.search import FAMILIES, PROJECTION_T, DesignSpace, family_theta
+from wacky_model.families import TABLE
+from wacky_model.search import PROJECTION_T, DesignSpace, family_theta
 from wacky_model.types import System, Workload
 
 # A level can hold hundreds of runs (QLSM-bush's Level 1); past this many we draw the first
@@ -25,8 +26,8 @@ FPR_COLORSCALE = "Viridis"
 ROW_HEIGHT_PX = 46
 BOX_GAP = 0.15  # fraction of a run box's slot left blank between neighbours
 LABEL_X = 1.04  # annotations sit to the right of the widest level
-# One fixed colour per family (ten families, ten colours), whatever other traces a figure has.
-FAMILY_COLORS = dict(zip(FAMILIES, qualitative.Plotly, strict=True))
+# One fixed colour per family, whatever other traces a figure has.
+FAMILY_COLORS = {f.name: f.color for f in TABLE}
 # Far from their optimum the curves climb by orders of magnitude; show up to this multiple of
 # the best Theta so the minima, which are what the search compares, stay readable.
 THETA_Y_SPAN = 4.0

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from wacky_model.analysis import analyze, analyze_many
-from wacky_model.figures.design import add_current_marker
+from wacky_model.figures.design import FAMILY_COLORS, add_current_marker
 from wacky_model.search import FAMILIES, PROJECTION_T, RecommendationBatch, family_knobs
 from wacky_model.types import Design, System
 
@@ -33,6 +33,7 @@ def _frontier(system: System, y_of, y_hover: str, title: str, y_title: str) -> g
                 y=y_of(e),
                 mode="lines+markers",
                 name=name,
+                line={"color": FAMILY_COLORS[name]},
                 text=[f"T={t:g}" for t in T],
                 hovertemplate="%{text}<br>WA %{x:.2f}<br>" + y_hover,
             )
@@ -96,7 +97,8 @@ def relative_throughput(batch: RecommendationBatch, x: np.ndarray, x_title: str)
     """Each family's throughput relative to the recommendation across workloads (Figure 9)."""
     fig = go.Figure()
     for f, name in enumerate(FAMILIES):
-        fig.add_trace(go.Scatter(x=x, y=batch.cost / batch.family_cost[:, f], name=name))
+        fig.add_trace(go.Scatter(x=x, y=batch.cost / batch.family_cost[:, f], name=name,
+                                 line={"color": FAMILY_COLORS[name]}))
     fig.add_trace(
         go.Scatter(
             x=x,

@@ -1,0 +1,88 @@
+// env.cc — see env.h.
+#include "env.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <memory>
+
+namespace wacky {
+
+IOError::IOError(int err, const std::string& what) : std::runtime_error(what), code_(err) {}
+
+void ThrowIOError(int err, const char* what, const std::string& path) {
+  throw IOError(err, std::string(what) + " '" + path + "': " + strerror(err));
+}
+
+ScopedFd& ScopedFd::operator=(ScopedFd&& o) noexcept {
+  if (this != &o) reset(o.release());
+  return *this;
+}
+
+void ScopedFd::reset(int fd) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+int ScopedFd::release() {
+  const int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+FileLock::FileLock(const std::string& path, const std::string& what)
+    : fd_(::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {
+  if (!fd_.valid()) ThrowIOError(errno, "cannot create", path);
+  if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    throw IOError(err, what + " is in use by another open Engine");
+  }
+}
+
+void SyncDir(const std::string& dir) {
+  ScopedFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!fd.valid()) ThrowIOError(errno, "cannot open directory", dir);
+  if (::fsync(fd.get()) != 0) ThrowIOError(errno, "fsync failed on directory", dir);
+}
+
+void MakeDirs(const std::string& path) {
+  if (path.empty()) throw std::invalid_argument("path must not be empty");
+  size_t pos = 0;
+  while (pos != std::string::npos) {
+    pos = path.find('/', pos + 1);
+    const std::string cur = path.substr(0, pos);
+    if (cur.empty()) continue;
+    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
+      ThrowIOError(errno, "cannot create directory", cur);
+  }
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw IOError(ENOTDIR, "'" + path + "' is not a directory");
+  if (::access(path.c_str(), W_OK | X_OK) != 0) {
+    const int err = errno;
+    throw IOError(err, "directory '" + path + "' is not writable: " + strerror(err));
+  }
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), &::closedir);
+  if (!d) ThrowIOError(errno, "cannot list directory", dir);
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(d.get())) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace wacky

@@ -1,0 +1,191 @@
+// manifest_test.cc — the MANIFEST codec: exact round trips, version 1, corrupt input.
+#include "manifest.h"
+
+#include <errno.h>
+
+#include <random>
+#include <string>
+
+#include "env.h"
+#include "testharness.h"
+
+namespace wacky {
+namespace {
+
+Manifest Sample() {
+  Manifest m;
+  Options& o = m.options;
+  o.T = 0.1 + 3.2;  // not exactly representable in decimal: checks full precision
+  o.C = 2.0 / 3.0;
+  o.X = 1.5;
+  o.K = 0.25;
+  o.Z = 1.0;
+  o.entry_bytes = 40;
+  o.block_bytes = 160;
+  o.buffer_bytes = 640;
+  o.use_sum_fpr = true;
+  o.bits_per_entry = 7.125;
+  o.sum_fpr = 0.3;
+  o.uniform_filters = true;
+  o.hash_levels = 2;
+  m.next_run_id = 123456789012ULL;
+  m.n_est = 1e9 / 7.0;
+  m.levels = {
+      {{1, 10, 0, 9.5, true}, {7, 33, 4, 0.0, false}},
+      {},  // an empty level survives the round trip
+      {{18446744073709551615ULL, 18446744073709551615ULL, 5, 1e-300, false}},
+  };
+  return m;
+}
+
+void CheckSame(const Manifest& a, const Manifest& b) {
+  CHECK_EQ(a.options.T, b.options.T);
+  CHECK_EQ(a.options.C, b.options.C);
+  CHECK_EQ(a.options.X, b.options.X);
+  CHECK_EQ(a.options.K, b.options.K);
+  CHECK_EQ(a.options.Z, b.options.Z);
+  CHECK_EQ(a.options.entry_bytes, b.options.entry_bytes);
+  CHECK_EQ(a.options.block_bytes, b.options.block_bytes);
+  CHECK_EQ(a.options.buffer_bytes, b.options.buffer_bytes);
+  CHECK_EQ(a.options.use_sum_fpr, b.options.use_sum_fpr);
+  CHECK_EQ(a.options.bits_per_entry, b.options.bits_per_entry);
+  CHECK_EQ(a.options.sum_fpr, b.options.sum_fpr);
+  CHECK_EQ(a.options.uniform_filters, b.options.uniform_filters);
+  CHECK_EQ(a.options.hash_levels, b.options.hash_levels);
+  CHECK_EQ(a.next_run_id, b.next_run_id);
+  CHECK_EQ(a.n_est, b.n_est);
+  CHECK_EQ(a.levels.size(), b.levels.size());
+  for (size_t i = 0; i < a.levels.size(); ++i) {
+    CHECK_EQ(a.levels[i].size(), b.levels[i].size());
+    for (size_t j = 0; j < a.levels[i].size(); ++j) {
+      const RunRecord &x = a.levels[i][j], &y = b.levels[i][j];
+      CHECK_EQ(x.id, y.id);
+      CHECK_EQ(x.entries, y.entries);
+      CHECK_EQ(x.tombstones, y.tombstones);
+      CHECK_EQ(x.bits_per_key, y.bits_per_key);
+      CHECK_EQ(x.hash_indexed, y.hash_indexed);
+    }
+  }
+}
+
+TEST(Manifest, RoundTripIsExact) {
+  const Manifest m = Sample();
+  const std::string text = m.Encode();
+  CheckSame(m, Manifest::Decode(text, "x"));
+  CHECK_EQ(Manifest::Decode(text, "x").Encode(), text);  // a fixed point
+
+  Manifest plain;  // defaults: one level, no runs
+  plain.levels.resize(1);
+  CheckSame(plain, Manifest::Decode(plain.Encode(), "x"));
+}
+
+TEST(Manifest, VersionOneReadsAsOptimizedFilters) {
+  std::string text = Sample().Encode();
+  text.replace(text.find("wacky-manifest 2"), 16, "wacky-manifest 1");
+  const size_t at = text.find("uniform_filters 1\n");
+  CHECK(at != std::string::npos);
+  text.erase(at, 18);
+  const Manifest m = Manifest::Decode(text, "x");
+  CHECK(!m.options.uniform_filters);
+  CHECK_EQ(m.options.hash_levels, 2);
+  CHECK_EQ(m.next_run_id, Sample().next_run_id);
+  // A version 2 file without the line is corrupt, not silently version 1.
+  text.replace(text.find("wacky-manifest 1"), 16, "wacky-manifest 2");
+  CHECK_THROWS(Manifest::Decode(text, "x"), IOError, "expected 'uniform_filters'");
+}
+
+void CheckCorrupt(const std::string& text, const std::string& why) {
+  try {
+    Manifest::Decode(text, "/db/MANIFEST");
+  } catch (const IOError& e) {
+    CHECK_EQ(e.code(), EIO);
+    const std::string what = e.what();
+    CHECK(what.find("corrupt manifest '/db/MANIFEST'") != std::string::npos);
+    CHECK(what.find(why) != std::string::npos);
+    return;
+  }
+  test::Fail(__FILE__, __LINE__, "no IOError for corrupt manifest (" + why + ")");
+}
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  if (at == std::string::npos) test::Fail(__FILE__, __LINE__, "'" + from + "' not in text");
+  return s.replace(at, from.size(), to);
+}
+
+TEST(Manifest, CorruptInputNamesTheProblem) {
+  const std::string good = Sample().Encode();
+  CheckCorrupt("", "expected 'wacky-manifest'");
+  CheckCorrupt("leveldb-manifest 2\n", "expected 'wacky-manifest'");
+  CheckCorrupt(Replace(good, "wacky-manifest 2", "wacky-manifest 3"), "unsupported version 3");
+  CheckCorrupt(Replace(good, "wacky-manifest 2", "wacky-manifest 0"), "unsupported version");
+  CheckCorrupt(Replace(good, "wacky-manifest 2", "wacky-manifest x"), "unsupported version");
+  CheckCorrupt(Replace(good, "\nC ", "\nD "), "expected 'C'");
+  CheckCorrupt(Replace(good, "levels 3", "levels 0"), "bad level count");
+  CheckCorrupt(Replace(good, "levels 3", "levels 5000"), "bad level count");
+  CheckCorrupt(Replace(good, "levels 3", "levels -1"), "bad level count");
+  CheckCorrupt(Replace(good, "level 2", "level 99999999999"), "bad run count");
+  CheckCorrupt(Replace(good, "level 2", "level 3"), "expected 'run'");
+  CheckCorrupt(Replace(good, "run 7 33", "run 7 x33"), "bad run record");
+  CheckCorrupt(Replace(good, "end\n", "fin\n"), "expected 'end'");
+  CheckCorrupt(Replace(good, "n_est ", "n_est nope "), "expected 'levels'");
+  CheckCorrupt(Replace(good, "entry_bytes 40", "entry_bytes forty"), "expected 'block_bytes'");
+}
+
+// Every proper prefix of a valid file (a torn write) is rejected, never half-read.
+TEST(Manifest, EveryTruncationIsRejected) {
+  const std::string good = Sample().Encode();
+  CHECK_EQ(good.substr(good.size() - 4), std::string("end\n"));
+  for (size_t n = 0; n + 1 < good.size(); ++n)
+    CHECK_THROWS(Manifest::Decode(good.substr(0, n), "t"), IOError, "corrupt manifest");
+}
+
+// Random byte damage either still decodes or throws IOError: no other failure mode.
+TEST(Manifest, RandomDamageOnlyThrowsIOError) {
+  const std::string good = Sample().Encode();
+  std::mt19937_64 rng(2024);
+  const std::string alphabet = "0123456789 \n-+.eE xrunlvdT";
+  int rejected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string s = good;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) s[rng() % s.size()] = alphabet[rng() % alphabet.size()];
+    try {
+      Manifest::Decode(s, "fuzz");
+    } catch (const IOError&) {
+      ++rejected;
+    }
+  }
+  CHECK_GT(rejected, 0);
+}
+
+TEST(Manifest, CompareDesignNamesTheFirstDifference) {
+  Options a;
+  CHECK_EQ(CompareDesign(a, a), std::string());
+  Options b = a;
+  b.T = 4;
+  b.C = 7;
+  CHECK_EQ(CompareDesign(a, b), std::string("T (stored 10, requested 4)"));
+  b = a;
+  b.hash_levels = 1;
+  CHECK_EQ(CompareDesign(a, b), std::string("hash_levels (stored 0, requested 1)"));
+  b = a;
+  b.uniform_filters = true;
+  CHECK_EQ(CompareDesign(a, b), std::string("filters (stored optimized, requested uniform)"));
+  b = a;
+  b.use_sum_fpr = true;
+  CHECK(CompareDesign(a, b).find("stored bits_per_entry, requested sum_fpr") !=
+        std::string::npos);
+  b = a;
+  b.bits_per_entry = 5;
+  CHECK_EQ(CompareDesign(a, b), std::string("bits_per_entry (stored 10, requested 5)"));
+  b.sync = !a.sync;  // not part of the design
+  b.bits_per_entry = a.bits_per_entry;
+  CHECK_EQ(CompareDesign(a, b), std::string());
+  CHECK_EQ(ManifestFileName("/x/db"), std::string("/x/db/MANIFEST"));
+}
+
+}  // namespace
+}  // namespace wacky
+
+int main() { return wacky::test::RunAllTests(); }

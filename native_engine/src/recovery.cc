@@ -1,0 +1,84 @@
+// recovery.cc — see recovery.h.
+#include "recovery.h"
+
+#include <unistd.h>
+
+#include <set>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "bloom_filter.h"
+#include "env.h"
+#include "file_io.h"
+#include "manifest.h"
+#include "merge_policy.h"
+#include "run.h"
+
+namespace wacky {
+
+namespace {
+
+// The id of a file named exactly as RunFileName() names run files, or false. Parsed by
+// hand (not sscanf) so that a stray file with a huge number is not undefined behaviour.
+bool ParseRunFileName(const std::string& name, uint64_t* id) {
+  const std::string prefix = "run-", suffix = ".sst";
+  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, 4, prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  const std::string digits = name.substr(prefix.size(), name.size() - 8);
+  if (digits.size() > 19) return false;  // 19 digits always fit in uint64_t
+  uint64_t v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (RunFileName("", v) != "/" + name) return false;  // e.g. wrong zero padding
+  *id = v;
+  return true;
+}
+
+}  // namespace
+
+Version Recover(const std::string& dir, const Options& options, IOCounter* io) {
+  const std::string mpath = ManifestFileName(dir);
+  const Manifest m = Manifest::Decode(ReadWholeFile(mpath), mpath);
+  const std::string diff = CompareDesign(m.options, options);
+  if (!diff.empty())
+    throw std::invalid_argument("'" + dir + "' was created with a different design: " + diff +
+                                "; reopen it with the stored parameters");
+
+  Version v;
+  v.next_run_id = m.next_run_id;
+  v.n_est = m.n_est;
+  v.levels.assign(m.levels.size(), Level());
+  std::set<uint64_t> live;
+  const RunLayout layout{options.entry_bytes, options.block_bytes};
+  for (size_t i = 0; i < m.levels.size(); ++i) {
+    for (const auto& rec : m.levels[i]) {
+      std::vector<uint64_t> hashes;
+      auto run = Run::Recover(rec.id, RunFileName(dir, rec.id), layout, rec.entries,
+                              rec.tombstones, io, &hashes);
+      if (rec.hash_indexed) {
+        run->SetKeyHashes(std::move(hashes));
+      } else {
+        BloomFilter f(rec.entries, rec.bits_per_key);
+        if (!f.empty())
+          for (uint64_t h : hashes) f.AddHash(h);
+        run->SetFilter(std::move(f), rec.bits_per_key);
+      }
+      v.levels[i].runs.push_back(run);
+      live.insert(rec.id);
+    }
+  }
+  ApplyShape(options, v.n_est, &v.levels);
+  for (auto& l : v.levels) l.RefreshFilters(options.entries_per_block());
+
+  for (const std::string& name : ListDir(dir)) {
+    uint64_t id = 0;
+    if (ParseRunFileName(name, &id) && live.count(id) == 0) ::unlink((dir + "/" + name).c_str());
+  }
+  return v;
+}
+
+}  // namespace wacky
