@@ -16,8 +16,10 @@ import time
 from pathlib import Path
 
 from native_engine import Engine
+from validation.replay import replay
 from validation.runner import Scale, validate
 from wacky_model.presets import preset
+from wacky_model.traces import load_trace
 from wacky_model.types import System
 
 DESIGNS = ("leveling", "tiering", "lazy-leveling", "qlsm-bush")
@@ -28,8 +30,9 @@ def engine_load_seconds(design, scale: Scale) -> float:
         e = Engine(Path(tmp) / "db", **design.knobs, filters=design.filters,
                    entry_bytes=scale.entry_bytes, block_bytes=scale.block_bytes,
                    buffer_bytes=scale.buffer_bytes, bits_per_entry=5.0)
+        load = load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
         start = time.perf_counter()
-        e.run_workload(n_load=scale.entries)
+        replay(e, load)
         seconds = time.perf_counter() - start
         e.close()
     return seconds

@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from validation.runner import METRICS, Scale, ValidationResult, replay_file, validate
+from validation.results import METRICS, ValidationResult
+from validation.runner import Scale, replay_file, validate
 from wacky_model.cli import BitsPerEntry, SumFpr, build_design
 from wacky_model.presets import PRESET_NAMES
 from wacky_model.search import recommend
@@ -165,10 +166,10 @@ def register(app: typer.Typer) -> None:
                 progress=lambda f, msg: bar.update(task, completed=f, description=msg),
             )
         if html is not None:
-            from wacky_model.figures.validation import validation_html
+            from validation.figures import validation_html
 
             try:
-                html.write_text(validation_html(result.to_dict()), encoding="utf-8")
+                html.write_text(validation_html(result), encoding="utf-8")
             except OSError as err:
                 raise ValueError(f"html: cannot write {html}: {err.strerror}") from None
         if as_json:
