@@ -127,27 +127,13 @@ def evaluate(
     )
 
 
-def cost_rows(
-    T: ArrayLike,
-    C: ArrayLike,
-    X: ArrayLike,
-    K: ArrayLike,
-    Z: ArrayLike,
-    *,
-    n_buffers: ArrayLike,
-    entries_per_block: ArrayLike,
-    bits_per_entry: ArrayLike | None = None,
-    sum_fpr: ArrayLike | None = None,
-    uniform: bool = False,
-    integer_runs: bool = False,
-) -> np.ndarray:
+def cost_rows(s: Structure, fprs: np.ndarray, entries_per_block: ArrayLike) -> np.ndarray:
     """Just the costs Theta needs, stacked on a last axis in the order of ``costs.COST_ROW``.
 
     Theta (Eq 16) is ``costs.theta_of_rows(rows, costs.theta_weights(...))``; the design search
-    calls this many times, so it skips memory and hash-table accounting.
+    calls this many times, so it skips memory and hash-table accounting. ``fprs`` comes from
+    :func:`allocate_fprs`.
     """
-    s = structure(T, C, X, K, Z, n_buffers, integer_runs=integer_runs)
-    fprs = allocate_fprs(s, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform)
     return np.stack(
         [
             costs.point_read_cost(s, fprs),

@@ -16,16 +16,9 @@ TOTAL_KEYS = {
 }
 
 
-def wacky(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "wacky_model.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
-def test_analyze_json_has_the_documented_keys():
+def test_analyze_json_has_the_documented_keys(wacky):
     out = wacky("analyze", "--preset", "qlsm-bush", "--sum-fpr", "0.1", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
@@ -35,7 +28,7 @@ def test_analyze_json_has_the_documented_keys():
     assert doc["sum_fpr"] == pytest.approx(0.1)
 
 
-def test_analyze_table_prints_every_level():
+def test_analyze_table_prints_every_level(wacky):
     out = wacky("analyze", "--T", "4", "--C", "3", "--X", "1", "--K", "0", "--Z", "0",
                 "--entries", "1e8")
     assert out.returncode == 0, out.stderr
@@ -45,19 +38,19 @@ def test_analyze_table_prints_every_level():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--T", "1", "--C", "1"], "T must be >= 2"),
-        (["--T", "4", "--C", "0"], "C must be >= 1"),
-        (["--T", "4", "--C", "2", "--K", "2"], "K must be in [0, 1]"),
-        (["--preset", "nope"], "preset must be one of"),
-        (["--preset", "leveling", "--sum-fpr", "50"], "sum_fpr must lie in"),
-        (["--preset", "leveling", "--entries", "nan"], "entries must be a finite number"),
-        (["--preset", "leveling", "--entries", "1e30"], "entries must be in"),
-        (["--preset", "leveling", "--bits-per-entry", "-2"], "bits_per_entry"),
-        (["--preset", "leveling", "--entries", "100"], "buffer_bytes"),
+        (["--T", "1", "--C", "1"], "--T must be >= 2"),
+        (["--T", "4", "--C", "0"], "--C must be >= 1"),
+        (["--T", "4", "--C", "2", "--K", "2"], "--K must be in [0, 1]"),
+        (["--preset", "nope"], "--preset must be one of"),
+        (["--preset", "leveling", "--sum-fpr", "50"], "--sum-fpr must lie in"),
+        (["--preset", "leveling", "--entries", "nan"], "--entries must be a finite number"),
+        (["--preset", "leveling", "--entries", "1e30"], "--entries must be in"),
+        (["--preset", "leveling", "--bits-per-entry", "-2"], "--bits-per-entry"),
+        (["--preset", "leveling", "--entries", "100"], "--buffer-bytes"),
         (["--T", "4"], "give --preset NAME"),
     ],
 )
-def test_bad_input_exits_2_with_one_clear_line(args, message):
+def test_bad_input_exits_2_with_one_clear_line(args, message, wacky):
     out = wacky("analyze", *args)
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
@@ -65,12 +58,12 @@ def test_bad_input_exits_2_with_one_clear_line(args, message):
     assert message in out.stderr
 
 
-def test_unknown_flag_is_a_usage_error_with_exit_2():
+def test_unknown_flag_is_a_usage_error_with_exit_2(wacky):
     out = wacky("analyze", "--no-such-flag")
     assert out.returncode == 2 and "Traceback" not in out.stderr
 
 
-def test_recommend_from_a_trace(tmp_path):
+def test_recommend_from_a_trace(tmp_path, wacky):
     """The workload comes from the trace: here 3 puts, 1 existing read, 1 zero-result read."""
     path = tmp_path / "ops.txt"
     path.write_text("# a hand-written trace\nput 1\nput 2\nput 3\nget 2\nget 99\n")
@@ -90,9 +83,101 @@ def test_recommend_from_a_trace(tmp_path):
         ("put 1\nget 1\n", ["--writes", "1"], "not both"),
     ],
 )
-def test_recommend_bad_trace(tmp_path, content, flags, message):
+def test_recommend_bad_trace(tmp_path, content, flags, message, wacky):
     path = tmp_path / "ops.txt"
     path.write_text(content)
     out = wacky("recommend", "--trace", str(path), *flags)
     assert out.returncode == 2
     assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_cli_recommend_json_keys(wacky):
+    out = wacky("recommend", "--point-reads", "0.2", "--zero-reads", "0.2", "--writes", "0.6",
+                "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert {"design", "family", "cost", "costs", "alternatives", "method", "search_ms"} <= set(doc)
+    assert set(doc["design"]) == set("TCXKZ")
+    assert set(doc["costs"]) == {"write_cost", "write_amp", "point_read", "zero_result_read",
+                                 "range_runs", "memory_bits_per_entry"}
+    assert all(set(a) == {"family", "design", "cost", "relative_throughput"}
+               for a in doc["alternatives"])
+    proj = json.loads(wacky("recommend", "--writes", "0.6", "--zero-reads", "0.4",
+                            "--method", "projections", "--json").stdout)
+    assert proj["method"] == "projections"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["recommend"],
+        ["recommend", "--writes", "0.7", "--point-reads", "0.7"],
+        ["recommend", "--writes", "1", "--method", "nope"],
+        ["recommend", "--writes", "1", "--entries", "10"],
+        ["frontier", "--out", "/nonexistent-dir/f.html"],
+    ],
+)
+def test_cli_bad_input_exits_2(args, wacky):
+    out = wacky(*args)
+    assert out.returncode == 2 and out.stderr.startswith("error: ")
+    assert "Traceback" not in out.stderr
+
+
+def test_cli_frontier_writes_html(tmp_path, wacky):
+    target = tmp_path / "frontier.html"
+    out = wacky("frontier", "--out", str(target), "--entries", "1e8")
+    assert out.returncode == 0, out.stderr
+    html = target.read_text()
+    assert "Memory vs write amplification" in html and "Range-read cost" in html
+
+
+def _loaded_after(code: str) -> set[str]:
+    """Top-level packages and the modules a fresh interpreter has loaded after ``code``."""
+    probe = (f"{code}\nimport sys\n"
+             "print(' '.join(sorted({*sys.modules, *(m.split('.')[0] for m in sys.modules)})))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr
+    return set(out.stdout.splitlines()[-1].split())
+
+
+HEAVY = {"typer", "rich", "lz4", "dash", "native_engine", "validation", "wacky_cli"}
+
+
+def test_the_model_library_loads_no_cli_engine_or_trace_codec():
+    assert _loaded_after("import wacky_model, wacky_model.search, wacky_model.figures") & HEAVY \
+        == set()
+
+
+def test_analyze_loads_neither_the_engine_nor_the_dashboard():
+    loaded = _loaded_after("from wacky_cli.main import main\n"
+                           "main(['analyze', '--preset', 'leveling', '--json'])")
+    assert "wacky_model" in loaded
+    assert loaded & {"native_engine", "dash", "dashboard", "lz4", "validation.runner"} == set()
+
+
+def test_every_command_declares_the_shared_flags_alike():
+    """One declaration per flag: type and help text agree wherever a flag appears."""
+    from typer.main import get_command
+
+    from wacky_cli.main import app
+
+    commands = get_command(app).commands
+    seen: dict[str, tuple] = {}
+    for name, command in commands.items():
+        for param in command.params:
+            sig = (param.bare_type(), param.help, param.rich_help_panel)
+            for flag in param.opts:
+                assert seen.setdefault(flag, (name, sig))[1] == sig, (flag, name)
+    system = {"--entries", "--entry-bytes", "--block-bytes", "--buffer-bytes", "--sum-fpr",
+              "--bits-per-entry"}
+    for name in ("analyze", "recommend", "frontier", "validate"):
+        assert system <= {f for p in commands[name].params for f in p.opts}, name
+
+
+def test_errors_name_the_flags_not_the_parameters(wacky):
+    out = wacky("recommend", "--writes", "1", "--buffer-bytes", "100")
+    assert out.returncode == 2
+    assert "--buffer-bytes" in out.stderr and "buffer_bytes" not in out.stderr
+    out = wacky("recommend")
+    assert out.returncode == 2 and "--trace" in out.stderr

@@ -17,8 +17,8 @@ from dashboard.app import check_port, create_app
 from dashboard.jobs import ValidationJobs, ValidationRequest, run_on_engine
 from validation.results import Checks, Costs, LevelShape, ValidationResult
 from validation.scale import Scale
+from wacky_cli.main import main as wacky_main
 from wacky_model.analysis import analyze
-from wacky_model.cli import main as wacky_main
 from wacky_model.search import DesignSpace, recommend
 from wacky_model.types import Design, System, Workload
 

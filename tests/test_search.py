@@ -1,9 +1,6 @@
 """Design search: optimality against an exhaustive grid, the paper's findings, bounds, CLI."""
 
-import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -225,51 +222,6 @@ def test_bad_method_and_tiny_data_are_refused():
         System(entries=1000, buffer_bytes=8 * 2**20)
     with pytest.raises(ValueError, match="workloads"):
         recommend_many([], PAPER)
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wacky_model.cli", *args],
-                          capture_output=True, text=True, timeout=120)
-
-
-def test_cli_recommend_json_keys():
-    out = run_cli("recommend", "--point-reads", "0.2", "--zero-reads", "0.2", "--writes", "0.6",
-                  "--json")
-    assert out.returncode == 0, out.stderr
-    doc = json.loads(out.stdout)
-    assert {"design", "family", "cost", "costs", "alternatives", "method", "search_ms"} <= set(doc)
-    assert set(doc["design"]) == set("TCXKZ")
-    assert set(doc["costs"]) == {"write_cost", "write_amp", "point_read", "zero_result_read",
-                                 "range_runs", "memory_bits_per_entry"}
-    assert all(set(a) == {"family", "design", "cost", "relative_throughput"}
-               for a in doc["alternatives"])
-    proj = json.loads(run_cli("recommend", "--writes", "0.6", "--zero-reads", "0.4",
-                              "--method", "projections", "--json").stdout)
-    assert proj["method"] == "projections"
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["recommend"],
-        ["recommend", "--writes", "0.7", "--point-reads", "0.7"],
-        ["recommend", "--writes", "1", "--method", "nope"],
-        ["recommend", "--writes", "1", "--entries", "10"],
-        ["frontier", "--out", "/nonexistent-dir/f.html"],
-    ],
-)
-def test_cli_bad_input_exits_2(args):
-    out = run_cli(*args)
-    assert out.returncode == 2 and out.stderr.startswith("error: ")
-    assert "Traceback" not in out.stderr
-
-
-def test_cli_frontier_writes_html(tmp_path):
-    target = tmp_path / "frontier.html"
-    out = run_cli("frontier", "--out", str(target), "--entries", "1e8")
-    assert out.returncode == 0, out.stderr
-    html = target.read_text()
-    assert "Memory vs write amplification" in html and "Range-read cost" in html
 
 
 def test_family_theta_with_and_without_a_prebuilt_space_agree():

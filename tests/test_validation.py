@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -18,12 +16,6 @@ from validation.results import Checks, relative_error
 from validation.runner import Scale, predict_paper, validate
 from wacky_model.analysis import analyze
 from wacky_model.types import Design, Workload
-
-
-def wacky(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "wacky_model.cli", *args], capture_output=True,
-                          text=True, timeout=300)
-
 
 TINY = Scale(entries=30_000, buffer_bytes=16 << 10, reads=3_000, mix_ops=1_000)
 
@@ -185,7 +177,7 @@ def test_scale_rejects_bad_values() -> None:
         Scale(reads=True)
 
 
-def test_cli_validate_json_and_replay(tmp_path) -> None:
+def test_cli_validate_json_and_replay(tmp_path, wacky) -> None:
     trace_file = tmp_path / "run.lz4"
     html = tmp_path / "report.html"
     args = ["validate", "--preset", "tiering", "--T", "4", "--entries", "20000",
@@ -210,14 +202,14 @@ def test_cli_validate_json_and_replay(tmp_path) -> None:
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["validate", "--T", "1", "--C", "2"], "T must be"),
-        (["validate", "--preset", "leveling", "--entries", "5000"], "buffer_bytes"),
+        (["validate", "--T", "1", "--C", "2"], "--T must be"),
+        (["validate", "--preset", "leveling", "--entries", "5000"], "--buffer-bytes"),
         (["validate", "--recommend"], "--recommend needs a workload"),
         (["validate", "--preset", "leveling", "--writes", "0.5"], "sum"),
         (["replay", "/nonexistent/trace.lz4"], "trace"),
     ],
 )
-def test_cli_validate_bad_input(args, message) -> None:
+def test_cli_validate_bad_input(args, message, wacky) -> None:
     out = wacky(*args)
     assert out.returncode == 2
     assert message in out.stderr and "Traceback" not in out.stderr

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from cost_models.limits import physical
+from cost_models.structure import structure
 from validation.results import Costs, Errors, ValidationResult, with_theta
 from validation.runner import Scale, validate
 from wacky_model.families import TABLE
@@ -28,6 +30,8 @@ from wacky_model.types import Design, System, Workload
 # Every Figure 8 column that has a preset, at the base ratios its row of the family table gives.
 FAMILY_T = {f.preset: f.sweep_T for f in TABLE if f.figure8 and f.preset}
 FAMILY_PRESETS = tuple(FAMILY_T)
+# The industry baselines: the family table's presets with uniform filters, at T = 10.
+UNIFORM_PRESETS = tuple(f.preset for f in TABLE if f.preset and f.filters == "uniform")
 SUMMARY_METRICS = ("write_amp", "point_read", "point_read_uniform", "zero_result_read",
                    "range_runs", "memory_bits_per_entry")
 TARGETS = {"write_amp": 0.10, "point_read": 0.05, "zero_result_read": 0.15}
@@ -47,21 +51,35 @@ def _key(design: Design) -> tuple:
     return (*(round(v, 9) for v in design.knobs.values()), design.filters)
 
 
+def _physical(design: Design, system: System) -> bool:
+    s = structure(*design.knobs.values(), system.buffers, integer_runs=True)
+    return bool(physical(s, system.buffers, system.entries))
+
+
 def sweep_cases(system: System, *, n_random: int = 20, seed: int = 7) -> list[SweepCase]:
-    """The designs of the sweep: families at several T, uniform baselines, random designs."""
+    """The designs of the sweep: families at several T, uniform baselines, random designs.
+
+    Designs whose tree cannot exist at this size (cost_models.limits; e.g. QLSM-bush at T=2 on
+    a few thousand entries) are left out, and random draws are redrawn until they can exist.
+    """
     cases = []
     for name in FAMILY_PRESETS:
         for T in FAMILY_T[name]:
             cases.append(SweepCase(f"{name} T={T:g}", "family", preset(name, T, system)))
-    for name in ("plain-leveling", "plain-tiering"):
+    for name in UNIFORM_PRESETS:
         cases.append(SweepCase(f"{name} T=10", "uniform filters", preset(name, 10.0, system)))
+    cases = [c for c in cases if _physical(c.design, system)]
     rng = np.random.default_rng(seed)
-    for i in range(n_random):
+    drawn = 0
+    while drawn < n_random:
         T = float(np.round(rng.uniform(2, 12), 2))
         C = float(np.round(rng.uniform(1, 10), 2))
         X = float(np.round(rng.choice([1.0, rng.uniform(1, 2.5)]), 2))
         K, Z = (float(np.round(v, 2)) for v in rng.uniform(0, 1, size=2))
-        cases.append(SweepCase(f"random {i + 1}", "random", Design(T, C, X, K, Z)))
+        design = Design(T, C, X, K, Z)
+        if _physical(design, system):
+            drawn += 1
+            cases.append(SweepCase(f"random {drawn}", "random", design))
     return cases
 
 

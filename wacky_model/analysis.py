@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from cost_models.evaluate import Evaluation, evaluate
+from cost_models.limits import check_physical
 from wacky_model.types import Design, System, Workload
 
 
@@ -117,6 +118,7 @@ def analyze(
         realizable=realizable,
     )
     s = e.structure
+    check_physical(s, system.buffers, system.entries)
     rows = []
     for i in range(int(s.L)):
         hashed = bool(e.hash_mask[i])

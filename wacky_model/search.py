@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cost_models.costs import theta_of_rows, theta_weights
-from cost_models.evaluate import cost_rows
+from cost_models.evaluate import allocate_fprs, cost_rows
+from cost_models.limits import physical
+from cost_models.structure import structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.families import PROJECTIONS, classify
 from wacky_model.types import Design, System, Workload
@@ -74,23 +76,19 @@ STOP_SHRINK = 8.0
 
 PROJECTION_T = np.arange(2, 400, dtype=float)
 
+# Every cost of a tree that cannot exist (cost_models.limits), so no workload's Theta picks it.
+# Finite, because a workload weighs some costs by 0 and 0 * inf is NaN.
+UNPHYSICAL_COST = 1e30
+
 # The search's projections, in the table's order (ties go to the earlier family).
 FAMILIES = tuple(f.name for f in PROJECTIONS)
 
 
 def realizable_costs(system: System, T, C, X, K, Z) -> np.ndarray:
     """Cost rows (R, R_zero, W, V_runs, spread) of realizable designs: Theta = row @ weights."""
-    return cost_rows(
-        T,
-        C,
-        X,
-        K,
-        Z,
-        n_buffers=system.buffers,
-        entries_per_block=system.entries_per_block,
-        integer_runs=True,
-        **system.budget,
-    )
+    s = structure(T, C, X, K, Z, system.buffers, integer_runs=True)
+    rows = cost_rows(s, allocate_fprs(s, **system.budget), system.entries_per_block)
+    return np.where(physical(s, system.buffers, system.entries)[..., None], rows, UNPHYSICAL_COST)
 
 
 def workload_vector(w: Workload) -> np.ndarray:

@@ -1,0 +1,236 @@
+"""The ``wacky`` command: analyze, recommend, frontier, validate, replay and dashboard.
+
+Bad input prints one line, ``error: <message>`` in terms of the flags, on stderr and exits 2.
+Each command imports what it needs when it runs, so ``wacky analyze`` loads neither the engine
+nor Dash. Progress goes to stderr, so ``--json`` output on stdout stays one clean document.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from wacky_cli.options import (
+    DESIGN_OPTIONS,
+    FILTER_BUDGET_OPTIONS,
+    SYSTEM_OPTIONS,
+    WORKLOAD_OPTIONS,
+    DesignChoice,
+    FilterBudget,
+    JsonFlag,
+    OutFile,
+    in_flags,
+    scale_options,
+    takes,
+)
+from wacky_model.types import System, Workload
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Explore the Wacky continuum of LSM-tree merge policies.",
+)
+
+
+@app.callback()
+def cli_root() -> None:
+    """Explore the Wacky continuum of LSM-tree merge policies."""
+
+
+def _write(path: Path, text: str, flag: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        raise ValueError(f"{flag}: cannot write {path}: {err.strerror}") from None
+
+
+def _print_json(doc: Any) -> None:
+    print(json.dumps(doc, indent=2))
+
+
+@app.command("analyze")
+@takes(system=SYSTEM_OPTIONS, design=DESIGN_OPTIONS)
+def analyze_command(system: System, design: DesignChoice, as_json: JsonFlag = False) -> None:
+    """Print the per-level table and the costs of one design."""
+    from wacky_cli.render import knob_text, print_analysis, stdout_console
+    from wacky_model.analysis import analyze
+
+    resolved = design.resolve(system)
+    result = analyze(resolved, system)
+    if as_json:
+        _print_json(result.to_dict())
+        return
+    title = f"{design.preset or 'design'} ({knob_text(resolved)}, {resolved.filters} filters)"
+    print_analysis(stdout_console(), result, title)
+
+
+@app.command("recommend")
+@takes(system=SYSTEM_OPTIONS, workload=WORKLOAD_OPTIONS)
+def recommend_command(
+    system: System,
+    workload: Workload | None,
+    method: Annotated[str, typer.Option("--method", help="global or projections.")] = "global",
+    trace: Annotated[Path | None, typer.Option(
+        "--trace", help="Derive the workload from a trace file (lz4, binary or text).",
+        rich_help_panel="Workload")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Recommend the design that minimizes the average I/O per operation (Eq 16)."""
+    from wacky_cli.render import print_recommendation, stdout_console
+    from wacky_model.search import recommend
+
+    if trace is not None:
+        from wacky_model.types import workload_from_trace
+        from wacky_traces import read_trace
+
+        if workload is not None:
+            raise ValueError("give either --trace or the workload fractions, not both")
+        try:
+            parsed = read_trace(trace)
+        except OSError as err:
+            raise ValueError(f"--trace: cannot read {trace}: {err.strerror}") from None
+        workload = workload_from_trace(parsed, system.entries_per_block)
+    elif workload is None:
+        raise ValueError("give the workload: --point-reads, --zero-reads, --writes and "
+                         "--range-reads (fractions summing to 1), or --trace FILE")
+    rec = recommend(workload, system, method=method)
+    if as_json:
+        _print_json(rec.to_dict())
+        return
+    print_recommendation(stdout_console(), rec)
+
+
+@app.command("frontier")
+@takes(system=SYSTEM_OPTIONS)
+def frontier_command(
+    system: System,
+    out: OutFile,
+    frontier_fpr: Annotated[float, typer.Option(
+        "--frontier-sum-fpr", help="Point-read cost held fixed: the sum of FPRs p.")] = 0.1,
+) -> None:
+    """Write the Pareto frontiers (memory and range cost vs write amplification) as HTML."""
+    from wacky_model.figures import frontier_html
+
+    if not frontier_fpr > 0:
+        raise ValueError(f"--frontier-sum-fpr must be > 0; got {frontier_fpr}")
+    _write(out, frontier_html(system, frontier_fpr), "--out")
+    print(f"wrote {out}")
+
+
+@app.command("validate")
+@takes(scale=scale_options(), budget=FILTER_BUDGET_OPTIONS, design=DESIGN_OPTIONS,
+       workload=WORKLOAD_OPTIONS)
+def validate_command(
+    scale: Any,
+    budget: FilterBudget,
+    design: DesignChoice,
+    workload: Workload | None,
+    use_recommendation: Annotated[bool, typer.Option(
+        "--recommend", help="Validate the design recommended for the workload.",
+        rich_help_panel="Design")] = False,
+    as_json: JsonFlag = False,
+    html: Annotated[Path | None, typer.Option("--html", help="Write a plotly report.")] = None,
+    save_trace: Annotated[Path | None, typer.Option(
+        "--save-trace", help="Save the operation stream as an lz4 trace.")] = None,
+    sweep: Annotated[bool, typer.Option(
+        "--sweep", help="Validate the whole continuum; write a markdown table.")] = False,
+    out: OutFile = Path("docs/VALIDATION.md"),
+    workers: Annotated[int, typer.Option("--workers", help="Parallel runs (--sweep).")] = 2,
+) -> None:
+    """Build a design in the engine, measure it and compare with the models."""
+    from rich.console import Console
+
+    from wacky_cli.render import knob_text, progress_bar, stdout_console, validation_tables
+
+    console = Console(stderr=True)
+    if sweep:
+        from validation.sweep import run_sweep
+
+        run_sweep(scale, out=out, workers=workers, console=console,
+                  bits_per_entry=budget.bits_per_entry, sum_fpr=budget.sum_fpr)
+        return
+    from validation.runner import validate
+
+    system = scale.system(budget.bits_per_entry, budget.sum_fpr)
+    if use_recommendation:
+        from wacky_model.search import recommend
+
+        if workload is None:
+            raise ValueError("--recommend needs a workload: give --point-reads, "
+                             "--zero-reads, --writes and --range-reads")
+        resolved = recommend(workload, system).design
+    else:
+        resolved = design.resolve(system)
+    with progress_bar(console) as bar:
+        task = bar.add_task("validating", total=1.0)
+        result = validate(
+            resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
+            sum_fpr=budget.sum_fpr, save_trace=save_trace,
+            progress=lambda f, msg: bar.update(task, completed=f, description=msg),
+        )
+    if html is not None:
+        from validation.figures import validation_html
+
+        _write(html, validation_html(result), "--html")
+    if as_json:
+        _print_json(result.to_dict())
+        return
+    stdout = stdout_console(140)
+    stdout.print(f"[bold]{knob_text(resolved)}[/bold] ({resolved.filters} filters), "
+                 f"{scale.entries:,} entries of {scale.entry_bytes} B, {result.seconds:.1f} s")
+    for table in validation_tables(result):
+        stdout.print(table)
+    if result.checks.any:
+        stdout.print(f"[red]engine answered wrongly: {result.checks}[/red]")
+
+
+@app.command("replay")
+def replay_command(
+    path: Annotated[Path, typer.Argument(help="A trace file (lz4, binary or text).")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Replay a saved trace through a fresh engine built with the trace's design."""
+    from validation.runner import replay_file
+    from wacky_cli.render import replay_table, stdout_console
+
+    result = replay_file(path)
+    if as_json:
+        _print_json(result)
+        return
+    stdout_console().print(replay_table(result, f"Replay of {path}"))
+
+
+@app.command("dashboard")
+def dashboard_command(
+    port: Annotated[int, typer.Option("--port", help="Port on 127.0.0.1.")] = 8050,
+) -> None:
+    """Serve the interactive tuner on http://127.0.0.1:PORT (local only)."""
+    from dashboard.app import check_port, serve
+
+    check_port(port)
+    print(f"wacky dashboard on http://127.0.0.1:{port}/ (Ctrl+C to stop)")
+    serve(port)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the app, turning a ValueError into one line on stderr and exit status 2.
+
+    Usage errors (unknown flags, wrong types) are click's: a message and exit 2 as well.
+    """
+    try:
+        app(args=argv, prog_name="wacky", standalone_mode=True)
+    except ValueError as err:
+        print(f"error: {in_flags(str(err))}", file=sys.stderr)
+        return 2
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,244 @@
+"""Every ``wacky`` flag is declared here once; commands take them in groups.
+
+An :class:`OptionGroup` is a set of flags that together build one object (a ``System``, a
+design choice, a ``Workload``, a validation ``Scale``). :func:`takes` adds a group's flags to a
+command's signature and hands the command the built object, so the system flags of ``analyze``,
+``recommend``, ``frontier`` and ``validate`` cannot drift apart. Only ``wacky_model`` types are
+imported here; engines and the dashboard load inside the commands that use them.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cost_models.limits import MAX_RUNS_PER_LEVEL
+from wacky_model.presets import PRESET_NAMES, preset
+from wacky_model.types import Design, System, Workload
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One command-line option: the Python name, the flag, its type and its help text."""
+
+    name: str
+    flag: str
+    type: Any
+    help: str
+    panel: str
+
+    def parameter(self, default: Any) -> inspect.Parameter:
+        option = typer.Option(self.flag, help=self.help, rich_help_panel=self.panel)
+        return inspect.Parameter(self.name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                                 annotation=Annotated[self.type, option])
+
+
+SYSTEM, DESIGN, WORKLOAD, RUN = "System", "Design", "Workload", "Engine run"
+
+# The float type lets users write 1e9; System and Scale check that a count is whole.
+ENTRIES = Flag("entries", "--entries", float, "Number of entries N (1e9 is accepted).", SYSTEM)
+ENTRY_BYTES = Flag("entry_bytes", "--entry-bytes", int, "Bytes per entry (key and value).",
+                   SYSTEM)
+KEY_BYTES = Flag("key_bytes", "--key-bytes", int, "Bytes per key.", SYSTEM)
+BLOCK_BYTES = Flag("block_bytes", "--block-bytes", int, "Bytes per storage block.", SYSTEM)
+BUFFER_BYTES = Flag("buffer_bytes", "--buffer-bytes", int, "Bytes of write buffer.", SYSTEM)
+SUM_FPR = Flag("sum_fpr", "--sum-fpr", float | None,
+               "Filter budget as the sum of the runs' false-positive rates p.", SYSTEM)
+BITS_PER_ENTRY = Flag("bits_per_entry", "--bits-per-entry", float | None,
+                      "Filter budget in bits per entry (default 5).", SYSTEM)
+HASH_LEVELS = Flag("hash_levels", "--hash-levels", int,
+                   "Smallest levels served by a hash table instead of a filter (App. F).", SYSTEM)
+
+PRESET = Flag("preset", "--preset", str | None, f"One of: {', '.join(PRESET_NAMES)}.", DESIGN)
+KNOB_T = Flag("T", "--T", float | None,
+              "Base ratio between adjacent levels, from 2 to N/F (the data size in buffers).",
+              DESIGN)
+KNOB_C = Flag("C", "--C", float | None,
+              "Capping ratio of Level L to the rest, from 1 to N/F.", DESIGN)
+KNOB_X = Flag("X", "--X", float | None,
+              "Growth exponential of the ratios, in [1, 64]; no level may hold more runs than "
+              f"buffers of data, nor more than {MAX_RUNS_PER_LEVEL:,} runs.", DESIGN)
+KNOB_K = Flag("K", "--K", float | None, "Greediness in Levels 1..L-1 (0 leveled, 1 tiered).",
+              DESIGN)
+KNOB_Z = Flag("Z", "--Z", float | None, "Greediness in Level L (0 leveled, 1 tiered).", DESIGN)
+FILTERS = Flag("filters", "--filters", str | None,
+               "optimized (Lagrangian) or uniform Bloom filters; default: the preset's, "
+               "else optimized.", DESIGN)
+
+POINT_READS = Flag("point_reads", "--point-reads", float,
+                   "Fraction of reads of existing entries.", WORKLOAD)
+ZERO_READS = Flag("zero_reads", "--zero-reads", float, "Fraction of zero-result reads.",
+                  WORKLOAD)
+WRITES = Flag("writes", "--writes", float, "Fraction of writes.", WORKLOAD)
+RANGE_READS = Flag("range_reads", "--range-reads", float, "Fraction of range reads.", WORKLOAD)
+RANGE_BLOCKS = Flag("range_blocks", "--range-blocks", float, "Blocks each range read returns.",
+                    WORKLOAD)
+
+READS = Flag("reads", "--reads", int, "Reads of each kind measured.", RUN)
+SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.", RUN)
+
+# Single flags that are not part of a group, declared here so every command spells them alike.
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+OutFile = Annotated[Path, typer.Option(
+    "--out", help="File to write: frontier's HTML page, or the table of validate --sweep.")]
+
+
+@dataclass(frozen=True)
+class DesignChoice:
+    """The design flags as given: a preset, or the knobs. ``resolve`` needs the system because
+    some presets size themselves to the data."""
+
+    preset: str | None
+    T: float | None
+    C: float | None
+    X: float | None
+    K: float | None
+    Z: float | None
+    filters: str | None
+
+    def resolve(self, system: System) -> Design:
+        if self.preset is not None:
+            extra = [n for n in ("X", "K", "Z") if getattr(self, n) is not None]
+            if extra:
+                raise ValueError(f"--preset fixes {', '.join(extra)}; give only --T "
+                                 "(and --C for cll and qlsm-bush)")
+            design = preset(self.preset, T=self.T, system=system, C=self.C)
+        elif self.T is None or self.C is None:
+            raise ValueError("give --preset NAME, or the knobs --T and --C "
+                             "(optionally --X --K --Z)")
+        else:
+            design = Design(self.T, self.C, 1.0 if self.X is None else self.X,
+                            1.0 if self.K is None else self.K, 0.0 if self.Z is None else self.Z)
+        if self.filters not in (None, design.filters):
+            design = Design(**design.knobs, filters=self.filters)
+        return design
+
+
+def workload_or_none(point_reads: float, zero_reads: float, writes: float, range_reads: float,
+                     range_blocks: float) -> Workload | None:
+    """The workload the flags give, or None when no fraction was given."""
+    if point_reads == zero_reads == writes == range_reads == 0:
+        return None
+    return Workload(point_reads, zero_reads, writes, range_reads, range_blocks)
+
+
+def whole_entries(values: dict[str, Any]) -> dict[str, Any]:
+    """``--entries 2e6`` arrives as a float; a Scale counts whole entries."""
+    entries = values["entries"]
+    if isinstance(entries, float) and entries.is_integer():
+        values["entries"] = int(entries)
+    return values
+
+
+@dataclass(frozen=True)
+class OptionGroup:
+    """Flags that together build one object; ``defaults`` gives each flag's default."""
+
+    flags: tuple[Flag, ...]
+    defaults: Mapping[str, Any]
+    build: Callable[..., Any]
+
+    def parameters(self) -> list[inspect.Parameter]:
+        return [f.parameter(self.defaults[f.name]) for f in self.flags]
+
+
+def _defaults_of(obj: Any, flags: tuple[Flag, ...]) -> dict[str, Any]:
+    return {f.name: getattr(obj, f.name, None) for f in flags}
+
+
+_SYSTEM_FLAGS = (ENTRIES, ENTRY_BYTES, KEY_BYTES, BLOCK_BYTES, BUFFER_BYTES, SUM_FPR,
+                 BITS_PER_ENTRY, HASH_LEVELS)
+_DEFAULT_SYSTEM = System()
+SYSTEM_OPTIONS = OptionGroup(
+    _SYSTEM_FLAGS,
+    {**_defaults_of(_DEFAULT_SYSTEM, _SYSTEM_FLAGS), "bits_per_entry": None},
+    System,
+)
+
+_DESIGN_FLAGS = (PRESET, KNOB_T, KNOB_C, KNOB_X, KNOB_K, KNOB_Z, FILTERS)
+DESIGN_OPTIONS = OptionGroup(
+    _DESIGN_FLAGS, {f.name: None for f in _DESIGN_FLAGS}, DesignChoice
+)
+
+_WORKLOAD_FLAGS = (POINT_READS, ZERO_READS, WRITES, RANGE_READS, RANGE_BLOCKS)
+WORKLOAD_OPTIONS = OptionGroup(_WORKLOAD_FLAGS, {f.name: 0.0 for f in _WORKLOAD_FLAGS},
+                               workload_or_none)
+
+
+@dataclass(frozen=True)
+class FilterBudget:
+    """The filter memory of an engine run: bits per entry or a sum of FPRs (5 bits if neither)."""
+
+    bits_per_entry: float | None
+    sum_fpr: float | None
+
+    def __post_init__(self) -> None:
+        if self.bits_per_entry is not None and self.sum_fpr is not None:
+            raise ValueError("give --bits-per-entry or --sum-fpr, not both")
+        if self.bits_per_entry is None and self.sum_fpr is None:
+            object.__setattr__(self, "bits_per_entry", 5.0)
+
+
+FILTER_BUDGET_OPTIONS = OptionGroup((SUM_FPR, BITS_PER_ENTRY),
+                                    {"sum_fpr": None, "bits_per_entry": None}, FilterBudget)
+
+
+def scale_options() -> OptionGroup:
+    """The size of an engine run. Its defaults are validation's, a few seconds' run."""
+    from validation.scale import Scale  # numpy and wacky_model only; no engine
+
+    flags = (ENTRIES, ENTRY_BYTES, BLOCK_BYTES, BUFFER_BYTES, READS, SEED)
+    return OptionGroup(flags, _defaults_of(Scale(), flags),
+                       lambda **v: Scale(**whole_entries(v)))
+
+
+def takes(**groups: OptionGroup) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a command the objects its option groups build: ``@takes(system=SYSTEM_OPTIONS)``
+    adds the system flags to the command and passes it ``system: System``."""
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        hints = typing.get_type_hints(command, include_extras=True)
+        own = [p.replace(annotation=hints.get(name, p.annotation))
+               for name, p in inspect.signature(command).parameters.items()
+               if name not in groups]
+        added = [p for group in groups.values() for p in group.parameters()]
+
+        @functools.wraps(command)
+        def run(**values: Any) -> Any:
+            for name, group in groups.items():
+                values[name] = group.build(**{f.name: values.pop(f.name) for f in group.flags})
+            return command(**values)
+
+        params = own + added
+        del run.__wrapped__  # typer must read the new signature, not the command's
+        run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in params}
+        return run
+
+    return decorate
+
+
+_ALL_FLAGS = {f.name: f.flag for f in (*_SYSTEM_FLAGS, *_DESIGN_FLAGS, *_WORKLOAD_FLAGS, READS,
+                                       SEED)}
+_SNAKE_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
+_LEADING_NAME = re.compile(r"^(scale )?([A-Za-z]+)\b")
+
+
+def in_flags(message: str) -> str:
+    """An API error message in terms of the flags: ``sum_fpr must ...`` -> ``--sum-fpr must``.
+
+    Parameter names with an underscore are unambiguous anywhere in a message; a one-word name
+    (``T``, ``entries``) is replaced only where the message starts with it."""
+    message = _SNAKE_NAME.sub(lambda m: _ALL_FLAGS.get(m.group(0), m.group(0)), message)
+    lead = _LEADING_NAME.match(message)
+    if lead and lead.group(2) in _ALL_FLAGS:
+        message = _ALL_FLAGS[lead.group(2)] + message[lead.end():]
+    return message
