@@ -53,6 +53,29 @@ def _print_json(doc: Any) -> None:
     print(json.dumps(doc, indent=2))
 
 
+def _check_writable(path: Path | None, flag: str) -> None:
+    """Fail before a long run, not after it, when an output file cannot be written."""
+    if path is None:
+        return
+    existed = path.exists()
+    try:
+        with path.open("ab"):
+            pass
+    except OSError as err:
+        raise ValueError(f"{flag}: cannot write {path}: {err.strerror}") from None
+    if not existed:
+        path.unlink()
+
+
+def _fail_on_wrong_answers(get_misses: int, zero_hits: int, wrong_values: int) -> None:
+    """Exit 1, saying so on stderr, when the engine answered any read wrongly."""
+    if get_misses or zero_hits or wrong_values:
+        print(f"error: the engine answered wrongly: {get_misses} reads of existing keys found "
+              f"nothing, {zero_hits} reads of absent keys found a value, {wrong_values} values "
+              "were wrong", file=sys.stderr)
+        raise typer.Exit(1)
+
+
 @app.command("analyze")
 @takes(system=SYSTEM_OPTIONS, design=DESIGN_OPTIONS)
 def analyze_command(system: System, design: DesignChoice, as_json: JsonFlag = False) -> None:
@@ -148,7 +171,10 @@ def validate_command(
     from wacky_cli.render import knob_text, progress_bar, stdout_console, validation_tables
 
     console = Console(stderr=True)
+    for path, flag in ((html, "--html"), (save_trace, "--save-trace")):
+        _check_writable(path, flag)
     if sweep:
+        _check_writable(out, "--out")
         from validation.sweep import run_sweep
 
         run_sweep(scale, out=out, workers=workers, console=console,
@@ -179,14 +205,15 @@ def validate_command(
         _write(html, validation_html(result), "--html")
     if as_json:
         _print_json(result.to_dict())
-        return
-    stdout = stdout_console(140)
-    stdout.print(f"[bold]{knob_text(resolved)}[/bold] ({resolved.filters} filters), "
-                 f"{scale.entries:,} entries of {scale.entry_bytes} B, {result.seconds:.1f} s")
-    for table in validation_tables(result):
-        stdout.print(table)
-    if result.checks.any:
-        stdout.print(f"[red]engine answered wrongly: {result.checks}[/red]")
+    else:
+        stdout = stdout_console(140)
+        stdout.print(f"[bold]{knob_text(resolved)}[/bold] ({resolved.filters} filters), "
+                     f"{scale.entries:,} entries of {scale.entry_bytes} B, "
+                     f"{result.seconds:.1f} s")
+        for table in validation_tables(result):
+            stdout.print(table)
+    checks = result.checks
+    _fail_on_wrong_answers(checks.get_misses, checks.zero_hits, checks.wrong_values)
 
 
 @app.command("replay")
@@ -201,8 +228,9 @@ def replay_command(
     result = replay_file(path)
     if as_json:
         _print_json(result)
-        return
-    stdout_console().print(replay_table(result, f"Replay of {path}"))
+    else:
+        stdout_console().print(replay_table(result, f"Replay of {path}"))
+    _fail_on_wrong_answers(result["get_misses"], result["zero_hits"], result["wrong_values"])
 
 
 @app.command("dashboard")
