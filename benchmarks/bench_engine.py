@@ -29,8 +29,9 @@ import tempfile
 import time
 
 from native_engine import Engine
+from validation.generators import load_trace
 from validation.replay import replay
-from wacky_model.traces import Trace, load_trace, value_for
+from wacky_traces import Trace, value_for
 
 ENTRY = 128
 VALUE = ENTRY - 8

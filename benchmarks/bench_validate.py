@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 
 from native_engine import Engine
+from validation.generators import load_trace
 from validation.replay import replay
 from validation.runner import Scale, validate
 from wacky_model.presets import preset
-from wacky_model.traces import load_trace
 from wacky_model.types import System
 
 DESIGNS = ("leveling", "tiering", "lazy-leveling", "qlsm-bush")

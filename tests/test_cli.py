@@ -181,3 +181,30 @@ def test_errors_name_the_flags_not_the_parameters(wacky):
     assert "--buffer-bytes" in out.stderr and "buffer_bytes" not in out.stderr
     out = wacky("recommend")
     assert out.returncode == 2 and "--trace" in out.stderr
+
+
+def test_replay_exits_1_when_the_engine_answers_wrongly(tmp_path, wacky):
+    """A GET of a key the trace never wrote must find it: the replay reports a miss."""
+    import numpy as np
+
+    from wacky_traces import OpKind, build_trace, write_trace
+
+    def phase(name, kind, keys):
+        keys = np.asarray(keys, np.uint64)
+        return (name, np.full(keys.size, int(kind), np.uint8), keys, np.zeros(keys.size, np.uint64))
+
+    path = tmp_path / "bad.lz4"
+    write_trace(path, build_trace([phase("load", OpKind.PUT, [1, 2]), phase("reads", OpKind.GET,
+                                                                             [1, 3])],
+                                  entry_bytes=32, meta={}))
+    out = wacky("replay", str(path))
+    assert out.returncode == 1
+    assert "error: the engine answered wrongly: 1 reads of existing keys found nothing" \
+        in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_validate_refuses_an_unwritable_trace_path_before_running(wacky):
+    out = wacky("validate", "--preset", "leveling", "--save-trace", "/nonexistent/dir/t.lz4")
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: --save-trace: cannot write")

@@ -10,8 +10,8 @@ import pytest
 
 from native_engine import Engine
 from native_engine.testing import inject_write_failure
+from validation.generators import load_trace
 from validation.replay import replay
-from wacky_model.traces import load_trace
 
 SMALL = dict(T=3, C=2, X=1, K=0, Z=0, entry_bytes=24, block_bytes=96, buffer_bytes=192)
 V = SMALL["entry_bytes"] - 8

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from native_engine import Engine
+from validation.generators import load_trace, read_ops
 from validation.replay import replay
-from wacky_model.traces import OpKind, build_trace, load_trace, read_ops
+from wacky_traces import OpKind, build_trace
 
 KW = dict(
     T=4, C=3, X=1, K=0, Z=0, entry_bytes=32, block_bytes=256, buffer_bytes=4096, bits_per_entry=8

@@ -1,5 +1,5 @@
-"""Traces: the file formats (wacky_model.traces), their error reporting, generators and replay
-(validation.replay)."""
+"""Traces: the file formats (wacky_traces), their error reporting and replay (validation.replay).
+The generators that make the traces are tested in test_generators.py."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from native_engine import Engine
+from validation.generators import load_trace, read_ops
 from validation.replay import replay
-from wacky_model.traces import (
+from wacky_traces import (
     LZ4_MAGIC,
     MAGIC,
     OpKind,
@@ -24,8 +25,6 @@ from wacky_model.traces import (
     Trace,
     TraceError,
     build_trace,
-    load_trace,
-    read_ops,
     read_trace,
     trace_fractions,
     value_for,
@@ -108,7 +107,7 @@ def untouched(engine: Engine, before: dict, keys: np.ndarray) -> None:
     assert not found.any()
 
 
-# -- values and generators -----------------------------------------------------------------------
+# -- values -----------------------------------------------------------------------------------
 def test_value_for_is_deterministic_and_key_specific() -> None:
     keys = np.array([0, 1, 2, U64, 12345], dtype=np.uint64)
     v = value_for(keys, 20)
@@ -132,63 +131,6 @@ def test_value_for_is_deterministic_and_key_specific() -> None:
     assert bytes(v[4]) == want
     with pytest.raises(ValueError, match="value_bytes"):
         value_for(keys, -1)
-
-
-def test_load_trace_distinct_and_deterministic() -> None:
-    a = load_trace(5000, entry_bytes=EB, seed=3)
-    assert len(a) == 5000 and len(np.unique(a.keys)) == 5000
-    assert a.counts() == {"put": 5000, "get": 0, "zero": 0, "range": 0, "delete": 0}
-    assert a.phases == (Phase("load", 0, 5000),)
-    assert a == load_trace(5000, entry_bytes=EB, seed=3)
-    assert not np.array_equal(a.keys, load_trace(5000, entry_bytes=EB, seed=4).keys)
-    assert not np.all(np.diff(a.keys.astype(np.float64)) > 0)  # random order, not sorted
-    assert len(load_trace(0, entry_bytes=EB, seed=0)) == 0
-    with pytest.raises(ValueError, match="n_load"):
-        load_trace(-1, entry_bytes=EB, seed=0)
-
-
-def test_read_ops_respects_its_contract() -> None:
-    loaded = load_trace(4000, entry_bytes=EB, seed=1).keys
-    pool = loaded[:1000]
-    fr = {"get": 0.4, "zero": 0.25, "range": 0.15, "put": 0.2}
-    kinds, keys, args = read_ops(
-        loaded, n=20000, get_pool=pool, fractions=fr, range_entries=10, seed=5
-    )
-    assert kinds.dtype == np.uint8 and keys.dtype == args.dtype == np.uint64
-    c = np.bincount(kinds, minlength=5) / 20000
-    assert abs(c[G] - 0.4) < 0.02 and abs(c[Z] - 0.25) < 0.02
-    assert abs(c[R] - 0.15) < 0.02 and abs(c[P] - 0.2) < 0.02 and c[D] == 0
-    assert np.isin(keys[kinds == G], pool).all()
-    fresh = keys[(kinds == Z) | (kinds == P)]
-    assert not np.isin(fresh, loaded).any()
-    assert len(np.unique(fresh)) == len(fresh)  # no zero key equals a put key
-    rk, ra = keys[kinds == R], args[kinds == R]
-    assert (ra >= rk).all() and (args[kinds != R] == 0).all()
-    # The span holds range_entries of the loaded keys on average.
-    held = np.searchsorted(np.sort(loaded), ra, side="right") - np.searchsorted(np.sort(loaded), rk)
-    assert 8 < held.mean() < 12
-    again = read_ops(loaded, n=20000, get_pool=pool, fractions=fr, range_entries=10, seed=5)
-    assert all(np.array_equal(x, y) for x, y in zip((kinds, keys, args), again, strict=True))
-
-
-def test_read_ops_huge_ranges_clamp_and_bad_input() -> None:
-    loaded = np.array([5, 9], dtype=np.uint64)
-    kinds, keys, args = read_ops(
-        loaded, n=50, get_pool=loaded, fractions={"range": 1.0}, range_entries=4, seed=0
-    )
-    assert (kinds == R).all() and (keys == 0).all() and (args == U64).all()
-    for bad, match in [
-        (dict(fractions={"get": 0.5}), "sum to 1"),
-        (dict(fractions={"scan": 1.0}), "unknown kinds"),
-        (dict(fractions={"get": 1.5, "put": -0.5}), ">= 0"),
-        (dict(get_pool=np.zeros(0, np.uint64)), "get_pool"),
-        (dict(range_entries=0), "range_entries"),
-        (dict(n=-3), "n = -3"),
-    ]:
-        kw = dict(n=5, get_pool=loaded, fractions={"get": 1.0}, range_entries=4, seed=0)
-        kw.update(bad)
-        with pytest.raises(ValueError, match=match):
-            read_ops(loaded, **kw)
 
 
 # -- the Trace object ----------------------------------------------------------------------------
@@ -712,3 +654,30 @@ def test_lz4_wrapped_binary_and_documented_value(tmp_path, small) -> None:
     assert bytes(value_for(np.array([5], np.uint64), 16)).hex(" ") == (
         "5a c3 89 a3 0c 3b 03 63 f8 36 97 93 4d 31 97 c0"
     )
+
+
+def test_reading_trace_types_loads_no_codec(tmp_path) -> None:
+    """lz4 loads on the first compressed file, not with the package; files still round-trip."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "t.lz4"
+    code = (
+        "import sys, numpy as np, wacky_traces as t\n"
+        "assert 'lz4' not in sys.modules\n"
+        "tr = t.build_trace([('p', np.zeros(3, np.uint8), np.arange(3, dtype=np.uint64), "
+        "np.zeros(3, np.uint64))], entry_bytes=32, meta={})\n"
+        f"t.write_trace({str(path)!r}, tr)\n"
+        f"assert t.read_trace({str(path)!r}) == tr and 'lz4' in sys.modules\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert path.read_bytes()[len(MAGIC):][:4] == LZ4_MAGIC
+
+
+def test_trace_files_get_the_mode_of_other_outputs(tmp_path, trace) -> None:
+    path, other = tmp_path / "run.lz4", tmp_path / "report.html"
+    write_trace(path, trace)
+    other.write_text("x")
+    assert path.stat().st_mode & 0o777 == other.stat().st_mode & 0o777

@@ -1,8 +1,8 @@
-"""Replay a :class:`~wacky_model.traces.Trace` through ``native_engine.Engine``.
+"""Replay a :class:`~wacky_traces.Trace` through ``native_engine.Engine``.
 
 Records run in exact order, with consecutive records of one kind batched into one engine call;
 per phase and per kind it totals the I/O (``engine.stats()`` deltas around each batch) and checks
-every answer against :func:`~wacky_model.traces.value_for`. A ``Trace`` is validated when it is
+every answer against :func:`~wacky_traces.value_for`. A ``Trace`` is validated when it is
 built, so a replay never half-applies a malformed trace.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from wacky_model.traces import (
+from wacky_traces import (
     KIND_NAMES,
     N_KINDS,
     PUT_CHUNK,

@@ -24,13 +24,14 @@ from typing import Any
 
 import numpy as np
 
+import wacky_traces as tr
 from cost_models.costs import range_cost
 from native_engine import Engine
+from validation import generators
 from validation.engine_simulator import grow, grown_costs
 from validation.replay import replay
 from validation.results import Checks, Costs, LevelShape, ValidationResult, with_theta
 from validation.scale import Scale
-from wacky_model import traces as tr
 from wacky_model.analysis import analyze
 from wacky_model.types import Design, System, Workload
 
@@ -159,7 +160,8 @@ def validate(
             **system.budget,
         )
         try:
-            load = tr.load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
+            load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
+                                         seed=scale.seed)
             report(0.0, "loading")
             loaded = replay(
                 engine, load,
@@ -248,7 +250,7 @@ def _read_parts(
     parts = []
     for k, (name, fractions, pool) in enumerate(specs):
         n = scale.mix_ops if name == "mix" else scale.reads
-        kinds, op_keys, args = tr.read_ops(
+        kinds, op_keys, args = generators.read_ops(
             keys, n=n, get_pool=pool, fractions=fractions, range_entries=range_entries,
             seed=scale.seed * 1_000_003 + k + 1,
         )

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from wacky_traces import Trace
 
 FilterPolicy = Literal["optimized", "uniform"]
 
@@ -215,3 +218,24 @@ class Workload:
     @property
     def fractions(self) -> tuple[float, float, float, float]:
         return (self.point_reads, self.zero_reads, self.writes, self.range_reads)
+
+
+def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:
+    """The :class:`Workload` a trace implies (its operations outside a "load" phase, if any).
+
+    A range's length in entries is estimated from its key span and the density of the keys the
+    trace writes, (distinct PUT keys) / (their key range); with no writes it counts as short.
+    """
+    import numpy as np
+
+    from wacky_traces import OpKind, trace_fractions
+
+    f = trace_fractions(trace)
+    range_blocks = 0.0
+    puts = np.unique(trace.keys[trace.kinds == OpKind.PUT])
+    if f["range_reads"] > 0 and puts.size > 1:
+        density = puts.size / (float(puts[-1] - puts[0]) + 1.0)
+        range_blocks = f["range_span"] * density / float(entries_per_block)
+    return Workload(
+        f["point_reads"], f["zero_reads"], f["writes"], f["range_reads"], range_blocks
+    )

@@ -1,7 +1,9 @@
-"""Operation traces: the exact stream of operations a validation run sent to the engine.
+"""Operation traces: the exact stream of operations a run sends to an engine.
 
-This module is the file format, the generators and the workload a trace implies; replaying a
-trace through the engine lives in :mod:`validation.replay`.
+This package is the trace type and its file formats, and the values a trace's PUTs write. The
+random workload generators live in :mod:`validation.generators`, replay in
+:mod:`validation.replay`, and the workload a trace implies in
+:func:`wacky_model.types.workload_from_trace`.
 
 A :class:`Trace` is three parallel arrays (kind, key, arg) split into named phases. Traces are
 saved as a small binary format (optionally inside an lz4 frame), can be written by hand as plain
@@ -17,19 +19,15 @@ from __future__ import annotations
 
 import enum
 import json
-import math
 import os
 import re
+import secrets
 import struct
-import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import lz4.frame
 import numpy as np
-
-from wacky_model.types import Workload
 
 __all__ = [
     "MAGIC",
@@ -38,12 +36,9 @@ __all__ = [
     "Trace",
     "TraceError",
     "build_trace",
-    "load_trace",
-    "read_ops",
     "read_trace",
     "trace_fractions",
     "value_for",
-    "workload_from_trace",
     "write_trace",
 ]
 
@@ -62,6 +57,13 @@ PUT_CHUNK = 65536  # records per put_many/get_many call: bounds the value buffer
 SCAN_CHUNK = 65536  # range entries verified at once
 
 assert RECORD_BYTES == 17
+
+
+def _lz4() -> Any:
+    """lz4.frame, imported on first use so that reading the types costs no codec."""
+    import lz4.frame
+
+    return lz4.frame
 
 
 class OpKind(enum.IntEnum):
@@ -153,7 +155,8 @@ def _phase_error(phases: Sequence[Phase], n: int) -> str | None:
     return None
 
 
-def _as_array(name: str, a: Any, dtype: type) -> np.ndarray:
+def checked_array(name: str, a: Any, dtype: type) -> np.ndarray:
+    """A private read-only 1-D copy of ``a`` as ``dtype``; bad shapes and values raise."""
     arr = np.asarray(a)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
@@ -188,9 +191,9 @@ class Trace:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        kinds = _as_array("kinds", self.kinds, np.uint8)
-        keys = _as_array("keys", self.keys, np.uint64)
-        args = _as_array("args", self.args, np.uint64)
+        kinds = checked_array("kinds", self.kinds, np.uint8)
+        keys = checked_array("keys", self.keys, np.uint64)
+        args = checked_array("args", self.args, np.uint64)
         if not len(kinds) == len(keys) == len(args):
             raise ValueError(
                 f"kinds, keys and args must have the same length, got "
@@ -305,9 +308,9 @@ class Trace:
                         f"parts[{j}] ({name!r}) must hold a Trace or a (kinds, keys, args) triple"
                     )
                 k, key, a = (
-                    _as_array(f"parts[{j}].kinds", body[0], np.uint8),
-                    _as_array(f"parts[{j}].keys", body[1], np.uint64),
-                    _as_array(f"parts[{j}].args", body[2], np.uint64),
+                    checked_array(f"parts[{j}].kinds", body[0], np.uint8),
+                    checked_array(f"parts[{j}].keys", body[1], np.uint64),
+                    checked_array(f"parts[{j}].args", body[2], np.uint64),
                 )
                 if not len(k) == len(key) == len(a):
                     raise ValueError(f"parts[{j}] ({name!r}): kinds, keys, args lengths differ")
@@ -415,14 +418,16 @@ def write_trace(
         raise ValueError(f"trace must be a Trace, got {type(trace).__name__}")
     if text:
         body = _text(trace)
-        data = lz4.frame.compress(body, content_checksum=True) if compress else body
+        data = _lz4().compress(body, content_checksum=True) if compress else body
     else:
         payload = _payload(trace)
-        body = lz4.frame.compress(payload, content_checksum=True) if compress else payload
+        body = _lz4().compress(payload, content_checksum=True) if compress else payload
         data = MAGIC + body
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".trace-", suffix=".tmp", dir=directory)
+    # Mode 0o666 less the umask, as for any other output file (mkstemp would give 0o600).
+    tmp = os.path.join(directory, f".trace-{secrets.token_hex(8)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -526,7 +531,7 @@ def _parse_payload(payload: bytes | memoryview) -> Trace:
 
 def _decompress(data: bytes) -> tuple[bytes, bool]:
     """Decompress one lz4 frame; returns (output, complete). Corruption raises TraceError."""
-    d = lz4.frame.LZ4FrameDecompressor()
+    d = _lz4().LZ4FrameDecompressor()
     try:
         out = d.decompress(data)
     except RuntimeError as exc:
@@ -708,135 +713,3 @@ def trace_fractions(trace: Trace, phase: str | None = None) -> dict[str, float |
         "range_span": float(spans.mean()) if spans.size else 0.0,
         "operations": int(n),
     }
-
-
-# -- generators ----------------------------------------------------------------------------------
-def _check_count(name: str, v: Any) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-        raise ValueError(f"{name} must be an int, got {type(v).__name__}")
-    if not 0 <= int(v) <= 2**40:
-        raise ValueError(f"{name} = {v} must be in [0, 2**40]")
-    return int(v)
-
-
-def _random_u64(rng: np.random.Generator, n: int) -> np.ndarray:
-    return rng.integers(0, 2**64, size=n, dtype=np.uint64)
-
-
-def _fresh_keys(rng: np.random.Generator, n: int, taken_sorted: np.ndarray) -> np.ndarray:
-    """``n`` distinct uniform random keys, none in ``taken_sorted``; redraws collisions."""
-    out = np.zeros(0, dtype=np.uint64)
-    while len(out) < n:
-        cand = np.concatenate([out, _random_u64(rng, n - len(out))])
-        # Keep the first occurrence of each key, in draw order, so the result is deterministic.
-        _, first = np.unique(cand, return_index=True)
-        cand = cand[np.sort(first)]
-        if taken_sorted.size:
-            pos = np.searchsorted(taken_sorted, cand)
-            hit = taken_sorted[np.minimum(pos, taken_sorted.size - 1)] == cand
-            cand = cand[~hit]
-        out = cand
-    return out
-
-
-def load_trace(n_load: int, *, entry_bytes: int, seed: int) -> Trace:
-    """A one-phase ("load") trace of ``n_load`` PUTs of distinct uniform random keys, in random
-    order, determined by ``seed``."""
-    n_load = _check_count("n_load", n_load)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
-    rng = np.random.default_rng([int(seed), 0x4C4F4144])  # stream tag: "LOAD"
-    keys = _fresh_keys(rng, n_load, np.zeros(0, dtype=np.uint64))
-    return Trace(
-        np.zeros(n_load, np.uint8),
-        keys,
-        np.zeros(n_load, np.uint64),
-        (Phase("load", 0, n_load),),
-        entry_bytes,
-        {"generator": "load_trace", "n_load": n_load, "seed": int(seed)},
-    )
-
-
-_READ_KINDS = {"get": OpKind.GET, "zero": OpKind.ZERO, "range": OpKind.RANGE, "put": OpKind.PUT}
-
-
-def read_ops(
-    loaded_keys: np.ndarray,
-    *,
-    n: int,
-    get_pool: np.ndarray,
-    fractions: Mapping[str, float],
-    range_entries: int,
-    seed: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` operations drawn i.i.d. from ``fractions`` over {"get", "zero", "range", "put"}
-    (summing to 1): gets of uniform keys from ``get_pool``; zero-result reads and puts of
-    distinct fresh keys (not loaded, and zero keys never equal put keys); ranges over
-    ``[lo, lo + span]`` with the span that holds ``range_entries`` of ``len(loaded_keys)``
-    uniformly spread keys on average, lo uniform over the starts that need no clamping.
-    Returns ``(kinds uint8, keys uint64, args uint64)``."""
-    n = _check_count("n", n)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
-    if (
-        isinstance(range_entries, bool)
-        or not isinstance(range_entries, (int, np.integer))
-        or not 1 <= range_entries <= 2**62
-    ):
-        raise ValueError(f"range_entries must be an int in [1, 2**62], got {range_entries!r}")
-    loaded = _as_array("loaded_keys", loaded_keys, np.uint64)
-    pool = _as_array("get_pool", get_pool, np.uint64)
-    unknown = set(fractions) - set(_READ_KINDS)
-    if unknown:
-        raise ValueError(
-            f"fractions has unknown kinds {sorted(unknown)}; valid: {sorted(_READ_KINDS)}"
-        )
-    names = list(_READ_KINDS)
-    p = np.array([float(fractions.get(k, 0.0)) for k in names])
-    if not np.all(np.isfinite(p)) or (p < 0).any() or abs(p.sum() - 1.0) > 1e-6:
-        raise ValueError(f"fractions must be >= 0 and sum to 1, got {dict(fractions)}")
-    if p[0] > 0 and pool.size == 0:
-        raise ValueError("get_pool is empty but fractions['get'] > 0")
-    rng = np.random.default_rng([int(seed), 0x52454144])  # stream tag: "READ"
-    cum = np.cumsum(p / p.sum())
-    which = np.minimum(np.searchsorted(cum, rng.random(n), side="right"), len(names) - 1)
-    table = np.array([int(_READ_KINDS[k]) for k in names], dtype=np.uint8)
-    kinds = table[which]
-    keys = np.zeros(n, dtype=np.uint64)
-    args = np.zeros(n, dtype=np.uint64)
-
-    is_get = kinds == OpKind.GET
-    keys[is_get] = pool[rng.integers(0, max(pool.size, 1), size=int(is_get.sum()))]
-
-    fresh_slots = np.flatnonzero((kinds == OpKind.ZERO) | (kinds == OpKind.PUT))
-    keys[fresh_slots] = _fresh_keys(rng, fresh_slots.size, np.sort(loaded))
-
-    is_range = kinds == OpKind.RANGE
-    n_range = int(is_range.sum())
-    # Keys are uniform over [0, 2**64): a width w holds w * N / 2**64 of N keys on average.
-    width = (
-        2**64 if loaded.size == 0 else min(2**64, math.ceil(range_entries * 2**64 / loaded.size))
-    )
-    span = width - 1
-    max_lo = U64_MAX - span
-    lo = rng.integers(0, max_lo, size=n_range, dtype=np.uint64, endpoint=True)
-    keys[is_range] = lo
-    args[is_range] = lo + np.uint64(span)  # lo <= max_lo, so no overflow
-    return kinds, keys, args
-
-
-def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:
-    """The :class:`Workload` a trace implies (its operations outside a "load" phase, if any).
-
-    A range's length in entries is estimated from its key span and the density of the keys the
-    trace writes, (distinct PUT keys) / (their key range); with no writes it counts as short.
-    """
-    f = trace_fractions(trace)
-    range_blocks = 0.0
-    puts = np.unique(trace.keys[trace.kinds == OpKind.PUT])
-    if f["range_reads"] > 0 and puts.size > 1:
-        density = puts.size / (float(puts[-1] - puts[0]) + 1.0)
-        range_blocks = f["range_span"] * density / float(entries_per_block)
-    return Workload(
-        f["point_reads"], f["zero_reads"], f["writes"], f["range_reads"], range_blocks
-    )

@@ -1,0 +1,128 @@
+"""Seeded random operation streams for validation: the load and the read/write mix.
+
+The keys are uniform over [0, 2^64); the values are :func:`wacky_traces.value_for`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from wacky_traces.format import U64_MAX, OpKind, Phase, Trace, checked_array
+
+
+def _check_count(name: str, v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise ValueError(f"{name} must be an int, got {type(v).__name__}")
+    if not 0 <= int(v) <= 2**40:
+        raise ValueError(f"{name} = {v} must be in [0, 2**40]")
+    return int(v)
+
+
+def _random_u64(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.integers(0, 2**64, size=n, dtype=np.uint64)
+
+
+def _fresh_keys(rng: np.random.Generator, n: int, taken_sorted: np.ndarray) -> np.ndarray:
+    """``n`` distinct uniform random keys, none in ``taken_sorted``; redraws collisions."""
+    out = np.zeros(0, dtype=np.uint64)
+    while len(out) < n:
+        cand = np.concatenate([out, _random_u64(rng, n - len(out))])
+        # Keep the first occurrence of each key, in draw order, so the result is deterministic.
+        _, first = np.unique(cand, return_index=True)
+        cand = cand[np.sort(first)]
+        if taken_sorted.size:
+            pos = np.searchsorted(taken_sorted, cand)
+            hit = taken_sorted[np.minimum(pos, taken_sorted.size - 1)] == cand
+            cand = cand[~hit]
+        out = cand
+    return out
+
+
+def load_trace(n_load: int, *, entry_bytes: int, seed: int) -> Trace:
+    """A one-phase ("load") trace of ``n_load`` PUTs of distinct uniform random keys, in random
+    order, determined by ``seed``."""
+    n_load = _check_count("n_load", n_load)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    rng = np.random.default_rng([int(seed), 0x4C4F4144])  # stream tag: "LOAD"
+    keys = _fresh_keys(rng, n_load, np.zeros(0, dtype=np.uint64))
+    return Trace(
+        np.zeros(n_load, np.uint8),
+        keys,
+        np.zeros(n_load, np.uint64),
+        (Phase("load", 0, n_load),),
+        entry_bytes,
+        {"generator": "load_trace", "n_load": n_load, "seed": int(seed)},
+    )
+
+
+_READ_KINDS = {"get": OpKind.GET, "zero": OpKind.ZERO, "range": OpKind.RANGE, "put": OpKind.PUT}
+
+
+def read_ops(
+    loaded_keys: np.ndarray,
+    *,
+    n: int,
+    get_pool: np.ndarray,
+    fractions: Mapping[str, float],
+    range_entries: int,
+    seed: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` operations drawn i.i.d. from ``fractions`` over {"get", "zero", "range", "put"}
+    (summing to 1): gets of uniform keys from ``get_pool``; zero-result reads and puts of
+    distinct fresh keys (not loaded, and zero keys never equal put keys); ranges over
+    ``[lo, lo + span]`` with the span that holds ``range_entries`` of ``len(loaded_keys)``
+    uniformly spread keys on average, lo uniform over the starts that need no clamping.
+    Returns ``(kinds uint8, keys uint64, args uint64)``."""
+    n = _check_count("n", n)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    if (
+        isinstance(range_entries, bool)
+        or not isinstance(range_entries, (int, np.integer))
+        or not 1 <= range_entries <= 2**62
+    ):
+        raise ValueError(f"range_entries must be an int in [1, 2**62], got {range_entries!r}")
+    loaded = checked_array("loaded_keys", loaded_keys, np.uint64)
+    pool = checked_array("get_pool", get_pool, np.uint64)
+    unknown = set(fractions) - set(_READ_KINDS)
+    if unknown:
+        raise ValueError(
+            f"fractions has unknown kinds {sorted(unknown)}; valid: {sorted(_READ_KINDS)}"
+        )
+    names = list(_READ_KINDS)
+    p = np.array([float(fractions.get(k, 0.0)) for k in names])
+    if not np.all(np.isfinite(p)) or (p < 0).any() or abs(p.sum() - 1.0) > 1e-6:
+        raise ValueError(f"fractions must be >= 0 and sum to 1, got {dict(fractions)}")
+    if p[0] > 0 and pool.size == 0:
+        raise ValueError("get_pool is empty but fractions['get'] > 0")
+    rng = np.random.default_rng([int(seed), 0x52454144])  # stream tag: "READ"
+    cum = np.cumsum(p / p.sum())
+    which = np.minimum(np.searchsorted(cum, rng.random(n), side="right"), len(names) - 1)
+    table = np.array([int(_READ_KINDS[k]) for k in names], dtype=np.uint8)
+    kinds = table[which]
+    keys = np.zeros(n, dtype=np.uint64)
+    args = np.zeros(n, dtype=np.uint64)
+
+    is_get = kinds == OpKind.GET
+    keys[is_get] = pool[rng.integers(0, max(pool.size, 1), size=int(is_get.sum()))]
+
+    fresh_slots = np.flatnonzero((kinds == OpKind.ZERO) | (kinds == OpKind.PUT))
+    keys[fresh_slots] = _fresh_keys(rng, fresh_slots.size, np.sort(loaded))
+
+    is_range = kinds == OpKind.RANGE
+    n_range = int(is_range.sum())
+    # Keys are uniform over [0, 2**64): a width w holds w * N / 2**64 of N keys on average.
+    width = (
+        2**64 if loaded.size == 0 else min(2**64, math.ceil(range_entries * 2**64 / loaded.size))
+    )
+    span = width - 1
+    max_lo = U64_MAX - span
+    lo = rng.integers(0, max_lo, size=n_range, dtype=np.uint64, endpoint=True)
+    keys[is_range] = lo
+    args[is_range] = lo + np.uint64(span)  # lo <= max_lo, so no overflow
+    return kinds, keys, args
