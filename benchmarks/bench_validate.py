@@ -1,9 +1,9 @@
 """How long one validation takes at the default scale (2M entries of 128 B).
 
-Target: under 60 s on the 2-core machine. The peer, measured in the same run, is the engine's
-own C++ workload driver loading the same number of entries into the same design: the ratio
-shows what the validation adds on top of the engine's work (key generation, the trace, the read
-phase, both models).
+Target: under 60 s on the 2-core machine. The peer, measured in the same run, is the engine
+alone loading the same load trace into the same design (``replay`` of ``load_trace``): the ratio
+shows what the validation adds on top of the engine's work (key generation, the read phase,
+both models).
 
     .venv/bin/python benchmarks/bench_validate.py [--entries N]
 """

@@ -29,8 +29,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
+__all__ = [  # what the package exports
+    "KIND_NAMES",
+    "LZ4_MAGIC",
     "MAGIC",
+    "N_KINDS",
+    "PUT_CHUNK",
+    "SCAN_CHUNK",
+    "U64_MAX",
     "OpKind",
     "Phase",
     "Trace",
