@@ -10,7 +10,7 @@ Eq 8-13 accept any T >= 2, C >= 1, X >= 1, but a tree of N/F buffers of data can
 * more than :data:`MAX_RUNS_PER_LEVEL` runs in a level or :data:`MAX_LEVELS` levels, which the
   engine cannot track.
 
-The engine keeps its own copy of the two constants (``native_engine/src/limits.h``);
+The engine keeps its own copy of the two constants (``native_engine/src/engine_limits.h``);
 ``tests/test_limits.py`` checks that the copies agree.
 """
 

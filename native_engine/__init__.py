@@ -5,7 +5,7 @@
 are in ``native_engine.testing``, not on ``Engine``.
 """
 
-from native_engine._engine import __version__
+from native_engine._engine import MAX_LEVELS, MAX_RUNS_PER_LEVEL, CorruptionError, __version__
 from native_engine.engine import Engine
 
-__all__ = ["Engine", "__version__"]
+__all__ = ["MAX_LEVELS", "MAX_RUNS_PER_LEVEL", "CorruptionError", "Engine", "__version__"]

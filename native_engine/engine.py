@@ -53,9 +53,14 @@ class Engine:
     ``"uniform"`` gives every run of every level the same FPR, as RocksDB/LevelDB do
     (``cost_models.filters.uniform_fprs_for_*``): e^(-bits_per_entry ln(2)^2), or
     min(1, sum_fpr / total runs).
-    ``sync`` fdatasyncs every run file and manifest. ``retain_obsolete_runs`` renames merged-away
-    run files to ``*.obsolete`` instead of deleting them (for I/O accounting tests).
+    ``wal`` (default on) logs every write before the call returns, so acknowledged writes
+    survive a crash of the process; with ``sync`` they also survive a power loss (the log, run
+    files, manifest and directory are fdatasynced). Without ``wal``, writes since the last
+    flush are lost if the process dies. ``retain_obsolete_runs`` renames merged-away run files
+    to ``*.obsolete`` instead of deleting them (for I/O accounting tests).
     Reopening a directory requires the same design and layout parameters and ``filters`` mode.
+    A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
+    file and block; no value is ever returned from it.
     """
 
     def __init__(
@@ -75,10 +80,13 @@ class Engine:
         filters: str = "optimized",
         hash_levels: int = 0,
         sync: bool = False,
+        wal: bool = True,
         retain_obsolete_runs: bool = False,
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        if "\0" in os.fsdecode(path):
+            raise ValueError("path must not contain a NUL byte")
         design = {k: _check_number(k, v) for k, v in dict(T=T, C=C, X=X, K=K, Z=Z).items()}
         _engine.validate_design(**design)
         entry_bytes = _check_int("entry_bytes", entry_bytes, 9, 1 << 20)
@@ -108,6 +116,7 @@ class Engine:
             filters == "uniform",
             hash_levels,
             bool(sync),
+            bool(wal),
             bool(retain_obsolete_runs),
         )
         self.path = os.fspath(path)
@@ -188,6 +197,12 @@ class Engine:
         """Write the buffer out now (normally done when it is full)."""
         self._e.flush()
 
+    def verify(self) -> dict[str, int]:
+        """Read every block of every run and check its checksum. Returns ``{"runs": ...,
+        "blocks": ...}``; raises :class:`CorruptionError` at the first damaged block."""
+        runs = sum(len(level["runs"]) for level in self._e.levels())
+        return {"runs": runs, "blocks": int(self._e.verify())}
+
     def close(self) -> None:
         """Flush the buffer, persist the manifest and release the directory. Idempotent."""
         self._e.close()
@@ -205,7 +220,9 @@ class Engine:
     def stats(self) -> dict[str, Any]:
         """All counters: per purpose (flush, merge[i] for Level i+1, merge_total, point_read,
         range_read, recovery, total) a dict of blocks/bytes read/written; plus merge_seconds,
-        operation and merge counts, manifest_bytes_written, n_est and buffer_size."""
+        operation and merge counts, n_est and buffer_size. Metadata is counted apart from
+        ``total``: manifest_bytes_written, wal_bytes_written and wal_syncs (the write-ahead log),
+        and checksums (the checksum section of each run file)."""
         s = self._e.stats()
         s["n_est"] = float(self._e.n_est)
         s["buffer_size"] = int(self._e.buffer_size)

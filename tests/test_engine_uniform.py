@@ -8,6 +8,7 @@ mode is part of the stored design (reopening with the other mode is refused).
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -96,27 +97,29 @@ def test_reopen_with_another_filters_mode_is_refused(tmp_path) -> None:
         Engine(tmp_path / "opt", **KW, filters="uniform")
 
 
-def test_version_1_manifest_reads_as_optimized(tmp_path) -> None:
-    """Directories written before the filters mode existed (manifest version 1) still open."""
+def test_older_manifest_versions_are_refused_by_name(tmp_path) -> None:
+    """Version 3 added checksums to run files, so directories written before it (manifest
+    versions 1 and 2) cannot be read; they are refused by name and left as they were."""
     path = tmp_path / "db"
     e = Engine(path, **KW)
     _load(e, 3_000)
     e.close()
     manifest = path / "MANIFEST"
     text = manifest.read_text()
-    assert text.startswith("wacky-manifest 2\n") and "uniform_filters 0\n" in text
-    manifest.write_text(
-        text.replace("wacky-manifest 2\n", "wacky-manifest 1\n").replace("uniform_filters 0\n", "")
-    )
+    assert text.startswith("wacky-manifest 3\n") and "uniform_filters 0\n" in text
+    before = sorted(os.listdir(path))
+    for old in ("1", "2"):
+        manifest.write_text(text.replace("wacky-manifest 3\n", f"wacky-manifest {old}\n"))
+        with pytest.raises(OSError, match=f"format version {old}.*reads version 3 only"):
+            Engine(path, **KW)
+        assert sorted(os.listdir(path)) == before
+    manifest.write_text(text.replace("uniform_filters 0\n", "uniform_filters 1\n"))
+    with pytest.raises(OSError, match="checksum mismatch"):
+        Engine(path, **KW)
+    manifest.write_text(text)
     e = Engine(path, **KW)
     assert sum(lv["entries"] for lv in e.levels()) + e.stats()["buffer_size"] == 3_000
     e.close()
-    manifest.write_text(text.replace("wacky-manifest 2\n", "wacky-manifest 1\n"))
-    with pytest.raises(OSError, match="corrupt manifest"):
-        Engine(path, **KW)
-    manifest.write_text(text.replace("wacky-manifest 2\n", "wacky-manifest 3\n"))
-    with pytest.raises(OSError, match="unsupported version 3"):
-        Engine(path, **KW)
 
 
 @pytest.mark.parametrize("bad", ["Uniform", "lagrangian", "", None, 1])

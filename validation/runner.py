@@ -157,6 +157,7 @@ def validate(
             entry_bytes=scale.entry_bytes,
             block_bytes=scale.block_bytes,
             buffer_bytes=scale.buffer_bytes,
+            wal=False,  # validation measures flushes and merges only (the log is not modelled)
             **system.budget,
         )
         try:
@@ -281,6 +282,7 @@ def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str
             entry_bytes=trace.entry_bytes,
             block_bytes=int(scale.get("block_bytes", 4096)),
             buffer_bytes=int(scale.get("buffer_bytes", 1 << 20)),
+            wal=False,  # as in validate: the I/O counted is flushes and merges
             **budget,
         )
         try:

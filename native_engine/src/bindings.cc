@@ -3,8 +3,10 @@
 // Contract: exposes the C++ engine to Python with no logic of its own beyond type
 // conversion. C++ exceptions map to Python ones: std::invalid_argument and
 // EngineClosed -> ValueError, IOError -> OSError (with errno), anything else ->
-// RuntimeError. get, put_many, get_many, scan batches, flush and close release the
-// GIL while C++ runs.
+// RuntimeError, Corruption -> native_engine.CorruptionError (an OSError). Every call
+// that takes the engine's lock (open, put, delete, get, put_many, get_many, scan and
+// its batches, flush, verify, stats, close) releases the GIL while C++ runs, so a busy
+// Python thread cannot stall it.
 // The public, documented API is native_engine.Engine (native_engine/engine.py); the
 // test hooks (Engine::TEST_*) go to the submodule _engine.testing (bindings_testing.cc).
 #include <pybind11/numpy.h>
@@ -18,6 +20,7 @@
 #include "engine.h"
 #include "file_io.h"
 #include "hash.h"
+#include "engine_limits.h"
 #include "scan_iterator.h"
 #include "structure.h"
 
@@ -47,6 +50,9 @@ py::dict StatsDict(const IOStats& s) {
   d["recovery"] = CounterDict(s.recovery);
   d["total"] = CounterDict(s.Total());
   d["manifest_bytes_written"] = s.manifest_bytes_written;
+  d["wal_bytes_written"] = s.wal_bytes_written;
+  d["wal_syncs"] = s.wal_syncs;
+  d["checksums"] = CounterDict(s.checksums);
   d["merge_seconds"] = s.merge_seconds;
   d["puts"] = s.puts;
   d["deletes"] = s.deletes;
@@ -96,9 +102,16 @@ PYBIND11_MODULE(_engine, m) {
   m.doc() = "wacky native LSM engine (C++17)";
   m.attr("__version__") = "0.1.0";
 
+  m.attr("MAX_RUNS_PER_LEVEL") = kMaxRunsPerLevel;
+  m.attr("MAX_LEVELS") = kMaxLevels;
+  // A subclass of OSError (errno EIO), so code that handles I/O errors handles it too.
+  static py::exception<Corruption> corruption(m, "CorruptionError", PyExc_OSError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const Corruption& e) {
+      py::object err = py::reinterpret_borrow<py::object>(corruption.ptr())(EIO, e.what());
+      PyErr_SetObject(corruption.ptr(), err.ptr());
     } catch (const IOError& e) {
       py::object err = py::module_::import("builtins").attr("OSError")(e.code(), e.what());
       PyErr_SetObject(PyExc_OSError, err.ptr());
@@ -164,7 +177,8 @@ PYBIND11_MODULE(_engine, m) {
       .def(py::init([](const std::string& path, double T, double C, double X, double K, double Z,
                        uint64_t entry_bytes, uint64_t block_bytes, uint64_t buffer_bytes,
                        bool use_sum_fpr, double bits_per_entry, double sum_fpr,
-                       bool uniform_filters, int hash_levels, bool sync, bool retain) {
+                       bool uniform_filters, int hash_levels, bool sync, bool wal,
+                       bool retain) {
              Options o;
              o.T = T;
              o.C = C;
@@ -180,21 +194,25 @@ PYBIND11_MODULE(_engine, m) {
              o.uniform_filters = uniform_filters;
              o.hash_levels = hash_levels;
              o.sync = sync;
+             o.wal = wal;
              o.Validate();
+             py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
            }),
            py::arg("path"), py::arg("T"), py::arg("C"), py::arg("X"), py::arg("K"), py::arg("Z"),
            py::arg("entry_bytes"), py::arg("block_bytes"), py::arg("buffer_bytes"),
            py::arg("use_sum_fpr"), py::arg("bits_per_entry"), py::arg("sum_fpr"),
-           py::arg("uniform_filters"), py::arg("hash_levels"), py::arg("sync"),
+           py::arg("uniform_filters"), py::arg("hash_levels"), py::arg("sync"), py::arg("wal"),
            py::arg("retain_obsolete_runs"))
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();
              const uint8_t* v = CheckValue(info, e.options().value_bytes());
+             py::gil_scoped_release release;  // info keeps the buffer alive meanwhile
              e.Put(key, v);
            })
-      .def("delete", &Engine::Delete)
+      .def("delete", &Engine::Delete, py::call_guard<py::gil_scoped_release>())
+      .def("verify", &Engine::Verify, py::call_guard<py::gil_scoped_release>())
       .def("get",
            [](Engine& e, uint64_t key) -> py::object {
              std::string v(e.options().value_bytes(), '\0');
@@ -244,7 +262,12 @@ PYBIND11_MODULE(_engine, m) {
       .def(
           "scan",
           [](Engine& e, uint64_t lo, uint64_t hi) {
-            return PyScan(e.Scan(lo, hi), e.options().value_bytes());
+            std::unique_ptr<ScanIterator> it;
+            {
+              py::gil_scoped_release release;
+              it = e.Scan(lo, hi);
+            }
+            return PyScan(std::move(it), e.options().value_bytes());
           },
           py::keep_alive<0, 1>())
       .def("flush", &Engine::Flush, py::call_guard<py::gil_scoped_release>())
@@ -258,7 +281,15 @@ PYBIND11_MODULE(_engine, m) {
                              [](const Engine& e) { return e.options().entries_per_block(); })
       .def_property_readonly("buffer_entries",
                              [](const Engine& e) { return e.options().buffer_entries(); })
-      .def("stats", [](const Engine& e) { return StatsDict(e.Stats()); })
+      .def("stats",
+           [](const Engine& e) {
+             IOStats s;
+             {
+               py::gil_scoped_release release;
+               s = e.Stats();
+             }
+             return StatsDict(s);
+           })
       .def("levels",
            [](const Engine& e) {
              py::list out;

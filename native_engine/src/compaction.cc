@@ -46,7 +46,8 @@ void Compaction::Write(const std::string& dir, FaultInjector* faults, IOStats* s
     sources.push_back(std::make_unique<RunIterator>(r, 0, kMergePrefetchBlocks, counter));
   const RunLayout layout{options_.entry_bytes, options_.block_bytes};
   const uint64_t id = current_.next_run_id;
-  RunWriter writer(id, RunFileName(dir, id), layout, counter, faults, options_.sync, retain_);
+  RunWriter writer(id, RunFileName(dir, id), layout, counter, &stats->checksums, faults,
+                   options_.sync, retain_);
   for (MergingIterator it(std::move(sources)); it.Valid(); it.Next()) {
     const bool tomb = it.tombstone();
     if (tomb && plan_.drop_tombstones) continue;

@@ -1,6 +1,9 @@
 // engine.cc — see engine.h.
 #include "engine.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
@@ -20,16 +23,55 @@ Engine::Engine(const std::string& path, const Options& options, bool retain_obso
       options_(options),
       retain_(retain_obsolete_runs),
       buffer_((options.Validate(), options.buffer_entries()), options.value_bytes()) {
+  CheckPath(path_);
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
   MakeDirs(path_);
   // A failure below destroys lock_ with the half-built engine, releasing the directory.
-  lock_ = std::make_unique<FileLock>(path_ + "/LOCK", "directory '" + path_ + "'");
+  lock_ = std::make_unique<DirLock>(path_, "directory '" + path_ + "'");
+  OpenDirectory();
+}
+
+void Engine::OpenDirectory() {
+  std::vector<std::pair<uint64_t, std::string>> logs;
+  bool has_runs = false;
+  for (const std::string& name : ListDir(path_)) {
+    uint64_t n = 0;
+    if (ParseLogFileName(name, &n)) logs.emplace_back(n, path_ + "/" + name);
+    has_runs = has_runs || ParseRunFileName(name, &n);
+  }
+  std::sort(logs.begin(), logs.end());
   if (FileExists(ManifestFileName(path_))) {
-    current_ = Recover(path_, options_, &stats_.recovery);
+    current_ = Recover(path_, options_, &stats_.recovery, &log_number_);
+  } else if (has_runs || !logs.empty()) {
+    throw std::runtime_error("'" + path_ + "' holds run files or logs but no MANIFEST, so "
+                             "nothing proves which data is live; refusing to open it (nothing "
+                             "was changed). Restore the MANIFEST, or move the files away");
   } else {
     ApplyShape(options_, 0.0, &current_.levels);
     WriteManifest(current_);
   }
+  // Replay the live logs with no log open: flushes during replay keep log_number_, so
+  // a crash during recovery replays the same logs again (puts and deletes are idempotent
+  // in order).
+  bool replayed = false;
+  for (const auto& [number, file] : logs) {
+    if (number < log_number_) continue;
+    ReadLog(file, options_.value_bytes(), [this](uint64_t k, const uint8_t* v, bool tomb) {
+      PutLocked(k, v, tomb);
+    });
+    replayed = true;
+  }
+  FlushLocked();  // the logs' writes are now in runs
+  if (options_.wal) {
+    log_ = std::make_unique<LogWriter>(LogFileName(path_, log_number_ + 1),
+                                       options_.value_bytes(), options_.sync, &faults_);
+  }
+  if (options_.wal || replayed) {
+    ++log_number_;
+    WriteManifest(current_);  // with sync, this also makes the new log's creation durable
+  }
+  for (const auto& [number, file] : logs)
+    if (number < log_number_) ::unlink(file.c_str());
 }
 
 Engine::~Engine() {
@@ -50,6 +92,7 @@ void Engine::WriteManifest(const Version& v) {
   Manifest m;
   m.options = options_;
   m.next_run_id = v.next_run_id;
+  m.log_number = log_number_;
   m.n_est = v.n_est;
   for (const auto& l : v.levels) {
     std::vector<RunRecord> recs;
@@ -68,6 +111,7 @@ void Engine::Put(uint64_t key, const uint8_t* value) {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
   PutLocked(key, value, false);
+  CommitLog();
   ++stats_.puts;
 }
 
@@ -75,7 +119,15 @@ void Engine::Delete(uint64_t key) {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
   PutLocked(key, nullptr, true);
+  CommitLog();
   ++stats_.deletes;
+}
+
+void Engine::CommitLog() {
+  if (!log_) return;
+  const size_t n = log_->Commit();
+  stats_.wal_bytes_written += n;
+  if (n > 0 && options_.sync) ++stats_.wal_syncs;
 }
 
 void Engine::PutMany(const uint64_t* keys, const uint8_t* values, size_t n) {
@@ -86,10 +138,12 @@ void Engine::PutMany(const uint64_t* keys, const uint8_t* values, size_t n) {
     PutLocked(keys[i], values + i * vb, false);
     ++stats_.puts;
   }
+  CommitLog();
 }
 
 void Engine::PutLocked(uint64_t key, const uint8_t* value, bool tombstone) {
   if (buffer_.Full() && !buffer_.Contains(key)) FlushLocked();
+  if (log_) log_->Add(key, value, tombstone);
   buffer_.Put(key, value, tombstone);
 }
 
@@ -101,12 +155,32 @@ void Engine::Flush() {
 
 void Engine::FlushLocked() {
   if (buffer_.size() == 0) return;
+  CommitLog();  // the log must hold the buffer until the MANIFEST says a run does
   const auto t0 = std::chrono::steady_clock::now();
   Compaction c(options_, current_, buffer_, retain_);
   c.Write(path_, &faults_, &stats_);
-  WriteManifest(c.next());  // if this throws, ~Compaction removes the new run
+  // The buffer's log is obsolete once the MANIFEST naming the next log is durable.
+  std::unique_ptr<LogWriter> next;
+  if (log_)
+    next = std::make_unique<LogWriter>(LogFileName(path_, log_number_ + 1),
+                                       options_.value_bytes(), options_.sync, &faults_);
+  try {
+    if (next) ++log_number_;
+    WriteManifest(c.next());  // if this throws, ~Compaction removes the new run
+  } catch (...) {
+    if (next) {
+      --log_number_;
+      ::unlink(next->path().c_str());
+    }
+    throw;
+  }
   c.Install(&current_, &stats_);
   buffer_.Clear();
+  if (next) {
+    const std::string old = log_->path();
+    log_ = std::move(next);
+    ::unlink(old.c_str());
+  }
   stats_.merge_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -234,6 +308,15 @@ std::vector<LevelInfo> Engine::Levels() const {
     out.push_back(std::move(li));
   }
   return out;
+}
+
+uint64_t Engine::Verify() {
+  std::lock_guard<std::mutex> lock(mu_);
+  CheckOpen();
+  uint64_t blocks = 0;
+  for (const Level& l : current_.levels)
+    for (const auto& r : l.runs) blocks += r->Verify(&stats_.recovery);
+  return blocks;
 }
 
 void Engine::TEST_InjectWriteFailure(int64_t bytes) {

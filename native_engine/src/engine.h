@@ -6,8 +6,14 @@
 //     the same design and layout (T, C, X, K, Z, entry/block/buffer bytes, filter
 //     budget, hash_levels), otherwise std::invalid_argument names the first difference
 //     (the engine refuses rather than silently adopting other knobs). Reopening reads
-//     every run once (counted under "recovery") to rebuild fences and filters. A LOCK
-//     file (flock) keeps two engines from sharing a directory.
+//     every run once (counted under "recovery") to rebuild fences and filters, then
+//     replays the write-ahead logs the MANIFEST names as live (wal.h), flushes what they
+//     held and starts a new log. An flock on the directory itself keeps two engines,
+//     in any processes, from sharing it. A directory holding run files or logs but no
+//     MANIFEST is refused (std::runtime_error) and left untouched.
+//   * With options.wal, every write call appends its entries to the log before it
+//     returns: they survive a crash of the process, and with options.sync also a power
+//     loss. A call that raises may have been applied in part.
 //   * Put/Delete go to the buffer; when the buffer is full it is flushed *before* the
 //     new write is applied, so a failed flush (IOError) leaves both the buffer and the
 //     runs unchanged and the failed write unapplied. Every merge builds the next tree
@@ -39,6 +45,7 @@
 #include "io_stats.h"
 #include "options.h"
 #include "version.h"
+#include "wal.h"
 
 namespace wacky {
 
@@ -84,6 +91,9 @@ class Engine {
   // Forces the buffer out as a flush (no-op when empty).
   void Flush();
   void Close();
+  // Reads every block of every run and checks it against its checksum; throws
+  // Corruption at the first damaged block. Returns the number of blocks checked.
+  uint64_t Verify();
   bool closed() const { return closed_; }
 
   const Options& options() const { return options_; }
@@ -102,14 +112,18 @@ class Engine {
   void PutLocked(uint64_t key, const uint8_t* value, bool tombstone);
   bool GetLocked(uint64_t key, uint8_t* value_out);
   void FlushLocked();
+  void CommitLog();
   void WriteManifest(const Version& v);
+  void OpenDirectory();
 
   std::string path_;
   Options options_;
   bool retain_;
   mutable std::mutex mu_;
   bool closed_ = false;
-  std::unique_ptr<FileLock> lock_;  // held from construction until Close()
+  std::unique_ptr<DirLock> lock_;  // held from construction until Close()
+  std::unique_ptr<LogWriter> log_;  // null without options.wal, and while replaying logs
+  uint64_t log_number_ = 0;         // the live log; smaller numbers are in runs
   Buffer buffer_;
   Version current_;
   IOStats stats_;

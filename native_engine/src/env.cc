@@ -35,9 +35,16 @@ int ScopedFd::release() {
   return fd;
 }
 
-FileLock::FileLock(const std::string& path, const std::string& what)
-    : fd_(::open(path.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)) {
-  if (!fd_.valid()) ThrowIOError(errno, "cannot create", path);
+Corruption::Corruption(const std::string& what) : IOError(EIO, what) {}
+
+void CheckPath(const std::string& path) {
+  if (path.find('\0') != std::string::npos)
+    throw std::invalid_argument("path must not contain a NUL byte");
+}
+
+DirLock::DirLock(const std::string& dir, const std::string& what)
+    : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+  if (!fd_.valid()) ThrowIOError(errno, "cannot open directory", dir);
   if (::flock(fd_.get(), LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     throw IOError(err, what + " is in use by another open Engine");

@@ -4,9 +4,12 @@
 //   * IOError is what every failing syscall becomes: the errno plus a message naming
 //     the operation and the path. The bindings map it to Python's OSError.
 //   * ScopedFd owns one file descriptor and closes it when destroyed (move-only), so
-//     no error path has to remember to close(). FileLock holds an exclusive, non-
-//     blocking flock() on a file for its lifetime; a second FileLock on the same file
-//     (from this or another process) throws IOError(EWOULDBLOCK) naming `what`.
+//     no error path has to remember to close(). DirLock holds an exclusive, non-
+//     blocking flock() on a directory itself (not on a file in it, which could be
+//     deleted while held) for its lifetime; a second DirLock on the same directory,
+//     from this or another process, throws IOError(EWOULDBLOCK) naming `what`.
+//   * Corruption is an IOError (EIO) for data that fails its checksum or does not parse:
+//     the message names the file and where in it.
 //   * SyncDir(dir) fsyncs a directory, making the creation, rename and removal of the
 //     files in it durable (a file's own fdatasync does not cover its directory entry).
 //   * MakeDirs(path) creates path and its missing parents and checks that the result is
@@ -54,12 +57,17 @@ class ScopedFd {
   int fd_ = -1;
 };
 
-class FileLock {
+class Corruption : public IOError {
  public:
-  // Creates `path` if needed and locks it; `what` names the locked thing in the error.
-  FileLock(const std::string& path, const std::string& what);
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
+  explicit Corruption(const std::string& what);
+};
+
+class DirLock {
+ public:
+  // Locks the existing directory `dir`; `what` names the locked thing in the error.
+  DirLock(const std::string& dir, const std::string& what);
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
   // Destruction closes the descriptor, which releases the flock.
 
  private:
@@ -67,6 +75,8 @@ class FileLock {
 };
 
 void SyncDir(const std::string& dir);
+// Throws std::invalid_argument if `path` holds a NUL byte (the OS would cut it there).
+void CheckPath(const std::string& path);
 void MakeDirs(const std::string& path);
 bool FileExists(const std::string& path);
 std::vector<std::string> ListDir(const std::string& dir);

@@ -46,14 +46,14 @@ TEST(ScopedFd, ClosesOnDestructionAndHandsOver) {
   CHECK(!IsOpen(released));
 }
 
-TEST(FileLock, ExcludesASecondHolderUntilReleased) {
+TEST(DirLock, ExcludesASecondHolderUntilReleased) {
   test::TempDir dir;
-  const std::string p = dir.path() + "/LOCK";
+  const std::string p = dir.path();
   {
-    FileLock first(p, "directory 'x'");
+    DirLock first(p, "directory 'x'");
     // flock() locks belong to the open file description, so even this process is refused.
     try {
-      FileLock second(p, "directory 'x'");
+      DirLock second(p, "directory 'x'");
       test::Fail(__FILE__, __LINE__, "second lock succeeded");
     } catch (const IOError& e) {
       CHECK_EQ(e.code(), EWOULDBLOCK);
@@ -61,8 +61,8 @@ TEST(FileLock, ExcludesASecondHolderUntilReleased) {
                std::string("directory 'x' is in use by another open Engine"));
     }
   }
-  FileLock again(p, "directory 'x'");  // released by the destructor
-  CHECK_THROWS(FileLock(dir.path() + "/missing/LOCK", "d"), IOError, "cannot create");
+  DirLock again(p, "directory 'x'");  // released by the destructor
+  CHECK_THROWS(DirLock(dir.path() + "/missing", "d"), IOError, "cannot open directory");
 }
 
 TEST(Env, MakeDirsListDirSyncDir) {

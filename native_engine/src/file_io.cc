@@ -107,12 +107,16 @@ void BlockFile::Append(const uint8_t* data, size_t len, IOCounter* c) {
   }
 }
 
-void BlockFile::Finish(bool sync, IOCounter* c) {
+void BlockFile::Drain(IOCounter* c) {
   if (!pending_.empty()) {
     WriteOut(pending_.data(), pending_.size(), c);
     pending_.clear();
-    pending_.shrink_to_fit();
   }
+}
+
+void BlockFile::Finish(bool sync, IOCounter* c) {
+  Drain(c);
+  pending_.shrink_to_fit();
   if (sync && ::fdatasync(fd_.get()) != 0) Fail(errno, "fdatasync failed", path_);
 }
 

@@ -47,6 +47,8 @@ class BlockFile {
 
   // Appends whole blocks (len must be a multiple of block_bytes). Buffered.
   void Append(const uint8_t* data, size_t len, IOCounter* c);
+  // Writes out the buffered blocks (counted in c) without finishing the file.
+  void Drain(IOCounter* c);
   // Writes out the buffer and, if sync, fdatasyncs. The file is then read-only.
   void Finish(bool sync, IOCounter* c);
   // Reads blocks [first, first + n) into out with one pread; counts n blocks.

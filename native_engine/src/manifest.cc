@@ -3,16 +3,27 @@
 
 #include <errno.h>
 
+#include <stdio.h>
+
 #include <cmath>
 #include <sstream>
+
+#include "crc32c.h"
 
 #include "file_io.h"
 
 namespace wacky {
 
 namespace {
-// Version 2 added the uniform_filters line; version 1 files read as uniform_filters = 0.
-constexpr int kManifestVersion = 2;
+// Version 2 added the uniform_filters line; version 3 the log number, the checksum line
+// and run files with a checksum section (run.h), so earlier directories cannot be read.
+constexpr int kManifestVersion = 3;
+
+std::string Hex(uint32_t v) {
+  char buf[16];
+  snprintf(buf, sizeof(buf), "%08x", v);
+  return buf;
+}
 }  // namespace
 
 std::string Manifest::Encode() const {
@@ -26,7 +37,8 @@ std::string Manifest::Encode() const {
   os << "use_sum_fpr " << (o.use_sum_fpr ? 1 : 0) << "\nbits_per_entry " << o.bits_per_entry
      << "\nsum_fpr " << o.sum_fpr << "\nhash_levels " << o.hash_levels << "\n";
   os << "uniform_filters " << (o.uniform_filters ? 1 : 0) << "\n";
-  os << "next_run_id " << next_run_id << "\nn_est " << n_est << "\n";
+  os << "next_run_id " << next_run_id << "\nlog_number " << log_number << "\nn_est " << n_est
+     << "\n";
   os << "levels " << levels.size() << "\n";
   for (const auto& lvl : levels) {
     os << "level " << lvl.size() << "\n";
@@ -35,14 +47,29 @@ std::string Manifest::Encode() const {
          << " " << (r.hash_indexed ? 1 : 0) << "\n";
   }
   os << "end\n";
-  return os.str();
+  const std::string body = os.str();
+  return body + "crc32c " +
+         Hex(crc32c::Value(reinterpret_cast<const uint8_t*>(body.data()), body.size())) + "\n";
 }
 
 Manifest Manifest::Decode(const std::string& text, const std::string& path) {
-  std::istringstream is(text);
   auto bad = [&](const std::string& what) {
-    return IOError(EIO, "corrupt manifest '" + path + "': " + what);
+    return Corruption("corrupt manifest '" + path + "': " + what);
   };
+  const std::string head = "wacky-manifest ";
+  if (text.compare(0, head.size(), head) == 0 && text.size() > head.size() &&
+      (text[head.size()] == '1' || text[head.size()] == '2') && text[head.size() + 1] == '\n')
+    throw IOError(EINVAL, "manifest '" + path + "' is format version " + text[head.size()] +
+                              ", written by an older engine whose run files carry no "
+                              "checksums; this engine reads version 3 only");
+  const size_t tail = text.rfind("crc32c ");
+  if (tail == std::string::npos || tail == 0 || text[tail - 1] != '\n')
+    throw bad("no checksum line");
+  const std::string want =
+      Hex(crc32c::Value(reinterpret_cast<const uint8_t*>(text.data()), tail));
+  if (text.compare(tail + 7, std::string::npos, want + "\n") != 0)
+    throw bad("checksum mismatch (the file was changed or damaged)");
+  std::istringstream is(text.substr(0, tail));
   auto expect = [&](const char* name) {
     std::string tok;
     if (!(is >> tok) || tok != name) throw bad(std::string("expected '") + name + "'");
@@ -51,8 +78,8 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   Options& o = m.options;
   expect("wacky-manifest");
   int version = 0;
-  if (!(is >> version) || version < 1 || version > kManifestVersion)
-    throw bad("unsupported version " + std::to_string(version) + " (this engine reads 1.." +
+  if (!(is >> version) || version != kManifestVersion)
+    throw bad("unsupported version " + std::to_string(version) + " (this engine reads " +
               std::to_string(kManifestVersion) + ")");
   int use_sum = 0;
   expect("T");
@@ -80,14 +107,14 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   is >> o.sum_fpr;
   expect("hash_levels");
   is >> o.hash_levels;
-  if (version >= 2) {
-    int uniform = 0;
-    expect("uniform_filters");
-    is >> uniform;
-    o.uniform_filters = uniform != 0;
-  }  // version 1 predates uniform filters: always the Lagrangian allocation
+  int uniform = 0;
+  expect("uniform_filters");
+  is >> uniform;
+  o.uniform_filters = uniform != 0;
   expect("next_run_id");
   is >> m.next_run_id;
+  expect("log_number");
+  is >> m.log_number;
   expect("n_est");
   is >> m.n_est;
   expect("levels");

@@ -1,14 +1,15 @@
 // manifest.h — the durable description of an engine directory.
 //
-// Contract: the MANIFEST file records the design and layout options (including the
-// filter allocation mode, uniform_filters, since format version 2), the next run
-// id, the top-down size estimate n_est, and for every level (Level 1 first) its runs
-// (oldest first) with entry count, tombstone count, filter bits per key and whether
-// the run is hash indexed. It is plain text, rewritten atomically (file_io.h
+// Contract: the MANIFEST file records the design and layout options, the next run
+// id, the number of the live write-ahead log (logs with smaller numbers are already in
+// runs), the top-down size estimate n_est, and for every level (Level 1 first) its
+// runs (oldest first) with entry count, tombstone count, filter bits per key and
+// whether the run is hash indexed. It is plain text ending in a line "crc32c <hex>",
+// the CRC-32C of everything before it, and is rewritten atomically (file_io.h
 // WriteFileAtomically) after every structural change, so a directory always describes
-// a complete, consistent set of runs. Encode() writes version 2; Decode() also reads
-// version 1 (no uniform_filters line: the Lagrangian allocation) and throws IOError on
-// a malformed file or an unknown version.
+// a complete, consistent set of runs. Encode() writes version 3. Decode() throws
+// Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming
+// the version for files of versions 1 and 2, whose run files had no checksums.
 #ifndef WACKY_NATIVE_ENGINE_MANIFEST_H_
 #define WACKY_NATIVE_ENGINE_MANIFEST_H_
 
@@ -31,6 +32,7 @@ struct RunRecord {
 struct Manifest {
   Options options;
   uint64_t next_run_id = 1;
+  uint64_t log_number = 0;
   double n_est = 0.0;
   std::vector<std::vector<RunRecord>> levels;  // Level 1 first; runs oldest first
 

@@ -1,11 +1,14 @@
-// manifest_test.cc — the MANIFEST codec: exact round trips, version 1, corrupt input.
+// manifest_test.cc — the MANIFEST codec: exact round trips, old versions, checksum, corrupt input.
 #include "manifest.h"
 
 #include <errno.h>
 
+#include <stdio.h>
+
 #include <random>
 #include <string>
 
+#include "crc32c.h"
 #include "env.h"
 #include "testharness.h"
 
@@ -29,6 +32,7 @@ Manifest Sample() {
   o.uniform_filters = true;
   o.hash_levels = 2;
   m.next_run_id = 123456789012ULL;
+  m.log_number = 98765;
   m.n_est = 1e9 / 7.0;
   m.levels = {
       {{1, 10, 0, 9.5, true}, {7, 33, 4, 0.0, false}},
@@ -53,6 +57,7 @@ void CheckSame(const Manifest& a, const Manifest& b) {
   CHECK_EQ(a.options.uniform_filters, b.options.uniform_filters);
   CHECK_EQ(a.options.hash_levels, b.options.hash_levels);
   CHECK_EQ(a.next_run_id, b.next_run_id);
+  CHECK_EQ(a.log_number, b.log_number);
   CHECK_EQ(a.n_est, b.n_est);
   CHECK_EQ(a.levels.size(), b.levels.size());
   for (size_t i = 0; i < a.levels.size(); ++i) {
@@ -79,19 +84,28 @@ TEST(Manifest, RoundTripIsExact) {
   CheckSame(plain, Manifest::Decode(plain.Encode(), "x"));
 }
 
-TEST(Manifest, VersionOneReadsAsOptimizedFilters) {
-  std::string text = Sample().Encode();
-  text.replace(text.find("wacky-manifest 2"), 16, "wacky-manifest 1");
-  const size_t at = text.find("uniform_filters 1\n");
-  CHECK(at != std::string::npos);
-  text.erase(at, 18);
-  const Manifest m = Manifest::Decode(text, "x");
-  CHECK(!m.options.uniform_filters);
-  CHECK_EQ(m.options.hash_levels, 2);
-  CHECK_EQ(m.next_run_id, Sample().next_run_id);
-  // A version 2 file without the line is corrupt, not silently version 1.
-  text.replace(text.find("wacky-manifest 1"), 16, "wacky-manifest 2");
-  CHECK_THROWS(Manifest::Decode(text, "x"), IOError, "expected 'uniform_filters'");
+TEST(Manifest, OlderVersionsAreRefusedByName) {
+  for (const char* v : {"1", "2"}) {
+    std::string text = "wacky-manifest " + std::string(v) + "\nT 10\n";
+    try {
+      Manifest::Decode(text, "/db/MANIFEST");
+      test::Fail(__FILE__, __LINE__, "old version accepted");
+    } catch (const IOError& e) {
+      CHECK(std::string(e.what()).find("format version " + std::string(v)) != std::string::npos);
+      CHECK(std::string(e.what()).find("reads version 3 only") != std::string::npos);
+    }
+  }
+}
+
+// Every single flipped bit anywhere in the file is caught by the checksum.
+TEST(Manifest, ChecksumCatchesEveryBitFlip) {
+  const std::string good = Sample().Encode();
+  for (size_t i = 0; i < good.size(); ++i)
+    for (int bit = 0; bit < 8; ++bit) {
+      std::string s = good;
+      s[i] = static_cast<char>(s[i] ^ (1 << bit));
+      CHECK_THROWS(Manifest::Decode(s, "x"), IOError, "");
+    }
 }
 
 void CheckCorrupt(const std::string& text, const std::string& why) {
@@ -107,19 +121,27 @@ void CheckCorrupt(const std::string& text, const std::string& why) {
   test::Fail(__FILE__, __LINE__, "no IOError for corrupt manifest (" + why + ")");
 }
 
+// Edits the body and writes a matching checksum line, so the parser itself is tested.
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   const size_t at = s.find(from);
   if (at == std::string::npos) test::Fail(__FILE__, __LINE__, "'" + from + "' not in text");
-  return s.replace(at, from.size(), to);
+  s.replace(at, from.size(), to);
+  const std::string body = s.substr(0, s.rfind("crc32c "));
+  char hex[16];
+  snprintf(hex, sizeof(hex), "%08x",
+           crc32c::Value(reinterpret_cast<const uint8_t*>(body.data()), body.size()));
+  return body + "crc32c " + hex + "\n";
 }
 
 TEST(Manifest, CorruptInputNamesTheProblem) {
   const std::string good = Sample().Encode();
-  CheckCorrupt("", "expected 'wacky-manifest'");
-  CheckCorrupt("leveldb-manifest 2\n", "expected 'wacky-manifest'");
-  CheckCorrupt(Replace(good, "wacky-manifest 2", "wacky-manifest 3"), "unsupported version 3");
-  CheckCorrupt(Replace(good, "wacky-manifest 2", "wacky-manifest 0"), "unsupported version");
-  CheckCorrupt(Replace(good, "wacky-manifest 2", "wacky-manifest x"), "unsupported version");
+  CheckCorrupt("", "no checksum line");
+  CheckCorrupt(Replace(good, "wacky-manifest 3", "leveldb-manifest 3"),
+               "expected 'wacky-manifest'");
+  CheckCorrupt(good.substr(0, good.size() - 3) + "0\n", "checksum mismatch");
+  CheckCorrupt(Replace(good, "wacky-manifest 3", "wacky-manifest 4"), "unsupported version 4");
+  CheckCorrupt(Replace(good, "wacky-manifest 3", "wacky-manifest 0"), "unsupported version");
+  CheckCorrupt(Replace(good, "wacky-manifest 3", "wacky-manifest x"), "unsupported version");
   CheckCorrupt(Replace(good, "\nC ", "\nD "), "expected 'C'");
   CheckCorrupt(Replace(good, "levels 3", "levels 0"), "bad level count");
   CheckCorrupt(Replace(good, "levels 3", "levels 5000"), "bad level count");
@@ -129,13 +151,14 @@ TEST(Manifest, CorruptInputNamesTheProblem) {
   CheckCorrupt(Replace(good, "run 7 33", "run 7 x33"), "bad run record");
   CheckCorrupt(Replace(good, "end\n", "fin\n"), "expected 'end'");
   CheckCorrupt(Replace(good, "n_est ", "n_est nope "), "expected 'levels'");
+  CheckCorrupt(Replace(good, "log_number", "log_num"), "expected 'log_number'");
   CheckCorrupt(Replace(good, "entry_bytes 40", "entry_bytes forty"), "expected 'block_bytes'");
 }
 
 // Every proper prefix of a valid file (a torn write) is rejected, never half-read.
 TEST(Manifest, EveryTruncationIsRejected) {
   const std::string good = Sample().Encode();
-  CHECK_EQ(good.substr(good.size() - 4), std::string("end\n"));
+  CHECK(good.find("end\ncrc32c ") != std::string::npos);
   for (size_t n = 0; n + 1 < good.size(); ++n)
     CHECK_THROWS(Manifest::Decode(good.substr(0, n), "t"), IOError, "corrupt manifest");
 }

@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
+#include "engine_limits.h"
 #include "structure.h"
 
 namespace wacky {
@@ -70,7 +72,10 @@ std::vector<double> AllocateFprs(const Options& o, const std::vector<Level>& lev
 void ApplyShape(const Options& o, double n_est, std::vector<Level>* levels) {
   const double n_buffers = n_est / static_cast<double>(o.buffer_entries());
   size_t L_new = static_cast<size_t>(structure::NumLevels(o.T, o.C, o.X, n_buffers));
-  if (L_new > 1024) throw std::overflow_error("the design needs more than 1024 levels");
+  if (L_new > static_cast<size_t>(kMaxLevels))
+    throw std::invalid_argument("the design needs " + std::to_string(L_new) + " levels at " +
+                                std::to_string(n_est) + " entries; at most " +
+                                std::to_string(kMaxLevels) + " are allowed (raise T)");
   if (levels->empty()) levels->resize(1);
   size_t L_old = levels->size();
   if (L_new > L_old) {
@@ -88,8 +93,13 @@ void ApplyShape(const Options& o, double n_est, std::vector<Level>* levels) {
         structure::LevelAtDepth(o.T, o.C, o.X, o.K, o.Z, static_cast<int>(L - 1 - i), true);
     l.ratio = s.ratio;
     l.capacity = s.fraction * n_est;
-    // A ratio beyond double range (absurd depths) makes a_i inf/NaN: no run bound.
-    l.max_runs = std::isfinite(s.runs) ? s.runs : 1e18;
+    if (!(s.runs <= static_cast<double>(kMaxRunsPerLevel)))
+      throw std::invalid_argument(
+          "the design needs " + std::to_string(s.runs) + " runs in Level " +
+          std::to_string(i + 1) + " once the data reaches " + std::to_string(n_est) +
+          " entries, more than the limit of " + std::to_string(kMaxRunsPerLevel) +
+          " runs per level; lower " + (i + 1 == L ? "C and Z" : "T, X and K"));
+    l.max_runs = s.runs;
     l.hash_table = (static_cast<int>(i) < o.hash_levels) && (i + 1 < L);
   }
   const auto fprs = AllocateFprs(o, *levels);

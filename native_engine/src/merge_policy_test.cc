@@ -18,7 +18,7 @@ class Runs {
  public:
   RunPtr Make(uint64_t entries) {
     const uint64_t id = next_id_++;
-    RunWriter w(id, RunFileName(dir_.path(), id), RunLayout{16, 64}, &io_, nullptr, false,
+    RunWriter w(id, RunFileName(dir_.path(), id), RunLayout{16, 64}, &io_, &io_, nullptr, false,
                 false);
     for (uint64_t k = 0; k < entries; ++k) w.Add(k, nullptr, false);
     std::vector<uint64_t> hashes;

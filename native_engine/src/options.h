@@ -31,8 +31,12 @@ struct Options {
   bool uniform_filters = false;
   // Levels 1..hash_levels (never Level L) use one hash table per level (App. F).
   int hash_levels = 0;
-  // fdatasync run files and the manifest when they are complete.
+  // fdatasync run files and the manifest when they are complete, and the write-ahead log
+  // before every write call returns.
   bool sync = false;
+  // Log every write before acknowledging it (wal.h). Off, writes since the last flush are
+  // lost when the process dies; validation turns it off to count only flushes and merges.
+  bool wal = true;
 
   uint64_t value_bytes() const { return entry_bytes - 8; }
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }

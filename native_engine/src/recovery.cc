@@ -1,6 +1,8 @@
 // recovery.cc — see recovery.h.
 #include "recovery.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <set>
@@ -17,10 +19,8 @@
 
 namespace wacky {
 
-namespace {
-
-// The id of a file named exactly as RunFileName() names run files, or false. Parsed by
-// hand (not sscanf) so that a stray file with a huge number is not undefined behaviour.
+// Parsed by hand (not sscanf) so that a stray file with a huge number is not undefined
+// behaviour.
 bool ParseRunFileName(const std::string& name, uint64_t* id) {
   const std::string prefix = "run-", suffix = ".sst";
   if (name.size() <= prefix.size() + suffix.size() || name.compare(0, 4, prefix) != 0 ||
@@ -38,9 +38,8 @@ bool ParseRunFileName(const std::string& name, uint64_t* id) {
   return true;
 }
 
-}  // namespace
-
-Version Recover(const std::string& dir, const Options& options, IOCounter* io) {
+Version Recover(const std::string& dir, const Options& options, IOCounter* io,
+                uint64_t* log_number) {
   const std::string mpath = ManifestFileName(dir);
   const Manifest m = Manifest::Decode(ReadWholeFile(mpath), mpath);
   const std::string diff = CompareDesign(m.options, options);
@@ -51,6 +50,7 @@ Version Recover(const std::string& dir, const Options& options, IOCounter* io) {
   Version v;
   v.next_run_id = m.next_run_id;
   v.n_est = m.n_est;
+  *log_number = m.log_number;
   v.levels.assign(m.levels.size(), Level());
   std::set<uint64_t> live;
   const RunLayout layout{options.entry_bytes, options.block_bytes};
@@ -76,7 +76,15 @@ Version Recover(const std::string& dir, const Options& options, IOCounter* io) {
 
   for (const std::string& name : ListDir(dir)) {
     uint64_t id = 0;
-    if (ParseRunFileName(name, &id) && live.count(id) == 0) ::unlink((dir + "/" + name).c_str());
+    if (!ParseRunFileName(name, &id) || live.count(id) != 0) continue;
+    const std::string from = dir + "/" + name;
+    if (id >= m.next_run_id) {
+      ::unlink(from.c_str());
+    } else {
+      MakeDirs(dir + "/lost");
+      if (::rename(from.c_str(), (dir + "/lost/" + name).c_str()) != 0)
+        ThrowIOError(errno, "cannot move an unlisted run file to lost/", from);
+    }
   }
   return v;
 }

@@ -11,8 +11,10 @@
 //     truncated or unsorted run file throws IOError.
 //   * The shape is then re-applied from the stored n_est (merge_policy.h ApplyShape)
 //     and every level's filters and hash index refreshed, exactly as after a merge.
-//   * Run files that the MANIFEST does not list (left by a merge interrupted before
-//     its MANIFEST was written) are deleted.
+//   * Run files that the MANIFEST does not list are removed only when the MANIFEST
+//     proves them unused: an id at or above its next run id was made by a merge that
+//     never committed. Unlisted files with smaller ids are moved to dir/lost/ instead.
+//   * *log_number is the MANIFEST's live write-ahead log number (wal.h).
 #ifndef WACKY_NATIVE_ENGINE_RECOVERY_H_
 #define WACKY_NATIVE_ENGINE_RECOVERY_H_
 
@@ -24,7 +26,11 @@
 
 namespace wacky {
 
-Version Recover(const std::string& dir, const Options& options, IOCounter* io);
+Version Recover(const std::string& dir, const Options& options, IOCounter* io,
+                uint64_t* log_number);
+
+// True if `name` is named as a run file (run.h RunFileName); its id goes to *id.
+bool ParseRunFileName(const std::string& name, uint64_t* id);
 
 }  // namespace wacky
 

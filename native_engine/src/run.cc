@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "block.h"
+#include "crc32c.h"
 #include "hash.h"
 
 namespace wacky {
@@ -18,15 +19,42 @@ std::string RunFileName(const std::string& dir, uint64_t id) {
   return dir + name;
 }
 
+uint64_t ChecksumBlocks(uint64_t blocks, uint64_t block_bytes) {
+  return (blocks * 4 + block_bytes - 1) / block_bytes;
+}
+
 Run::Run(uint64_t id, RunLayout layout, std::unique_ptr<BlockFile> file, uint64_t entries,
-         std::vector<uint64_t> fences, uint64_t max_key, std::vector<uint64_t> tombstones)
+         std::vector<uint64_t> fences, uint64_t max_key, std::vector<uint64_t> tombstones,
+         std::vector<uint32_t> block_crcs)
     : id_(id),
       layout_(layout),
       file_(std::move(file)),
       entries_(entries),
       fences_(std::move(fences)),
       max_key_(max_key),
-      tombstones_(std::move(tombstones)) {}
+      tombstones_(std::move(tombstones)),
+      crcs_(std::move(block_crcs)) {}
+
+void Run::ReadBlocks(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const {
+  file_->Read(first, n, out, c);
+  const uint64_t bb = layout_.block_bytes;
+  for (size_t j = 0; j < n; ++j) {
+    const uint64_t b = first + j;
+    if (b >= crcs_.size() || crc32c::Mask(crc32c::Value(out + j * bb, bb)) != crcs_[b])
+      throw Corruption("run file '" + file_->path() + "': block " + std::to_string(b) +
+                       " fails its checksum (corrupt)");
+  }
+}
+
+uint64_t Run::Verify(IOCounter* c) const {
+  const size_t chunk = 256;
+  std::vector<uint8_t> buf(chunk * layout_.block_bytes);
+  for (uint64_t b = 0; b < crcs_.size(); b += chunk) {
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk, crcs_.size() - b));
+    ReadBlocks(b, n, buf.data(), c);
+  }
+  return crcs_.size();
+}
 
 Run::~Run() {
   if (!obsolete_) return;
@@ -46,10 +74,27 @@ std::shared_ptr<Run> Run::Recover(uint64_t id, const std::string& path, RunLayou
   const uint64_t data_blocks = (entries + B - 1) / B;
   const uint64_t tomb_per_block = layout.block_bytes / 8;
   const uint64_t tomb_blocks = (tombstones + tomb_per_block - 1) / tomb_per_block;
-  if (file->size_bytes() != (data_blocks + tomb_blocks) * layout.block_bytes || entries == 0 ||
+  const uint64_t blocks = data_blocks + tomb_blocks;
+  const uint64_t crc_blocks = ChecksumBlocks(blocks, layout.block_bytes);
+  if (file->size_bytes() != (blocks + crc_blocks) * layout.block_bytes || entries == 0 ||
       tombstones > entries)
-    throw IOError(EIO, "run file '" + path + "' does not match the manifest (size " +
-                           std::to_string(file->size_bytes()) + " bytes)");
+    throw Corruption("run file '" + path + "' does not match the manifest (size " +
+                     std::to_string(file->size_bytes()) + " bytes, expected " +
+                     std::to_string((blocks + crc_blocks) * layout.block_bytes) + ")");
+  std::vector<uint32_t> crcs(blocks);
+  {
+    std::vector<uint8_t> cb(crc_blocks * layout.block_bytes);
+    file->Read(blocks, crc_blocks, cb.data(), c);
+    for (uint64_t b = 0; b < blocks; ++b)
+      crcs[b] = static_cast<uint32_t>(cb[4 * b]) | static_cast<uint32_t>(cb[4 * b + 1]) << 8 |
+                static_cast<uint32_t>(cb[4 * b + 2]) << 16 |
+                static_cast<uint32_t>(cb[4 * b + 3]) << 24;
+  }
+  auto check = [&](uint64_t b, const uint8_t* blk) {
+    if (crc32c::Mask(crc32c::Value(blk, layout.block_bytes)) != crcs[b])
+      throw Corruption("run file '" + path + "': block " + std::to_string(b) +
+                       " fails its checksum (corrupt)");
+  };
   std::vector<uint64_t> fences;
   fences.reserve(data_blocks);
   key_hashes->clear();
@@ -64,11 +109,12 @@ std::shared_ptr<Run> Run::Recover(uint64_t id, const std::string& path, RunLayou
     file->Read(b, n, buf.data(), c);
     for (size_t j = 0; j < n; ++j) {
       const uint8_t* blk = buf.data() + j * layout.block_bytes;
+      check(b + j, blk);
       const size_t cnt = static_cast<size_t>(std::min<uint64_t>(B, entries - (b + j) * B));
       for (size_t e = 0; e < cnt; ++e) {
         const uint64_t k = DecodeKey(blk + e * layout.entry_bytes);
         if (seen > 0 && k <= prev)
-          throw IOError(EIO, "run file '" + path + "' is not sorted (corrupt)");
+          throw Corruption("run file '" + path + "' is not sorted (corrupt)");
         if (e == 0) fences.push_back(k);
         key_hashes->push_back(Hash64(k));
         prev = k;
@@ -81,10 +127,11 @@ std::shared_ptr<Run> Run::Recover(uint64_t id, const std::string& path, RunLayou
   if (tomb_blocks > 0) {
     std::vector<uint8_t> tb(tomb_blocks * layout.block_bytes);
     file->Read(data_blocks, tomb_blocks, tb.data(), c);
+    for (uint64_t j = 0; j < tomb_blocks; ++j) check(data_blocks + j, tb.data() + j * layout.block_bytes);
     std::memcpy(tombs.data(), tb.data(), tombstones * 8);
   }
   return std::make_shared<Run>(id, layout, std::move(file), entries, std::move(fences), max_key,
-                               std::move(tombs));
+                               std::move(tombs), std::move(crcs));
 }
 
 void Run::SetFilter(BloomFilter filter, double bits_per_key_target) {
@@ -128,7 +175,7 @@ Run::Lookup Run::GetFromBlock(uint64_t key, uint64_t b, uint8_t* value_out,
                               IOCounter* c) const {
   thread_local std::vector<uint8_t> block;
   block.resize(layout_.block_bytes);
-  file_->Read(b, 1, block.data(), c);
+  ReadBlocks(b, 1, block.data(), c);
   const int i = FindInBlock(block.data(), EntriesInBlock(b), layout_.entry_bytes, key);
   if (i < 0) return Lookup::kAbsent;
   if (IsTombstone(key)) return Lookup::kDeleted;

@@ -1,9 +1,14 @@
 // run.h — one immutable sorted run: a file of blocks plus its in-memory metadata.
 //
-// Contract: a run file is `data_blocks` data blocks (block.h) followed by
-// `tombstone_blocks` blocks holding the sorted 8-byte keys of the run's tombstones
-// (zero padded). Its file size is exactly (data_blocks + tombstone_blocks) *
-// block_bytes. In memory a Run keeps the fence pointers (first key of every data
+// Contract: a run file is `data_blocks` data blocks (block.h), then `tombstone_blocks`
+// blocks holding the sorted 8-byte keys of the run's tombstones (zero padded), then
+// `checksum_blocks` blocks holding the masked CRC-32C (crc32c.h) of each earlier block
+// as little-endian uint32 (zero padded). Its file size is exactly the sum of the three
+// times block_bytes. Every block read is checked against its CRC, kept in memory (4
+// bytes per block); a mismatch throws Corruption naming the file and block, so no value
+// from a damaged block is ever returned. (LevelDB puts a 5-byte trailer after each
+// block; a separate section keeps our blocks exactly block_bytes, so the entries per
+// block, and with them the costs the model predicts, are unchanged.) In memory a Run keeps the fence pointers (first key of every data
 // block), its largest key, its tombstone keys, and either a Bloom filter or, when
 // the run lives in a hash-table level (App. F), the 64-bit hashes of its keys in
 // entry order (from which the level's HashIndex, or a Bloom filter later, is built).
@@ -36,13 +41,15 @@ class Run {
   enum class Lookup { kAbsent, kFound, kDeleted };
 
   Run(uint64_t id, RunLayout layout, std::unique_ptr<BlockFile> file, uint64_t entries,
-      std::vector<uint64_t> fences, uint64_t max_key, std::vector<uint64_t> tombstones);
+      std::vector<uint64_t> fences, uint64_t max_key, std::vector<uint64_t> tombstones,
+      std::vector<uint32_t> block_crcs);
   ~Run();
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
 
   // Reopens a run file written earlier: reads it fully (counted in *c) to rebuild fences,
-  // tombstones and key hashes. Throws IOError if the file does not match `entries`.
+  // tombstones and key hashes, checking every block. Throws IOError if the file does not
+  // match `entries`, Corruption if a block fails its checksum.
   static std::shared_ptr<Run> Recover(uint64_t id, const std::string& path, RunLayout layout,
                                       uint64_t entries, uint64_t tombstones, IOCounter* c,
                                       std::vector<uint64_t>* key_hashes);
@@ -76,6 +83,10 @@ class Run {
   size_t EntriesInBlock(uint64_t b) const;
   // Reads block b and looks key up in it; copies the value on kFound.
   Lookup GetFromBlock(uint64_t key, uint64_t b, uint8_t* value_out, IOCounter* c) const;
+  // Reads blocks [first, first + n) and checks each against its CRC.
+  void ReadBlocks(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const;
+  // Reads and checks every block (counted in *c); returns the number of blocks.
+  uint64_t Verify(IOCounter* c) const;
   // Bloom check, fences, one block read.
   Lookup Get(uint64_t key, uint64_t hash, uint8_t* value_out, IOCounter* c) const;
   bool IsTombstone(uint64_t key) const;
@@ -93,6 +104,7 @@ class Run {
   std::vector<uint64_t> fences_;
   uint64_t max_key_;
   std::vector<uint64_t> tombstones_;
+  std::vector<uint32_t> crcs_;  // data blocks, then tombstone blocks
   BloomFilter filter_;
   double bits_target_ = 0.0;
   bool hash_mode_ = false;
@@ -104,6 +116,8 @@ class Run {
 using RunPtr = std::shared_ptr<Run>;
 
 std::string RunFileName(const std::string& dir, uint64_t id);
+// Blocks of the checksum section for a run of `blocks` data and tombstone blocks.
+uint64_t ChecksumBlocks(uint64_t blocks, uint64_t block_bytes);
 
 }  // namespace wacky
 

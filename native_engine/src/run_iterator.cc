@@ -23,7 +23,7 @@ void RunIterator::LoadBlock(uint64_t b) {
   if (b < buf_first_ || b >= buf_first_ + buf_blocks_) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(prefetch_, run_->data_blocks() - b));
     buf_.resize(n * bb);
-    run_->file().Read(b, n, buf_.data(), counter_);
+    run_->ReadBlocks(b, n, buf_.data(), counter_);
     buf_first_ = b;
     buf_blocks_ = n;
   }

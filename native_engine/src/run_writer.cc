@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "block.h"
+#include "crc32c.h"
 #include "hash.h"
 
 namespace wacky {
@@ -17,11 +18,12 @@ constexpr size_t kOutBlocks = 256;  // stream 256 blocks (1 MiB at 4 KiB) per wr
 }
 
 RunWriter::RunWriter(uint64_t id, std::string path, RunLayout layout, IOCounter* counter,
-                     FaultInjector* faults, bool sync, bool retain)
+                     IOCounter* checksum_counter, FaultInjector* faults, bool sync, bool retain)
     : id_(id),
       path_(std::move(path)),
       layout_(layout),
       counter_(counter),
+      checksum_counter_(checksum_counter),
       faults_(faults),
       sync_(sync),
       retain_(retain) {
@@ -72,6 +74,8 @@ void RunWriter::FlushBlocks(bool final) {
   if (!final && in_block_ != 0) len -= layout_.block_bytes;
   if (len == 0) return;
   if (!file_) file_ = BlockFile::Create(path_, layout_.block_bytes, faults_, sync_);
+  for (size_t at = 0; at < len; at += layout_.block_bytes)
+    crcs_.push_back(crc32c::Mask(crc32c::Value(out_.data() + at, layout_.block_bytes)));
   file_->Append(out_.data(), len, counter_);
   out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(len));
 }
@@ -91,10 +95,17 @@ RunPtr RunWriter::Finish(std::vector<uint64_t>* key_hashes) {
     std::memcpy(out_.data() + at, tombstones_.data(), tombstones_.size() * 8);
   }
   FlushBlocks(true);
-  file_->Finish(sync_, counter_);
+  file_->Drain(counter_);
+  std::vector<uint8_t> section(ChecksumBlocks(crcs_.size(), layout_.block_bytes) *
+                                   layout_.block_bytes,
+                               0);
+  for (size_t b = 0; b < crcs_.size(); ++b)
+    for (int k = 0; k < 4; ++k) section[4 * b + k] = static_cast<uint8_t>(crcs_[b] >> (8 * k));
+  file_->Append(section.data(), section.size(), checksum_counter_);
+  file_->Finish(sync_, checksum_counter_);
   // Reopen read-only semantics are not needed: the same fd serves preads.
   auto run = std::make_shared<Run>(id_, layout_, std::move(file_), entries_, std::move(fences_),
-                                   last_key_, std::move(tombstones_));
+                                   last_key_, std::move(tombstones_), std::move(crcs_));
   *key_hashes = std::move(hashes_);
   done_ = true;
   return run;

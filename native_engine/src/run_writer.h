@@ -24,8 +24,9 @@ namespace wacky {
 class RunWriter {
  public:
   // retain: an abandoned file is renamed to *.obsolete instead of deleted (tests).
+  // The checksum section (run.h) is counted in *checksum_counter, the rest in *counter.
   RunWriter(uint64_t id, std::string path, RunLayout layout, IOCounter* counter,
-            FaultInjector* faults, bool sync, bool retain);
+            IOCounter* checksum_counter, FaultInjector* faults, bool sync, bool retain);
   ~RunWriter();
   RunWriter(const RunWriter&) = delete;
   RunWriter& operator=(const RunWriter&) = delete;
@@ -45,6 +46,7 @@ class RunWriter {
   std::string path_;
   RunLayout layout_;
   IOCounter* counter_;
+  IOCounter* checksum_counter_;
   FaultInjector* faults_;
   bool sync_;
   bool retain_;
@@ -56,6 +58,7 @@ class RunWriter {
   std::vector<uint64_t> fences_;
   std::vector<uint64_t> tombstones_;
   std::vector<uint64_t> hashes_;
+  std::vector<uint32_t> crcs_;  // masked CRC of every block written so far
   bool done_ = false;
 };
 
