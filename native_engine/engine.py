@@ -124,6 +124,21 @@ class Engine:
         self.entries_per_block = int(self._e.entries_per_block)
         self.buffer_entries = int(self._e.buffer_entries)
 
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], **kwargs: Any) -> Engine:
+        """Open an existing directory with the design and layout its MANIFEST records (the
+        MANIFEST's checksum is verified first). ``kwargs`` may set ``sync`` and ``wal``."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+        if "\0" in os.fsdecode(path):
+            raise ValueError("path must not contain a NUL byte")
+        unknown = set(kwargs) - {"sync", "wal"}
+        if unknown:
+            raise ValueError(f"Engine.open takes only sync and wal; got {sorted(unknown)}")
+        if not os.path.exists(os.path.join(path, "MANIFEST")):
+            raise ValueError(f"{os.fspath(path)!r} has no MANIFEST: not an engine directory")
+        return cls(path, **_engine.stored_options(os.fspath(path)), **kwargs)
+
     # -- single operations -------------------------------------------------------------
     def _value(self, value: Any) -> bytes | bytearray | memoryview:
         if not isinstance(value, (bytes, bytearray, memoryview)):

@@ -18,9 +18,10 @@
 #include "bindings_testing.h"
 #include "bloom_filter.h"
 #include "engine.h"
+#include "engine_limits.h"
 #include "file_io.h"
 #include "hash.h"
-#include "engine_limits.h"
+#include "manifest.h"
 #include "scan_iterator.h"
 #include "structure.h"
 
@@ -145,6 +146,32 @@ PYBIND11_MODULE(_engine, m) {
   m.def("uniform_fprs_for_memory", &structure::UniformFprsForMemory, py::arg("a"),
         py::arg("bits_per_entry"));
   m.def("hash64", &Hash64, py::arg("key"));
+  m.def(
+      "stored_options",
+      [](const std::string& dir) {
+        CheckPath(dir);
+        const std::string path = ManifestFileName(dir);
+        const Manifest man = Manifest::Decode(ReadWholeFile(path), path);
+        const Options& o = man.options;
+        py::dict d;
+        d["T"] = o.T;
+        d["C"] = o.C;
+        d["X"] = o.X;
+        d["K"] = o.K;
+        d["Z"] = o.Z;
+        d["entry_bytes"] = o.entry_bytes;
+        d["block_bytes"] = o.block_bytes;
+        d["buffer_bytes"] = o.buffer_bytes;
+        if (o.use_sum_fpr)
+          d["sum_fpr"] = o.sum_fpr;
+        else
+          d["bits_per_entry"] = o.bits_per_entry;
+        d["filters"] = o.uniform_filters ? "uniform" : "optimized";
+        d["hash_levels"] = o.hash_levels;
+        return d;
+      },
+      py::arg("path"),
+      "The design and layout a directory's MANIFEST records (checksum verified).");
 
   py::class_<BloomFilter>(m, "BloomFilter", "A standalone engine Bloom filter (for tests).")
       .def(py::init([](uint64_t n, double bits) {

@@ -11,13 +11,29 @@ namespace wacky {
 
 Buffer::Buffer(uint64_t capacity, uint64_t value_bytes)
     : capacity_(capacity), value_bytes_(value_bytes) {
-  keys_.resize(capacity);
-  tomb_.resize(capacity);
-  values_.resize(capacity * value_bytes);
-  uint64_t t = 16;
-  while (t < 2 * capacity) t <<= 1;
-  table_.assign(t, 0);
-  mask_ = t - 1;
+  table_.assign(16, 0);
+  mask_ = 15;
+}
+
+void Buffer::Grow() {
+  // Keep the table at most half full; arrays grow geometrically (std::vector).
+  const uint64_t want = size_ + 1;
+  if (keys_.size() < want) {
+    const uint64_t n = std::min<uint64_t>(capacity_, std::max<uint64_t>(want, 2 * keys_.size()));
+    keys_.resize(n);
+    tomb_.resize(n);
+    values_.resize(n * value_bytes_);
+  }
+  if (2 * want <= table_.size()) return;
+  std::vector<uint32_t> table(table_.size() * 2, 0);
+  const uint64_t mask = table.size() - 1;
+  for (uint32_t slot = 0; slot < size_; ++slot) {
+    uint64_t pos = Hash64(keys_[slot]) & mask;
+    while (table[pos] != 0) pos = (pos + 1) & mask;
+    table[pos] = slot + 1;
+  }
+  table_.swap(table);
+  mask_ = mask;
 }
 
 int64_t Buffer::Find(uint64_t key) const {
@@ -37,6 +53,10 @@ void Buffer::Put(uint64_t key, const uint8_t* value, bool tombstone) {
     const uint32_t s = table_[pos];
     if (s == 0) {
       if (size_ >= capacity_) throw std::logic_error("Buffer::Put on a full buffer");
+      if (2 * (size_ + 1) > table_.size() || keys_.size() <= size_) {
+        Grow();
+        return Put(key, value, tombstone);  // positions moved with the table
+      }
       slot = static_cast<uint32_t>(size_++);
       table_[pos] = slot + 1;
       keys_[slot] = key;

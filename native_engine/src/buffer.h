@@ -3,8 +3,10 @@
 // Contract: holds at most capacity() distinct keys; a write to a key already present
 // overwrites it in place (the last write wins), so a flushed buffer holds one entry
 // per key. Lookups are O(1) (open addressing on the key). SortedSlots() returns the
-// slots in key order for flushing and scanning. The buffer never allocates per entry:
-// keys, flags and values live in arrays sized once at construction.
+// slots in key order for flushing and scanning. Memory is taken as the buffer fills, not
+// at construction (a 64 GiB buffer costs nothing until it holds data): the arrays and
+// the hash table grow geometrically, so there is no allocation per entry, and Clear()
+// keeps them for the next fill.
 #ifndef WACKY_NATIVE_ENGINE_BUFFER_H_
 #define WACKY_NATIVE_ENGINE_BUFFER_H_
 
@@ -40,6 +42,7 @@ class Buffer {
 
  private:
   int64_t Find(uint64_t key) const;
+  void Grow();
 
   uint64_t capacity_;
   uint64_t value_bytes_;

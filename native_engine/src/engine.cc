@@ -62,12 +62,13 @@ void Engine::OpenDirectory() {
     replayed = true;
   }
   FlushLocked();  // the logs' writes are now in runs
-  if (options_.wal) {
-    log_ = std::make_unique<LogWriter>(LogFileName(path_, log_number_ + 1),
-                                       options_.value_bytes(), options_.sync, &faults_);
-  }
+  // A crash inside a flush can leave a newer, empty log than the MANIFEST names.
+  const uint64_t next = std::max(log_number_, logs.empty() ? 0 : logs.back().first) + 1;
+  if (options_.wal)
+    log_ = std::make_unique<LogWriter>(LogFileName(path_, next), options_.value_bytes(),
+                                       options_.sync, &faults_);
   if (options_.wal || replayed) {
-    ++log_number_;
+    log_number_ = next;
     WriteManifest(current_);  // with sync, this also makes the new log's creation durable
   }
   for (const auto& [number, file] : logs)

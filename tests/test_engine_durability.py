@@ -1,0 +1,353 @@
+"""Durability and integrity: crashes lose no acknowledged write, damage is reported, never
+returned, and nothing the MANIFEST does not prove obsolete is deleted."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import native_engine
+from cost_models import limits
+from native_engine import CorruptionError, Engine
+
+SMALL = dict(T=4, C=3, entry_bytes=32, block_bytes=256, buffer_bytes=1024, bits_per_entry=8)
+VB = 24
+
+# The child writes op i of a fixed sequence, then prints i: a printed index is acknowledged.
+CHILD = """
+import sys
+from native_engine import Engine
+path, seed, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+sys.path.insert(0, sys.argv[4])
+from test_engine_durability import SMALL, op
+e = Engine(path, **SMALL, wal=True, sync=True)
+i = start
+while True:
+    kind, key, value = op(seed, i)
+    if kind == "put":
+        e.put(key, value)
+    else:
+        e.delete(key)
+    print(i, flush=True)
+    i += 1
+"""
+
+
+def op(seed: int, i: int) -> tuple[str, int, bytes]:
+    """Operation i of the sequence: puts and deletes over 400 keys."""
+    rng = random.Random(seed * 1_000_003 + i)
+    key = rng.randrange(400)
+    if rng.random() < 0.2:
+        return "delete", key, b""
+    return "put", key, bytes([i % 256, (i >> 8) % 256]) * (VB // 2)
+
+
+def state_after(seed: int, n: int) -> dict[int, bytes]:
+    model: dict[int, bytes] = {}
+    for i in range(n):
+        kind, key, value = op(seed, i)
+        if kind == "put":
+            model[key] = value
+        else:
+            model.pop(key, None)
+    return model
+
+
+def contents(e: Engine) -> dict[int, bytes]:
+    keys = np.arange(400, dtype=np.uint64)
+    values, found = e.get_many(keys)
+    return {int(k): bytes(v) for k, v, f in zip(keys, values, found, strict=True) if f}
+
+
+def test_sigkill_never_loses_an_acknowledged_write(tmp_path) -> None:
+    """Killed with SIGKILL at random moments, 12 times: each reopen holds exactly a prefix of
+    the operations, and that prefix includes every write the child acknowledged."""
+    path, seed = str(tmp_path / "db"), 11
+    rng = random.Random(5)
+    done = 0
+    for _ in range(12):
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, path, str(seed), str(done), str(Path(__file__).parent)],
+            stdout=subprocess.PIPE, text=True)
+        target = done + rng.randrange(20, 200)
+        acked = done - 1
+        assert child.stdout is not None
+        while acked < target:
+            line = child.stdout.readline()
+            assert line, "the child died before it was killed"
+            acked = int(line)
+        time.sleep(rng.random() * 0.01)  # land the kill anywhere in the next write
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        acked = max(acked, *(int(x) for x in child.stdout.read().split()))
+        with Engine(path, **SMALL) as e:
+            got = contents(e)
+        # The write in flight may or may not have landed; nothing acknowledged may be missing.
+        if got == state_after(seed, acked + 1):
+            done = acked + 1
+        else:
+            assert got == state_after(seed, acked + 2), f"not a prefix after op {acked}"
+            done = acked + 2
+
+
+def files(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*") if p.is_file())
+
+
+def loaded(tmp_path: Path, n: int = 3000) -> tuple[Path, dict[int, bytes]]:
+    path = tmp_path / "db"
+    model = {}
+    with Engine(path, **SMALL) as e:
+        for k in range(n):
+            v = bytes([k % 251]) * VB
+            e.put(k * 7, v)
+            model[k * 7] = v
+    return path, model
+
+
+def flip(file: Path, offset: int) -> None:
+    data = bytearray(file.read_bytes())
+    data[offset] ^= 0x10
+    file.write_bytes(bytes(data))
+
+
+def runs_of(path: Path) -> list[Path]:
+    return sorted(path.glob("run-*.sst"), key=lambda p: p.stat().st_size)
+
+
+def checksum_section_start(run: Path, block_bytes: int = 256) -> int:
+    """Run files end in the CRCs of their blocks, 4 bytes each (native_engine/src/run.h)."""
+    total = run.stat().st_size // block_bytes
+    blocks = next(b for b in range(total) if b + -(-4 * b // block_bytes) == total)
+    return blocks * block_bytes
+
+
+@pytest.mark.parametrize("where", ["data block", "checksum section"])
+def test_a_flipped_byte_in_a_run_is_an_error_never_a_value(tmp_path, where) -> None:
+    path, model = loaded(tmp_path)
+    run = runs_of(path)[-1]
+    before = files(path)
+    flip(run, 300 if where == "data block" else checksum_section_start(run) + 1)
+    # Reopening reads every block of every run, so the damage is found at once.
+    with pytest.raises(CorruptionError, match=f"run file '.*{run.name}'.*block \\d+"):
+        Engine(path, **SMALL)
+    assert files(path) == before
+
+
+def test_damage_found_while_open_raises_on_get_scan_and_verify(tmp_path) -> None:
+    path, model = loaded(tmp_path)
+    e = Engine(path, **SMALL)
+    run = runs_of(path)[-1]
+    flip(run, 10)  # block 0 of the largest run, under the open engine
+    keys = np.array(sorted(model), dtype=np.uint64)
+    with pytest.raises(CorruptionError, match="block 0 fails its checksum"):
+        e.get_many(keys)
+    with pytest.raises(CorruptionError, match="fails its checksum"):
+        list(e.scan(0, 2**64 - 1))
+    with pytest.raises(CorruptionError, match="fails its checksum"):
+        e.verify()
+    values, found = e.get_many(keys[-5:])  # other blocks still answer, and rightly
+    assert all(bytes(v) == model[int(k)] for k, v in zip(keys[-5:], values, strict=True))
+    assert found.all()
+    e.close()
+
+
+def test_verify_counts_every_block_of_a_sound_directory(tmp_path) -> None:
+    path, _ = loaded(tmp_path)
+    with Engine.open(path) as e:
+        report = e.verify()
+        blocks = sum(r["blocks"] for lv in e.levels() for r in lv["runs"])
+        assert report["runs"] == sum(len(lv["runs"]) for lv in e.levels()) > 0
+        assert report["blocks"] >= blocks > 0
+
+
+def test_a_damaged_or_truncated_manifest_or_run_refuses_to_open_and_deletes_nothing(tmp_path):
+    path, _ = loaded(tmp_path)
+    before = files(path)
+    manifest = path / "MANIFEST"
+    good = manifest.read_bytes()
+    flip(manifest, len(good) // 2)
+    with pytest.raises(OSError, match="checksum mismatch"):
+        Engine(path, **SMALL)
+    assert files(path) == before
+    manifest.write_bytes(good)
+    run = runs_of(path)[-1]
+    data = run.read_bytes()
+    run.write_bytes(data[: len(data) - 256])
+    with pytest.raises(CorruptionError, match="does not match the manifest"):
+        Engine(path, **SMALL)
+    assert files(path) == before
+
+
+def test_a_deleted_manifest_refuses_to_open_and_deletes_nothing(tmp_path) -> None:
+    path, _ = loaded(tmp_path)
+    (path / "MANIFEST").unlink()
+    before = files(path)
+    with pytest.raises(RuntimeError, match="no MANIFEST.*refusing to open"):
+        Engine(path, **SMALL)
+    assert files(path) == before
+
+
+def test_unlisted_runs_are_moved_to_lost_unless_newer_than_the_manifest(tmp_path) -> None:
+    path, model = loaded(tmp_path)
+    run = runs_of(path)[-1]
+    (path / "run-00000001.sst").write_bytes(run.read_bytes())  # old id, not listed
+    (path / "run-99999999.sst").write_bytes(b"x" * 256)  # id past next_run_id: a failed merge
+    with Engine(path, **SMALL) as e:
+        assert contents(e).keys() <= model.keys()
+    assert (path / "lost" / "run-00000001.sst").exists()
+    assert not (path / "run-99999999.sst").exists()
+
+
+WAL_CHILD = """
+import os, sys
+from native_engine import Engine
+sys.path.insert(0, sys.argv[2])
+from test_engine_durability import SMALL
+e = Engine(sys.argv[1], **SMALL)
+for k in range(20):
+    e.put(10_000 + k, bytes([k]) * 24)
+os._exit(0)  # no close: the 20 writes live only in the log
+"""
+
+
+def unflushed(tmp_path: Path) -> tuple[Path, Path]:
+    path = tmp_path / "db"
+    subprocess.run([sys.executable, "-c", WAL_CHILD, str(path), str(Path(__file__).parent)],
+                   check=True)
+    logs = sorted(path.glob("wal-*.log"))
+    assert len(logs) == 1 and logs[0].stat().st_size > 0
+    return path, logs[0]
+
+
+def test_writes_in_the_log_survive_a_process_exit_without_close(tmp_path) -> None:
+    path, _ = unflushed(tmp_path)
+    with Engine(path, **SMALL) as e:
+        assert all(e.get(10_000 + k) == bytes([k]) * 24 for k in range(20))
+
+
+def test_a_torn_log_tail_is_dropped_and_damage_inside_is_refused(tmp_path) -> None:
+    path, log = unflushed(tmp_path)
+    data = log.read_bytes()
+    log.write_bytes(data[:-3])  # the last record is torn
+    with Engine(path, **SMALL) as e:
+        have = [e.get(10_000 + k) is not None for k in range(20)]
+    assert have == [True] * 19 + [False]  # only the torn write is gone
+
+    path, log = unflushed(tmp_path / "second")
+    before = files(path)
+    flip(log, 12)  # inside the first record, with 19 more after it
+    with pytest.raises(CorruptionError, match="refusing to drop acknowledged writes"):
+        Engine(path, **SMALL)
+    assert files(path) == before
+
+
+def test_without_the_log_unflushed_writes_are_lost_as_documented(tmp_path) -> None:
+    path = tmp_path / "db"
+    code = WAL_CHILD.replace("Engine(sys.argv[1], **SMALL)", "Engine(sys.argv[1], **SMALL, "
+                             "wal=False)")
+    subprocess.run([sys.executable, "-c", code, str(path), str(Path(__file__).parent)],
+                   check=True)
+    assert not list(path.glob("wal-*.log"))
+    with Engine(path, **SMALL) as e:
+        assert e.get(10_000) is None
+
+
+def test_the_log_is_counted_apart_and_rotated_at_each_flush(tmp_path) -> None:
+    with Engine(tmp_path / "db", **SMALL) as e:
+        for k in range(500):
+            e.put(k, b"v" * VB)
+        s = e.stats()
+        assert s["wal_bytes_written"] >= 500 * (9 + VB)
+        assert s["flushes"] + s["merges"] > 0
+        assert len(list((tmp_path / "db").glob("wal-*.log"))) == 1
+
+
+def test_a_second_open_is_refused_even_with_lock_files_gone(tmp_path) -> None:
+    path = tmp_path / "db"
+    e = Engine(path, **SMALL)
+    for f in path.glob("LOCK*"):
+        f.unlink()
+    with pytest.raises(OSError, match="in use by another open Engine"):
+        Engine(path, **SMALL)
+    other = subprocess.run(
+        [sys.executable, "-c", "import sys; from native_engine import Engine\n"
+         "Engine(sys.argv[1], T=4, C=3, entry_bytes=32, block_bytes=256, buffer_bytes=1024, "
+         "bits_per_entry=8)", str(path)], capture_output=True, text=True)
+    assert other.returncode != 0 and "in use by another open Engine" in other.stderr
+    e.close()
+    Engine(path, **SMALL).close()  # released by close
+
+
+def test_a_nul_in_the_path_is_refused(tmp_path) -> None:
+    with pytest.raises(ValueError, match="NUL"):
+        Engine(str(tmp_path / "a\0b"), **SMALL)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_huge_buffer_is_allocated_as_it_fills(tmp_path) -> None:
+    """buffer_bytes = 2^36 under a 4 GiB address-space cap: opening and writing work."""
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+        "from native_engine import Engine\n"
+        "with Engine(sys.argv[1], buffer_bytes=1 << 36, entry_bytes=32) as e:\n"
+        "    for k in range(10000):\n"
+        "        e.put(k, b'v' * 24)\n"
+        "    assert e.get(9999) == b'v' * 24\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "db")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+
+
+def test_the_engine_limits_are_the_models(tmp_path) -> None:
+    assert native_engine.MAX_RUNS_PER_LEVEL == limits.MAX_RUNS_PER_LEVEL
+    assert native_engine.MAX_LEVELS == limits.MAX_LEVELS
+
+
+def test_a_design_that_outgrows_the_limits_fails_clearly_and_keeps_the_data(tmp_path) -> None:
+    """X = 64 with tiering asks for 2^64 runs in Level 1 as soon as a second level forms."""
+    path = tmp_path / "db"
+    kw = dict(SMALL, T=2, C=1, X=64, K=1, Z=1)
+    e = Engine(path, **kw)
+    written = 0
+    with pytest.raises(ValueError, match="runs in Level 1 .* more than the limit of 1000000"):
+        for k in range(100_000):
+            e.put(k, b"v" * VB)
+            written += 1
+    values, found = e.get_many(np.arange(written, dtype=np.uint64))
+    assert found.all()  # every acknowledged write is still readable
+
+
+def test_long_calls_let_other_python_threads_run(tmp_path) -> None:
+    """The GIL is released inside the engine: a Python thread keeps counting during one
+    long put_many."""
+    ticks = [0]
+    stop = threading.Event()
+
+    def count() -> None:
+        while not stop.is_set():
+            ticks[0] += 1
+
+    with Engine(tmp_path / "db", **SMALL) as e:
+        keys = np.arange(200_000, dtype=np.uint64)
+        values = np.zeros((keys.size, VB), np.uint8)
+        t = threading.Thread(target=count)
+        t.start()
+        time.sleep(0.01)
+        start = ticks[0]
+        e.put_many(keys, values)
+        during = ticks[0] - start
+        stop.set()
+        t.join()
+    assert during > 1000
