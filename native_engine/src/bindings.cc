@@ -4,9 +4,12 @@
 // conversion. C++ exceptions map to Python ones: std::invalid_argument and
 // EngineClosed -> ValueError, IOError -> OSError (with errno), anything else ->
 // RuntimeError, Corruption -> native_engine.CorruptionError (an OSError). Every call
-// that takes the engine's lock (open, put, delete, get, put_many, get_many, scan and
-// its batches, flush, verify, stats, close) releases the GIL while C++ runs, so a busy
-// Python thread cannot stall it.
+// that may wait for the engine's lock or do more than a block read (open, put, delete,
+// get, put_many, get_many, scan and its batches, flush, verify, stats, close) releases
+// the GIL while C++ runs. Single put/delete/get first try Engine::TryWrite/TryGet with
+// the GIL held: when the engine is free and no flush or sync is due, the call is a few
+// microseconds, and giving up the GIL would make it wait for a busy thread's switch
+// interval to win it back.
 // The public, documented API is native_engine.Engine (native_engine/engine.py); the
 // test hooks (Engine::TEST_*) go to the submodule _engine.testing (bindings_testing.cc).
 #include <pybind11/numpy.h>
@@ -235,16 +238,22 @@ PYBIND11_MODULE(_engine, m) {
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();
              const uint8_t* v = CheckValue(info, e.options().value_bytes());
+             if (e.TryWrite(key, v, false)) return;
              py::gil_scoped_release release;  // info keeps the buffer alive meanwhile
              e.Put(key, v);
            })
-      .def("delete", &Engine::Delete, py::call_guard<py::gil_scoped_release>())
+      .def("delete",
+           [](Engine& e, uint64_t key) {
+             if (e.TryWrite(key, nullptr, true)) return;
+             py::gil_scoped_release release;
+             e.Delete(key);
+           })
       .def("verify", &Engine::Verify, py::call_guard<py::gil_scoped_release>())
       .def("get",
            [](Engine& e, uint64_t key) -> py::object {
              std::string v(e.options().value_bytes(), '\0');
-             bool found;
-             {
+             bool found = false;
+             if (!e.TryGet(key, reinterpret_cast<uint8_t*>(v.data()), &found)) {
                py::gil_scoped_release release;
                found = e.Get(key, reinterpret_cast<uint8_t*>(v.data()));
              }

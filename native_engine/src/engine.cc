@@ -124,6 +124,24 @@ void Engine::Delete(uint64_t key) {
   ++stats_.deletes;
 }
 
+bool Engine::TryWrite(uint64_t key, const uint8_t* value, bool tombstone) {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock() || closed_) return false;  // closed: the slow path raises
+  if ((buffer_.Full() && !buffer_.Contains(key)) || (log_ && options_.sync)) return false;
+  PutLocked(key, value, tombstone);
+  CommitLog();
+  ++(tombstone ? stats_.deletes : stats_.puts);
+  return true;
+}
+
+bool Engine::TryGet(uint64_t key, uint8_t* value_out, bool* found) {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock() || closed_) return false;
+  ++stats_.gets;
+  *found = GetLocked(key, value_out);
+  return true;
+}
+
 void Engine::CommitLog() {
   if (!log_) return;
   const size_t n = log_->Commit();

@@ -23,7 +23,8 @@
 //     fences admit the key; Scan returns a ScanIterator over a stable snapshot.
 //   * Close() flushes the buffer (so reopening gives the same contents), writes the
 //     MANIFEST and releases the directory; every later call throws EngineClosed.
-//   * All public methods are thread safe (one mutex); the bindings release the GIL.
+//   * All public methods are thread safe (one mutex). The bindings release the GIL for
+//     every call that may wait for that mutex or do I/O beyond a block read.
 //   * Methods named TEST_* are hooks for tests only; the Python API does not expose
 //     them (they are bound in the submodule native_engine._engine.testing).
 //
@@ -86,6 +87,13 @@ class Engine {
   // Copies the value into value_out (value_bytes) and returns true if the key exists.
   bool Get(uint64_t key, uint8_t* value_out);
   void PutMany(const uint64_t* keys, const uint8_t* values, size_t n);
+  // Fast paths for callers that hold a lock of their own (the bindings hold Python's GIL).
+  // They do the work only if it is short: the engine's mutex is free and, for a write, no
+  // flush or fdatasync is due. Otherwise they return false having done nothing, and the
+  // caller releases its lock and calls Get/Put/Delete. Releasing the GIL for a 2 us call
+  // would cost far more: a busy Python thread keeps it for up to its switch interval.
+  bool TryGet(uint64_t key, uint8_t* value_out, bool* found);
+  bool TryWrite(uint64_t key, const uint8_t* value, bool tombstone);
   void GetMany(const uint64_t* keys, size_t n, uint8_t* values_out, bool* found_out);
   std::unique_ptr<ScanIterator> Scan(uint64_t lo, uint64_t hi);
   // Forces the buffer out as a flush (no-op when empty).
