@@ -174,6 +174,8 @@ class ValidationResult:
     checks: Checks
     seconds: float
     mix_io_per_op: float | None = None
+    # The engine ran without its write-ahead log: the model prices flushes and merges only.
+    wal: bool = False
 
     @property
     def relative_error(self) -> Errors:
@@ -197,6 +199,7 @@ class ValidationResult:
             "refined_relative_error": self.simulated_relative_error.to_dict(),
             "checks": asdict(self.checks),
             "seconds": self.seconds,
+            "wal": self.wal,
         }
         if self.mix_io_per_op is not None:
             out["mix_io_per_op"] = self.mix_io_per_op

@@ -41,6 +41,9 @@ LOAD_SHARE = 0.75  # of the progress bar: the load dominates the run time
 
 __all__ = ["Scale", "ValidationResult", "predict_paper", "predict_simulated", "validate"]
 
+# Engines run without their write-ahead log: the cost model prices flushes and merges only.
+ENGINE_WAL = False
+
 
 def range_entries_for(scale: Scale, workload: Workload | None, entries_per_block: int) -> int:
     """Entries per range read: the workload's range length if it has one, else a short range."""
@@ -157,7 +160,7 @@ def validate(
             entry_bytes=scale.entry_bytes,
             block_bytes=scale.block_bytes,
             buffer_bytes=scale.buffer_bytes,
-            wal=False,  # validation measures flushes and merges only (the log is not modelled)
+            wal=ENGINE_WAL,
             **system.budget,
         )
         try:
@@ -223,6 +226,7 @@ def validate(
         checks=checks,
         seconds=time.perf_counter() - start,
         mix_io_per_op=mix_io_per_op,
+        wal=ENGINE_WAL,
     )
 
 
@@ -282,7 +286,7 @@ def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str
             entry_bytes=trace.entry_bytes,
             block_bytes=int(scale.get("block_bytes", 4096)),
             buffer_bytes=int(scale.get("buffer_bytes", 1 << 20)),
-            wal=False,  # as in validate: the I/O counted is flushes and merges
+            wal=ENGINE_WAL,
             **budget,
         )
         try:

@@ -210,6 +210,9 @@ def validate_command(
         stdout.print(f"[bold]{knob_text(resolved)}[/bold] ({resolved.filters} filters), "
                      f"{scale.entries:,} entries of {scale.entry_bytes} B, "
                      f"{result.seconds:.1f} s")
+        if not result.wal:
+            stdout.print("The engine ran without its write-ahead log: the I/O measured is "
+                         "flushes and merges, the I/O the model prices.")
         for table in validation_tables(result):
             stdout.print(table)
     checks = result.checks
@@ -231,6 +234,28 @@ def replay_command(
     else:
         stdout_console().print(replay_table(result, f"Replay of {path}"))
     _fail_on_wrong_answers(result["get_misses"], result["zero_hits"], result["wrong_values"])
+
+
+@app.command("verify")
+def verify_command(
+    path: Annotated[Path, typer.Argument(help="An engine directory.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Check every block of every run in an engine directory against its checksum."""
+    from native_engine import CorruptionError, Engine
+
+    try:
+        with Engine.open(path) as engine:
+            report = engine.verify()
+    except CorruptionError as err:
+        print(f"error: corrupt: {err.strerror or err}", file=sys.stderr)
+        raise typer.Exit(1) from None
+    except OSError as err:
+        raise ValueError(f"cannot open {path}: {err.strerror or err}") from None
+    if as_json:
+        _print_json({"path": str(path), **report, "ok": True})
+    else:
+        print(f"{path}: {report['runs']} runs, {report['blocks']:,} blocks, all checksums match")
 
 
 @app.command("dashboard")

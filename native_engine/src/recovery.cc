@@ -74,6 +74,7 @@ Version Recover(const std::string& dir, const Options& options, IOCounter* io,
   ApplyShape(options, v.n_est, &v.levels);
   for (auto& l : v.levels) l.RefreshFilters(options.entries_per_block());
 
+  bool moved = false;
   for (const std::string& name : ListDir(dir)) {
     uint64_t id = 0;
     if (!ParseRunFileName(name, &id) || live.count(id) != 0) continue;
@@ -84,7 +85,12 @@ Version Recover(const std::string& dir, const Options& options, IOCounter* io,
       MakeDirs(dir + "/lost");
       if (::rename(from.c_str(), (dir + "/lost/" + name).c_str()) != 0)
         ThrowIOError(errno, "cannot move an unlisted run file to lost/", from);
+      moved = true;
     }
+  }
+  if (moved && options.sync) {
+    SyncDir(dir + "/lost");
+    SyncDir(dir);
   }
   return v;
 }
