@@ -87,7 +87,7 @@ def crash_rounds(path: str, seed: int, rounds: int, rng: random.Random) -> tuple
         time.sleep(rng.random() * 0.01)  # land the kill anywhere in the next writes
         child.send_signal(signal.SIGKILL)
         child.wait()
-        acked = max(acked, *(int(x) for x in child.stdout.read().split()))
+        acked = max([acked, *(int(x) for x in child.stdout.read().split())])
         with Engine(path, **SMALL) as e:
             got = contents(e)
         # The write in flight may or may not have landed; nothing acknowledged may be missing.
