@@ -26,7 +26,7 @@ def _random_u64(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(0, 2**64, size=n, dtype=np.uint64)
 
 
-def _fresh_keys(rng: np.random.Generator, n: int, taken_sorted: np.ndarray) -> np.ndarray:
+def fresh_keys(rng: np.random.Generator, n: int, taken_sorted: np.ndarray) -> np.ndarray:
     """``n`` distinct uniform random keys, none in ``taken_sorted``; redraws collisions."""
     out = np.zeros(0, dtype=np.uint64)
     while len(out) < n:
@@ -49,7 +49,7 @@ def load_trace(n_load: int, *, entry_bytes: int, seed: int) -> Trace:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
     rng = np.random.default_rng([int(seed), 0x4C4F4144])  # stream tag: "LOAD"
-    keys = _fresh_keys(rng, n_load, np.zeros(0, dtype=np.uint64))
+    keys = fresh_keys(rng, n_load, np.zeros(0, dtype=np.uint64))
     return Trace(
         np.zeros(n_load, np.uint8),
         keys,
@@ -112,7 +112,7 @@ def read_ops(
     keys[is_get] = pool[rng.integers(0, max(pool.size, 1), size=int(is_get.sum()))]
 
     fresh_slots = np.flatnonzero((kinds == OpKind.ZERO) | (kinds == OpKind.PUT))
-    keys[fresh_slots] = _fresh_keys(rng, fresh_slots.size, np.sort(loaded))
+    keys[fresh_slots] = fresh_keys(rng, fresh_slots.size, np.sort(loaded))
 
     is_range = kinds == OpKind.RANGE
     n_range = int(is_range.sum())

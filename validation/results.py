@@ -176,6 +176,11 @@ class ValidationResult:
     mix_io_per_op: float | None = None
     # The engine ran without its write-ahead log: the model prices flushes and merges only.
     wal: bool = False
+    # "steady": costs over a window of inserts into a preloaded tree (validation.steady);
+    # "load": averages over the load into an empty tree.
+    phase: str = "load"
+    window_writes: int | None = None
+    major_compactions: int | None = None
 
     @property
     def relative_error(self) -> Errors:
@@ -200,6 +205,9 @@ class ValidationResult:
             "checks": asdict(self.checks),
             "seconds": self.seconds,
             "wal": self.wal,
+            "phase": self.phase,
+            "window_writes": self.window_writes,
+            "major_compactions": self.major_compactions,
         }
         if self.mix_io_per_op is not None:
             out["mix_io_per_op"] = self.mix_io_per_op

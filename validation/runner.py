@@ -18,7 +18,7 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from validation.engine_simulator import grow, grown_costs
 from validation.replay import replay
 from validation.results import Checks, Costs, LevelShape, ValidationResult, with_theta
 from validation.scale import Scale
+from validation.steady import measure_window
 from wacky_model.analysis import analyze
 from wacky_model.types import Design, System, Workload
 
@@ -43,6 +44,7 @@ __all__ = ["Scale", "ValidationResult", "predict_paper", "predict_simulated", "v
 
 # Engines run without their write-ahead log: the cost model prices flushes and merges only.
 ENGINE_WAL = False
+PHASES = ("steady", "load")
 
 
 def range_entries_for(scale: Scale, workload: Workload | None, entries_per_block: int) -> int:
@@ -136,11 +138,16 @@ def validate(
     progress: Progress | None = None,
     save_trace: str | Path | None = None,
     workdir: str | Path | None = None,
+    phase: str = "steady",
 ) -> ValidationResult:
     """Predict, build, measure and compare ``design`` at ``scale`` (default: 2M entries).
 
-    Give the filter memory as ``bits_per_entry`` (default 5) or ``sum_fpr``.
+    Give the filter memory as ``bits_per_entry`` (default 5) or ``sum_fpr``. ``phase`` is
+    "steady" (default: amortized costs over a window of inserts into the preloaded tree,
+    :mod:`validation.steady`) or "load" (averages over the load into an empty tree).
     """
+    if phase not in PHASES:
+        raise ValueError(f"phase must be one of {', '.join(PHASES)}; got {phase!r}")
     scale = scale or Scale()
     if bits_per_entry is None and sum_fpr is None:
         bits_per_entry = 5.0
@@ -174,45 +181,80 @@ def validate(
             levels, memory = _measured_levels(engine)
             keys = load.keys
             level_L_keys = keys[: levels[-1].entries]  # Level L holds the oldest entries
-            parts = _read_parts(keys, level_L_keys, scale, workload, range_entries)
+            window = None
+            if phase == "steady":
+                report(LOAD_SHARE, "steady-state window")
+                window = measure_window(
+                    engine, keys, level_L_keys, entry_bytes=scale.entry_bytes,
+                    reads=scale.reads, range_entries=range_entries,
+                    seed=scale.seed * 1_000_003 + 17)
+                levels, memory = _measured_levels(engine)
+                keys = np.concatenate([keys, window.inserted])
+            parts = _read_parts(keys, level_L_keys, scale, workload, range_entries,
+                                mix_only=phase == "steady")
             full = tr.build_trace(
-                [("load", load.kinds, load.keys, load.args), *parts],
+                [("load", load.kinds, load.keys, load.args),
+                 *(window.parts if window else []), *parts],
                 entry_bytes=scale.entry_bytes,
                 meta={"design": design.knobs, "filters": design.filters, "scale": asdict(scale),
-                      "budget": system.budget},
+                      "budget": system.budget, "phase": phase},
             )
             read_phases = [p[0] for p in parts]
             reads = replay(
                 engine, full, phases=read_phases,
                 progress=lambda done, total: report(
                     LOAD_SHARE + (1 - LOAD_SHARE) * done / total, "reading"),
-            )
+            ) if read_phases else None
             if save_trace is not None:
                 tr.write_trace(save_trace, full)
         finally:
             engine.close()
 
-    phases = {**loaded.phases, **reads.phases}
-    measured = with_theta(Costs(
-        write_amp=phases["load"]["put"].blocks_written * B / scale.entries,
-        zero_result_read=_per_op(phases["zero"], "zero", "blocks_read"),
-        point_read=_per_op(phases["level_L_reads"], "get", "blocks_read"),
-        point_read_uniform=_per_op(phases["uniform_reads"], "get", "blocks_read"),
-        range_runs=_per_op(phases["range"], "range", "runs_probed"),
-        range_io=_per_op(phases["range"], "range", "blocks_read"),
-        memory_bits_per_entry=memory,
-        levels=levels,
-    ), workload, B)
+    phases = {**loaded.phases, **(reads.phases if reads else {})}
+    if window is None:
+        measured = Costs(
+            write_amp=phases["load"]["put"].blocks_written * B / scale.entries,
+            zero_result_read=_per_op(phases["zero"], "zero", "blocks_read"),
+            point_read=_per_op(phases["level_L_reads"], "get", "blocks_read"),
+            point_read_uniform=_per_op(phases["uniform_reads"], "get", "blocks_read"),
+            range_runs=_per_op(phases["range"], "range", "runs_probed"),
+            range_io=_per_op(phases["range"], "range", "blocks_read"),
+            memory_bits_per_entry=memory,
+            levels=levels,
+        )
+    else:
+        measured = Costs(
+            write_amp=window.blocks_written * B / window.writes,
+            zero_result_read=window.per_read("zero", 0),
+            point_read=window.per_read("level_L_reads", 0),
+            point_read_uniform=window.per_read("uniform_reads", 0),
+            range_runs=window.per_read("range", 1),
+            range_io=window.per_read("range", 0),
+            memory_bits_per_entry=memory,
+            levels=levels,
+        )
+        # The window's tree holds more than the preload: the model is asked at its mean size,
+        # and the simulator grows the tree the engine ended with (every key inserted), so its
+        # levels can be compared exactly.
+        total = scale.entries + int(window.inserted.size)
+        mean = total - window.writes // 2
+        system = replace(scale, entries=min(mean, 10**9)).system(bits_per_entry, sum_fpr)
+        predicted = predict_paper(design, system, workload)
+        final = replace(scale, entries=min(total, 10**9)).system(bits_per_entry, sum_fpr)
+        simulated = predict_simulated(design, final, workload, range_entries)
+    measured = with_theta(measured, workload, B)
     mix_io_per_op = None
     if "mix" in phases:
         mix = phases["mix"]
         ops = sum(t.count for t in mix.values())
         io = sum(t.blocks_read + t.blocks_written for t in mix.values())
         mix_io_per_op = io / ops if ops else None
+    extra = [0, 0, 0] if window is None else window.checks
+    later = [0, 0, 0] if reads is None else [reads.get_misses, reads.zero_hits, reads.wrong_values]
     checks = Checks(
-        get_misses=loaded.get_misses + reads.get_misses,
-        zero_hits=loaded.zero_hits + reads.zero_hits,
-        wrong_values=loaded.wrong_values + reads.wrong_values,
+        get_misses=loaded.get_misses + later[0] + extra[0],
+        zero_hits=loaded.zero_hits + later[1] + extra[1],
+        wrong_values=loaded.wrong_values + later[2] + extra[2],
     )
     report(1.0, "done")
     return ValidationResult(
@@ -227,6 +269,9 @@ def validate(
         seconds=time.perf_counter() - start,
         mix_io_per_op=mix_io_per_op,
         wal=ENGINE_WAL,
+        phase=phase,
+        window_writes=None if window is None else window.writes,
+        major_compactions=None if window is None else window.major_compactions,
     )
 
 
@@ -236,9 +281,12 @@ def _read_parts(
     scale: Scale,
     workload: Workload | None,
     range_entries: int,
+    *,
+    mix_only: bool = False,
 ) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
-    """The read phase, one sub-phase per kind so each is measured alone, then the mix."""
-    specs = [
+    """The read phase, one sub-phase per kind so each is measured alone, then the mix.
+    ``mix_only``: just the mix (the steady window measured the reads already)."""
+    specs = [] if mix_only else [
         ("zero", {"zero": 1.0}, keys),
         ("level_L_reads", {"get": 1.0}, level_L_keys),
         ("uniform_reads", {"get": 1.0}, keys),

@@ -164,6 +164,10 @@ def validate_command(
         "--sweep", help="Validate the whole continuum; write a markdown table.")] = False,
     out: OutFile = Path("docs/VALIDATION.md"),
     workers: Annotated[int, typer.Option("--workers", help="Parallel runs (--sweep).")] = 2,
+    phase: Annotated[str, typer.Option(
+        "--phase", help="steady: costs over a window of inserts into the preloaded tree, "
+        "spanning a merge into the largest level; load: averages over the load into an empty "
+        "tree.", rich_help_panel="Engine run")] = "steady",
 ) -> None:
     """Build a design in the engine, measure it and compare with the models."""
     from rich.console import Console
@@ -196,7 +200,7 @@ def validate_command(
         task = bar.add_task("validating", total=1.0)
         result = validate(
             resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
-            sum_fpr=budget.sum_fpr, save_trace=save_trace,
+            sum_fpr=budget.sum_fpr, save_trace=save_trace, phase=phase,
             progress=lambda f, msg: bar.update(task, completed=f, description=msg),
         )
     if html is not None:
@@ -210,6 +214,10 @@ def validate_command(
         stdout.print(f"[bold]{knob_text(resolved)}[/bold] ({resolved.filters} filters), "
                      f"{scale.entries:,} entries of {scale.entry_bytes} B, "
                      f"{result.seconds:.1f} s")
+        if result.phase == "steady":
+            stdout.print(f"Steady state: a window of {result.window_writes:,} inserts into the "
+                         f"preloaded tree, spanning {result.major_compactions} merge(s) into "
+                         "the largest level.")
         if not result.wal:
             stdout.print("The engine ran without its write-ahead log: the I/O measured is "
                          "flushes and merges, the I/O the model prices.")

@@ -1,0 +1,158 @@
+"""The steady-state measurement window: amortized costs in a tree that already holds N entries.
+
+Eq 14-16 are amortized costs per operation in a tree of N entries, and the paper measured them
+that way (a preloaded data set, long windows, at least one major compaction). After the preload,
+which is not counted, :func:`measure_window` keeps inserting fresh keys one buffer at a time:
+
+1. warm-up (not counted) until a merge into the largest level (a *major compaction*) happens,
+   so the window starts at the same point of the fill cycle it ends at;
+2. the window, until the next major compaction: every buffer's first put triggers the flush
+   and the merges of the previous buffer, so the window's I/O is exactly whole flush cycles;
+3. after every buffer, a few reads of each kind, so reads are averaged over the cycle too.
+
+It reports write amplification per insert and I/O per read of each kind over the window only,
+with the number of writes and of major compactions it spanned. A window that reaches the cap
+without a major compaction says so (``major_compactions == 0``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import wacky_traces as tr
+from validation import generators
+from validation.replay import OpTotals, replay
+
+READ_KINDS = ("zero", "level_L_reads", "uniform_reads", "range")
+WINDOW_CAP_LOADS = 2.0  # the warm-up and the window each stop after this many times N writes
+
+
+@dataclass
+class WindowResult:
+    """What the window measured; ``reads`` maps each read kind to its totals."""
+
+    writes: int = 0
+    blocks_written: int = 0
+    major_compactions: int = 0
+    warmup_writes: int = 0
+    reads: dict[str, list[int]] = field(default_factory=dict)  # kind -> [count, read, probed]
+    checks: list[int] = field(default_factory=lambda: [0, 0, 0])  # misses, zero hits, wrong
+    parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
+    inserted: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+
+    def per_read(self, kind: str, what: int) -> float:
+        count, *totals = self.reads[kind]
+        if count == 0:
+            raise RuntimeError(f"the window ran no {kind} operations")
+        return totals[what] / count
+
+
+def _puts(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (np.full(keys.size, int(tr.OpKind.PUT), np.uint8), keys,
+            np.zeros(keys.size, np.uint64))
+
+
+def _gets(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return (np.full(keys.size, int(tr.OpKind.GET), np.uint8), keys,
+            np.zeros(keys.size, np.uint64))
+
+
+def measure_window(
+    engine: Any,
+    loaded: np.ndarray,
+    level_L_keys: np.ndarray,
+    *,
+    entry_bytes: int,
+    reads: int,
+    range_entries: int,
+    seed: int,
+) -> WindowResult:
+    """Run the warm-up and the window on ``engine``, which holds the keys ``loaded``."""
+    F = int(engine.buffer_entries)
+    n = int(loaded.size)
+    cap = max(int(WINDOW_CAP_LOADS * n), 4 * F)
+    rng = np.random.default_rng([seed, 0x5354454144])  # stream tag: "STEAD"
+    fresh = generators.fresh_keys(rng, 2 * cap + F, np.sort(loaded))
+    taken = np.concatenate([loaded, fresh])
+    zero_kinds, zero_keys, _ = generators.read_ops(
+        taken, n=reads, get_pool=loaded, fractions={"zero": 1.0}, range_entries=range_entries,
+        seed=seed + 1)
+    range_kinds, range_keys, range_args = generators.read_ops(
+        loaded, n=reads, get_pool=loaded, fractions={"range": 1.0},
+        range_entries=range_entries, seed=seed + 2)
+    result = WindowResult(reads={k: [0, 0, 0] for k in READ_KINDS})
+    used = 0  # fresh keys inserted so far
+    read_at = 0  # reads of each kind done so far
+    per_buffer = 1
+
+    def run(parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> dict:
+        trace = tr.build_trace(parts, entry_bytes=entry_bytes, meta={})
+        out = replay(engine, trace)
+        result.checks[0] += out.get_misses
+        result.checks[1] += out.zero_hits
+        result.checks[2] += out.wrong_values
+        result.parts.extend(parts)
+        return out.phases
+
+    def one_buffer(tag: str) -> tuple[int, int]:
+        """Insert one buffer's worth of fresh keys; returns the first put's blocks written and
+        the major compactions it caused (the flush and merges of the previous buffer)."""
+        nonlocal used
+        before = engine.stats()["major_compactions"]
+        phases = run([(f"{tag}-first", *_puts(fresh[used : used + 1])),
+                      (f"{tag}-rest", *_puts(fresh[used + 1 : used + F]))])
+        used += F
+        first: OpTotals = phases[f"{tag}-first"]["put"]
+        rest: OpTotals = phases[f"{tag}-rest"]["put"]
+        if rest.blocks_written:
+            raise RuntimeError("a flush happened inside a buffer; the window would be misaligned")
+        return first.blocks_written, engine.stats()["major_compactions"] - before
+
+    # Fill the buffer exactly, so every later buffer's first put triggers a flush.
+    partial = int(engine.stats()["buffer_size"])
+    if partial:
+        run([("fill", *_puts(fresh[: F - partial]))])
+        used = F - partial
+    # 1. Warm-up: until a major compaction.
+    while result.warmup_writes < cap:
+        _, majors = one_buffer(f"warm{used}")
+        result.warmup_writes += F
+        if majors:
+            break
+    # Reads per buffer: the window lasts about Level L-1's capacity in buffers.
+    levels = engine.levels()
+    cycle = levels[-2]["capacity"] / F if len(levels) > 1 else 1.0
+    per_buffer = max(1, math.ceil(reads / max(cycle, 1.0)))
+    # 2-3. The window: buffers until the next major compaction, reads after each.
+    while result.writes < cap:
+        written, majors = one_buffer(f"win{used}")
+        # The first put flushed the previous buffer: the window owns that buffer's cost.
+        result.blocks_written += written
+        result.writes += F
+        result.major_compactions += majors
+        if read_at < reads:
+            take = slice(read_at, min(reads, read_at + per_buffer))
+            present = np.concatenate([loaded, fresh[:used]])
+            m = take.stop - take.start
+            parts = [
+                (f"zero{used}", zero_kinds[take], zero_keys[take], np.zeros(m, np.uint64)),
+                (f"levelL{used}", *_gets(rng.choice(level_L_keys, m))),
+                (f"uniform{used}", *_gets(rng.choice(present, m))),
+                (f"range{used}", range_kinds[take], range_keys[take], range_args[take]),
+            ]
+            phases = run(parts)
+            for kind, (name, *_rest) in zip(READ_KINDS, parts, strict=True):
+                for t in phases[name].values():
+                    acc = result.reads[kind]
+                    acc[0] += t.count
+                    acc[1] += t.blocks_read
+                    acc[2] += t.runs_probed
+            read_at = take.stop
+        if majors:
+            break
+    result.inserted = fresh[:used]
+    return result
