@@ -1,9 +1,9 @@
-"""Traces: the file formats (wacky_traces), their error reporting and replay (validation.replay).
-The generators that make the traces are tested in test_generators.py."""
+"""The trace type and its file formats (wacky_traces): construction, round trips, the
+documented layout, and the errors a malformed file gets. No engine here: replaying traces is
+tested in test_replay.py, the generators in test_generators.py."""
 
 from __future__ import annotations
 
-import json
 import os
 import struct
 import tempfile
@@ -13,14 +13,27 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from trace_samples import (
+    EB,
+    U64,
+    D,
+    G,
+    Malformed,
+    P,
+    R,
+    Z,
+    bad_framing_files,
+    bad_record_files,
+    make_small,
+    make_trace,
+    raw_bytes,
+    truncated_files,
+    truncated_lz4_files,
+)
 
-from native_engine import Engine
-from validation.generators import load_trace, read_ops
-from validation.replay import replay
 from wacky_traces import (
     LZ4_MAGIC,
     MAGIC,
-    OpKind,
     Phase,
     Trace,
     TraceError,
@@ -31,80 +44,15 @@ from wacky_traces import (
     write_trace,
 )
 
-EB = 32  # entry_bytes of the test engines: 24-byte values
-SMALL = dict(T=4, C=3, entry_bytes=EB, block_bytes=256, buffer_bytes=1024, bits_per_entry=8)
-P, G, Z, R, D = (int(k) for k in OpKind)
-U64 = 2**64 - 1
-
-
-def new_engine(path) -> Engine:
-    return Engine(path, **SMALL)
-
-
-@pytest.fixture
-def engine(tmp_path):
-    e = new_engine(tmp_path / "db")
-    yield e
-    e.close()
-
-
-def make_trace(n_load: int = 400, seed: int = 7) -> Trace:
-    """load, then reads, then a mix with puts, then deletes followed by zero-reads of them."""
-    load = load_trace(n_load, entry_bytes=EB, seed=seed)
-    pool = load.keys[: n_load * 3 // 4]
-    reads = read_ops(
-        load.keys,
-        n=300,
-        get_pool=pool,
-        fractions={"get": 0.5, "zero": 0.3, "range": 0.2},
-        range_entries=6,
-        seed=seed + 1,
-    )
-    mix = read_ops(
-        load.keys,
-        n=300,
-        get_pool=pool,
-        fractions={"get": 0.3, "zero": 0.2, "range": 0.1, "put": 0.4},
-        range_entries=6,
-        seed=seed + 2,
-    )
-    gone = load.keys[n_load * 3 // 4 :][:40]  # not in the get pool, so later GETs stay valid
-    drop = (
-        np.r_[np.full(len(gone), D), np.full(len(gone), Z)].astype(np.uint8),
-        np.r_[gone, gone],
-        np.zeros(2 * len(gone), np.uint64),
-    )
-    return build_trace(
-        [
-            ("load", load.kinds, load.keys, load.args),
-            ("reads", *reads),
-            ("mix", *mix),
-            ("drop", *drop),
-        ],
-        entry_bytes=EB,
-        meta={"design": {"T": 4}, "seed": seed},
-    )
-
 
 @pytest.fixture(scope="module")
 def trace() -> Trace:
     return make_trace()
 
 
-def io_table(result) -> dict:
-    """The deterministic part of a replay result (everything but seconds)."""
-    return {
-        (ph, kind): (t.count, t.blocks_read, t.blocks_written, t.runs_probed, t.entries_returned)
-        for ph, kinds in result.phases.items()
-        for kind, t in kinds.items()
-    }
-
-
-def untouched(engine: Engine, before: dict, keys: np.ndarray) -> None:
-    assert engine.stats()["total"] == before["total"]
-    assert engine.stats()["puts"] == before["puts"] == 0
-    _, found = engine.get_many(keys)
-    assert not found.any()
+@pytest.fixture(scope="module")
+def small() -> Trace:
+    return make_small()
 
 
 # -- values -----------------------------------------------------------------------------------
@@ -345,240 +293,39 @@ def test_text_errors_name_the_line(tmp_path, body, line, match) -> None:
 
 
 # -- files: malformed ----------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def small() -> Trace:
-    load = load_trace(30, entry_bytes=EB, seed=11)
-    reads = read_ops(
-        load.keys,
-        n=20,
-        get_pool=load.keys,
-        fractions={"get": 0.5, "zero": 0.25, "range": 0.25},
-        range_entries=3,
-        seed=1,
-    )
-    return build_trace(
-        [("load", load.kinds, load.keys, load.args), ("reads", *reads)],
-        entry_bytes=EB,
-        meta={"k": "v"},
-    )
+# Reading refuses the whole file, naming it (and the first bad record); test_replay.py checks the
+# same files never reach an engine.
+def check_rejected(cases: list[Malformed]) -> None:
+    for path, match, record in cases:
+        with pytest.raises(TraceError, match=match) as e:
+            read_trace(path)
+        assert str(path) in str(e.value)
+        if record is not None:
+            assert e.value.record == record
 
 
-def raw_bytes(tmp_path, t: Trace) -> tuple[bytes, int]:
-    """The uncompressed file and the file offset of record 0."""
-    write_trace(tmp_path / "raw.wt", t, compress=False)
-    data = (tmp_path / "raw.wt").read_bytes()
-    (hlen,) = struct.unpack_from("<I", data, 8)
-    return data, 12 + hlen
-
-
-def check_rejected(path, engine, trace, match, record=None) -> None:
-    """read + replay raises naming the file (and record); the engine saw nothing."""
-    before = engine.stats()
-    with pytest.raises(TraceError, match=match) as e:
-        replay(engine, read_trace(path))
-    assert str(path) in str(e.value)
-    if record is not None:
-        assert e.value.record == record
-    untouched(engine, before, trace.keys)
-
-
-def test_truncations_name_the_first_missing_record(tmp_path, engine, small) -> None:
+def test_truncations_name_the_first_missing_record(tmp_path, small) -> None:
     data, rec0 = raw_bytes(tmp_path, small)
-    n = len(small)
-    assert len(data) == rec0 + 17 * n
-    cases = [
-        (3, "truncated in the magic", None),
-        (10, "truncated in the header length", None),
-        (rec0 - 5, "truncated in the header", None),
-        (rec0, "record 0 is missing; the header says 50 records", 0),
-        (rec0 + 17 * 7, "record 7 is missing", 7),
-        (rec0 + 17 * 7 + 1, r"record 7 is partial \(1 of 17 bytes\)", 7),
-        (rec0 + 17 * 31 + 9, r"record 31 is partial \(9 of 17 bytes\)", 31),
-        (len(data) - 1, r"record 49 is partial \(16 of 17 bytes\)", 49),
-    ]
-    for cut, match, record in cases:
-        path = tmp_path / f"cut{cut}.wt"
-        path.write_bytes(data[:cut])
-        check_rejected(path, engine, small, match, record)
-        # The same payload, cut the same way, inside a complete lz4 frame.
-        if cut > 8:
-            path.write_bytes(MAGIC + lz4.frame.compress(data[8:cut]))
-            check_rejected(path, engine, small, match, record)
+    assert len(data) == rec0 + 17 * len(small)
+    check_rejected(truncated_files(tmp_path, small))
 
 
-def test_truncated_lz4_frame(tmp_path, engine) -> None:
-    big = load_trace(20000, entry_bytes=EB, seed=2)  # several lz4 blocks
-    write_trace(tmp_path / "c.wt", big)
+def test_truncated_lz4_frame(tmp_path) -> None:
+    _, cases = truncated_lz4_files(tmp_path)
+    check_rejected(cases)
     data = (tmp_path / "c.wt").read_bytes()
-    for cut in (14, len(data) // 2, len(data) - 2):
-        path = tmp_path / f"c{cut}.wt"
-        path.write_bytes(data[:cut])
-        check_rejected(path, engine, big, "lz4 frame is truncated")
+    path = tmp_path / "half.wt"
     path.write_bytes(data[: len(data) // 2])
     with pytest.raises(TraceError, match=r"record \d+ is (missing|partial)"):
         read_trace(path)
 
 
-def patched(data: bytes, offset: int, new: bytes) -> bytes:
-    return data[:offset] + new + data[offset + len(new) :]
+def test_bad_records_are_named(tmp_path, small) -> None:
+    check_rejected(bad_record_files(tmp_path, small))
 
 
-def test_bad_records_are_named(tmp_path, engine, small) -> None:
-    data, rec0 = raw_bytes(tmp_path, small)
-    ranges = np.flatnonzero(small.kinds == R)
-    rk = int(ranges[1])
-    nonrange = int(np.flatnonzero(small.kinds == G)[2])
-    cases = [
-        (patched(data, rec0 + 17 * 12, b"\x09"), "record 12: unknown kind 9", 12),
-        (
-            patched(data, rec0 + 17 * rk + 9, int(small.keys[rk] - 1).to_bytes(8, "little")),
-            f"record {rk}: range upper bound {int(small.keys[rk]) - 1} < lower bound",
-            rk,
-        ),
-        (
-            patched(data, rec0 + 17 * nonrange + 9, (3).to_bytes(8, "little")),
-            f"record {nonrange}: non-zero arg 3 on a get",
-            nonrange,
-        ),
-        # Two faults: the first record is the one named.
-        (
-            patched(patched(data, rec0 + 17 * 40, b"\x05"), rec0 + 17 * 3, b"\x06"),
-            "record 3: unknown kind 6",
-            3,
-        ),
-    ]
-    for j, (bad, match, record) in enumerate(cases):
-        for compress in (False, True):
-            path = tmp_path / f"bad{j}{compress}.wt"
-            path.write_bytes(MAGIC + lz4.frame.compress(bad[8:]) if compress else bad)
-            check_rejected(path, engine, small, match, record)
-
-
-def test_bad_framing(tmp_path, engine, small) -> None:
-    data, rec0 = raw_bytes(tmp_path, small)
-    write_trace(tmp_path / "c.wt", small)
-    comp = (tmp_path / "c.wt").read_bytes()
-    corrupt = bytearray(comp)
-    corrupt[len(comp) // 2] ^= 0x5A
-
-    def with_header(head: dict | bytes) -> bytes:
-        raw = head if isinstance(head, bytes) else json.dumps(head).encode()
-        return MAGIC + struct.pack("<I", len(raw)) + raw + data[rec0:]
-
-    good_head = json.loads(data[12:rec0])
-    cases = {
-        "trailing": (data + b"xyz", "trailing garbage: 3 bytes after the last record"),
-        "lztrail": (comp + b"xyz", "trailing garbage: 3 bytes after the lz4 frame"),
-        "magic": (b"WACKYTR2" + data[8:], "bad magic"),
-        "binary": (b"\xff\xfe\x00" + data, "not a trace"),
-        "lz4": (bytes(corrupt), "corrupt lz4 frame"),
-        "json": (with_header(b"{not json"), "header: not valid UTF-8 JSON"),
-        "version": (with_header({**good_head, "version": 2}), "unsupported version 2"),
-        "hlen": (MAGIC + struct.pack("<I", 1 << 30) + data[12:], "header length"),
-        "phases": (
-            with_header({**good_head, "phases": [{"name": "a", "start": 0, "stop": 10}]}),
-            "phases end at record 10, but there are 50 records",
-        ),
-        "gap": (
-            with_header(
-                {
-                    **good_head,
-                    "phases": [
-                        {"name": "a", "start": 0, "stop": 10},
-                        {"name": "b", "start": 11, "stop": 50},
-                    ],
-                }
-            ),
-            "starts at record 11, expected 10",
-        ),
-        "eb": (with_header({**good_head, "entry_bytes": 3}), r"'entry_bytes' = 3 must be in"),
-        "empty": (b"", "empty file"),
-    }
-    for name, (bad, match) in cases.items():
-        path = tmp_path / f"{name}.wt"
-        path.write_bytes(bad)
-        check_rejected(path, engine, small, match)
-
-
-def test_wrong_entry_bytes_applies_nothing(tmp_path, small) -> None:
-    with Engine(tmp_path / "db", **{**SMALL, "entry_bytes": 40}) as e:
-        before = e.stats()
-        with pytest.raises(TraceError, match="entry_bytes=32 .* engine stores values of 32"):
-            replay(e, small)
-        untouched(e, before, small.keys)
-
-
-# -- replay --------------------------------------------------------------------------------------
-def test_replay_generated_trace(tmp_path, trace) -> None:
-    calls: list[tuple[int, int]] = []
-    with new_engine(tmp_path / "db") as e:
-        r = replay(e, trace, progress=lambda d, t: calls.append((d, t)))
-        stats = e.stats()
-    assert r.ok and r.get_misses == r.zero_hits == r.wrong_values == 0
-    assert r.records == len(trace)
-    for p in trace.phases:
-        want = {k: c for k, c in trace.phase(p.name).counts().items() if c}
-        assert {k: t.count for k, t in r.phases[p.name].items()} == want
-    assert (
-        sum(t.blocks_written for kinds in r.phases.values() for t in kinds.values())
-        == stats["total"]["blocks_written"]
-    )
-    assert (
-        sum(t.blocks_read for kinds in r.phases.values() for t in kinds.values())
-        == stats["total"]["blocks_read"]
-    )
-    load_put = r.phases["load"]["put"]
-    assert load_put.blocks_written > 0 and load_put.write_per_op > 0
-    rng = r.phases["reads"]["range"]
-    assert rng.entries_returned > rng.count and rng.runs_probed >= rng.count
-    assert r.phases["reads"]["get"].read_per_op > 0
-    assert r.phases["reads"]["get"].io_per_op == pytest.approx(
-        r.phases["reads"]["get"].read_per_op + r.phases["reads"]["get"].write_per_op
-    )
-    d = r.to_dict()
-    assert d["ok"] is True and d["phases"]["drop"]["delete"]["count"] == 40
-    json.dumps(d)
-    # progress: increasing, about every 1%, ending at (total, total)
-    done = [c[0] for c in calls]
-    assert done == sorted(set(done)) and calls[-1] == (len(trace), len(trace))
-    assert 10 <= len(calls) <= 102
-
-
-def test_replay_from_file_is_deterministic(tmp_path, trace) -> None:
-    with new_engine(tmp_path / "a") as e:
-        first = replay(e, trace)
-    write_trace(tmp_path / "t.wt", trace)
-    with new_engine(tmp_path / "b") as e:
-        second = replay(e, read_trace(tmp_path / "t.wt"))
-    assert io_table(first) == io_table(second)
-    assert second.ok
-
-
-def test_replay_selected_phases(tmp_path, trace) -> None:
-    with new_engine(tmp_path / "db") as e:
-        r = replay(e, trace, phases=["load"])
-        assert list(r.phases) == ["load"] and e.stats()["puts"] == 400
-        r2 = replay(e, trace, phases=["reads"])
-        assert list(r2.phases) == ["reads"] and r2.ok
-        with pytest.raises(ValueError, match="'mixx' is not in the trace"):
-            replay(e, trace, phases=["mixx"])
-
-
-def test_replay_counts_wrong_answers(tmp_path) -> None:
-    keys = np.array([10, 20, 30], np.uint64)
-    with new_engine(tmp_path / "db") as e:
-        e.put_many(keys, value_for(keys, 24))
-        e.put(20, b"x" * 24)  # a value the trace would not have written
-        t = Trace(
-            np.array([G, G, G, Z, Z, R], np.uint8),
-            np.array([10, 20, 99, 30, 98, 0], np.uint64),
-            np.array([0, 0, 0, 0, 0, 100], np.uint64),
-            (Phase("check", 0, 6),),
-            EB,
-        )
-        r = replay(e, t)
-    assert (r.get_misses, r.zero_hits, r.wrong_values) == (1, 1, 2)  # 20 read twice
-    assert not r.ok and r.phases["check"]["range"].entries_returned == 3
+def test_bad_framing(tmp_path, small) -> None:
+    check_rejected(bad_framing_files(tmp_path, small))
 
 
 # -- property ------------------------------------------------------------------------------------
@@ -635,16 +382,6 @@ def test_round_trip_property(ops, cuts, entry_bytes, meta, compress) -> None:
             live.discard(key)
 
 
-def test_batch_size_does_not_change_results(tmp_path, trace, monkeypatch) -> None:
-    with new_engine(tmp_path / "a") as e:
-        whole = replay(e, trace)
-    # Tiny chunks: PUT/GET runs split across many calls and value windows.
-    monkeypatch.setattr("validation.replay.PUT_CHUNK", 7)
-    with new_engine(tmp_path / "b") as e:
-        chunked = replay(e, trace)
-    assert chunked.ok and io_table(chunked) == io_table(whole)
-
-
 def test_lz4_wrapped_binary_and_documented_value(tmp_path, small) -> None:
     write_trace(tmp_path / "raw.wt", small, compress=False)
     wrapped = lz4.frame.compress((tmp_path / "raw.wt").read_bytes())
@@ -657,23 +394,25 @@ def test_lz4_wrapped_binary_and_documented_value(tmp_path, small) -> None:
 
 
 def test_reading_trace_types_loads_no_codec(tmp_path) -> None:
-    """lz4 loads on the first compressed file, not with the package; files still round-trip."""
+    """``import wacky_traces`` loads NumPy only (no lz4, no model, engine or CLI); lz4 loads on
+    the first compressed file, and lz4 files still round-trip."""
     import subprocess
     import sys
 
     path = tmp_path / "t.lz4"
+    heavy = ("lz4", "wacky_model", "validation", "native_engine", "dash", "typer", "rich")
     code = (
         "import sys, numpy as np, wacky_traces as t\n"
-        "assert 'lz4' not in sys.modules\n"
+        f"loaded = [m for m in {heavy!r} if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
         "tr = t.build_trace([('p', np.zeros(3, np.uint8), np.arange(3, dtype=np.uint64), "
         "np.zeros(3, np.uint64))], entry_bytes=32, meta={})\n"
         f"t.write_trace({str(path)!r}, tr)\n"
         f"assert t.read_trace({str(path)!r}) == tr and 'lz4' in sys.modules\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert path.read_bytes()[len(MAGIC):][:4] == LZ4_MAGIC
+    assert path.read_bytes()[len(MAGIC) :][:4] == LZ4_MAGIC
 
 
 def test_trace_files_get_the_mode_of_other_outputs(tmp_path, trace) -> None:
