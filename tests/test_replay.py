@@ -18,8 +18,6 @@ from trace_samples import (
     Z,
     bad_framing_files,
     bad_record_files,
-    make_small,
-    make_trace,
     truncated_files,
     truncated_lz4_files,
 )
@@ -56,16 +54,6 @@ def untouched(engine: Engine, before: dict, keys: np.ndarray) -> None:
     assert engine.stats()["puts"] == before["puts"] == 0
     _, found = engine.get_many(keys)
     assert not found.any()
-
-
-@pytest.fixture(scope="module")
-def trace() -> Trace:
-    return make_trace()
-
-
-@pytest.fixture(scope="module")
-def small() -> Trace:
-    return make_small()
 
 
 # -- a bad trace applies nothing ----------------------------------------------------------------

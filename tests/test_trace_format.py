@@ -24,8 +24,6 @@ from trace_samples import (
     Z,
     bad_framing_files,
     bad_record_files,
-    make_small,
-    make_trace,
     raw_bytes,
     truncated_files,
     truncated_lz4_files,
@@ -43,16 +41,6 @@ from wacky_traces import (
     value_for,
     write_trace,
 )
-
-
-@pytest.fixture(scope="module")
-def trace() -> Trace:
-    return make_trace()
-
-
-@pytest.fixture(scope="module")
-def small() -> Trace:
-    return make_small()
 
 
 # -- values -----------------------------------------------------------------------------------

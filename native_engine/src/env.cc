@@ -37,6 +37,23 @@ int ScopedFd::release() {
 
 Corruption::Corruption(const std::string& what) : IOError(EIO, what) {}
 
+bool ParseNumberedFileName(const std::string& name, const std::string& prefix,
+                           const std::string& suffix, uint64_t* number) {
+  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  const size_t n = name.size() - prefix.size() - suffix.size();
+  if (n > 19) return false;
+  uint64_t v = 0;
+  for (size_t i = prefix.size(); i < prefix.size() + n; ++i) {
+    const char c = name[i];
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  *number = v;
+  return true;
+}
+
 void CheckPath(const std::string& path) {
   if (path.find('\0') != std::string::npos)
     throw std::invalid_argument("path must not contain a NUL byte");

@@ -17,6 +17,7 @@
 #ifndef WACKY_NATIVE_ENGINE_ENV_H_
 #define WACKY_NATIVE_ENGINE_ENV_H_
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -75,6 +76,11 @@ class DirLock {
 };
 
 void SyncDir(const std::string& dir);
+// The number in a file name "<prefix><digits><suffix>" (at most 19 digits, so it fits
+// in uint64_t), or false. Parsed by hand, not sscanf, so a stray file with a huge number
+// is not undefined behaviour.
+bool ParseNumberedFileName(const std::string& name, const std::string& prefix,
+                           const std::string& suffix, uint64_t* number);
 // Throws std::invalid_argument if `path` holds a NUL byte (the OS would cut it there).
 void CheckPath(const std::string& path);
 void MakeDirs(const std::string& path);

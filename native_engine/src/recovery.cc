@@ -19,21 +19,11 @@
 
 namespace wacky {
 
-// Parsed by hand (not sscanf) so that a stray file with a huge number is not undefined
-// behaviour.
 bool ParseRunFileName(const std::string& name, uint64_t* id) {
-  const std::string prefix = "run-", suffix = ".sst";
-  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, 4, prefix) != 0 ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return false;
-  const std::string digits = name.substr(prefix.size(), name.size() - 8);
-  if (digits.size() > 19) return false;  // 19 digits always fit in uint64_t
   uint64_t v = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (RunFileName("", v) != "/" + name) return false;  // e.g. wrong zero padding
+  // The canonical name only: e.g. wrong zero padding is not a run file.
+  if (!ParseNumberedFileName(name, "run-", ".sst", &v) || RunFileName("", v) != "/" + name)
+    return false;
   *id = v;
   return true;
 }

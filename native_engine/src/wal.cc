@@ -141,18 +141,9 @@ std::string LogFileName(const std::string& dir, uint64_t number) {
 }
 
 bool ParseLogFileName(const std::string& name, uint64_t* number) {
-  const std::string prefix = "wal-", suffix = ".log";
-  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, 4, prefix) != 0 ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return false;
-  const std::string digits = name.substr(prefix.size(), name.size() - 8);
-  if (digits.size() > 19) return false;
   uint64_t v = 0;
-  for (char c : digits) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  if (LogFileName("", v) != "/" + name) return false;
+  if (!ParseNumberedFileName(name, "wal-", ".log", &v) || LogFileName("", v) != "/" + name)
+    return false;
   *number = v;
   return true;
 }
