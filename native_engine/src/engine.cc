@@ -144,9 +144,18 @@ bool Engine::TryGet(uint64_t key, uint8_t* value_out, bool* found) {
 
 void Engine::CommitLog() {
   if (!log_) return;
-  const size_t n = log_->Commit();
-  stats_.wal_bytes_written += n;
-  if (n > 0 && options_.sync) ++stats_.wal_syncs;
+  try {
+    const size_t n = log_->Commit();
+    stats_.wal_bytes_written += n;
+    if (n > 0 && options_.sync) ++stats_.wal_syncs;
+    return;
+  } catch (const IOError&) {
+    if (!log_->failed()) throw;  // a failed write(): the log is intact, the call fails
+  }
+  // A failed fdatasync: the log can no longer be trusted (wal.h). The buffer, which holds
+  // every write so far, goes into a run instead; the flush also starts a new log. If it
+  // succeeds, the writes are durable and the call may return.
+  FlushLocked();
 }
 
 void Engine::PutMany(const uint64_t* keys, const uint8_t* values, size_t n) {
@@ -174,7 +183,9 @@ void Engine::Flush() {
 
 void Engine::FlushLocked() {
   if (buffer_.size() == 0) return;
-  CommitLog();  // the log must hold the buffer until the MANIFEST says a run does
+  // Records still pending in the log belong to the call in progress, which has not
+  // returned: after a crash they may be lost. Once the MANIFEST below is durable the run
+  // holds them, and the old log with its pending records is dropped.
   const auto t0 = std::chrono::steady_clock::now();
   Compaction c(options_, current_, buffer_, retain_);
   c.Write(path_, &faults_, &stats_);
@@ -329,18 +340,36 @@ std::vector<LevelInfo> Engine::Levels() const {
   return out;
 }
 
-uint64_t Engine::Verify() {
+VerifyReport Engine::Verify() {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
-  uint64_t blocks = 0;
+  VerifyReport report;
+  for (const Level& l : current_.levels) {
+    for (const auto& r : l.runs) {
+      report.blocks += r->Verify(&stats_.recovery);
+      report.entries += r->entries();
+      ++report.runs;
+    }
+  }
+  return report;
+}
+
+bool Engine::TEST_DamageFilter() {
+  std::lock_guard<std::mutex> lock(mu_);
   for (const Level& l : current_.levels)
-    for (const auto& r : l.runs) blocks += r->Verify(&stats_.recovery);
-  return blocks;
+    for (auto r = l.runs.rbegin(); r != l.runs.rend(); ++r)
+      if ((*r)->TEST_DamageFilter()) return true;
+  return false;
 }
 
 void Engine::TEST_InjectWriteFailure(int64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   faults_.budget = bytes < 0 ? -1 : bytes;
+}
+
+void Engine::TEST_FailLogSync(bool fail) {
+  std::lock_guard<std::mutex> lock(mu_);
+  faults_.fail_log_sync = fail;
 }
 
 }  // namespace wacky

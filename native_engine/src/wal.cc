@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 
 #include "crc32c.h"
@@ -68,23 +69,47 @@ void LogWriter::Seal() {
 }
 
 size_t LogWriter::Commit() {
+  if (failed_)
+    throw IOError(EIO, "log '" + path_ + "' is unusable: an earlier fdatasync of it failed, "
+                  "so data it holds may be lost");
   Seal();
   const size_t len = out_.size();
   if (len == 0) return 0;
   size_t done = 0;
+  // Bytes that reached the file leave out_, so a retry appends the rest exactly once.
+  auto fail = [&](int err, const char* what) {
+    out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(done));
+    ThrowIOError(err, what, path_);
+  };
   while (done < len) {
     size_t want = len - done;
-    if (faults_ != nullptr && faults_->Allow(want) < want)
-      ThrowIOError(ENOSPC, "write failed (injected fault)", path_);
+    if (faults_ != nullptr) {
+      const size_t ok = faults_->Allow(want);
+      if (ok < want) {
+        // Write what the "disk" still accepts, then fail like a full disk would.
+        const ssize_t w = ok > 0 ? ::write(fd_.get(), out_.data() + done, ok) : 0;
+        if (w > 0) done += static_cast<size_t>(w);
+        fail(ENOSPC, "write failed (injected fault)");
+      }
+    }
     const ssize_t w = ::write(fd_.get(), out_.data() + done, want);
     if (w < 0) {
       if (errno == EINTR) continue;
-      ThrowIOError(errno, "write failed", path_);
+      fail(errno, "write failed");
     }
+    if (w == 0) fail(EIO, "write made no progress");
     done += static_cast<size_t>(w);
   }
   out_.clear();
-  if (sync_ && ::fdatasync(fd_.get()) != 0) ThrowIOError(errno, "fdatasync failed", path_);
+  if (sync_) {
+    const bool injected = faults_ != nullptr && faults_->fail_log_sync;
+    if (injected || ::fdatasync(fd_.get()) != 0) {
+      const int err = injected ? EIO : errno;
+      failed_ = true;
+      ThrowIOError(err, injected ? "fdatasync failed (injected fault)" : "fdatasync failed",
+                   path_);
+    }
+  }
   return len;
 }
 

@@ -8,7 +8,15 @@
 //   * LogWriter::Add buffers entries; Commit() writes every buffered record with write()
 //     before returning (so the writes survive a crash of the process) and, with sync,
 //     fdatasyncs (so they survive power loss). The engine commits at the end of every
-//     write call and before every flush, so an acknowledged write is in the log.
+//     write call, so an acknowledged write is in the log.
+//   * A failed write() leaves the log a clean prefix of its records: the bytes that
+//     did reach the file are dropped from the pending buffer, so a later Commit()
+//     appends the rest exactly once (a crash before that leaves a torn tail, which
+//     ReadLog drops). A failed fdatasync is final: the kernel may already have
+//     discarded the unwritten pages, so retrying could report success for data that is
+//     gone (PostgreSQL's "fsyncgate"). failed() turns true and every later Commit()
+//     throws; the engine then flushes the buffer into a run, which starts a new log
+//     (RocksDB likewise stops writing to a WAL after a sync error).
 //   * ReadLog replays a log through `apply`, record by record. A damaged record at the
 //     tail (incomplete, or failing its checksum with nothing but zeros after it) is a
 //     write torn by a crash: it and everything after it are dropped, everything before
@@ -43,7 +51,10 @@ class LogWriter {
 
   void Add(uint64_t key, const uint8_t* value, bool tombstone);
   // Writes the buffered records (and fdatasyncs with sync); returns the bytes written.
+  // Throws IOError; see the contract above for what a failure leaves behind.
   size_t Commit();
+  // True once an fdatasync failed: the log can no longer promise anything.
+  bool failed() const { return failed_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -53,6 +64,7 @@ class LogWriter {
   uint64_t value_bytes_;
   bool sync_;
   FaultInjector* faults_;
+  bool failed_ = false;
   ScopedFd fd_;
   std::vector<uint8_t> record_;  // entries of the record being built
   std::vector<uint8_t> out_;     // sealed records not yet written
