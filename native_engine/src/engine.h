@@ -24,7 +24,10 @@
 //   * Get reads at most one block per run whose filter (or level hash table) and
 //     fences admit the key; Scan returns a ScanIterator over a stable snapshot.
 //   * Close() flushes the buffer (so reopening gives the same contents), writes the
-//     MANIFEST and releases the directory; every later call throws EngineClosed.
+//     MANIFEST and releases the directory; every later call throws EngineClosed. When
+//     the flush is refused because the data outgrew the design (engine_limits.h), the
+//     write-ahead log keeps the buffer instead and reopening replays it (without a log,
+//     Close() raises the refusal).
 //   * All public methods are thread safe (one mutex). The bindings release the GIL for
 //     every call that may wait for that mutex or do I/O beyond a block read.
 //   * Methods named TEST_* are hooks for tests only; the Python API does not expose
@@ -145,7 +148,11 @@ class Engine {
   std::atomic<bool> closed_{false};  // written under mu_
   std::unique_ptr<DirLock> lock_;  // held from construction until Close()
   std::unique_ptr<LogWriter> log_;  // null without options.wal, and while replaying logs
-  uint64_t log_number_ = 0;         // the live log; smaller numbers are in runs
+  uint64_t log_file_number_ = 0;    // log_'s number
+  uint64_t log_number_ = 0;         // the MANIFEST's oldest live log; smaller ones are in runs
+  // Logs replayed at open whose writes are still only in the buffer (the flush after the
+  // replay was refused by a design limit); deleted by the next flush.
+  std::vector<std::pair<uint64_t, std::string>> replayed_logs_;
   Buffer buffer_;
   Version current_;
   IOStats stats_;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine_limits.h"
 #include "env.h"
 #include "run.h"
 #include "scan_iterator.h"
@@ -402,6 +403,53 @@ TEST(Engine, VerifyFindsADamagedFilter) {
     CHECK(e.TEST_DamageFilter());
     CHECK_THROWS(e.Verify(), Corruption, "fail their checksum (damaged in memory)");
   }
+}
+
+// When the data outgrows the design (2^64 - 1 runs in Level 1), the flush is refused by
+// name; every acknowledged write stays readable, close() keeps the buffer in the log and
+// reopening replays it without the refused flush. Without a log, close() must refuse.
+TEST(Engine, DataThatOutgrowsTheDesignStaysReadableAcrossReopen) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/db";
+  Options o = Small();
+  o.T = 2;
+  o.C = 1;
+  o.X = 64;
+  o.K = 1;
+  o.Z = 1;
+  Model model;
+  std::mt19937_64 rng(8);
+  uint64_t k = 0;
+  {
+    Engine e(path, o);
+    try {
+      for (; k < 100000; ++k) {
+        e.Put(k, Value(o, k, 0).data());
+        model[k] = Value(o, k, 0);
+      }
+      test::Fail(__FILE__, __LINE__, "the design was never refused");
+    } catch (const DesignLimit& err) {
+      CHECK(std::string(err.what()).find("more than the limit of 1000000") != std::string::npos);
+    }
+    const uint64_t buffered = k - 1;  // acknowledged, still in the buffer
+    e.Put(buffered, Value(o, buffered, 1).data());  // an overwrite needs no flush
+    model[buffered] = Value(o, buffered, 1);
+    CheckMatches(&e, model, &rng);
+    e.Close();
+  }
+  for (int round = 0; round < 2; ++round) {
+    Engine e(path, o);
+    CheckMatches(&e, model, &rng);
+    CHECK_THROWS(e.Put(k + 1000, Value(o, k, 0).data()), DesignLimit, "runs in Level 1");
+    e.Put(k - 2, Value(o, k - 2, 2 + round).data());
+    model[k - 2] = Value(o, k - 2, 2 + round);
+  }
+  Options no_log = o;
+  no_log.wal = false;
+  Engine e(path, no_log);  // replays the logs; they stay live, since no flush covers them
+  CheckMatches(&e, model, &rng);
+  CHECK_THROWS(e.Close(), DesignLimit, "runs in Level 1");
+  CHECK_EQ(Logs(path).size(), 3u);  // one per open with a log, all still live
 }
 
 // Writes fail part-way through flushes and merges; every acknowledged write survives,

@@ -12,8 +12,10 @@
 //     the message names the file and where in it.
 //   * SyncDir(dir) fsyncs a directory, making the creation, rename and removal of the
 //     files in it durable (a file's own fdatasync does not cover its directory entry).
-//   * MakeDirs(path) creates path and its missing parents and checks that the result is
-//     a writable directory; ListDir(dir) returns the entry names (without "." and "..").
+//   * MakeDirs(path, sync) creates path and its missing parents and checks that the
+//     result is a writable directory; with sync it fsyncs the parent of every directory
+//     it created, so the creation survives a power loss. ListDir(dir) returns the entry
+//     names (without "." and "..").
 #ifndef WACKY_NATIVE_ENGINE_ENV_H_
 #define WACKY_NATIVE_ENGINE_ENV_H_
 
@@ -77,7 +79,7 @@ class DirLock {
 void SyncDir(const std::string& dir);
 // Throws std::invalid_argument if `path` holds a NUL byte (the OS would cut it there).
 void CheckPath(const std::string& path);
-void MakeDirs(const std::string& path);
+void MakeDirs(const std::string& path, bool sync = false);
 bool FileExists(const std::string& path);
 std::vector<std::string> ListDir(const std::string& dir);
 
