@@ -136,7 +136,10 @@ class Engine:
         if unknown:
             raise ValueError(f"Engine.open takes only sync and wal; got {sorted(unknown)}")
         if not os.path.exists(os.path.join(path, "MANIFEST")):
-            raise ValueError(f"{os.fspath(path)!r} has no MANIFEST: not an engine directory")
+            raise ValueError(
+                f"{os.fspath(path)!r} has no MANIFEST: not an engine directory, or one whose "
+                "MANIFEST was lost (nothing was opened or changed)"
+            )
         return cls(path, **_engine.stored_options(os.fspath(path)), **kwargs)
 
     # -- single operations -------------------------------------------------------------
