@@ -423,18 +423,23 @@ def test_a_ratio_that_overflows_is_refused_naming_x_and_the_data_is_kept(tmp_pat
 
 
 def ticks_during(call: Any) -> int:
-    """How far a pure-Python counter thread gets while ``call()`` runs. The counter can move
-    only while the calling thread has given up the GIL."""
+    """How often a Python counter thread runs while ``call()`` runs in this thread. With the
+    switch interval raised to 1000 s, CPython never takes the GIL from a thread, so the counter
+    can run only while this thread gives the GIL up of its own accord: a count above 0 means
+    ``call()`` released it (the counter's own sleep hands the GIL back when ``call()`` ends)."""
     ticks = [0]
     stop = threading.Event()
 
     def count() -> None:
         while not stop.is_set():
             ticks[0] += 1
+            time.sleep(1e-4)
 
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
     t = threading.Thread(target=count)
-    t.start()
     try:
+        t.start()
         time.sleep(0.01)
         start = ticks[0]
         call()
@@ -442,6 +447,13 @@ def ticks_during(call: Any) -> int:
     finally:
         stop.set()
         t.join()
+        sys.setswitchinterval(interval)
+
+
+def test_the_gil_probe_sees_a_call_that_keeps_the_gil() -> None:
+    """The control: a long C call that keeps the GIL lets the counter run not once."""
+    assert ticks_during(lambda: sum(range(5_000_000))) == 0
+    assert ticks_during(lambda: time.sleep(0.05)) > 0
 
 
 @pytest.mark.parametrize("call", ["put_many", "get_many", "flush", "verify", "close"])
@@ -462,5 +474,5 @@ def test_every_long_call_releases_the_gil(tmp_path, call) -> None:
         "verify": raw.verify,
         "close": raw.close,  # flushes the buffer
     }[call]
-    assert ticks_during(run) > 1000
+    assert ticks_during(run) > 0
     e.close()
