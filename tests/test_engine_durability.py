@@ -337,30 +337,6 @@ def test_a_design_that_outgrows_the_limits_fails_clearly_and_keeps_the_data(tmp_
     assert found.all()  # every acknowledged write is still readable
 
 
-def test_long_calls_let_other_python_threads_run(tmp_path) -> None:
-    """The GIL is released inside the engine: a Python thread keeps counting during one
-    long put_many."""
-    ticks = [0]
-    stop = threading.Event()
-
-    def count() -> None:
-        while not stop.is_set():
-            ticks[0] += 1
-
-    with Engine(tmp_path / "db", **SMALL) as e:
-        keys = np.arange(200_000, dtype=np.uint64)
-        values = np.zeros((keys.size, VB), np.uint8)
-        t = threading.Thread(target=count)
-        t.start()
-        time.sleep(0.01)
-        start = ticks[0]
-        e.put_many(keys, values)
-        during = ticks[0] - start
-        stop.set()
-        t.join()
-    assert during > 1000
-
-
 def test_a_flipped_byte_in_the_last_log_record_drops_only_that_write(tmp_path) -> None:
     """A damaged record with nothing after it looks exactly like a write torn by a crash: it is
     dropped, and every write before it is kept."""
