@@ -43,7 +43,12 @@ LogWriter::LogWriter(std::string path, uint64_t value_bytes, bool sync, FaultInj
 
 void LogWriter::Add(uint64_t key, const uint8_t* value, bool tombstone) {
   const size_t entry = 9 + (tombstone ? 0 : value_bytes_);
-  if (!record_.empty() && record_.size() + entry > kMaxRecordBytes) Seal();
+  if (!record_.empty() && record_.size() + entry > kMaxRecordBytes) {
+    Seal();
+    // A big batch goes out a record at a time instead of piling up in memory; Commit()
+    // still syncs at the end of the call. (A failed log only buffers: see Commit().)
+    if (!failed_) WriteOut();
+  }
   const size_t at = record_.size();
   record_.resize(at + entry);
   uint8_t* p = record_.data() + at;
@@ -68,17 +73,13 @@ void LogWriter::Seal() {
   record_.clear();
 }
 
-size_t LogWriter::Commit() {
-  if (failed_)
-    throw IOError(EIO, "log '" + path_ + "' is unusable: an earlier fdatasync of it failed, "
-                  "so data it holds may be lost");
-  Seal();
+void LogWriter::WriteOut() {
   const size_t len = out_.size();
-  if (len == 0) return 0;
   size_t done = 0;
   // Bytes that reached the file leave out_, so a retry appends the rest exactly once.
   auto fail = [&](int err, const char* what) {
     out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(done));
+    unsynced_ += done;
     ThrowIOError(err, what, path_);
   };
   while (done < len) {
@@ -101,6 +102,17 @@ size_t LogWriter::Commit() {
     done += static_cast<size_t>(w);
   }
   out_.clear();
+  unsynced_ += len;
+}
+
+size_t LogWriter::Commit() {
+  if (failed_)
+    throw IOError(EIO, "log '" + path_ + "' is unusable: an earlier fdatasync of it failed, "
+                  "so data it holds may be lost");
+  Seal();
+  WriteOut();
+  const size_t len = unsynced_;
+  if (len == 0) return 0;
   if (sync_) {
     const bool injected = faults_ != nullptr && faults_->fail_log_sync;
     if (injected || ::fdatasync(fd_.get()) != 0) {
@@ -110,6 +122,7 @@ size_t LogWriter::Commit() {
                    path_);
     }
   }
+  unsynced_ = 0;
   return len;
 }
 

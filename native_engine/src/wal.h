@@ -5,10 +5,11 @@
 //     masked CRC-32C (crc32c.h) of the next 4 + n bytes, a 4-byte little-endian length n,
 //     and n bytes of entries; an entry is a tag byte (1 put, 0 delete), the 8-byte key
 //     and, for a put, value_bytes bytes. A record holds at most kMaxRecordBytes.
-//   * LogWriter::Add buffers entries; Commit() writes every buffered record with write()
-//     before returning (so the writes survive a crash of the process) and, with sync,
-//     fdatasyncs (so they survive power loss). The engine commits at the end of every
-//     write call, so an acknowledged write is in the log.
+//   * LogWriter::Add buffers entries (writing each full record out as it is sealed, so a
+//     big batch does not pile up in memory); Commit() writes every buffered record with
+//     write() before returning (so the writes survive a crash of the process) and, with
+//     sync, fdatasyncs (so they survive power loss). The engine commits at the end of
+//     every write call, so an acknowledged write is in the log.
 //   * A failed write() leaves the log a clean prefix of its records: the bytes that
 //     did reach the file are dropped from the pending buffer, so a later Commit()
 //     appends the rest exactly once (a crash before that leaves a torn tail, which
@@ -49,9 +50,11 @@ class LogWriter {
   LogWriter(const LogWriter&) = delete;
   LogWriter& operator=(const LogWriter&) = delete;
 
+  // May write out a full record (and throw IOError doing so).
   void Add(uint64_t key, const uint8_t* value, bool tombstone);
-  // Writes the buffered records (and fdatasyncs with sync); returns the bytes written.
-  // Throws IOError; see the contract above for what a failure leaves behind.
+  // Writes the buffered records (and fdatasyncs with sync); returns the bytes written
+  // since the last successful Commit(). Throws IOError; see the contract above for what a
+  // failure leaves behind.
   size_t Commit();
   // True once an fdatasync failed: the log can no longer promise anything.
   bool failed() const { return failed_; }
@@ -59,6 +62,7 @@ class LogWriter {
 
  private:
   void Seal();
+  void WriteOut();  // writes out_ (no sync)
 
   std::string path_;
   uint64_t value_bytes_;
@@ -68,6 +72,7 @@ class LogWriter {
   ScopedFd fd_;
   std::vector<uint8_t> record_;  // entries of the record being built
   std::vector<uint8_t> out_;     // sealed records not yet written
+  size_t unsynced_ = 0;          // bytes written since the last successful Commit()
 };
 
 struct LogReadResult {

@@ -149,6 +149,26 @@ TEST(Wal, AFailedSyncIsFinal) {
   CHECK(w.failed());
 }
 
+// A batch larger than a record goes to the file record by record as it is added, not
+// all at Commit(); replay sees it whole and in order.
+TEST(Wal, ABigBatchIsWrittenAsItGrows) {
+  test::TempDir dir;
+  const std::string path = LogFileName(dir.path(), 1);
+  LogWriter w(path, 3, false, nullptr);
+  const uint64_t n = 3 * kMaxRecordBytes / 12;  // 12 bytes an entry: three records' worth
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint8_t v[3] = {static_cast<uint8_t>(k), 1, 2};
+    w.Add(k, v, false);
+  }
+  CHECK(ReadWholeFile(path).size() >= 2 * kMaxRecordBytes);  // before any Commit()
+  CHECK_EQ(w.Commit(), n * 12 + 4 * 8);  // four records with their headers
+  LogReadResult r;
+  const auto ops = Replay(path, &r);
+  CHECK_EQ(r.records, 4u);
+  CHECK_EQ(ops.size(), n);
+  for (uint64_t k = 0; k < n; ++k) CHECK_EQ(ops[k].key, k);
+}
+
 TEST(Wal, FileNames) {
   uint64_t n = 0;
   CHECK(ParseLogFileName("wal-00000012.log", &n));
