@@ -8,6 +8,10 @@
 //     blocking flock() on a directory itself (not on a file in it, which could be
 //     deleted while held) for its lifetime; a second DirLock on the same directory,
 //     from this or another process, throws IOError(EWOULDBLOCK) naming `what`.
+//     (LevelDB and RocksDB take a POSIX fcntl lock on a LOCK file. That file can be
+//     deleted and recreated under an open database, and fcntl locks belong to the
+//     process, so a second open in the same process needs a table of its own. flock on
+//     the directory has neither gap: its locks belong to the open file description.)
 //   * Corruption is an IOError (EIO) for data that fails its checksum or does not parse:
 //     the message names the file and where in it.
 //   * SyncDir(dir) fsyncs a directory, making the creation, rename and removal of the

@@ -27,6 +27,11 @@
 //     we refuse, so that no acknowledged write vanishes without the user knowing.)
 //   * The engine rotates logs at each flush: the MANIFEST records the live log number
 //     and logs with smaller numbers are deleted once that MANIFEST is durable.
+// Format choice: LevelDB and RocksDB cut their logs into 32 KiB blocks and split records
+// into FULL/FIRST/MIDDLE/LAST fragments, so a reader can resynchronize at the next block
+// after damage and skip it. We refuse damage that is not at the tail instead of skipping
+// it, so there is nothing to resynchronize for, and a record is simply a checksummed,
+// length-prefixed batch of entries; each entry's tag byte is its type (put or delete).
 #ifndef WACKY_NATIVE_ENGINE_WAL_H_
 #define WACKY_NATIVE_ENGINE_WAL_H_
 
