@@ -136,7 +136,10 @@ class Engine:
         if unknown:
             raise ValueError(f"Engine.open takes only sync and wal; got {sorted(unknown)}")
         if not os.path.exists(os.path.join(path, "MANIFEST")):
-            raise ValueError(f"{os.fspath(path)!r} has no MANIFEST: not an engine directory")
+            raise ValueError(
+                f"{os.fspath(path)!r} has no MANIFEST: not an engine directory, or one whose "
+                "MANIFEST was lost (nothing was opened or changed)"
+            )
         return cls(path, **_engine.stored_options(os.fspath(path)), **kwargs)
 
     # -- single operations -------------------------------------------------------------
@@ -213,10 +216,11 @@ class Engine:
         self._e.flush()
 
     def verify(self) -> dict[str, int]:
-        """Read every block of every run and check its checksum. Returns ``{"runs": ...,
-        "blocks": ...}``; raises :class:`CorruptionError` at the first damaged block."""
-        runs = sum(len(level["runs"]) for level in self._e.levels())
-        return {"runs": runs, "blocks": int(self._e.verify())}
+        """Read every block of every run and check it against its checksum, and check every
+        run's in-memory filter against its checksum and its keys. Returns ``{"runs": ...,
+        "blocks": ..., "entries": ...}`` (what was checked); raises :class:`CorruptionError`
+        naming the file and block (or filter) at the first damage. Runs without the GIL."""
+        return {k: int(v) for k, v in self._e.verify().items()}
 
     def close(self) -> None:
         """Flush the buffer, persist the manifest and release the directory. Idempotent."""

@@ -11,13 +11,14 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 import native_engine
 from cost_models import limits
-from native_engine import CorruptionError, Engine
+from native_engine import CorruptionError, Engine, testing
 
 SMALL = dict(T=4, C=3, entry_bytes=32, block_bytes=256, buffer_bytes=1024, bits_per_entry=8)
 VB = 24
@@ -336,25 +337,118 @@ def test_a_design_that_outgrows_the_limits_fails_clearly_and_keeps_the_data(tmp_
     assert found.all()  # every acknowledged write is still readable
 
 
-def test_long_calls_let_other_python_threads_run(tmp_path) -> None:
-    """The GIL is released inside the engine: a Python thread keeps counting during one
-    long put_many."""
+def test_a_flipped_byte_in_the_last_log_record_drops_only_that_write(tmp_path) -> None:
+    """A damaged record with nothing after it looks exactly like a write torn by a crash: it is
+    dropped, and every write before it is kept."""
+    path, log = unflushed(tmp_path)
+    flip(log, log.stat().st_size - 2)  # inside the last record's value
+    runs_before = [f for f in files(path) if f.startswith("run-")]
+    with Engine(path, **SMALL) as e:
+        have = [e.get(10_000 + k) for k in range(20)]
+    assert have == [bytes([k]) * 24 for k in range(19)] + [None]
+    assert [f for f in files(path) if f.startswith("run-")][: len(runs_before)] == runs_before
+
+
+def test_a_damaged_filter_is_found_by_verify_and_nothing_on_disk_changes(tmp_path) -> None:
+    """Filters are not stored on disk (they are rebuilt from checksummed keys at open), so the
+    only place one can be damaged is memory: verify() checks each against the CRC-32C taken
+    when it was built, and against the keys it must admit."""
+    path, model = loaded(tmp_path)
+    with Engine(path, **SMALL) as e:
+        sound = e.verify()
+        assert sound["entries"] >= len(model) and sound["runs"] > 0 and sound["blocks"] > 0
+        before = files(path)
+        assert testing.damage_filter(e)
+        with pytest.raises(CorruptionError, match=r"run file '.*run-\d+\.sst': the filter fail"):
+            e.verify()
+        assert files(path) == before
+    with Engine(path, **SMALL) as e:  # rebuilt from the (sound) keys at open
+        assert e.verify() == sound
+
+
+def test_a_failed_log_sync_makes_the_write_durable_by_a_flush(tmp_path) -> None:
+    with Engine(tmp_path / "db", **SMALL, sync=True) as e:
+        e.put(1, b"a" * VB)
+        assert e.stats()["flushes"] == 0
+        testing.fail_log_sync(e, True)
+        e.put(2, b"b" * VB)  # the log cannot be trusted: the buffer goes into a run instead
+        assert e.stats()["flushes"] == 1 and e.stats()["buffer_size"] == 0
+        testing.fail_log_sync(e, False)
+        e.put(3, b"c" * VB)
+        assert e.stats()["flushes"] == 1  # a fresh log took over
+    with Engine(tmp_path / "db", **SMALL) as e:
+        assert [e.get(k) for k in (1, 2, 3)] == [b"a" * VB, b"b" * VB, b"c" * VB]
+
+
+def test_a_ratio_that_overflows_is_refused_naming_x_and_the_data_is_kept(tmp_path) -> None:
+    """T^X = 10^400 between Level 1 and Level 2 once a third level forms: no double holds it."""
+    e = Engine(tmp_path / "db", **dict(SMALL, T=10, C=1, X=400))
+    written = 0
+    with pytest.raises(ValueError, match=r"size ratio of T\^\(X\^1\).*overflows.*lower X or T"):
+        for k in range(200_000):
+            e.put(k, b"v" * VB)
+            written += 1
+    assert written > 0
+    keys = np.arange(written, dtype=np.uint64)
+    assert e.get_many(keys)[1].all()
+    before = [f for f in files(tmp_path / "db") if f.startswith("run-")]
+    e.close()  # the refused flush cannot run: the log keeps the buffer instead
+    with Engine(tmp_path / "db", **dict(SMALL, T=10, C=1, X=400)) as again:
+        assert again.get_many(keys)[1].all()  # replayed, not flushed
+    assert [f for f in files(tmp_path / "db") if f.startswith("run-")] == before
+
+
+def ticks_during(call: Any) -> int:
+    """How often a Python counter thread runs while ``call()`` runs in this thread. With the
+    switch interval raised to 1000 s, CPython never takes the GIL from a thread, so the counter
+    can run only while this thread gives the GIL up of its own accord: a count above 0 means
+    ``call()`` released it (the counter's own sleep hands the GIL back when ``call()`` ends)."""
     ticks = [0]
     stop = threading.Event()
 
     def count() -> None:
         while not stop.is_set():
             ticks[0] += 1
+            time.sleep(1e-4)
 
-    with Engine(tmp_path / "db", **SMALL) as e:
-        keys = np.arange(200_000, dtype=np.uint64)
-        values = np.zeros((keys.size, VB), np.uint8)
-        t = threading.Thread(target=count)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
+    t = threading.Thread(target=count)
+    try:
         t.start()
         time.sleep(0.01)
         start = ticks[0]
-        e.put_many(keys, values)
-        during = ticks[0] - start
+        call()
+        return ticks[0] - start
+    finally:
         stop.set()
         t.join()
-    assert during > 1000
+        sys.setswitchinterval(interval)
+
+
+def test_the_gil_probe_sees_a_call_that_keeps_the_gil() -> None:
+    """The control: a long C call that keeps the GIL lets the counter run not once."""
+    assert ticks_during(lambda: sum(range(5_000_000))) == 0
+    assert ticks_during(lambda: time.sleep(0.05)) > 0
+
+
+@pytest.mark.parametrize("call", ["put_many", "get_many", "flush", "verify", "close"])
+def test_every_long_call_releases_the_gil(tmp_path, call) -> None:
+    keys = np.arange(100_000, dtype=np.uint64)
+    values = np.zeros((keys.size, VB), np.uint8)
+    big = dict(SMALL, buffer_bytes=16 << 20)  # 100,000 entries stay in the buffer
+    e = Engine(tmp_path / "db", **big)
+    raw = e._e  # the binding itself: no NumPy conversion in between
+    if call != "put_many":
+        raw.put_many(keys, values)
+    if call in ("get_many", "verify"):
+        raw.flush()
+    run = {
+        "put_many": lambda: raw.put_many(keys, values),
+        "get_many": lambda: raw.get_many(keys),
+        "flush": raw.flush,
+        "verify": raw.verify,
+        "close": raw.close,  # flushes the buffer
+    }[call]
+    assert ticks_during(run) > 0
+    e.close()

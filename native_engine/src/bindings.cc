@@ -4,12 +4,14 @@
 // conversion. C++ exceptions map to Python ones: std::invalid_argument and
 // EngineClosed -> ValueError, IOError -> OSError (with errno), anything else ->
 // RuntimeError, Corruption -> native_engine.CorruptionError (an OSError). Every call
-// that may wait for the engine's lock or do more than a block read (open, put, delete,
-// get, put_many, get_many, scan and its batches, flush, verify, stats, close) releases
-// the GIL while C++ runs. Single put/delete/get first try Engine::TryWrite/TryGet with
-// the GIL held: when the engine is free and no flush or sync is due, the call is a few
-// microseconds, and giving up the GIL would make it wait for a busy thread's switch
-// interval to win it back.
+// that may wait for the engine's lock (open, put, delete, get, put_many, get_many, scan
+// and its batches, flush, verify, stats, levels, n_est, buffer_size, close) releases the
+// GIL while C++ runs, after copying its inputs into C++ buffers (another Python thread
+// may change a bytearray or NumPy array meanwhile). Single put/delete/get first try
+// Engine::TryWrite/TryGet with the GIL held: they never wait (try_lock), and when the
+// engine is free and no flush or sync is due the call is a few microseconds, while
+// giving up the GIL would make it wait for a busy thread's switch interval to win it
+// back. `closed` reads an atomic flag and takes no lock.
 // The public, documented API is native_engine.Engine (native_engine/engine.py); the
 // test hooks (Engine::TEST_*) go to the submodule _engine.testing (bindings_testing.cc).
 #include <pybind11/numpy.h>
@@ -239,8 +241,9 @@ PYBIND11_MODULE(_engine, m) {
              const py::buffer_info info = value.request();
              const uint8_t* v = CheckValue(info, e.options().value_bytes());
              if (e.TryWrite(key, v, false)) return;
-             py::gil_scoped_release release;  // info keeps the buffer alive meanwhile
-             e.Put(key, v);
+             const std::vector<uint8_t> copy(v, v + e.options().value_bytes());
+             py::gil_scoped_release release;
+             e.Put(key, copy.data());
            })
       .def("delete",
            [](Engine& e, uint64_t key) {
@@ -248,7 +251,19 @@ PYBIND11_MODULE(_engine, m) {
              py::gil_scoped_release release;
              e.Delete(key);
            })
-      .def("verify", &Engine::Verify, py::call_guard<py::gil_scoped_release>())
+      .def("verify",
+           [](Engine& e) {
+             VerifyReport r;
+             {
+               py::gil_scoped_release release;
+               r = e.Verify();
+             }
+             py::dict d;
+             d["runs"] = r.runs;
+             d["blocks"] = r.blocks;
+             d["entries"] = r.entries;
+             return d;
+           })
       .def("get",
            [](Engine& e, uint64_t key) -> py::object {
              std::string v(e.options().value_bytes(), '\0');
@@ -274,10 +289,10 @@ PYBIND11_MODULE(_engine, m) {
                    ") uint8 array (or a flat buffer of len(keys)*" + std::to_string(vb) +
                    " bytes); got " + std::to_string(values.size()) + " bytes for " +
                    std::to_string(n) + " keys");
-             const uint64_t* k = keys.data();
-             const uint8_t* v = values.data();
+             const std::vector<uint64_t> k(keys.data(), keys.data() + n);
+             const std::vector<uint8_t> v(values.data(), values.data() + n * vb);
              py::gil_scoped_release release;
-             e.PutMany(k, v, n);
+             e.PutMany(k.data(), v.data(), n);
            })
       .def("get_many",
            [](Engine& e, py::array_t<uint64_t, py::array::c_style> keys) {
@@ -286,12 +301,12 @@ PYBIND11_MODULE(_engine, m) {
              const size_t n = static_cast<size_t>(keys.shape(0));
              py::array_t<uint8_t> values({n, vb});
              py::array_t<bool> found(n);
-             uint8_t* v = values.mutable_data();
+             uint8_t* v = values.mutable_data();  // new arrays: no other thread sees them yet
              bool* f = found.mutable_data();
-             const uint64_t* k = keys.data();
+             const std::vector<uint64_t> k(keys.data(), keys.data() + n);
              {
                py::gil_scoped_release release;
-               e.GetMany(k, n, v, f);
+               e.GetMany(k.data(), n, v, f);
              }
              return py::make_tuple(values, found);
            })
@@ -309,8 +324,16 @@ PYBIND11_MODULE(_engine, m) {
       .def("flush", &Engine::Flush, py::call_guard<py::gil_scoped_release>())
       .def("close", &Engine::Close, py::call_guard<py::gil_scoped_release>())
       .def_property_readonly("closed", &Engine::closed)
-      .def_property_readonly("n_est", &Engine::n_est)
-      .def_property_readonly("buffer_size", &Engine::buffer_size)
+      .def_property_readonly("n_est",
+                             [](const Engine& e) {
+                               py::gil_scoped_release release;
+                               return e.n_est();
+                             })
+      .def_property_readonly("buffer_size",
+                             [](const Engine& e) {
+                               py::gil_scoped_release release;
+                               return e.buffer_size();
+                             })
       .def_property_readonly("value_bytes",
                              [](const Engine& e) { return e.options().value_bytes(); })
       .def_property_readonly("entries_per_block",
@@ -328,8 +351,13 @@ PYBIND11_MODULE(_engine, m) {
            })
       .def("levels",
            [](const Engine& e) {
+             std::vector<LevelInfo> levels;
+             {
+               py::gil_scoped_release release;
+               levels = e.Levels();
+             }
              py::list out;
-             for (const auto& l : e.Levels()) {
+             for (const auto& l : levels) {
                py::dict d;
                d["level"] = l.level;
                d["ratio"] = l.ratio;

@@ -10,6 +10,11 @@ void BindTesting(pybind11::module_ m) {
         pybind11::arg("after_bytes"),
         "Let `after_bytes` more bytes be written, then fail every write with ENOSPC "
         "(OSError); -1 disarms.");
+  m.def("fail_log_sync", &Engine::TEST_FailLogSync, pybind11::arg("engine"), pybind11::arg("fail"),
+        "While `fail` is set, every fdatasync of the write-ahead log fails with EIO.");
+  m.def("damage_filter", &Engine::TEST_DamageFilter, pybind11::arg("engine"),
+        "Clear a set bit of the newest run's in-memory filter (or change a key hash); "
+        "False if no run has one.");
 }
 
 }  // namespace wacky

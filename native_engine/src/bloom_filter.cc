@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "crc32c.h"
 #include "hash.h"
 #include "structure.h"
 
@@ -56,6 +57,20 @@ uint64_t BloomFilter::BitsSet() const {
 double BloomFilter::FprGivenFill() const {
   if (num_bits_ == 0) return 1.0;
   return std::pow(static_cast<double>(BitsSet()) / static_cast<double>(num_bits_), probes_);
+}
+
+uint32_t BloomFilter::Checksum() const {
+  return crc32c::Value(reinterpret_cast<const uint8_t*>(words_.data()), words_.size() * 8);
+}
+
+bool BloomFilter::TEST_ClearASetBit() {
+  for (uint64_t& w : words_) {
+    if (w != 0) {
+      w &= w - 1;  // clears the lowest set bit
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace wacky

@@ -5,7 +5,8 @@
 // (double hashing, h1 = Hash64(key), h2 an independent odd remix of it). It never
 // returns a false negative; its false-positive rate is (1 - e^(-k n/m))^k up to the
 // small correlation of double hashing (tests/test_engine_bloom.py measures it). An
-// empty (default) filter has no bits and answers "maybe" for every key.
+// empty (default) filter has no bits and answers "maybe" for every key. Filters are never
+// written to disk: they are rebuilt from the checksummed keys of their run.
 #ifndef WACKY_NATIVE_ENGINE_BLOOM_FILTER_H_
 #define WACKY_NATIVE_ENGINE_BLOOM_FILTER_H_
 
@@ -30,6 +31,11 @@ class BloomFilter {
   // Bits currently set, and the FPR implied by this filter's actual fill: (set/m)^k.
   uint64_t BitsSet() const;
   double FprGivenFill() const;
+  // CRC-32C of the bit array (Run keeps it to detect damage to the filter in memory).
+  uint32_t Checksum() const;
+  // Test hook: clears the first set bit (so some added key is no longer admitted);
+  // false if no bit is set.
+  bool TEST_ClearASetBit();
 
  private:
   std::vector<uint64_t> words_;

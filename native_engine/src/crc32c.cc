@@ -61,5 +61,9 @@ uint32_t Extend(uint32_t crc, const uint8_t* data, size_t n) {
   return ~(HasHardware() ? ExtendHardware(c, data, n) : ExtendTable(c, data, n));
 }
 
+uint32_t ExtendPortable(uint32_t crc, const uint8_t* data, size_t n) {
+  return ~ExtendTable(~crc, data, n);
+}
+
 }  // namespace crc32c
 }  // namespace wacky

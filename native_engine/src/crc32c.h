@@ -16,6 +16,8 @@ namespace wacky {
 namespace crc32c {
 
 uint32_t Extend(uint32_t crc, const uint8_t* data, size_t n);
+// The byte-table implementation, whatever the CPU (tests compare it with Extend).
+uint32_t ExtendPortable(uint32_t crc, const uint8_t* data, size_t n);
 inline uint32_t Value(const uint8_t* data, size_t n) { return Extend(0, data, n); }
 
 constexpr uint32_t kMaskDelta = 0xa282ead8u;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "compaction.h"
+#include "engine_limits.h"
 #include "hash.h"
 #include "manifest.h"
 #include "merge_policy.h"
@@ -25,7 +26,7 @@ Engine::Engine(const std::string& path, const Options& options, bool retain_obso
       buffer_((options.Validate(), options.buffer_entries()), options.value_bytes()) {
   CheckPath(path_);
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
-  MakeDirs(path_);
+  MakeDirs(path_, options_.sync);
   // A failure below destroys lock_ with the half-built engine, releasing the directory.
   lock_ = std::make_unique<DirLock>(path_, "directory '" + path_ + "'");
   OpenDirectory();
@@ -61,18 +62,31 @@ void Engine::OpenDirectory() {
     });
     replayed = true;
   }
-  FlushLocked();  // the logs' writes are now in runs
+  bool flushed = true;
+  try {
+    FlushLocked();  // the logs' writes are now in runs
+  } catch (const DesignLimit&) {
+    // The data outgrew the design (engine_limits.h): open anyway, with the replayed
+    // writes in the buffer and their logs kept live, so that they stay readable.
+    flushed = false;
+  }
   // A crash inside a flush can leave a newer, empty log than the MANIFEST names.
   const uint64_t next = std::max(log_number_, logs.empty() ? 0 : logs.back().first) + 1;
-  if (options_.wal)
+  if (options_.wal) {
     log_ = std::make_unique<LogWriter>(LogFileName(path_, next), options_.value_bytes(),
                                        options_.sync, &faults_);
+    log_file_number_ = next;
+  }
   if (options_.wal || replayed) {
-    log_number_ = next;
+    if (flushed) log_number_ = next;
     WriteManifest(current_);  // with sync, this also makes the new log's creation durable
   }
-  for (const auto& [number, file] : logs)
-    if (number < log_number_) ::unlink(file.c_str());
+  for (const auto& entry : logs) {
+    if (entry.first < log_number_)
+      ::unlink(entry.second.c_str());
+    else
+      replayed_logs_.push_back(entry);  // live until a flush covers the buffer
+  }
 }
 
 Engine::~Engine() {
@@ -144,9 +158,18 @@ bool Engine::TryGet(uint64_t key, uint8_t* value_out, bool* found) {
 
 void Engine::CommitLog() {
   if (!log_) return;
-  const size_t n = log_->Commit();
-  stats_.wal_bytes_written += n;
-  if (n > 0 && options_.sync) ++stats_.wal_syncs;
+  try {
+    const size_t n = log_->Commit();
+    stats_.wal_bytes_written += n;
+    if (n > 0 && options_.sync) ++stats_.wal_syncs;
+    return;
+  } catch (const IOError&) {
+    if (!log_->failed()) throw;  // a failed write(): the log is intact, the call fails
+  }
+  // A failed fdatasync: the log can no longer be trusted (wal.h). The buffer, which holds
+  // every write so far, goes into a run instead; the flush also starts a new log. If it
+  // succeeds, the writes are durable and the call may return.
+  FlushLocked();
 }
 
 void Engine::PutMany(const uint64_t* keys, const uint8_t* values, size_t n) {
@@ -174,23 +197,31 @@ void Engine::Flush() {
 
 void Engine::FlushLocked() {
   if (buffer_.size() == 0) return;
-  CommitLog();  // the log must hold the buffer until the MANIFEST says a run does
+  // Records still pending in the log belong to the call in progress, which has not
+  // returned: after a crash they may be lost. Once the MANIFEST below is durable the run
+  // holds them, and the old log with its pending records is dropped.
   const auto t0 = std::chrono::steady_clock::now();
   Compaction c(options_, current_, buffer_, retain_);
   c.Write(path_, &faults_, &stats_);
-  // The buffer's log is obsolete once the MANIFEST naming the next log is durable.
+  // The buffer's logs are obsolete once the MANIFEST naming the next log is durable.
+  // (Without a log of our own, replayed logs still live are retired the same way; during
+  // the replay itself there are none, so a crash then replays the same logs again.)
   std::unique_ptr<LogWriter> next;
-  if (log_)
-    next = std::make_unique<LogWriter>(LogFileName(path_, log_number_ + 1),
-                                       options_.value_bytes(), options_.sync, &faults_);
+  uint64_t next_number = log_number_;
+  if (log_) {
+    next_number = log_file_number_ + 1;
+    next = std::make_unique<LogWriter>(LogFileName(path_, next_number), options_.value_bytes(),
+                                       options_.sync, &faults_);
+  } else if (!replayed_logs_.empty()) {
+    next_number = replayed_logs_.back().first + 1;
+  }
+  const uint64_t before = log_number_;
   try {
-    if (next) ++log_number_;
+    log_number_ = next_number;
     WriteManifest(c.next());  // if this throws, ~Compaction removes the new run
   } catch (...) {
-    if (next) {
-      --log_number_;
-      ::unlink(next->path().c_str());
-    }
+    log_number_ = before;
+    if (next) ::unlink(next->path().c_str());
     throw;
   }
   c.Install(&current_, &stats_);
@@ -198,8 +229,11 @@ void Engine::FlushLocked() {
   if (next) {
     const std::string old = log_->path();
     log_ = std::move(next);
+    log_file_number_ = next_number;
     ::unlink(old.c_str());
   }
+  for (const auto& entry : replayed_logs_) ::unlink(entry.second.c_str());
+  replayed_logs_.clear();
   stats_.merge_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -283,7 +317,12 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
 void Engine::Close() {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return;
-  FlushLocked();
+  try {
+    FlushLocked();
+  } catch (const DesignLimit&) {
+    if (!log_) throw;  // without a log, the buffer would be lost
+    // The logs hold the buffer; the MANIFEST keeps them live and reopening replays them.
+  }
   WriteManifest(current_);
   closed_ = true;
   current_.levels.clear();  // closes run files (open scans keep theirs until they finish)
@@ -329,18 +368,36 @@ std::vector<LevelInfo> Engine::Levels() const {
   return out;
 }
 
-uint64_t Engine::Verify() {
+VerifyReport Engine::Verify() {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
-  uint64_t blocks = 0;
+  VerifyReport report;
+  for (const Level& l : current_.levels) {
+    for (const auto& r : l.runs) {
+      report.blocks += r->Verify(&stats_.recovery);
+      report.entries += r->entries();
+      ++report.runs;
+    }
+  }
+  return report;
+}
+
+bool Engine::TEST_DamageFilter() {
+  std::lock_guard<std::mutex> lock(mu_);
   for (const Level& l : current_.levels)
-    for (const auto& r : l.runs) blocks += r->Verify(&stats_.recovery);
-  return blocks;
+    for (auto r = l.runs.rbegin(); r != l.runs.rend(); ++r)
+      if ((*r)->TEST_DamageFilter()) return true;
+  return false;
 }
 
 void Engine::TEST_InjectWriteFailure(int64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   faults_.budget = bytes < 0 ? -1 : bytes;
+}
+
+void Engine::TEST_FailLogSync(bool fail) {
+  std::lock_guard<std::mutex> lock(mu_);
+  faults_.fail_log_sync = fail;
 }
 
 }  // namespace wacky

@@ -13,7 +13,9 @@
 //     MANIFEST is refused (std::runtime_error) and left untouched.
 //   * With options.wal, every write call appends its entries to the log before it
 //     returns: they survive a crash of the process, and with options.sync also a power
-//     loss. A call that raises may have been applied in part.
+//     loss. A call that raises may have been applied in part. If an fdatasync of the log
+//     fails, the call flushes the buffer into a run (making it durable that way) and
+//     starts a new log; only if that flush fails too does the call raise.
 //   * Put/Delete go to the buffer; when the buffer is full it is flushed *before* the
 //     new write is applied, so a failed flush (IOError) leaves both the buffer and the
 //     runs unchanged and the failed write unapplied. Every merge builds the next tree
@@ -22,7 +24,10 @@
 //   * Get reads at most one block per run whose filter (or level hash table) and
 //     fences admit the key; Scan returns a ScanIterator over a stable snapshot.
 //   * Close() flushes the buffer (so reopening gives the same contents), writes the
-//     MANIFEST and releases the directory; every later call throws EngineClosed.
+//     MANIFEST and releases the directory; every later call throws EngineClosed. When
+//     the flush is refused because the data outgrew the design (engine_limits.h), the
+//     write-ahead log keeps the buffer instead and reopening replays it (without a log,
+//     Close() raises the refusal).
 //   * All public methods are thread safe (one mutex). The bindings release the GIL for
 //     every call that may wait for that mutex or do I/O beyond a block read.
 //   * Methods named TEST_* are hooks for tests only; the Python API does not expose
@@ -33,6 +38,7 @@
 #ifndef WACKY_NATIVE_ENGINE_ENGINE_H_
 #define WACKY_NATIVE_ENGINE_ENGINE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -67,6 +73,12 @@ struct RunInfo {
   double fpr_given_fill;   // (bits set / bits)^k of the run's filter
 };
 
+struct VerifyReport {
+  uint64_t runs = 0;
+  uint64_t blocks = 0;   // data and tombstone blocks read and checked
+  uint64_t entries = 0;  // keys checked against their run's fences and filter
+};
+
 struct LevelInfo {
   int level;
   double ratio, capacity, max_runs, fpr;
@@ -99,10 +111,11 @@ class Engine {
   // Forces the buffer out as a flush (no-op when empty).
   void Flush();
   void Close();
-  // Reads every block of every run and checks it against its checksum; throws
-  // Corruption at the first damaged block. Returns the number of blocks checked.
-  uint64_t Verify();
-  bool closed() const { return closed_; }
+  // Reads every block of every run and checks it against its checksum, and every
+  // run's filter against its checksum and its keys (Run::Verify); throws Corruption at
+  // the first damage found.
+  VerifyReport Verify();
+  bool closed() const { return closed_.load(); }  // lock-free: safe beside any call
 
   const Options& options() const { return options_; }
   IOStats Stats() const;
@@ -113,6 +126,10 @@ class Engine {
   // Test hook: allow `bytes` more bytes of writes, then fail every write with ENOSPC;
   // -1 disarms.
   void TEST_InjectWriteFailure(int64_t bytes);
+  // Test hook: while `fail` is set, every fdatasync of the write-ahead log fails (EIO).
+  void TEST_FailLogSync(bool fail);
+  // Test hook: damages the in-memory filter of the newest run with one; false if none.
+  bool TEST_DamageFilter();
 
  private:
   friend class ScanIterator;
@@ -128,10 +145,14 @@ class Engine {
   Options options_;
   bool retain_;
   mutable std::mutex mu_;
-  bool closed_ = false;
+  std::atomic<bool> closed_{false};  // written under mu_
   std::unique_ptr<DirLock> lock_;  // held from construction until Close()
   std::unique_ptr<LogWriter> log_;  // null without options.wal, and while replaying logs
-  uint64_t log_number_ = 0;         // the live log; smaller numbers are in runs
+  uint64_t log_file_number_ = 0;    // log_'s number
+  uint64_t log_number_ = 0;         // the MANIFEST's oldest live log; smaller ones are in runs
+  // Logs replayed at open whose writes are still only in the buffer (the flush after the
+  // replay was refused by a design limit); deleted by the next flush.
+  std::vector<std::pair<uint64_t, std::string>> replayed_logs_;
   Buffer buffer_;
   Version current_;
   IOStats stats_;

@@ -4,7 +4,9 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -15,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "engine_limits.h"
 #include "env.h"
 #include "run.h"
 #include "scan_iterator.h"
@@ -255,6 +258,198 @@ TEST(Engine, RecoveryRemovesOrphansAndRejectsDamagedRuns) {
   } catch (const IOError& e) {
     CHECK_EQ(e.code(), ENOENT);
   }
+}
+
+// Runs `body` in a child process that then dies with _exit(), like a crash of the process.
+// An engine that must not be closed has to be leaked by `body` (new without delete): a
+// destructor would close it, which flushes. Returns once the child is gone.
+template <typename F>
+void InAChildThatDies(F body) {
+  const pid_t pid = ::fork();
+  CHECK(pid >= 0);
+  if (pid == 0) {
+    try {
+      body();
+    } catch (...) {
+      ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  CHECK_EQ(::waitpid(pid, &status, 0), pid);
+  CHECK(WIFEXITED(status));
+  CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+std::vector<std::string> Logs(const std::string& dir) {
+  std::vector<std::string> out;
+  uint64_t n = 0;
+  for (const auto& name : ListDir(dir))
+    if (ParseLogFileName(name, &n)) out.push_back(name);
+  return out;
+}
+
+// Writes acknowledged but never flushed are in the log: a process that dies without
+// close() loses none of them. Without the log they are lost, as documented.
+TEST(Engine, LoggedWritesSurviveAProcessThatDiesWithoutClose) {
+  for (bool wal : {true, false}) {
+    test::TempDir dir;
+    const std::string path = dir.path() + "/db";
+    Options o = Small();
+    o.wal = wal;
+    Model model;
+    for (uint64_t k = 0; k < 43; ++k) model[k * 5] = Value(o, k * 5, 2);  // 43 % 8 != 0
+    for (uint64_t k = 0; k < 43; k += 7) model.erase(k * 5);
+    InAChildThatDies([&] {
+      Engine& e = *new Engine(path, o);  // never closed
+      for (uint64_t k = 0; k < 43; ++k) e.Put(k * 5, Value(o, k * 5, 2).data());
+      for (uint64_t k = 0; k < 43; k += 7) e.Delete(k * 5);
+      if (e.buffer_size() == 0) throw std::logic_error("nothing left unflushed");
+    });
+    CHECK_EQ(Logs(path).size(), wal ? 1u : 0u);
+    Engine e(path, o);
+    std::mt19937_64 rng(3);
+    if (wal) {
+      CheckMatches(&e, model, &rng);
+      CHECK_EQ(Logs(path).size(), 1u);  // replayed, flushed, and a new log started
+    } else {
+      std::vector<uint8_t> out(o.value_bytes());
+      size_t differ = 0;  // the writes that were still in the buffer are gone
+      for (uint64_t k = 0; k < 43; ++k) differ += e.Get(k * 5, out.data()) != (model.count(k * 5) == 1);
+      CHECK(differ > 0);
+    }
+  }
+}
+
+// A failed fdatasync of the log: the write call flushes the buffer into a run instead
+// and starts a new log, so it still returns only once the write is durable.
+TEST(Engine, AFailedLogSyncIsCoveredByAFlush) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/db";
+  Options o = Small();
+  o.sync = true;
+  Model model;
+  InAChildThatDies([&] {
+    Engine& e = *new Engine(path, o);  // never closed
+    for (uint64_t k = 0; k < 3; ++k) e.Put(k, Value(o, k, 0).data());
+    const auto before = Logs(path);
+    if (e.Stats().flushes != 0) throw std::logic_error("flushed too early");
+    e.TEST_FailLogSync(true);
+    e.Put(3, Value(o, 3, 0).data());  // returns: the flush made it durable
+    if (e.Stats().flushes != 1 || e.buffer_size() != 0 || Logs(path) == before)
+      throw std::logic_error("the failed log was not replaced by a flush");
+    e.TEST_FailLogSync(false);
+    e.Put(4, Value(o, 4, 0).data());  // into the new log
+    if (e.Stats().flushes != 1) throw std::logic_error("the new log does not work");
+  });
+  for (uint64_t k = 0; k <= 4; ++k) model[k] = Value(o, k, 0);
+  Engine e(path, o);
+  std::mt19937_64 rng(4);
+  CheckMatches(&e, model, &rng);
+}
+
+// A damaged block is reported naming the file and block, never returned as a value;
+// blocks around it still answer.
+TEST(Engine, ADamagedBlockIsAnErrorNeverAValue) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/db";
+  const Options o = Small();
+  Engine e(path, o);
+  for (uint64_t k = 0; k < 200; ++k) e.Put(k, Value(o, k, 0).data());
+  e.Flush();
+  CHECK_EQ(e.Verify().blocks, [&] {
+    uint64_t n = 0;
+    for (const auto& l : e.Levels())
+      for (const auto& r : l.runs) n += r.blocks + (r.tombstones + 11) / 12;
+    return n;
+  }());
+  const RunInfo largest = e.Levels().back().runs.at(0);
+  const std::string file = RunFileName(path, largest.id);
+  const uint64_t key = largest.min_key;  // in block 0
+  {
+    ScopedFd fd(::open(file.c_str(), O_RDWR));
+    CHECK(fd.valid());
+    uint8_t byte = 0;
+    CHECK_EQ(::pread(fd.get(), &byte, 1, 20), 1);  // inside entry 0's value
+    byte ^= 0x04;
+    CHECK_EQ(::pwrite(fd.get(), &byte, 1, 20), 1);
+  }
+  std::vector<uint8_t> out(o.value_bytes());
+  CHECK_THROWS(e.Get(key, out.data()), Corruption, "block 0 fails its checksum");
+  CHECK_THROWS(e.Verify(), Corruption, file);
+  CHECK(e.Get(largest.max_key, out.data()));  // the last block is sound
+  CHECK(out == Value(o, largest.max_key, 0));
+  e.Close();
+  CHECK_THROWS(Engine(path, o), Corruption, "block 0 fails its checksum");
+}
+
+// Filters live only in memory; Verify() checks each against its checksum and its keys.
+TEST(Engine, VerifyFindsADamagedFilter) {
+  for (int hash_levels : {0, 1}) {
+    test::TempDir dir;
+    Options o = Small();
+    o.hash_levels = hash_levels;
+    Engine e(dir.path() + "/db", o);
+    for (uint64_t k = 0; k < 300; ++k) e.Put(k * 3, Value(o, k, 0).data());
+    e.Flush();
+    const VerifyReport sound = e.Verify();
+    CHECK(sound.runs > 1);
+    CHECK_EQ(sound.entries, [&] {
+      uint64_t n = 0;
+      for (const auto& l : e.Levels())
+        for (const auto& r : l.runs) n += r.entries;
+      return n;
+    }());
+    CHECK(e.TEST_DamageFilter());
+    CHECK_THROWS(e.Verify(), Corruption, "fail their checksum (damaged in memory)");
+  }
+}
+
+// When the data outgrows the design (2^64 - 1 runs in Level 1), the flush is refused by
+// name; every acknowledged write stays readable, close() keeps the buffer in the log and
+// reopening replays it without the refused flush. Without a log, close() must refuse.
+TEST(Engine, DataThatOutgrowsTheDesignStaysReadableAcrossReopen) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/db";
+  Options o = Small();
+  o.T = 2;
+  o.C = 1;
+  o.X = 64;
+  o.K = 1;
+  o.Z = 1;
+  Model model;
+  std::mt19937_64 rng(8);
+  uint64_t k = 0;
+  {
+    Engine e(path, o);
+    try {
+      for (; k < 100000; ++k) {
+        e.Put(k, Value(o, k, 0).data());
+        model[k] = Value(o, k, 0);
+      }
+      test::Fail(__FILE__, __LINE__, "the design was never refused");
+    } catch (const DesignLimit& err) {
+      CHECK(std::string(err.what()).find("more than the limit of 1000000") != std::string::npos);
+    }
+    const uint64_t buffered = k - 1;  // acknowledged, still in the buffer
+    e.Put(buffered, Value(o, buffered, 1).data());  // an overwrite needs no flush
+    model[buffered] = Value(o, buffered, 1);
+    CheckMatches(&e, model, &rng);
+    e.Close();
+  }
+  for (int round = 0; round < 2; ++round) {
+    Engine e(path, o);
+    CheckMatches(&e, model, &rng);
+    CHECK_THROWS(e.Put(k + 1000, Value(o, k, 0).data()), DesignLimit, "runs in Level 1");
+    e.Put(k - 2, Value(o, k - 2, 2 + round).data());
+    model[k - 2] = Value(o, k - 2, 2 + round);
+  }
+  Options no_log = o;
+  no_log.wal = false;
+  Engine e(path, no_log);  // replays the logs; they stay live, since no flush covers them
+  CheckMatches(&e, model, &rng);
+  CHECK_THROWS(e.Close(), DesignLimit, "runs in Level 1");
+  CHECK_EQ(Logs(path).size(), 3u);  // one per open with a log, all still live
 }
 
 // Writes fail part-way through flushes and merges; every acknowledged write survives,

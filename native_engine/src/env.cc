@@ -74,15 +74,19 @@ void SyncDir(const std::string& dir) {
   if (::fsync(fd.get()) != 0) ThrowIOError(errno, "fsync failed on directory", dir);
 }
 
-void MakeDirs(const std::string& path) {
+void MakeDirs(const std::string& path, bool sync) {
   if (path.empty()) throw std::invalid_argument("path must not be empty");
   size_t pos = 0;
   while (pos != std::string::npos) {
     pos = path.find('/', pos + 1);
     const std::string cur = path.substr(0, pos);
     if (cur.empty()) continue;
-    if (::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST)
-      ThrowIOError(errno, "cannot create directory", cur);
+    if (::mkdir(cur.c_str(), 0755) != 0) {
+      if (errno != EEXIST) ThrowIOError(errno, "cannot create directory", cur);
+    } else if (sync) {
+      const size_t slash = cur.find_last_of('/');
+      SyncDir(slash == std::string::npos ? "." : slash == 0 ? "/" : cur.substr(0, slash));
+    }
   }
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))

@@ -8,12 +8,18 @@
 //     blocking flock() on a directory itself (not on a file in it, which could be
 //     deleted while held) for its lifetime; a second DirLock on the same directory,
 //     from this or another process, throws IOError(EWOULDBLOCK) naming `what`.
+//     (LevelDB and RocksDB take a POSIX fcntl lock on a LOCK file. That file can be
+//     deleted and recreated under an open database, and fcntl locks belong to the
+//     process, so a second open in the same process needs a table of its own. flock on
+//     the directory has neither gap: its locks belong to the open file description.)
 //   * Corruption is an IOError (EIO) for data that fails its checksum or does not parse:
 //     the message names the file and where in it.
 //   * SyncDir(dir) fsyncs a directory, making the creation, rename and removal of the
 //     files in it durable (a file's own fdatasync does not cover its directory entry).
-//   * MakeDirs(path) creates path and its missing parents and checks that the result is
-//     a writable directory; ListDir(dir) returns the entry names (without "." and "..").
+//   * MakeDirs(path, sync) creates path and its missing parents and checks that the
+//     result is a writable directory; with sync it fsyncs the parent of every directory
+//     it created, so the creation survives a power loss. ListDir(dir) returns the entry
+//     names (without "." and "..").
 #ifndef WACKY_NATIVE_ENGINE_ENV_H_
 #define WACKY_NATIVE_ENGINE_ENV_H_
 
@@ -83,7 +89,7 @@ bool ParseNumberedFileName(const std::string& name, const std::string& prefix,
                            const std::string& suffix, uint64_t* number);
 // Throws std::invalid_argument if `path` holds a NUL byte (the OS would cut it there).
 void CheckPath(const std::string& path);
-void MakeDirs(const std::string& path);
+void MakeDirs(const std::string& path, bool sync = false);
 bool FileExists(const std::string& path);
 std::vector<std::string> ListDir(const std::string& dir);
 

@@ -71,10 +71,12 @@ TEST(Env, MakeDirsListDirSyncDir) {
   MakeDirs(deep);
   MakeDirs(deep);  // existing: fine
   CHECK(FileExists(deep));
+  MakeDirs(dir.path() + "/a/s1/s2", true);  // with sync: each new entry's parent fsynced
+  CHECK(FileExists(dir.path() + "/a/s1/s2"));
   std::ofstream(dir.path() + "/a/file") << "x";
   std::vector<std::string> names = ListDir(dir.path() + "/a");
   std::sort(names.begin(), names.end());
-  CHECK(names == (std::vector<std::string>{"b", "file"}));
+  CHECK(names == (std::vector<std::string>{"b", "file", "s1"}));
   SyncDir(deep);
 
   CHECK_THROWS(MakeDirs(""), std::invalid_argument, "must not be empty");

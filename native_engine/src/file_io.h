@@ -10,7 +10,8 @@
 //     Descriptors are owned by ScopedFd, so no error path leaks one.
 //   * FaultInjector lets tests make writes fail: once `budget` bytes have been written
 //     through files sharing the injector, every further write fails with ENOSPC,
-//     until the budget is reset to -1 (no fault).
+//     until the budget is reset to -1 (no fault). With fail_log_sync, every fdatasync
+//     of a write-ahead log (wal.h) fails with EIO.
 #ifndef WACKY_NATIVE_ENGINE_FILE_IO_H_
 #define WACKY_NATIVE_ENGINE_FILE_IO_H_
 
@@ -27,6 +28,7 @@ namespace wacky {
 
 struct FaultInjector {
   int64_t budget = -1;  // bytes that may still be written; -1 = unlimited
+  bool fail_log_sync = false;  // every fdatasync of a write-ahead log fails with EIO
   // Returns the number of bytes of an n-byte write that may proceed (n unless a fault
   // is armed); when it returns less than n the caller must fail the write.
   size_t Allow(size_t n);

@@ -7,7 +7,10 @@
 // whether the run is hash indexed. It is plain text ending in a line "crc32c <hex>",
 // the CRC-32C of everything before it, and is rewritten atomically (file_io.h
 // WriteFileAtomically) after every structural change, so a directory always describes
-// a complete, consistent set of runs. Encode() writes version 3. Decode() throws
+// a complete, consistent set of runs. (LevelDB and RocksDB append version edits to a
+// MANIFEST log named by CURRENT; a tree of this engine lists at most a few thousand runs,
+// so rewriting the whole description, checksummed, is cheap and leaves one file to
+// trust: there is no edit log to replay or to tear.) Encode() writes version 3. Decode() throws
 // Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming
 // the version for files of versions 1 and 2, whose run files had no checksums.
 #ifndef WACKY_NATIVE_ENGINE_MANIFEST_H_

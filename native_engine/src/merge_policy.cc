@@ -1,6 +1,8 @@
 // merge_policy.cc — see merge_policy.h.
 #include "merge_policy.h"
 
+#include <stdio.h>
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -9,6 +11,14 @@
 #include "structure.h"
 
 namespace wacky {
+
+namespace {
+std::string Num(double v) {  // 6 significant digits: 1.84467e+19, not 20 digits
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+}  // namespace
 
 MergePlan PlanMerge(const std::vector<Level>& levels, uint64_t incoming) {
   MergePlan plan;
@@ -73,8 +83,8 @@ void ApplyShape(const Options& o, double n_est, std::vector<Level>* levels) {
   const double n_buffers = n_est / static_cast<double>(o.buffer_entries());
   size_t L_new = static_cast<size_t>(structure::NumLevels(o.T, o.C, o.X, n_buffers));
   if (L_new > static_cast<size_t>(kMaxLevels))
-    throw std::invalid_argument("the design needs " + std::to_string(L_new) + " levels at " +
-                                std::to_string(n_est) + " entries; at most " +
+    throw DesignLimit("the design needs " + std::to_string(L_new) + " levels at " +
+                                Num(n_est) + " entries; at most " +
                                 std::to_string(kMaxLevels) + " are allowed (raise T)");
   if (levels->empty()) levels->resize(1);
   size_t L_old = levels->size();
@@ -91,12 +101,22 @@ void ApplyShape(const Options& o, double n_est, std::vector<Level>* levels) {
     Level& l = (*levels)[i];
     const auto s =
         structure::LevelAtDepth(o.T, o.C, o.X, o.K, o.Z, static_cast<int>(L - 1 - i), true);
+    if (!std::isfinite(s.ratio) || !(s.fraction > 0.0)) {
+      const size_t depth = L - 1 - i;
+      throw DesignLimit(
+          "the design needs a size ratio of " +
+          (depth == 0 ? std::string("C T/(T-1)") : "T^(X^" + std::to_string(depth - 1) + ")") +
+          " at Level " + std::to_string(i + 1) + " once the data reaches " +
+          Num(n_est) + " entries, which overflows a double (T = " +
+          Num(o.T) + ", C = " + Num(o.C) + ", X = " + Num(o.X) +
+          "); lower " + (depth == 0 ? "C or T" : "X or T"));
+    }
     l.ratio = s.ratio;
     l.capacity = s.fraction * n_est;
     if (!(s.runs <= static_cast<double>(kMaxRunsPerLevel)))
-      throw std::invalid_argument(
-          "the design needs " + std::to_string(s.runs) + " runs in Level " +
-          std::to_string(i + 1) + " once the data reaches " + std::to_string(n_est) +
+      throw DesignLimit(
+          "the design needs " + Num(s.runs) + " runs in Level " +
+          std::to_string(i + 1) + " once the data reaches " + Num(n_est) +
           " entries, more than the limit of " + std::to_string(kMaxRunsPerLevel) +
           " runs per level; lower " + (i + 1 == L ? "C and Z" : "T, X and K"));
     l.max_runs = s.runs;

@@ -187,6 +187,51 @@ TEST(ApplyShape, LevelsAreAnchoredAtLevelL) {
   CHECK(levels.back().runs[0] == bottom);
 }
 
+// Shapes the engine cannot build are refused naming the knob and the limit, as soon as
+// the data grows into them: too many runs in a level, too many levels, ratios that
+// overflow a double.
+TEST(ApplyShape, UnphysicalShapesAreRefusedByName) {
+  Options o;
+  o.T = 2;
+  o.C = 1;
+  o.X = 64;
+  o.K = 1;
+  o.Z = 1;
+  const double F = static_cast<double>(o.buffer_entries());
+  std::vector<Level> levels;
+  ApplyShape(o, 6 * F, &levels);  // two levels: fine
+  CHECK_EQ(levels.size(), 2u);
+  CHECK_THROWS(ApplyShape(o, 100 * F, &levels), std::invalid_argument,
+               "runs in Level 1 once the data reaches");  // (2^64 - 1) runs
+  CHECK_THROWS(ApplyShape(o, 100 * F, &levels), std::invalid_argument, "lower T, X and K");
+
+  o = Options();
+  o.T = 10;
+  o.X = 400;  // T^X = 10^400: no double holds it
+  levels.clear();
+  CHECK_THROWS(ApplyShape(o, 1e6 * F, &levels), std::invalid_argument,
+               "size ratio of T^(X^1) at Level 1");
+  CHECK_THROWS(ApplyShape(o, 1e6 * F, &levels), std::invalid_argument, "lower X or T");
+
+  o = Options();
+  o.C = 1e300;  // C T/(T-1) is fine; C^Z with Z = 1 is not
+  o.Z = 1;
+  levels.clear();
+  CHECK_THROWS(ApplyShape(o, 0.0, &levels), std::invalid_argument,
+               "needs 1e+300 runs in Level 1");
+  CHECK_THROWS(ApplyShape(o, 0.0, &levels), std::invalid_argument, "lower C and Z");
+  o.T = 1e300;  // now C T/(T-1) overflows
+  CHECK_THROWS(ApplyShape(o, 0.0, &levels), std::invalid_argument,
+               "size ratio of C T/(T-1) at Level 1 once the data reaches 0 entries");
+
+  o = Options();
+  o.T = 2;
+  o.C = 1;
+  levels.clear();
+  CHECK_THROWS(ApplyShape(o, std::ldexp(1.0, 80) * F, &levels), std::invalid_argument,
+               "at most 64 are allowed");
+}
+
 TEST(AllocateFprs, BudgetsAreSpentExactly) {
   Options o;
   o.T = 5;

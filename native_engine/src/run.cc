@@ -46,14 +46,50 @@ void Run::ReadBlocks(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const
   }
 }
 
+namespace {
+uint32_t HashesChecksum(const std::vector<uint64_t>& hashes) {
+  return crc32c::Value(reinterpret_cast<const uint8_t*>(hashes.data()), hashes.size() * 8);
+}
+}  // namespace
+
 uint64_t Run::Verify(IOCounter* c) const {
+  const std::string where = "run file '" + file_->path() + "': ";
+  if (filter_crc_ != (hash_mode_ ? HashesChecksum(key_hashes_) : filter_.Checksum()))
+    throw Corruption(where + (hash_mode_ ? "the key hashes" : "the filter") +
+                     " fail their checksum (damaged in memory)");
   const size_t chunk = 256;
-  std::vector<uint8_t> buf(chunk * layout_.block_bytes);
+  const uint64_t bb = layout_.block_bytes;
+  std::vector<uint8_t> buf(chunk * bb);
+  uint64_t index = 0, prev = 0;
   for (uint64_t b = 0; b < crcs_.size(); b += chunk) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk, crcs_.size() - b));
     ReadBlocks(b, n, buf.data(), c);
+    for (size_t j = 0; j < n && b + j < fences_.size(); ++j) {
+      const uint64_t block = b + j;
+      const uint8_t* blk = buf.data() + j * bb;
+      const size_t cnt = EntriesInBlock(block);
+      for (size_t e = 0; e < cnt; ++e, ++index) {
+        const uint64_t k = DecodeKey(blk + e * layout_.entry_bytes);
+        const std::string at = "block " + std::to_string(block) + " entry " + std::to_string(e);
+        if ((index > 0 && k <= prev) || (e == 0 && k != fences_[block]))
+          throw Corruption(where + at + " is out of order or disagrees with the fences");
+        if (hash_mode_ ? key_hashes_[index] != Hash64(k) : !filter_.MayContainHash(Hash64(k)))
+          throw Corruption(where + at + ": the " + (hash_mode_ ? "key hash" : "filter") +
+                           " does not admit its key (damaged in memory)");
+        prev = k;
+      }
+    }
   }
   return crcs_.size();
+}
+
+bool Run::TEST_DamageFilter() {
+  if (hash_mode_) {
+    if (key_hashes_.empty()) return false;
+    key_hashes_[0] ^= 1;
+    return true;
+  }
+  return filter_.TEST_ClearASetBit();  // some key of the run now misses the filter
 }
 
 Run::~Run() {
@@ -140,6 +176,7 @@ void Run::SetFilter(BloomFilter filter, double bits_per_key_target) {
   hash_mode_ = false;
   key_hashes_.clear();
   key_hashes_.shrink_to_fit();
+  filter_crc_ = filter_.Checksum();
 }
 
 void Run::SetKeyHashes(std::vector<uint64_t> hashes) {
@@ -147,6 +184,7 @@ void Run::SetKeyHashes(std::vector<uint64_t> hashes) {
   hash_mode_ = true;
   filter_ = BloomFilter();
   bits_target_ = 0.0;
+  filter_crc_ = HashesChecksum(key_hashes_);
 }
 
 void Run::ConvertHashesToFilter(double bits_per_key) {

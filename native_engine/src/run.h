@@ -13,7 +13,10 @@
 // the run lives in a hash-table level (App. F), the 64-bit hashes of its keys in
 // entry order (from which the level's HashIndex, or a Bloom filter later, is built).
 // A point lookup costs at most one block read; a lookup that the filter or the
-// fences exclude costs none. A Run is shared (std::shared_ptr) by its level and by
+// fences exclude costs none. Filters are not stored in the file (RocksDB stores them
+// as checksummed blocks; ours are rebuilt at open from the checked keys, so nothing on
+// disk can damage them); each carries a CRC-32C taken when built, which Verify() checks
+// (a lookup does not: hashing a whole filter per read would cost more than the read). A Run is shared (std::shared_ptr) by its level and by
 // open scans; MarkObsolete() makes the last owner delete the file (or rename it to
 // *.obsolete when the engine retains obsolete runs for accounting tests).
 #ifndef WACKY_NATIVE_ENGINE_RUN_H_
@@ -85,11 +88,17 @@ class Run {
   Lookup GetFromBlock(uint64_t key, uint64_t b, uint8_t* value_out, IOCounter* c) const;
   // Reads blocks [first, first + n) and checks each against its CRC.
   void ReadBlocks(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const;
-  // Reads and checks every block (counted in *c); returns the number of blocks.
+  // Reads and checks every block (counted in *c); then checks the in-memory state that
+  // reads rely on against the keys read: the fences, and the filter (or key hashes),
+  // whose CRC-32C was taken when it was built and which must admit every key (a Bloom
+  // filter has no false negatives). Throws Corruption naming the file and the block
+  // or filter; returns the number of blocks checked.
   uint64_t Verify(IOCounter* c) const;
   // Bloom check, fences, one block read.
   Lookup Get(uint64_t key, uint64_t hash, uint8_t* value_out, IOCounter* c) const;
   bool IsTombstone(uint64_t key) const;
+  // Test hook: damages the in-memory filter (or a key hash); false if there is none.
+  bool TEST_DamageFilter();
 
   void MarkObsolete(bool retain) {
     obsolete_ = true;
@@ -109,6 +118,7 @@ class Run {
   double bits_target_ = 0.0;
   bool hash_mode_ = false;
   std::vector<uint64_t> key_hashes_;
+  uint32_t filter_crc_ = 0;  // of filter_, or of key_hashes_ in hash mode
   bool obsolete_ = false;
   bool retain_ = false;
 };

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 
 #include "crc32c.h"
@@ -42,7 +43,12 @@ LogWriter::LogWriter(std::string path, uint64_t value_bytes, bool sync, FaultInj
 
 void LogWriter::Add(uint64_t key, const uint8_t* value, bool tombstone) {
   const size_t entry = 9 + (tombstone ? 0 : value_bytes_);
-  if (!record_.empty() && record_.size() + entry > kMaxRecordBytes) Seal();
+  if (!record_.empty() && record_.size() + entry > kMaxRecordBytes) {
+    Seal();
+    // A big batch goes out a record at a time instead of piling up in memory; Commit()
+    // still syncs at the end of the call. (A failed log only buffers: see Commit().)
+    if (!failed_) WriteOut();
+  }
   const size_t at = record_.size();
   record_.resize(at + entry);
   uint8_t* p = record_.data() + at;
@@ -67,24 +73,56 @@ void LogWriter::Seal() {
   record_.clear();
 }
 
-size_t LogWriter::Commit() {
-  Seal();
+void LogWriter::WriteOut() {
   const size_t len = out_.size();
-  if (len == 0) return 0;
   size_t done = 0;
+  // Bytes that reached the file leave out_, so a retry appends the rest exactly once.
+  auto fail = [&](int err, const char* what) {
+    out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(done));
+    unsynced_ += done;
+    ThrowIOError(err, what, path_);
+  };
   while (done < len) {
     size_t want = len - done;
-    if (faults_ != nullptr && faults_->Allow(want) < want)
-      ThrowIOError(ENOSPC, "write failed (injected fault)", path_);
+    if (faults_ != nullptr) {
+      const size_t ok = faults_->Allow(want);
+      if (ok < want) {
+        // Write what the "disk" still accepts, then fail like a full disk would.
+        const ssize_t w = ok > 0 ? ::write(fd_.get(), out_.data() + done, ok) : 0;
+        if (w > 0) done += static_cast<size_t>(w);
+        fail(ENOSPC, "write failed (injected fault)");
+      }
+    }
     const ssize_t w = ::write(fd_.get(), out_.data() + done, want);
     if (w < 0) {
       if (errno == EINTR) continue;
-      ThrowIOError(errno, "write failed", path_);
+      fail(errno, "write failed");
     }
+    if (w == 0) fail(EIO, "write made no progress");
     done += static_cast<size_t>(w);
   }
   out_.clear();
-  if (sync_ && ::fdatasync(fd_.get()) != 0) ThrowIOError(errno, "fdatasync failed", path_);
+  unsynced_ += len;
+}
+
+size_t LogWriter::Commit() {
+  if (failed_)
+    throw IOError(EIO, "log '" + path_ + "' is unusable: an earlier fdatasync of it failed, "
+                  "so data it holds may be lost");
+  Seal();
+  WriteOut();
+  const size_t len = unsynced_;
+  if (len == 0) return 0;
+  if (sync_) {
+    const bool injected = faults_ != nullptr && faults_->fail_log_sync;
+    if (injected || ::fdatasync(fd_.get()) != 0) {
+      const int err = injected ? EIO : errno;
+      failed_ = true;
+      ThrowIOError(err, injected ? "fdatasync failed (injected fault)" : "fdatasync failed",
+                   path_);
+    }
+  }
+  unsynced_ = 0;
   return len;
 }
 

@@ -97,6 +97,78 @@ TEST(Wal, DamageBeforeMoreDataIsRefusedAndAZeroTailIsDropped) {
   CHECK_EQ(r.dropped_bytes, 4096u);
 }
 
+// A write that fails part-way (a full disk) leaves a torn record at the end of the file;
+// the next Commit() appends the rest of it exactly once, so replay sees every entry once.
+TEST(Wal, AFailedWriteIsCompletedByTheNextCommitWithoutDuplicates) {
+  for (int64_t budget : {0, 5, 8, 20, 30, 40}) {
+    test::TempDir dir;
+    const std::string path = LogFileName(dir.path(), 1);
+    FaultInjector faults;
+    LogWriter w(path, 3, false, &faults);
+    const uint8_t v[3] = {7, 7, 7};
+    w.Add(1, v, false);
+    w.Add(2, v, false);
+    CHECK_EQ(w.Commit(), 8u + 2 * 12);
+    w.Add(3, v, false);
+    w.Add(4, nullptr, true);
+    w.Add(5, v, false);
+    faults.budget = budget;
+    CHECK_THROWS(w.Commit(), IOError, "injected fault");
+    CHECK(!w.failed());  // a failed write() is not final
+    LogReadResult r;
+    const size_t before = Replay(path, &r).size();  // what a crash now would keep
+    CHECK_EQ(before, 2u);  // the torn record (41 bytes) is dropped
+    faults.budget = -1;
+    w.Add(6, v, false);
+    w.Commit();
+    const auto ops = Replay(path, &r);
+    CHECK_EQ(r.dropped_bytes, 0u);
+    CHECK_EQ(ops.size(), 6u);
+    for (size_t i = 0; i < ops.size(); ++i) CHECK_EQ(ops[i].key, i + 1);
+    CHECK(ops[3].tomb);
+  }
+}
+
+// After a failed fdatasync the log refuses every later commit: retrying could report
+// success for pages the kernel already dropped.
+TEST(Wal, AFailedSyncIsFinal) {
+  test::TempDir dir;
+  const std::string path = LogFileName(dir.path(), 1);
+  FaultInjector faults;
+  LogWriter w(path, 3, true, &faults);
+  const uint8_t v[3] = {1, 2, 3};
+  w.Add(1, v, false);
+  w.Commit();
+  faults.fail_log_sync = true;
+  w.Add(2, v, false);
+  CHECK_THROWS(w.Commit(), IOError, "fdatasync failed (injected fault)");
+  CHECK(w.failed());
+  faults.fail_log_sync = false;
+  w.Add(3, v, false);
+  CHECK_THROWS(w.Commit(), IOError, "earlier fdatasync of it failed");
+  CHECK(w.failed());
+}
+
+// A batch larger than a record goes to the file record by record as it is added, not
+// all at Commit(); replay sees it whole and in order.
+TEST(Wal, ABigBatchIsWrittenAsItGrows) {
+  test::TempDir dir;
+  const std::string path = LogFileName(dir.path(), 1);
+  LogWriter w(path, 3, false, nullptr);
+  const uint64_t n = 3 * kMaxRecordBytes / 12;  // 12 bytes an entry: three records' worth
+  for (uint64_t k = 0; k < n; ++k) {
+    const uint8_t v[3] = {static_cast<uint8_t>(k), 1, 2};
+    w.Add(k, v, false);
+  }
+  CHECK(ReadWholeFile(path).size() >= 2 * kMaxRecordBytes);  // before any Commit()
+  CHECK_EQ(w.Commit(), n * 12 + 4 * 8);  // four records with their headers
+  LogReadResult r;
+  const auto ops = Replay(path, &r);
+  CHECK_EQ(r.records, 4u);
+  CHECK_EQ(ops.size(), n);
+  for (uint64_t k = 0; k < n; ++k) CHECK_EQ(ops[k].key, k);
+}
+
 TEST(Wal, FileNames) {
   uint64_t n = 0;
   CHECK(ParseLogFileName("wal-00000012.log", &n));
