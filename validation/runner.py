@@ -157,7 +157,6 @@ def validate(
     B = system.entries_per_block
     range_entries = range_entries_for(scale, workload, B)
     predicted = predict_paper(design, system, workload)
-    simulated = predict_simulated(design, system, workload, range_entries)
 
     with tempfile.TemporaryDirectory(prefix="wacky-validate-", dir=workdir) as tmp:
         engine = Engine(
@@ -222,6 +221,7 @@ def validate(
             memory_bits_per_entry=memory,
             levels=levels,
         )
+        simulated = predict_simulated(design, system, workload, range_entries)
     else:
         measured = Costs(
             write_amp=window.blocks_written * B / window.writes,
@@ -233,11 +233,10 @@ def validate(
             memory_bits_per_entry=memory,
             levels=levels,
         )
-        # The model is asked at N, the preload (Eq 14-16 price a tree of N entries; the window
-        # adds at most one cycle of inserts). The simulator grows the tree the engine ended with
-        # (every key inserted), so its levels can be compared exactly.
-        total = scale.entries + int(window.inserted.size)
-        final = replace(scale, entries=min(total, 10**9)).system(bits_per_entry, sum_fpr)
+        # The model is asked at N, the preload: Eq 14-16 price a tree of N entries (the warm-up
+        # and the window add up to one fill cycle each). The simulator grows the tree the engine
+        # ended with (every key inserted), so its levels can be compared exactly.
+        final = replace(system, entries=scale.entries + int(window.inserted.size))
         simulated = predict_simulated(design, final, workload, range_entries)
     measured = with_theta(measured, workload, B)
     mix_io_per_op = None

@@ -87,7 +87,6 @@ def measure_window(
     result = WindowResult(reads={k: [0, 0, 0] for k in READ_KINDS})
     used = 0  # fresh keys inserted so far
     read_at = 0  # reads of each kind done so far
-    per_buffer = 1
 
     def run(parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> dict:
         trace = tr.build_trace(parts, entry_bytes=entry_bytes, meta={})
