@@ -429,7 +429,7 @@ def _error(text: str) -> html.Span:
 
 
 def comparison_rows(result: ValidationResult) -> list[dict]:
-    """Paper model, engine simulator and measured side by side for each metric."""
+    """Finite model, paper model, engine simulator and measured side by side for each metric."""
     errors = result.relative_error
 
     def cell(costs: Costs, key: str) -> str:
@@ -441,7 +441,8 @@ def comparison_rows(result: ValidationResult) -> list[dict]:
         err = getattr(errors, key, None)
         rows.append({
             "metric": name, "predicted": cell(result.predicted, key),
-            "refined": cell(result.simulated, key), "measured": cell(result.measured, key),
+            "paper": cell(result.paper, key),
+            "simulated": cell(result.simulated, key), "measured": cell(result.measured, key),
             "error": "–" if err is None else f"{err:+.1%}",
         })
     return rows
@@ -452,9 +453,9 @@ def validation_view(state: JobState) -> html.Div:
     if result is None:
         return html.Div()
     scale = result.scale
-    columns = [("metric", "metric"), ("predicted", "predicted (paper model)"),
-               ("refined", "engine simulator"), ("measured", "measured"),
-               ("error", "relative error (paper model)")]
+    columns = [("metric", "metric"), ("predicted", "predicted (finite model)"),
+               ("paper", "paper model"), ("simulated", "engine simulator"),
+               ("measured", "measured"), ("error", "relative error (finite model)")]
     return html.Div(
         [
             html.H4("Predicted vs measured on the engine", style={"marginTop": 0}),

@@ -26,7 +26,8 @@ METRIC_LABELS = {
 
 def _models(result: ValidationResult):
     """(label, figures, errors) of each model, in report order."""
-    return (("paper model", result.predicted, result.relative_error),
+    return (("finite model", result.predicted, result.relative_error),
+            ("paper model", result.paper, result.paper_relative_error),
             ("engine simulator", result.simulated, result.simulated_relative_error))
 
 
@@ -52,7 +53,7 @@ def validation_figure(result: ValidationResult) -> go.Figure:
             ),
             row=1, col=1,
         )
-    for label, costs in (("paper N_i", result.predicted), ("engine simulator", result.simulated),
+    for label, costs in (("paper N_i", result.paper), ("engine simulator", result.simulated),
                          ("measured", result.measured)):
         fig.add_trace(
             go.Bar(

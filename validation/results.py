@@ -1,8 +1,9 @@
-"""What a validation reports: one ``Costs`` type for the paper model, the engine simulator and the
-engine's measurements, the relative errors between them, and the whole result.
+"""What a validation reports: one ``Costs`` type for the finite-N model, the paper's model, the
+engine simulator and the engine's measurements, the relative errors between them, and the whole
+result.
 
 Everything here is a frozen dataclass; ``to_dict`` gives the JSON of ``wacky validate --json``
-(its keys are part of the CLI's contract: the simulator's figures keep the key ``refined``).
+(its keys are part of the CLI's contract).
 """
 
 from __future__ import annotations
@@ -159,9 +160,10 @@ class Checks:
 class ValidationResult:
     """One design predicted, simulated and measured at one scale.
 
-    ``predicted`` is the paper's model (Eq 8-16, whole run counts); ``simulated`` is the engine
-    simulator (:mod:`validation.engine_simulator`), an executable specification of the engine's
-    merge policy whose agreement checks the engine, not the model; ``measured`` is the engine.
+    ``predicted`` is the default model, the finite-N model (:mod:`cost_models.finite`);
+    ``paper`` is Eq 8-16 with whole run counts; ``simulated`` is the engine simulator
+    (:mod:`validation.engine_simulator`), an executable specification of the engine's merge
+    policy whose agreement checks the engine, not any model; ``measured`` is the engine.
     """
 
     design: Design
@@ -169,6 +171,7 @@ class ValidationResult:
     budget: dict[str, float]
     workload: Workload | None
     predicted: Costs
+    paper: Costs
     simulated: Costs
     measured: Costs
     checks: Checks
@@ -181,10 +184,22 @@ class ValidationResult:
     phase: str = "load"
     window_writes: int | None = None
     major_compactions: int | None = None
+    # The window ended at a run boundary of Level L (not at its cap), and how many windows that
+    # held a full merge of Level L were set aside first (validation.steady).
+    window_complete: bool | None = None
+    full_merges_skipped: int | None = None
+    # How many runs Level L held when the window began (its history decides it, M7 in
+    # docs/MODEL.md), and the finite-N model told that one number.
+    level_L_runs_at_start: int | None = None
+    conditioned: Costs | None = None
 
     @property
     def relative_error(self) -> Errors:
         return compare(self.predicted, self.measured)
+
+    @property
+    def paper_relative_error(self) -> Errors:
+        return compare(self.paper, self.measured)
 
     @property
     def simulated_relative_error(self) -> Errors:
@@ -198,17 +213,25 @@ class ValidationResult:
             "budget": self.budget,
             "workload": None if self.workload is None else asdict(self.workload),
             "predicted": self.predicted.to_dict(),
-            "refined": self.simulated.to_dict(),
+            "paper": self.paper.to_dict(),
+            "simulated": self.simulated.to_dict(),
             "measured": self.measured.to_dict(),
             "relative_error": self.relative_error.to_dict(),
-            "refined_relative_error": self.simulated_relative_error.to_dict(),
+            "paper_relative_error": self.paper_relative_error.to_dict(),
+            "simulated_relative_error": self.simulated_relative_error.to_dict(),
             "checks": asdict(self.checks),
             "seconds": self.seconds,
             "wal": self.wal,
             "phase": self.phase,
             "window_writes": self.window_writes,
             "major_compactions": self.major_compactions,
+            "window_complete": self.window_complete,
+            "full_merges_skipped": self.full_merges_skipped,
+            "level_L_runs_at_start": self.level_L_runs_at_start,
         }
+        if self.conditioned is not None:
+            out["predicted_given_level_L_runs"] = self.conditioned.to_dict()
+            out["conditioned_relative_error"] = compare(self.conditioned, self.measured).to_dict()
         if self.mix_io_per_op is not None:
             out["mix_io_per_op"] = self.mix_io_per_op
         return out

@@ -26,6 +26,7 @@ import numpy as np
 
 import wacky_traces as tr
 from cost_models.costs import range_cost
+from cost_models.finite import finite_costs
 from native_engine import Engine
 from validation import generators
 from validation.engine_simulator import grow, grown_costs
@@ -40,7 +41,8 @@ Progress = Callable[[float, str], None]
 
 LOAD_SHARE = 0.75  # of the progress bar: the load dominates the run time
 
-__all__ = ["Scale", "ValidationResult", "predict_paper", "predict_simulated", "validate"]
+__all__ = ["Scale", "ValidationResult", "predict_finite", "predict_paper", "predict_simulated",
+           "validate"]
 
 # Engines run without their write-ahead log: the cost model prices flushes and merges only.
 ENGINE_WAL = False
@@ -69,6 +71,40 @@ def predict_paper(design: Design, system: System, workload: Workload | None) -> 
         levels=tuple(
             LevelShape(level=row.level, runs=int(row.runs), entries=row.capacity_entries)
             for row in a.levels
+        ),
+    )
+    return with_theta(costs, workload, system.entries_per_block)
+
+
+def predict_finite(
+    design: Design, system: System, workload: Workload | None, range_entries: int,
+    *, steady_window: bool = True, level_L_runs: int | None = None,
+) -> Costs:
+    """The finite-N model (:mod:`cost_models.finite`) at exactly this scale.
+
+    ``steady_window``: write amplification of the window :mod:`validation.steady` measures,
+    which leaves out Level L's rare full merges (the model's ``window_write_amp``); otherwise the
+    amortized figure with them. ``level_L_runs``: Level L's runs when the window starts, if
+    known (else the model averages over it).
+    """
+    m = finite_costs(
+        design.T, design.C, design.X, design.K, design.Z,
+        entries=system.entries, buffer_entries=system.buffer_entries,
+        uniform=design.filters == "uniform", level_L_runs=level_L_runs, **system.budget,
+    )
+    runs = m.level_runs[: int(m.levels)]
+    entries = m.level_entries[: int(m.levels)]
+    costs = Costs(
+        write_amp=float(m.window_write_amp if steady_window else m.write_amp),
+        zero_result_read=float(m.zero_result_read),
+        point_read=float(m.point_read),
+        point_read_uniform=float(m.point_read_uniform),
+        range_runs=float(m.range_runs),
+        range_io=float(range_cost(m.range_runs, 1.0, range_entries / system.entries_per_block)),
+        memory_bits_per_entry=float(m.memory_bits_per_entry),
+        levels=tuple(
+            LevelShape(level=i + 1, runs=int(round(float(r))), entries=float(e))
+            for i, (r, e) in enumerate(zip(runs, entries, strict=True))
         ),
     )
     return with_theta(costs, workload, system.entries_per_block)
@@ -156,7 +192,9 @@ def validate(
     start = time.perf_counter()
     B = system.entries_per_block
     range_entries = range_entries_for(scale, workload, B)
-    predicted = predict_paper(design, system, workload)
+    paper = predict_paper(design, system, workload)
+    predicted = predict_finite(design, system, workload, range_entries,
+                               steady_window=phase == "steady")
 
     with tempfile.TemporaryDirectory(prefix="wacky-validate-", dir=workdir) as tmp:
         engine = Engine(
@@ -210,6 +248,7 @@ def validate(
             engine.close()
 
     phases = {**loaded.phases, **(reads.phases if reads else {})}
+    conditioned = None
     if window is None:
         measured = Costs(
             write_amp=phases["load"]["put"].blocks_written * B / scale.entries,
@@ -238,6 +277,9 @@ def validate(
         # ended with (every key inserted), so its levels can be compared exactly.
         final = replace(system, entries=scale.entries + int(window.inserted.size))
         simulated = predict_simulated(design, final, workload, range_entries)
+        if levels[-1].max_runs and levels[-1].max_runs > 1:
+            conditioned = predict_finite(design, system, workload, range_entries,
+                                         level_L_runs=window.level_L_runs_at_start)
     measured = with_theta(measured, workload, B)
     mix_io_per_op = None
     if "mix" in phases:
@@ -259,6 +301,7 @@ def validate(
         budget=dict(system.budget),
         workload=workload,
         predicted=predicted,
+        paper=paper,
         simulated=simulated,
         measured=measured,
         checks=checks,
@@ -268,6 +311,10 @@ def validate(
         phase=phase,
         window_writes=None if window is None else window.writes,
         major_compactions=None if window is None else window.major_compactions,
+        window_complete=None if window is None else window.complete,
+        full_merges_skipped=None if window is None else window.full_merges_skipped,
+        level_L_runs_at_start=None if window is None else window.level_L_runs_at_start,
+        conditioned=conditioned,
     )
 
 

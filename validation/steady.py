@@ -4,15 +4,20 @@ Eq 14-16 are amortized costs per operation in a tree of N entries, and the paper
 that way (a preloaded data set, long windows, at least one major compaction). After the preload,
 which is not counted, :func:`measure_window` keeps inserting fresh keys one buffer at a time:
 
-1. warm-up (not counted) until a merge into the largest level (a *major compaction*) happens,
-   so the window starts at the same point of the fill cycle it ends at;
-2. the window, until the next major compaction: every buffer's first put triggers the flush
-   and the merges of the previous buffer, so the window's I/O is exactly whole flush cycles;
-3. after every buffer, a few reads of each kind, so reads are averaged over the cycle too.
+1. warm-up (not counted) until a merge into the largest level (a *major compaction*) leaves
+   Level L's newest run full: a *run boundary*, after which the next major compaction starts a
+   new run at Level L (or, when Level L already holds a_L runs, merges all of it);
+2. the window, until the next run boundary: every buffer's first put triggers the flush and the
+   merges of the previous buffer, so the window's I/O is exactly whole flush cycles. With
+   a_L = 1 that is one major compaction, as in the paper; with a_L > 1 it is the q_L major
+   compactions that fill one run of Level L, the period of the policy's cost. A window that
+   holds a *full merge* of Level L (every a_L run fills) is not a typical one: it is counted in
+   ``full_merges_skipped`` and the window starts again after it;
+3. after every buffer, a few reads of each kind, so reads are averaged over the window too.
 
 It reports write amplification per insert and I/O per read of each kind over the window only,
 with the number of writes and of major compactions it spanned. A window that reaches the cap
-without a major compaction says so (``major_compactions == 0``).
+without a run boundary says so (``major_compactions == 0`` or ``complete`` False).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from validation.replay import OpTotals, replay
 
 READ_KINDS = ("zero", "level_L_reads", "uniform_reads", "range")
 WINDOW_CAP_LOADS = 2.0  # the warm-up and the window each stop after this many times N writes
+ACTIVE_FULL_TOLERANCE = 1e-9  # kRelTol in native_engine/src/level.cc
 
 
 @dataclass
@@ -39,6 +45,10 @@ class WindowResult:
     blocks_written: int = 0
     major_compactions: int = 0
     warmup_writes: int = 0
+    full_merges_skipped: int = 0
+    complete: bool = False  # the window ended at a run boundary, not at the cap
+    level_L_runs_at_start: int = 0  # Level L's runs when the window began
+    window_start: int = 0  # fresh keys inserted before the window began
     reads: dict[str, list[int]] = field(default_factory=dict)  # kind -> [count, read, probed]
     checks: list[int] = field(default_factory=lambda: [0, 0, 0])  # misses, zero hits, wrong
     parts: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)
@@ -78,11 +88,12 @@ def measure_window(
     rng = np.random.default_rng([seed, 0x5354454144])  # stream tag: "STEAD"
     fresh = generators.fresh_keys(rng, 2 * cap + F, np.sort(loaded))
     taken = np.concatenate([loaded, fresh])
+    pool = max(reads, 1)  # read operations drawn once and cycled through
     zero_kinds, zero_keys, _ = generators.read_ops(
-        taken, n=reads, get_pool=loaded, fractions={"zero": 1.0}, range_entries=range_entries,
+        taken, n=pool, get_pool=loaded, fractions={"zero": 1.0}, range_entries=range_entries,
         seed=seed + 1)
     range_kinds, range_keys, range_args = generators.read_ops(
-        loaded, n=reads, get_pool=loaded, fractions={"range": 1.0},
+        loaded, n=pool, get_pool=loaded, fractions={"range": 1.0},
         range_entries=range_entries, seed=seed + 2)
     result = WindowResult(reads={k: [0, 0, 0] for k in READ_KINDS})
     used = 0  # fresh keys inserted so far
@@ -116,42 +127,76 @@ def measure_window(
     if partial:
         run([("fill", *_puts(fresh[: F - partial]))])
         used = F - partial
-    # 1. Warm-up: until a major compaction.
+    # 1. Warm-up: until a major compaction leaves Level L's active run full (a run boundary).
+    last_major, cycle = None, 0  # entries between the warm-up's last two major compactions
     while result.warmup_writes < cap:
         _, majors = one_buffer(f"warm{used}")
         result.warmup_writes += F
         if majors:
-            break
-    # Reads per buffer: the window lasts about Level L-1's capacity in buffers.
-    levels = engine.levels()
-    cycle = levels[-2]["capacity"] / F if len(levels) > 1 else 1.0
-    per_buffer = max(1, math.ceil(reads / max(cycle, 1.0)))
-    # 2-3. The window: buffers until the next major compaction, reads after each.
+            cycle = 0 if last_major is None else used - last_major
+            last_major = used
+            runs_L, boundary, _ = level_L_state(engine)
+            if boundary:
+                result.level_L_runs_at_start = runs_L
+                break
+    # Reads per buffer: spread ``reads`` over about one major cycle (the last one the warm-up
+    # saw, else Level L-1's capacity), and keep that rate to the end of the window.
+    if cycle == 0:
+        levels = engine.levels()
+        cycle = levels[-2]["capacity"] if len(levels) > 1 else F
+    per_buffer = max(1, math.ceil(reads * F / max(cycle, F)))
+    window_start = used
+
+    def restart() -> None:
+        nonlocal window_start
+        result.blocks_written = result.writes = result.major_compactions = 0
+        result.reads = {k: [0, 0, 0] for k in READ_KINDS}
+        window_start = used
+
+    # 2-3. The window: buffers until the next run boundary, reads after each.
     while result.writes < cap:
         written, majors = one_buffer(f"win{used}")
         # The first put flushed the previous buffer: the window owns that buffer's cost.
         result.blocks_written += written
         result.writes += F
         result.major_compactions += majors
-        if read_at < reads:
-            take = slice(read_at, min(reads, read_at + per_buffer))
-            present = np.concatenate([loaded, fresh[:used]])
-            m = take.stop - take.start
-            parts = [
-                (f"zero{used}", zero_kinds[take], zero_keys[take], np.zeros(m, np.uint64)),
-                (f"levelL{used}", *_gets(rng.choice(level_L_keys, m))),
-                (f"uniform{used}", *_gets(rng.choice(present, m))),
-                (f"range{used}", range_kinds[take], range_keys[take], range_args[take]),
-            ]
-            phases = run(parts)
-            for kind, (name, *_rest) in zip(READ_KINDS, parts, strict=True):
-                for t in phases[name].values():
-                    acc = result.reads[kind]
-                    acc[0] += t.count
-                    acc[1] += t.blocks_read
-                    acc[2] += t.runs_probed
-            read_at = take.stop
+        take = [(read_at + j) % pool for j in range(per_buffer)]
+        read_at += per_buffer
+        present = np.concatenate([loaded, fresh[:used]])
+        parts = [
+            (f"zero{used}", zero_kinds[take], zero_keys[take], np.zeros(per_buffer, np.uint64)),
+            (f"levelL{used}", *_gets(rng.choice(level_L_keys, per_buffer))),
+            (f"uniform{used}", *_gets(rng.choice(present, per_buffer))),
+            (f"range{used}", range_kinds[take], range_keys[take], range_args[take]),
+        ]
+        phases = run(parts)
+        for kind, (name, *_rest) in zip(READ_KINDS, parts, strict=True):
+            for t in phases[name].values():
+                acc = result.reads[kind]
+                acc[0] += t.count
+                acc[1] += t.blocks_read
+                acc[2] += t.runs_probed
         if majors:
-            break
+            runs, boundary, max_runs = level_L_state(engine)
+            if runs == 1 and max_runs > 1:
+                # A full merge of Level L: it recurs only every a_L run fills, so a window that
+                # holds one is not a typical one. Count it and start again after it.
+                result.full_merges_skipped += 1
+                restart()
+                result.level_L_runs_at_start = runs
+                continue
+            if boundary:
+                result.complete = True
+                break
+    result.window_start = window_start
     result.inserted = fresh[:used]
     return result
+
+
+def level_L_state(engine: Any) -> tuple[int, bool, float]:
+    """Level L's non-empty runs, whether its active run is full (the engine's rule,
+    ``Level::ActiveFull``), and a_L."""
+    level = engine.levels()[-1]
+    runs = [r["entries"] for r in level["runs"] if r["entries"] > 0]
+    threshold = level["capacity"] / level["max_runs"] * (1.0 - ACTIVE_FULL_TOLERANCE)
+    return len(runs), not runs or runs[-1] >= threshold, float(level["max_runs"])

@@ -98,6 +98,9 @@ def recommend_command(
     system: System,
     workload: Workload | None,
     method: Annotated[str, typer.Option("--method", help="global or projections.")] = "global",
+    model: Annotated[str, typer.Option(
+        "--model", help="The cost model to optimize: finite (steady state at this N, the "
+        "default) or paper (Eq 8-16).")] = "finite",
     trace: Annotated[Path | None, typer.Option(
         "--trace", help="Derive the workload from a trace file (lz4, binary or text).",
         rich_help_panel="Workload")] = None,
@@ -121,7 +124,9 @@ def recommend_command(
     elif workload is None:
         raise ValueError("give the workload: --point-reads, --zero-reads, --writes and "
                          "--range-reads (fractions summing to 1), or --trace FILE")
-    rec = recommend(workload, system, method=method)
+    if model not in ("finite", "paper"):
+        raise ValueError(f"--model must be finite or paper; got {model!r}")
+    rec = recommend(workload, system, method=method, model=model)
     if as_json:
         _print_json(rec.to_dict())
         return

@@ -54,12 +54,29 @@ def level_table(result: Analysis, title: str) -> Table:
 
 
 def print_totals(console: Console, result: Analysis) -> None:
+    finite = result.finite
+    table = Table(title="Costs: the finite-N model (steady state at this N) and the paper's "
+                  "Eq 8-16")
+    for col in ("cost", "finite model", "paper model"):
+        table.add_column(col, justify="right")
+    rows = [("write amplification", "write_amp"), ("write cost (I/O per write)", "write_cost"),
+            ("existing-key read, Level L (I/O)", "point_read"),
+            ("existing-key read, uniform (I/O)", "point_read_uniform"),
+            ("zero-result read (I/O)", "zero_result_read"), ("runs per range read", "range_runs"),
+            ("filter bits per entry", "memory_bits_per_entry")]
+    if result.theta is not None:
+        rows.append(("Θ (I/O per operation)", "theta"))
+    for label, key in rows:
+        table.add_row(label, fmt(getattr(finite, key) if finite else None),
+                      fmt(getattr(result, key)))
+    console.print(table)
+    if finite is not None and finite.full_merge_write_amp > 0:
+        console.print(f"of the finite model's write amplification, "
+                      f"{finite.full_merge_write_amp:.3g} is Level L's full merges (every a_L "
+                      "runs)")
     console.print(
-        f"write amplification {result.write_amp:.3f}   write cost {result.write_cost:.4g} I/O\n"
-        f"point read {result.point_read:.4f} I/O   zero-result read {result.zero_result_read:.4f} "
-        f"I/O   range runs {result.range_runs:.4g}\n"
-        f"filter memory {result.memory_bits_per_entry:.3f} bits/entry   fence pointers "
-        f"{result.fence_bits_per_entry:.3f} bits/entry   sum of FPRs {result.sum_fpr:.4g}"
+        f"fence pointers {result.fence_bits_per_entry:.3f} bits/entry   sum of FPRs (paper) "
+        f"{result.sum_fpr:.4g}"
     )
 
 
@@ -71,7 +88,7 @@ def print_analysis(console: Console, result: Analysis, title: str) -> None:
 def print_recommendation(console: Console, rec: Recommendation) -> None:
     console.print(
         f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}): {rec.cost:.4g} I/O per operation "
-        f"({rec.method} search, {rec.search_ms:.1f} ms)"
+        f"({rec.method} search of the {rec.model} model, {rec.search_ms:.1f} ms)"
     )
     if rec.bounds_hit:
         console.print(f"note: the optimum sits on the search bound of {', '.join(rec.bounds_hit)}")
@@ -102,26 +119,28 @@ def validation_tables(result: ValidationResult) -> list[Table]:
     from validation.results import METRICS
 
     metrics = Table(title="Predicted vs measured")
-    for col in ("metric", "paper model", "engine simulator", "measured", "paper error",
-                "simulator error"):
+    for col in ("metric", "finite model", "paper model", "engine simulator", "measured",
+                "finite error", "paper error"):
         metrics.add_column(col, justify="right")
-    paper_err, sim_err = result.relative_error, result.simulated_relative_error
+    err, paper_err = result.relative_error, result.paper_relative_error
     for m in METRICS:
         metrics.add_row(METRIC_LABELS[m], fmt(result.predicted.metric(m)),
-                        fmt(result.simulated.metric(m)), fmt(result.measured.metric(m)),
-                        fmt(paper_err.metric(m), True), fmt(sim_err.metric(m), True))
+                        fmt(result.paper.metric(m)), fmt(result.simulated.metric(m)),
+                        fmt(result.measured.metric(m)),
+                        fmt(err.metric(m), True), fmt(paper_err.metric(m), True))
     levels = Table(title="Structure: runs and entries per level")
-    for col in ("level", "runs (paper)", "runs (simulator)", "runs (measured)", "a_i bound",
-                "entries (paper N_i)", "entries (simulator)", "entries (measured)"):
+    for col in ("level", "runs (finite, mean)", "runs (simulator)", "runs (measured)",
+                "a_i bound", "entries (paper N_i)", "entries (simulator)", "entries (measured)"):
         levels.add_column(col, justify="right")
-    sources = (result.predicted.levels, result.simulated.levels, result.measured.levels)
+    sources = (result.predicted.levels, result.paper.levels, result.simulated.levels,
+               result.measured.levels)
 
     def cell(shapes: tuple[Any, ...], i: int, field: str) -> str:
         return fmt(getattr(shapes[i], field)) if i < len(shapes) else "-"
 
     for i in range(max(len(s) for s in sources)):
-        paper, simulated, measured = sources
-        levels.add_row(str(i + 1), cell(paper, i, "runs"), cell(simulated, i, "runs"),
+        finite, paper, simulated, measured = sources
+        levels.add_row(str(i + 1), cell(finite, i, "runs"), cell(simulated, i, "runs"),
                        cell(measured, i, "runs"), cell(measured, i, "max_runs"),
                        cell(paper, i, "entries"), cell(simulated, i, "entries"),
                        cell(measured, i, "entries"))

@@ -6,7 +6,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from cost_models.costs import range_cost as range_cost_of
+from cost_models.costs import theta as theta_of
 from cost_models.evaluate import Evaluation, evaluate
+from cost_models.finite import finite_costs
 from cost_models.limits import check_physical
 from wacky_model.types import Design, System, Workload
 
@@ -21,6 +24,54 @@ class LevelRow:
     level_fpr: float
     filter_bits_per_entry: float
     structure: str  # "bloom" or "hash"
+
+
+@dataclass(frozen=True)
+class SteadyCosts:
+    """The finite-N model's steady-state costs of one design (``cost_models.finite``).
+
+    ``write_amp`` amortizes Level L's full merges; ``full_merge_write_amp`` is their part of it.
+    """
+
+    write_amp: float
+    write_cost: float
+    full_merge_write_amp: float
+    point_read: float
+    point_read_uniform: float
+    zero_result_read: float
+    range_runs: float
+    memory_bits_per_entry: float
+    range_cost: float | None = None
+    theta: float | None = None
+
+
+def steady_costs(design: Design, system: System, workload: Workload | None = None) -> SteadyCosts:
+    """:func:`cost_models.finite.finite_costs` of one design, with Theta for ``workload``."""
+    m = finite_costs(
+        design.T, design.C, design.X, design.K, design.Z,
+        entries=system.entries, buffer_entries=system.buffer_entries,
+        uniform=design.filters == "uniform", **system.budget,
+    )
+    B = system.entries_per_block
+    write_cost = float(m.write_amp) / B
+    range_cost = theta = None
+    if workload is not None:
+        # Every entry is in a run, so a long range spreads over all of the data.
+        range_cost = float(range_cost_of(m.range_runs, 1.0, workload.range_blocks))
+        theta = float(theta_of(*workload.fractions, m.point_read, m.zero_result_read,
+                               write_cost, range_cost))
+    return SteadyCosts(
+        write_amp=float(m.write_amp),
+        write_cost=write_cost,
+        full_merge_write_amp=float(m.full_merge_write_amp),
+        point_read=float(m.point_read),
+        point_read_uniform=float(m.point_read_uniform),
+        zero_result_read=float(m.zero_result_read),
+        range_runs=float(m.range_runs),
+        memory_bits_per_entry=float(m.memory_bits_per_entry),
+        range_cost=range_cost,
+        theta=theta,
+    )
 
 
 @dataclass(frozen=True)
@@ -40,6 +91,8 @@ class Analysis:
     workload: Workload | None = None
     range_cost: float | None = None
     theta: float | None = None
+    # The finite-N model beside the paper's (whose figures are the fields above).
+    finite: SteadyCosts | None = None
 
     def to_dict(self) -> dict:
         """The JSON document of ``wacky analyze --json``."""
@@ -61,6 +114,8 @@ class Analysis:
             out["workload"] = asdict(self.workload)
             out["range_cost"] = self.range_cost
             out["theta"] = self.theta
+        if self.finite is not None:
+            out["finite"] = asdict(self.finite)
         return out
 
 
@@ -156,4 +211,5 @@ def analyze(
         workload=workload,
         range_cost=range_cost,
         theta=theta,
+        finite=steady_costs(design, system, workload),
     )

@@ -26,6 +26,7 @@ import numpy as np
 
 from cost_models.costs import theta_of_rows, theta_weights
 from cost_models.evaluate import allocate_fprs, cost_rows
+from cost_models.finite import finite_cost_rows
 from cost_models.limits import physical
 from cost_models.structure import structure
 from wacky_model.analysis import Analysis, analyze
@@ -69,6 +70,7 @@ DIAGONAL_MOVES = np.array(
     [[a * s, b * s, 0.0, 0.0, 0.0] for s in (1.0, 2.0) for a in (1, -1) for b in (1, -1)]
 )
 WORKLOAD_CHUNK = 128  # workloads scored against the whole table at once (bounds memory)
+DEDUPLICATE_FROM = 2048  # candidates per call; below this, sorting them costs more than it saves
 # About half the table's spacing in each search coordinate.
 INITIAL_STEP = np.array([0.2, 0.3, 0.125, 0.125, 0.125])
 PATTERN_SCALES = (1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
@@ -80,14 +82,26 @@ PROJECTION_T = np.arange(2, 400, dtype=float)
 # Finite, because a workload weighs some costs by 0 and 0 * inf is NaN.
 UNPHYSICAL_COST = 1e30
 
+# The cost models the search can optimize: the finite-N model (cost_models.finite; the default)
+# and the paper's Eq 8-16.
+MODELS = ("finite", "paper")
+
 # The search's projections, in the table's order (ties go to the earlier family).
 FAMILIES = tuple(f.name for f in PROJECTIONS)
 
 
-def realizable_costs(system: System, T, C, X, K, Z) -> np.ndarray:
-    """Cost rows (R, R_zero, W, V_runs, spread) of realizable designs: Theta = row @ weights."""
+def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite") -> np.ndarray:
+    """Cost rows (R, R_zero, W, V_runs, spread) of realizable designs under ``model``:
+    Theta = row @ weights."""
     s = structure(T, C, X, K, Z, system.buffers, integer_runs=True)
-    rows = cost_rows(s, allocate_fprs(s, **system.budget), system.entries_per_block)
+    if model == "finite":
+        rows = finite_cost_rows(
+            T, C, X, K, Z, entries=system.entries, buffer_entries=system.buffer_entries,
+            entries_per_block=system.entries_per_block, **system.budget)
+    elif model == "paper":
+        rows = cost_rows(s, allocate_fprs(s, **system.budget), system.entries_per_block)
+    else:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
     return np.where(physical(s, system.buffers, system.entries)[..., None], rows, UNPHYSICAL_COST)
 
 
@@ -115,6 +129,7 @@ class DesignSpace:
     """The realizable designs' cost tables for one system: the coarse grid and the projections."""
 
     system: System
+    model: str  # the cost model of the tables (MODELS)
     grid: np.ndarray  # (G, 5) search coordinates
     grid_shape: tuple[int, ...]  # meshgrid shape (nC, nT, nX, nK, nZ)
     grid_costs: np.ndarray  # (G, 5) cost rows
@@ -123,7 +138,9 @@ class DesignSpace:
     build_ms: float = field(default=0.0, compare=False)
 
     @classmethod
-    def build(cls, system: System) -> DesignSpace:
+    def build(cls, system: System, model: str = "finite") -> DesignSpace:
+        if model not in MODELS:
+            raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
         start = time.perf_counter()
         T, C, X, K, Z = (
             g.ravel() for g in np.meshgrid(COARSE_T, COARSE_C, COARSE_X, COARSE_K, COARSE_Z)
@@ -133,11 +150,12 @@ class DesignSpace:
         fam_knobs = np.concatenate(fam_arrays, axis=1)  # (5, F*P)
         all_knobs = [np.concatenate([g, f]) for g, f in zip((T, C, X, K, Z), fam_knobs,
                                                              strict=True)]
-        costs = realizable_costs(system, *all_knobs)
+        costs = realizable_costs(system, *all_knobs, model=model)
         g = T.size
         n_fam, n_t = len(fam), PROJECTION_T.size
         return cls(
             system=system,
+            model=model,
             grid=to_coords(T, C, X, K, Z),
             grid_shape=(COARSE_C.size, COARSE_T.size, COARSE_X.size, COARSE_K.size,
                         COARSE_Z.size),
@@ -148,8 +166,18 @@ class DesignSpace:
         )
 
     def evaluate_coords(self, u: np.ndarray) -> np.ndarray:
-        """Cost rows of arbitrary search coordinates (any leading shape)."""
-        return realizable_costs(self.system, *to_knobs(u))
+        """Cost rows of arbitrary search coordinates (any leading shape).
+
+        A batch of searches starts from the same table cells and steps on the same lattice, so
+        most candidates repeat (about 30 times over for 1,000 workloads): each distinct one is
+        evaluated once.
+        """
+        flat = u.reshape(-1, u.shape[-1])
+        if flat.shape[0] < DEDUPLICATE_FROM:
+            return realizable_costs(self.system, *to_knobs(u), model=self.model)
+        distinct, inverse = np.unique(flat, axis=0, return_inverse=True)
+        rows = realizable_costs(self.system, *to_knobs(distinct), model=self.model)
+        return rows[inverse.reshape(-1)].reshape(*u.shape[:-1], rows.shape[-1])
 
     def family_best(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each workload (rows of ``weights``) and family: the best T index, and the paper's
@@ -164,7 +192,7 @@ class DesignSpace:
 
 
 def family_theta(
-    system: System, workload: Workload, space: DesignSpace | None = None
+    system: System, workload: Workload, space: DesignSpace | None = None, model: str = "finite"
 ) -> dict[str, np.ndarray]:
     """Theta (Eq 16) of each family along ``PROJECTION_T``, for realizable designs.
 
@@ -173,12 +201,19 @@ def family_theta(
     """
     weights = workload_vector(workload)
     if space is not None:
-        if space.system != system:
-            raise ValueError("space was built for a different system")
+        _check_space(space, system, model)
         rows = space.family_costs
     else:
-        rows = np.stack([realizable_costs(system, *k) for k in family_knobs(system).values()])
+        rows = np.stack([realizable_costs(system, *k, model=model)
+                         for k in family_knobs(system).values()])
     return dict(zip(FAMILIES, theta_of_rows(rows, weights)[0], strict=True))
+
+
+def _check_space(space: DesignSpace, system: System, model: str) -> None:
+    if space.system != system:
+        raise ValueError("space was built for a different system")
+    if space.model != model:
+        raise ValueError(f"space was built for model {space.model!r}, not {model!r}")
 
 
 @dataclass(frozen=True)
@@ -194,6 +229,7 @@ class Recommendation:
     design: Design
     family: str
     cost: float
+    model: str
     analysis: Analysis
     alternatives: tuple[Alternative, ...]
     method: str
@@ -202,7 +238,9 @@ class Recommendation:
 
     @property
     def costs(self) -> dict[str, float]:
-        a = self.analysis
+        """The recommended design's costs under the model the search optimized."""
+        a = self.analysis.finite if self.model == "finite" else self.analysis
+        assert a is not None  # analyze always reports the finite model
         return {
             "write_cost": a.write_cost,
             "write_amp": a.write_amp,
@@ -217,6 +255,7 @@ class Recommendation:
         return {
             "design": self.design.knobs,
             "family": self.family,
+            "model": self.model,
             "cost": self.cost,
             "costs": self.costs,
             "alternatives": [
@@ -385,16 +424,18 @@ def _recommendation(
 ) -> Recommendation:
     design = _design(u)
     result = analyze(design, space.system, workload, realizable=True)
+    cost = result.finite.theta if space.model == "finite" else result.theta
     alternatives = []
     for f, name in enumerate(FAMILIES):
         idx = fam_best[f]
         alt_design = _design(space.family_coords[f, idx])
         theta = float(fam_theta[f, idx])
-        alternatives.append(Alternative(name, alt_design, theta, result.theta / theta))
+        alternatives.append(Alternative(name, alt_design, theta, cost / theta))
     return Recommendation(
         design=design,
         family=classify(design, space.system),
-        cost=float(result.theta),
+        cost=float(cost),
+        model=space.model,
         analysis=result,
         alternatives=tuple(alternatives),
         method=method,
@@ -409,16 +450,18 @@ def recommend(
     *,
     method: str = "global",
     space: DesignSpace | None = None,
+    model: str = "finite",
 ) -> Recommendation:
-    """The design that minimizes Theta for ``workload`` on ``system``.
+    """The design that minimizes Theta for ``workload`` on ``system`` under ``model``
+    (:data:`MODELS`: the finite-N model by default, or the paper's Eq 8-16).
 
     Pass a prebuilt :class:`DesignSpace` to reuse its cost tables across calls for one system.
     """
     start = time.perf_counter()
     if space is None:
-        space = DesignSpace.build(system)
-    elif space.system != system:
-        raise ValueError("space was built for a different system")
+        space = DesignSpace.build(system, model)
+    else:
+        _check_space(space, system, model)
     weights = workload_vector(workload)[None]
     u, fam_theta, fam_best, _ = search_coords(space, weights, method)
     search_ms = (time.perf_counter() - start) * 1e3
@@ -447,15 +490,16 @@ def recommend_many(
     method: str = "global",
     effort: SearchEffort = FAST,
     space: DesignSpace | None = None,
+    model: str = "finite",
 ) -> RecommendationBatch:
     """Recommend a design for each workload on one system, searched in one vectorized pass."""
     start = time.perf_counter()
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
     if space is None:
-        space = DesignSpace.build(system)
-    elif space.system != system:
-        raise ValueError("space was built for a different system")
+        space = DesignSpace.build(system, model)
+    else:
+        _check_space(space, system, model)
     weights = np.stack([workload_vector(w) for w in workloads])
     u, fam_theta, fam_best, _ = search_coords(space, weights, method, effort)
     cost = np.einsum("wc,wc->w", space.evaluate_coords(u), weights)
