@@ -53,7 +53,8 @@ def validation_figure(result: ValidationResult) -> go.Figure:
             ),
             row=1, col=1,
         )
-    for label, costs in (("paper N_i", result.paper), ("engine simulator", result.simulated),
+    for label, costs in (("finite model", result.predicted), ("paper N_i", result.paper),
+                         ("engine simulator", result.simulated),
                          ("measured", result.measured)):
         fig.add_trace(
             go.Bar(
@@ -86,17 +87,13 @@ def _fmt(x: float | None, pct: bool = False) -> str:
 
 def _table(result: ValidationResult) -> go.Figure:
     metrics = _reported(result)
-    (_, paper, paper_err), (_, sim, sim_err) = _models(result)
-    columns = [
-        [METRIC_LABELS[m] for m in metrics],
-        [_fmt(paper.metric(m)) for m in metrics],
-        [_fmt(sim.metric(m)) for m in metrics],
-        [_fmt(result.measured.metric(m)) for m in metrics],
-        [_fmt(paper_err.metric(m), True) for m in metrics],
-        [_fmt(sim_err.metric(m), True) for m in metrics],
-    ]
-    header = ["metric", "paper model", "engine simulator", "measured", "paper error",
-              "simulator error"]
+    models = _models(result)
+    columns = [[METRIC_LABELS[m] for m in metrics]]
+    columns += [[_fmt(costs.metric(m)) for m in metrics] for _, costs, _ in models]
+    columns.append([_fmt(result.measured.metric(m)) for m in metrics])
+    columns += [[_fmt(errors.metric(m), True) for m in metrics] for _, _, errors in models]
+    header = (["metric"] + [name for name, _, _ in models] + ["measured"]
+              + [f"{name} error" for name, _, _ in models])
     return go.Figure(go.Table(header={"values": header}, cells={"values": columns}))
 
 

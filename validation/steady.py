@@ -13,7 +13,8 @@ which is not counted, :func:`measure_window` keeps inserting fresh keys one buff
    compactions that fill one run of Level L, the period of the policy's cost. A window that
    holds a *full merge* of Level L (every a_L run fills) is not a typical one: it is counted in
    ``full_merges_skipped`` and the window starts again after it;
-3. after every buffer, a few reads of each kind, so reads are averaged over the window too.
+3. reads of each kind at a fixed rate per insert, run in small batches between buffers, so
+   reads are averaged over the window too.
 
 It reports write amplification per insert and I/O per read of each kind over the window only,
 with the number of writes and of major compactions it spanned. A window that reaches the cap
@@ -22,7 +23,6 @@ without a run boundary says so (``major_compactions == 0`` or ``complete`` False
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,7 @@ from validation.replay import OpTotals, replay
 READ_KINDS = ("zero", "level_L_reads", "uniform_reads", "range")
 WINDOW_CAP_LOADS = 2.0  # the warm-up and the window each stop after this many times N writes
 ACTIVE_FULL_TOLERANCE = 1e-9  # kRelTol in native_engine/src/level.cc
+READ_BATCH = 16  # reads of each kind run together once this many are due
 
 
 @dataclass
@@ -139,34 +140,35 @@ def measure_window(
             if boundary:
                 result.level_L_runs_at_start = runs_L
                 break
-    # Reads per buffer: spread ``reads`` over about one major cycle (the last one the warm-up
-    # saw, else Level L-1's capacity), and keep that rate to the end of the window.
+    # Reads: spread ``reads`` of each kind over about one major cycle (the last one the warm-up
+    # saw, else Level L-1's capacity), and keep that rate to the end of the window. They run in
+    # batches of at least READ_BATCH, so a small buffer does not pay a replay per buffer.
     if cycle == 0:
         levels = engine.levels()
         cycle = levels[-2]["capacity"] if len(levels) > 1 else F
-    per_buffer = max(1, math.ceil(reads * F / max(cycle, F)))
+    per_buffer = reads * F / max(cycle, F)
+    owed = 0.0  # reads of each kind due but not yet run
     window_start = used
 
     def restart() -> None:
-        nonlocal window_start
+        nonlocal window_start, owed
         result.blocks_written = result.writes = result.major_compactions = 0
         result.reads = {k: [0, 0, 0] for k in READ_KINDS}
         window_start = used
+        owed = 0.0
 
-    # 2-3. The window: buffers until the next run boundary, reads after each.
-    while result.writes < cap:
-        written, majors = one_buffer(f"win{used}")
-        # The first put flushed the previous buffer: the window owns that buffer's cost.
-        result.blocks_written += written
-        result.writes += F
-        result.major_compactions += majors
-        take = [(read_at + j) % pool for j in range(per_buffer)]
-        read_at += per_buffer
-        present = np.concatenate([loaded, fresh[:used]])
+    def read_batch(k: int) -> None:
+        nonlocal read_at
+        take = (read_at + np.arange(k)) % pool
+        read_at += k
+        # Existing keys, uniform over every entry present: the preload, then the fresh inserts.
+        pick = rng.integers(0, n + used, k)
+        present = np.where(pick < n, loaded[np.minimum(pick, n - 1)],
+                           fresh[np.maximum(pick - n, 0)])
         parts = [
-            (f"zero{used}", zero_kinds[take], zero_keys[take], np.zeros(per_buffer, np.uint64)),
-            (f"levelL{used}", *_gets(rng.choice(level_L_keys, per_buffer))),
-            (f"uniform{used}", *_gets(rng.choice(present, per_buffer))),
+            (f"zero{used}", zero_kinds[take], zero_keys[take], np.zeros(k, np.uint64)),
+            (f"levelL{used}", *_gets(rng.choice(level_L_keys, k))),
+            (f"uniform{used}", *_gets(present)),
             (f"range{used}", range_kinds[take], range_keys[take], range_args[take]),
         ]
         phases = run(parts)
@@ -176,6 +178,16 @@ def measure_window(
                 acc[0] += t.count
                 acc[1] += t.blocks_read
                 acc[2] += t.runs_probed
+
+    # 2-3. The window: buffers until the next run boundary, reads between them.
+    while result.writes < cap:
+        written, majors = one_buffer(f"win{used}")
+        # The first put flushed the previous buffer: the window owns that buffer's cost.
+        result.blocks_written += written
+        result.writes += F
+        result.major_compactions += majors
+        owed += per_buffer
+        ending = False
         if majors:
             runs, boundary, max_runs = level_L_state(engine)
             if runs == 1 and max_runs > 1:
@@ -185,9 +197,14 @@ def measure_window(
                 restart()
                 result.level_L_runs_at_start = runs
                 continue
-            if boundary:
-                result.complete = True
-                break
+            ending = boundary
+        if owed >= READ_BATCH or (ending and owed > 0) or result.reads["zero"][0] == 0:
+            due = max(1, round(owed))
+            read_batch(due)
+            owed -= due
+        if ending:
+            result.complete = True
+            break
     result.window_start = window_start
     result.inserted = fresh[:used]
     return result
