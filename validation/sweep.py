@@ -42,7 +42,10 @@ ZERO_READ_FLOOR = 0.01  # I/O: the zero-result target is 15% or this, whichever 
 RANKING_SLACK = 0.05
 MODELS = ("finite", "paper", "simulator")
 BUFFER_DIVISORS = (1, 8, 64)  # the three entries-per-buffer ratios of the accuracy sweep
-SEARCH = "search"  # the candidate name of the five-knob recommendation in the ranking
+SEARCH = "search"
+# The random designs' seed. The finite model was developed against seed 7's designs (and the
+# Figure 8 families); this seed's designs were never looked at before the sweep that reports them.
+HELD_OUT_SEED = 20261124  # the candidate name of the five-knob recommendation in the ranking
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,9 @@ def _physical(design: Design, system: System) -> bool:
     return bool(physical(s, system.buffers, system.entries))
 
 
-def sweep_cases(system: System, *, n_random: int = 20, seed: int = 7) -> list[SweepCase]:
+def sweep_cases(
+    system: System, *, n_random: int = 20, seed: int = HELD_OUT_SEED
+) -> list[SweepCase]:
     """The designs of the sweep: families at several T, uniform baselines, random designs.
 
     Designs whose tree cannot exist at this size (cost_models.limits; e.g. QLSM-bush at T=2 on
