@@ -143,6 +143,74 @@ def _apply_shape(
         lvl.fpr = float(p)
 
 
+@dataclass
+class _Replay:
+    """The policy's state while it replays flushes; :func:`grow` and :func:`steady_window`."""
+
+    knobs: tuple[float, float, float, float, float]
+    buffer_entries: int
+    entries_per_block: int
+    budget: dict[str, float]
+    uniform: bool
+    levels: list[_Level]
+    n_est: float = 0.0
+    blocks_written: int = 0
+    flushes: int = 0
+
+    @classmethod
+    def start(cls, knobs, buffer_entries: int, entries_per_block: int,
+              bits_per_entry: float | None, sum_fpr: float | None, uniform: bool) -> _Replay:
+        if (bits_per_entry is None) == (sum_fpr is None):
+            raise ValueError("give exactly one of bits_per_entry or sum_fpr")
+        if buffer_entries < 1 or entries_per_block < 1:
+            raise ValueError("buffer_entries and entries_per_block must be >= 1")
+        budget = {"bits_per_entry": bits_per_entry} if bits_per_entry is not None else {
+            "sum_fpr": sum_fpr
+        }
+        replay = cls(tuple(float(v) for v in knobs), buffer_entries, entries_per_block, budget,
+                     uniform, [])
+        _apply_shape(replay.knobs, 0.0, buffer_entries, replay.levels, budget, uniform)
+        return replay
+
+    def flush(self) -> bool:
+        """One flush of a full buffer and the merges it causes; True if it reached Level L."""
+        levels = self.levels
+        size = self.buffer_entries
+        L = len(levels)
+        j = 0
+        while j + 1 < L and levels[j].would_overflow(size):
+            size += sum(levels[j].runs)
+            levels[j].runs.clear()
+            levels[j].bits.clear()
+            j += 1
+        target = levels[j]
+        major = j + 1 == L
+        if not target.active_full():
+            size += target.runs.pop()
+            target.bits.pop()
+        elif major and len(target.runs) >= target.max_runs:
+            size += sum(target.runs)
+            target.runs.clear()
+            target.bits.clear()
+        self.blocks_written += -(-size // self.entries_per_block)
+        self.flushes += 1
+        target.runs.append(size)
+        target.bits.append(0.0)  # set below, once the shape the run lands in is known
+        if major:
+            C = self.knobs[1]
+            self.n_est = sum(target.runs) * (C + 1.0) / C
+            _apply_shape(self.knobs, self.n_est, self.buffer_entries, levels, self.budget,
+                         self.uniform)
+        target.bits[-1] = float(filters.bloom_bits_per_key(target.fpr))
+        return major
+
+    def level_L_state(self) -> tuple[int, bool]:
+        """Level L's runs and whether its active run is full (a run boundary after a major
+        merge)."""
+        last = self.levels[-1]
+        return len(last.runs), last.active_full()
+
+
 def grow(
     T: float,
     C: float,
@@ -162,58 +230,95 @@ def grow(
     The buffer flushes when it is full and one more entry arrives, so ``entries - 1`` // F
     flushes happen and the rest stays buffered.
     """
-    if (bits_per_entry is None) == (sum_fpr is None):
-        raise ValueError("give exactly one of bits_per_entry or sum_fpr")
     if entries < 0:
         raise ValueError(f"entries must be >= 0; got {entries}")
-    if buffer_entries < 1 or entries_per_block < 1:
-        raise ValueError("buffer_entries and entries_per_block must be >= 1")
-    budget = {"bits_per_entry": bits_per_entry} if bits_per_entry is not None else {
-        "sum_fpr": sum_fpr
-    }
-    knobs = (float(T), float(C), float(X), float(K), float(Z))
-    levels: list[_Level] = []
-    n_est = 0.0
-    _apply_shape(knobs, n_est, buffer_entries, levels, budget, uniform)
+    replay = _Replay.start((T, C, X, K, Z), buffer_entries, entries_per_block, bits_per_entry,
+                           sum_fpr, uniform)
     flushes = (entries - 1) // buffer_entries if entries > 0 else 0
-    blocks_written = 0
     for _ in range(flushes):
-        size = buffer_entries
-        L = len(levels)
-        j = 0
-        while j + 1 < L and levels[j].would_overflow(size):
-            size += sum(levels[j].runs)
-            levels[j].runs.clear()
-            levels[j].bits.clear()
-            j += 1
-        target = levels[j]
-        major = j + 1 == L
-        if not target.active_full():
-            size += target.runs.pop()
-            target.bits.pop()
-        elif major and len(target.runs) >= target.max_runs:
-            size += sum(target.runs)
-            target.runs.clear()
-            target.bits.clear()
-        blocks_written += -(-size // entries_per_block)
-        target.runs.append(size)
-        target.bits.append(0.0)  # set below, once the shape the run lands in is known
-        if major:
-            n_est = sum(target.runs) * (C + 1.0) / C
-            _apply_shape(knobs, n_est, buffer_entries, levels, budget, uniform)
-        target.bits[-1] = float(filters.bloom_bits_per_key(target.fpr))
+        replay.flush()
     grown = tuple(
         GrownLevel(lvl.capacity, lvl.max_runs, lvl.fpr, tuple(lvl.runs), tuple(lvl.bits))
-        for lvl in levels
+        for lvl in replay.levels
     )
     return GrownTree(
         levels=grown,
         inserted=int(entries),
         buffered=int(entries - flushes * buffer_entries),
-        blocks_written=int(blocks_written),
+        blocks_written=int(replay.blocks_written),
         flushes=int(flushes),
-        n_est=n_est,
+        n_est=replay.n_est,
         entries_per_block=int(entries_per_block),
+    )
+
+
+@dataclass(frozen=True)
+class SimulatedWindow:
+    """The steady window of :mod:`validation.steady`, replayed on entry counts."""
+
+    write_amp: float  # blocks written per block inserted over the window
+    writes: int  # inserts in the window
+    major_compactions: int
+    full_merges_skipped: int
+    level_L_runs_at_start: int
+    complete: bool  # ended at a run boundary, not at the cap
+
+
+def steady_window(
+    T: float,
+    C: float,
+    X: float,
+    K: float,
+    Z: float,
+    *,
+    entries: int,
+    buffer_entries: int,
+    entries_per_block: int,
+    bits_per_entry: float | None = None,
+    sum_fpr: float | None = None,
+    uniform: bool = False,
+    cap_loads: float = 2.0,
+) -> SimulatedWindow:
+    """Preload ``entries``, then the steady window's rules: warm up to a run boundary of Level L
+    (a merge into it that leaves its active run full), then measure flushes to the next one,
+    starting again after a full merge of Level L when a_L > 1. The warm-up and the window each
+    stop after ``cap_loads`` times ``entries`` inserts."""
+    replay = _Replay.start((T, C, X, K, Z), buffer_entries, entries_per_block, bits_per_entry,
+                           sum_fpr, uniform)
+    F = buffer_entries
+    for _ in range((entries - 1) // F):  # the preload; its last buffer flushes in the warm-up
+        replay.flush()
+    cap = max(int(cap_loads * entries), 4 * F)
+    runs_at_start, warm = 0, 0
+    while warm < cap:
+        warm += F
+        if replay.flush():
+            runs, boundary = replay.level_L_state()
+            if boundary:
+                runs_at_start = runs
+                break
+    start_blocks, writes, majors, skipped, complete = replay.blocks_written, 0, 0, 0, False
+    while writes < cap:
+        major = replay.flush()
+        writes += F
+        majors += major
+        if major:
+            runs, boundary = replay.level_L_state()
+            if runs == 1 and replay.levels[-1].max_runs > 1:
+                skipped += 1
+                start_blocks, writes, majors, runs_at_start = replay.blocks_written, 0, 0, 1
+                continue
+            if boundary:
+                complete = True
+                break
+    blocks = replay.blocks_written - start_blocks
+    return SimulatedWindow(
+        write_amp=blocks * entries_per_block / writes if writes else math.nan,
+        writes=writes,
+        major_compactions=majors,
+        full_merges_skipped=skipped,
+        level_L_runs_at_start=runs_at_start,
+        complete=complete,
     )
 
 

@@ -29,11 +29,11 @@ from cost_models.costs import range_cost
 from cost_models.finite import finite_costs
 from native_engine import Engine
 from validation import generators
-from validation.engine_simulator import grow, grown_costs
+from validation.engine_simulator import grow, grown_costs, steady_window
 from validation.replay import replay
 from validation.results import Checks, Costs, LevelShape, ValidationResult, with_theta
 from validation.scale import Scale
-from validation.steady import measure_window
+from validation.steady import WINDOW_CAP_LOADS, measure_window
 from wacky_model.analysis import analyze
 from wacky_model.types import Design, System, Workload
 
@@ -277,6 +277,12 @@ def validate(
         # ended with (every key inserted), so its levels can be compared exactly.
         final = replace(system, entries=scale.entries + int(window.inserted.size))
         simulated = predict_simulated(design, final, workload, range_entries)
+        # Its write amplification is that of the same window, replayed (steady_window).
+        sim_window = steady_window(
+            *design.knobs.values(), entries=scale.entries,
+            buffer_entries=system.buffer_entries, entries_per_block=B,
+            uniform=design.filters == "uniform", cap_loads=WINDOW_CAP_LOADS, **system.budget)
+        simulated = with_theta(replace(simulated, write_amp=sim_window.write_amp), workload, B)
         if levels[-1].max_runs and levels[-1].max_runs > 1:
             conditioned = predict_finite(design, system, workload, range_entries,
                                          level_L_runs=window.level_L_runs_at_start)
