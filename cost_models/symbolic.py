@@ -17,6 +17,8 @@ Contents:
 * (b) App. D: the geometric and arithmetico-geometric series, the X -> 1 memory M (errata 4,
   Eq 24) summed over infinitely many levels, Eq 25, and the finite-L tail of that sum.
 * (c) The X -> 1 limits of Eq 8, 9, 10 and 12, against Eq 1, 3 and errata 3.
+* (d) The finite-N model's sums (docs/MODEL.md M2-M6): a level's runs and writes over its fill,
+  Level L's geometric run and cycle sums, q_L, and the phase density.
 * ``*_fn`` helpers: numpy-lambdified versions for the tests.
 """
 
@@ -410,6 +412,76 @@ def cll_errata3() -> CllForms:
         levels_real=levels_real_eq3(),
         fpr=p / cll_runs_small() * (T - 1) / (C + 1) * T**-d,
     )
+
+
+# --------------------------------------------------------------------------------------------
+# (d) The finite-N model (cost_models.finite, docs/MODEL.md M2-M6)
+# --------------------------------------------------------------------------------------------
+
+# A level's fill: q batches fill a run, f whole runs and e more batches (m = f q + e, e < q).
+q_, f_, e_, k_, r_ = sp.symbols("q f e k r", integer=True, positive=True)
+beta = sp.Symbol("beta", positive=True)  # b_L / S: Level L's batch over its size
+u_ = sp.Symbol("u", real=True)
+
+
+class FillForms(NamedTuple):
+    runs_sum: sp.Expr  # sum_{k=1}^{m} ceil(k/q), block by block (M4)
+    writes_sum: sp.Expr  # batches rewritten in one fill, W_i / b_i (M2)
+
+
+@cache
+def fill_sums() -> FillForms:
+    """M2 and M4 summed run by run: in run j (1-based) the level holds j runs for q batch-states,
+    and the k-th batch of a run rewrites the k batches it holds; the e leftover batches belong
+    to run f + 1."""
+    runs = sp.summation(q_ * k_, (k_, 1, f_)) + e_ * (f_ + 1)
+    writes = f_ * sp.summation(k_, (k_, 1, q_)) + sp.summation(k_, (k_, 1, e_))
+    return FillForms(sp.factor(runs), sp.expand(writes))
+
+
+@cache
+def leveling_writes_per_insert() -> sp.Expr:
+    """M2 with one run filled by all of its m batches (q = m, f = 1, e = 0): W / b_{i+1} = m/2."""
+    m = sp.Symbol("m", integer=True, positive=True)
+    return sp.simplify(fill_sums().writes_sum.subs({f_: 1, q_: m, e_: 0}) / (m + 1))
+
+
+class LevelLForms(NamedTuple):
+    run_writes: sp.Expr  # a run's writes over its q batches, over the size when it started
+    run_starts: sp.Expr  # sum_{r=0}^{a-2} (1+beta)^{r q}
+    full_per_insert_leveled: sp.Expr  # a_L = 1: each merge rewrites all of Level L
+
+
+@cache
+def level_L_sums() -> LevelLForms:
+    """M3. A run of Level L that starts when Level L holds S_r receives batches beta S, growing
+    with S: after k of them it holds S_r ((1+beta)^k - 1), which the k-th merge writes."""
+    run = sp.summation((1 + beta) ** k_ - 1, (k_, 1, q_))
+    starts = sp.summation((1 + beta) ** (r_ * q_), (r_, 0, a_L - 2))
+    # a_L = 1: one batch grows Level L from S to S (1 + beta) and rewrites all of it.
+    full = (1 + beta) / ((1 + beta) - 1)
+    return LevelLForms(sp.simplify(run), sp.simplify(starts), sp.simplify(full))
+
+
+@cache
+def level_L_run_batches() -> sp.Expr:
+    """M3: the batches a run of Level L takes. It is full when its share of Level L reaches
+    1/a_L: 1 - (1+beta)^(-k) >= 1/a_L, i.e. k >= -ln(1 - 1/a_L) / ln(1 + beta); q_L is the
+    ceiling of the solution for k."""
+    k = sp.Symbol("k", positive=True)
+    (sol,) = sp.solve(sp.Eq(1 - (1 + beta) ** (-k), 1 / a_L), k)
+    return sp.simplify(sol)
+
+
+@cache
+def phase_density() -> sp.Expr:
+    """M6: the window's start is uniform over one window in log-size units, and the window spans
+    one more: the density of the position u in [0, 2) is the triangle 1 - |u - 1|."""
+    v = sp.Symbol("v", real=True)
+    tri = sp.integrate(sp.Piecewise((1, (v >= 0) & (v <= 1)), (0, True))
+                       * sp.Piecewise((1, (u_ - v >= 0) & (u_ - v <= 1)), (0, True)),
+                       (v, 0, 1))
+    return sp.piecewise_fold(tri)
 
 
 # --------------------------------------------------------------------------------------------
