@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import minimize
 
-from wacky_model.search import DesignSpace, recommend, recommend_many, workload_vector
+from wacky_model.search import MODELS, DesignSpace, recommend, recommend_many, workload_vector
 from wacky_model.types import System, Workload
 
 N_SINGLE = 100
@@ -33,7 +33,7 @@ def slsqp_tuner(workload: Workload, system: System) -> float:
             s = replace(system, bits_per_entry=m, buffer_bytes=int(buffer_bytes))
             from wacky_model.search import realizable_costs
 
-            return float(realizable_costs(s, T, T - 1, 1.0, K, Z) @ weights)
+            return float(realizable_costs(s, T, T - 1, 1.0, K, Z, model="paper") @ weights)
 
         res = minimize(theta, x0=[10.0, system.bits_per_entry * 0.9], method="SLSQP",
                        bounds=[(2.0, 100.0), (0.0, system.bits_per_entry)])
@@ -47,39 +47,41 @@ def main() -> None:
     workloads = [Workload(*rng.dirichlet(np.ones(4))) for _ in range(N_BATCH)]
 
     start = time.perf_counter()
-    space = DesignSpace.build(system)
-    build_ms = (time.perf_counter() - start) * 1e3
-    recommend(workloads[0], system, space=space)  # warm-up
-    start = time.perf_counter()
-    for w in workloads[:N_SINGLE]:
-        recommend(w, system, space=space)
-    warm_ms = (time.perf_counter() - start) * 1e3 / N_SINGLE
-
-    start = time.perf_counter()
-    for w in workloads[:10]:
-        recommend(w, system)
-    cold_ms = (time.perf_counter() - start) * 1e3 / 10
-
-    start = time.perf_counter()
     for w in workloads[:20]:
         slsqp_tuner(w, system)
     peer_ms = (time.perf_counter() - start) * 1e3 / 20
+    for model in MODELS:
+        start = time.perf_counter()
+        space = DesignSpace.build(system, model)
+        build_ms = (time.perf_counter() - start) * 1e3
+        recommend(workloads[0], system, space=space, model=model)  # warm-up
+        start = time.perf_counter()
+        for w in workloads[:N_SINGLE]:
+            recommend(w, system, space=space, model=model)
+        warm_ms = (time.perf_counter() - start) * 1e3 / N_SINGLE
 
-    start = time.perf_counter()
-    batch = recommend_many(workloads, system, space=space)
-    batch_s = time.perf_counter() - start
-    start = time.perf_counter()
-    recommend_many(workloads, system)
-    batch_cold_s = time.perf_counter() - start
-    assert len(batch) == N_BATCH
+        start = time.perf_counter()
+        for w in workloads[:10]:
+            recommend(w, system, model=model)
+        cold_ms = (time.perf_counter() - start) * 1e3 / 10
 
-    print(f"design space build (once per system): {build_ms:.1f} ms")
-    print(f"global search, per workload (space reused): {warm_ms:.2f} ms")
-    print(f"global search, per workload (space built each call): {cold_ms:.2f} ms")
-    print(f"peer SLSQP tuner (T, memory, leveling vs tiering): {peer_ms:.2f} ms per workload; "
-          f"global search is {peer_ms / warm_ms:.2f}x its speed with the space reused")
-    print(f"recommend_many: {N_BATCH / batch_s:,.0f} workloads/s (space reused), "
-          f"{N_BATCH / batch_cold_s:,.0f} workloads/s (space built in the call)")
+        start = time.perf_counter()
+        batch = recommend_many(workloads, system, space=space, model=model)
+        batch_s = time.perf_counter() - start
+        start = time.perf_counter()
+        recommend_many(workloads, system, model=model)
+        batch_cold_s = time.perf_counter() - start
+        assert len(batch) == N_BATCH
+
+        print(f"[{model} model] design space build (once per system): {build_ms:.1f} ms")
+        print(f"[{model} model] global search, per workload (space reused): {warm_ms:.2f} ms")
+        print(f"[{model} model] global search, per workload (space built each call): "
+              f"{cold_ms:.2f} ms")
+        print(f"[{model} model] recommend_many: {N_BATCH / batch_s:,.0f} workloads/s (space "
+              f"reused), {N_BATCH / batch_cold_s:,.0f} workloads/s (space built in the call)")
+        print(f"[{model} model] peer SLSQP tuner (T, memory, leveling vs tiering, paper model): "
+              f"{peer_ms:.2f} ms per workload; global search is {peer_ms / warm_ms:.2f}x its "
+              f"speed with the space reused")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import numpy as np
 from cost_models.costs import range_cost as range_cost_of
 from cost_models.costs import theta as theta_of
 from cost_models.evaluate import Evaluation, evaluate
-from cost_models.finite import finite_costs
+from cost_models.finite import FiniteCosts, finite_costs
 from cost_models.limits import check_physical
 from wacky_model.types import Design, System, Workload
 
@@ -119,6 +119,31 @@ class Analysis:
         return out
 
 
+def steady_costs_many(
+    T: np.ndarray | float,
+    C: np.ndarray | float,
+    X: np.ndarray | float,
+    K: np.ndarray | float,
+    Z: np.ndarray | float,
+    system: System,
+    *,
+    uniform: bool = False,
+) -> FiniteCosts:
+    """The finite-N model's costs of a broadcast array of designs in one vectorized pass."""
+    knobs = _checked_knobs(T, C, X, K, Z)
+    return finite_costs(*knobs, entries=system.entries, buffer_entries=system.buffer_entries,
+                        uniform=uniform, **system.budget)
+
+
+def _checked_knobs(T, C, X, K, Z) -> list[np.ndarray]:
+    knobs = [np.asarray(v, dtype=float) for v in (T, C, X, K, Z)]
+    bounds = zip("TCXKZ", knobs, (2, 1, 1, 0, 0), (np.inf, np.inf, 64, 1, 1), strict=True)
+    for name, v, low, high in bounds:
+        if np.any(~np.isfinite(v)) or np.any(v < low) or np.any(v > high):
+            raise ValueError(f"{name} must lie in [{low}, {high}] and be finite")
+    return knobs
+
+
 def analyze_many(
     T: np.ndarray | float,
     C: np.ndarray | float,
@@ -134,11 +159,7 @@ def analyze_many(
 
     The knob arrays must already be in range (T >= 2, C >= 1, X >= 1, 0 <= K, Z <= 1).
     """
-    knobs = [np.asarray(v, dtype=float) for v in (T, C, X, K, Z)]
-    bounds = zip("TCXKZ", knobs, (2, 1, 1, 0, 0), (np.inf, np.inf, 64, 1, 1), strict=True)
-    for name, v, low, high in bounds:
-        if np.any(~np.isfinite(v)) or np.any(v < low) or np.any(v > high):
-            raise ValueError(f"{name} must lie in [{low}, {high}] and be finite")
+    knobs = _checked_knobs(T, C, X, K, Z)
     return evaluate(
         *knobs,
         n_buffers=system.buffers,
