@@ -108,11 +108,12 @@ def validation_html(result: ValidationResult) -> str:
 
 
 def sweep_figure(results: Sequence[SweepResult], metric: str) -> go.Figure:
-    """Predicted (paper model and engine simulator) against measured ``metric``, with y = x."""
+    """Each model (finite, paper, engine simulator) against measured ``metric``, with y = x."""
     fig = go.Figure()
     measured = [r.result.measured.metric(metric) for r in results]
     names = [r.name for r in results]
-    for model, label in (("paper", "paper model"), ("simulator", "engine simulator")):
+    for model, label in (("finite", "finite model"), ("paper", "paper model"),
+                         ("simulator", "engine simulator")):
         fig.add_trace(go.Scatter(
             x=measured, y=[r.source(model).metric(metric) for r in results], mode="markers",
             name=label, text=names,
