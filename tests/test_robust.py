@@ -1,0 +1,74 @@
+"""Robust tuning's inner maximization (cost_models.robust) against a numerical optimizer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+
+from cost_models.robust import worst_case_cost, worst_case_workload
+
+
+def _kl(x: np.ndarray, w: np.ndarray) -> float:
+    support = w > 0
+    x = np.clip(x, 1e-300, None)
+    return float(np.sum(np.where(support, x * np.log(x / np.where(support, w, 1.0)), 0.0)))
+
+
+def _slsqp_worst(c: np.ndarray, w: np.ndarray, rho: float, rng) -> float:
+    support = w > 0
+    constraints = [{"type": "eq", "fun": lambda x: x.sum() - 1.0},
+                   {"type": "ineq", "fun": lambda x: rho - _kl(x, w)}]
+    bounds = [(0.0, 1.0) if s else (0.0, 0.0) for s in support]
+    best = -np.inf
+    for x0 in (w, np.where(support, rng.dirichlet(np.ones(w.size)), 0.0)):
+        r = minimize(lambda x: -c @ x, x0 / x0.sum(), method="SLSQP", bounds=bounds,
+                     constraints=constraints, options={"ftol": 1e-12, "maxiter": 500})
+        if r.success and _kl(r.x, w) <= rho + 1e-7 and abs(r.x.sum() - 1) < 1e-7:
+            best = max(best, -r.fun)
+    return best
+
+
+def test_inner_maximization_matches_a_numerical_optimizer() -> None:
+    rng = np.random.default_rng(0)
+    checked = 0
+    for trial in range(120):
+        w = rng.dirichlet(np.full(4, 0.7))
+        if trial % 5 == 0:  # an operation the workload never runs stays at 0
+            w[rng.integers(4)] = 0.0
+            w = w / w.sum()
+        c = rng.uniform(0, 5, 4)
+        rho = float(rng.choice([0.01, 0.1, 0.5, 1.0, 3.0]))
+        ours = float(worst_case_cost(c[None], w, rho)[0])
+        theirs = _slsqp_worst(c, w, rho, rng)
+        assert np.isfinite(theirs)
+        # Ours is the exact maximizer: never below the optimizer's, and equal to it closely.
+        assert ours >= theirs - 1e-6 * max(1.0, theirs)
+        assert ours == pytest.approx(theirs, rel=1e-5, abs=1e-7)
+        w_star = worst_case_workload(c[None], w, rho)[0]
+        assert _kl(w_star, w) <= rho * (1 + 1e-9) + 1e-12
+        assert w_star.sum() == pytest.approx(1.0) and np.all(w_star[w == 0] == 0)
+        checked += 1
+    assert checked == 120
+
+
+def test_rho_zero_is_the_nominal_cost_and_large_rho_the_costliest_operation() -> None:
+    rng = np.random.default_rng(1)
+    c = rng.uniform(0, 3, (50, 4))
+    w = np.array([0.1, 0.2, 0.3, 0.4])
+    np.testing.assert_allclose(worst_case_cost(c, w, 0.0), c @ w)
+    np.testing.assert_allclose(worst_case_cost(c, w, 50.0), c.max(axis=1))
+    # Monotone in rho.
+    prev = c @ w
+    for rho in (0.05, 0.2, 1.0, 2.0):
+        now = worst_case_cost(c, w, rho)
+        assert np.all(now >= prev - 1e-12)
+        prev = now
+
+
+def test_bad_rho_and_weights_are_refused() -> None:
+    c = np.ones((1, 4))
+    with pytest.raises(ValueError, match="rho must be a finite number >= 0"):
+        worst_case_cost(c, np.full(4, 0.25), -0.1)
+    with pytest.raises(ValueError, match="sum to 1"):
+        worst_case_cost(c, np.full(4, 0.3), 0.1)
