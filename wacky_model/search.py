@@ -18,8 +18,11 @@ them (:func:`cost_models.structure.round_runs`) and its reported cost is that of
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,13 +141,20 @@ class DesignSpace:
     build_ms: float = field(default=0.0, compare=False)
 
     @classmethod
-    def build(cls, system: System, model: str = "finite") -> DesignSpace:
+    def build(cls, system: System, model: str = "finite", grid: bool = True) -> DesignSpace:
+        """The tables for ``system``; ``grid=False`` leaves out the coarse grid (the search's
+        starts) and keeps the projections (the alternatives)."""
         if model not in MODELS:
             raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
+        if system.memory_split:
+            raise ValueError("a system with a total memory budget needs MemorySpace.build: "
+                             "the design tables depend on the split")
         start = time.perf_counter()
         T, C, X, K, Z = (
             g.ravel() for g in np.meshgrid(COARSE_T, COARSE_C, COARSE_X, COARSE_K, COARSE_Z)
         )
+        if not grid:
+            T, C, X, K, Z = (v[:0] for v in (T, C, X, K, Z))
         fam = family_knobs(system)
         fam_arrays = [np.stack(v) for v in fam.values()]  # each (5, P)
         fam_knobs = np.concatenate(fam_arrays, axis=1)  # (5, F*P)
@@ -166,18 +176,8 @@ class DesignSpace:
         )
 
     def evaluate_coords(self, u: np.ndarray) -> np.ndarray:
-        """Cost rows of arbitrary search coordinates (any leading shape).
-
-        A batch of searches starts from the same table cells and steps on the same lattice, so
-        most candidates repeat (about 30 times over for 1,000 workloads): each distinct one is
-        evaluated once.
-        """
-        flat = u.reshape(-1, u.shape[-1])
-        if flat.shape[0] < DEDUPLICATE_FROM:
-            return realizable_costs(self.system, *to_knobs(u), model=self.model)
-        distinct, inverse = np.unique(flat, axis=0, return_inverse=True)
-        rows = realizable_costs(self.system, *to_knobs(distinct), model=self.model)
-        return rows[inverse.reshape(-1)].reshape(*u.shape[:-1], rows.shape[-1])
+        """Cost rows of arbitrary search coordinates (any leading shape)."""
+        return evaluate_coords(self.system, self.model, u)
 
     def family_best(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each workload (rows of ``weights``) and family: the best T index, and the paper's
@@ -189,6 +189,21 @@ class DesignSpace:
         has_rise = rising.any(axis=-1)
         first = np.where(has_rise, np.argmax(rising, axis=-1), theta.shape[-1] - 1)
         return theta, best, first
+
+
+def evaluate_coords(system: System, model: str, u: np.ndarray) -> np.ndarray:
+    """Cost rows of arbitrary search coordinates (any leading shape) on ``system``.
+
+    A batch of searches starts from the same table cells and steps on the same lattice, so
+    most candidates repeat (about 30 times over for 1,000 workloads): each distinct one is
+    evaluated once.
+    """
+    flat = u.reshape(-1, u.shape[-1])
+    if flat.shape[0] < DEDUPLICATE_FROM:
+        return realizable_costs(system, *to_knobs(u), model=model)
+    distinct, inverse = np.unique(flat, axis=0, return_inverse=True)
+    rows = realizable_costs(system, *to_knobs(distinct), model=model)
+    return rows[inverse.reshape(-1)].reshape(*u.shape[:-1], rows.shape[-1])
 
 
 def family_theta(
@@ -271,11 +286,26 @@ class Recommendation:
             "method": self.method,
             "search_ms": self.search_ms,
             "bounds_hit": list(self.bounds_hit),
+            **self.memory,
+        }
+
+    @property
+    def memory(self) -> dict[str, float]:
+        """The memory of the system the design was tuned for: the chosen buffer/filter split
+        when the system gave a total budget."""
+        a = self.analysis
+        return {
+            "buffer_bytes": a.system.buffer_bytes,
+            "filter_bits_per_entry": a.memory_bits_per_entry,
+            "fence_bits_per_entry": a.fence_bits_per_entry,
+            "memory_bits_per_entry_total": 8.0 * a.system.buffer_bytes / a.system.entries
+            + a.memory_bits_per_entry + a.fence_bits_per_entry,
         }
 
 
 def _pattern_search(
-    space: DesignSpace, starts: np.ndarray, weights: np.ndarray, iterations: int
+    evaluate: Callable[[np.ndarray], np.ndarray], starts: np.ndarray, weights: np.ndarray,
+    iterations: int,
 ) -> np.ndarray:
     """Vectorized multi-scale pattern search from ``starts`` (W, S, 5) for ``weights`` (W, 5).
 
@@ -286,12 +316,12 @@ def _pattern_search(
     """
     dim = starts.shape[-1]
     u = np.clip(starts, LOWER, UPPER)
-    cost = np.einsum("wsc,wc->ws", space.evaluate_coords(u), weights)
+    cost = np.einsum("wsc,wc->ws", evaluate(u), weights)
     step = np.broadcast_to(INITIAL_STEP, u.shape).copy()
     unit = np.concatenate([s * np.eye(dim) for s in PATTERN_SCALES] + [DIAGONAL_MOVES])
     for _ in range(iterations):
         cand = np.clip(u[:, :, None, :] + unit[None, None] * step[:, :, None, :], LOWER, UPPER)
-        cand_cost = np.einsum("wsmc,wc->wsm", space.evaluate_coords(cand), weights)
+        cand_cost = np.einsum("wsmc,wc->wsm", evaluate(cand), weights)
         best = np.argmin(cand_cost, axis=-1)
         best_cost = np.take_along_axis(cand_cost, best[..., None], -1)[..., 0]
         improved = best_cost < cost * (1 - 1e-12)
@@ -405,7 +435,7 @@ def search_coords(
             for i in range(0, n_w, WORKLOAD_CHUNK)
         ]
     )
-    u = _pattern_search(space, starts, weights, effort.iterations)
+    u = _pattern_search(space.evaluate_coords, starts, weights, effort.iterations)
     u, cost = _snap(space, u, weights)
     # The projections' best is a candidate too, so the global search is never worse than it.
     family_wins = best_theta[rows, best_family] < cost
@@ -444,20 +474,148 @@ def _recommendation(
     )
 
 
+# The memory split: the buffer's share of the memory left after the fence pointers, on a
+# geometric grid (factor 4 apart) searched with a full table each, then refined between the
+# best share's neighbours by golden-section search on log(buffer).
+SPLIT_SHARES = tuple(float(x) for x in np.geomspace(2.0**-12, 1.0, 7))
+SPLIT_REFINE_PROBES = 8
+GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+def split_buffers(system: System) -> tuple[int, ...]:
+    """The buffer sizes (whole blocks) of :data:`SPLIT_SHARES` for a memory-budget system."""
+    spare = (system.memory_bits_per_entry - system.fence_bits_per_entry) * system.entries / 8
+    out = sorted({system.with_buffer(share * spare).buffer_bytes for share in SPLIT_SHARES})
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class MemorySpace:
+    """The design tables of a memory-budget system: one :class:`DesignSpace` per candidate
+    buffer size of :func:`split_buffers`."""
+
+    system: System
+    model: str
+    buffers: tuple[int, ...]
+    spaces: tuple[DesignSpace, ...]
+    build_ms: float = field(default=0.0, compare=False)
+
+    @classmethod
+    def build(cls, system: System, model: str = "finite") -> MemorySpace:
+        if not system.memory_split:
+            raise ValueError("MemorySpace needs a system with memory_bits_per_entry")
+        start = time.perf_counter()
+        buffers = split_buffers(system)
+        spaces = tuple(DesignSpace.build(system.with_buffer(b), model) for b in buffers)
+        return cls(system, model, buffers, spaces, (time.perf_counter() - start) * 1e3)
+
+
+def _check_memory_space(space: MemorySpace, system: System, model: str) -> None:
+    if not isinstance(space, MemorySpace) or space.system != system:
+        raise ValueError("space was built for a different system; build it with "
+                         "MemorySpace.build(system)")
+    if space.model != model:
+        raise ValueError(f"space was built for model {space.model!r}, not {model!r}")
+
+
+def _search_split(
+    space: MemorySpace, weights: np.ndarray, method: str, effort: SearchEffort
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every workload searched at every candidate buffer: (coords (W, K, 5), Theta (W, K),
+    buffer index of the best (W,))."""
+    us, costs = [], []
+    for sp in space.spaces:
+        u, *_ = search_coords(sp, weights, method, effort)
+        us.append(u)
+        costs.append(np.einsum("wc,wc->w", sp.evaluate_coords(u), weights))
+    u_all, cost = np.stack(us, axis=1), np.stack(costs, axis=1)
+    return u_all, cost, np.argmin(cost, axis=1)
+
+
+def _refine_split(
+    space: MemorySpace, weights: np.ndarray, u: np.ndarray, k: int, cost: float
+) -> tuple[float, np.ndarray, float]:
+    """Golden-section search on log2(buffer) between the neighbours of candidate ``k``; each
+    probe re-tunes the five knobs by a short pattern search from ``u``. Returns (buffer bytes,
+    coords, Theta), never worse than the candidate's."""
+    logs = np.log2(space.buffers)
+    lo, hi = logs[max(k - 1, 0)], logs[min(k + 1, len(logs) - 1)]
+    best = (float(space.buffers[k]), u, cost)
+
+    def probe(x: float) -> float:
+        nonlocal best
+        system = space.system.with_buffer(2.0**x)
+        evaluate = functools.partial(evaluate_coords, system, space.model)
+        v = _pattern_search(evaluate, u[None, None], weights, FAST.iterations)
+        theta = float((evaluate(v) @ weights[0])[0])
+        if theta < best[2]:
+            best = (float(system.buffer_bytes), v[0], theta)
+        return theta
+
+    a, b = hi - GOLDEN * (hi - lo), lo + GOLDEN * (hi - lo)
+    fa, fb = probe(a), probe(b)
+    for _ in range(SPLIT_REFINE_PROBES - 2):
+        if fa <= fb:
+            hi, b, fb = b, a, fa
+            a = hi - GOLDEN * (hi - lo)
+            fa = probe(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + GOLDEN * (hi - lo)
+            fb = probe(b)
+    return best
+
+
+def _recommend_memory(
+    workload: Workload, system: System, space: MemorySpace | None, method: str, model: str,
+    start: float,
+) -> Recommendation:
+    if space is None:
+        space = MemorySpace.build(system, model)
+    else:
+        _check_memory_space(space, system, model)
+    weights = workload_vector(workload)[None]
+    u_all, cost, best = _search_split(space, weights, method, THOROUGH)
+    k = int(best[0])
+    buffer, u, theta = float(space.buffers[k]), u_all[0, k], float(cost[0, k])
+    if method == "global":
+        buffer, u, theta = _refine_split(space, weights, u, k, theta)
+    chosen = system.with_buffer(buffer)
+    fixed = DesignSpace.build(chosen, model, grid=False)
+    fam_theta, fam_best, _ = fixed.family_best(weights)
+    # Each family at its best T on the chosen split is a candidate too (never worse than them).
+    fam_min = np.take_along_axis(fam_theta, fam_best[..., None], -1)[0, :, 0]
+    f = int(np.argmin(fam_min))
+    if method == "global" and fam_min[f] < theta:
+        u = fixed.family_coords[f, fam_best[0, f]]
+    search_ms = (time.perf_counter() - start) * 1e3
+    rec = _recommendation(fixed, workload, u, fam_theta[0], fam_best[0], method, search_ms)
+    hit = list(rec.bounds_hit)
+    if chosen.buffer_bytes >= space.buffers[-1] and len(space.buffers) > 1:
+        hit.append("buffer")
+    return dataclasses.replace(rec, bounds_hit=tuple(hit))
+
+
 def recommend(
     workload: Workload,
     system: System,
     *,
     method: str = "global",
-    space: DesignSpace | None = None,
+    space: DesignSpace | MemorySpace | None = None,
     model: str = "finite",
 ) -> Recommendation:
     """The design that minimizes Theta for ``workload`` on ``system`` under ``model``
     (:data:`MODELS`: the finite-N model by default, or the paper's Eq 8-16).
 
     Pass a prebuilt :class:`DesignSpace` to reuse its cost tables across calls for one system.
+    With a total memory budget (``system.memory_bits_per_entry``) the buffer/filter split is
+    searched too (:class:`MemorySpace`), and the recommendation's ``system`` is the split.
     """
     start = time.perf_counter()
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
+    if system.memory_split:
+        return _recommend_memory(workload, system, space, method, model, start)
     if space is None:
         space = DesignSpace.build(system, model)
     else:
@@ -478,6 +636,7 @@ class RecommendationBatch:
     family_cost: np.ndarray  # (W, families): each family at its own best T
     method: str
     search_ms: float  # wall time of the whole batch
+    buffer_bytes: np.ndarray | None = None  # the chosen split per workload (memory budgets)
 
     def __len__(self) -> int:
         return len(self.designs)
@@ -489,13 +648,18 @@ def recommend_many(
     *,
     method: str = "global",
     effort: SearchEffort = FAST,
-    space: DesignSpace | None = None,
+    space: DesignSpace | MemorySpace | None = None,
     model: str = "finite",
 ) -> RecommendationBatch:
-    """Recommend a design for each workload on one system, searched in one vectorized pass."""
+    """Recommend a design for each workload on one system, searched in one vectorized pass.
+
+    With a total memory budget each workload gets the best of the candidate splits
+    (:func:`split_buffers`), without the golden-section refinement of :func:`recommend`."""
     start = time.perf_counter()
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
+    if system.memory_split:
+        return _recommend_many_memory(workloads, system, method, effort, space, model, start)
     if space is None:
         space = DesignSpace.build(system, model)
     else:
@@ -511,4 +675,36 @@ def recommend_many(
         family_cost=np.take_along_axis(fam_theta, fam_best[..., None], -1)[..., 0],
         method=method,
         search_ms=(time.perf_counter() - start) * 1e3,
+    )
+
+
+def _recommend_many_memory(
+    workloads: list[Workload], system: System, method: str, effort: SearchEffort,
+    space: DesignSpace | MemorySpace | None, model: str, start: float,
+) -> RecommendationBatch:
+    if space is None:
+        space = MemorySpace.build(system, model)
+    else:
+        _check_memory_space(space, system, model)  # type: ignore[arg-type]
+    weights = np.stack([workload_vector(w) for w in workloads])
+    u_all, cost, best = _search_split(space, weights, method, effort)
+    rows = np.arange(len(workloads))
+    u = u_all[rows, best]
+    family_cost = np.empty((len(workloads), len(FAMILIES)))
+    for k, sp in enumerate(space.spaces):
+        mine = best == k
+        if mine.any():
+            fam_theta, fam_best, _ = sp.family_best(weights[mine])
+            family_cost[mine] = np.take_along_axis(fam_theta, fam_best[..., None], -1)[..., 0]
+    buffers = np.asarray(space.buffers)[best]
+    designs = tuple(_design(row) for row in u)
+    return RecommendationBatch(
+        designs=designs,
+        families=tuple(classify(d, system.with_buffer(float(b)))
+                       for d, b in zip(designs, buffers, strict=True)),
+        cost=cost[rows, best],
+        family_cost=family_cost,
+        method=method,
+        search_ms=(time.perf_counter() - start) * 1e3,
+        buffer_bytes=buffers,
     )

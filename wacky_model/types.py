@@ -96,6 +96,10 @@ class System:
     bits_per_entry: float | None = None
     sum_fpr: float | None = None
     hash_levels: int = 0
+    # A total memory budget (write buffer + filters + fence pointers) per entry. With it, the
+    # search chooses the buffer/filter split (``with_buffer``); buffer_bytes is then only where
+    # a design is shown before a split is chosen.
+    memory_bits_per_entry: float | None = None
 
     def __post_init__(self) -> None:
         entries = _in_range("entries", self.entries, 1.0, MAX_ENTRIES, "in [1, 2^53]")
@@ -118,7 +122,9 @@ class System:
             )
         if self.bits_per_entry is not None and self.sum_fpr is not None:
             raise ValueError("give bits_per_entry or sum_fpr, not both")
-        if self.bits_per_entry is None and self.sum_fpr is None:
+        if self.memory_bits_per_entry is not None:
+            self._check_memory()
+        elif self.bits_per_entry is None and self.sum_fpr is None:
             object.__setattr__(self, "bits_per_entry", 5.0)
         if self.bits_per_entry is not None:
             m = _in_range("bits_per_entry", self.bits_per_entry, 0.0, 1e6, "in [0, 1e6]")
@@ -129,6 +135,63 @@ class System:
                 raise ValueError(f"sum_fpr must be > 0; got {p:g}")
             object.__setattr__(self, "sum_fpr", p)
         object.__setattr__(self, "hash_levels", _whole("hash_levels", self.hash_levels, 0, 64))
+
+    def _check_memory(self) -> None:
+        if self.bits_per_entry is not None or self.sum_fpr is not None:
+            raise ValueError("give memory_bits_per_entry (the total memory, which the search "
+                             "splits) or a filter budget (bits_per_entry or sum_fpr), not both")
+        m = _in_range("memory_bits_per_entry", self.memory_bits_per_entry, 0.0, 1e6,
+                      "in [0, 1e6]")
+        object.__setattr__(self, "memory_bits_per_entry", m)
+        least = self.fence_bits_per_entry + 8.0 * self.block_bytes / self.entries
+        if m <= least:
+            raise ValueError(
+                f"memory_bits_per_entry must exceed the fence pointers "
+                f"({self.fence_bits_per_entry:.4g} bits per entry) plus the smallest buffer (one "
+                f"block, {8.0 * self.block_bytes / self.entries:.3g} bits per entry): more than "
+                f"{least:.4g} bits per entry ({least * self.entries / 8:,.0f} bytes); got {m:g}")
+
+    @property
+    def memory_split(self) -> bool:
+        """True when the search chooses the buffer/filter split of a total memory budget."""
+        return self.memory_bits_per_entry is not None
+
+    @property
+    def fence_bits_per_entry(self) -> float:
+        """Fence pointers (App. G): one key and one 8-byte pointer per block."""
+        return (self.key_bytes + 8) * 8.0 / self.entries_per_block
+
+    @property
+    def max_buffer_bytes(self) -> int:
+        """The largest buffer the memory budget allows (filters get nothing), in whole blocks,
+        and smaller than the data."""
+        assert self.memory_bits_per_entry is not None
+        spare = (self.memory_bits_per_entry - self.fence_bits_per_entry) * self.entries / 8.0
+        data_blocks = math.ceil(self.entries / self.entries_per_block) - 1
+        blocks = max(1, min(int(spare // self.block_bytes), data_blocks))
+        return blocks * self.block_bytes
+
+    def with_buffer(self, buffer_bytes: float) -> System:
+        """This memory budget split: ``buffer_bytes`` (rounded down to whole blocks) of buffer,
+        and the rest, after the fence pointers, for filters."""
+        if self.memory_bits_per_entry is None:
+            raise ValueError("with_buffer needs a system with memory_bits_per_entry")
+        blocks = max(1, int(min(buffer_bytes, self.max_buffer_bytes) // self.block_bytes))
+        chosen = blocks * self.block_bytes
+        filters = (self.memory_bits_per_entry - self.fence_bits_per_entry
+                   - 8.0 * chosen / self.entries)
+        return System(
+            entries=self.entries, entry_bytes=self.entry_bytes, key_bytes=self.key_bytes,
+            block_bytes=self.block_bytes, buffer_bytes=chosen,
+            bits_per_entry=max(0.0, filters), hash_levels=self.hash_levels)
+
+    @property
+    def memory_bits_per_entry_total(self) -> float:
+        """Buffer, filters (bits_per_entry; with sum_fpr, see analyze) and fence pointers."""
+        if self.memory_bits_per_entry is not None:
+            return self.memory_bits_per_entry
+        filters = self.bits_per_entry if self.bits_per_entry is not None else math.nan
+        return 8.0 * self.buffer_bytes / self.entries + filters + self.fence_bits_per_entry
 
     @property
     def entries_per_block(self) -> int:
@@ -148,6 +211,9 @@ class System:
     @property
     def budget(self) -> dict[str, float]:
         """The filter budget as keyword arguments for the cost model."""
+        if self.memory_bits_per_entry is not None:
+            raise ValueError("this system gives a total memory budget, not a filter budget: "
+                             "choose a split first (System.with_buffer, or recommend)")
         if self.sum_fpr is not None:
             return {"sum_fpr": self.sum_fpr}
         return {"bits_per_entry": float(self.bits_per_entry)}
