@@ -12,6 +12,7 @@ never edited by hand.
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -175,8 +176,13 @@ def run_cases(
     workers: int = 2,
     on_done: Callable[[int, int, str], None] | None = None,
     phase: str = "steady",
+    refused: list[tuple[str, str]] | None = None,
 ) -> list[SweepResult]:
-    """Validate every case, ``workers`` at a time; results come back in the cases' order."""
+    """Validate every case, ``workers`` at a time; results come back in the cases' order.
+
+    A design the engine or the model refuses at this scale (a ``ValueError``: e.g. more runs in
+    a level than it holds entries) is left out and, with ``refused`` given, listed there as
+    (name, message); any other error stops the sweep."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1; got {workers}")
     results: list[SweepResult | None] = [None] * len(cases)
@@ -185,7 +191,12 @@ def run_cases(
                    for i, c in enumerate(cases)}
         for done, fut in enumerate(as_completed(futures), start=1):
             i = futures[fut]
-            results[i] = fut.result()
+            try:
+                results[i] = fut.result()
+            except ValueError as err:
+                if refused is None:
+                    raise
+                refused.append((cases[i].name, str(err)))
             if on_done is not None:
                 on_done(done, len(cases), cases[i].name)
     return [r for r in results if r is not None]
@@ -243,7 +254,9 @@ def rank(
     """
     rows = []
     for wname, workload in workloads:
-        options = [(fam, by_key[_key(d)]) for fam, d in per_workload[wname]]
+        # A candidate the engine could not build at this scale is not in by_key.
+        options = [(fam, by_key[_key(d)]) for fam, d in per_workload[wname]
+                   if _key(d) in by_key]
         best_fam, best = min(options, key=lambda o: o[1].theta("measured", workload))
         best_cost = best.theta("measured", workload)
         row: dict[str, Any] = {
@@ -251,7 +264,11 @@ def rank(
             "measured_best": f"{_label(best_fam, best)}",
             "best_cost": best_cost,
         }
-        row[SEARCH] = _scored(*options[0], workload, best_cost)
+        if options[0][0] == SEARCH:
+            row[SEARCH] = _scored(*options[0], workload, best_cost)
+        else:
+            row[SEARCH] = {"pick": "search: refused at this scale", "cost": math.inf,
+                           "gap": math.inf, "ok": False}
         for model in MODELS:
             pick = min(options, key=lambda o, m=model: o[1].theta(m, workload))
             row[model] = _scored(*pick, workload, best_cost)
@@ -391,9 +408,10 @@ def render_markdown(
     budget: dict[str, float],
     command: str,
     load: tuple[Sequence[SweepResult], Sequence[dict[str, Any]]] | None = None,
+    refused: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The document: the steady phase at each scale and the ranking, then the load phase's
-    tables (at the first scale) if given."""
+    tables (at the first scale) if given, and the designs that could not be built."""
     scale, first = by_scale[0]
     everything = [r for _, rs in by_scale for r in rs]
     windows = [r.result.window_writes for r in everything if r.result.window_writes]
@@ -454,6 +472,11 @@ def render_markdown(
         ]
         if load_ranking:
             lines += ["", *_ranking_lines(load_ranking)]
+    if refused:
+        lines += ["", "## Designs left out", "",
+                  "Refused by the model's physical limits (cost_models.limits) at a scale, so "
+                  "neither measured nor counted above:", ""]
+        lines += [f"- {name}: {message}" for name, message in refused]
     return "\n".join(lines) + "\n"
 
 
@@ -491,13 +514,14 @@ def run_sweep(
     seen = {_key(c.design) for c in cases}
     ranking_only = [c for c in extra if _key(c.design) not in seen]
     done_count = 0
+    refused: list[tuple[str, str]] = []
 
     with Progress(console=console, transient=True) as bar:
         def run(what: str, todo: Sequence[SweepCase], sc: Scale, phase: str) -> list[SweepResult]:
             nonlocal done_count
             task = bar.add_task(what, total=len(todo))
             results = run_cases(
-                todo, sc, budget, workers=workers, phase=phase,
+                todo, sc, budget, workers=workers, phase=phase, refused=refused,
                 on_done=lambda done, total, name: bar.update(
                     task, completed=done, description=f"{what}: {name}"))
             done_count += len(todo)
@@ -505,14 +529,19 @@ def run_sweep(
 
         by_scale = []
         for sc in sweep_scales(scale):
-            by_scale.append((sc, run(f"steady, {_scale_text(sc)}", cases, sc, "steady")))
+            sc_system = sc.system(bits_per_entry, sum_fpr)
+            todo = [c for c in cases if _physical(c.design, sc_system)]
+            refused.extend((f"{c.name} ({_scale_text(sc)})", "not physical at this scale")
+                           for c in cases if c not in todo)
+            by_scale.append((sc, run(f"steady, {_scale_text(sc)}", todo, sc, "steady")))
         first = by_scale[0][1]
         more = run("ranking candidates (steady)", ranking_only, scale, "steady")
         by_key = {_key(r.case.design): r for r in [*first, *more]}
         ranking = rank(workloads, per_workload, by_key)
+        console.print(f"{len(refused)} refused: " + "; ".join(f"{n}: {m}" for n, m in refused))
         load = run("load phase", cases, scale, "load")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_markdown(by_scale, ranking, budget, command, load=(load, [])),
-                   encoding="utf-8")
+    out.write_text(render_markdown(by_scale, ranking, budget, command, load=(load, []),
+                                   refused=refused), encoding="utf-8")
     console.print(f"wrote {out} ({done_count} validations)")
     return [*first, *more], ranking
