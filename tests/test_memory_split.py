@@ -114,3 +114,30 @@ def test_our_recommendation_costs_no_more_than_endures_optimum(space) -> None:
         gains.append(1 - ours.cost / theirs)
     print(f"our cost below Endure's design (our model): median {np.median(gains):.1%}, "
           f"min {min(gains):.1%}, max {max(gains):.1%}")
+
+
+MIX = ["--point-reads", "0.2", "--zero-reads", "0.2", "--writes", "0.6"]
+
+
+def test_cli_memory_flags(wacky) -> None:
+    import json
+
+    out = wacky("recommend", "--entries", "1e8", "--memory-bytes", "2e8", *MIX, "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["memory_bits_per_entry_total"] == pytest.approx(16.0)
+    assert doc["buffer_bytes"] > 0 and doc["filter_bits_per_entry"] >= 0
+    text = wacky("recommend", "--entries", "1e8", "--memory-bits-per-entry", "16", *MIX)
+    assert text.returncode == 0 and "memory: 16 bits per entry = buffer" in text.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--memory-bits-per-entry", "3"], "--memory-bits-per-entry must exceed the fence pointers"),
+    (["--memory-bits-per-entry", "8", "--bits-per-entry", "3"], "not both"),
+    (["--memory-bytes", "1e9", "--memory-bits-per-entry", "8"],
+     "give --memory-bits-per-entry or --memory-bytes, not both"),
+    (["--memory-bytes", "-5"], "--memory-bytes must be > 0"),
+])
+def test_cli_memory_errors_name_the_flag(wacky, args, message) -> None:
+    out = wacky("recommend", *args, *MIX)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr

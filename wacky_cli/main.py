@@ -146,6 +146,8 @@ def frontier_command(
 
     if not frontier_fpr > 0:
         raise ValueError(f"--frontier-sum-fpr must be > 0; got {frontier_fpr}")
+    if system.memory_split:  # the frontiers hold the buffer fixed: the given one
+        system = system.with_buffer(system.buffer_bytes)
     _write(out, frontier_html(system, frontier_fpr), "--out")
     print(f"wrote {out}")
 

@@ -56,6 +56,13 @@ BITS_PER_ENTRY = Flag("bits_per_entry", "--bits-per-entry", float | None,
                       "Filter budget in bits per entry (default 5).", SYSTEM)
 HASH_LEVELS = Flag("hash_levels", "--hash-levels", int,
                    "Smallest levels served by a hash table instead of a filter (App. F).", SYSTEM)
+MEMORY_BITS = Flag("memory_bits_per_entry", "--memory-bits-per-entry", float | None,
+                   "Total memory per entry (buffer + filters + fence pointers); recommend then "
+                   "chooses the buffer/filter split. Replaces --buffer-bytes and the filter "
+                   "budget.", SYSTEM)
+MEMORY_BYTES = Flag("memory_bytes", "--memory-bytes", float | None,
+                    "Total memory in bytes (buffer + filters + fence pointers); the same as "
+                    "--memory-bits-per-entry, in bytes.", SYSTEM)
 
 PRESET = Flag("preset", "--preset", str | None, f"One of: {', '.join(PRESET_NAMES)}.", DESIGN)
 KNOB_T = Flag("T", "--T", float | None,
@@ -154,13 +161,24 @@ def _defaults_of(obj: Any, flags: tuple[Flag, ...]) -> dict[str, Any]:
     return {f.name: getattr(obj, f.name, None) for f in flags}
 
 
+def system_from_flags(*, memory_bytes: float | None = None, **values: Any) -> System:
+    """The system the flags give; ``--memory-bytes`` is the total memory in bytes."""
+    if memory_bytes is not None:
+        if values.get("memory_bits_per_entry") is not None:
+            raise ValueError("give --memory-bits-per-entry or --memory-bytes, not both")
+        if not memory_bytes > 0:
+            raise ValueError(f"--memory-bytes must be > 0; got {memory_bytes:g}")
+        values["memory_bits_per_entry"] = 8.0 * memory_bytes / values["entries"]
+    return System(**values)
+
+
 _SYSTEM_FLAGS = (ENTRIES, ENTRY_BYTES, KEY_BYTES, BLOCK_BYTES, BUFFER_BYTES, SUM_FPR,
-                 BITS_PER_ENTRY, HASH_LEVELS)
+                 BITS_PER_ENTRY, HASH_LEVELS, MEMORY_BITS, MEMORY_BYTES)
 _DEFAULT_SYSTEM = System()
 SYSTEM_OPTIONS = OptionGroup(
     _SYSTEM_FLAGS,
     {**_defaults_of(_DEFAULT_SYSTEM, _SYSTEM_FLAGS), "bits_per_entry": None},
-    System,
+    system_from_flags,
 )
 
 _DESIGN_FLAGS = (PRESET, KNOB_T, KNOB_C, KNOB_X, KNOB_K, KNOB_Z, FILTERS)

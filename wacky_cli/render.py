@@ -90,6 +90,12 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
         f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}): {rec.cost:.4g} I/O per operation "
         f"({rec.method} search of the {rec.model} model, {rec.search_ms:.1f} ms)"
     )
+    mem = rec.memory
+    console.print(
+        f"memory: {mem['memory_bits_per_entry_total']:.4g} bits per entry = buffer "
+        f"{mem['buffer_bytes']:,} B ({8 * mem['buffer_bytes'] / rec.analysis.system.entries:.3g}"
+        f" bits/entry) + filters {mem['filter_bits_per_entry']:.4g} + fence pointers "
+        f"{mem['fence_bits_per_entry']:.4g}")
     if rec.bounds_hit:
         console.print(f"note: the optimum sits on the search bound of {', '.join(rec.bounds_hit)}")
     alternatives = Table(title="Each family at its own best T")

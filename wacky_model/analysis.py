@@ -181,8 +181,12 @@ def analyze(
 ) -> Analysis:
     """Analyze one design: per-level table, totals and, given a workload, Theta (Eq 16).
 
-    ``realizable`` rounds each level's run count to the whole number the engine builds.
+    ``realizable`` rounds each level's run count to the whole number the engine builds. A
+    system with a total memory budget is analyzed at its ``buffer_bytes``, with the rest of
+    the memory for filters (``System.with_buffer``).
     """
+    if system.memory_split:
+        system = system.with_buffer(system.buffer_bytes)
     e = analyze_many(
         design.T,
         design.C,
