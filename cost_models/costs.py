@@ -103,13 +103,17 @@ def theta_weights(
     writes: ArrayLike,
     range_reads: ArrayLike,
     range_blocks: ArrayLike,
+    write_cost_ratio: ArrayLike = 1.0,
 ) -> np.ndarray:
     """Eq 16 as a linear form over a cost row (:data:`COST_ROW`): Theta = row @ weights.
 
     The weights are :func:`theta` and :func:`range_cost` applied to the unit rows, so this is
     Eq 16 itself, not a second copy of it. Workload arrays broadcast; weights are the last axis.
+    ``write_cost_ratio`` (phi) charges a block written phi times a block read: the writes'
+    weight is phi times their fraction.
     """
     unit = np.eye(len(COST_ROW))
+    writes = np.asarray(writes, dtype=float) * np.asarray(write_cost_ratio, dtype=float)
     args = [np.asarray(a, dtype=float)[..., None] for a in
             (point_reads, zero_reads, writes, range_reads, range_blocks)]
     return theta(

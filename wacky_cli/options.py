@@ -60,6 +60,9 @@ MEMORY_BITS = Flag("memory_bits_per_entry", "--memory-bits-per-entry", float | N
                    "Total memory per entry (buffer + filters + fence pointers); recommend then "
                    "chooses the buffer/filter split. Replaces --buffer-bytes and the filter "
                    "budget.", SYSTEM)
+WRITE_COST_RATIO = Flag("write_cost_ratio", "--write-cost-ratio", float,
+                        "phi: a block written costs phi block reads in Θ (device asymmetry; "
+                        "default 1).", SYSTEM)
 MEMORY_BYTES = Flag("memory_bytes", "--memory-bytes", float | None,
                     "Total memory in bytes (buffer + filters + fence pointers); the same as "
                     "--memory-bits-per-entry, in bytes.", SYSTEM)
@@ -173,7 +176,7 @@ def system_from_flags(*, memory_bytes: float | None = None, **values: Any) -> Sy
 
 
 _SYSTEM_FLAGS = (ENTRIES, ENTRY_BYTES, KEY_BYTES, BLOCK_BYTES, BUFFER_BYTES, SUM_FPR,
-                 BITS_PER_ENTRY, HASH_LEVELS, MEMORY_BITS, MEMORY_BYTES)
+                 BITS_PER_ENTRY, HASH_LEVELS, MEMORY_BITS, MEMORY_BYTES, WRITE_COST_RATIO)
 _DEFAULT_SYSTEM = System()
 SYSTEM_OPTIONS = OptionGroup(
     _SYSTEM_FLAGS,

@@ -59,7 +59,7 @@ def steady_costs(design: Design, system: System, workload: Workload | None = Non
         # Every entry is in a run, so a long range spreads over all of the data.
         range_cost = float(range_cost_of(m.range_runs, 1.0, workload.range_blocks))
         theta = float(theta_of(*workload.fractions, m.point_read, m.zero_result_read,
-                               write_cost, range_cost))
+                               write_cost * system.write_cost_ratio, range_cost))
     return SteadyCosts(
         write_amp=float(m.write_amp),
         write_cost=write_cost,
@@ -219,7 +219,8 @@ def analyze(
     range_cost = theta = None
     if workload is not None:
         range_cost = float(e.range_cost(workload.range_blocks))
-        theta = float(e.theta(*workload.fractions, workload.range_blocks))
+        r, z, w, v = workload.fractions
+        theta = float(e.theta(r, z, w * system.write_cost_ratio, v, workload.range_blocks))
     return Analysis(
         design=design,
         system=system,

@@ -108,9 +108,10 @@ def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite") -> np
     return np.where(physical(s, system.buffers, system.entries)[..., None], rows, UNPHYSICAL_COST)
 
 
-def workload_vector(w: Workload) -> np.ndarray:
-    """The weights that turn a cost row into Theta (Eq 16, range cost in blocks)."""
-    return theta_weights(*w.fractions, w.range_blocks)
+def workload_vector(w: Workload, write_cost_ratio: float = 1.0) -> np.ndarray:
+    """The weights that turn a cost row into Theta (Eq 16, range cost in blocks; a block
+    written costs ``write_cost_ratio`` block reads)."""
+    return theta_weights(*w.fractions, w.range_blocks, write_cost_ratio)
 
 
 def to_knobs(u: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -214,7 +215,7 @@ def family_theta(
     A prebuilt ``space`` for ``system`` already holds these cost rows; without it they are
     computed here.
     """
-    weights = workload_vector(workload)
+    weights = workload_vector(workload, system.write_cost_ratio)
     if space is not None:
         _check_space(space, system, model)
         rows = space.family_costs
@@ -574,7 +575,7 @@ def _recommend_memory(
         space = MemorySpace.build(system, model)
     else:
         _check_memory_space(space, system, model)
-    weights = workload_vector(workload)[None]
+    weights = workload_vector(workload, system.write_cost_ratio)[None]
     u_all, cost, best = _search_split(space, weights, method, THOROUGH)
     k = int(best[0])
     buffer, u, theta = float(space.buffers[k]), u_all[0, k], float(cost[0, k])
@@ -620,7 +621,7 @@ def recommend(
         space = DesignSpace.build(system, model)
     else:
         _check_space(space, system, model)
-    weights = workload_vector(workload)[None]
+    weights = workload_vector(workload, system.write_cost_ratio)[None]
     u, fam_theta, fam_best, _ = search_coords(space, weights, method)
     search_ms = (time.perf_counter() - start) * 1e3
     return _recommendation(space, workload, u[0], fam_theta[0], fam_best[0], method, search_ms)
@@ -664,7 +665,7 @@ def recommend_many(
         space = DesignSpace.build(system, model)
     else:
         _check_space(space, system, model)
-    weights = np.stack([workload_vector(w) for w in workloads])
+    weights = np.stack([workload_vector(w, system.write_cost_ratio) for w in workloads])
     u, fam_theta, fam_best, _ = search_coords(space, weights, method, effort)
     cost = np.einsum("wc,wc->w", space.evaluate_coords(u), weights)
     designs = tuple(_design(row) for row in u)
@@ -686,7 +687,7 @@ def _recommend_many_memory(
         space = MemorySpace.build(system, model)
     else:
         _check_memory_space(space, system, model)  # type: ignore[arg-type]
-    weights = np.stack([workload_vector(w) for w in workloads])
+    weights = np.stack([workload_vector(w, system.write_cost_ratio) for w in workloads])
     u_all, cost, best = _search_split(space, weights, method, effort)
     rows = np.arange(len(workloads))
     u = u_all[rows, best]

@@ -100,6 +100,8 @@ class System:
     # search chooses the buffer/filter split (``with_buffer``); buffer_bytes is then only where
     # a design is shown before a split is chosen.
     memory_bits_per_entry: float | None = None
+    # phi: a block written costs this many block reads in Theta (device asymmetry; Endure's phi).
+    write_cost_ratio: float = 1.0
 
     def __post_init__(self) -> None:
         entries = _in_range("entries", self.entries, 1.0, MAX_ENTRIES, "in [1, 2^53]")
@@ -135,6 +137,10 @@ class System:
                 raise ValueError(f"sum_fpr must be > 0; got {p:g}")
             object.__setattr__(self, "sum_fpr", p)
         object.__setattr__(self, "hash_levels", _whole("hash_levels", self.hash_levels, 0, 64))
+        phi = _finite_number("write_cost_ratio", self.write_cost_ratio)
+        if not 0 < phi <= 1e6:
+            raise ValueError(f"write_cost_ratio must be in (0, 1e6]; got {phi:g}")
+        object.__setattr__(self, "write_cost_ratio", phi)
 
     def _check_memory(self) -> None:
         if self.bits_per_entry is not None or self.sum_fpr is not None:
@@ -183,7 +189,8 @@ class System:
         return System(
             entries=self.entries, entry_bytes=self.entry_bytes, key_bytes=self.key_bytes,
             block_bytes=self.block_bytes, buffer_bytes=chosen,
-            bits_per_entry=max(0.0, filters), hash_levels=self.hash_levels)
+            bits_per_entry=max(0.0, filters), hash_levels=self.hash_levels,
+            write_cost_ratio=self.write_cost_ratio)
 
     @property
     def memory_bits_per_entry_total(self) -> float:
