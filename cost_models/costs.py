@@ -59,6 +59,17 @@ def range_spread(s: Structure) -> np.ndarray:
     return np.sum(np.where(s.valid, s.fractions, 0.0), axis=-1)
 
 
+def space_amplification(s: Structure) -> np.ndarray:
+    """Worst-case space amplification: stored entries over live ones when every entry outside
+    Level L's oldest run updates an entry in it. That run holds N_L / a_L, so
+    (sum_i N_i - N_L / a_L) / (N_L / a_L): 1/C for leveling (C = T - 1 gives 1/(T-1)), about
+    a_L (1 + 1/C) - 1 for a tiered Level L (Dostoevsky's O(1/T) and O(T))."""
+    n_L = s.at_largest(s.fractions)
+    oldest = n_L / s.at_largest(np.maximum(s.runs, 1.0))
+    total = np.sum(np.where(s.valid, s.fractions, 0.0), axis=-1)
+    return (total - oldest) / oldest
+
+
 def range_cost(runs: ArrayLike, spread: ArrayLike, range_blocks: ArrayLike) -> np.ndarray:
     """Range read I/O for a result that fills ``range_blocks`` blocks (Section 5).
 

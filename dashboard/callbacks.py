@@ -257,6 +257,8 @@ def card(title: str, family: str, analysis: Analysis, note: str = "") -> html.Di
                 style={"fontSize": "85%", "color": "#666"},
             ),
             html.Div(note, style={"fontSize": "85%", "color": "#666"}),
+            html.Ul([html.Li(w) for w in a.warnings], id="card-warnings",
+                    style={"color": "#a15c00", "fontSize": "85%"}) if a.warnings else None,
         ]
     )
 

@@ -17,6 +17,7 @@ import typer
 from wacky_cli.options import (
     DESIGN_OPTIONS,
     FILTER_BUDGET_OPTIONS,
+    GUARDRAIL_OPTIONS,
     SYSTEM_OPTIONS,
     WORKLOAD_OPTIONS,
     DesignChoice,
@@ -27,6 +28,7 @@ from wacky_cli.options import (
     scale_options,
     takes,
 )
+from wacky_model.guardrails import Constraints
 from wacky_model.types import System, Workload
 
 app = typer.Typer(
@@ -93,10 +95,11 @@ def analyze_command(system: System, design: DesignChoice, as_json: JsonFlag = Fa
 
 
 @app.command("recommend")
-@takes(system=SYSTEM_OPTIONS, workload=WORKLOAD_OPTIONS)
+@takes(system=SYSTEM_OPTIONS, workload=WORKLOAD_OPTIONS, constraints=GUARDRAIL_OPTIONS)
 def recommend_command(
     system: System,
     workload: Workload | None,
+    constraints: Constraints,
     method: Annotated[str, typer.Option("--method", help="global or projections.")] = "global",
     model: Annotated[str, typer.Option(
         "--model", help="The cost model to optimize: finite (steady state at this N, the "
@@ -126,7 +129,7 @@ def recommend_command(
                          "--range-reads (fractions summing to 1), or --trace FILE")
     if model not in ("finite", "paper"):
         raise ValueError(f"--model must be finite or paper; got {model!r}")
-    rec = recommend(workload, system, method=method, model=model)
+    rec = recommend(workload, system, method=method, model=model, constraints=constraints)
     if as_json:
         _print_json(rec.to_dict())
         return

@@ -21,6 +21,7 @@ from typing import Annotated, Any
 import typer
 
 from cost_models.limits import MAX_RUNS_PER_LEVEL
+from wacky_model.guardrails import Constraints
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.types import Design, System, Workload
 
@@ -91,6 +92,18 @@ WRITES = Flag("writes", "--writes", float, "Fraction of writes.", WORKLOAD)
 RANGE_READS = Flag("range_reads", "--range-reads", float, "Fraction of range reads.", WORKLOAD)
 RANGE_BLOCKS = Flag("range_blocks", "--range-blocks", float, "Blocks each range read returns.",
                     WORKLOAD)
+
+GUARDRAILS = "Guardrails"
+MAX_RUNS_PER_LEVEL = Flag("max_runs_per_level", "--max-runs-per-level", int | None,
+                          "Recommend only designs with at most this many runs in any level "
+                          "(RocksDB stops writes at 36 level-0 files). Off by default.",
+                          GUARDRAILS)
+MAX_TOTAL_RUNS = Flag("max_total_runs", "--max-total-runs", int | None,
+                      "Recommend only designs with at most this many runs in all. Off by "
+                      "default.", GUARDRAILS)
+MAX_SPACE_AMP = Flag("max_space_amp", "--max-space-amp", float | None,
+                     "Recommend only designs whose worst-case space amplification (obsolete "
+                     "over live entries) is at most this. Off by default.", GUARDRAILS)
 
 READS = Flag("reads", "--reads", int, "Reads of each kind measured.", RUN)
 SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.", RUN)
@@ -194,6 +207,11 @@ WORKLOAD_OPTIONS = OptionGroup(_WORKLOAD_FLAGS, {f.name: 0.0 for f in _WORKLOAD_
                                workload_or_none)
 
 
+_GUARDRAIL_FLAGS = (MAX_RUNS_PER_LEVEL, MAX_TOTAL_RUNS, MAX_SPACE_AMP)
+GUARDRAIL_OPTIONS = OptionGroup(_GUARDRAIL_FLAGS, {f.name: None for f in _GUARDRAIL_FLAGS},
+                                Constraints)
+
+
 @dataclass(frozen=True)
 class FilterBudget:
     """The filter memory of an engine run: bits per entry or a sum of FPRs (5 bits if neither)."""
@@ -247,8 +265,8 @@ def takes(**groups: OptionGroup) -> Callable[[Callable[..., Any]], Callable[...,
     return decorate
 
 
-_ALL_FLAGS = {f.name: f.flag for f in (*_SYSTEM_FLAGS, *_DESIGN_FLAGS, *_WORKLOAD_FLAGS, READS,
-                                       SEED)}
+_ALL_FLAGS = {f.name: f.flag for f in (*_SYSTEM_FLAGS, *_DESIGN_FLAGS, *_WORKLOAD_FLAGS,
+                                       *_GUARDRAIL_FLAGS, READS, SEED)}
 _SNAKE_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
 _LEADING_NAME = re.compile(r"^(scale )?([A-Za-z]+)\b")
 

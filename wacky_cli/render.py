@@ -76,8 +76,10 @@ def print_totals(console: Console, result: Analysis) -> None:
                       "runs)")
     console.print(
         f"fence pointers {result.fence_bits_per_entry:.3f} bits/entry   sum of FPRs (paper) "
-        f"{result.sum_fpr:.4g}"
+        f"{result.sum_fpr:.4g}   worst-case space amplification {result.space_amp:.3g}"
     )
+    for warning in result.warnings:
+        console.print(f"[bold yellow]warning:[/bold yellow] {warning}")
 
 
 def print_analysis(console: Console, result: Analysis, title: str) -> None:

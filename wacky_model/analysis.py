@@ -7,10 +7,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from cost_models.costs import range_cost as range_cost_of
+from cost_models.costs import space_amplification
 from cost_models.costs import theta as theta_of
 from cost_models.evaluate import Evaluation, evaluate
 from cost_models.finite import FiniteCosts, finite_costs
 from cost_models.limits import check_physical
+from wacky_model.guardrails import run_warnings
 from wacky_model.types import Design, System, Workload
 
 
@@ -93,6 +95,8 @@ class Analysis:
     theta: float | None = None
     # The finite-N model beside the paper's (whose figures are the fields above).
     finite: SteadyCosts | None = None
+    space_amp: float = 0.0  # worst case (cost_models.costs.space_amplification)
+    warnings: tuple[str, ...] = ()  # run counts above the practical limit (guardrails)
 
     def to_dict(self) -> dict:
         """The JSON document of ``wacky analyze --json``."""
@@ -109,6 +113,8 @@ class Analysis:
             "memory_bits_per_entry": self.memory_bits_per_entry,
             "fence_bits_per_entry": self.fence_bits_per_entry,
             "sum_fpr": self.sum_fpr,
+            "space_amp": self.space_amp,
+            "warnings": list(self.warnings),
         }
         if self.workload is not None:
             out["workload"] = asdict(self.workload)
@@ -238,4 +244,6 @@ def analyze(
         range_cost=range_cost,
         theta=theta,
         finite=steady_costs(design, system, workload),
+        space_amp=float(space_amplification(s)),
+        warnings=run_warnings([row.runs for row in rows]),
     )

@@ -34,6 +34,7 @@ from cost_models.limits import physical
 from cost_models.structure import structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.families import PROJECTIONS, classify
+from wacky_model.guardrails import Constraints
 from wacky_model.types import Design, System, Workload
 
 # Search bounds. The lower bounds are the continuum's own (T >= 2, C >= 1, X >= 1, K and Z in
@@ -93,9 +94,10 @@ MODELS = ("finite", "paper")
 FAMILIES = tuple(f.name for f in PROJECTIONS)
 
 
-def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite") -> np.ndarray:
+def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite",
+                     constraints: Constraints | None = None) -> np.ndarray:
     """Cost rows (R, R_zero, W, V_runs, spread) of realizable designs under ``model``:
-    Theta = row @ weights."""
+    Theta = row @ weights. Designs outside ``constraints`` cost UNPHYSICAL_COST."""
     s = structure(T, C, X, K, Z, system.buffers, integer_runs=True)
     if model == "finite":
         rows = finite_cost_rows(
@@ -105,7 +107,10 @@ def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite") -> np
         rows = cost_rows(s, allocate_fprs(s, **system.budget), system.entries_per_block)
     else:
         raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
-    return np.where(physical(s, system.buffers, system.entries)[..., None], rows, UNPHYSICAL_COST)
+    ok = physical(s, system.buffers, system.entries)
+    if constraints is not None and constraints.active:
+        ok = ok & constraints.allows(s)
+    return np.where(ok[..., None], rows, UNPHYSICAL_COST)
 
 
 def workload_vector(w: Workload, write_cost_ratio: float = 1.0) -> np.ndarray:
@@ -140,9 +145,11 @@ class DesignSpace:
     family_coords: np.ndarray  # (F, P, 5) projections, F families x P values of T
     family_costs: np.ndarray  # (F, P, 5)
     build_ms: float = field(default=0.0, compare=False)
+    constraints: Constraints | None = None
 
     @classmethod
-    def build(cls, system: System, model: str = "finite", grid: bool = True) -> DesignSpace:
+    def build(cls, system: System, model: str = "finite", grid: bool = True,
+              constraints: Constraints | None = None) -> DesignSpace:
         """The tables for ``system``; ``grid=False`` leaves out the coarse grid (the search's
         starts) and keeps the projections (the alternatives)."""
         if model not in MODELS:
@@ -161,7 +168,7 @@ class DesignSpace:
         fam_knobs = np.concatenate(fam_arrays, axis=1)  # (5, F*P)
         all_knobs = [np.concatenate([g, f]) for g, f in zip((T, C, X, K, Z), fam_knobs,
                                                              strict=True)]
-        costs = realizable_costs(system, *all_knobs, model=model)
+        costs = realizable_costs(system, *all_knobs, model=model, constraints=constraints)
         g = T.size
         n_fam, n_t = len(fam), PROJECTION_T.size
         return cls(
@@ -174,11 +181,12 @@ class DesignSpace:
             family_coords=to_coords(*fam_knobs).reshape(n_fam, n_t, 5),
             family_costs=costs[g:].reshape(n_fam, n_t, 5),
             build_ms=(time.perf_counter() - start) * 1e3,
+            constraints=constraints,
         )
 
     def evaluate_coords(self, u: np.ndarray) -> np.ndarray:
         """Cost rows of arbitrary search coordinates (any leading shape)."""
-        return evaluate_coords(self.system, self.model, u)
+        return evaluate_coords(self.system, self.model, u, self.constraints)
 
     def family_best(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each workload (rows of ``weights``) and family: the best T index, and the paper's
@@ -192,7 +200,8 @@ class DesignSpace:
         return theta, best, first
 
 
-def evaluate_coords(system: System, model: str, u: np.ndarray) -> np.ndarray:
+def evaluate_coords(system: System, model: str, u: np.ndarray,
+                    constraints: Constraints | None = None) -> np.ndarray:
     """Cost rows of arbitrary search coordinates (any leading shape) on ``system``.
 
     A batch of searches starts from the same table cells and steps on the same lattice, so
@@ -201,9 +210,9 @@ def evaluate_coords(system: System, model: str, u: np.ndarray) -> np.ndarray:
     """
     flat = u.reshape(-1, u.shape[-1])
     if flat.shape[0] < DEDUPLICATE_FROM:
-        return realizable_costs(system, *to_knobs(u), model=model)
+        return realizable_costs(system, *to_knobs(u), model=model, constraints=constraints)
     distinct, inverse = np.unique(flat, axis=0, return_inverse=True)
-    rows = realizable_costs(system, *to_knobs(distinct), model=model)
+    rows = realizable_costs(system, *to_knobs(distinct), model=model, constraints=constraints)
     return rows[inverse.reshape(-1)].reshape(*u.shape[:-1], rows.shape[-1])
 
 
@@ -225,11 +234,26 @@ def family_theta(
     return dict(zip(FAMILIES, theta_of_rows(rows, weights)[0], strict=True))
 
 
-def _check_space(space: DesignSpace, system: System, model: str) -> None:
-    if space.system != system:
+def _check_space(space: DesignSpace, system: System, model: str,
+                 constraints: Constraints | None = None) -> None:
+    if not isinstance(space, DesignSpace) or space.system != system:
         raise ValueError("space was built for a different system")
     if space.model != model:
         raise ValueError(f"space was built for model {space.model!r}, not {model!r}")
+    if _active(space.constraints) != _active(constraints):
+        raise ValueError("space was built for other constraints; build it with the same ones")
+
+
+def _active(constraints: Constraints | None) -> Constraints | None:
+    return constraints if constraints is not None and constraints.active else None
+
+
+def _check_feasible(cost: np.ndarray, constraints: Constraints | None) -> None:
+    if np.any(cost >= UNPHYSICAL_COST / 2):
+        if _active(constraints) is not None:
+            raise ValueError(f"no design meets the constraints ({constraints.describe()}) on "
+                             "this system; loosen them")
+        raise ValueError("no physical design found for this system")
 
 
 @dataclass(frozen=True)
@@ -287,6 +311,8 @@ class Recommendation:
             "method": self.method,
             "search_ms": self.search_ms,
             "bounds_hit": list(self.bounds_hit),
+            "space_amp": self.analysis.space_amp,
+            "warnings": list(self.analysis.warnings),
             **self.memory,
         }
 
@@ -500,23 +526,30 @@ class MemorySpace:
     buffers: tuple[int, ...]
     spaces: tuple[DesignSpace, ...]
     build_ms: float = field(default=0.0, compare=False)
+    constraints: Constraints | None = None
 
     @classmethod
-    def build(cls, system: System, model: str = "finite") -> MemorySpace:
+    def build(cls, system: System, model: str = "finite",
+              constraints: Constraints | None = None) -> MemorySpace:
         if not system.memory_split:
             raise ValueError("MemorySpace needs a system with memory_bits_per_entry")
         start = time.perf_counter()
         buffers = split_buffers(system)
-        spaces = tuple(DesignSpace.build(system.with_buffer(b), model) for b in buffers)
-        return cls(system, model, buffers, spaces, (time.perf_counter() - start) * 1e3)
+        spaces = tuple(DesignSpace.build(system.with_buffer(b), model, constraints=constraints)
+                       for b in buffers)
+        return cls(system, model, buffers, spaces, (time.perf_counter() - start) * 1e3,
+                   constraints)
 
 
-def _check_memory_space(space: MemorySpace, system: System, model: str) -> None:
+def _check_memory_space(space: MemorySpace, system: System, model: str,
+                        constraints: Constraints | None = None) -> None:
     if not isinstance(space, MemorySpace) or space.system != system:
         raise ValueError("space was built for a different system; build it with "
                          "MemorySpace.build(system)")
     if space.model != model:
         raise ValueError(f"space was built for model {space.model!r}, not {model!r}")
+    if _active(space.constraints) != _active(constraints):
+        raise ValueError("space was built for other constraints; build it with the same ones")
 
 
 def _search_split(
@@ -546,7 +579,8 @@ def _refine_split(
     def probe(x: float) -> float:
         nonlocal best
         system = space.system.with_buffer(2.0**x)
-        evaluate = functools.partial(evaluate_coords, system, space.model)
+        evaluate = functools.partial(evaluate_coords, system, space.model,
+                                     constraints=space.constraints)
         v = _pattern_search(evaluate, u[None, None], weights, FAST.iterations)
         theta = float((evaluate(v) @ weights[0])[0])
         if theta < best[2]:
@@ -569,20 +603,21 @@ def _refine_split(
 
 def _recommend_memory(
     workload: Workload, system: System, space: MemorySpace | None, method: str, model: str,
-    start: float,
+    start: float, constraints: Constraints | None,
 ) -> Recommendation:
     if space is None:
-        space = MemorySpace.build(system, model)
+        space = MemorySpace.build(system, model, constraints)
     else:
-        _check_memory_space(space, system, model)
+        _check_memory_space(space, system, model, constraints)
     weights = workload_vector(workload, system.write_cost_ratio)[None]
     u_all, cost, best = _search_split(space, weights, method, THOROUGH)
+    _check_feasible(cost[np.arange(1), best], constraints)
     k = int(best[0])
     buffer, u, theta = float(space.buffers[k]), u_all[0, k], float(cost[0, k])
     if method == "global":
         buffer, u, theta = _refine_split(space, weights, u, k, theta)
     chosen = system.with_buffer(buffer)
-    fixed = DesignSpace.build(chosen, model, grid=False)
+    fixed = DesignSpace.build(chosen, model, grid=False, constraints=constraints)
     fam_theta, fam_best, _ = fixed.family_best(weights)
     # Each family at its best T on the chosen split is a candidate too (never worse than them).
     fam_min = np.take_along_axis(fam_theta, fam_best[..., None], -1)[0, :, 0]
@@ -604,6 +639,7 @@ def recommend(
     method: str = "global",
     space: DesignSpace | MemorySpace | None = None,
     model: str = "finite",
+    constraints: Constraints | None = None,
 ) -> Recommendation:
     """The design that minimizes Theta for ``workload`` on ``system`` under ``model``
     (:data:`MODELS`: the finite-N model by default, or the paper's Eq 8-16).
@@ -611,18 +647,21 @@ def recommend(
     Pass a prebuilt :class:`DesignSpace` to reuse its cost tables across calls for one system.
     With a total memory budget (``system.memory_bits_per_entry``) the buffer/filter split is
     searched too (:class:`MemorySpace`), and the recommendation's ``system`` is the split.
+    ``constraints`` (guardrails) exclude designs with too many runs or too much space
+    amplification; a prebuilt space must have been built with the same ones.
     """
     start = time.perf_counter()
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
     if system.memory_split:
-        return _recommend_memory(workload, system, space, method, model, start)
+        return _recommend_memory(workload, system, space, method, model, start, constraints)
     if space is None:
-        space = DesignSpace.build(system, model)
+        space = DesignSpace.build(system, model, constraints=constraints)
     else:
-        _check_space(space, system, model)
+        _check_space(space, system, model, constraints)
     weights = workload_vector(workload, system.write_cost_ratio)[None]
     u, fam_theta, fam_best, _ = search_coords(space, weights, method)
+    _check_feasible(np.einsum("wc,wc->w", space.evaluate_coords(u), weights), constraints)
     search_ms = (time.perf_counter() - start) * 1e3
     return _recommendation(space, workload, u[0], fam_theta[0], fam_best[0], method, search_ms)
 
@@ -651,6 +690,7 @@ def recommend_many(
     effort: SearchEffort = FAST,
     space: DesignSpace | MemorySpace | None = None,
     model: str = "finite",
+    constraints: Constraints | None = None,
 ) -> RecommendationBatch:
     """Recommend a design for each workload on one system, searched in one vectorized pass.
 
@@ -660,14 +700,16 @@ def recommend_many(
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
     if system.memory_split:
-        return _recommend_many_memory(workloads, system, method, effort, space, model, start)
+        return _recommend_many_memory(workloads, system, method, effort, space, model, start,
+                                      constraints)
     if space is None:
-        space = DesignSpace.build(system, model)
+        space = DesignSpace.build(system, model, constraints=constraints)
     else:
-        _check_space(space, system, model)
+        _check_space(space, system, model, constraints)
     weights = np.stack([workload_vector(w, system.write_cost_ratio) for w in workloads])
     u, fam_theta, fam_best, _ = search_coords(space, weights, method, effort)
     cost = np.einsum("wc,wc->w", space.evaluate_coords(u), weights)
+    _check_feasible(cost, constraints)
     designs = tuple(_design(row) for row in u)
     return RecommendationBatch(
         designs=designs,
@@ -682,14 +724,16 @@ def recommend_many(
 def _recommend_many_memory(
     workloads: list[Workload], system: System, method: str, effort: SearchEffort,
     space: DesignSpace | MemorySpace | None, model: str, start: float,
+    constraints: Constraints | None,
 ) -> RecommendationBatch:
     if space is None:
-        space = MemorySpace.build(system, model)
+        space = MemorySpace.build(system, model, constraints)
     else:
-        _check_memory_space(space, system, model)  # type: ignore[arg-type]
+        _check_memory_space(space, system, model, constraints)  # type: ignore[arg-type]
     weights = np.stack([workload_vector(w, system.write_cost_ratio) for w in workloads])
     u_all, cost, best = _search_split(space, weights, method, effort)
     rows = np.arange(len(workloads))
+    _check_feasible(cost[rows, best], constraints)
     u = u_all[rows, best]
     family_cost = np.empty((len(workloads), len(FAMILIES)))
     for k, sp in enumerate(space.spaces):

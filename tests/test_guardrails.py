@@ -1,0 +1,86 @@
+"""Guardrails: run-count and space-amplification constraints of the search, and the warnings
+every output carries."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cost_models.costs import space_amplification
+from cost_models.structure import structure
+from wacky_model.analysis import analyze
+from wacky_model.guardrails import PRACTICAL_RUNS_PER_LEVEL, Constraints
+from wacky_model.search import DesignSpace, recommend, recommend_many
+from wacky_model.types import Design, System, Workload
+
+SYSTEM = System()
+MIX = ["--point-reads", "0.2", "--zero-reads", "0.2", "--writes", "0.6"]
+
+
+def test_space_amplification_limits() -> None:
+    n = SYSTEM.buffers
+    level = structure(10, 9, 1, 0, 0, n, integer_runs=True)
+    assert float(space_amplification(level)) == pytest.approx(1 / 9, rel=1e-3)
+    tier = structure(10, 9, 1, 1, 1, n, integer_runs=True)
+    assert float(space_amplification(tier)) == pytest.approx(9 * (1 + 1 / 9) - 1, rel=1e-3)
+
+
+@pytest.mark.parametrize("limits", [
+    Constraints(max_runs_per_level=36),
+    Constraints(max_runs_per_level=4, max_total_runs=12),
+    Constraints(max_space_amp=0.5),
+])
+def test_constraints_hold_on_random_workloads(limits) -> None:
+    rng = np.random.default_rng(8)
+    workloads = [Workload(*(float(x) for x in rng.dirichlet(np.ones(4)))) for _ in range(12)]
+    space = DesignSpace.build(SYSTEM, constraints=limits)
+    free = DesignSpace.build(SYSTEM)
+    for w in workloads:
+        rec = recommend(w, SYSTEM, space=space, constraints=limits)
+        runs = [row.runs for row in rec.analysis.levels]
+        if limits.max_runs_per_level is not None:
+            assert max(runs) <= limits.max_runs_per_level
+        if limits.max_total_runs is not None:
+            assert sum(runs) <= limits.max_total_runs
+        if limits.max_space_amp is not None:
+            assert rec.analysis.space_amp <= limits.max_space_amp * (1 + 1e-9)
+        # A constraint can only cost throughput.
+        assert rec.cost >= recommend(w, SYSTEM, space=free).cost * (1 - 1e-9)
+    batch = recommend_many(workloads, SYSTEM, space=space, constraints=limits)
+    for d in batch.designs:
+        s = structure(*d.knobs.values(), SYSTEM.buffers, integer_runs=True)
+        assert bool(limits.allows(s))
+
+
+def test_warnings_flag_designs_over_the_practical_limit(wacky) -> None:
+    many = analyze(Design(100, 99, 1, 1, 0), SYSTEM)
+    assert len(many.warnings) == int(many.levels[-1].level) - 1  # every tiered level above L
+    assert str(PRACTICAL_RUNS_PER_LEVEL) in many.warnings[0]
+    assert analyze(Design(10, 9, 1, 0, 0), SYSTEM).warnings == ()
+    out = wacky("analyze", "--T", "100", "--C", "99", "--K", "1", "--Z", "0", "--json")
+    assert json.loads(out.stdout)["warnings"] == list(many.warnings)
+    text = wacky("analyze", "--T", "100", "--C", "99", "--K", "1", "--Z", "0")
+    assert "warning: Level 1 holds 99 runs" in text.stdout
+    rec = wacky("recommend", *MIX, "--json")
+    doc = json.loads(rec.stdout)
+    assert all(r["runs"] <= PRACTICAL_RUNS_PER_LEVEL for r in doc["levels"]) == (
+        doc["warnings"] == [])
+
+
+def test_guardrails_are_off_unless_asked_and_bad_ones_are_refused(wacky) -> None:
+    assert not Constraints().active
+    with pytest.raises(ValueError, match="max_runs_per_level must be a whole number >= 1"):
+        Constraints(max_runs_per_level=0)
+    with pytest.raises(ValueError, match="max_space_amp must be a number > 0"):
+        Constraints(max_space_amp=-1.0)
+    with pytest.raises(ValueError, match="no design meets the constraints"):
+        recommend(Workload(writes=1.0), SYSTEM, constraints=Constraints(max_total_runs=1))
+    out = wacky("recommend", *MIX, "--max-total-runs", "1")
+    assert out.returncode == 2
+    assert "no design meets the constraints (--max-total-runs 1)" in out.stderr
+    space = DesignSpace.build(SYSTEM)
+    with pytest.raises(ValueError, match="other constraints"):
+        recommend(Workload(writes=1.0), SYSTEM, space=space,
+                  constraints=Constraints(max_runs_per_level=3))

@@ -1,0 +1,75 @@
+"""Practical limits on a design's shape: constraints the search honours, and warnings.
+
+The continuum's optimum can ask for thousands of runs in one level (a tiered Level 1 with a huge
+T). Real engines stall long before that: RocksDB stops writes when level 0 reaches
+``level0_stop_writes_trigger`` files, 36 by default. Every output flags a design above that
+limit; the search avoids such designs only when asked (``Constraints``), since the model itself
+prices them correctly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from cost_models.costs import space_amplification
+from cost_models.structure import Structure
+
+# RocksDB's default level0_stop_writes_trigger: writes stop at this many level-0 files.
+PRACTICAL_RUNS_PER_LEVEL = 36
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """Limits a recommended design must respect; None means no limit (the default)."""
+
+    max_runs_per_level: int | None = None
+    max_total_runs: int | None = None
+    max_space_amp: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_runs_per_level", "max_total_runs"):
+            v = getattr(self, name)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be a whole number >= 1; got {v!r}")
+        v = self.max_space_amp
+        if v is not None and (not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0):
+            raise ValueError(f"max_space_amp must be a number > 0; got {v!r}")
+
+    @property
+    def active(self) -> bool:
+        return any(v is not None for v in (self.max_runs_per_level, self.max_total_runs,
+                                           self.max_space_amp))
+
+    def allows(self, s: Structure) -> np.ndarray:
+        """Boolean mask over the designs of ``s`` (whole run counts): True where every limit
+        holds."""
+        ok = np.ones(np.shape(s.L), dtype=bool)
+        runs = np.where(s.valid, s.runs, 0.0)
+        if self.max_runs_per_level is not None:
+            ok &= np.max(runs, axis=-1) <= self.max_runs_per_level + 1e-9
+        if self.max_total_runs is not None:
+            ok &= np.sum(runs, axis=-1) <= self.max_total_runs + 1e-9
+        if self.max_space_amp is not None:
+            ok &= space_amplification(s) <= self.max_space_amp * (1 + 1e-12)
+        return ok
+
+    def describe(self) -> str:
+        parts = [f"{name} {getattr(self, name):g}" for name in
+                 ("max_runs_per_level", "max_total_runs", "max_space_amp")
+                 if getattr(self, name) is not None]
+        return ", ".join(parts)
+
+
+def run_warnings(runs_per_level: list[float]) -> tuple[str, ...]:
+    """A warning for each level whose runs exceed :data:`PRACTICAL_RUNS_PER_LEVEL`."""
+    return tuple(
+        f"Level {i} holds {runs:,.0f} runs, more than {PRACTICAL_RUNS_PER_LEVEL} (RocksDB stops "
+        f"writes at {PRACTICAL_RUNS_PER_LEVEL} level-0 files); --max-runs-per-level limits it"
+        for i, runs in enumerate(runs_per_level, start=1)
+        if runs > PRACTICAL_RUNS_PER_LEVEL
+    )
