@@ -8,6 +8,7 @@ nor Dash. Progress goes to stderr, so ``--json`` output on stdout stays one clea
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -107,6 +108,10 @@ def recommend_command(
     trace: Annotated[Path | None, typer.Option(
         "--trace", help="Derive the workload from a trace file (lz4, binary or text).",
         rich_help_panel="Workload")] = None,
+    robust: Annotated[float | None, typer.Option(
+        "--robust", help="rho: minimize the worst Θ over workloads within KL divergence rho "
+        "of the given one (Endure's robust tuning), and compare with the nominal design.",
+        rich_help_panel="Workload")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Recommend the design that minimizes the average I/O per operation (Eq 16)."""
@@ -129,7 +134,10 @@ def recommend_command(
                          "--range-reads (fractions summing to 1), or --trace FILE")
     if model not in ("finite", "paper"):
         raise ValueError(f"--model must be finite or paper; got {model!r}")
-    rec = recommend(workload, system, method=method, model=model, constraints=constraints)
+    if robust is not None and not (math.isfinite(robust) and robust >= 0):
+        raise ValueError(f"--robust must be a number >= 0 (a KL divergence); got {robust:g}")
+    rec = recommend(workload, system, method=method, model=model, constraints=constraints,
+                    rho=robust)
     if as_json:
         _print_json(rec.to_dict())
         return

@@ -100,6 +100,16 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
         f"{mem['fence_bits_per_entry']:.4g}")
     if rec.bounds_hit:
         console.print(f"note: the optimum sits on the search bound of {', '.join(rec.bounds_hit)}")
+    if rec.robust is not None:
+        robust = Table(title=f"Robust (rho = {rec.robust['rho']:g}) vs nominal tuning, I/O per "
+                       "operation")
+        for col in ("design", "T", "C", "X", "K", "Z", "at the workload", "worst case"):
+            robust.add_column(col, justify="right")
+        for label, key in (("robust", "robust_design"), ("nominal", "nominal_design")):
+            d = rec.robust[key]
+            robust.add_row(label, *(f"{d['design'][k]:.4g}" for k in "TCXKZ"),
+                           f"{d['nominal_cost']:.4g}", f"{d['worst_case_cost']:.4g}")
+        console.print(robust)
     alternatives = Table(title="Each family at its own best T")
     for col in ("family", "T", "C", "X", "I/O per op", "relative throughput"):
         alternatives.add_column(col, justify="right")

@@ -24,13 +24,15 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from cost_models.costs import theta_of_rows, theta_weights
+from cost_models.costs import COST_ROW, theta_of_rows, theta_weights
 from cost_models.evaluate import allocate_fprs, cost_rows
 from cost_models.finite import finite_cost_rows
 from cost_models.limits import physical
+from cost_models.robust import worst_case_cost
 from cost_models.structure import structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.families import PROJECTIONS, classify
@@ -119,6 +121,57 @@ def workload_vector(w: Workload, write_cost_ratio: float = 1.0) -> np.ndarray:
     return theta_weights(*w.fractions, w.range_blocks, write_cost_ratio)
 
 
+@dataclass(frozen=True)
+class RobustWeights:
+    """Workloads scored robustly (Endure): Theta at the worst workload within KL divergence
+    ``rho`` of each one (:mod:`cost_models.robust`). Indexes like the (W, 5) weight matrix it
+    replaces."""
+
+    fractions: np.ndarray  # (W, 4) operation fractions
+    op_map: np.ndarray  # (W, 5, 4): a cost row times this is the cost of each operation
+    rho: float
+
+    @classmethod
+    def of(cls, workloads: list[Workload], write_cost_ratio: float, rho: float) -> RobustWeights:
+        if not isinstance(rho, (int, float)) or not math.isfinite(rho) or rho < 0:
+            raise ValueError(f"rho must be a finite number >= 0; got {rho!r}")
+        fractions = np.array([w.fractions for w in workloads], dtype=float)
+        # Each operation's cost is Theta of the workload that runs only it (one home: Eq 16).
+        op_map = np.stack([
+            np.stack([theta_weights(*np.eye(4)[j], w.range_blocks, write_cost_ratio)
+                      for j in range(4)], axis=-1)
+            for w in workloads])
+        return cls(fractions, op_map, float(rho))
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.fractions.shape[0], len(COST_ROW))
+
+    def __getitem__(self, index) -> RobustWeights:
+        return RobustWeights(self.fractions[index], self.op_map[index], self.rho)
+
+
+Weights = np.ndarray | RobustWeights
+
+
+def _own(rows: np.ndarray, weights: Weights) -> np.ndarray:
+    """Theta of cost rows with a leading workload axis (W, ..., 5) -> (W, ...)."""
+    if isinstance(weights, RobustWeights):
+        return np.stack([worst_case_cost(rows[w] @ weights.op_map[w], weights.fractions[w],
+                                         weights.rho)
+                         for w in range(weights.shape[0])])
+    return np.einsum("w...c,wc->w...", rows, weights)
+
+
+def _shared(rows: np.ndarray, weights: Weights) -> np.ndarray:
+    """Theta of cost rows every workload shares (..., 5) -> (W, ...)."""
+    if isinstance(weights, RobustWeights):
+        return np.stack([worst_case_cost(rows @ weights.op_map[w], weights.fractions[w],
+                                         weights.rho)
+                         for w in range(weights.shape[0])])
+    return theta_of_rows(rows, weights)
+
+
 def to_knobs(u: np.ndarray) -> tuple[np.ndarray, ...]:
     """Search coordinates (log2 T, log2 C, X, K, Z) to knobs."""
     return 2.0 ** u[..., 0], 2.0 ** u[..., 1], u[..., 2], u[..., 3], u[..., 4]
@@ -188,10 +241,10 @@ class DesignSpace:
         """Cost rows of arbitrary search coordinates (any leading shape)."""
         return evaluate_coords(self.system, self.model, u, self.constraints)
 
-    def family_best(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def family_best(self, weights: Weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """For each workload (rows of ``weights``) and family: the best T index, and the paper's
         first local minimum when stepping T upward. Returns (theta, best_idx, first_local_idx)."""
-        theta = theta_of_rows(self.family_costs, weights)
+        theta = _shared(self.family_costs, weights)
         best = np.argmin(theta, axis=-1)
         rising = np.diff(theta, axis=-1) > 0
         # The first T whose successor is costlier is where the paper's upward stepping stops.
@@ -275,6 +328,7 @@ class Recommendation:
     method: str
     search_ms: float
     bounds_hit: tuple[str, ...]
+    robust: dict[str, Any] | None = None  # with rho: the robust and nominal designs' costs
 
     @property
     def costs(self) -> dict[str, float]:
@@ -311,6 +365,7 @@ class Recommendation:
             "method": self.method,
             "search_ms": self.search_ms,
             "bounds_hit": list(self.bounds_hit),
+            "robust": self.robust,
             "space_amp": self.analysis.space_amp,
             "warnings": list(self.analysis.warnings),
             **self.memory,
@@ -331,7 +386,7 @@ class Recommendation:
 
 
 def _pattern_search(
-    evaluate: Callable[[np.ndarray], np.ndarray], starts: np.ndarray, weights: np.ndarray,
+    evaluate: Callable[[np.ndarray], np.ndarray], starts: np.ndarray, weights: Weights,
     iterations: int,
 ) -> np.ndarray:
     """Vectorized multi-scale pattern search from ``starts`` (W, S, 5) for ``weights`` (W, 5).
@@ -343,12 +398,12 @@ def _pattern_search(
     """
     dim = starts.shape[-1]
     u = np.clip(starts, LOWER, UPPER)
-    cost = np.einsum("wsc,wc->ws", evaluate(u), weights)
+    cost = _own(evaluate(u), weights)
     step = np.broadcast_to(INITIAL_STEP, u.shape).copy()
     unit = np.concatenate([s * np.eye(dim) for s in PATTERN_SCALES] + [DIAGONAL_MOVES])
     for _ in range(iterations):
         cand = np.clip(u[:, :, None, :] + unit[None, None] * step[:, :, None, :], LOWER, UPPER)
-        cand_cost = np.einsum("wsmc,wc->wsm", evaluate(cand), weights)
+        cand_cost = _own(evaluate(cand), weights)
         best = np.argmin(cand_cost, axis=-1)
         best_cost = np.take_along_axis(cand_cost, best[..., None], -1)[..., 0]
         improved = best_cost < cost * (1 - 1e-12)
@@ -383,12 +438,12 @@ def _diverse_starts(space: DesignSpace, grid_theta: np.ndarray, count: int) -> n
 
 
 def _snap_options(
-    space: DesignSpace, u: np.ndarray, weights: np.ndarray, options: list[tuple]
+    space: DesignSpace, u: np.ndarray, weights: Weights, options: list[tuple]
 ) -> tuple[np.ndarray, np.ndarray]:
     """Among ``options`` (knob tuples; the first is the current design) keep the most canonical
     one (most whole-number coordinates) whose Theta is no higher than the current one's."""
     cand = np.clip(np.stack([to_coords(*o) for o in options], axis=1), LOWER, UPPER)
-    cost = np.einsum("woc,wc->wo", space.evaluate_coords(cand), weights)
+    cost = _own(space.evaluate_coords(cand), weights)
     canonical = np.sum(np.isclose(cand, np.round(cand)), axis=-1)
     acceptable = cost <= cost[:, :1] * (1 + 1e-9)
     score = np.where(acceptable, canonical - cost / (cost[:, :1] * 10), -np.inf)
@@ -400,7 +455,7 @@ def _snap_options(
 
 
 def _snap(
-    space: DesignSpace, u: np.ndarray, weights: np.ndarray
+    space: DesignSpace, u: np.ndarray, weights: Weights
 ) -> tuple[np.ndarray, np.ndarray]:
     """Replace knobs by canonical values wherever that does not raise Theta: first K, Z in
     {0, 1} and X = 1, then whole T and C or C = T - 1. Returns (coords, Theta)."""
@@ -431,7 +486,7 @@ def _bounds_hit(u: np.ndarray) -> tuple[str, ...]:
 
 def search_coords(
     space: DesignSpace,
-    weights: np.ndarray,
+    weights: Weights,
     method: str = "global",
     effort: SearchEffort = THOROUGH,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -456,7 +511,7 @@ def search_coords(
         [
             _diverse_starts(
                 space,
-                theta_of_rows(space.grid_costs, weights[i : i + WORKLOAD_CHUNK]),
+                _shared(space.grid_costs, weights[i : i + WORKLOAD_CHUNK]),
                 effort.starts,
             )
             for i in range(0, n_w, WORKLOAD_CHUNK)
@@ -553,7 +608,7 @@ def _check_memory_space(space: MemorySpace, system: System, model: str,
 
 
 def _search_split(
-    space: MemorySpace, weights: np.ndarray, method: str, effort: SearchEffort
+    space: MemorySpace, weights: Weights, method: str, effort: SearchEffort
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every workload searched at every candidate buffer: (coords (W, K, 5), Theta (W, K),
     buffer index of the best (W,))."""
@@ -561,13 +616,13 @@ def _search_split(
     for sp in space.spaces:
         u, *_ = search_coords(sp, weights, method, effort)
         us.append(u)
-        costs.append(np.einsum("wc,wc->w", sp.evaluate_coords(u), weights))
+        costs.append(_own(sp.evaluate_coords(u), weights))
     u_all, cost = np.stack(us, axis=1), np.stack(costs, axis=1)
     return u_all, cost, np.argmin(cost, axis=1)
 
 
 def _refine_split(
-    space: MemorySpace, weights: np.ndarray, u: np.ndarray, k: int, cost: float
+    space: MemorySpace, weights: Weights, u: np.ndarray, k: int, cost: float
 ) -> tuple[float, np.ndarray, float]:
     """Golden-section search on log2(buffer) between the neighbours of candidate ``k``; each
     probe re-tunes the five knobs by a short pattern search from ``u``. Returns (buffer bytes,
@@ -582,7 +637,7 @@ def _refine_split(
         evaluate = functools.partial(evaluate_coords, system, space.model,
                                      constraints=space.constraints)
         v = _pattern_search(evaluate, u[None, None], weights, FAST.iterations)
-        theta = float((evaluate(v) @ weights[0])[0])
+        theta = float(_own(evaluate(v), weights)[0])
         if theta < best[2]:
             best = (float(system.buffer_bytes), v[0], theta)
         return theta
@@ -602,14 +657,10 @@ def _refine_split(
 
 
 def _recommend_memory(
-    workload: Workload, system: System, space: MemorySpace | None, method: str, model: str,
-    start: float, constraints: Constraints | None,
+    workload: Workload, space: MemorySpace, method: str, start: float,
+    constraints: Constraints | None, weights: Weights,
 ) -> Recommendation:
-    if space is None:
-        space = MemorySpace.build(system, model, constraints)
-    else:
-        _check_memory_space(space, system, model, constraints)
-    weights = workload_vector(workload, system.write_cost_ratio)[None]
+    system, model = space.system, space.model
     u_all, cost, best = _search_split(space, weights, method, THOROUGH)
     _check_feasible(cost[np.arange(1), best], constraints)
     k = int(best[0])
@@ -640,6 +691,7 @@ def recommend(
     space: DesignSpace | MemorySpace | None = None,
     model: str = "finite",
     constraints: Constraints | None = None,
+    rho: float | None = None,
 ) -> Recommendation:
     """The design that minimizes Theta for ``workload`` on ``system`` under ``model``
     (:data:`MODELS`: the finite-N model by default, or the paper's Eq 8-16).
@@ -648,20 +700,55 @@ def recommend(
     With a total memory budget (``system.memory_bits_per_entry``) the buffer/filter split is
     searched too (:class:`MemorySpace`), and the recommendation's ``system`` is the split.
     ``constraints`` (guardrails) exclude designs with too many runs or too much space
-    amplification; a prebuilt space must have been built with the same ones.
+    amplification; a prebuilt space must have been built with the same ones. With ``rho``
+    the design minimizes the worst Theta over workloads within KL divergence ``rho`` of
+    ``workload`` (Endure's robust tuning); its ``cost`` is that worst case, and ``robust``
+    compares it with the nominal design.
     """
     start = time.perf_counter()
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
     if system.memory_split:
-        return _recommend_memory(workload, system, space, method, model, start, constraints)
-    if space is None:
+        if space is None:
+            space = MemorySpace.build(system, model, constraints)
+        else:
+            _check_memory_space(space, system, model, constraints)  # type: ignore[arg-type]
+    elif space is None:
         space = DesignSpace.build(system, model, constraints=constraints)
     else:
-        _check_space(space, system, model, constraints)
-    weights = workload_vector(workload, system.write_cost_ratio)[None]
+        _check_space(space, system, model, constraints)  # type: ignore[arg-type]
+    nominal_weights = workload_vector(workload, system.write_cost_ratio)[None]
+    if rho is None:
+        return _search_one(workload, space, method, constraints, nominal_weights, start)
+    robust_weights = RobustWeights.of([workload], system.write_cost_ratio, rho)
+    rec = _search_one(workload, space, method, constraints, robust_weights, start)
+    nominal = _search_one(workload, space, method, constraints, nominal_weights,
+                          time.perf_counter())
+
+    def both(r: Recommendation) -> dict[str, Any]:
+        at = r.analysis.system
+        rows = evaluate_coords(at, model, to_coords(*r.design.knobs.values())[None],
+                               constraints)
+        return {"design": r.design.knobs, "buffer_bytes": at.buffer_bytes,
+                "nominal_cost": float(_own(rows, nominal_weights)[0]),
+                "worst_case_cost": float(_own(rows, robust_weights)[0])}
+
+    mine, theirs = both(rec), both(nominal)
+    report = {"rho": float(rho), "robust_design": mine, "nominal_design": theirs}
+    worst = mine["worst_case_cost"]
+    alternatives = tuple(dataclasses.replace(alt, relative_throughput=worst / alt.cost)
+                         for alt in rec.alternatives)
+    return dataclasses.replace(rec, cost=worst, alternatives=alternatives, robust=report)
+
+
+def _search_one(
+    workload: Workload, space: DesignSpace | MemorySpace, method: str,
+    constraints: Constraints | None, weights: Weights, start: float,
+) -> Recommendation:
+    if isinstance(space, MemorySpace):
+        return _recommend_memory(workload, space, method, start, constraints, weights)
     u, fam_theta, fam_best, _ = search_coords(space, weights, method)
-    _check_feasible(np.einsum("wc,wc->w", space.evaluate_coords(u), weights), constraints)
+    _check_feasible(_own(space.evaluate_coords(u), weights), constraints)
     search_ms = (time.perf_counter() - start) * 1e3
     return _recommendation(space, workload, u[0], fam_theta[0], fam_best[0], method, search_ms)
 
@@ -708,7 +795,7 @@ def recommend_many(
         _check_space(space, system, model, constraints)
     weights = np.stack([workload_vector(w, system.write_cost_ratio) for w in workloads])
     u, fam_theta, fam_best, _ = search_coords(space, weights, method, effort)
-    cost = np.einsum("wc,wc->w", space.evaluate_coords(u), weights)
+    cost = _own(space.evaluate_coords(u), weights)
     _check_feasible(cost, constraints)
     designs = tuple(_design(row) for row in u)
     return RecommendationBatch(
