@@ -94,10 +94,16 @@ def theta(
     R_zero: ArrayLike,
     W: ArrayLike,
     V: ArrayLike,
+    R_uniform: ArrayLike = 0.0,
+    uniform_share: ArrayLike = 0.0,
 ) -> np.ndarray:
-    """Eq 16: average I/O per operation, Theta = r R + z R_zero + w W + v V."""
+    """Eq 16: average I/O per operation, Theta = r R + z R_zero + w W + v V.
+
+    ``uniform_share`` of the existing-key reads pay ``R_uniform`` (the key drawn uniformly over
+    the entries) instead of R (the key in Level L, the paper's worst case)."""
+    u = np.asarray(uniform_share, dtype=float)
     return (
-        np.asarray(point_reads) * R
+        np.asarray(point_reads) * ((1.0 - u) * R + u * np.asarray(R_uniform))
         + np.asarray(zero_reads) * R_zero
         + np.asarray(writes) * W
         + np.asarray(range_reads) * V
@@ -105,7 +111,8 @@ def theta(
 
 
 # A cost row holds, per design, what Theta needs whatever the workload: Theta is linear in it.
-COST_ROW = ("point_read", "zero_result_read", "write_cost", "range_runs", "range_spread")
+COST_ROW = ("point_read", "zero_result_read", "write_cost", "range_runs", "range_spread",
+            "point_read_uniform")
 
 
 def theta_weights(
@@ -115,20 +122,22 @@ def theta_weights(
     range_reads: ArrayLike,
     range_blocks: ArrayLike,
     write_cost_ratio: ArrayLike = 1.0,
+    uniform_share: ArrayLike = 0.0,
 ) -> np.ndarray:
     """Eq 16 as a linear form over a cost row (:data:`COST_ROW`): Theta = row @ weights.
 
     The weights are :func:`theta` and :func:`range_cost` applied to the unit rows, so this is
     Eq 16 itself, not a second copy of it. Workload arrays broadcast; weights are the last axis.
     ``write_cost_ratio`` (phi) charges a block written phi times a block read: the writes'
-    weight is phi times their fraction.
+    weight is phi times their fraction; ``uniform_share`` as in :func:`theta`.
     """
     unit = np.eye(len(COST_ROW))
     writes = np.asarray(writes, dtype=float) * np.asarray(write_cost_ratio, dtype=float)
     args = [np.asarray(a, dtype=float)[..., None] for a in
             (point_reads, zero_reads, writes, range_reads, range_blocks)]
     return theta(
-        *args[:4], unit[0], unit[1], unit[2], range_cost(unit[3], unit[4], args[4])
+        *args[:4], unit[0], unit[1], unit[2], range_cost(unit[3], unit[4], args[4]),
+        unit[5], np.asarray(uniform_share, dtype=float)[..., None],
     )
 
 

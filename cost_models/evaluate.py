@@ -45,6 +45,7 @@ class Evaluation:
         writes: ArrayLike,
         range_reads: ArrayLike,
         range_blocks: ArrayLike = 0.0,
+        uniform_share: ArrayLike = 0.0,
     ) -> np.ndarray:
         """Eq 16 for the given operation fractions."""
         return costs.theta(
@@ -56,6 +57,8 @@ class Evaluation:
             self.zero_result_read,
             self.write_cost,
             self.range_cost(range_blocks),
+            self.point_read_uniform,
+            uniform_share,
         )
 
 
@@ -141,6 +144,7 @@ def cost_rows(s: Structure, fprs: np.ndarray, entries_per_block: ArrayLike) -> n
             costs.write_cost(s, entries_per_block),
             costs.range_runs(s),
             costs.range_spread(s),
+            costs.point_read_uniform_cost(s, fprs),
         ],
         axis=-1,
     )

@@ -275,6 +275,6 @@ def finite_cost_rows(
                      bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform)
     return np.stack(
         [m.point_read, m.zero_result_read, m.write_amp / float(entries_per_block), m.range_runs,
-         np.ones_like(m.write_amp)],
+         np.ones_like(m.write_amp), m.point_read_uniform],
         axis=-1,
     )

@@ -80,7 +80,8 @@ def with_theta(c: Costs, workload: Workload | None, entries_per_block: int) -> C
     if workload is None:
         return replace(c, theta=None)
     theta = eq.theta(*workload.fractions, c.point_read, c.zero_result_read,
-                     c.write_amp / entries_per_block, c.range_io)
+                     c.write_amp / entries_per_block, c.range_io, c.point_read_uniform,
+                     workload.expected_point_reads)
     return replace(c, theta=float(theta))
 
 

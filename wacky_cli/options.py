@@ -92,6 +92,10 @@ WRITES = Flag("writes", "--writes", float, "Fraction of writes.", WORKLOAD)
 RANGE_READS = Flag("range_reads", "--range-reads", float, "Fraction of range reads.", WORKLOAD)
 RANGE_BLOCKS = Flag("range_blocks", "--range-blocks", float, "Blocks each range read returns.",
                     WORKLOAD)
+EXPECTED_POINT_READS = Flag(
+    "expected_point_reads", "--expected-point-reads", float,
+    "Share of the existing-key reads priced at their expected cost (keys uniform over the "
+    "entries) instead of the worst case, a key in Level L (default 0, the paper's).", WORKLOAD)
 
 GUARDRAILS = "Guardrails"
 MAX_RUNS_PER_LEVEL = Flag("max_runs_per_level", "--max-runs-per-level", int | None,
@@ -146,11 +150,12 @@ class DesignChoice:
 
 
 def workload_or_none(point_reads: float, zero_reads: float, writes: float, range_reads: float,
-                     range_blocks: float) -> Workload | None:
+                     range_blocks: float, expected_point_reads: float = 0.0) -> Workload | None:
     """The workload the flags give, or None when no fraction was given."""
     if point_reads == zero_reads == writes == range_reads == 0:
         return None
-    return Workload(point_reads, zero_reads, writes, range_reads, range_blocks)
+    return Workload(point_reads, zero_reads, writes, range_reads, range_blocks,
+                    expected_point_reads)
 
 
 def whole_entries(values: dict[str, Any]) -> dict[str, Any]:
@@ -202,7 +207,8 @@ DESIGN_OPTIONS = OptionGroup(
     _DESIGN_FLAGS, {f.name: None for f in _DESIGN_FLAGS}, DesignChoice
 )
 
-_WORKLOAD_FLAGS = (POINT_READS, ZERO_READS, WRITES, RANGE_READS, RANGE_BLOCKS)
+_WORKLOAD_FLAGS = (POINT_READS, ZERO_READS, WRITES, RANGE_READS, RANGE_BLOCKS,
+                   EXPECTED_POINT_READS)
 WORKLOAD_OPTIONS = OptionGroup(_WORKLOAD_FLAGS, {f.name: 0.0 for f in _WORKLOAD_FLAGS},
                                workload_or_none)
 

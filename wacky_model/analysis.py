@@ -61,7 +61,8 @@ def steady_costs(design: Design, system: System, workload: Workload | None = Non
         # Every entry is in a run, so a long range spreads over all of the data.
         range_cost = float(range_cost_of(m.range_runs, 1.0, workload.range_blocks))
         theta = float(theta_of(*workload.fractions, m.point_read, m.zero_result_read,
-                               write_cost * system.write_cost_ratio, range_cost))
+                               write_cost * system.write_cost_ratio, range_cost,
+                               m.point_read_uniform, workload.expected_point_reads))
     return SteadyCosts(
         write_amp=float(m.write_amp),
         write_cost=write_cost,
@@ -226,7 +227,8 @@ def analyze(
     if workload is not None:
         range_cost = float(e.range_cost(workload.range_blocks))
         r, z, w, v = workload.fractions
-        theta = float(e.theta(r, z, w * system.write_cost_ratio, v, workload.range_blocks))
+        theta = float(e.theta(r, z, w * system.write_cost_ratio, v, workload.range_blocks,
+                              workload.expected_point_reads))
     return Analysis(
         design=design,
         system=system,

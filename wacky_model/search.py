@@ -118,7 +118,8 @@ def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite",
 def workload_vector(w: Workload, write_cost_ratio: float = 1.0) -> np.ndarray:
     """The weights that turn a cost row into Theta (Eq 16, range cost in blocks; a block
     written costs ``write_cost_ratio`` block reads)."""
-    return theta_weights(*w.fractions, w.range_blocks, write_cost_ratio)
+    return theta_weights(*w.fractions, w.range_blocks, write_cost_ratio,
+                         w.expected_point_reads)
 
 
 @dataclass(frozen=True)
@@ -138,8 +139,8 @@ class RobustWeights:
         fractions = np.array([w.fractions for w in workloads], dtype=float)
         # Each operation's cost is Theta of the workload that runs only it (one home: Eq 16).
         op_map = np.stack([
-            np.stack([theta_weights(*np.eye(4)[j], w.range_blocks, write_cost_ratio)
-                      for j in range(4)], axis=-1)
+            np.stack([theta_weights(*np.eye(4)[j], w.range_blocks, write_cost_ratio,
+                                    w.expected_point_reads) for j in range(4)], axis=-1)
             for w in workloads])
         return cls(fractions, op_map, float(rho))
 
@@ -232,7 +233,7 @@ class DesignSpace:
                         COARSE_Z.size),
             grid_costs=costs[:g],
             family_coords=to_coords(*fam_knobs).reshape(n_fam, n_t, 5),
-            family_costs=costs[g:].reshape(n_fam, n_t, 5),
+            family_costs=costs[g:].reshape(n_fam, n_t, len(COST_ROW)),
             build_ms=(time.perf_counter() - start) * 1e3,
             constraints=constraints,
         )

@@ -234,6 +234,8 @@ class Workload:
     zero_reads: point reads of keys that do not exist.
     writes: inserts, updates and deletes.
     range_reads: range reads; each costs one I/O per run plus ``range_blocks`` blocks.
+    expected_point_reads: the share of the existing-key reads priced at their expected cost, a
+        key drawn uniformly over the entries, instead of the worst case (0, the paper's).
 
     Fractions that do not sum to 1 are refused rather than silently rescaled; use
     :meth:`from_counts` to normalize raw counts or weights.
@@ -244,8 +246,12 @@ class Workload:
     writes: float = 0.0
     range_reads: float = 0.0
     range_blocks: float = 0.0
+    expected_point_reads: float = 0.0
 
     def __post_init__(self) -> None:
+        share = _in_range("expected_point_reads", self.expected_point_reads, 0.0, 1.0,
+                          "a share in [0, 1]")
+        object.__setattr__(self, "expected_point_reads", share)
         names = ("point_reads", "zero_reads", "writes", "range_reads")
         for name in names:
             v = _in_range(name, getattr(self, name), 0.0, 1.0, "a fraction in [0, 1]")
