@@ -483,7 +483,7 @@ def test_eq16_linear_form_is_eq16(fractions, range_blocks, knobs) -> None:
     e = evaluate(*knobs, n_buffers=2**10, entries_per_block=32, bits_per_entry=5.0)
     direct = e.theta(r, z, w, v, range_blocks)
     rows = np.array([e.point_read, e.zero_result_read, e.write_cost, e.range_runs,
-                     costs.range_spread(e.structure)])
+                     costs.range_spread(e.structure), e.point_read_uniform])
     weights = costs.theta_weights(r, z, w, v, range_blocks)
     assert float(rows @ weights) == pytest.approx(float(direct), rel=1e-12)
     assert float(costs.theta_of_rows(rows, weights)[0]) == pytest.approx(float(direct), rel=1e-12)
@@ -494,4 +494,18 @@ def test_eq16_linear_form_is_eq16(fractions, range_blocks, knobs) -> None:
 
 def test_theta_weights_broadcast_over_workloads() -> None:
     w = costs.theta_weights([0.5, 0.0], [0.5, 0.0], [0.0, 0.5], [0.0, 0.5], [0.0, 8.0])
-    np.testing.assert_allclose(w, [[0.5, 0.5, 0, 0, 0], [0, 0, 0.5, 0.5, 4.0]])
+    np.testing.assert_allclose(w, [[0.5, 0.5, 0, 0, 0, 0], [0, 0, 0.5, 0.5, 4.0, 0]])
+
+
+def test_expected_point_reads_weight_the_uniform_read_column() -> None:
+    e = evaluate(6, 5, 1, 1, 1, n_buffers=2**12, entries_per_block=32, bits_per_entry=5.0)
+    rows = np.array([e.point_read, e.zero_result_read, e.write_cost, e.range_runs,
+                     costs.range_spread(e.structure), e.point_read_uniform])
+    for share in (0.0, 0.3, 1.0):
+        weights = costs.theta_weights(0.4, 0.1, 0.4, 0.1, 2.0, 1.0, share)
+        direct = e.theta(0.4, 0.1, 0.4, 0.1, 2.0, share)
+        assert float(rows @ weights) == pytest.approx(float(direct), rel=1e-12)
+        by_hand = (0.4 * ((1 - share) * e.point_read + share * e.point_read_uniform)
+                   + 0.1 * e.zero_result_read + 0.4 * e.write_cost
+                   + 0.1 * e.range_cost(2.0))
+        assert float(direct) == pytest.approx(float(by_hand), rel=1e-12)
