@@ -342,3 +342,11 @@ def test_no_control_values_raise_instead_of_explaining_themselves(workload, syst
         assert text_of(out[L.MESSAGE])  # refused, and said why
     else:
         assert out[L.MESSAGE] == [] and out[L.CARD] is not no_update
+
+
+def test_card_flags_levels_over_the_practical_run_limit():
+    many = views(mode="manual", knobs={"T": 100, "C": 99, "X": 1, "K": 1, "Z": 0})
+    warnings = find(many[L.CARD], "card-warnings")
+    assert warnings is not None and "RocksDB stops writes at 36" in text_of(warnings)
+    few = views(mode="manual", knobs={"T": 10, "C": 9, "X": 1, "K": 0, "Z": 0})
+    assert find(few[L.CARD], "card-warnings") is None
