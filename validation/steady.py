@@ -130,7 +130,7 @@ def measure_window(
         used = F - partial
     # 1. Warm-up: until a major compaction leaves Level L's active run full (a run boundary).
     last_major, cycle = None, 0  # entries between the warm-up's last two major compactions
-    while result.warmup_writes < cap:
+    while result.warmup_writes < cap and used + F <= fresh.size:
         _, majors = one_buffer(f"warm{used}")
         result.warmup_writes += F
         if majors:
@@ -180,7 +180,9 @@ def measure_window(
                 acc[2] += t.runs_probed
 
     # 2-3. The window: buffers until the next run boundary, reads between them.
-    while result.writes < cap:
+    # Each restart after a full merge starts a new window of up to ``cap`` writes, but all of
+    # them share the pool of fresh keys: the window stops (incomplete) when it runs dry.
+    while result.writes < cap and used + F <= fresh.size:
         written, majors = one_buffer(f"win{used}")
         # The first put flushed the previous buffer: the window owns that buffer's cost.
         result.blocks_written += written

@@ -180,9 +180,9 @@ def run_cases(
 ) -> list[SweepResult]:
     """Validate every case, ``workers`` at a time; results come back in the cases' order.
 
-    A design the engine or the model refuses at this scale (a ``ValueError``: e.g. more runs in
-    a level than it holds entries) is left out and, with ``refused`` given, listed there as
-    (name, message); any other error stops the sweep."""
+    With ``refused`` given, a case that fails (a design the engine or the model refuses at this
+    scale, a ``ValueError``, or any other error) is left out and listed there as (name,
+    message); without it, the error stops the sweep."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1; got {workers}")
     results: list[SweepResult | None] = [None] * len(cases)
@@ -193,10 +193,11 @@ def run_cases(
             i = futures[fut]
             try:
                 results[i] = fut.result()
-            except ValueError as err:
+            except Exception as err:  # one case must not cost the whole sweep; it is listed
                 if refused is None:
                     raise
-                refused.append((cases[i].name, str(err)))
+                kind = "" if isinstance(err, ValueError) else f"{type(err).__name__}: "
+                refused.append((cases[i].name, kind + str(err)))
             if on_done is not None:
                 on_done(done, len(cases), cases[i].name)
     return [r for r in results if r is not None]
@@ -474,8 +475,8 @@ def render_markdown(
             lines += ["", *_ranking_lines(load_ranking)]
     if refused:
         lines += ["", "## Designs left out", "",
-                  "Refused by the model's physical limits (cost_models.limits) at a scale, so "
-                  "neither measured nor counted above:", ""]
+                  "Refused by the model's physical limits (cost_models.limits) at a scale, or "
+                  "failed, so neither measured nor counted above:", ""]
         lines += [f"- {name}: {message}" for name, message in refused]
     return "\n".join(lines) + "\n"
 
