@@ -288,10 +288,14 @@ def family_theta(
     return dict(zip(FAMILIES, theta_of_rows(rows, weights)[0], strict=True))
 
 
-def _check_space(space: DesignSpace, system: System, model: str,
+def _check_space(space: DesignSpace | MemorySpace, system: System, model: str,
                  constraints: Constraints | None = None) -> None:
-    if not isinstance(space, DesignSpace) or space.system != system:
-        raise ValueError("space was built for a different system")
+    """A prebuilt space must be of the system's kind, for the same system, model and
+    constraints."""
+    kind = MemorySpace if system.memory_split else DesignSpace
+    if not isinstance(space, kind) or space.system != system:
+        raise ValueError(f"space was built for a different system; build it with "
+                         f"{kind.__name__}.build(system)")
     if space.model != model:
         raise ValueError(f"space was built for model {space.model!r}, not {model!r}")
     if _active(space.constraints) != _active(constraints):
@@ -597,17 +601,6 @@ class MemorySpace:
                    constraints)
 
 
-def _check_memory_space(space: MemorySpace, system: System, model: str,
-                        constraints: Constraints | None = None) -> None:
-    if not isinstance(space, MemorySpace) or space.system != system:
-        raise ValueError("space was built for a different system; build it with "
-                         "MemorySpace.build(system)")
-    if space.model != model:
-        raise ValueError(f"space was built for model {space.model!r}, not {model!r}")
-    if _active(space.constraints) != _active(constraints):
-        raise ValueError("space was built for other constraints; build it with the same ones")
-
-
 def _search_split(
     space: MemorySpace, weights: Weights, method: str, effort: SearchEffort
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -713,11 +706,11 @@ def recommend(
         if space is None:
             space = MemorySpace.build(system, model, constraints)
         else:
-            _check_memory_space(space, system, model, constraints)  # type: ignore[arg-type]
+            _check_space(space, system, model, constraints)
     elif space is None:
         space = DesignSpace.build(system, model, constraints=constraints)
     else:
-        _check_space(space, system, model, constraints)  # type: ignore[arg-type]
+        _check_space(space, system, model, constraints)
     nominal_weights = workload_vector(workload, system.write_cost_ratio)[None]
     if rho is None:
         return _search_one(workload, space, method, constraints, nominal_weights, start)
@@ -817,7 +810,7 @@ def _recommend_many_memory(
     if space is None:
         space = MemorySpace.build(system, model, constraints)
     else:
-        _check_memory_space(space, system, model, constraints)  # type: ignore[arg-type]
+        _check_space(space, system, model, constraints)
     weights = np.stack([workload_vector(w, system.write_cost_ratio) for w in workloads])
     u_all, cost, best = _search_split(space, weights, method, effort)
     rows = np.arange(len(workloads))
