@@ -23,7 +23,10 @@ in ``docs/MODEL.md`` (sections M1-M7 below refer to it).
 * M5 Reads: false positives of the runs a read passes, with each run's filter as built
   (k = round(b ln 2) probes).
 * M6 The phase. Where N falls in the cycle is unknown, so costs are averaged over window starts
-  S = N (1+beta)^u, u uniform in [0, 2), weighted by the inserts each cycle carries.
+  S = N (1+beta)^u, u in [0, 2) with a triangular density, weighted by the inserts each cycle
+  carries.
+* M7 Level L's run count when a window starts (a_L > 1) depends on the tree's history, not on
+  N: it is averaged (uniform in 1..a_L - 1) unless given (``level_L_runs``).
 
 The cost per design is O(points x L), independent of N/F.
 """
