@@ -49,11 +49,7 @@ class SteadyCosts:
 
 def steady_costs(design: Design, system: System, workload: Workload | None = None) -> SteadyCosts:
     """:func:`cost_models.finite.finite_costs` of one design, with Theta for ``workload``."""
-    m = finite_costs(
-        design.T, design.C, design.X, design.K, design.Z,
-        entries=system.entries, buffer_entries=system.buffer_entries,
-        uniform=design.filters == "uniform", **system.budget,
-    )
+    m = steady_costs_many(*design.knobs.values(), system, uniform=design.filters == "uniform")
     B = system.entries_per_block
     write_cost = float(m.write_amp) / B
     range_cost = theta = None

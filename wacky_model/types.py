@@ -10,6 +10,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from cost_models.memory import fence_pointer_bits_per_entry
+
 if TYPE_CHECKING:
     from wacky_traces import Trace
 
@@ -164,8 +166,8 @@ class System:
 
     @property
     def fence_bits_per_entry(self) -> float:
-        """Fence pointers (App. G): one key and one 8-byte pointer per block."""
-        return (self.key_bytes + 8) * 8.0 / self.entries_per_block
+        """Fence pointers (App. G): one key and one pointer per block."""
+        return float(fence_pointer_bits_per_entry(self.entries_per_block, self.key_bytes))
 
     @property
     def max_buffer_bytes(self) -> int:
