@@ -125,7 +125,8 @@ def level_L_cycle(
 
 def _at_size(
     T: np.ndarray, C: np.ndarray, X: np.ndarray, K: np.ndarray, Z: np.ndarray,
-    S: np.ndarray, F: float, budget: dict, uniform: bool, level_L_runs: np.ndarray | None = None,
+    S: np.ndarray, F: np.ndarray, budget: dict, uniform: bool,
+    level_L_runs: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Every per-insert and per-read cost of the major cycle that starts at total size S."""
     n_est = S * (C + 1.0) / C
@@ -140,7 +141,7 @@ def _at_size(
     cap_hi = np.where(upper, caps * (1.0 + REL_TOL), 0.0)
     batch = np.empty(s.runs.shape)  # b_i, the batch that reaches Level i
     q = np.empty(s.runs.shape)
-    b = np.full(S.shape, float(F))
+    b = np.broadcast_to(F, S.shape).astype(float)
     for i in range(s.runs.shape[-1]):
         batch[..., i] = b
         q[..., i] = np.maximum(1.0, np.ceil(run_cap[..., i] / b))
@@ -198,7 +199,7 @@ def finite_costs(
     Z: ArrayLike,
     *,
     entries: ArrayLike,
-    buffer_entries: float,
+    buffer_entries: ArrayLike,
     bits_per_entry: ArrayLike | None = None,
     sum_fpr: ArrayLike | None = None,
     uniform: bool = False,
@@ -217,13 +218,13 @@ def finite_costs(
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
     if points < 1:
         raise ValueError(f"points must be >= 1; got {points}")
-    budget = {"bits_per_entry": bits_per_entry} if bits_per_entry is not None else {
-        "sum_fpr": sum_fpr}
-    knobs = np.broadcast_arrays(
-        *(np.asarray(v, dtype=float) for v in (T, C, X, K, Z, entries)))
-    T, C, X, K, Z, N = (v[..., None] for v in knobs)
+    name, value = ("bits_per_entry", bits_per_entry) if bits_per_entry is not None else (
+        "sum_fpr", sum_fpr)
+    knobs = np.broadcast_arrays(*(np.asarray(v, dtype=float)
+                                  for v in (T, C, X, K, Z, entries, buffer_entries, value)))
+    T, C, X, K, Z, N, F, per_design = (v[..., None] for v in knobs)
+    budget = {name: per_design}
     given = None if level_L_runs is None else np.asarray(level_L_runs, dtype=float)[..., None]
-    F = float(buffer_entries)
     # The span of the phase (M6) is one window's growth, (1+beta)^q_L, with beta ~ 1/C (Levels
     # 1..L-1 hold 1/C of Level L when they spill into it); it only sets the averaging range.
     a_L = np.maximum(1.0, np.floor(np.power(C, Z) + 0.5))
@@ -249,7 +250,7 @@ def finite_costs(
         range_runs=mean("range_runs"),
         memory_bits_per_entry=mean("memory_bits_per_entry"),
         levels=num_levels(knobs[0], knobs[1], knobs[2],
-                          knobs[5] * (knobs[1] + 1.0) / knobs[1] / F),
+                          knobs[5] * (knobs[1] + 1.0) / knobs[1] / knobs[6]),
         level_runs=at["level_runs"][..., 0, :],
         level_entries=at["level_entries"][..., 0, :],
     )
@@ -263,7 +264,7 @@ def finite_cost_rows(
     Z: ArrayLike,
     *,
     entries: float,
-    buffer_entries: float,
+    buffer_entries: ArrayLike,
     entries_per_block: float,
     bits_per_entry: ArrayLike | None = None,
     sum_fpr: ArrayLike | None = None,

@@ -131,3 +131,15 @@ def fence_pointer_bits_per_entry(
     return (np.asarray(key_bytes) + np.asarray(pointer_bytes)) * 8.0 / np.asarray(
         entries_per_block, dtype=float
     )
+
+
+def split_memory(
+    memory_bits_per_entry: ArrayLike, fence_bits_per_entry: ArrayLike, buffer_blocks: ArrayLike,
+    block_bytes: ArrayLike, entries: ArrayLike,
+) -> np.ndarray:
+    """Filter bits per entry left by a total memory budget once the fence pointers and a buffer of
+    ``buffer_blocks`` blocks are paid for (at least 0): M_filters = M - fences - 8 F_bytes / N."""
+    buffer_bits = 8.0 * np.asarray(buffer_blocks, dtype=float) * np.asarray(block_bytes)
+    left = (np.asarray(memory_bits_per_entry, dtype=float) - fence_bits_per_entry
+            - buffer_bits / np.asarray(entries, dtype=float))
+    return np.maximum(0.0, left)

@@ -59,7 +59,8 @@ def num_levels(T: ArrayLike, C: ArrayLike, X: ArrayLike, n_buffers: ArrayLike) -
     real = levels_real(T, C, X, n_buffers)
     with np.errstate(invalid="ignore"):
         ceiled = np.ceil(real - LEVEL_CEIL_TOLERANCE * np.maximum(1.0, np.abs(real)))
-    return np.maximum(1, np.nan_to_num(ceiled, nan=1.0, neginf=1.0)).astype(np.int64)
+    # NaN and -inf give 1; the cap keeps the cast defined.
+    return np.clip(np.where(ceiled > 1.0, ceiled, 1.0), 1.0, 1e9).astype(np.int64)
 
 
 def take_last(values: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -133,9 +134,8 @@ def shape_at_depth(
     the engine can add levels on top without reshaping the ones below. Negative depths (padding
     past Level L) give NaN ratios and zero fractions and runs.
     """
-    Te, Ce, Xe, Ke, Ze, depth = np.broadcast_arrays(
-        *(np.asarray(v, dtype=float) for v in (T, C, X, K, Z, depth))
-    )
+    # Natural broadcasting: the results take the shape of all the inputs together.
+    Te, Ce, Xe, Ke, Ze, depth = (np.asarray(v, dtype=float) for v in (T, C, X, K, Z, depth))
     valid = depth >= 0
     smaller = depth >= 1
     log_t = np.log(Te)
@@ -153,6 +153,8 @@ def shape_at_depth(
     frac_large = Ce / (Ce + 1.0)
     runs_large = np.power(Ce, Ze)
 
+    shape = np.broadcast_shapes(*(v.shape for v in (Te, Ce, Xe, Ke, Ze, depth)))
+    valid, smaller = np.broadcast_to(valid, shape), np.broadcast_to(smaller, shape)
     ratios = np.where(smaller, ratio_small, np.where(valid, ratio_large, np.nan))
     fractions = np.where(smaller, frac_small, np.where(valid, frac_large, 0.0))
     runs = np.where(smaller, runs_small, np.where(valid, runs_large, 0.0))

@@ -22,7 +22,8 @@ def create_app(*, runner: Runner = run_on_engine) -> Dash:
     ``runner`` runs one validation; tests pass a fake to avoid building on the engine.
     """
 
-    # Building a DesignSpace takes ~100 ms, searching it ~5 ms: build once per system.
+    # A DesignSpace's table takes about a second to build and well under a millisecond to
+    # search: build it once per system.
     @lru_cache(maxsize=SPACE_CACHE_SIZE)
     def space_for(system: System) -> DesignSpace:
         return DesignSpace.build(system)

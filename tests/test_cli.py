@@ -100,7 +100,7 @@ def test_cli_recommend_json_keys(wacky):
     assert set(doc["design"]) == set("TCXKZ")
     assert set(doc["costs"]) == {"write_cost", "write_amp", "point_read", "zero_result_read",
                                  "range_runs", "memory_bits_per_entry"}
-    assert all(set(a) == {"family", "design", "cost", "relative_throughput"}
+    assert all(set(a) == {"family", "design", "cost", "relative_throughput", "buffer_bytes"}
                for a in doc["alternatives"])
     proj = json.loads(wacky("recommend", "--writes", "0.6", "--zero-reads", "0.4",
                             "--method", "projections", "--json").stdout)

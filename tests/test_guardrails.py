@@ -46,8 +46,9 @@ def test_constraints_hold_on_random_workloads(limits) -> None:
             assert sum(runs) <= limits.max_total_runs
         if limits.max_space_amp is not None:
             assert rec.analysis.space_amp <= limits.max_space_amp * (1 + 1e-9)
-        # A constraint can only cost throughput.
-        assert rec.cost >= recommend(w, SYSTEM, space=free).cost * (1 - 1e-9)
+        # A constraint can only cost throughput: the free search, refined on the live model,
+        # is never beaten by more than the table's own accuracy (tests/test_search.py).
+        assert rec.cost >= recommend(w, SYSTEM, space=free, refine=True).cost * (1 - 0.005)
     batch = recommend_many(workloads, SYSTEM, space=space, constraints=limits)
     for d in batch.designs:
         s = structure(*d.knobs.values(), SYSTEM.buffers, integer_runs=True)

@@ -72,9 +72,10 @@ def test_global_search_is_near_the_exhaustive_optimum_and_never_worse_than_proje
     for system, workloads in random_cases(seed=2026, systems=n_systems, per_system=10):
         space = DesignSpace.build(system, model)
         weights = np.stack([workload_vector(w) for w in workloads])
-        u, *_ = search_coords(space, weights, "global")
-        got = np.einsum("wc,wc->w", space.evaluate_coords(u), weights)
-        p, *_ = search_coords(space, weights, "projections")
+        found = search_coords(space, weights, "global")
+        got = np.einsum("wc,wc->w", space.evaluate_coords(found.coords), weights)
+        np.testing.assert_allclose(got, found.cost, rtol=1e-9)  # the table's costs are the model's
+        p = search_coords(space, weights, "projections").coords
         projections = np.einsum("wc,wc->w", space.evaluate_coords(p), weights)
         gaps.append(got / fine_grid_best(system, weights, model, points) - 1)
         vs_projections.append(got / projections - 1)
@@ -246,3 +247,35 @@ def test_family_theta_with_and_without_a_prebuilt_space_agree():
         np.testing.assert_allclose(a[name], b[name], rtol=1e-12)
     with pytest.raises(ValueError, match="different system"):
         family_theta(System(entries=2**30), FAMILY_WORKLOAD, space)
+
+
+def test_lean_search_without_a_table_is_close_to_the_table():
+    """A one-off call builds no table: a short pattern search on the live model from the
+    projections and a few seeds. Over random systems (fixed buffers and memory budgets) it
+    stays within 1% of the table's design at the 95th percentile and 3% at worst."""
+    rng = np.random.default_rng(11)
+    systems = [s for s, _ in random_cases(seed=12, systems=3, per_system=1)]
+    systems += [System(entries=1e9, memory_bits_per_entry=14.0),
+                System(entries=2**34, memory_bits_per_entry=20.0)]
+    gaps = []
+    for system in systems:
+        space = DesignSpace.build(system)
+        workloads = [Workload(*rng.dirichlet(np.full(4, 0.7)),
+                              range_blocks=float(rng.choice([0, 1, 10]))) for _ in range(8)]
+        table = recommend_many(workloads, system, space=space).cost
+        lean = np.array([recommend(w, system).cost for w in workloads])
+        gaps.append(lean / table - 1)
+    gaps = np.concatenate(gaps)
+    print(f"lean search against the table: median {np.median(gaps):.4%}, p95 "
+          f"{np.quantile(gaps, 0.95):.4%}, max {gaps.max():.4%}")
+    assert np.quantile(gaps, 0.95) <= 0.01
+    assert gaps.max() <= 0.03
+
+
+def test_refining_a_table_lookup_never_loses():
+    space = DesignSpace.build(PAPER)
+    plain = recommend_many(ORDINARY, PAPER, space=space)
+    refined = recommend_many(ORDINARY, PAPER, space=space, refine=True)
+    assert np.all(refined.cost <= plain.cost * (1 + 1e-12))
+    # The table holds the projections, so a lookup never loses to a family's best either.
+    assert np.all(plain.cost <= plain.family_cost.min(axis=1) * (1 + 1e-12))

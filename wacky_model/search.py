@@ -1,19 +1,29 @@
-"""Design search: the (T, C, X, K, Z) that minimizes Theta (Eq 16) for a workload.
+"""Design search: the (T, C, X, K, Z) and, with a total memory budget, the buffer size that
+minimize Theta (Eq 16) for a workload.
 
-Two methods:
+Theta is linear in the workload once a design's costs are known: Theta = cost row @
+``cost_models.costs.theta_weights(workload)``. So the search is split in two:
 
-* ``projections`` -- the paper's (Section 5, "Tractable Search"): for each Figure 8 projection,
-  step T upward from 2 until Theta reaches a local minimum, then keep the best projection.
-* ``global`` (default) -- all five knobs: a coarse grid whose cost table is built once per system,
-  then a vectorized compass search from the best few cells and from the best projections, then
-  snapping knobs to canonical values (K, Z in {0, 1}, X = 1, whole T and C) where that costs
-  nothing.
+* **Per system** (:meth:`DesignSpace.build`), nothing depends on the workload. The space holds
+  every Figure 8 projection over T and a *table* of candidate designs: a coarse grid over the
+  knobs (and buffer sizes), plus the optimum of a fixed set of sample workloads found by a
+  vectorized pattern search on the live cost model, pruned to the designs that are the best for
+  some direction of the weights.
+* **Per workload** (:func:`recommend`, :func:`recommend_many`): one matrix product with the
+  table and an argmin, so a batch of workloads costs a few array operations.
 
-Theta is linear in the workload fractions once a design's costs are known, so one cost table
-serves every workload: Theta = cost row @ ``cost_models.costs.theta_weights(workload)``.
+Without a prebuilt space, :func:`recommend` does a *lean* search instead of building the table:
+the projections on a coarse T axis seed a short pattern search on the live model.
+``refine=True`` adds that pattern search after the table lookup too.
+
+Methods: ``global`` (default) as above; ``projections`` is the paper's (Section 5, "Tractable
+Search"): for each projection, step T upward from 2 until Theta reaches a local minimum, then
+keep the best projection.
 
 Every design evaluated here is realizable: its run counts are rounded the way the engine rounds
 them (:func:`cost_models.structure.round_runs`) and its reported cost is that of the rounded design.
+Search coordinates are (log2 T, log2 C, X, K, Z, log2 buffer blocks); the last one is fixed
+unless the system gives a total memory budget.
 """
 
 from __future__ import annotations
@@ -22,7 +32,6 @@ import dataclasses
 import functools
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,8 +41,9 @@ from cost_models.costs import COST_ROW, theta_of_rows, theta_weights
 from cost_models.evaluate import allocate_fprs, cost_rows
 from cost_models.finite import finite_cost_rows
 from cost_models.limits import physical
+from cost_models.memory import split_memory
 from cost_models.robust import worst_case_cost
-from cost_models.structure import structure
+from cost_models.structure import num_levels, structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.families import PROJECTIONS, classify
 from wacky_model.guardrails import Constraints
@@ -44,43 +54,61 @@ from wacky_model.types import Design, System, Workload
 T_MAX = 512.0
 C_MAX = 4096.0
 X_MAX = 5.0
-LOWER = np.array([1.0, 0.0, 1.0, 0.0, 0.0])  # in search coordinates (log2 T, log2 C, X, K, Z)
-UPPER = np.array([math.log2(T_MAX), math.log2(C_MAX), X_MAX, 1.0, 1.0])
+DIMS = 6  # (log2 T, log2 C, X, K, Z, log2 buffer blocks)
+KNOB_LOWER = np.array([1.0, 0.0, 1.0, 0.0, 0.0])
+KNOB_UPPER = np.array([math.log2(T_MAX), math.log2(C_MAX), X_MAX, 1.0, 1.0])
 UPPER_BOUND_NAMES = ("T", "C", "X")
 
-# The table grid spans the whole search box, so workloads whose optimum sits near a bound
-# (almost no writes: huge T and C) start close to it.
-COARSE_T = np.geomspace(2, T_MAX, 24)
-COARSE_C = np.geomspace(1, C_MAX, 20)
-COARSE_X = np.array([1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 4.0, 5.0])
+# The table's grid spans the whole search box, so workloads whose optimum sits near a bound
+# (almost no writes: huge T and C) start close to it. It only seeds the sample workloads'
+# pattern searches, so it is coarse (tests/test_search.py checks the table against a fine grid).
+COARSE_T = np.geomspace(2, T_MAX, 12)
+COARSE_C = np.geomspace(1, C_MAX, 10)
+COARSE_X = np.array([1.0, 1.5, 2.0, 3.0, 5.0])
 COARSE_K = np.array([0.0, 0.5, 1.0])
 COARSE_Z = np.array([0.0, 0.5, 1.0])
-
+# With a memory budget: the buffer's share of the memory left after the fence pointers, a
+# factor 8 apart (the pattern search refines the share between them).
+SPLIT_SHARES = tuple(float(x) for x in np.geomspace(2.0**-12, 1.0, 5))
+# The lean search (no table): the projections on a coarse T axis.
+LEAN_T = np.unique(np.round(np.geomspace(2, 400, 20)))
+LEAN_SHARES = tuple(float(x) for x in np.geomspace(2.0**-9, 2.0**-1, 3))
+# ... and a few far-apart designs, so that an optimum away from every projection (say, huge T
+# with slightly lazy levels) still gets a start near it.
+LEAN_GRID = (np.log2([4.0, 16.0, 64.0, T_MAX]), np.log2([1.0, 16.0, 256.0, C_MAX]),
+             np.array([1.0, 2.0]), np.array([0.0, 1.0]), np.array([0.0, 1.0]))
 
 
 @dataclass(frozen=True)
 class SearchEffort:
-    """How hard the global search refines: starts from the table and pattern-search rounds."""
+    """How hard a pattern search refines: starts per workload and rounds."""
 
     starts: int
     iterations: int
 
 
-# ``recommend`` refines thoroughly; ``recommend_many`` trades a little optimality for throughput
-# (tests/test_search.py measures both against an exhaustive fine grid).
-THOROUGH = SearchEffort(starts=4, iterations=16)
-FAST = SearchEffort(starts=1, iterations=8)
+# The table's sample workloads are refined thoroughly; a lean search or a refinement after a
+# table lookup is short (tests/test_search.py measures both against an exhaustive fine grid).
+THOROUGH = SearchEffort(starts=1, iterations=12)
+FAST = SearchEffort(starts=3, iterations=8)
+# About half the table's spacing in each search coordinate.
+INITIAL_STEP = np.array([0.2, 0.3, 0.125, 0.125, 0.125, 0.5])
+PATTERN_SCALES = (1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
+STOP_SHRINK = 8.0
 # Level counts jump along curves in the (T, C) plane, so moving T and C together escapes
 # plateaus that axis moves cannot.
 DIAGONAL_MOVES = np.array(
-    [[a * s, b * s, 0.0, 0.0, 0.0] for s in (1.0, 2.0) for a in (1, -1) for b in (1, -1)]
+    [[a * s, b * s, 0.0, 0.0, 0.0, 0.0] for s in (1.0, 2.0) for a in (1, -1) for b in (1, -1)]
 )
-WORKLOAD_CHUNK = 128  # workloads scored against the whole table at once (bounds memory)
 DEDUPLICATE_FROM = 2048  # candidates per call; below this, sorting them costs more than it saves
-# About half the table's spacing in each search coordinate.
-INITIAL_STEP = np.array([0.2, 0.3, 0.125, 0.125, 0.125])
-PATTERN_SCALES = (1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
-STOP_SHRINK = 8.0
+BUCKET_FROM = 256  # candidates per call from which trees of different depths are priced apart
+WORKLOAD_CHUNK = 256  # workloads scored against the whole table at once (bounds memory)
+
+# The table's pruning: a candidate stays if it is the best for one of these many directions of
+# the workload weights (drawn once, seeded, from the workloads Eq 16 can express).
+PRUNE_DIRECTIONS = 6000
+TABLE_SAMPLES = 128  # sample workloads whose optima the table holds
+PRUNE_SEED = 14
 
 PROJECTION_T = np.arange(2, 400, dtype=float)
 
@@ -96,20 +124,49 @@ MODELS = ("finite", "paper")
 FAMILIES = tuple(f.name for f in PROJECTIONS)
 
 
+def buffer_limits(system: System) -> tuple[float, float]:
+    """(lowest, highest) log2 of the buffer in blocks: fixed unless the memory is split."""
+    if system.memory_split:
+        return 0.0, math.log2(system.max_buffer_bytes // system.block_bytes)
+    fixed = math.log2(system.buffer_bytes // system.block_bytes)
+    return fixed, fixed
+
+
+def search_box(system: System) -> tuple[np.ndarray, np.ndarray]:
+    low, high = buffer_limits(system)
+    return np.append(KNOB_LOWER, low), np.append(KNOB_UPPER, high)
+
+
+def memory_of(system: System, buffer_blocks=None) -> tuple[np.ndarray, dict]:
+    """(F in entries, filter budget) of ``system`` with a buffer of ``buffer_blocks`` blocks
+    (whole, at least one, within the memory budget); a fixed system ignores ``buffer_blocks``."""
+    if not system.memory_split:
+        return np.asarray(float(system.buffer_entries)), system.budget
+    if buffer_blocks is None:
+        raise ValueError("a system with a total memory budget needs buffer_blocks")
+    top = system.max_buffer_bytes // system.block_bytes
+    blocks = np.clip(np.floor(np.asarray(buffer_blocks, dtype=float) + 1e-9), 1.0, top)
+    bits = split_memory(system.memory_bits_per_entry, system.fence_bits_per_entry, blocks,
+                        system.block_bytes, system.entries)
+    return blocks * system.entries_per_block, {"bits_per_entry": bits}
+
+
 def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite",
-                     constraints: Constraints | None = None) -> np.ndarray:
-    """Cost rows (R, R_zero, W, V_runs, spread) of realizable designs under ``model``:
-    Theta = row @ weights. Designs outside ``constraints`` cost UNPHYSICAL_COST."""
-    s = structure(T, C, X, K, Z, system.buffers, integer_runs=True)
+                     constraints: Constraints | None = None, buffer_blocks=None) -> np.ndarray:
+    """Cost rows (:data:`COST_ROW`) of realizable designs under ``model``: Theta = row @ weights.
+    Designs outside ``constraints`` cost UNPHYSICAL_COST. With a memory budget each design has
+    its own buffer (``buffer_blocks``) and the rest of the memory for filters."""
+    F, budget = memory_of(system, buffer_blocks)
+    s = structure(T, C, X, K, Z, system.entries / F, integer_runs=True)
     if model == "finite":
         rows = finite_cost_rows(
-            T, C, X, K, Z, entries=system.entries, buffer_entries=system.buffer_entries,
-            entries_per_block=system.entries_per_block, **system.budget)
+            T, C, X, K, Z, entries=system.entries, buffer_entries=F,
+            entries_per_block=system.entries_per_block, **budget)
     elif model == "paper":
-        rows = cost_rows(s, allocate_fprs(s, **system.budget), system.entries_per_block)
+        rows = cost_rows(s, allocate_fprs(s, **budget), system.entries_per_block)
     else:
         raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
-    ok = physical(s, system.buffers, system.entries)
+    ok = physical(s, system.entries / F, system.entries)
     if constraints is not None and constraints.active:
         ok = ok & constraints.allows(s)
     return np.where(ok[..., None], rows, UNPHYSICAL_COST)
@@ -125,11 +182,11 @@ def workload_vector(w: Workload, write_cost_ratio: float = 1.0) -> np.ndarray:
 @dataclass(frozen=True)
 class RobustWeights:
     """Workloads scored robustly (Endure): Theta at the worst workload within KL divergence
-    ``rho`` of each one (:mod:`cost_models.robust`). Indexes like the (W, 5) weight matrix it
+    ``rho`` of each one (:mod:`cost_models.robust`). Indexes like the (W, 6) weight matrix it
     replaces."""
 
     fractions: np.ndarray  # (W, 4) operation fractions
-    op_map: np.ndarray  # (W, 5, 4): a cost row times this is the cost of each operation
+    op_map: np.ndarray  # (W, 6, 4): a cost row times this is the cost of each operation
     rho: float
 
     @classmethod
@@ -156,7 +213,7 @@ Weights = np.ndarray | RobustWeights
 
 
 def _own(rows: np.ndarray, weights: Weights) -> np.ndarray:
-    """Theta of cost rows with a leading workload axis (W, ..., 5) -> (W, ...)."""
+    """Theta of cost rows with a leading workload axis (W, ..., 6) -> (W, ...)."""
     if isinstance(weights, RobustWeights):
         return np.stack([worst_case_cost(rows[w] @ weights.op_map[w], weights.fractions[w],
                                          weights.rho)
@@ -165,7 +222,7 @@ def _own(rows: np.ndarray, weights: Weights) -> np.ndarray:
 
 
 def _shared(rows: np.ndarray, weights: Weights) -> np.ndarray:
-    """Theta of cost rows every workload shares (..., 5) -> (W, ...)."""
+    """Theta of cost rows every workload shares (..., 6) -> (W, ...)."""
     if isinstance(weights, RobustWeights):
         return np.stack([worst_case_cost(rows @ weights.op_map[w], weights.fractions[w],
                                          weights.rho)
@@ -174,12 +231,60 @@ def _shared(rows: np.ndarray, weights: Weights) -> np.ndarray:
 
 
 def to_knobs(u: np.ndarray) -> tuple[np.ndarray, ...]:
-    """Search coordinates (log2 T, log2 C, X, K, Z) to knobs."""
+    """Search coordinates to the five knobs (T, C, X, K, Z)."""
     return 2.0 ** u[..., 0], 2.0 ** u[..., 1], u[..., 2], u[..., 3], u[..., 4]
 
 
-def to_coords(T, C, X, K, Z) -> np.ndarray:
-    return np.stack(np.broadcast_arrays(np.log2(T), np.log2(C), X, K, Z), axis=-1)
+def to_coords(T, C, X, K, Z, buffer_blocks) -> np.ndarray:
+    return np.stack(np.broadcast_arrays(np.log2(T), np.log2(C), X, K, Z,
+                                        np.log2(buffer_blocks)), axis=-1)
+
+
+def evaluate_coords(system: System, model: str, u: np.ndarray,
+                    constraints: Constraints | None = None) -> np.ndarray:
+    """Cost rows of arbitrary search coordinates (any leading shape) on ``system``.
+
+    A batch of searches starts from the same cells and steps on the same lattice, so most
+    candidates repeat: each distinct one is evaluated once.
+    """
+    def costs(v: np.ndarray) -> np.ndarray:
+        return realizable_costs(system, *to_knobs(v), model=model, constraints=constraints,
+                                buffer_blocks=2.0 ** v[..., 5])
+
+    flat = np.ascontiguousarray(u.reshape(-1, u.shape[-1]))
+    if flat.shape[0] < BUCKET_FROM:
+        return costs(u)
+    if flat.shape[0] >= DEDUPLICATE_FROM:
+        flat, inverse = np.unique(flat, axis=0, return_inverse=True)
+    else:
+        inverse = np.arange(flat.shape[0])
+    # The model pads every design to the deepest tree in the call: evaluate shallow and deep
+    # trees apart.
+    F, _ = memory_of(system, 2.0 ** flat[:, 5])
+    T, C, X, _, _ = to_knobs(flat)
+    order = np.argsort(num_levels(T, C, X, system.entries / F), kind="stable")
+    rows = np.empty((flat.shape[0], len(COST_ROW)))
+    for part in np.array_split(order, max(1, min(4, order.size // BUCKET_FROM))):
+        rows[part] = costs(flat[part])
+    return rows[inverse.reshape(-1)].reshape(*u.shape[:-1], rows.shape[-1])
+
+
+def _share_blocks(system: System, shares) -> np.ndarray:
+    """Buffer sizes in whole blocks for shares of the memory left after the fence pointers."""
+    if not system.memory_split:
+        return np.array([float(system.buffer_bytes // system.block_bytes)])
+    spare = (system.memory_bits_per_entry - system.fence_bits_per_entry) * system.entries / 8
+    top = system.max_buffer_bytes // system.block_bytes
+    return np.unique(np.clip(np.floor(np.asarray(shares) * spare / system.block_bytes), 1, top))
+
+
+def _family_table(system: System, t_axis: np.ndarray, shares) -> np.ndarray:
+    """Each Figure 8 projection over ``t_axis`` at each buffer size: coords (F, nB, nT, 6)."""
+    blocks = _share_blocks(system, shares)
+    F, _ = memory_of(system, blocks)
+    n_buffers = system.entries / np.broadcast_to(F, blocks.shape)[:, None]  # (nB, 1)
+    return np.stack([
+        to_coords(*f.knobs(t_axis[None, :], n_buffers), blocks[:, None]) for f in PROJECTIONS])
 
 
 def family_knobs(system: System) -> dict[str, tuple[np.ndarray, ...]]:
@@ -187,115 +292,190 @@ def family_knobs(system: System) -> dict[str, tuple[np.ndarray, ...]]:
     return {f.name: f.knobs(PROJECTION_T, system.buffers) for f in PROJECTIONS}
 
 
+def sample_weights(system: System, count: int, seed: int) -> np.ndarray:
+    """``count`` workload weight vectors spread over what Eq 16 can express: operation mixes
+    from a Dirichlet(0.5) (corners and edges included), range lengths log-uniform up to 10^4
+    blocks, and the share of existing-key reads priced at their expected cost in [0, 1]."""
+    rng = np.random.default_rng(seed)
+    mix = rng.dirichlet(np.full(4, 0.5), count)
+    # Some mixes leave out an operation altogether, as real workloads do.
+    mix = np.where(rng.random((count, 4)) < 0.15, 0.0, mix)
+    mix[mix.sum(axis=1) == 0, 2] = 1.0
+    mix /= mix.sum(axis=1, keepdims=True)
+    range_blocks = np.where(rng.random(count) < 0.3, 0.0, 10.0 ** rng.uniform(-1, 4, count))
+    share = np.where(rng.random(count) < 0.5, 0.0, rng.random(count))
+    return theta_weights(*mix.T, range_blocks, system.write_cost_ratio, share)
+
+
 @dataclass(frozen=True)
 class DesignSpace:
-    """The realizable designs' cost tables for one system: the coarse grid and the projections."""
+    """What the search needs for one system, model and set of constraints, whatever the
+    workload: the projections' cost tables and (``table``) the candidate table."""
 
     system: System
     model: str  # the cost model of the tables (MODELS)
-    grid: np.ndarray  # (G, 5) search coordinates
-    grid_shape: tuple[int, ...]  # meshgrid shape (nC, nT, nX, nK, nZ)
-    grid_costs: np.ndarray  # (G, 5) cost rows
-    family_coords: np.ndarray  # (F, P, 5) projections, F families x P values of T
-    family_costs: np.ndarray  # (F, P, 5)
+    lower: np.ndarray  # (6,) the search box
+    upper: np.ndarray
+    family_coords: np.ndarray  # (F, nB, nT, 6): projections x buffer sizes x T
+    family_costs: np.ndarray  # (F, nB, nT, 6)
+    coords: np.ndarray  # (G, 6) the candidate table (a lean space: a few seed designs)
+    costs: np.ndarray  # (G, 6)
+    lean: bool
+    # Each projection's candidates for its best design (the alternatives), padded with
+    # UNPHYSICAL_COST rows: (F, A, 6) coords and cost rows.
+    alt_coords: np.ndarray
+    alt_costs: np.ndarray
+    table_families: tuple[str, ...] = ()  # the family of each table candidate
     build_ms: float = field(default=0.0, compare=False)
     constraints: Constraints | None = None
 
     @classmethod
-    def build(cls, system: System, model: str = "finite", grid: bool = True,
-              constraints: Constraints | None = None) -> DesignSpace:
-        """The tables for ``system``; ``grid=False`` leaves out the coarse grid (the search's
-        starts) and keeps the projections (the alternatives)."""
+    def build(cls, system: System, model: str = "finite",
+              constraints: Constraints | None = None, *, table: bool = True) -> DesignSpace:
+        """The tables for ``system``. ``table=False`` builds a lean space: the projections on
+        a coarse T axis, for one-off searches that refine on the live model."""
         if model not in MODELS:
             raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
-        if system.memory_split:
-            raise ValueError("a system with a total memory budget needs MemorySpace.build: "
-                             "the design tables depend on the split")
         start = time.perf_counter()
-        T, C, X, K, Z = (
-            g.ravel() for g in np.meshgrid(COARSE_T, COARSE_C, COARSE_X, COARSE_K, COARSE_Z)
-        )
-        if not grid:
-            T, C, X, K, Z = (v[:0] for v in (T, C, X, K, Z))
-        fam = family_knobs(system)
-        fam_arrays = [np.stack(v) for v in fam.values()]  # each (5, P)
-        fam_knobs = np.concatenate(fam_arrays, axis=1)  # (5, F*P)
-        all_knobs = [np.concatenate([g, f]) for g, f in zip((T, C, X, K, Z), fam_knobs,
-                                                             strict=True)]
-        costs = realizable_costs(system, *all_knobs, model=model, constraints=constraints)
-        g = T.size
-        n_fam, n_t = len(fam), PROJECTION_T.size
-        return cls(
-            system=system,
-            model=model,
-            grid=to_coords(T, C, X, K, Z),
-            grid_shape=(COARSE_C.size, COARSE_T.size, COARSE_X.size, COARSE_K.size,
-                        COARSE_Z.size),
-            grid_costs=costs[:g],
-            family_coords=to_coords(*fam_knobs).reshape(n_fam, n_t, 5),
-            family_costs=costs[g:].reshape(n_fam, n_t, len(COST_ROW)),
-            build_ms=(time.perf_counter() - start) * 1e3,
-            constraints=constraints,
-        )
+        lower, upper = search_box(system)
+        t_axis, shares = (PROJECTION_T, SPLIT_SHARES) if table else (LEAN_T, LEAN_SHARES)
+        fam_u = _family_table(system, t_axis, shares)
+        blocks = _share_blocks(system, shares)
+        seeds = _grid(*LEAN_GRID, blocks[len(blocks) // 2 :][:1])
+        # One model call for the projections and the seeds (the call overhead dominates).
+        both = evaluate_coords(system, model, np.concatenate([fam_u.reshape(-1, DIMS), seeds]),
+                               constraints)
+        n_fam = fam_u.size // DIMS
+        fam_costs = both[:n_fam].reshape(*fam_u.shape[:-1], len(COST_ROW))
+        n_f = len(PROJECTIONS)
+        space = cls(system, model, lower, upper, fam_u, fam_costs, seeds, both[n_fam:],
+                    lean=not table, alt_coords=fam_u.reshape(n_f, -1, DIMS),
+                    alt_costs=fam_costs.reshape(n_f, -1, len(COST_ROW)),
+                    constraints=constraints)
+        if table:
+            coords, costs = _build_table(space)
+            alt_coords, alt_costs = _alternatives_table(space)
+            families = tuple(classify(_design(u), _system_at(space, u)) for u in coords)
+            space = dataclasses.replace(space, coords=coords, costs=costs, alt_coords=alt_coords,
+                                        alt_costs=alt_costs, table_families=families)
+        return dataclasses.replace(space, build_ms=(time.perf_counter() - start) * 1e3)
 
     def evaluate_coords(self, u: np.ndarray) -> np.ndarray:
         """Cost rows of arbitrary search coordinates (any leading shape)."""
         return evaluate_coords(self.system, self.model, u, self.constraints)
 
-    def family_best(self, weights: Weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For each workload (rows of ``weights``) and family: the best T index, and the paper's
-        first local minimum when stepping T upward. Returns (theta, best_idx, first_local_idx)."""
-        theta = _shared(self.family_costs, weights)
+    def family_best(self, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+        """Each family's best design for each workload (rows of ``weights``): (coords (W, F, 6),
+        Theta (W, F))."""
+        theta = _shared(self.alt_costs, weights)  # (W, F, A)
         best = np.argmin(theta, axis=-1)
+        f = np.arange(theta.shape[1])
+        return self.alt_coords[f, best], np.take_along_axis(theta, best[..., None], -1)[..., 0]
+
+    def paper_choice(self, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+        """The paper's tractable search: in each projection, step T upward until Theta rises,
+        at the buffer where that local minimum is lowest; keep the best projection. Returns
+        (coords (W, 6), Theta (W,))."""
+        theta = _shared(self.family_costs, weights)  # (W, F, nB, nT)
+        n_w, n_f, n_b, n_t = theta.shape
         rising = np.diff(theta, axis=-1) > 0
-        # The first T whose successor is costlier is where the paper's upward stepping stops.
-        has_rise = rising.any(axis=-1)
-        first = np.where(has_rise, np.argmax(rising, axis=-1), theta.shape[-1] - 1)
-        return theta, best, first
+        first_t = np.where(rising.any(axis=-1), np.argmax(rising, axis=-1), n_t - 1)
+        first_theta = np.take_along_axis(theta, first_t[..., None], -1)[..., 0]  # (W, F, nB)
+        flat = first_theta.reshape(n_w, -1)
+        pick = np.argmin(flat, axis=-1)
+        f, b = np.divmod(pick, n_b)
+        t = first_t.reshape(n_w, -1)[np.arange(n_w), pick]
+        return self.family_coords[f, b, t], flat[np.arange(n_w), pick]
 
 
-def evaluate_coords(system: System, model: str, u: np.ndarray,
-                    constraints: Constraints | None = None) -> np.ndarray:
-    """Cost rows of arbitrary search coordinates (any leading shape) on ``system``.
+def _grid(log_t, log_c, X, K, Z, blocks) -> np.ndarray:
+    """Every combination of the values, as search coordinates (G, 6)."""
+    return np.stack([g.ravel() for g in np.meshgrid(log_t, log_c, X, K, Z, np.log2(blocks))],
+                    axis=-1)
 
-    A batch of searches starts from the same table cells and steps on the same lattice, so
-    most candidates repeat (about 30 times over for 1,000 workloads): each distinct one is
-    evaluated once.
-    """
-    flat = u.reshape(-1, u.shape[-1])
-    if flat.shape[0] < DEDUPLICATE_FROM:
-        return realizable_costs(system, *to_knobs(u), model=model, constraints=constraints)
-    distinct, inverse = np.unique(flat, axis=0, return_inverse=True)
-    rows = realizable_costs(system, *to_knobs(distinct), model=model, constraints=constraints)
-    return rows[inverse.reshape(-1)].reshape(*u.shape[:-1], rows.shape[-1])
+
+def _build_table(space: DesignSpace) -> tuple[np.ndarray, np.ndarray]:
+    """The candidate table: the coarse grid at each buffer size, the projections, and each
+    sample workload's optimum from a thorough pattern search; pruned to the candidates that
+    are the best for some direction of the weights (:data:`PRUNE_DIRECTIONS`)."""
+    system = space.system
+    grid = _grid(np.log2(COARSE_T), np.log2(COARSE_C), COARSE_X, COARSE_K, COARSE_Z,
+                 _share_blocks(system, SPLIT_SHARES))
+    grid_costs = space.evaluate_coords(grid)
+    coords = np.concatenate([grid, space.family_coords.reshape(-1, DIMS)])
+    costs = np.concatenate([grid_costs, space.family_costs.reshape(-1, len(COST_ROW))])
+    # Plateaus of the realizable space make many candidates cost the same: keep one of each.
+    costs, first = np.unique(costs, axis=0, return_index=True)
+    coords = coords[first]
+    samples = sample_weights(system, TABLE_SAMPLES, PRUNE_SEED)
+    starts, start_cost = _diverse_starts(coords, costs, samples, THOROUGH.starts)
+    # Every design the pattern searches try is a candidate: near the samples' optima they are
+    # what other workloads, between the samples, want.
+    seen: list = []
+    u = _pattern_search(space, starts, samples, THOROUGH.iterations, start_cost, seen)
+    u, _ = _snap(space, u, samples)
+    coords = np.concatenate([coords, u, *(c for c, _ in seen)])
+    costs = np.concatenate([costs, space.evaluate_coords(u), *(r for _, r in seen)])
+    costs, first = np.unique(costs, axis=0, return_index=True)
+    coords = coords[first]
+    keep = _supporting(costs, sample_weights(system, PRUNE_DIRECTIONS, PRUNE_SEED + 1))
+    return coords[keep], costs[keep]
+
+
+def _supporting(costs: np.ndarray, directions: np.ndarray) -> np.ndarray:
+    """Indices of the rows that are the cheapest for at least one of ``directions``."""
+    ok = np.all(costs < UNPHYSICAL_COST / 2, axis=-1)
+    index = np.flatnonzero(ok)
+    if index.size == 0:
+        return np.flatnonzero(np.all(costs >= UNPHYSICAL_COST / 2, axis=-1))[:1]
+    # Scaled to the cheapest value per column, so float32 keeps the ties' order.
+    rows = (costs[index] / np.maximum(costs[index].min(axis=0), 1e-300)).astype(np.float32)
+    scaled = (directions * np.maximum(costs[index].min(axis=0), 1e-300)).astype(np.float32)
+    best = np.concatenate([np.argmin(scaled[i : i + 512] @ rows.T, axis=1)
+                           for i in range(0, scaled.shape[0], 512)])
+    return index[np.unique(best)]
+
+
+def _alternatives_table(space: DesignSpace) -> tuple[np.ndarray, np.ndarray]:
+    """Each projection's rows that are its best for some direction of the weights, padded to
+    one width with unphysical rows: (coords (F, A, 6), costs (F, A, 6))."""
+    directions = sample_weights(space.system, PRUNE_DIRECTIONS, PRUNE_SEED + 1)
+    n_f = len(PROJECTIONS)
+    coords = space.family_coords.reshape(n_f, -1, DIMS)
+    costs = space.family_costs.reshape(n_f, -1, len(COST_ROW))
+    keep = [_supporting(costs[f], directions) for f in range(n_f)]
+    width = max(k.size for k in keep)
+    out_u = np.repeat(coords[:, :1], width, axis=1)
+    out_c = np.full((n_f, width, len(COST_ROW)), UNPHYSICAL_COST)
+    for f, k in enumerate(keep):
+        out_u[f, : k.size], out_c[f, : k.size] = coords[f, k], costs[f, k]
+    return out_u, out_c
 
 
 def family_theta(
     system: System, workload: Workload, space: DesignSpace | None = None, model: str = "finite"
 ) -> dict[str, np.ndarray]:
-    """Theta (Eq 16) of each family along ``PROJECTION_T``, for realizable designs.
-
-    A prebuilt ``space`` for ``system`` already holds these cost rows; without it they are
-    computed here.
-    """
+    """Theta (Eq 16) of each family along ``PROJECTION_T``, for realizable designs of a system
+    with a fixed buffer. A prebuilt ``space`` for ``system`` already holds these cost rows."""
+    if system.memory_split:
+        raise ValueError("family_theta needs a fixed buffer: choose a split first "
+                         "(System.with_buffer, or recommend)")
     weights = workload_vector(workload, system.write_cost_ratio)
-    if space is not None:
+    if space is not None and not space.lean:
         _check_space(space, system, model)
-        rows = space.family_costs
+        rows = space.family_costs[:, 0]
     else:
         rows = np.stack([realizable_costs(system, *k, model=model)
                          for k in family_knobs(system).values()])
     return dict(zip(FAMILIES, theta_of_rows(rows, weights)[0], strict=True))
 
 
-def _check_space(space: DesignSpace | MemorySpace, system: System, model: str,
+def _check_space(space: DesignSpace, system: System, model: str,
                  constraints: Constraints | None = None) -> None:
-    """A prebuilt space must be of the system's kind, for the same system, model and
-    constraints."""
-    kind = MemorySpace if system.memory_split else DesignSpace
-    if not isinstance(space, kind) or space.system != system:
-        raise ValueError(f"space was built for a different system; build it with "
-                         f"{kind.__name__}.build(system)")
+    """A prebuilt space must be for the same system, model and constraints."""
+    if not isinstance(space, DesignSpace) or space.system != system:
+        raise ValueError("space was built for a different system; build it with "
+                         "DesignSpace.build(system)")
     if space.model != model:
         raise ValueError(f"space was built for model {space.model!r}, not {model!r}")
     if _active(space.constraints) != _active(constraints):
@@ -320,6 +500,7 @@ class Alternative:
     design: Design
     cost: float
     relative_throughput: float
+    buffer_bytes: int = 0  # the split it was priced at (the system's buffer unless split)
 
 
 @dataclass(frozen=True)
@@ -328,12 +509,19 @@ class Recommendation:
     family: str
     cost: float
     model: str
-    analysis: Analysis
+    system: System  # the system the design was tuned for: the chosen split of a memory budget
+    workload: Workload
     alternatives: tuple[Alternative, ...]
     method: str
     search_ms: float
     bounds_hit: tuple[str, ...]
     robust: dict[str, Any] | None = None  # with rho: the robust and nominal designs' costs
+
+    @functools.cached_property
+    def analysis(self) -> Analysis:
+        """The per-level table and every cost of the design (computed when first asked for,
+        so that the search itself stays a table lookup)."""
+        return analyze(self.design, self.system, self.workload, realizable=True)
 
     @property
     def costs(self) -> dict[str, float]:
@@ -363,6 +551,7 @@ class Recommendation:
                     "design": alt.design.knobs,
                     "cost": alt.cost,
                     "relative_throughput": alt.relative_throughput,
+                    "buffer_bytes": alt.buffer_bytes,
                 }
                 for alt in self.alternatives
             ],
@@ -390,25 +579,35 @@ class Recommendation:
         }
 
 
-def _pattern_search(
-    evaluate: Callable[[np.ndarray], np.ndarray], starts: np.ndarray, weights: Weights,
-    iterations: int,
-) -> np.ndarray:
-    """Vectorized multi-scale pattern search from ``starts`` (W, S, 5) for ``weights`` (W, 5).
+def _moves(space: DesignSpace) -> np.ndarray:
+    """The pattern search's unit moves along the free coordinates of the space."""
+    free = np.flatnonzero(space.upper > space.lower)
+    axes = np.eye(DIMS)[free]
+    return np.concatenate([s * axes for s in PATTERN_SCALES] + [DIAGONAL_MOVES])
 
-    Each round tries steps of 1, 2 and 4 times the current step, both ways, along every
+
+def _pattern_search(space: DesignSpace, starts: np.ndarray, weights: Weights,
+                    iterations: int, start_cost: np.ndarray | None = None,
+                    seen: list | None = None) -> np.ndarray:
+    """Vectorized multi-scale pattern search on the live model from ``starts`` (W, S, 6).
+
+    Each round tries steps of 1, 2 and 4 times the current step, both ways, along every free
     coordinate (the level count makes Theta jump, so a single small step can stall), moves to
     the best improvement, and halves the step of a start that found none. Returns the best
-    point per workload (W, 5).
+    point per workload (W, 6). ``start_cost``: the starts' Theta (W, S), when known. Every
+    candidate tried is appended to ``seen`` as (coords, cost rows), when given.
     """
-    dim = starts.shape[-1]
-    u = np.clip(starts, LOWER, UPPER)
-    cost = _own(evaluate(u), weights)
+    lower, upper = space.lower, space.upper
+    u = np.clip(starts, lower, upper)
+    cost = _own(space.evaluate_coords(u), weights) if start_cost is None else start_cost
     step = np.broadcast_to(INITIAL_STEP, u.shape).copy()
-    unit = np.concatenate([s * np.eye(dim) for s in PATTERN_SCALES] + [DIAGONAL_MOVES])
+    unit = _moves(space)
     for _ in range(iterations):
-        cand = np.clip(u[:, :, None, :] + unit[None, None] * step[:, :, None, :], LOWER, UPPER)
-        cand_cost = _own(evaluate(cand), weights)
+        cand = np.clip(u[:, :, None, :] + unit[None, None] * step[:, :, None, :], lower, upper)
+        rows = space.evaluate_coords(cand)
+        if seen is not None:
+            seen.append((cand.reshape(-1, DIMS), rows.reshape(-1, rows.shape[-1])))
+        cand_cost = _own(rows, weights)
         best = np.argmin(cand_cost, axis=-1)
         best_cost = np.take_along_axis(cand_cost, best[..., None], -1)[..., 0]
         improved = best_cost < cost * (1 - 1e-12)
@@ -422,34 +621,42 @@ def _pattern_search(
     return np.take_along_axis(u, winner[:, None, None], 1)[:, 0]
 
 
-def _diverse_starts(space: DesignSpace, grid_theta: np.ndarray, count: int) -> np.ndarray:
-    """The best grid cell for each coarse T, then the best ``count`` of those (W, S, 5).
+def _diverse_starts(coords: np.ndarray, costs: np.ndarray, weights: Weights,
+                    count: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each workload, the best ``count`` candidates with distinct T (to the table's
+    spacing): (coords (W, S, 6), Theta (W, S)).
 
-    Ties are common (many knob settings give the same realizable design), so the plain top cells
-    are often one design; spreading the starts over T escapes the level-count plateaus.
+    Ties are common (many knob settings give the same realizable design), so the plain top
+    candidates are often one design; spreading the starts over T escapes the level-count
+    plateaus.
     """
-    n_w = grid_theta.shape[0]
-    per_t = grid_theta.reshape(n_w, *space.grid_shape)  # (W, nC, nT, nX, nK, nZ) from meshgrid
-    per_t = np.moveaxis(per_t, 2, 1).reshape(n_w, space.grid_shape[1], -1)  # (W, nT, rest)
-    best_in_t = np.argmin(per_t, axis=-1)
-    best_theta = np.take_along_axis(per_t, best_in_t[..., None], -1)[..., 0]
-    order = np.argsort(best_theta, axis=-1)[:, :count]
-    rest = np.take_along_axis(best_in_t, order, -1)
-    nT = space.grid_shape[1]
-    rest_shape = space.grid_shape[2:]
-    c_idx, rest_flat = np.divmod(rest, int(np.prod(rest_shape)))
-    flat = (c_idx * nT + order) * int(np.prod(rest_shape)) + rest_flat
-    return space.grid[flat]
+    t_bin = np.round(coords[:, 0] / 0.35).astype(int)
+    out = np.empty((weights.shape[0], count, DIMS))
+    out_theta = np.empty((weights.shape[0], count))
+    for i in range(0, weights.shape[0], WORKLOAD_CHUNK):
+        theta = _shared(costs, weights[i : i + WORKLOAD_CHUNK])  # (w, G)
+        top = min(256, theta.shape[1])
+        best = np.argpartition(theta, top - 1, axis=-1)[:, :top]
+        best = np.take_along_axis(best, np.argsort(np.take_along_axis(theta, best, -1)), -1)
+        for w, row in enumerate(best):
+            _, first = np.unique(t_bin[row], return_index=True)
+            picked = row[np.sort(first)[:count]]
+            picked = np.resize(picked, count)  # fewer distinct T than starts: repeat
+            out[i + w] = coords[picked]
+            out_theta[i + w] = theta[w, picked]
+    return out, out_theta
 
 
 def _snap_options(
     space: DesignSpace, u: np.ndarray, weights: Weights, options: list[tuple]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Among ``options`` (knob tuples; the first is the current design) keep the most canonical
-    one (most whole-number coordinates) whose Theta is no higher than the current one's."""
-    cand = np.clip(np.stack([to_coords(*o) for o in options], axis=1), LOWER, UPPER)
+    """Among ``options`` (coordinate tuples; the first is the current design) keep the most
+    canonical one (most whole-number coordinates) whose Theta is no higher than the current
+    one's."""
+    cand = np.clip(np.stack([to_coords(*o) for o in options], axis=1), space.lower,
+                   space.upper)
     cost = _own(space.evaluate_coords(cand), weights)
-    canonical = np.sum(np.isclose(cand, np.round(cand)), axis=-1)
+    canonical = np.sum(np.isclose(cand[..., :5], np.round(cand[..., :5])), axis=-1)
     acceptable = cost <= cost[:, :1] * (1 + 1e-9)
     score = np.where(acceptable, canonical - cost / (cost[:, :1] * 10), -np.inf)
     pick = np.argmax(score, axis=-1)
@@ -459,23 +666,80 @@ def _snap_options(
     )
 
 
-def _snap(
-    space: DesignSpace, u: np.ndarray, weights: Weights
-) -> tuple[np.ndarray, np.ndarray]:
-    """Replace knobs by canonical values wherever that does not raise Theta: first K, Z in
-    {0, 1} and X = 1, then whole T and C or C = T - 1. Returns (coords, Theta)."""
+def _snap(space: DesignSpace, u: np.ndarray, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+    """Replace knobs by canonical values wherever that does not raise Theta: K, Z in {0, 1},
+    X = 1, whole T and C, or C = T - 1 (all combinations, in one model call). Returns
+    (coords, Theta)."""
     T, C, X, K, Z = to_knobs(u)
+    blocks = np.floor(2.0 ** u[..., 5] + 1e-9)
     zero, one = np.zeros_like(K), np.ones_like(K)
-    shapes = [(T, C, x, k, z) for k in (K, zero, one) for z in (Z, zero, one) for x in (X, one)]
-    u, _ = _snap_options(space, u, weights, shapes)
-    T, C, X, K, Z = to_knobs(u)
     whole_t = np.maximum(2.0, np.round(T))
-    sizes = [
-        (t, c, X, K, Z)
-        for t in (T, whole_t)
-        for c in (C, np.maximum(1.0, np.round(C)), np.maximum(1.0, t - 1))
-    ]
-    return _snap_options(space, u, weights, sizes)
+    options = [(t, c, x, k, z, blocks)
+               for t in (T, whole_t)
+               for c in (C, np.maximum(1.0, np.round(C)), np.maximum(1.0, t - 1))
+               for k in (K, zero, one) for z in (Z, zero, one) for x in (X, one)]
+    return _snap_options(space, u, weights, options)
+
+
+def _table_best(space: DesignSpace, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+    """The table's cheapest candidate per workload: (row index (W,), Theta (W,))."""
+    index, cost = [], []
+    for i in range(0, weights.shape[0], WORKLOAD_CHUNK):
+        theta = _shared(space.costs, weights[i : i + WORKLOAD_CHUNK])
+        j = np.argmin(theta, axis=-1)
+        index.append(j)
+        cost.append(theta[np.arange(j.size), j])
+    return np.concatenate(index), np.concatenate(cost)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The search's answer for each of W workloads."""
+
+    coords: np.ndarray  # (W, 6)
+    cost: np.ndarray  # (W,) Theta
+    family_coords: np.ndarray  # (W, F, 6) each family's best design
+    family_cost: np.ndarray  # (W, F)
+    table_row: np.ndarray  # (W,) the table candidate chosen, or -1 when found elsewhere
+
+
+def search_coords(
+    space: DesignSpace,
+    weights: Weights,
+    method: str = "global",
+    refine: bool = False,
+) -> SearchResult:
+    """Best search coordinates for each workload row of ``weights`` (W, 6).
+
+    ``global`` takes the best of the table and of the projections and, with ``refine`` or on a
+    lean space, a short pattern search on the live model from the best candidates at distinct T.
+    ``projections`` is the paper's method (:meth:`DesignSpace.paper_choice`).
+    """
+    if method not in ("global", "projections"):
+        raise ValueError(f"method must be 'global' or 'projections'; got {method!r}")
+    fam_u, fam_cost = space.family_best(weights)
+    n_w = weights.shape[0]
+    if method == "projections":
+        u, cost = space.paper_choice(weights)
+        return SearchResult(u, cost, fam_u, fam_cost, np.full(n_w, -1))
+    f = np.argmin(fam_cost, axis=-1)
+    u, cost = fam_u[np.arange(n_w), f], fam_cost[np.arange(n_w), f]
+    row, table_cost = _table_best(space, weights)
+    wins = table_cost <= cost
+    u = np.where(wins[:, None], space.coords[row], u)
+    cost, row = np.where(wins, table_cost, cost), np.where(wins, row, -1)
+    if refine or space.lean:
+        # Starts: the best candidates of the table and the projections, at distinct T.
+        starts, start_cost = _diverse_starts(
+            np.concatenate([space.coords, space.alt_coords.reshape(-1, DIMS)]),
+            np.concatenate([space.costs, space.alt_costs.reshape(-1, len(COST_ROW))]),
+            weights, FAST.starts)
+        v = _pattern_search(space, starts, weights, FAST.iterations, start_cost)
+        v, v_cost = _snap(space, v, weights)
+        wins = v_cost < cost
+        u, cost = np.where(wins[:, None], v, u), np.where(wins, v_cost, cost)
+        row = np.where(wins | space.lean, -1, row)  # a lean space's seeds are not classified
+    return SearchResult(u, cost, fam_u, fam_cost, row)
 
 
 def _design(u: np.ndarray) -> Design:
@@ -483,198 +747,63 @@ def _design(u: np.ndarray) -> Design:
     return Design(T=T, C=C, X=X, K=K, Z=Z)
 
 
-def _bounds_hit(u: np.ndarray) -> tuple[str, ...]:
-    return tuple(
-        name for i, name in enumerate(UPPER_BOUND_NAMES) if u[i] >= UPPER[i] - 1e-9
-    )
+def _buffer_bytes(space: DesignSpace, u: np.ndarray) -> np.ndarray:
+    """The buffer (bytes) each design's coordinates give, as the cost model rounds it."""
+    system = space.system
+    if not system.memory_split:
+        return np.full(u.shape[0], system.buffer_bytes, dtype=np.int64)
+    F, _ = memory_of(system, 2.0 ** u[:, 5])
+    return (F // system.entries_per_block * system.block_bytes).astype(np.int64)
 
 
-def search_coords(
-    space: DesignSpace,
-    weights: Weights,
-    method: str = "global",
-    effort: SearchEffort = THOROUGH,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Best search coordinates for each workload row of ``weights`` (W, 5).
-
-    Returns (coords (W, 5), family theta (W, F, P), family best index, family first local min).
-    """
-    if method not in ("global", "projections"):
-        raise ValueError(f"method must be 'global' or 'projections'; got {method!r}")
-    fam_theta, fam_best, fam_first = space.family_best(weights)
-    n_w = weights.shape[0]
-    rows = np.arange(n_w)
-    first_theta = np.take_along_axis(fam_theta, fam_first[..., None], -1)[..., 0]  # (W, F)
-    paper_family = np.argmin(first_theta, axis=-1)
-    paper_u = space.family_coords[paper_family, fam_first[rows, paper_family]]
-    if method == "projections":
-        return paper_u, fam_theta, fam_best, fam_first
-    best_theta = np.take_along_axis(fam_theta, fam_best[..., None], -1)[..., 0]
-    best_family = np.argmin(best_theta, axis=-1)
-    family_u = space.family_coords[best_family, fam_best[rows, best_family]]
-    starts = np.concatenate(
-        [
-            _diverse_starts(
-                space,
-                _shared(space.grid_costs, weights[i : i + WORKLOAD_CHUNK]),
-                effort.starts,
-            )
-            for i in range(0, n_w, WORKLOAD_CHUNK)
-        ]
-    )
-    u = _pattern_search(space.evaluate_coords, starts, weights, effort.iterations)
-    u, cost = _snap(space, u, weights)
-    # The projections' best is a candidate too, so the global search is never worse than it.
-    family_wins = best_theta[rows, best_family] < cost
-    u = np.where(family_wins[:, None], family_u, u)
-    return u, fam_theta, fam_best, fam_first
+def _system_at(space: DesignSpace, u: np.ndarray) -> System:
+    """The system a design was priced on: the split its buffer coordinate gives."""
+    system = space.system
+    if not system.memory_split:
+        return system
+    return system.with_buffer(float(_buffer_bytes(space, u[None])[0]))
 
 
-def _recommendation(
-    space: DesignSpace,
-    workload: Workload,
-    u: np.ndarray,
-    fam_theta: np.ndarray,
-    fam_best: np.ndarray,
-    method: str,
-    search_ms: float,
-) -> Recommendation:
+def _bounds_hit(space: DesignSpace, u: np.ndarray) -> tuple[str, ...]:
+    hit = [name for i, name in enumerate(UPPER_BOUND_NAMES) if u[i] >= space.upper[i] - 1e-9]
+    if space.system.memory_split and u[5] >= space.upper[5] - 1e-9:
+        hit.append("buffer")
+    return tuple(hit)
+
+
+def _recommendation(space: DesignSpace, workload: Workload, found: SearchResult, method: str,
+                    start: float) -> Recommendation:
+    u, cost = found.coords[0], float(found.cost[0])
     design = _design(u)
-    result = analyze(design, space.system, workload, realizable=True)
-    cost = result.finite.theta if space.model == "finite" else result.theta
+    system = _system_at(space, u)
+    row = int(found.table_row[0])
     alternatives = []
     for f, name in enumerate(FAMILIES):
-        idx = fam_best[f]
-        alt_design = _design(space.family_coords[f, idx])
-        theta = float(fam_theta[f, idx])
-        alternatives.append(Alternative(name, alt_design, theta, cost / theta))
+        alt_u, theta = found.family_coords[0, f], float(found.family_cost[0, f])
+        alternatives.append(Alternative(name, _design(alt_u), theta, cost / theta,
+                                        int(_buffer_bytes(space, alt_u[None])[0])))
     return Recommendation(
         design=design,
-        family=classify(design, space.system),
-        cost=float(cost),
+        family=space.table_families[row] if row >= 0 else classify(design, system),
+        cost=cost,
         model=space.model,
-        analysis=result,
+        system=system,
+        workload=workload,
         alternatives=tuple(alternatives),
         method=method,
-        search_ms=search_ms,
-        bounds_hit=_bounds_hit(u),
+        search_ms=(time.perf_counter() - start) * 1e3,
+        bounds_hit=_bounds_hit(space, u),
     )
 
 
-# The memory split: the buffer's share of the memory left after the fence pointers, on a
-# geometric grid (factor 4 apart) searched with a full table each, then refined between the
-# best share's neighbours by golden-section search on log(buffer).
-SPLIT_SHARES = tuple(float(x) for x in np.geomspace(2.0**-12, 1.0, 7))
-SPLIT_REFINE_PROBES = 8
-GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
-
-
-def split_buffers(system: System) -> tuple[int, ...]:
-    """The buffer sizes (whole blocks) of :data:`SPLIT_SHARES` for a memory-budget system."""
-    spare = (system.memory_bits_per_entry - system.fence_bits_per_entry) * system.entries / 8
-    out = sorted({system.with_buffer(share * spare).buffer_bytes for share in SPLIT_SHARES})
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class MemorySpace:
-    """The design tables of a memory-budget system: one :class:`DesignSpace` per candidate
-    buffer size of :func:`split_buffers`."""
-
-    system: System
-    model: str
-    buffers: tuple[int, ...]
-    spaces: tuple[DesignSpace, ...]
-    build_ms: float = field(default=0.0, compare=False)
-    constraints: Constraints | None = None
-
-    @classmethod
-    def build(cls, system: System, model: str = "finite",
-              constraints: Constraints | None = None) -> MemorySpace:
-        if not system.memory_split:
-            raise ValueError("MemorySpace needs a system with memory_bits_per_entry")
-        start = time.perf_counter()
-        buffers = split_buffers(system)
-        spaces = tuple(DesignSpace.build(system.with_buffer(b), model, constraints=constraints)
-                       for b in buffers)
-        return cls(system, model, buffers, spaces, (time.perf_counter() - start) * 1e3,
-                   constraints)
-
-
-def _search_split(
-    space: MemorySpace, weights: Weights, method: str, effort: SearchEffort
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every workload searched at every candidate buffer: (coords (W, K, 5), Theta (W, K),
-    buffer index of the best (W,))."""
-    us, costs = [], []
-    for sp in space.spaces:
-        u, *_ = search_coords(sp, weights, method, effort)
-        us.append(u)
-        costs.append(_own(sp.evaluate_coords(u), weights))
-    u_all, cost = np.stack(us, axis=1), np.stack(costs, axis=1)
-    return u_all, cost, np.argmin(cost, axis=1)
-
-
-def _refine_split(
-    space: MemorySpace, weights: Weights, u: np.ndarray, k: int, cost: float
-) -> tuple[float, np.ndarray, float]:
-    """Golden-section search on log2(buffer) between the neighbours of candidate ``k``; each
-    probe re-tunes the five knobs by a short pattern search from ``u``. Returns (buffer bytes,
-    coords, Theta), never worse than the candidate's."""
-    logs = np.log2(space.buffers)
-    lo, hi = logs[max(k - 1, 0)], logs[min(k + 1, len(logs) - 1)]
-    best = (float(space.buffers[k]), u, cost)
-
-    def probe(x: float) -> float:
-        nonlocal best
-        system = space.system.with_buffer(2.0**x)
-        evaluate = functools.partial(evaluate_coords, system, space.model,
-                                     constraints=space.constraints)
-        v = _pattern_search(evaluate, u[None, None], weights, FAST.iterations)
-        theta = float(_own(evaluate(v), weights)[0])
-        if theta < best[2]:
-            best = (float(system.buffer_bytes), v[0], theta)
-        return theta
-
-    a, b = hi - GOLDEN * (hi - lo), lo + GOLDEN * (hi - lo)
-    fa, fb = probe(a), probe(b)
-    for _ in range(SPLIT_REFINE_PROBES - 2):
-        if fa <= fb:
-            hi, b, fb = b, a, fa
-            a = hi - GOLDEN * (hi - lo)
-            fa = probe(a)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + GOLDEN * (hi - lo)
-            fb = probe(b)
-    return best
-
-
-def _recommend_memory(
-    workload: Workload, space: MemorySpace, method: str, start: float,
-    constraints: Constraints | None, weights: Weights,
-) -> Recommendation:
-    system, model = space.system, space.model
-    u_all, cost, best = _search_split(space, weights, method, THOROUGH)
-    _check_feasible(cost[np.arange(1), best], constraints)
-    k = int(best[0])
-    buffer, u, theta = float(space.buffers[k]), u_all[0, k], float(cost[0, k])
-    if method == "global":
-        buffer, u, theta = _refine_split(space, weights, u, k, theta)
-    chosen = system.with_buffer(buffer)
-    fixed = DesignSpace.build(chosen, model, grid=False, constraints=constraints)
-    fam_theta, fam_best, _ = fixed.family_best(weights)
-    # Each family at its best T on the chosen split is a candidate too (never worse than them).
-    fam_min = np.take_along_axis(fam_theta, fam_best[..., None], -1)[0, :, 0]
-    f = int(np.argmin(fam_min))
-    if method == "global" and fam_min[f] < theta:
-        u = fixed.family_coords[f, fam_best[0, f]]
-    search_ms = (time.perf_counter() - start) * 1e3
-    rec = _recommendation(fixed, workload, u, fam_theta[0], fam_best[0], method, search_ms)
-    hit = list(rec.bounds_hit)
-    if chosen.buffer_bytes >= space.buffers[-1] and len(space.buffers) > 1:
-        hit.append("buffer")
-    return dataclasses.replace(rec, bounds_hit=tuple(hit))
+def _prepare(system: System, model: str, space: DesignSpace | None,
+             constraints: Constraints | None, table: bool) -> DesignSpace:
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
+    if space is None:
+        return DesignSpace.build(system, model, constraints, table=table)
+    _check_space(space, system, model, constraints)
+    return space
 
 
 def recommend(
@@ -682,48 +811,40 @@ def recommend(
     system: System,
     *,
     method: str = "global",
-    space: DesignSpace | MemorySpace | None = None,
+    space: DesignSpace | None = None,
     model: str = "finite",
     constraints: Constraints | None = None,
     rho: float | None = None,
+    refine: bool = False,
 ) -> Recommendation:
     """The design that minimizes Theta for ``workload`` on ``system`` under ``model``
     (:data:`MODELS`: the finite-N model by default, or the paper's Eq 8-16).
 
-    Pass a prebuilt :class:`DesignSpace` to reuse its cost tables across calls for one system.
-    With a total memory budget (``system.memory_bits_per_entry``) the buffer/filter split is
-    searched too (:class:`MemorySpace`), and the recommendation's ``system`` is the split.
-    ``constraints`` (guardrails) exclude designs with too many runs or too much space
-    amplification; a prebuilt space must have been built with the same ones. With ``rho``
-    the design minimizes the worst Theta over workloads within KL divergence ``rho`` of
-    ``workload`` (Endure's robust tuning); its ``cost`` is that worst case, and ``robust``
-    compares it with the nominal design.
+    With a prebuilt :class:`DesignSpace` the search is a lookup in its table (``refine`` adds a
+    short pattern search on the live model); without one it is a lean search that builds no
+    table. With a total memory budget (``system.memory_bits_per_entry``) the buffer/filter
+    split is searched too, and the recommendation's ``system`` is the split. ``constraints``
+    (guardrails) exclude designs with too many runs or too much space amplification; a
+    prebuilt space must have been built with the same ones. With ``rho`` the design minimizes
+    the worst Theta over workloads within KL divergence ``rho`` of ``workload`` (Endure's
+    robust tuning); its ``cost`` is that worst case, and ``robust`` compares it with the
+    nominal design.
     """
     start = time.perf_counter()
-    if model not in MODELS:
-        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
-    if system.memory_split:
-        if space is None:
-            space = MemorySpace.build(system, model, constraints)
-        else:
-            _check_space(space, system, model, constraints)
-    elif space is None:
-        space = DesignSpace.build(system, model, constraints=constraints)
-    else:
-        _check_space(space, system, model, constraints)
+    # The paper's method steps T one by one, which the lean space's coarse T axis cannot.
+    space = _prepare(system, model, space, constraints, table=method == "projections")
     nominal_weights = workload_vector(workload, system.write_cost_ratio)[None]
     if rho is None:
-        return _search_one(workload, space, method, constraints, nominal_weights, start)
+        return _search_one(workload, space, method, constraints, nominal_weights, start, refine)
     robust_weights = RobustWeights.of([workload], system.write_cost_ratio, rho)
-    rec = _search_one(workload, space, method, constraints, robust_weights, start)
+    rec = _search_one(workload, space, method, constraints, robust_weights, start, refine)
     nominal = _search_one(workload, space, method, constraints, nominal_weights,
-                          time.perf_counter())
+                          time.perf_counter(), refine)
 
     def both(r: Recommendation) -> dict[str, Any]:
-        at = r.analysis.system
-        rows = evaluate_coords(at, model, to_coords(*r.design.knobs.values())[None],
-                               constraints)
-        return {"design": r.design.knobs, "buffer_bytes": at.buffer_bytes,
+        u = to_coords(*r.design.knobs.values(), r.system.buffer_bytes // r.system.block_bytes)
+        rows = space.evaluate_coords(u[None])
+        return {"design": r.design.knobs, "buffer_bytes": r.system.buffer_bytes,
                 "nominal_cost": float(_own(rows, nominal_weights)[0]),
                 "worst_case_cost": float(_own(rows, robust_weights)[0])}
 
@@ -736,15 +857,12 @@ def recommend(
 
 
 def _search_one(
-    workload: Workload, space: DesignSpace | MemorySpace, method: str,
-    constraints: Constraints | None, weights: Weights, start: float,
+    workload: Workload, space: DesignSpace, method: str, constraints: Constraints | None,
+    weights: Weights, start: float, refine: bool,
 ) -> Recommendation:
-    if isinstance(space, MemorySpace):
-        return _recommend_memory(workload, space, method, start, constraints, weights)
-    u, fam_theta, fam_best, _ = search_coords(space, weights, method)
-    _check_feasible(_own(space.evaluate_coords(u), weights), constraints)
-    search_ms = (time.perf_counter() - start) * 1e3
-    return _recommendation(space, workload, u[0], fam_theta[0], fam_best[0], method, search_ms)
+    found = search_coords(space, weights, method, refine)
+    _check_feasible(found.cost, constraints)
+    return _recommendation(space, workload, found, method, start)
 
 
 @dataclass(frozen=True)
@@ -754,10 +872,10 @@ class RecommendationBatch:
     designs: tuple[Design, ...]
     families: tuple[str, ...]
     cost: np.ndarray  # Theta of each recommended (realizable) design
-    family_cost: np.ndarray  # (W, families): each family at its own best T
+    family_cost: np.ndarray  # (W, families): each family at its own best T (and split)
     method: str
     search_ms: float  # wall time of the whole batch
-    buffer_bytes: np.ndarray | None = None  # the chosen split per workload (memory budgets)
+    buffer_bytes: np.ndarray  # the buffer of each design (the chosen split, with a budget)
 
     def __len__(self) -> int:
         return len(self.designs)
@@ -768,68 +886,32 @@ def recommend_many(
     system: System,
     *,
     method: str = "global",
-    effort: SearchEffort = FAST,
-    space: DesignSpace | MemorySpace | None = None,
+    space: DesignSpace | None = None,
     model: str = "finite",
     constraints: Constraints | None = None,
+    refine: bool = False,
 ) -> RecommendationBatch:
-    """Recommend a design for each workload on one system, searched in one vectorized pass.
-
-    With a total memory budget each workload gets the best of the candidate splits
-    (:func:`split_buffers`), without the golden-section refinement of :func:`recommend`."""
+    """Recommend a design for each workload on one system: one lookup of every workload in the
+    space's table (built here when not given), and with ``refine`` one vectorized pattern
+    search for all of them."""
     start = time.perf_counter()
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
-    if system.memory_split:
-        return _recommend_many_memory(workloads, system, method, effort, space, model, start,
-                                      constraints)
-    if space is None:
-        space = DesignSpace.build(system, model, constraints=constraints)
-    else:
-        _check_space(space, system, model, constraints)
+    space = _prepare(system, model, space, constraints, table=True)
     weights = np.stack([workload_vector(w, system.write_cost_ratio) for w in workloads])
-    u, fam_theta, fam_best, _ = search_coords(space, weights, method, effort)
-    cost = _own(space.evaluate_coords(u), weights)
-    _check_feasible(cost, constraints)
-    designs = tuple(_design(row) for row in u)
+    found = search_coords(space, weights, method, refine)
+    _check_feasible(found.cost, constraints)
+    designs = tuple(_design(row) for row in found.coords)
+    buffers = _buffer_bytes(space, found.coords)
+    families = tuple(
+        space.table_families[row] if row >= 0
+        else classify(d, _system_at(space, u))
+        for d, u, row in zip(designs, found.coords, found.table_row, strict=True))
     return RecommendationBatch(
         designs=designs,
-        families=tuple(classify(d, system) for d in designs),
-        cost=cost,
-        family_cost=np.take_along_axis(fam_theta, fam_best[..., None], -1)[..., 0],
-        method=method,
-        search_ms=(time.perf_counter() - start) * 1e3,
-    )
-
-
-def _recommend_many_memory(
-    workloads: list[Workload], system: System, method: str, effort: SearchEffort,
-    space: DesignSpace | MemorySpace | None, model: str, start: float,
-    constraints: Constraints | None,
-) -> RecommendationBatch:
-    if space is None:
-        space = MemorySpace.build(system, model, constraints)
-    else:
-        _check_space(space, system, model, constraints)
-    weights = np.stack([workload_vector(w, system.write_cost_ratio) for w in workloads])
-    u_all, cost, best = _search_split(space, weights, method, effort)
-    rows = np.arange(len(workloads))
-    _check_feasible(cost[rows, best], constraints)
-    u = u_all[rows, best]
-    family_cost = np.empty((len(workloads), len(FAMILIES)))
-    for k, sp in enumerate(space.spaces):
-        mine = best == k
-        if mine.any():
-            fam_theta, fam_best, _ = sp.family_best(weights[mine])
-            family_cost[mine] = np.take_along_axis(fam_theta, fam_best[..., None], -1)[..., 0]
-    buffers = np.asarray(space.buffers)[best]
-    designs = tuple(_design(row) for row in u)
-    return RecommendationBatch(
-        designs=designs,
-        families=tuple(classify(d, system.with_buffer(float(b)))
-                       for d, b in zip(designs, buffers, strict=True)),
-        cost=cost[rows, best],
-        family_cost=family_cost,
+        families=families,
+        cost=found.cost,
+        family_cost=found.family_cost,
         method=method,
         search_ms=(time.perf_counter() - start) * 1e3,
         buffer_bytes=buffers,

@@ -10,7 +10,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from cost_models.memory import fence_pointer_bits_per_entry
+from cost_models.memory import fence_pointer_bits_per_entry, split_memory
 
 if TYPE_CHECKING:
     from wacky_traces import Trace
@@ -185,13 +185,12 @@ class System:
         if self.memory_bits_per_entry is None:
             raise ValueError("with_buffer needs a system with memory_bits_per_entry")
         blocks = max(1, int(min(buffer_bytes, self.max_buffer_bytes) // self.block_bytes))
-        chosen = blocks * self.block_bytes
-        filters = (self.memory_bits_per_entry - self.fence_bits_per_entry
-                   - 8.0 * chosen / self.entries)
+        filters = split_memory(self.memory_bits_per_entry, self.fence_bits_per_entry, blocks,
+                               self.block_bytes, self.entries)
         return System(
             entries=self.entries, entry_bytes=self.entry_bytes, key_bytes=self.key_bytes,
-            block_bytes=self.block_bytes, buffer_bytes=chosen,
-            bits_per_entry=max(0.0, filters), hash_levels=self.hash_levels,
+            block_bytes=self.block_bytes, buffer_bytes=blocks * self.block_bytes,
+            bits_per_entry=float(filters), hash_levels=self.hash_levels,
             write_cost_ratio=self.write_cost_ratio)
 
     @property
