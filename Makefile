@@ -6,17 +6,33 @@ PIP := $(PY) -m pip --disable-pip-version-check
 CMAKE ?= $(shell command -v cmake 2>/dev/null || echo $(abspath $(VENV))/bin/cmake)
 CTEST ?= $(shell command -v ctest 2>/dev/null || echo $(abspath $(VENV))/bin/ctest)
 
-.PHONY: install install-dev demo test lint ctest sanitize bench clean
+.PHONY: install install-dev demo test lint ctest sanitize bench clean rocksdb-dev
 
 $(PY):
 	python3 -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
-install: $(PY)
+install: $(PY) rocksdb-dev
 	$(PIP) install --quiet -e .
 
-install-dev: $(PY)
+install-dev: $(PY) rocksdb-dev
 	$(PIP) install --quiet -e ".[dev]"
+
+# Debian's librocksdb-dev for the RocksDB bridge (rocksdb_bridge), installed with apt when it is
+# missing and apt can run; otherwise the bridge is not built and says how to install it.
+rocksdb-dev:
+	@if [ ! -f /usr/include/rocksdb/db.h ]; then \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -qq --no-install-recommends librocksdb-dev >/dev/null 2>&1 || \
+	      { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	          librocksdb-dev >/dev/null; } || \
+	      echo "note: could not install librocksdb-dev; the RocksDB bridge will not be built"; \
+	  else \
+	    echo "note: librocksdb-dev is missing; the RocksDB bridge will not be built" \
+	         "(sudo apt-get install librocksdb-dev, then make install)"; \
+	  fi; \
+	fi
 
 demo: install
 	$(VENV)/bin/wacky recommend --point-reads 0.2 --zero-reads 0.2 --writes 0.6

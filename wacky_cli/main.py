@@ -1,4 +1,4 @@
-"""The ``wacky`` command: analyze, recommend, frontier, validate, replay and dashboard.
+"""The ``wacky`` command: analyze, recommend, export, frontier, validate, replay and dashboard.
 
 Bad input prints one line, ``error: <message>`` in terms of the flags, on stderr and exits 2.
 Each command imports what it needs when it runs, so ``wacky analyze`` loads neither the engine
@@ -93,6 +93,31 @@ def analyze_command(system: System, design: DesignChoice, as_json: JsonFlag = Fa
         return
     title = f"{design.preset or 'design'} ({knob_text(resolved)}, {resolved.filters} filters)"
     print_analysis(stdout_console(), result, title)
+
+
+@app.command("export")
+@takes(system=SYSTEM_OPTIONS, design=DESIGN_OPTIONS)
+def export_command(
+    system: System,
+    design: DesignChoice,
+    rocksdb: Annotated[bool, typer.Option(
+        "--rocksdb", help="Export as RocksDB options (the only target so far).")] = False,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Write the OPTIONS file (or, with --json, the JSON) here.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Write a design as stock RocksDB options, with a reason and a grade for each knob."""
+    from wacky_model.rocksdb_options import rocksdb_export
+
+    if not rocksdb:
+        raise ValueError("give --rocksdb: RocksDB is the only export target")
+    exported = rocksdb_export(design.resolve(system), system)
+    text = json.dumps(exported.to_dict(), indent=2) if as_json else exported.options_file()
+    if out is None:
+        print(text)
+        return
+    _write(out, text + "\n", "--out")
+    print(f"wrote {out} (grade of the design: {exported.grade})", file=sys.stderr)
 
 
 @app.command("recommend")

@@ -1,0 +1,71 @@
+// pybind11 bindings of the RocksDB bridge (module rocksdb_bridge._rocksdb).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <stdexcept>
+
+#include "database.h"
+
+namespace py = pybind11;
+using wacky_rocksdb::Database;
+
+namespace {
+
+using Keys = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>;
+using Values = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
+
+void PutMany(Database& db, const Keys& keys, const Values& values) {
+  if (keys.ndim() != 1 || values.ndim() != 2 || values.shape(0) != keys.shape(0)) {
+    throw std::invalid_argument("put_many needs keys (n,) and values (n, value_bytes)");
+  }
+  const uint64_t* k = keys.data();
+  const uint8_t* v = values.data();
+  size_t n = keys.shape(0), width = values.shape(1);
+  py::gil_scoped_release release;
+  db.PutMany(k, n, v, width);
+}
+
+py::array_t<bool> GetMany(const Database& db, const Keys& keys) {
+  if (keys.ndim() != 1) throw std::invalid_argument("get_many needs keys (n,)");
+  py::array_t<bool> found(keys.shape(0));
+  const uint64_t* k = keys.data();
+  bool* out = found.mutable_data();
+  size_t n = keys.shape(0);
+  {
+    py::gil_scoped_release release;
+    db.GetMany(k, n, out);
+  }
+  return found;
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_rocksdb, m) {
+  m.doc() = "RocksDB opened from an OPTIONS file, for wacky's validation runs.";
+  m.def("version", &wacky_rocksdb::RocksDBVersion);
+  m.def("check_options_file", &wacky_rocksdb::CheckOptionsFile, py::arg("path"));
+  py::class_<Database>(m, "Database")
+      .def(py::init<const std::string&, const std::string&, size_t>(), py::arg("path"),
+           py::arg("options_file"), py::arg("block_cache_bytes"))
+      .def("put_many", &PutMany, py::arg("keys"), py::arg("values"))
+      .def("get_many", &GetMany, py::arg("keys"))
+      .def("flush", &Database::Flush, py::call_guard<py::gil_scoped_release>())
+      .def("busy", &Database::Busy)
+      .def("wait_for_background_work", &Database::WaitForBackgroundWork,
+           py::arg("timeout_seconds"), py::call_guard<py::gil_scoped_release>())
+      .def("tickers", &Database::Tickers)
+      .def("int_property", &Database::IntProperty, py::arg("name"))
+      .def("levels", [](const Database& db) {
+        py::list out;
+        for (const auto& l : db.Levels()) {
+          py::dict d;
+          d["level"] = l.level;
+          d["files"] = l.files;
+          d["bytes"] = l.bytes;
+          d["entries"] = l.entries;
+          out.append(d);
+        }
+        return out;
+      });
+}

@@ -1,0 +1,170 @@
+#include "database.h"
+
+#include <rocksdb/cache.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/table.h>
+#include <rocksdb/utilities/options_util.h>
+#include <rocksdb/version.h>
+
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+namespace wacky_rocksdb {
+namespace {
+
+void Check(const rocksdb::Status& s, const std::string& what) {
+  if (!s.ok()) throw std::runtime_error("RocksDB " + what + ": " + s.ToString());
+}
+
+std::string EncodeKey(uint64_t key) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i) {
+    out[i] = static_cast<char>(key & 0xff);
+    key >>= 8;
+  }
+  return out;
+}
+
+void LoadOptions(const std::string& options_file, rocksdb::DBOptions* db_options,
+                 rocksdb::ColumnFamilyOptions* cf_options) {
+  rocksdb::ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.input_strings_escaped = true;
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  Check(rocksdb::LoadOptionsFromFile(config, options_file, db_options, &families),
+        "could not load the OPTIONS file " + options_file);
+  for (const auto& family : families) {
+    if (family.name == rocksdb::kDefaultColumnFamilyName) {
+      *cf_options = family.options;
+      return;
+    }
+  }
+  throw std::runtime_error("the OPTIONS file " + options_file +
+                           " has no [CFOptions \"default\"] section");
+}
+
+}  // namespace
+
+Database::Database(const std::string& path, const std::string& options_file,
+                   size_t block_cache_bytes) {
+  rocksdb::DBOptions db_options;
+  rocksdb::ColumnFamilyOptions cf_options;
+  LoadOptions(options_file, &db_options, &cf_options);
+  db_options.create_if_missing = true;
+  statistics_ = rocksdb::CreateDBStatistics();
+  db_options.statistics = statistics_;
+  // The table options come from the file; only the block cache is ours (its size is a
+  // measurement setting, not a design knob).
+  auto* table = cf_options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  if (table == nullptr) {
+    throw std::runtime_error("the OPTIONS file must use the block-based table format");
+  }
+  table->block_cache = rocksdb::NewLRUCache(block_cache_bytes);
+  table->no_block_cache = false;
+  rocksdb::Options options(db_options, cf_options);
+  rocksdb::DB* raw = nullptr;
+  Check(rocksdb::DB::Open(options, path, &raw), "could not open " + path);
+  db_.reset(raw);
+}
+
+Database::~Database() {
+  if (db_) {
+    rocksdb::CancelAllBackgroundWork(db_.get(), /*wait=*/true);
+    db_->Close().PermitUncheckedError();
+  }
+}
+
+void Database::PutMany(const uint64_t* keys, size_t n, const uint8_t* values,
+                       size_t value_bytes) {
+  rocksdb::WriteOptions write;
+  write.disableWAL = true;
+  for (size_t i = 0; i < n; ++i) {
+    rocksdb::Slice value(reinterpret_cast<const char*>(values + i * value_bytes), value_bytes);
+    Check(db_->Put(write, EncodeKey(keys[i]), value), "put");
+  }
+}
+
+void Database::GetMany(const uint64_t* keys, size_t n, bool* found) const {
+  rocksdb::ReadOptions read;
+  read.fill_cache = false;
+  std::string value;
+  for (size_t i = 0; i < n; ++i) {
+    rocksdb::Status s = db_->Get(read, EncodeKey(keys[i]), &value);
+    if (!s.ok() && !s.IsNotFound()) Check(s, "get");
+    found[i] = s.ok();
+  }
+}
+
+void Database::Flush() {
+  rocksdb::FlushOptions options;
+  options.wait = true;
+  Check(db_->Flush(options), "flush");
+}
+
+uint64_t Database::IntProperty(const std::string& name) const {
+  uint64_t value = 0;
+  if (!db_->GetIntProperty(name, &value)) {
+    throw std::runtime_error("RocksDB has no integer property " + name);
+  }
+  return value;
+}
+
+bool Database::Busy() const {
+  return IntProperty("rocksdb.num-running-compactions") > 0 ||
+         IntProperty("rocksdb.num-running-flushes") > 0 ||
+         IntProperty("rocksdb.compaction-pending") > 0 ||
+         IntProperty("rocksdb.mem-table-flush-pending") > 0;
+}
+
+double Database::WaitForBackgroundWork(double timeout_seconds) const {
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  while (Busy()) {
+    if (elapsed() > timeout_seconds) {
+      throw std::runtime_error("RocksDB's compactions did not finish within " +
+                               std::to_string(timeout_seconds) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return elapsed();
+}
+
+std::map<std::string, uint64_t> Database::Tickers() const {
+  std::map<std::string, uint64_t> out;
+  for (const auto& [ticker, name] : rocksdb::TickersNameMap) {
+    out[name] = statistics_->getTickerCount(ticker);
+  }
+  return out;
+}
+
+std::vector<LevelInfo> Database::Levels() const {
+  rocksdb::ColumnFamilyMetaData meta;
+  db_->GetColumnFamilyMetaData(&meta);
+  std::vector<LevelInfo> out;
+  for (const auto& level : meta.levels) {
+    LevelInfo info{level.level, static_cast<int>(level.files.size()), level.size, 0};
+    for (const auto& file : level.files) info.entries += file.num_entries;
+    out.push_back(info);
+  }
+  return out;
+}
+
+std::string RocksDBVersion() {
+  return std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." +
+         std::to_string(ROCKSDB_PATCH);
+}
+
+void CheckOptionsFile(const std::string& options_file) {
+  rocksdb::DBOptions db_options;
+  rocksdb::ColumnFamilyOptions cf_options;
+  LoadOptions(options_file, &db_options, &cf_options);
+}
+
+}  // namespace wacky_rocksdb

@@ -1,0 +1,68 @@
+// A RocksDB database opened from an OPTIONS file, for validation runs.
+//
+// Contract: the constructor opens (creating) the database at `path` with the column-family
+// options of the given OPTIONS file, RocksDB statistics enabled and an LRU block cache of
+// `block_cache_bytes`; the destructor closes it. Keys are unsigned 64-bit integers stored as 8
+// big-endian bytes, so RocksDB's bytewise order is numeric order. Writes skip the WAL (the
+// measurements are of the tree, not of logging). Every failed RocksDB call throws
+// std::runtime_error with RocksDB's status message.
+#ifndef WACKY_ROCKSDB_BRIDGE_DATABASE_H_
+#define WACKY_ROCKSDB_BRIDGE_DATABASE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rocksdb {
+class DB;
+class Statistics;
+}  // namespace rocksdb
+
+namespace wacky_rocksdb {
+
+// One level of the LSM-tree as RocksDB reports it.
+struct LevelInfo {
+  int level;
+  int files;
+  uint64_t bytes;
+  uint64_t entries;
+};
+
+class Database {
+ public:
+  Database(const std::string& path, const std::string& options_file, size_t block_cache_bytes);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  // n keys and n values of value_bytes bytes each (values laid out back to back).
+  void PutMany(const uint64_t* keys, size_t n, const uint8_t* values, size_t value_bytes);
+  // found[i] = whether keys[i] is present; reads do not fill the block cache.
+  void GetMany(const uint64_t* keys, size_t n, bool* found) const;
+  void Flush();
+  // True while a flush or compaction is running or pending.
+  bool Busy() const;
+  // Waits until nothing is running or pending; returns the seconds waited. Throws after
+  // timeout_seconds.
+  double WaitForBackgroundWork(double timeout_seconds) const;
+  std::map<std::string, uint64_t> Tickers() const;
+  std::vector<LevelInfo> Levels() const;
+  uint64_t IntProperty(const std::string& name) const;
+
+ private:
+  std::unique_ptr<rocksdb::DB> db_;
+  std::shared_ptr<rocksdb::Statistics> statistics_;
+};
+
+// "major.minor.patch" of the RocksDB this module was built against.
+std::string RocksDBVersion();
+
+// Checks that an OPTIONS file parses; throws with RocksDB's message when it does not.
+void CheckOptionsFile(const std::string& options_file);
+
+}  // namespace wacky_rocksdb
+
+#endif  // WACKY_ROCKSDB_BRIDGE_DATABASE_H_

@@ -1,0 +1,131 @@
+"""wacky export --rocksdb: the options for each family, their grades, and (where the RocksDB bridge
+is built) that RocksDB loads the OPTIONS file and opens a database with it."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import rocksdb_bridge
+from wacky_model.presets import PRESET_NAMES, preset
+from wacky_model.rocksdb_options import GRADES, rocksdb_export
+from wacky_model.types import Design, System
+
+SYSTEM = System(entries=2e6, entry_bytes=128, buffer_bytes=1 << 20)
+
+
+def bridge():
+    """The native bridge; under CI=true a missing one fails, elsewhere it skips."""
+    if not rocksdb_bridge.available():
+        if os.environ.get("CI") == "true":
+            pytest.fail("the RocksDB bridge is missing under CI=true: "
+                        f"{rocksdb_bridge.INSTALL_HINT}")
+        pytest.skip("the RocksDB bridge is not built (librocksdb-dev missing)")
+    return rocksdb_bridge.load()
+
+
+def test_leveling_maps_exactly_except_monkey_filters() -> None:
+    e = rocksdb_export(Design(10, 9, 1, 0, 0), SYSTEM)
+    assert e.style == "level"
+    grades = {g.knob: g.grade for g in e.grades}
+    assert grades == {"buffer": "exact", "T": "exact", "C": "exact", "X": "exact", "K": "exact",
+                      "Z": "exact", "filters": "approximate"}
+    assert e.grade == "approximate"
+    assert e.option("max_bytes_for_level_multiplier") == "10"
+    assert e.option("level0_file_num_compaction_trigger") == "1"
+    assert e.option("level_compaction_dynamic_level_bytes") == "true"
+    assert e.option("write_buffer_size") == str(SYSTEM.buffer_bytes)
+    uniform = rocksdb_export(Design(10, 9, 1, 0, 0, "uniform"), SYSTEM)
+    assert uniform.grade == "exact"
+    # Every option the issue names is set by one of the two styles, each with a reason.
+    names = {o.name for o in e.options} | {o.name for o in
+                                           rocksdb_export(Design(4, 3, 1, 1, 1), SYSTEM).options}
+    for name in ("compaction_style", "max_bytes_for_level_multiplier",
+                 "level_compaction_dynamic_level_bytes", "level0_file_num_compaction_trigger",
+                 "compaction_options_universal", "write_buffer_size", "filter_policy",
+                 "optimize_filters_for_hits"):
+        assert name in names
+    assert all(o.reason for o in e.options)
+
+
+@pytest.mark.parametrize("design, grade", [
+    (Design(4, 3, 1, 1, 1), "approximate"),  # Tiering: universal compaction
+    (Design(10, 9, 1, 1, 0), "approximate"),  # Lazy Leveling
+    (Design(2, 1, 3, 1, 0), "needs-driver"),  # LSM-bush
+    (Design(10, 9, 1, 0.5, 0), "needs-driver"),  # fractional K
+    (Design(10, 3, 1, 0, 0), "needs-driver"),  # a free C
+    (Design(4, 3, 1.5, 0, 0), "approximate"),  # leveled with growing ratios
+])
+def test_grades_of_the_other_families(design, grade) -> None:
+    e = rocksdb_export(design, SYSTEM)
+    assert e.grade == grade
+    assert all(g.grade in GRADES and g.note for g in e.grades)
+    if design.K == 1 and design.X == 1:
+        assert e.style == "universal"
+        universal = e.option("compaction_options_universal")
+        assert f"min_merge_width={round(design.T)}" in universal
+
+
+def test_per_level_ratios_follow_eq_8() -> None:
+    e = rocksdb_export(Design(4, 3, 1.5, 0, 0), SYSTEM)
+    extra = [float(x) for x in e.option("max_bytes_for_level_multiplier_additional").split(":")]
+    assert len(extra) >= 1 and all(r > 1 for r in extra)
+    assert e.option("level_compaction_dynamic_level_bytes") == "false"
+
+
+def test_cli_export_writes_options_and_json(wacky, tmp_path) -> None:
+    out = tmp_path / "OPTIONS"
+    res = wacky("export", "--rocksdb", "--preset", "tiering", "--entries", "2e6", "--out",
+                str(out))
+    assert res.returncode == 0, res.stderr
+    assert "grade of the design: approximate" in res.stderr
+    assert "kCompactionStyleUniversal" in out.read_text()
+    doc = json.loads(wacky("export", "--rocksdb", "--preset", "leveling", "--json").stdout)
+    assert doc["compaction_style"] == "level" and doc["grade"] == "approximate"
+    assert {"name", "value", "reason", "section"} <= set(doc["options"][0])
+    bad = wacky("export", "--preset", "leveling")
+    assert bad.returncode == 2 and "--rocksdb" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_rocksdb_loads_every_exported_options_file(name, tmp_path) -> None:
+    native = bridge()
+    design = preset(name, system=SYSTEM)
+    path = tmp_path / "OPTIONS"
+    path.write_text(rocksdb_export(design, SYSTEM).options_file())
+    native.check_options_file(str(path))
+    db = native.Database(str(tmp_path / "db"), str(path), 1 << 20)
+    keys = np.arange(1000, dtype=np.uint64) * 7919
+    db.put_many(keys, np.zeros((1000, 120), dtype=np.uint8))
+    db.flush()
+    db.wait_for_background_work(60.0)
+    assert db.get_many(keys).all()
+    assert not db.get_many(keys + 1).any()
+
+
+def test_a_broken_options_file_gets_rocksdbs_message(tmp_path) -> None:
+    native = bridge()
+    path = tmp_path / "OPTIONS"
+    path.write_text(rocksdb_export(Design(10, 9, 1, 0, 0), SYSTEM).options_file()
+                    .replace("compaction_style=kCompactionStyleLevel", "compaction_style=kNope"))
+    with pytest.raises(RuntimeError, match="could not load the OPTIONS file"):
+        native.check_options_file(str(path))
+
+
+def test_missing_bridge_says_how_to_install(monkeypatch) -> None:
+    import importlib
+
+    real = importlib.import_module
+
+    def fake(name, *args):
+        if name == "rocksdb_bridge._rocksdb":
+            raise ImportError("no module")
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", fake)
+    with pytest.raises(rocksdb_bridge.RocksDBUnavailable, match="apt-get install librocksdb-dev"):
+        rocksdb_bridge.load()
+    assert not rocksdb_bridge.available()
