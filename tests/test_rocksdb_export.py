@@ -129,3 +129,37 @@ def test_missing_bridge_says_how_to_install(monkeypatch) -> None:
     with pytest.raises(rocksdb_bridge.RocksDBUnavailable, match="apt-get install librocksdb-dev"):
         rocksdb_bridge.load()
     assert not rocksdb_bridge.available()
+
+
+# ------------------------------------------------------------------ validate --engine rocksdb
+
+SMALL = ["--entries", "60000", "--buffer-bytes", "131072", "--reads", "500"]
+
+
+def test_validate_on_stock_rocksdb(wacky) -> None:
+    bridge()
+    out = wacky("validate", "--engine", "rocksdb", "--stock", "--preset", "leveling",
+                *SMALL, "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["engine"] == "rocksdb" and doc["rocksdb_version"].count(".") == 2
+    assert doc["stock"] is True and doc["throttle_seconds"] >= 0
+    for key in ("predicted", "paper", "simulated", "measured", "relative_error"):
+        assert key in doc
+    m = doc["measured"]
+    # A leveled tree rewrites every entry at least once per level below the buffer.
+    assert m["write_amp"] > 1.0
+    assert 0.0 <= m["zero_result_read"] < 1.0  # filters stop most absent-key reads
+    assert m["point_read"] >= 0.99  # an existing key costs its data block
+    assert doc["checks"] == {"get_misses": 0, "zero_hits": 0, "wrong_values": 0}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--engine", "rocksdb"], "needs --stock"),
+    (["--stock"], "--stock applies to --engine rocksdb only"),
+    (["--engine", "rocks"], "--engine must be native or rocksdb"),
+    (["--engine", "rocksdb", "--stock", "--phase", "load"], "steady phase"),
+])
+def test_validate_engine_flags_are_checked(wacky, args, message) -> None:
+    out = wacky("validate", "--preset", "leveling", *SMALL, *args)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr

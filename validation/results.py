@@ -193,6 +193,13 @@ class ValidationResult:
     # docs/MODEL.md), and the finite-N model told that one number.
     level_L_runs_at_start: int | None = None
     conditioned: Costs | None = None
+    # "native" (this project's engine) or "rocksdb" (stock RocksDB with the exported options:
+    # its version, the seconds the writer waited for compaction to keep up, and the export's
+    # grade).
+    engine: str = "native"
+    engine_version: str | None = None
+    throttle_seconds: float | None = None
+    rocksdb_grade: str | None = None
 
     @property
     def relative_error(self) -> Errors:
@@ -229,7 +236,11 @@ class ValidationResult:
             "window_complete": self.window_complete,
             "full_merges_skipped": self.full_merges_skipped,
             "level_L_runs_at_start": self.level_L_runs_at_start,
+            "engine": self.engine,
         }
+        if self.engine == "rocksdb":
+            out.update(rocksdb_version=self.engine_version, stock=True,
+                       throttle_seconds=self.throttle_seconds, rocksdb_grade=self.rocksdb_grade)
         if self.conditioned is not None:
             out["predicted_given_level_L_runs"] = self.conditioned.to_dict()
             out["conditioned_relative_error"] = compare(self.conditioned, self.measured).to_dict()

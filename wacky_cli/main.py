@@ -211,6 +211,12 @@ def validate_command(
         "--phase", help="steady: costs over a window of inserts into the preloaded tree, "
         "spanning a merge into the largest level; load: averages over the load into an empty "
         "tree.", rich_help_panel="Engine run")] = "steady",
+    engine: Annotated[str, typer.Option(
+        "--engine", help="native: this project's engine; rocksdb: RocksDB (needs --stock).",
+        rich_help_panel="Engine run")] = "native",
+    stock: Annotated[bool, typer.Option(
+        "--stock", help="On RocksDB: the exported options under RocksDB's own compaction.",
+        rich_help_panel="Engine run")] = False,
 ) -> None:
     """Build a design in the engine, measure it and compare with the models."""
     from rich.console import Console
@@ -220,6 +226,17 @@ def validate_command(
     console = Console(stderr=True)
     for path, flag in ((html, "--html"), (save_trace, "--save-trace")):
         _check_writable(path, flag)
+    if engine not in ("native", "rocksdb"):
+        raise ValueError(f"--engine must be native or rocksdb; got {engine!r}")
+    if engine == "native" and stock:
+        raise ValueError("--stock applies to --engine rocksdb only")
+    if engine == "rocksdb":
+        if sweep or save_trace is not None or phase != "steady":
+            raise ValueError("--engine rocksdb runs one design in the steady phase: leave out "
+                             "--sweep, --save-trace and --phase load")
+        if not stock:
+            raise ValueError("--engine rocksdb needs --stock for now: the Wacky compaction "
+                             "driver for RocksDB is not built yet")
     if sweep:
         _check_writable(out, "--out")
         from validation.sweep import run_sweep
@@ -241,11 +258,20 @@ def validate_command(
         resolved = design.resolve(system)
     with progress_bar(console) as bar:
         task = bar.add_task("validating", total=1.0)
-        result = validate(
-            resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
-            sum_fpr=budget.sum_fpr, save_trace=save_trace, phase=phase,
-            progress=lambda f, msg: bar.update(task, completed=f, description=msg),
-        )
+
+        def report(fraction: float, message: str) -> None:
+            bar.update(task, completed=fraction, description=message)
+
+        if engine == "rocksdb":
+            from validation.rocksdb_runner import validate_rocksdb
+
+            result = validate_rocksdb(
+                resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
+                sum_fpr=budget.sum_fpr, stock=stock, progress=report)
+        else:
+            result = validate(
+                resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
+                sum_fpr=budget.sum_fpr, save_trace=save_trace, phase=phase, progress=report)
     if html is not None:
         from validation.figures import validation_html
 
@@ -257,7 +283,12 @@ def validate_command(
         stdout.print(f"[bold]{knob_text(resolved)}[/bold] ({resolved.filters} filters), "
                      f"{scale.entries:,} entries of {scale.entry_bytes} B, "
                      f"{result.seconds:.1f} s")
-        if result.phase == "steady":
+        if result.engine == "rocksdb":
+            stdout.print(f"RocksDB {result.engine_version}, stock compaction with the exported "
+                         f"options (grade: {result.rocksdb_grade}): a window of "
+                         f"{result.window_writes:,} inserts into the preloaded tree; the writer "
+                         f"waited {result.throttle_seconds:.1f} s for compaction to keep up.")
+        elif result.phase == "steady":
             stdout.print(f"Steady state: a window of {result.window_writes:,} inserts into the "
                          f"preloaded tree, spanning {result.major_compactions} merge(s) into "
                          "the largest level.")
@@ -326,10 +357,15 @@ def main(argv: list[str] | None = None) -> int:
 
     Usage errors (unknown flags, wrong types) are click's: a message and exit 2 as well.
     """
+    from rocksdb_bridge import RocksDBUnavailable
+
     try:
         app(args=argv, prog_name="wacky", standalone_mode=True)
     except ValueError as err:
         print(f"error: {in_flags(str(err))}", file=sys.stderr)
+        return 2
+    except RocksDBUnavailable as err:
+        print(f"error: {err}", file=sys.stderr)
         return 2
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else 0

@@ -50,6 +50,14 @@ PYBIND11_MODULE(_rocksdb, m) {
            py::arg("options_file"), py::arg("block_cache_bytes"))
       .def("put_many", &PutMany, py::arg("keys"), py::arg("values"))
       .def("get_many", &GetMany, py::arg("keys"))
+      .def("scan_many",
+           [](const Database& db, const Keys& starts, size_t length) {
+             const uint64_t* s = starts.data();
+             size_t n = starts.shape(0);
+             py::gil_scoped_release release;
+             return db.ScanMany(s, n, length);
+           },
+           py::arg("starts"), py::arg("length"))
       .def("flush", &Database::Flush, py::call_guard<py::gil_scoped_release>())
       .def("busy", &Database::Busy)
       .def("wait_for_background_work", &Database::WaitForBackgroundWork,

@@ -100,6 +100,20 @@ void Database::GetMany(const uint64_t* keys, size_t n, bool* found) const {
   }
 }
 
+uint64_t Database::ScanMany(const uint64_t* starts, size_t n, size_t length) const {
+  rocksdb::ReadOptions read;
+  read.fill_cache = false;
+  uint64_t total = 0;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
+  for (size_t i = 0; i < n; ++i) {
+    size_t got = 0;
+    for (it->Seek(EncodeKey(starts[i])); it->Valid() && got < length; it->Next()) ++got;
+    Check(it->status(), "scan");
+    total += got;
+  }
+  return total;
+}
+
 void Database::Flush() {
   rocksdb::FlushOptions options;
   options.wait = true;

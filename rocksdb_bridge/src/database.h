@@ -42,6 +42,9 @@ class Database {
   void PutMany(const uint64_t* keys, size_t n, const uint8_t* values, size_t value_bytes);
   // found[i] = whether keys[i] is present; reads do not fill the block cache.
   void GetMany(const uint64_t* keys, size_t n, bool* found) const;
+  // For each start key, reads up to `length` entries in key order from it; returns the
+  // entries read. Reads do not fill the block cache.
+  uint64_t ScanMany(const uint64_t* starts, size_t n, size_t length) const;
   void Flush();
   // True while a flush or compaction is running or pending.
   bool Busy() const;
