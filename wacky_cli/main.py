@@ -102,8 +102,7 @@ def export_command(
     design: DesignChoice,
     rocksdb: Annotated[bool, typer.Option(
         "--rocksdb", help="Export as RocksDB options (the only target so far).")] = False,
-    out: Annotated[Path | None, typer.Option(
-        "--out", help="Write the OPTIONS file (or, with --json, the JSON) here.")] = None,
+    out: OutFile = None,  # type: ignore[assignment]  # optional here: stdout without it
     as_json: JsonFlag = False,
 ) -> None:
     """Write a design as stock RocksDB options, with a reason and a grade for each knob."""

@@ -115,7 +115,8 @@ SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.",
 # Single flags that are not part of a group, declared here so every command spells them alike.
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 OutFile = Annotated[Path, typer.Option(
-    "--out", help="File to write: frontier's HTML page, or the table of validate --sweep.")]
+    "--out", help="File to write: frontier's HTML page, the table of validate --sweep, or "
+    "export's OPTIONS file (its JSON with --json; standard output without --out).")]
 
 
 @dataclass(frozen=True)

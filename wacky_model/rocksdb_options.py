@@ -152,9 +152,11 @@ def rocksdb_export(design: Design, system: System) -> RocksDBExport:
             "each flush merges into Level 1 at once, as the design's Level 1 absorbs every flush")
         opt("CFOptions", "max_bytes_for_level_base", int(round(caps[0])),
             f"Level 1's capacity in the design ({caps[0]:,.0f} bytes)")
-        biggest = int(math.ceil(max(caps) * 1.1))
+        # Headroom for growth: a validation's window doubles the data.
+        biggest = int(math.ceil(max(caps) * 4))
         opt("CFOptions", "target_file_size_base", biggest,
-            "one file per level, so RocksDB merges whole levels as the model assumes")
+            "one file per level (four times Level L's capacity, room to grow), so RocksDB "
+            "merges whole levels as the model assumes")
         opt("CFOptions", "max_compaction_bytes", 4 * biggest,
             "never split a whole-level merge")
         if uniform_ratio:

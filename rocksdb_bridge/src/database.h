@@ -48,7 +48,8 @@ class Database {
   void Flush();
   // True while a flush or compaction is running or pending.
   bool Busy() const;
-  // Waits until nothing is running or pending; returns the seconds waited. Throws after
+  // Waits until no flush or compaction runs or is pending (a pending compaction that RocksDB
+  // leaves unscheduled for 50 ms counts as none); returns the seconds waited. Throws after
   // timeout_seconds.
   double WaitForBackgroundWork(double timeout_seconds) const;
   std::map<std::string, uint64_t> Tickers() const;
