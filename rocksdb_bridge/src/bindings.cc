@@ -46,8 +46,9 @@ PYBIND11_MODULE(_rocksdb, m) {
   m.def("version", &wacky_rocksdb::RocksDBVersion);
   m.def("check_options_file", &wacky_rocksdb::CheckOptionsFile, py::arg("path"));
   py::class_<Database>(m, "Database")
-      .def(py::init<const std::string&, const std::string&, size_t>(), py::arg("path"),
-           py::arg("options_file"), py::arg("block_cache_bytes"))
+      .def(py::init<const std::string&, const std::string&, size_t, const std::vector<double>&>(),
+           py::arg("path"), py::arg("options_file"), py::arg("block_cache_bytes"),
+           py::arg("filter_bits_per_level") = std::vector<double>{})
       .def("put_many", &PutMany, py::arg("keys"), py::arg("values"))
       .def("get_many", &GetMany, py::arg("keys"))
       .def("scan_many",

@@ -1,5 +1,7 @@
 #include "database.h"
 
+#include "level_filter_policy.h"
+
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
@@ -51,7 +53,7 @@ void LoadOptions(const std::string& options_file, rocksdb::DBOptions* db_options
 }  // namespace
 
 Database::Database(const std::string& path, const std::string& options_file,
-                   size_t block_cache_bytes) {
+                   size_t block_cache_bytes, const std::vector<double>& filter_bits_per_level) {
   rocksdb::DBOptions db_options;
   rocksdb::ColumnFamilyOptions cf_options;
   LoadOptions(options_file, &db_options, &cf_options);
@@ -66,6 +68,9 @@ Database::Database(const std::string& path, const std::string& options_file,
   }
   table->block_cache = rocksdb::NewLRUCache(block_cache_bytes);
   table->no_block_cache = false;
+  if (!filter_bits_per_level.empty()) {
+    table->filter_policy = std::make_shared<LevelFilterPolicy>(filter_bits_per_level);
+  }
   rocksdb::Options options(db_options, cf_options);
   rocksdb::DB* raw = nullptr;
   Check(rocksdb::DB::Open(options, path, &raw), "could not open " + path);

@@ -33,7 +33,10 @@ struct LevelInfo {
 
 class Database {
  public:
-  Database(const std::string& path, const std::string& options_file, size_t block_cache_bytes);
+  // A non-empty filter_bits_per_level replaces the file's filter policy by a
+  // LevelFilterPolicy (each level its own bits per key).
+  Database(const std::string& path, const std::string& options_file, size_t block_cache_bytes,
+           const std::vector<double>& filter_bits_per_level = {});
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
