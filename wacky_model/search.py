@@ -87,10 +87,11 @@ class SearchEffort:
     iterations: int
 
 
-# The table's sample workloads are refined thoroughly; a lean search or a refinement after a
-# table lookup is short (tests/test_search.py measures both against an exhaustive fine grid).
-THOROUGH = SearchEffort(starts=1, iterations=12)
-FAST = SearchEffort(starts=3, iterations=8)
+# Each of the table's sample workloads is refined from its best grid cell, for longer; a lean
+# search, or a refinement after a table lookup, starts from three candidates at distinct T and
+# must stay fast (tests/test_search.py measures both against an exhaustive fine grid).
+SAMPLE_EFFORT = SearchEffort(starts=1, iterations=12)
+LIVE_EFFORT = SearchEffort(starts=3, iterations=8)
 # About half the table's spacing in each search coordinate.
 INITIAL_STEP = np.array([0.2, 0.3, 0.125, 0.125, 0.125, 0.5])
 PATTERN_SCALES = (1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
@@ -408,11 +409,11 @@ def _build_table(space: DesignSpace) -> tuple[np.ndarray, np.ndarray]:
     costs, first = np.unique(costs, axis=0, return_index=True)
     coords = coords[first]
     samples = sample_weights(system, TABLE_SAMPLES, PRUNE_SEED)
-    starts, start_cost = _diverse_starts(coords, costs, samples, THOROUGH.starts)
+    starts, start_cost = _diverse_starts(coords, costs, samples, SAMPLE_EFFORT.starts)
     # Every design the pattern searches try is a candidate: near the samples' optima they are
     # what other workloads, between the samples, want.
     seen: list = []
-    u = _pattern_search(space, starts, samples, THOROUGH.iterations, start_cost, seen)
+    u = _pattern_search(space, starts, samples, SAMPLE_EFFORT.iterations, start_cost, seen)
     u, _ = _snap(space, u, samples)
     coords = np.concatenate([coords, u, *(c for c, _ in seen)])
     costs = np.concatenate([costs, space.evaluate_coords(u), *(r for _, r in seen)])
@@ -733,8 +734,8 @@ def search_coords(
         starts, start_cost = _diverse_starts(
             np.concatenate([space.coords, space.alt_coords.reshape(-1, DIMS)]),
             np.concatenate([space.costs, space.alt_costs.reshape(-1, len(COST_ROW))]),
-            weights, FAST.starts)
-        v = _pattern_search(space, starts, weights, FAST.iterations, start_cost)
+            weights, LIVE_EFFORT.starts)
+        v = _pattern_search(space, starts, weights, LIVE_EFFORT.iterations, start_cost)
         v, v_cost = _snap(space, v, weights)
         wins = v_cost < cost
         u, cost = np.where(wins[:, None], v, u), np.where(wins, v_cost, cost)
