@@ -279,7 +279,8 @@ def validate_command(
         _print_json(result.to_dict())
     else:
         stdout = stdout_console(140)
-        stdout.print(f"[bold]{knob_text(resolved)}[/bold] ({resolved.filters} filters), "
+        # On stock RocksDB the design ran with uniform filters (result.design says so).
+        stdout.print(f"[bold]{knob_text(resolved)}[/bold] ({result.design.filters} filters), "
                      f"{scale.entries:,} entries of {scale.entry_bytes} B, "
                      f"{result.seconds:.1f} s")
         if result.engine == "rocksdb":
