@@ -107,9 +107,8 @@ def _run(db, keys: np.ndarray, window_keys: np.ndarray, absent: np.ndarray, valu
         "range": io_per_read(lambda: db.scan_many(rng.choice(present, n_reads),
                                                   max(1, range_entries))),
     }
-    # Index and filter blocks held by the table readers (RocksDB's estimate): the model's
-    # filters plus the fence pointers.
-    memory = 8.0 * db.int_property("rocksdb.estimate-table-readers-mem") / present.size
+    # The filters of every live table (their table properties), per entry.
+    memory = 8.0 * db.filter_bytes() / present.size
     return write_amp, _levels(db), present, reads, memory, throttle
 
 

@@ -65,6 +65,7 @@ PYBIND11_MODULE(_rocksdb, m) {
            py::arg("timeout_seconds"), py::call_guard<py::gil_scoped_release>())
       .def("tickers", &Database::Tickers)
       .def("int_property", &Database::IntProperty, py::arg("name"))
+      .def("filter_bytes", &Database::FilterBytes)
       .def("levels", [](const Database& db) {
         py::list out;
         for (const auto& l : db.Levels()) {

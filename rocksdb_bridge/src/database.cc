@@ -8,6 +8,7 @@
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
+#include <rocksdb/table_properties.h>
 #include <rocksdb/utilities/options_util.h>
 #include <rocksdb/version.h>
 
@@ -190,6 +191,14 @@ std::vector<LevelInfo> Database::Levels() const {
     out.push_back(info);
   }
   return out;
+}
+
+uint64_t Database::FilterBytes() const {
+  rocksdb::TablePropertiesCollection tables;
+  Check(db_->GetPropertiesOfAllTables(&tables), "table properties");
+  uint64_t total = 0;
+  for (const auto& [file, properties] : tables) total += properties->filter_size;
+  return total;
 }
 
 std::string RocksDBVersion() {

@@ -58,6 +58,8 @@ class Database {
   std::map<std::string, uint64_t> Tickers() const;
   std::vector<LevelInfo> Levels() const;
   uint64_t IntProperty(const std::string& name) const;
+  // Bytes of Bloom filter in every live SST file (their table properties).
+  uint64_t FilterBytes() const;
 
  private:
   std::unique_ptr<rocksdb::DB> db_;
