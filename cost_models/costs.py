@@ -70,6 +70,13 @@ def space_amplification(s: Structure) -> np.ndarray:
     return (total - oldest) / oldest
 
 
+def filter_probes(s: Structure, hash_mask: np.ndarray) -> np.ndarray:
+    """In-memory probes of a zero-result point read (App. F): one Bloom filter per run, or one
+    hash table for a level that has one. Existing-key reads are charged the same count, an
+    upper bound, since they stop at the run that holds the key."""
+    return np.sum(np.where(s.valid, np.where(hash_mask, 1.0, s.runs), 0.0), axis=-1)
+
+
 def range_cost(runs: ArrayLike, spread: ArrayLike, range_blocks: ArrayLike) -> np.ndarray:
     """Range read I/O for a result that fills ``range_blocks`` blocks (Section 5).
 
@@ -96,23 +103,29 @@ def theta(
     V: ArrayLike,
     R_uniform: ArrayLike = 0.0,
     uniform_share: ArrayLike = 0.0,
+    probes: ArrayLike = 0.0,
+    probe_cost: ArrayLike = 0.0,
 ) -> np.ndarray:
     """Eq 16: average I/O per operation, Theta = r R + z R_zero + w W + v V.
 
     ``uniform_share`` of the existing-key reads pay ``R_uniform`` (the key drawn uniformly over
-    the entries) instead of R (the key in Level L, the paper's worst case)."""
+    the entries) instead of R (the key in Level L, the paper's worst case). Each point read
+    also pays ``probe_cost`` (a filter or hash-table probe, in block reads) per probe of
+    :func:`filter_probes`; the paper's Theta is ``probe_cost = 0``."""
     u = np.asarray(uniform_share, dtype=float)
+    reads = np.asarray(point_reads) + np.asarray(zero_reads)
     return (
         np.asarray(point_reads) * ((1.0 - u) * R + u * np.asarray(R_uniform))
         + np.asarray(zero_reads) * R_zero
         + np.asarray(writes) * W
         + np.asarray(range_reads) * V
+        + reads * np.asarray(probe_cost) * np.asarray(probes)
     )
 
 
 # A cost row holds, per design, what Theta needs whatever the workload: Theta is linear in it.
 COST_ROW = ("point_read", "zero_result_read", "write_cost", "range_runs", "range_spread",
-            "point_read_uniform")
+            "point_read_uniform", "filter_probes")
 
 
 def theta_weights(
@@ -123,13 +136,15 @@ def theta_weights(
     range_blocks: ArrayLike,
     write_cost_ratio: ArrayLike = 1.0,
     uniform_share: ArrayLike = 0.0,
+    probe_cost: ArrayLike = 0.0,
 ) -> np.ndarray:
     """Eq 16 as a linear form over a cost row (:data:`COST_ROW`): Theta = row @ weights.
 
     The weights are :func:`theta` and :func:`range_cost` applied to the unit rows, so this is
     Eq 16 itself, not a second copy of it. Workload arrays broadcast; weights are the last axis.
     ``write_cost_ratio`` (phi) charges a block written phi times a block read: the writes'
-    weight is phi times their fraction; ``uniform_share`` as in :func:`theta`.
+    weight is phi times their fraction; ``uniform_share`` and ``probe_cost`` as in
+    :func:`theta`.
     """
     unit = np.eye(len(COST_ROW))
     writes = np.asarray(writes, dtype=float) * np.asarray(write_cost_ratio, dtype=float)
@@ -138,11 +153,12 @@ def theta_weights(
     return theta(
         *args[:4], unit[0], unit[1], unit[2], range_cost(unit[3], unit[4], args[4]),
         unit[5], np.asarray(uniform_share, dtype=float)[..., None],
+        unit[6], np.asarray(probe_cost, dtype=float)[..., None],
     )
 
 
 def theta_of_rows(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Theta of cost rows (..., 5) for workload weights (W, 5): shape (W, ...).
+    """Theta of cost rows (..., c) for workload weights (W, c): shape (W, ...).
 
     einsum's own loop, not BLAS: a multi-threaded BLAS on a busy 2-core machine turned a
     1 x 5 by 5 x G product from 0.1 ms into 10 ms.

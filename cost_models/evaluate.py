@@ -28,6 +28,7 @@ class Evaluation:
     point_read_uniform: np.ndarray  # expected case: an entry drawn uniformly
     zero_result_read: np.ndarray
     range_runs: np.ndarray
+    filter_probes: np.ndarray  # filters and hash tables a zero-result read probes
     memory_bits_per_entry: np.ndarray  # Bloom filters + hash tables, per stored entry
     fence_bits_per_entry: np.ndarray
 
@@ -46,6 +47,7 @@ class Evaluation:
         range_reads: ArrayLike,
         range_blocks: ArrayLike = 0.0,
         uniform_share: ArrayLike = 0.0,
+        probe_cost: ArrayLike = 0.0,
     ) -> np.ndarray:
         """Eq 16 for the given operation fractions."""
         return costs.theta(
@@ -59,7 +61,38 @@ class Evaluation:
             self.range_cost(range_blocks),
             self.point_read_uniform,
             uniform_share,
+            self.filter_probes,
+            probe_cost,
         )
+
+
+def _bloom_fprs(
+    s: Structure, level_entries: np.ndarray, bits_per_entry, sum_fpr, uniform: bool
+) -> np.ndarray:
+    if uniform:
+        if bits_per_entry is not None:
+            return filters.uniform_fprs_for_memory(s.runs, bits_per_entry)
+        return filters.uniform_fprs_for_sum(s.runs, sum_fpr)
+    if bits_per_entry is not None:
+        return filters.lagrangian_fprs_for_memory(level_entries, s.runs, bits_per_entry)
+    return filters.lagrangian_fprs_for_sum(level_entries, s.runs, sum_fpr)
+
+
+def hash_mask_of(s: Structure, hash_levels: ArrayLike) -> np.ndarray:
+    """Levels served by a hash table: the ``hash_levels`` smallest, never Level L (App. F)."""
+    mask = memory.hash_table_levels(s.L, hash_levels)[..., : s.valid.shape[-1]] & s.valid
+    return np.broadcast_to(mask, s.valid.shape)
+
+
+def _hash_tables(s: Structure, fprs: np.ndarray, hash_levels: ArrayLike, pointer_bits: float,
+                 load_factor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mask, signature bits, table bits per entry) of the hash levels, each table keeping the
+    level's false-positive rate a_i p_i under ``fprs``."""
+    mask = hash_mask_of(s, hash_levels)
+    signature = memory.hash_signature_bits(np.where(mask, s.runs * fprs, 1.0))
+    bits = np.where(mask, memory.hash_table_bits_per_entry(np.exp2(-signature), pointer_bits,
+                                                           load_factor), 0.0)
+    return mask, signature, bits
 
 
 def allocate_fprs(
@@ -68,17 +101,47 @@ def allocate_fprs(
     bits_per_entry: ArrayLike | None = None,
     sum_fpr: ArrayLike | None = None,
     uniform: bool = False,
+    hash_levels: ArrayLike = 0,
+    pointer_bits: float = memory.POINTER_BITS,
+    load_factor: float = memory.LOAD_FACTOR,
 ) -> np.ndarray:
-    """FPR per run at each level: Lagrangian-optimal (App. C) or uniform, from M or from p."""
+    """FPR per run at each level: Lagrangian-optimal (App. C) or uniform, from M or from p.
+
+    With ``hash_levels`` the smallest levels get a hash table (App. F) whose key signatures
+    keep the false-positive rate a_i p_i the filters would have given that level (App. F: at
+    most, since the signature's bits are whole); the hash level's entry here stays p_i, so
+    that every cost sums a_i p_i unchanged. With
+    a memory budget M the tables' bits come out of it, and the Bloom filters of the other
+    levels are optimized again for what is left (none at all when the tables take it all).
+    """
     if (bits_per_entry is None) == (sum_fpr is None):
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
-    if uniform:
-        if bits_per_entry is not None:
-            return filters.uniform_fprs_for_memory(s.runs, bits_per_entry)
-        return filters.uniform_fprs_for_sum(s.runs, sum_fpr)
+    fprs = _bloom_fprs(s, s.fractions, bits_per_entry, sum_fpr, uniform)
+    if not np.any(hash_levels):
+        return fprs
+    mask, _, table_bits = _hash_tables(s, fprs, hash_levels, pointer_bits, load_factor)
+    hashed_fprs = fprs
     if bits_per_entry is not None:
-        return filters.lagrangian_fprs_for_memory(s.fractions, s.runs, bits_per_entry)
-    return filters.lagrangian_fprs_for_sum(s.fractions, s.runs, sum_fpr)
+        stored = np.where(s.valid, s.fractions, 0.0)
+        left = (np.asarray(bits_per_entry, dtype=float) * np.sum(stored, axis=-1)
+                - np.sum(stored * table_bits, axis=-1))
+        rest = np.sum(np.where(mask, 0.0, stored), axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_entry = np.where(rest > 0, np.maximum(left, 0.0) / rest, 0.0)
+        fprs = _bloom_fprs(s, np.where(mask, 0.0, s.fractions), per_entry, None, uniform)
+    return np.where(mask, hashed_fprs, fprs)
+
+
+def hash_overspend(
+    s: Structure, bits_per_entry: ArrayLike, hash_levels: ArrayLike,
+    pointer_bits: float = memory.POINTER_BITS, load_factor: float = memory.LOAD_FACTOR,
+) -> np.ndarray:
+    """True where the hash tables alone need more than ``bits_per_entry`` (the memory budget)."""
+    fprs = _bloom_fprs(s, s.fractions, bits_per_entry, None, False)
+    _, _, table_bits = _hash_tables(s, fprs, hash_levels, pointer_bits, load_factor)
+    stored = np.where(s.valid, s.fractions, 0.0)
+    return (np.sum(stored * table_bits, axis=-1)
+            > np.asarray(bits_per_entry, dtype=float) * np.sum(stored, axis=-1) * (1 + 1e-12))
 
 
 def evaluate(
@@ -96,14 +159,15 @@ def evaluate(
     integer_runs: bool = False,
     hash_levels: ArrayLike = 0,
     key_bytes: ArrayLike = 8,
-    pointer_bits: float = 48.0,
-    load_factor: float = 1.0,
+    pointer_bits: float = memory.POINTER_BITS,
+    load_factor: float = memory.LOAD_FACTOR,
 ) -> Evaluation:
     """Evaluate every cost of the designs (T, C, X, K, Z) for N/F = ``n_buffers``."""
     s = structure(T, C, X, K, Z, n_buffers, integer_runs=integer_runs)
-    fprs = allocate_fprs(s, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform)
-    hash_mask = memory.hash_table_levels(s.L, hash_levels)[..., : s.valid.shape[-1]] & s.valid
-    hash_mask = np.broadcast_to(hash_mask, s.valid.shape)
+    fprs = allocate_fprs(s, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform,
+                         hash_levels=hash_levels, pointer_bits=pointer_bits,
+                         load_factor=load_factor)
+    hash_mask = hash_mask_of(s, hash_levels)
     bloom_bits = np.where(s.valid & ~hash_mask, filters.bloom_bits_per_key(fprs), 0.0)
     level_fpr = s.runs * fprs
     hash_bits = np.where(
@@ -123,6 +187,7 @@ def evaluate(
         point_read_uniform=costs.point_read_uniform_cost(s, fprs),
         zero_result_read=costs.zero_result_read_cost(s, fprs),
         range_runs=costs.range_runs(s),
+        filter_probes=costs.filter_probes(s, hash_mask),
         memory_bits_per_entry=mem,
         fence_bits_per_entry=np.broadcast_to(
             memory.fence_pointer_bits_per_entry(entries_per_block, key_bytes), mem.shape
@@ -130,12 +195,13 @@ def evaluate(
     )
 
 
-def cost_rows(s: Structure, fprs: np.ndarray, entries_per_block: ArrayLike) -> np.ndarray:
+def cost_rows(s: Structure, fprs: np.ndarray, entries_per_block: ArrayLike,
+              hash_levels: ArrayLike = 0) -> np.ndarray:
     """Just the costs Theta needs, stacked on a last axis in the order of ``costs.COST_ROW``.
 
     Theta (Eq 16) is ``costs.theta_of_rows(rows, costs.theta_weights(...))``; the design search
-    calls this many times, so it skips memory and hash-table accounting. ``fprs`` comes from
-    :func:`allocate_fprs`.
+    calls this many times, so it skips memory accounting. ``fprs`` comes from
+    :func:`allocate_fprs` with the same ``hash_levels``.
     """
     return np.stack(
         [
@@ -145,6 +211,7 @@ def cost_rows(s: Structure, fprs: np.ndarray, entries_per_block: ArrayLike) -> n
             costs.range_runs(s),
             costs.range_spread(s),
             costs.point_read_uniform_cost(s, fprs),
+            costs.filter_probes(s, hash_mask_of(s, hash_levels)),
         ],
         axis=-1,
     )

@@ -37,8 +37,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cost_models.evaluate import allocate_fprs
+from cost_models.evaluate import allocate_fprs, hash_mask_of
 from cost_models.filters import bloom_bits_per_key
+from cost_models.memory import hash_table_bits_per_entry
 from cost_models.structure import ArrayLike, num_levels, structure
 
 # The engine's tolerance on N_i / a_i and N_i (merge_policy.cc), so that a level that holds
@@ -58,7 +59,8 @@ class FiniteCosts:
     point_read: np.ndarray  # an entry in Level L's oldest run (the worst case)
     point_read_uniform: np.ndarray  # an entry drawn uniformly from all entries
     range_runs: np.ndarray  # runs a range read probes
-    memory_bits_per_entry: np.ndarray  # Bloom filter bits per stored entry
+    filter_probes: np.ndarray  # filters and hash tables a zero-result read probes
+    memory_bits_per_entry: np.ndarray  # Bloom filter and hash table bits per stored entry
     levels: np.ndarray  # L at N
     level_runs: np.ndarray  # mean runs per level over the first cycle after N (level axis last)
     level_entries: np.ndarray  # mean entries per level over that cycle
@@ -126,14 +128,18 @@ def level_L_cycle(
 def _at_size(
     T: np.ndarray, C: np.ndarray, X: np.ndarray, K: np.ndarray, Z: np.ndarray,
     S: np.ndarray, F: np.ndarray, budget: dict, uniform: bool,
-    level_L_runs: np.ndarray | None = None,
+    level_L_runs: np.ndarray | None = None, hash_levels: np.ndarray | float = 0,
 ) -> dict[str, np.ndarray]:
     """Every per-insert and per-read cost of the major cycle that starts at total size S."""
     n_est = S * (C + 1.0) / C
     s = structure(T, C, X, K, Z, n_est / F, integer_runs=True)
-    fprs = allocate_fprs(s, uniform=uniform, **budget)
+    fprs = allocate_fprs(s, uniform=uniform, hash_levels=hash_levels, **budget)
+    hashed = hash_mask_of(s, hash_levels)
     bits = np.where(s.valid, bloom_bits_per_key(fprs), 0.0)
     fpr_built = np.where(s.valid, realized_fpr(bits), 0.0)
+    # A hash level's key signatures give its level the rate a_i p_i, however full it is.
+    bits = np.where(hashed, hash_table_bits_per_entry(s.runs * fprs), bits)
+    fpr_built = np.where(hashed, fprs, fpr_built)
     caps = s.fractions * n_est[..., None]
     upper = s.valid & ~s.largest
     a = np.maximum(s.runs, 1.0)
@@ -183,6 +189,7 @@ def _at_size(
         "point_read": 1.0 + fp_upper + (r - 1.0) * fp_L,
         "point_read_uniform": uniform_read,
         "range_runs": np.sum(runs_mean, axis=-1),
+        "filter_probes": np.sum(np.where(hashed, np.minimum(runs_mean, 1.0), runs_mean), axis=-1),
         "memory_bits_per_entry": memory,
         "beta": beta,
         "q_L": q_L,
@@ -205,6 +212,7 @@ def finite_costs(
     uniform: bool = False,
     points: int = PHASE_POINTS,
     level_L_runs: ArrayLike | None = None,
+    hash_levels: ArrayLike = 0,
 ) -> FiniteCosts:
     """Steady-state costs of the designs at N = ``entries`` with F = ``buffer_entries`` (M1-M6).
 
@@ -212,7 +220,8 @@ def finite_costs(
     model does not know; it is averaged over (M6). With a_L > 1, how many runs Level L holds
     when the window starts depends on the whole history since its last full merge (M7);
     ``level_L_runs`` gives that count when it is known (for example, observed), else it is
-    averaged too.
+    averaged too. ``hash_levels``: the smallest levels served by a hash table (App. F), as in
+    :func:`cost_models.evaluate.allocate_fprs`.
     """
     if (bits_per_entry is None) == (sum_fpr is None):
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
@@ -221,8 +230,9 @@ def finite_costs(
     name, value = ("bits_per_entry", bits_per_entry) if bits_per_entry is not None else (
         "sum_fpr", sum_fpr)
     knobs = np.broadcast_arrays(*(np.asarray(v, dtype=float)
-                                  for v in (T, C, X, K, Z, entries, buffer_entries, value)))
-    T, C, X, K, Z, N, F, per_design = (v[..., None] for v in knobs)
+                                  for v in (T, C, X, K, Z, entries, buffer_entries, value,
+                                            hash_levels)))
+    T, C, X, K, Z, N, F, per_design, h = (v[..., None] for v in knobs)
     budget = {name: per_design}
     given = None if level_L_runs is None else np.asarray(level_L_runs, dtype=float)[..., None]
     # The span of the phase (M6) is one window's growth, (1+beta)^q_L, with beta ~ 1/C (Levels
@@ -232,7 +242,7 @@ def finite_costs(
     span = np.log1p(1.0 / C) * q_L
     u = (np.arange(points) + 0.5) / points * 2.0
     S = N * np.exp(span * u)
-    at = _at_size(T, C, X, K, Z, S, F, budget, uniform, given)
+    at = _at_size(T, C, X, K, Z, S, F, budget, uniform, given, h)
     # The window start is uniform in log S over one window, and the window covers the next one:
     # a triangular density in u over [0, 2), with each cycle weighted by its inserts (~ S).
     weight = (1.0 - np.abs(u - 1.0)) * S
@@ -248,6 +258,7 @@ def finite_costs(
         point_read=mean("point_read"),
         point_read_uniform=mean("point_read_uniform"),
         range_runs=mean("range_runs"),
+        filter_probes=mean("filter_probes"),
         memory_bits_per_entry=mean("memory_bits_per_entry"),
         levels=num_levels(knobs[0], knobs[1], knobs[2],
                           knobs[5] * (knobs[1] + 1.0) / knobs[1] / knobs[6]),
@@ -269,6 +280,7 @@ def finite_cost_rows(
     bits_per_entry: ArrayLike | None = None,
     sum_fpr: ArrayLike | None = None,
     uniform: bool = False,
+    hash_levels: ArrayLike = 0,
 ) -> np.ndarray:
     """The finite model's cost rows in the order of ``costs.COST_ROW``, for Theta = row @ weights.
 
@@ -276,9 +288,10 @@ def finite_cost_rows(
     so a long range spreads over all of the data (spread 1).
     """
     m = finite_costs(T, C, X, K, Z, entries=entries, buffer_entries=buffer_entries,
-                     bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform)
+                     bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform,
+                     hash_levels=hash_levels)
     return np.stack(
         [m.point_read, m.zero_result_read, m.write_amp / float(entries_per_block), m.range_runs,
-         np.ones_like(m.write_amp), m.point_read_uniform],
+         np.ones_like(m.write_amp), m.point_read_uniform, m.filter_probes],
         axis=-1,
     )

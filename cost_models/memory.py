@@ -82,6 +82,11 @@ def three_level_memory(s: Structure, fprs: np.ndarray) -> np.ndarray:
     return np.sum(bits, axis=-1)
 
 
+# App. F / Figure 11: a hash table slot holds a key signature and a 48-bit pointer, no slack.
+POINTER_BITS = 48.0
+LOAD_FACTOR = 1.0
+
+
 def hash_signature_bits(level_fpr: ArrayLike) -> np.ndarray:
     """App. F: key-signature bits so one table probe has the level's FPR a_i*p_i: ceil(log2(1/x)).
 
@@ -93,7 +98,7 @@ def hash_signature_bits(level_fpr: ArrayLike) -> np.ndarray:
 
 
 def hash_table_bits_per_entry(
-    level_fpr: ArrayLike, pointer_bits: float = 48.0, load_factor: float = 1.0
+    level_fpr: ArrayLike, pointer_bits: float = POINTER_BITS, load_factor: float = LOAD_FACTOR
 ) -> np.ndarray:
     """App. F / Figure 11: (signature + pointer) bits per entry, inflated by 1/load_factor.
 

@@ -476,15 +476,18 @@ def test_point_reads_at_fixed_memory() -> None:
     st.lists(st.floats(0, 1), min_size=4, max_size=4).filter(lambda f: sum(f) > 0),
     st.floats(0, 1e4),
     st.sampled_from([(10, 9, 1, 0, 0), (4, 3, 1, 1, 1), (6, 5, 1, 1, 0), (2, 1, 2, 1, 0)]),
+    st.sampled_from([0.0, 1e-4, 0.05]),
+    st.integers(0, 2),
 )
-def test_eq16_linear_form_is_eq16(fractions, range_blocks, knobs) -> None:
+def test_eq16_linear_form_is_eq16(fractions, range_blocks, knobs, probe_cost, hash_levels) -> None:
     """theta_weights is derived from theta, so a cost row times it must be Theta exactly."""
     r, z, w, v = (f / sum(fractions) for f in fractions)
-    e = evaluate(*knobs, n_buffers=2**10, entries_per_block=32, bits_per_entry=5.0)
-    direct = e.theta(r, z, w, v, range_blocks)
+    e = evaluate(*knobs, n_buffers=2**10, entries_per_block=32, bits_per_entry=5.0,
+                 hash_levels=hash_levels)
+    direct = e.theta(r, z, w, v, range_blocks, probe_cost=probe_cost)
     rows = np.array([e.point_read, e.zero_result_read, e.write_cost, e.range_runs,
-                     costs.range_spread(e.structure), e.point_read_uniform])
-    weights = costs.theta_weights(r, z, w, v, range_blocks)
+                     costs.range_spread(e.structure), e.point_read_uniform, e.filter_probes])
+    weights = costs.theta_weights(r, z, w, v, range_blocks, probe_cost=probe_cost)
     assert float(rows @ weights) == pytest.approx(float(direct), rel=1e-12)
     assert float(costs.theta_of_rows(rows, weights)[0]) == pytest.approx(float(direct), rel=1e-12)
     # A range read costs one I/O per run plus the result's blocks over the levels' data share.
@@ -494,13 +497,13 @@ def test_eq16_linear_form_is_eq16(fractions, range_blocks, knobs) -> None:
 
 def test_theta_weights_broadcast_over_workloads() -> None:
     w = costs.theta_weights([0.5, 0.0], [0.5, 0.0], [0.0, 0.5], [0.0, 0.5], [0.0, 8.0])
-    np.testing.assert_allclose(w, [[0.5, 0.5, 0, 0, 0, 0], [0, 0, 0.5, 0.5, 4.0, 0]])
+    np.testing.assert_allclose(w, [[0.5, 0.5, 0, 0, 0, 0, 0], [0, 0, 0.5, 0.5, 4.0, 0, 0]])
 
 
 def test_expected_point_reads_weight_the_uniform_read_column() -> None:
     e = evaluate(6, 5, 1, 1, 1, n_buffers=2**12, entries_per_block=32, bits_per_entry=5.0)
     rows = np.array([e.point_read, e.zero_result_read, e.write_cost, e.range_runs,
-                     costs.range_spread(e.structure), e.point_read_uniform])
+                     costs.range_spread(e.structure), e.point_read_uniform, e.filter_probes])
     for share in (0.0, 0.3, 1.0):
         weights = costs.theta_weights(0.4, 0.1, 0.4, 0.1, 2.0, 1.0, share)
         direct = e.theta(0.4, 0.1, 0.4, 0.1, 2.0, share)

@@ -160,6 +160,9 @@ def recommend_command(
         raise ValueError(f"--model must be finite or paper; got {model!r}")
     if robust is not None and not (math.isfinite(robust) and robust >= 0):
         raise ValueError(f"--robust must be a number >= 0 (a KL divergence); got {robust:g}")
+    if system.probe_cost > 0 and system.hash_levels > 0:
+        raise ValueError("with --probe-cost the search chooses the hash levels; leave out "
+                         "--hash-levels")
     rec = recommend(workload, system, method=method, model=model, constraints=constraints,
                     rho=robust)
     if as_json:

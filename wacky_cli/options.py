@@ -64,6 +64,10 @@ MEMORY_BITS = Flag("memory_bits_per_entry", "--memory-bits-per-entry", float | N
 WRITE_COST_RATIO = Flag("write_cost_ratio", "--write-cost-ratio", float,
                         "phi: a block written costs phi block reads in Θ (device asymmetry; "
                         "default 1).", SYSTEM)
+PROBE_COST = Flag("probe_cost", "--probe-cost", float,
+                  "Time of one filter or hash-table probe, in block reads (default 0). Above 0, "
+                  "point reads pay for their probes and recommend chooses hash tables for the "
+                  "smallest levels where they pay off (App. F).", SYSTEM)
 MEMORY_BYTES = Flag("memory_bytes", "--memory-bytes", float | None,
                     "Total memory in bytes (buffer + filters + fence pointers); the same as "
                     "--memory-bits-per-entry, in bytes.", SYSTEM)
@@ -195,7 +199,8 @@ def system_from_flags(*, memory_bytes: float | None = None, **values: Any) -> Sy
 
 
 _SYSTEM_FLAGS = (ENTRIES, ENTRY_BYTES, KEY_BYTES, BLOCK_BYTES, BUFFER_BYTES, SUM_FPR,
-                 BITS_PER_ENTRY, HASH_LEVELS, MEMORY_BITS, MEMORY_BYTES, WRITE_COST_RATIO)
+                 BITS_PER_ENTRY, HASH_LEVELS, MEMORY_BITS, MEMORY_BYTES, WRITE_COST_RATIO,
+                 PROBE_COST)
 _DEFAULT_SYSTEM = System()
 SYSTEM_OPTIONS = OptionGroup(
     _SYSTEM_FLAGS,

@@ -63,7 +63,8 @@ def print_totals(console: Console, result: Analysis) -> None:
             ("existing-key read, Level L (I/O)", "point_read"),
             ("existing-key read, uniform (I/O)", "point_read_uniform"),
             ("zero-result read (I/O)", "zero_result_read"), ("runs per range read", "range_runs"),
-            ("filter bits per entry", "memory_bits_per_entry")]
+            ("filter bits per entry", "memory_bits_per_entry"),
+            ("filter and hash probes per zero-result read", "filter_probes")]
     if result.theta is not None:
         rows.append(("Θ (I/O per operation)", "theta"))
     for label, key in rows:
@@ -98,6 +99,12 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
         f"{mem['buffer_bytes']:,} B ({8 * mem['buffer_bytes'] / rec.analysis.system.entries:.3g}"
         f" bits/entry) + filters {mem['filter_bits_per_entry']:.4g} + fence pointers "
         f"{mem['fence_bits_per_entry']:.4g}")
+    if rec.system.probe_cost > 0:
+        h = rec.system.hash_levels
+        console.print(
+            f"hash tables (probe cost {rec.system.probe_cost:g} block reads): "
+            + (("Level 1" if h == 1 else f"Levels 1..{h}") + ", inside the filter memory" if h
+               else "none pay off"))
     if rec.bounds_hit:
         console.print(f"note: the optimum sits on the search bound of {', '.join(rec.bounds_hit)}")
     if rec.robust is not None:

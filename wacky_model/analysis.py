@@ -45,6 +45,7 @@ class SteadyCosts:
     memory_bits_per_entry: float
     range_cost: float | None = None
     theta: float | None = None
+    filter_probes: float = 0.0  # filters and hash tables a zero-result read probes
 
 
 def steady_costs(design: Design, system: System, workload: Workload | None = None) -> SteadyCosts:
@@ -58,7 +59,8 @@ def steady_costs(design: Design, system: System, workload: Workload | None = Non
         range_cost = float(range_cost_of(m.range_runs, 1.0, workload.range_blocks))
         theta = float(theta_of(*workload.fractions, m.point_read, m.zero_result_read,
                                write_cost * system.write_cost_ratio, range_cost,
-                               m.point_read_uniform, workload.expected_point_reads))
+                               m.point_read_uniform, workload.expected_point_reads,
+                               m.filter_probes, system.probe_cost))
     return SteadyCosts(
         write_amp=float(m.write_amp),
         write_cost=write_cost,
@@ -70,6 +72,7 @@ def steady_costs(design: Design, system: System, workload: Workload | None = Non
         memory_bits_per_entry=float(m.memory_bits_per_entry),
         range_cost=range_cost,
         theta=theta,
+        filter_probes=float(m.filter_probes),
     )
 
 
@@ -94,6 +97,7 @@ class Analysis:
     finite: SteadyCosts | None = None
     space_amp: float = 0.0  # worst case (cost_models.costs.space_amplification)
     warnings: tuple[str, ...] = ()  # run counts above the practical limit (guardrails)
+    filter_probes: float = 0.0  # filters and hash tables a zero-result read probes
 
     def to_dict(self) -> dict:
         """The JSON document of ``wacky analyze --json``."""
@@ -110,6 +114,8 @@ class Analysis:
             "memory_bits_per_entry": self.memory_bits_per_entry,
             "fence_bits_per_entry": self.fence_bits_per_entry,
             "sum_fpr": self.sum_fpr,
+            "filter_probes": self.filter_probes,
+            "hash_levels": self.system.hash_levels,
             "space_amp": self.space_amp,
             "warnings": list(self.warnings),
         }
@@ -135,7 +141,7 @@ def steady_costs_many(
     """The finite-N model's costs of a broadcast array of designs in one vectorized pass."""
     knobs = _checked_knobs(T, C, X, K, Z)
     return finite_costs(*knobs, entries=system.entries, buffer_entries=system.buffer_entries,
-                        uniform=uniform, **system.budget)
+                        uniform=uniform, hash_levels=system.hash_levels, **system.budget)
 
 
 def _checked_knobs(T, C, X, K, Z) -> list[np.ndarray]:
@@ -224,7 +230,7 @@ def analyze(
         range_cost = float(e.range_cost(workload.range_blocks))
         r, z, w, v = workload.fractions
         theta = float(e.theta(r, z, w * system.write_cost_ratio, v, workload.range_blocks,
-                              workload.expected_point_reads))
+                              workload.expected_point_reads, system.probe_cost))
     return Analysis(
         design=design,
         system=system,
@@ -244,4 +250,5 @@ def analyze(
         finite=steady_costs(design, system, workload),
         space_amp=float(space_amplification(s)),
         warnings=run_warnings([row.runs for row in rows]),
+        filter_probes=float(e.filter_probes),
     )

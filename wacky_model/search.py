@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from cost_models.costs import COST_ROW, theta_of_rows, theta_weights
-from cost_models.evaluate import allocate_fprs, cost_rows
+from cost_models.evaluate import allocate_fprs, cost_rows, hash_overspend
 from cost_models.finite import finite_cost_rows
 from cost_models.limits import physical
 from cost_models.memory import split_memory
@@ -152,32 +152,70 @@ def memory_of(system: System, buffer_blocks=None) -> tuple[np.ndarray, dict]:
     return blocks * system.entries_per_block, {"bits_per_entry": bits}
 
 
+def _model_rows(system: System, model: str, s, knobs, F, budget, hash_levels) -> np.ndarray:
+    if model == "finite":
+        return finite_cost_rows(
+            *knobs, entries=system.entries, buffer_entries=F,
+            entries_per_block=system.entries_per_block, hash_levels=hash_levels, **budget)
+    if model == "paper":
+        fprs = allocate_fprs(s, hash_levels=hash_levels, **budget)
+        return cost_rows(s, fprs, system.entries_per_block, hash_levels)
+    raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
+
+
+def _with_hash_tables(system: System, model: str, s, knobs, F, budget,
+                      rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each design's best number of hash levels (App. F) when a probe costs something, and its
+    cost rows: (rows, hash levels).
+
+    A hash table changes only what point reads cost: one probe for its level instead of one per
+    run, paid for with filter memory taken from the other levels. Both parts scale with the
+    point reads, so the choice is the same for every workload: the one that minimizes a
+    zero-result read, probe_cost x probes + false positives. Tables that alone outgrow the
+    memory budget are not considered.
+    """
+    probe = system.probe_cost
+    best_h = np.zeros(rows.shape[:-1])
+    score = rows[..., 6] * probe + rows[..., 1]
+    for h in range(1, int(np.max(s.L))):
+        rows_h = _model_rows(system, model, s, knobs, F, budget, float(h))
+        score_h = rows_h[..., 6] * probe + rows_h[..., 1]
+        better = (score_h < score) & (h < s.L)
+        if "bits_per_entry" in budget:
+            better &= ~hash_overspend(s, budget["bits_per_entry"], float(h))
+        rows = np.where(better[..., None], rows_h, rows)
+        score = np.where(better, score_h, score)
+        best_h = np.where(better, float(h), best_h)
+    return rows, best_h
+
+
 def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite",
-                     constraints: Constraints | None = None, buffer_blocks=None) -> np.ndarray:
+                     constraints: Constraints | None = None, buffer_blocks=None,
+                     with_hash_levels: bool = False):
     """Cost rows (:data:`COST_ROW`) of realizable designs under ``model``: Theta = row @ weights.
     Designs outside ``constraints`` cost UNPHYSICAL_COST. With a memory budget each design has
-    its own buffer (``buffer_blocks``) and the rest of the memory for filters."""
+    its own buffer (``buffer_blocks``) and the rest of the memory for filters. With a probe cost
+    each design has its best number of hash levels (``with_hash_levels`` returns them too)."""
     F, budget = memory_of(system, buffer_blocks)
     s = structure(T, C, X, K, Z, system.entries / F, integer_runs=True)
-    if model == "finite":
-        rows = finite_cost_rows(
-            T, C, X, K, Z, entries=system.entries, buffer_entries=F,
-            entries_per_block=system.entries_per_block, **budget)
-    elif model == "paper":
-        rows = cost_rows(s, allocate_fprs(s, **budget), system.entries_per_block)
-    else:
-        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
+    knobs = (T, C, X, K, Z)
+    rows = _model_rows(system, model, s, knobs, F, budget, system.hash_levels)
+    hash_levels = np.full(rows.shape[:-1], float(system.hash_levels))
+    if system.probe_cost > 0:
+        rows, hash_levels = _with_hash_tables(system, model, s, knobs, F, budget, rows)
     ok = physical(s, system.entries / F, system.entries)
     if constraints is not None and constraints.active:
         ok = ok & constraints.allows(s)
-    return np.where(ok[..., None], rows, UNPHYSICAL_COST)
+    rows = np.where(ok[..., None], rows, UNPHYSICAL_COST)
+    return (rows, hash_levels) if with_hash_levels else rows
 
 
-def workload_vector(w: Workload, write_cost_ratio: float = 1.0) -> np.ndarray:
+def workload_vector(w: Workload, write_cost_ratio: float = 1.0,
+                    probe_cost: float = 0.0) -> np.ndarray:
     """The weights that turn a cost row into Theta (Eq 16, range cost in blocks; a block
-    written costs ``write_cost_ratio`` block reads)."""
+    written costs ``write_cost_ratio`` block reads, a filter probe ``probe_cost``)."""
     return theta_weights(*w.fractions, w.range_blocks, write_cost_ratio,
-                         w.expected_point_reads)
+                         w.expected_point_reads, probe_cost)
 
 
 @dataclass(frozen=True)
@@ -187,18 +225,19 @@ class RobustWeights:
     replaces."""
 
     fractions: np.ndarray  # (W, 4) operation fractions
-    op_map: np.ndarray  # (W, 6, 4): a cost row times this is the cost of each operation
+    op_map: np.ndarray  # (W, c, 4): a cost row times this is the cost of each operation
     rho: float
 
     @classmethod
-    def of(cls, workloads: list[Workload], write_cost_ratio: float, rho: float) -> RobustWeights:
+    def of(cls, workloads: list[Workload], write_cost_ratio: float, rho: float,
+           probe_cost: float = 0.0) -> RobustWeights:
         if not isinstance(rho, (int, float)) or not math.isfinite(rho) or rho < 0:
             raise ValueError(f"rho must be a finite number >= 0; got {rho!r}")
         fractions = np.array([w.fractions for w in workloads], dtype=float)
         # Each operation's cost is Theta of the workload that runs only it (one home: Eq 16).
         op_map = np.stack([
             np.stack([theta_weights(*np.eye(4)[j], w.range_blocks, write_cost_ratio,
-                                    w.expected_point_reads) for j in range(4)], axis=-1)
+                                    w.expected_point_reads, probe_cost) for j in range(4)], axis=-1)
             for w in workloads])
         return cls(fractions, op_map, float(rho))
 
@@ -305,7 +344,8 @@ def sample_weights(system: System, count: int, seed: int) -> np.ndarray:
     mix /= mix.sum(axis=1, keepdims=True)
     range_blocks = np.where(rng.random(count) < 0.3, 0.0, 10.0 ** rng.uniform(-1, 4, count))
     share = np.where(rng.random(count) < 0.5, 0.0, rng.random(count))
-    return theta_weights(*mix.T, range_blocks, system.write_cost_ratio, share)
+    return theta_weights(*mix.T, range_blocks, system.write_cost_ratio, share,
+                         system.probe_cost)
 
 
 @dataclass(frozen=True)
@@ -461,7 +501,7 @@ def family_theta(
     if system.memory_split:
         raise ValueError("family_theta needs a fixed buffer: choose a split first "
                          "(System.with_buffer, or recommend)")
-    weights = workload_vector(workload, system.write_cost_ratio)
+    weights = workload_vector(workload, system.write_cost_ratio, system.probe_cost)
     if space is not None and not space.lean:
         _check_space(space, system, model)
         rows = space.family_costs[:, 0]
@@ -569,9 +609,10 @@ class Recommendation:
     @property
     def memory(self) -> dict[str, float]:
         """The memory of the system the design was tuned for: the chosen buffer/filter split
-        when the system gave a total budget."""
+        when the system gave a total budget, and the hash levels chosen with a probe cost."""
         a = self.analysis
         return {
+            "hash_levels": a.system.hash_levels,
             "buffer_bytes": a.system.buffer_bytes,
             "filter_bits_per_entry": a.memory_bits_per_entry,
             "fence_bits_per_entry": a.fence_bits_per_entry,
@@ -758,11 +799,16 @@ def _buffer_bytes(space: DesignSpace, u: np.ndarray) -> np.ndarray:
 
 
 def _system_at(space: DesignSpace, u: np.ndarray) -> System:
-    """The system a design was priced on: the split its buffer coordinate gives."""
+    """The system a design was priced on: the split its buffer coordinate gives, and with a
+    probe cost the hash levels it was priced with."""
     system = space.system
-    if not system.memory_split:
-        return system
-    return system.with_buffer(float(_buffer_bytes(space, u[None])[0]))
+    if system.memory_split:
+        system = system.with_buffer(float(_buffer_bytes(space, u[None])[0]))
+    if space.system.probe_cost > 0:
+        _, h = realizable_costs(space.system, *to_knobs(u), model=space.model,
+                                buffer_blocks=2.0 ** u[5], with_hash_levels=True)
+        system = dataclasses.replace(system, hash_levels=int(h))
+    return system
 
 
 def _bounds_hit(space: DesignSpace, u: np.ndarray) -> tuple[str, ...]:
@@ -834,10 +880,11 @@ def recommend(
     start = time.perf_counter()
     # The paper's method steps T one by one, which the lean space's coarse T axis cannot.
     space = _prepare(system, model, space, constraints, table=method == "projections")
-    nominal_weights = workload_vector(workload, system.write_cost_ratio)[None]
+    nominal_weights = workload_vector(workload, system.write_cost_ratio, system.probe_cost)[None]
     if rho is None:
         return _search_one(workload, space, method, constraints, nominal_weights, start, refine)
-    robust_weights = RobustWeights.of([workload], system.write_cost_ratio, rho)
+    robust_weights = RobustWeights.of([workload], system.write_cost_ratio, rho,
+                                      system.probe_cost)
     rec = _search_one(workload, space, method, constraints, robust_weights, start, refine)
     nominal = _search_one(workload, space, method, constraints, nominal_weights,
                           time.perf_counter(), refine)
@@ -899,7 +946,8 @@ def recommend_many(
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
     space = _prepare(system, model, space, constraints, table=True)
-    weights = np.stack([workload_vector(w, system.write_cost_ratio) for w in workloads])
+    weights = np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
+                        for w in workloads])
     found = search_coords(space, weights, method, refine)
     _check_feasible(found.cost, constraints)
     designs = tuple(_design(row) for row in found.coords)

@@ -104,6 +104,9 @@ class System:
     memory_bits_per_entry: float | None = None
     # phi: a block written costs this many block reads in Theta (device asymmetry; Endure's phi).
     write_cost_ratio: float = 1.0
+    # The time of one in-memory filter or hash-table probe, in block reads. Above 0, point
+    # reads pay for their probes and the search chooses hash_levels (App. F) for each design.
+    probe_cost: float = 0.0
 
     def __post_init__(self) -> None:
         entries = _in_range("entries", self.entries, 1.0, MAX_ENTRIES, "in [1, 2^53]")
@@ -143,6 +146,10 @@ class System:
         if not 0 < phi <= 1e6:
             raise ValueError(f"write_cost_ratio must be in (0, 1e6]; got {phi:g}")
         object.__setattr__(self, "write_cost_ratio", phi)
+        probe = _finite_number("probe_cost", self.probe_cost)
+        if not 0 <= probe <= 1.0:
+            raise ValueError(f"probe_cost must be in [0, 1] block reads; got {probe:g}")
+        object.__setattr__(self, "probe_cost", probe)
 
     def _check_memory(self) -> None:
         if self.bits_per_entry is not None or self.sum_fpr is not None:
@@ -191,7 +198,7 @@ class System:
             entries=self.entries, entry_bytes=self.entry_bytes, key_bytes=self.key_bytes,
             block_bytes=self.block_bytes, buffer_bytes=blocks * self.block_bytes,
             bits_per_entry=float(filters), hash_levels=self.hash_levels,
-            write_cost_ratio=self.write_cost_ratio)
+            write_cost_ratio=self.write_cost_ratio, probe_cost=self.probe_cost)
 
     @property
     def memory_bits_per_entry_total(self) -> float:
