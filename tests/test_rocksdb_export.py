@@ -4,10 +4,10 @@ is built) that RocksDB loads the OPTIONS file and opens a database with it."""
 from __future__ import annotations
 
 import json
-import os
 
 import numpy as np
 import pytest
+from rocksdb_helpers import SMALL, bridge
 
 import rocksdb_bridge
 from wacky_model.presets import PRESET_NAMES, preset
@@ -15,16 +15,6 @@ from wacky_model.rocksdb_options import GRADES, rocksdb_export
 from wacky_model.types import Design, System
 
 SYSTEM = System(entries=2e6, entry_bytes=128, buffer_bytes=1 << 20)
-
-
-def bridge():
-    """The native bridge; under CI=true a missing one fails, elsewhere it skips."""
-    if not rocksdb_bridge.available():
-        if os.environ.get("CI") == "true":
-            pytest.fail("the RocksDB bridge is missing under CI=true: "
-                        f"{rocksdb_bridge.INSTALL_HINT}")
-        pytest.skip("the RocksDB bridge is not built (librocksdb-dev missing)")
-    return rocksdb_bridge.load()
 
 
 def test_leveling_maps_exactly_except_monkey_filters() -> None:
@@ -133,8 +123,6 @@ def test_missing_bridge_says_how_to_install(monkeypatch) -> None:
 
 # ------------------------------------------------------------------ validate --engine rocksdb
 
-SMALL = ["--entries", "60000", "--buffer-bytes", "131072", "--reads", "500"]
-
 
 def test_validate_on_stock_rocksdb(wacky) -> None:
     bridge()
@@ -157,7 +145,6 @@ def test_validate_on_stock_rocksdb(wacky) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--engine", "rocksdb"], "needs --stock"),
     (["--stock"], "--stock applies to --engine rocksdb only"),
     (["--engine", "rocks"], "--engine must be native or rocksdb"),
     (["--engine", "rocksdb", "--stock", "--phase", "load"], "steady phase"),

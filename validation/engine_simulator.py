@@ -79,10 +79,21 @@ class _Level:
     fpr: float = 1.0
     runs: list[int] | None = None
     bits: list[float] | None = None
+    tags: list[object] | None = None  # who holds each run (the RocksDB driver's run ids)
 
     def __post_init__(self) -> None:
         self.runs = [] if self.runs is None else self.runs
         self.bits = [] if self.bits is None else self.bits
+        self.tags = [] if self.tags is None else self.tags
+
+    def take_all(self, consumed: list[object]) -> int:
+        """Empties the level into a merge; returns its entries, adds its runs' tags."""
+        entries = sum(self.runs)
+        consumed.extend(reversed(self.tags))
+        self.runs.clear()
+        self.bits.clear()
+        self.tags.clear()
+        return entries
 
     def active_full(self) -> bool:
         if not self.runs:
@@ -143,6 +154,17 @@ def _apply_shape(
         lvl.fpr = float(p)
 
 
+@dataclass(frozen=True)
+class MergeStep:
+    """What one flush did: the runs merged with the buffer (their tags, newest first), the new
+    run's entries and filter, and whether it reached Level L."""
+
+    consumed: tuple[object, ...]
+    entries: int
+    bits_per_key: float
+    major: bool
+
+
 @dataclass
 class _Replay:
     """The policy's state while it replays flushes; :func:`grow` and :func:`steady_window`."""
@@ -174,35 +196,39 @@ class _Replay:
 
     def flush(self) -> bool:
         """One flush of a full buffer and the merges it causes; True if it reached Level L."""
+        return self.plan_flush().major
+
+    def plan_flush(self, tag: object = None) -> MergeStep:
+        """:meth:`flush`, saying which runs it merged: the new run carries ``tag``."""
         levels = self.levels
         size = self.buffer_entries
+        consumed: list[object] = []
         L = len(levels)
         j = 0
         while j + 1 < L and levels[j].would_overflow(size):
-            size += sum(levels[j].runs)
-            levels[j].runs.clear()
-            levels[j].bits.clear()
+            size += levels[j].take_all(consumed)
             j += 1
         target = levels[j]
         major = j + 1 == L
         if not target.active_full():
             size += target.runs.pop()
             target.bits.pop()
+            consumed.append(target.tags.pop())
         elif major and len(target.runs) >= target.max_runs:
-            size += sum(target.runs)
-            target.runs.clear()
-            target.bits.clear()
+            size += target.take_all(consumed)
         self.blocks_written += -(-size // self.entries_per_block)
         self.flushes += 1
         target.runs.append(size)
         target.bits.append(0.0)  # set below, once the shape the run lands in is known
+        target.tags.append(tag)
         if major:
             C = self.knobs[1]
             self.n_est = sum(target.runs) * (C + 1.0) / C
             _apply_shape(self.knobs, self.n_est, self.buffer_entries, levels, self.budget,
                          self.uniform)
         target.bits[-1] = float(filters.bloom_bits_per_key(target.fpr))
-        return major
+        return MergeStep(consumed=tuple(consumed), entries=size, bits_per_key=target.bits[-1],
+                         major=major)
 
     def level_L_state(self) -> tuple[int, bool]:
         """Level L's runs and whether its active run is full (a run boundary after a major

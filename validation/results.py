@@ -200,6 +200,10 @@ class ValidationResult:
     engine_version: str | None = None
     throttle_seconds: float | None = None
     rocksdb_grade: str | None = None
+    # On RocksDB: stock compaction, or the Wacky compaction driver; with the driver, the entries
+    # the design's policy wrote per insert (RocksDB's statistics also count each merged flush).
+    stock: bool | None = None
+    tree_write_amp: float | None = None
 
     @property
     def relative_error(self) -> Errors:
@@ -239,8 +243,10 @@ class ValidationResult:
             "engine": self.engine,
         }
         if self.engine == "rocksdb":
-            out.update(rocksdb_version=self.engine_version, stock=True,
+            out.update(rocksdb_version=self.engine_version, stock=self.stock,
                        throttle_seconds=self.throttle_seconds, rocksdb_grade=self.rocksdb_grade)
+            if not self.stock:
+                out["tree_write_amp"] = self.tree_write_amp
         if self.conditioned is not None:
             out["predicted_given_level_L_runs"] = self.conditioned.to_dict()
             out["conditioned_relative_error"] = compare(self.conditioned, self.measured).to_dict()

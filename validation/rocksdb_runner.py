@@ -18,13 +18,21 @@ Compaction keeps up with the writer: after each buffer the writer waits while Ro
 or compaction running or pending. That wait is reported (``throttle_seconds``). The window is not
 aligned with Level L's merges as the native engine's is, so its costs include whatever merges
 fall into it (the model's amortized costs, full merges included, are the prediction).
+
+Without ``stock`` the Wacky compaction driver (:mod:`validation.rocksdb_driver`) runs the design,
+Monkey filters included, and the phases are the native engine's: the preload, a warm-up to a run
+boundary of Level L and the window to the next one (``validation.steady``'s rules), then the
+reads above. Flushes and merges are synchronous, so the writer never outruns compaction
+(``throttle_seconds`` is 0). Besides RocksDB's statistics the result carries ``tree_write_amp``,
+the entries the policy wrote per insert, which leaves out the level-0 file of each flush that
+the driver merges at once.
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -32,16 +40,19 @@ import numpy as np
 import rocksdb_bridge
 from validation import generators
 from validation.results import Checks, Costs, LevelShape, ValidationResult, with_theta
+from validation.rocksdb_driver import WackyDriver
 from validation.runner import (
     Progress,
     predict_finite,
     predict_paper,
     predict_simulated,
     range_entries_for,
+    steady_references,
 )
 from validation.scale import Scale
-from wacky_model.rocksdb_options import rocksdb_export
-from wacky_model.types import Design, Workload
+from validation.steady import WINDOW_CAP_LOADS
+from wacky_model.rocksdb_options import driver_export, rocksdb_export
+from wacky_model.types import Design, System, Workload
 
 BLOCK_CACHE_BYTES = 1 << 20  # small: reads do not fill it, so each data block read is a miss
 KEY_BYTES = 8
@@ -93,23 +104,209 @@ def _run(db, keys: np.ndarray, window_keys: np.ndarray, absent: np.ndarray, valu
     write_amp = ((delta["rocksdb.flush.write.bytes"] + delta["rocksdb.compact.write.bytes"])
                  / delta["rocksdb.bytes.written"])
     present = np.concatenate([keys, window_keys])
+    report(2 * LOAD_SHARE, "reading")
+    reads, memory = _reads(db, keys, present, absent, n_reads, range_entries, rng)
+    return write_amp, _levels(db), present, reads, memory, throttle
 
+
+def _reads(db, oldest: np.ndarray, present: np.ndarray, absent: np.ndarray, n_reads: int,
+           range_entries: int, rng: np.random.Generator) -> tuple[dict, float]:
+    """Each kind of read on a quiet database: ({kind: (I/O per read, result)}, filter bits per
+    entry). A read's I/O is its data-block cache misses."""
     def io_per_read(run) -> tuple[float, object]:
         misses = db.tickers()["rocksdb.block.cache.data.miss"]
         out = run()
         return (db.tickers()["rocksdb.block.cache.data.miss"] - misses) / n_reads, out
 
-    report(2 * LOAD_SHARE, "reading")
     reads = {
         "zero": io_per_read(lambda: db.get_many(absent[:n_reads])),
-        "oldest": io_per_read(lambda: db.get_many(rng.choice(keys, n_reads))),
+        "oldest": io_per_read(lambda: db.get_many(rng.choice(oldest, n_reads))),
         "uniform": io_per_read(lambda: db.get_many(rng.choice(present, n_reads))),
         "range": io_per_read(lambda: db.scan_many(rng.choice(present, n_reads),
                                                   max(1, range_entries))),
     }
     # The filters of every live table (their table properties), per entry.
-    memory = 8.0 * db.filter_bytes() / present.size
-    return write_amp, _levels(db), present, reads, memory, throttle
+    return reads, 8.0 * db.filter_bytes() / present.size
+
+
+@dataclass(frozen=True)
+class DrivenWindow:
+    """The steady window of a driven run (the rules of ``validation.steady``)."""
+
+    write_amp: float  # RocksDB's statistics: (flush + compaction bytes) / user bytes
+    tree_write_amp: float  # entries the design's policy wrote per insert (driver counts)
+    writes: int
+    major_compactions: int
+    full_merges_skipped: int
+    level_L_runs_at_start: int
+    complete: bool
+    levels: tuple[LevelShape, ...]
+    level_L_keys: int  # the preload's oldest keys, in Level L after the preload
+    present: np.ndarray
+
+
+def _run_driven(driver: WackyDriver, keys: np.ndarray, fresh: np.ndarray, value_bytes: int,
+                report) -> DrivenWindow:
+    """Preload, warm up to a run boundary of Level L, then measure the window to the next one,
+    starting again after a full merge of Level L (``validation.steady``'s rules, which
+    ``engine_simulator.steady_window`` replays)."""
+    db, F, n = driver.db, driver.buffer_entries, int(keys.size)
+    stream = np.concatenate([keys, fresh])
+    values = np.zeros((F, value_bytes), dtype=np.uint8)
+    cap = max(int(WINDOW_CAP_LOADS * n), 4 * F)
+    pos = 0
+
+    def buffer():
+        nonlocal pos
+        if pos + F > stream.size:
+            raise RuntimeError("the driven run ran out of fresh keys")
+        step = driver.insert_buffer(stream[pos : pos + F], values)
+        pos += F
+        return step
+
+    preload = (n - 1) // F  # the preload's last buffer flushes in the warm-up
+    for i in range(preload):
+        buffer()
+        report(LOAD_SHARE * (i + 1) / max(1, preload), "loading")
+    level_L_keys = int(sum(driver.replay.levels[-1].runs))
+    report(LOAD_SHARE, "warm-up")
+    runs_at_start, warm = 0, 0
+    while warm < cap:
+        warm += F
+        if buffer().major:
+            runs, boundary = driver.replay.level_L_state()
+            if boundary:
+                runs_at_start = runs
+                break
+
+    def start():
+        driver.reset_counts()
+        return db.tickers()
+
+    before = start()
+    writes, majors, skipped, complete = 0, 0, 0, False
+    report(LOAD_SHARE, "steady-state window")
+    while writes < cap:
+        step = buffer()
+        writes += F
+        majors += step.major
+        report(LOAD_SHARE + LOAD_SHARE * min(1.0, writes / cap), "steady-state window")
+        if step.major:
+            runs, boundary = driver.replay.level_L_state()
+            if runs == 1 and driver.replay.levels[-1].max_runs > 1:
+                skipped += 1  # a full merge of Level L: not a typical window
+                before = start()
+                writes, majors, runs_at_start = 0, 0, 1
+                continue
+            if boundary:
+                complete = True
+                break
+    after = db.tickers()
+    delta = {k: after[k] - before[k] for k in after}
+    driver.check()
+    levels = tuple(
+        LevelShape(level=i + 1, runs=len(level.runs), entries=float(sum(level.runs)),
+                   max_runs=int(level.max_runs))
+        for i, level in enumerate(driver.replay.levels))
+    return DrivenWindow(
+        write_amp=(delta["rocksdb.flush.write.bytes"] + delta["rocksdb.compact.write.bytes"])
+        / max(1, delta["rocksdb.bytes.written"]),
+        tree_write_amp=driver.counts.tree_write_amp,
+        writes=writes, major_compactions=majors, full_merges_skipped=skipped,
+        level_L_runs_at_start=runs_at_start, complete=complete, levels=levels,
+        level_L_keys=level_L_keys, present=stream[:pos])
+
+
+def _validate_driven(design: Design, system: System, scale: Scale, workload: Workload | None,
+                     range_entries: int, native, report, workdir) -> dict:
+    B = system.entries_per_block
+    load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
+    keys = load.keys
+    F = system.buffer_entries
+    cap = max(int(WINDOW_CAP_LOADS * scale.entries), 4 * F)
+    rng = np.random.default_rng([scale.seed, 0x44524956])  # stream tag: "DRIV"
+    fresh = generators.fresh_keys(rng, 2 * cap + 2 * F + scale.reads, np.sort(keys))
+    absent, fresh = fresh[: scale.reads], fresh[scale.reads :]
+    exported = driver_export(design, system)
+    with tempfile.TemporaryDirectory(prefix="wacky-rocksdb-", dir=workdir) as tmp:
+        options = Path(tmp) / "OPTIONS"
+        options.write_text(exported.options_file())
+        db = native.Database(str(Path(tmp) / "db"), str(options), BLOCK_CACHE_BYTES,
+                             driven=True)
+        try:
+            driver = WackyDriver(db, design, system)
+            window = _run_driven(driver, keys, fresh, scale.entry_bytes - KEY_BYTES, report)
+            report(2 * LOAD_SHARE, "reading")
+            reads, memory = _reads(db, keys[: window.level_L_keys], window.present, absent,
+                                   scale.reads, range_entries, rng)
+        finally:
+            del db
+    measured = with_theta(Costs(
+        write_amp=window.write_amp,
+        zero_result_read=reads["zero"][0],
+        point_read=reads["oldest"][0],
+        point_read_uniform=reads["uniform"][0],
+        range_runs=float(sum(row.runs for row in window.levels)),
+        range_io=reads["range"][0],
+        memory_bits_per_entry=memory,
+        levels=window.levels,
+    ), workload, B)
+    # The simulator flushes a buffer once one more entry arrives; the driver flushed every
+    # buffer it wrote, as the simulator does with one entry more.
+    simulated, conditioned = steady_references(
+        design, system, workload, range_entries, int(window.present.size) + 1,
+        window.levels[-1].max_runs, window.level_L_runs_at_start)
+    return dict(
+        design=design, measured=measured, simulated=simulated, conditioned=conditioned,
+        predicted=predict_finite(design, system, workload, range_entries, steady_window=True),
+        paper=predict_paper(design, system, workload), reads=reads, grade=exported.grade,
+        window_writes=window.writes, major_compactions=window.major_compactions,
+        window_complete=window.complete, full_merges_skipped=window.full_merges_skipped,
+        level_L_runs_at_start=window.level_L_runs_at_start, throttle=0.0,
+        tree_write_amp=window.tree_write_amp)
+
+
+def _validate_stock(design: Design, system: System, scale: Scale, workload: Workload | None,
+                    range_entries: int, native, report, workdir) -> dict:
+    B = system.entries_per_block
+    exported = rocksdb_export(design, system)
+    # Stock RocksDB gives every level the same bits per key (the export's filter_policy), so
+    # the models price the design RocksDB runs: uniform filters.
+    ran = replace(design, filters="uniform")
+    load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
+    keys = load.keys
+    rng = np.random.default_rng([scale.seed, 0x524F434B])  # stream tag: "ROCK"
+    fresh = generators.fresh_keys(rng, scale.entries + scale.reads, np.sort(keys))
+    window_keys, absent = fresh[: scale.entries], fresh[scale.entries :]
+    with tempfile.TemporaryDirectory(prefix="wacky-rocksdb-", dir=workdir) as tmp:
+        options = Path(tmp) / "OPTIONS"
+        options.write_text(exported.options_file())
+        db = native.Database(str(Path(tmp) / "db"), str(options), BLOCK_CACHE_BYTES)
+        try:
+            run = _run(db, keys, window_keys, absent, scale.entry_bytes - KEY_BYTES,
+                       system.buffer_entries, scale.reads, range_entries, rng, report)
+        finally:
+            del db  # closes the database before its directory goes
+    write_amp, levels, present, reads, memory, throttle = run
+    measured = with_theta(Costs(
+        write_amp=write_amp,
+        zero_result_read=reads["zero"][0],
+        point_read=reads["oldest"][0],
+        point_read_uniform=reads["uniform"][0],
+        range_runs=float(sum(row.runs for row in levels)),
+        range_io=reads["range"][0],
+        memory_bits_per_entry=memory,
+        levels=levels,
+    ), workload, B)
+    final = replace(system, entries=float(present.size))
+    return dict(
+        design=ran, measured=measured, conditioned=None,
+        simulated=predict_simulated(ran, final, workload, range_entries),
+        predicted=predict_finite(ran, system, workload, range_entries),
+        paper=predict_paper(ran, system, workload), reads=reads, grade=exported.grade,
+        window_writes=int(window_keys.size), major_compactions=None, window_complete=None,
+        full_merges_skipped=None, level_L_runs_at_start=None, throttle=throttle,
+        tree_write_amp=None)
 
 
 def validate_rocksdb(
@@ -123,10 +320,9 @@ def validate_rocksdb(
     progress: Progress | None = None,
     workdir: str | Path | None = None,
 ) -> ValidationResult:
-    """Predict, run on RocksDB, measure and compare ``design`` at ``scale``."""
-    if not stock:
-        raise ValueError("the Wacky compaction driver for RocksDB is not built yet: run the "
-                         "design with --stock (RocksDB's own compaction, the exported options)")
+    """Predict, run on RocksDB, measure and compare ``design`` at ``scale``: with ``stock``,
+    the exported options under RocksDB's own compaction; without, the Wacky compaction driver
+    (:mod:`validation.rocksdb_driver`) and the native engine's steady window."""
     native = rocksdb_bridge.load()
     scale = scale or Scale()
     if bits_per_entry is None and sum_fpr is None:
@@ -136,65 +332,35 @@ def validate_rocksdb(
         raise ValueError(f"scale entry_bytes must exceed the {KEY_BYTES}-byte key on RocksDB")
     report = progress or (lambda fraction, message: None)
     start = time.perf_counter()
-    B = system.entries_per_block
-    range_entries = range_entries_for(scale, workload, B)
-    exported = rocksdb_export(design, system)
-    # Stock RocksDB gives every level the same bits per key (the export's filter_policy), so
-    # the models price the design RocksDB runs: uniform filters.
-    ran = replace(design, filters="uniform")
-    paper = predict_paper(ran, system, workload)
-    predicted = predict_finite(ran, system, workload, range_entries)
-    value_bytes = scale.entry_bytes - KEY_BYTES
-    F = system.buffer_entries
-
-    load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
-    keys = load.keys
-    rng = np.random.default_rng([scale.seed, 0x524F434B])  # stream tag: "ROCK"
-    fresh = generators.fresh_keys(rng, scale.entries + scale.reads, np.sort(keys))
-    window_keys, absent = fresh[: scale.entries], fresh[scale.entries :]
-
-    with tempfile.TemporaryDirectory(prefix="wacky-rocksdb-", dir=workdir) as tmp:
-        options = Path(tmp) / "OPTIONS"
-        options.write_text(exported.options_file())
-        db = native.Database(str(Path(tmp) / "db"), str(options), BLOCK_CACHE_BYTES)
-        try:
-            run = _run(db, keys, window_keys, absent, value_bytes, F, scale.reads,
-                       range_entries, rng, report)
-        finally:
-            del db  # closes the database before its directory goes
-    write_amp, levels, present, reads, memory, throttle = run
-    zero, oldest, uniform, ranged = (reads[k][0] for k in ("zero", "oldest", "uniform", "range"))
-    version = native.version()
-    measured = with_theta(Costs(
-        write_amp=write_amp,
-        zero_result_read=zero,
-        point_read=oldest,
-        point_read_uniform=uniform,
-        range_runs=float(sum(row.runs for row in levels)),
-        range_io=ranged,
-        memory_bits_per_entry=memory,
-        levels=levels,
-    ), workload, B)
-    final = replace(system, entries=float(present.size))
-    simulated = predict_simulated(ran, final, workload, range_entries)
+    range_entries = range_entries_for(scale, workload, system.entries_per_block)
+    run = (_validate_stock if stock else _validate_driven)(
+        design, system, scale, workload, range_entries, native, report, workdir)
+    reads = run["reads"]
     report(1.0, "done")
     return ValidationResult(
-        design=ran,
+        design=run["design"],
         scale=scale,
         budget=dict(system.budget),
         workload=workload,
-        predicted=predicted,
-        paper=paper,
-        simulated=simulated,
-        measured=measured,
+        predicted=run["predicted"],
+        paper=run["paper"],
+        simulated=run["simulated"],
+        measured=run["measured"],
         checks=Checks(get_misses=int((~reads["oldest"][1]).sum() + (~reads["uniform"][1]).sum()),
                       zero_hits=int(reads["zero"][1].sum()), wrong_values=0),
         seconds=time.perf_counter() - start,
         wal=False,
         phase="steady",
-        window_writes=int(window_keys.size),
+        window_writes=run["window_writes"],
+        major_compactions=run["major_compactions"],
+        window_complete=run["window_complete"],
+        full_merges_skipped=run["full_merges_skipped"],
+        level_L_runs_at_start=run["level_L_runs_at_start"],
+        conditioned=run["conditioned"],
         engine="rocksdb",
-        engine_version=version,
-        throttle_seconds=throttle,
-        rocksdb_grade=exported.grade,
+        engine_version=native.version(),
+        throttle_seconds=run["throttle"],
+        rocksdb_grade=run["grade"],
+        stock=stock,
+        tree_write_amp=run["tree_write_amp"],
     )

@@ -140,6 +140,32 @@ def predict_simulated(
     return with_theta(costs, workload, system.entries_per_block)
 
 
+def steady_references(
+    design: Design, system: System, workload: Workload | None, range_entries: int,
+    final_entries: int, level_L_max_runs: int | None, level_L_runs_at_start: int,
+) -> tuple[Costs, Costs | None]:
+    """The simulator's costs for a steady window, and the finite model told Level L's runs at
+    the window's start (None when a_L = 1): (simulated, conditioned).
+
+    The model is asked at N, the preload: Eq 14-16 price a tree of N entries (the warm-up and
+    the window add up to one fill cycle each). The simulator grows the tree the engine ended
+    with (``final_entries``, every key inserted), so its levels can be compared exactly, and its
+    write amplification is that of the same window, replayed (``steady_window``)."""
+    B = system.entries_per_block
+    final = replace(system, entries=float(final_entries))
+    simulated = predict_simulated(design, final, workload, range_entries)
+    sim_window = steady_window(
+        *design.knobs.values(), entries=int(system.entries),
+        buffer_entries=system.buffer_entries, entries_per_block=B,
+        uniform=design.filters == "uniform", cap_loads=WINDOW_CAP_LOADS, **system.budget)
+    simulated = with_theta(replace(simulated, write_amp=sim_window.write_amp), workload, B)
+    conditioned = None
+    if level_L_max_runs and level_L_max_runs > 1:
+        conditioned = predict_finite(design, system, workload, range_entries,
+                                     level_L_runs=level_L_runs_at_start)
+    return simulated, conditioned
+
+
 def _measured_levels(engine: Engine) -> tuple[tuple[LevelShape, ...], float]:
     """The engine's tree (non-empty runs per level) and its filter bits per stored entry."""
     levels, bits, stored = [], 0.0, 0
@@ -272,20 +298,9 @@ def validate(
             memory_bits_per_entry=memory,
             levels=levels,
         )
-        # The model is asked at N, the preload: Eq 14-16 price a tree of N entries (the warm-up
-        # and the window add up to one fill cycle each). The simulator grows the tree the engine
-        # ended with (every key inserted), so its levels can be compared exactly.
-        final = replace(system, entries=scale.entries + int(window.inserted.size))
-        simulated = predict_simulated(design, final, workload, range_entries)
-        # Its write amplification is that of the same window, replayed (steady_window).
-        sim_window = steady_window(
-            *design.knobs.values(), entries=scale.entries,
-            buffer_entries=system.buffer_entries, entries_per_block=B,
-            uniform=design.filters == "uniform", cap_loads=WINDOW_CAP_LOADS, **system.budget)
-        simulated = with_theta(replace(simulated, write_amp=sim_window.write_amp), workload, B)
-        if levels[-1].max_runs and levels[-1].max_runs > 1:
-            conditioned = predict_finite(design, system, workload, range_entries,
-                                         level_L_runs=window.level_L_runs_at_start)
+        simulated, conditioned = steady_references(
+            design, system, workload, range_entries, scale.entries + int(window.inserted.size),
+            levels[-1].max_runs, window.level_L_runs_at_start)
     measured = with_theta(measured, workload, B)
     mix_io_per_op = None
     if "mix" in phases:

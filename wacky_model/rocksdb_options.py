@@ -230,6 +230,13 @@ def rocksdb_export(design: Design, system: System) -> RocksDBExport:
     bits = _filter_bits(design, system)
     opt("TableOptions", "filter_policy", f"bloomfilter:{_number(round(bits, 3))}:false",
         f"{bits:.3g} bits per key, the design's filter memory per entry")
+    _table_options(opt, system)
+    grades.append(_filter_grade(design, system))
+    return RocksDBExport(design, system, style, tuple(options), tuple(grades))
+
+
+def _table_options(opt, system: System) -> None:
+    """The table and filter options every export shares."""
     opt("TableOptions", "whole_key_filtering", "true", "point reads probe the filters")
     opt("TableOptions", "block_size", system.block_bytes, "the model's block B")
     opt("TableOptions", "cache_index_and_filter_blocks", "false",
@@ -237,8 +244,52 @@ def rocksdb_export(design: Design, system: System) -> RocksDBExport:
     opt("TableOptions", "format_version", TABLE_FORMAT_VERSION, "full (not block) filters")
     opt("CFOptions", "optimize_filters_for_hits", "false",
         "the model keeps a filter at every level, Level L included")
-    grades.append(_filter_grade(design, system))
-    return RocksDBExport(design, system, style, tuple(options), tuple(grades))
+
+
+# Stall triggers far above any run count a design can have (RocksDB's defaults stop writes at
+# 36 level-0 files, and the driver keeps every run in level 0).
+NO_STALL_FILES = 1 << 30
+
+
+def driver_export(design: Design, system: System) -> RocksDBExport:
+    """The options of a database the Wacky compaction driver runs (``validation.rocksdb_driver``):
+    RocksDB's own compaction off, every run one file in level 0, flushes and merges chosen by the
+    driver, each file's filter set by it. Any design maps exactly; the note of each knob says
+    what the mapping costs."""
+    if system.memory_split:
+        system = system.with_buffer(system.buffer_bytes)
+    options: list[RocksOption] = []
+
+    def opt(section: str, name: str, value: object, reason: str) -> None:
+        options.append(RocksOption(section, name, str(value), reason))
+
+    opt("DBOptions", "create_if_missing", "true", "a new database for the design")
+    opt("DBOptions", "max_background_jobs", 2, "flushes run in the background; the driver waits")
+    opt("CFOptions", "disable_auto_compactions", "true",
+        "the driver chooses every merge (CompactFiles), as the design's policy says")
+    opt("CFOptions", "write_buffer_size", 4 * system.buffer_entries * system.entry_bytes,
+        f"room for four buffers of F = {system.buffer_entries:,} entries with RocksDB's "
+        "memtable overhead: the driver flushes after every F entries itself")
+    opt("CFOptions", "max_write_buffer_number", 2, "one buffer fills while the other flushes")
+    opt("CFOptions", "compression", "kNoCompression", "the model counts uncompressed blocks")
+    opt("CFOptions", "compaction_style", "kCompactionStyleLevel",
+        "unused: automatic compactions are off")
+    opt("CFOptions", "num_levels", 2, "every run lives in level 0")
+    for name in ("level0_file_num_compaction_trigger", "level0_slowdown_writes_trigger",
+                 "level0_stop_writes_trigger"):
+        opt("CFOptions", name, NO_STALL_FILES,
+            "a level of the design may hold many runs, each a level-0 file: never stall on them")
+    for name in ("soft_pending_compaction_bytes_limit", "hard_pending_compaction_bytes_limit"):
+        opt("CFOptions", name, 0, "no stall on compaction debt: the driver merges synchronously")
+    opt("CFOptions", "target_file_size_base", 1 << 40, "one file per run")
+    opt("TableOptions", "filter_policy", "bloomfilter:10:false",
+        "replaced by the driver's policy, which sets each run's bits per key (Eq 12)")
+    _table_options(opt, system)
+    mapping = ("every run is one level-0 file, newest first, and the driver keeps which design "
+               "level holds it; a read probes the runs' filters newest first, as in the design")
+    grades = tuple(KnobGrade(k, "exact", mapping if k == "T" else "set by the driver's policy")
+                   for k in ("buffer", "T", "C", "X", "K", "Z", "filters"))
+    return RocksDBExport(design, system, "driver", tuple(options), grades)
 
 
 def _filter_bits(design: Design, system: System) -> float:

@@ -46,9 +46,39 @@ PYBIND11_MODULE(_rocksdb, m) {
   m.def("version", &wacky_rocksdb::RocksDBVersion);
   m.def("check_options_file", &wacky_rocksdb::CheckOptionsFile, py::arg("path"));
   py::class_<Database>(m, "Database")
-      .def(py::init<const std::string&, const std::string&, size_t, const std::vector<double>&>(),
+      .def(py::init<const std::string&, const std::string&, size_t, const std::vector<double>&,
+                    bool>(),
            py::arg("path"), py::arg("options_file"), py::arg("block_cache_bytes"),
-           py::arg("filter_bits_per_level") = std::vector<double>{})
+           py::arg("filter_bits_per_level") = std::vector<double>{}, py::arg("driven") = false)
+      .def("set_next_file_bits", &Database::SetNextFileBits, py::arg("bits_per_key"))
+      .def("compact_files",
+           [](Database& db, const std::vector<std::string>& inputs, int output_level) {
+             wacky_rocksdb::CompactResult r;
+             {
+               py::gil_scoped_release release;
+               r = db.CompactFiles(inputs, output_level);
+             }
+             py::dict d;
+             d["outputs"] = r.outputs;
+             d["records"] = r.records;
+             d["bytes"] = r.bytes;
+             return d;
+           },
+           py::arg("inputs"), py::arg("output_level"))
+      .def("live_files", [](const Database& db) {
+        py::list out;
+        for (const auto& f : db.LiveFiles()) {
+          py::dict d;
+          d["name"] = f.name;
+          d["level"] = f.level;
+          d["entries"] = f.entries;
+          d["bytes"] = f.bytes;
+          d["smallest_seqno"] = f.smallest_seqno;
+          d["largest_seqno"] = f.largest_seqno;
+          out.append(d);
+        }
+        return out;
+      })
       .def("put_many", &PutMany, py::arg("keys"), py::arg("values"))
       .def("get_many", &GetMany, py::arg("keys"))
       .def("scan_many",

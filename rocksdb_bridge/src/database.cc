@@ -1,10 +1,13 @@
 #include "database.h"
 
+#include "driver_filter_policy.h"
 #include "level_filter_policy.h"
 
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
+#include <rocksdb/listener.h>
+#include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
@@ -51,13 +54,23 @@ void LoadOptions(const std::string& options_file, rocksdb::DBOptions* db_options
                            " has no [CFOptions \"default\"] section");
 }
 
+std::string Relative(const std::string& name) {
+  const size_t slash = name.find_last_of('/');
+  return slash == std::string::npos ? name : name.substr(slash + 1);
+}
+
 }  // namespace
 
 Database::Database(const std::string& path, const std::string& options_file,
-                   size_t block_cache_bytes, const std::vector<double>& filter_bits_per_level) {
+                   size_t block_cache_bytes, const std::vector<double>& filter_bits_per_level,
+                   bool driven) {
   rocksdb::DBOptions db_options;
   rocksdb::ColumnFamilyOptions cf_options;
   LoadOptions(options_file, &db_options, &cf_options);
+  if (driven && !cf_options.disable_auto_compactions) {
+    throw std::invalid_argument("the compaction driver needs disable_auto_compactions=true in "
+                                "the OPTIONS file " + options_file);
+  }
   db_options.create_if_missing = true;
   statistics_ = rocksdb::CreateDBStatistics();
   db_options.statistics = statistics_;
@@ -69,8 +82,16 @@ Database::Database(const std::string& path, const std::string& options_file,
   }
   table->block_cache = rocksdb::NewLRUCache(block_cache_bytes);
   table->no_block_cache = false;
+  if (driven && !filter_bits_per_level.empty()) {
+    throw std::invalid_argument("a driven database sets its filters file by file: give no "
+                                "filter bits per level");
+  }
   if (!filter_bits_per_level.empty()) {
     table->filter_policy = std::make_shared<LevelFilterPolicy>(filter_bits_per_level);
+  }
+  if (driven) {
+    driver_filter_ = std::make_shared<DriverFilterPolicy>(10.0);
+    table->filter_policy = driver_filter_;
   }
   rocksdb::Options options(db_options, cf_options);
   rocksdb::DB* raw = nullptr;
@@ -199,6 +220,42 @@ uint64_t Database::FilterBytes() const {
   uint64_t total = 0;
   for (const auto& [file, properties] : tables) total += properties->filter_size;
   return total;
+}
+
+std::vector<FileInfo> Database::LiveFiles() const {
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  std::vector<FileInfo> out;
+  for (const auto& f : files) {
+    out.push_back({Relative(f.relative_filename), f.level, f.num_entries, f.size,
+                   f.smallest_seqno, f.largest_seqno});
+  }
+  return out;
+}
+
+void Database::RequireDriven(const char* what) const {
+  if (!driver_filter_) {
+    throw std::logic_error(std::string(what) + " needs a database opened for the driver");
+  }
+}
+
+void Database::SetNextFileBits(double bits_per_key) {
+  RequireDriven("SetNextFileBits");
+  driver_filter_->SetNextFileBits(bits_per_key);
+}
+
+CompactResult Database::CompactFiles(const std::vector<std::string>& inputs,
+                                     int output_level) {
+  RequireDriven("CompactFiles");
+  if (inputs.empty()) throw std::invalid_argument("CompactFiles needs at least one input file");
+  rocksdb::CompactionOptions options;
+  options.compression = rocksdb::kNoCompression;  // the model counts uncompressed blocks
+  std::vector<std::string> names;
+  rocksdb::CompactionJobInfo info;
+  Check(db_->CompactFiles(options, inputs, output_level, -1, &names, &info), "CompactFiles");
+  CompactResult out{{}, info.stats.num_output_records, info.stats.total_output_bytes};
+  for (const auto& name : names) out.outputs.push_back(Relative(name));
+  return out;
 }
 
 std::string RocksDBVersion() {

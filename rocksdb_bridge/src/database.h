@@ -23,6 +23,25 @@ class Statistics;
 
 namespace wacky_rocksdb {
 
+class DriverFilterPolicy;
+
+// One SST file as RocksDB reports it (name relative to the database directory).
+struct FileInfo {
+  std::string name;
+  int level;
+  uint64_t entries;
+  uint64_t bytes;
+  uint64_t smallest_seqno;
+  uint64_t largest_seqno;
+};
+
+// What one CompactFiles call wrote.
+struct CompactResult {
+  std::vector<std::string> outputs;  // relative names
+  uint64_t records;
+  uint64_t bytes;
+};
+
 // One level of the LSM-tree as RocksDB reports it.
 struct LevelInfo {
   int level;
@@ -34,9 +53,11 @@ struct LevelInfo {
 class Database {
  public:
   // A non-empty filter_bits_per_level replaces the file's filter policy by a
-  // LevelFilterPolicy (each level its own bits per key).
+  // LevelFilterPolicy (each level its own bits per key). `driven` opens it for the Wacky
+  // compaction driver: the OPTIONS file must disable automatic compactions, and the filter
+  // policy becomes a DriverFilterPolicy (SetNextFileBits).
   Database(const std::string& path, const std::string& options_file, size_t block_cache_bytes,
-           const std::vector<double>& filter_bits_per_level = {});
+           const std::vector<double>& filter_bits_per_level = {}, bool driven = false);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -60,10 +81,21 @@ class Database {
   uint64_t IntProperty(const std::string& name) const;
   // Bytes of Bloom filter in every live SST file (their table properties).
   uint64_t FilterBytes() const;
+  std::vector<FileInfo> LiveFiles() const;
+
+  // The driver's calls; each throws std::logic_error unless the database was opened driven.
+  // Bits per key of the next files built (by a flush or a merge).
+  void SetNextFileBits(double bits_per_key);
+  // Merges the input files (relative names) into one uncompressed file at output_level, in this
+  // thread (RocksDB's CompactFiles).
+  CompactResult CompactFiles(const std::vector<std::string>& inputs, int output_level);
 
  private:
+  void RequireDriven(const char* what) const;
+
   std::unique_ptr<rocksdb::DB> db_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
+  std::shared_ptr<DriverFilterPolicy> driver_filter_;
 };
 
 // "major.minor.patch" of the RocksDB this module was built against.

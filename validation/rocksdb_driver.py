@@ -1,0 +1,124 @@
+"""The Wacky compaction driver: any design of the continuum, run on RocksDB.
+
+RocksDB's own compaction is off (:func:`wacky_model.rocksdb_options.driver_export`). The driver
+writes one buffer of F entries at a time and then decides, with the merge policy's executable
+specification (:class:`validation.engine_simulator._Replay`, the rules of App. E and Section 5
+that ``native_engine/src/merge_policy.h`` implements), what the flush does: which runs merge with
+it and the filter of the run it makes. It carries that out on RocksDB:
+
+1. it sets the new run's bits per key (Eq 12 for the level the run lands in, ``DriverFilterPolicy``)
+   and flushes the memtable, which makes one level-0 file;
+2. when the policy merges the buffer with runs (preemptive merging, the active run, or all of
+   Level L), it merges that file with theirs by ``CompactFiles`` into one level-0 file.
+
+**How runs map to RocksDB.** Every run is one level-0 file; RocksDB orders level-0 files newest
+first and a read probes each file's filter in that order, so a point read visits the runs in the
+design's order. The design's levels exist only in the driver, which maps each run to its file.
+A merge always takes the newest runs down to the target (preemptive merging), so its inputs are
+contiguous in age, as level 0 requires. What the mapping costs: each flush that merges is written
+twice (the level-0 file, then the merge), about one extra write per insert on RocksDB's
+statistics, which ``tree_write_amp`` leaves out so that it counts what the design writes; and a
+level of many runs is as many level-0 files, each probed (RocksDB's stall triggers are lifted).
+No listener is needed: the driver flushes itself, so RocksDB never flushes on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from validation.engine_simulator import MergeStep, _Replay
+from wacky_model.types import Design, System
+
+
+@dataclass
+class DriverCounts:
+    """What the driver wrote since the last :meth:`WackyDriver.reset_counts`."""
+
+    inserted: int = 0
+    flushed: int = 0  # entries in the level-0 files flushes made
+    merged: int = 0  # entries written by CompactFiles
+    kept_flushes: int = 0  # entries of flushes that became runs without a merge
+    major_merges: int = 0
+
+    @property
+    def tree_write_amp(self) -> float:
+        """Entries the design's policy writes per insert: merges, and flushes kept as runs."""
+        return (self.merged + self.kept_flushes) / self.inserted if self.inserted else 0.0
+
+
+@dataclass
+class WackyDriver:
+    """Runs ``design``'s merge policy on ``db`` (a bridge Database opened ``driven=True``)."""
+
+    db: object
+    design: Design
+    system: System
+    replay: _Replay = field(init=False)
+    files: dict[int, list[str]] = field(default_factory=dict)  # run id -> its files
+    counts: DriverCounts = field(default_factory=DriverCounts)
+    _next_id: int = 0
+
+    def __post_init__(self) -> None:
+        budget = self.system.budget
+        self.replay = _Replay.start(
+            tuple(self.design.knobs.values()), self.system.buffer_entries,
+            self.system.entries_per_block, budget.get("bits_per_entry"), budget.get("sum_fpr"),
+            self.design.filters == "uniform")
+
+    @property
+    def buffer_entries(self) -> int:
+        return self.system.buffer_entries
+
+    def insert_buffer(self, keys: np.ndarray, values: np.ndarray) -> MergeStep:
+        """Write one full buffer (F keys) and carry out the flush and merges it causes."""
+        if keys.size != self.buffer_entries:
+            raise ValueError(f"a buffer holds {self.buffer_entries} entries; got {keys.size}")
+        db = self.db
+        db.put_many(keys, values)
+        run_id = self._next_id
+        self._next_id += 1
+        step = self.replay.plan_flush(run_id)
+        db.set_next_file_bits(step.bits_per_key)
+        before = {f["name"] for f in db.live_files()}
+        db.flush()
+        flushed = [f for f in db.live_files() if f["name"] not in before]
+        self.counts.inserted += int(keys.size)
+        self.counts.flushed += sum(int(f["entries"]) for f in flushed)
+        names = [f["name"] for f in flushed]
+        if step.consumed:
+            inputs = names + [n for tag in step.consumed for n in self.files.pop(tag)]
+            out = db.compact_files(inputs, 0)
+            self.counts.merged += int(out["records"])
+            names = list(out["outputs"])
+        else:
+            self.counts.kept_flushes += sum(int(f["entries"]) for f in flushed)
+        self.files[run_id] = names
+        self.counts.major_merges += step.major
+        return step
+
+    def reset_counts(self) -> None:
+        self.counts = DriverCounts()
+
+    def runs_per_level(self) -> list[list[int]]:
+        """The design's tree as the policy holds it: entries of each run, Level 1 first."""
+        return [list(level.runs) for level in self.replay.levels]
+
+    def check(self) -> None:
+        """RocksDB holds exactly the runs the policy says, with their entries; raises if not."""
+        live = {f["name"]: f for f in self.db.live_files()}
+        expected = set()
+        for level in self.replay.levels:
+            for tag, entries in zip(level.tags, level.runs, strict=True):
+                names = self.files[tag]
+                expected.update(names)
+                got = sum(int(live[n]["entries"]) for n in names if n in live)
+                if any(n not in live for n in names) or got != entries:
+                    raise RuntimeError(f"run {tag} should hold {entries} entries in {names}; "
+                                       f"RocksDB has {got}")
+        if set(live) != expected:
+            raise RuntimeError(f"RocksDB holds files the policy does not: "
+                               f"{sorted(set(live) - expected)}")
+        if any(f["level"] != 0 for f in live.values()):
+            raise RuntimeError("the driver keeps every run in level 0")
