@@ -118,3 +118,40 @@ def test_validate_with_the_driver(wacky) -> None:
     assert [lv["runs"] for lv in doc["measured"]["levels"]] == \
         [lv["runs"] for lv in doc["simulated"]["levels"]]
     assert doc["checks"] == {"get_misses": 0, "zero_hits": 0, "wrong_values": 0}
+
+
+def test_rocksdb_sweep_section_replaces_the_old_one(tmp_path) -> None:
+    bridge()
+    from validation.rocksdb_sweep import (
+        BEGIN,
+        END,
+        RocksCase,
+        existing_section,
+        render_section,
+        replace_section,
+        rocksdb_cases,
+        run_rocksdb_cases,
+    )
+    from validation.scale import Scale
+
+    scale = Scale(entries=30_000, buffer_bytes=1 << 16, reads=300)
+    cases = rocksdb_cases(scale, 5.0, None)
+    assert sum(not c.stock for c in cases) == 6  # every Figure 8 family with a preset
+    assert {c.level0_trigger for c in cases if c.stock} == {1, 4}
+    picked = [RocksCase("Tiering (T=4)", Design(4, 3, 1, 1, 1), stock=False),
+              RocksCase("Leveling T=4, level-0 trigger 4", Design(4, 3, 1, 0, 0), stock=True,
+                        level0_trigger=4),
+              RocksCase("refused", Design(4, 3, 1, 1, 1), stock=True, level0_trigger=4)]
+    refused: list = []
+    results = run_rocksdb_cases(picked, scale, 5.0, None, refused=refused)
+    assert len(results) == 2 and refused[0][0] == "refused"
+    section = render_section(results, scale, "test", refused)
+    assert section.startswith(BEGIN) and section.rstrip().endswith(END)
+    assert "| Tiering (T=4) |" in section and "| yes |" in section
+    assert "| Leveling T=4, level-0 trigger 4 |" in section
+    doc = tmp_path / "VALIDATION.md"
+    doc.write_text("# Validation\n\nnative part\n\n" + BEGIN + "\nold\n" + END + "\n\ntail\n")
+    doc.write_text(replace_section(doc.read_text(), section))
+    text = doc.read_text()
+    assert "old" not in text and "native part" in text and "tail" in text
+    assert existing_section(doc) == section

@@ -148,6 +148,7 @@ def test_validate_on_stock_rocksdb(wacky) -> None:
     (["--stock"], "--stock applies to --engine rocksdb only"),
     (["--engine", "rocks"], "--engine must be native or rocksdb"),
     (["--engine", "rocksdb", "--stock", "--phase", "load"], "steady phase"),
+    (["--engine", "rocksdb", "--stock", "--sweep"], "leave out --stock"),
 ])
 def test_validate_engine_flags_are_checked(wacky, args, message) -> None:
     out = wacky("validate", "--preset", "leveling", *SMALL, *args)

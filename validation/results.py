@@ -204,6 +204,7 @@ class ValidationResult:
     # the design's policy wrote per insert (RocksDB's statistics also count each merged flush).
     stock: bool | None = None
     tree_write_amp: float | None = None
+    level0_trigger: int | None = None  # stock: flushes level 0 gathers before merging
 
     @property
     def relative_error(self) -> Errors:
@@ -245,7 +246,9 @@ class ValidationResult:
         if self.engine == "rocksdb":
             out.update(rocksdb_version=self.engine_version, stock=self.stock,
                        throttle_seconds=self.throttle_seconds, rocksdb_grade=self.rocksdb_grade)
-            if not self.stock:
+            if self.stock:
+                out["level0_trigger"] = self.level0_trigger
+            else:
                 out["tree_write_amp"] = self.tree_write_amp
         if self.conditioned is not None:
             out["predicted_given_level_L_runs"] = self.conditioned.to_dict()

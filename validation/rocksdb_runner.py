@@ -267,9 +267,9 @@ def _validate_driven(design: Design, system: System, scale: Scale, workload: Wor
 
 
 def _validate_stock(design: Design, system: System, scale: Scale, workload: Workload | None,
-                    range_entries: int, native, report, workdir) -> dict:
+                    range_entries: int, native, report, workdir, level0_trigger: int) -> dict:
     B = system.entries_per_block
-    exported = rocksdb_export(design, system)
+    exported = rocksdb_export(design, system, level0_trigger)
     # Stock RocksDB gives every level the same bits per key (the export's filter_policy), so
     # the models price the design RocksDB runs: uniform filters.
     ran = replace(design, filters="uniform")
@@ -319,10 +319,12 @@ def validate_rocksdb(
     stock: bool = True,
     progress: Progress | None = None,
     workdir: str | Path | None = None,
+    level0_trigger: int = 1,
 ) -> ValidationResult:
     """Predict, run on RocksDB, measure and compare ``design`` at ``scale``: with ``stock``,
     the exported options under RocksDB's own compaction; without, the Wacky compaction driver
-    (:mod:`validation.rocksdb_driver`) and the native engine's steady window."""
+    (:mod:`validation.rocksdb_driver`) and the native engine's steady window. ``level0_trigger``
+    (stock, leveled designs): flushes level 0 gathers before merging into Level 1."""
     native = rocksdb_bridge.load()
     scale = scale or Scale()
     if bits_per_entry is None and sum_fpr is None:
@@ -333,8 +335,14 @@ def validate_rocksdb(
     report = progress or (lambda fraction, message: None)
     start = time.perf_counter()
     range_entries = range_entries_for(scale, workload, system.entries_per_block)
-    run = (_validate_stock if stock else _validate_driven)(
-        design, system, scale, workload, range_entries, native, report, workdir)
+    if stock:
+        run = _validate_stock(design, system, scale, workload, range_entries, native, report,
+                              workdir, level0_trigger)
+    else:
+        if level0_trigger != 1:
+            raise ValueError("level0_trigger applies to stock RocksDB (--stock) only")
+        run = _validate_driven(design, system, scale, workload, range_entries, native, report,
+                               workdir)
     reads = run["reads"]
     report(1.0, "done")
     return ValidationResult(
@@ -363,4 +371,5 @@ def validate_rocksdb(
         rocksdb_grade=run["grade"],
         stock=stock,
         tree_write_amp=run["tree_write_amp"],
+        level0_trigger=level0_trigger if stock else None,
     )

@@ -543,8 +543,11 @@ def run_sweep(
         ranking = rank(workloads, per_workload, by_key)
         console.print(f"{len(refused)} refused: " + "; ".join(f"{n}: {m}" for n, m in refused))
         load = run("load phase", cases, scale, "load")
+    from validation.rocksdb_sweep import existing_section, replace_section
+
+    text = render_markdown(by_scale, ranking, budget, command, load=(load, []), refused=refused)
+    kept = existing_section(out)  # the RocksDB section has its own command
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_markdown(by_scale, ranking, budget, command, load=(load, []),
-                                   refused=refused), encoding="utf-8")
+    out.write_text(replace_section(text, kept) if kept else text, encoding="utf-8")
     console.print(f"wrote {out} ({done_count} validations)")
     return [*first, *more], ranking

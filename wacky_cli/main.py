@@ -234,9 +234,21 @@ def validate_command(
     if engine == "native" and stock:
         raise ValueError("--stock applies to --engine rocksdb only")
     if engine == "rocksdb":
-        if sweep or save_trace is not None or phase != "steady":
-            raise ValueError("--engine rocksdb runs one design in the steady phase: leave out "
-                             "--sweep, --save-trace and --phase load")
+        if save_trace is not None or phase != "steady":
+            raise ValueError("--engine rocksdb runs in the steady phase and saves no trace: "
+                             "leave out --save-trace and --phase load")
+        if sweep and stock:
+            raise ValueError("--sweep --engine rocksdb runs both the driver and stock RocksDB: "
+                             "leave out --stock")
+    if sweep and engine == "rocksdb":
+        _check_writable(out, "--out")
+        import rocksdb_bridge
+        from validation.rocksdb_sweep import run_rocksdb_sweep
+
+        rocksdb_bridge.load()  # says how to install it before any run starts
+        run_rocksdb_sweep(scale, out=out, console=console, bits_per_entry=budget.bits_per_entry,
+                          sum_fpr=budget.sum_fpr)
+        return
     if sweep:
         _check_writable(out, "--out")
         from validation.sweep import run_sweep

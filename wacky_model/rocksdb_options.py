@@ -113,9 +113,17 @@ def _number(x: float) -> str:
     return f"{x:.6g}" if x != int(x) else str(int(x))
 
 
-def rocksdb_export(design: Design, system: System) -> RocksDBExport:
+def rocksdb_export(design: Design, system: System, level0_trigger: int = 1) -> RocksDBExport:
     """The stock RocksDB options closest to ``design`` on ``system`` (a fixed buffer; a memory
-    budget is split as ``analyze`` does), with a reason for each and a grade for each knob."""
+    budget is split as ``analyze`` does), with a reason for each and a grade for each knob.
+
+    ``level0_trigger`` (leveled designs only) lets level 0 gather that many flushes before they
+    merge into Level 1, as RocksDB's default of 4 does: a tiered level above the design's
+    levels, which the continuum cannot express (graded approximate)."""
+    if (not isinstance(level0_trigger, int) or isinstance(level0_trigger, bool)
+            or not 1 <= level0_trigger <= 1000):
+        raise ValueError(f"level0_trigger must be a whole number in [1, 1000]; got "
+                         f"{level0_trigger!r}")
     if system.memory_split:
         system = system.with_buffer(system.buffer_bytes)
     s = structure(design.T, design.C, design.X, design.K, design.Z, system.buffers,
@@ -148,8 +156,18 @@ def rocksdb_export(design: Design, system: System) -> RocksDBExport:
             "every level of the design holds one run (K = Z = 0): leveled compaction")
         opt("CFOptions", "num_levels", L + 1,
             f"Level 0 takes the flushes; RocksDB's Levels 1..{L} are the design's")
-        opt("CFOptions", "level0_file_num_compaction_trigger", 1,
-            "each flush merges into Level 1 at once, as the design's Level 1 absorbs every flush")
+        if level0_trigger == 1:
+            opt("CFOptions", "level0_file_num_compaction_trigger", 1,
+                "each flush merges into Level 1 at once, as the design's Level 1 absorbs every "
+                "flush")
+        else:
+            opt("CFOptions", "level0_file_num_compaction_trigger", level0_trigger,
+                f"level 0 gathers {level0_trigger} flushes before they merge into Level 1: a "
+                "tiered level above the design's (RocksDB's default is 4)")
+            grades.append(KnobGrade(
+                "level0_trigger", "approximate",
+                f"level 0 holds up to {level0_trigger} runs, a tiered level the continuum "
+                "cannot express: the model prices Level 1 absorbing every flush"))
         opt("CFOptions", "max_bytes_for_level_base", int(round(caps[0])),
             f"Level 1's capacity in the design ({caps[0]:,.0f} bytes)")
         # Headroom for growth: a validation's window doubles the data.
@@ -192,6 +210,9 @@ def rocksdb_export(design: Design, system: System) -> RocksDBExport:
         grades.append(KnobGrade("K", "exact", "one run per level"))
         grades.append(KnobGrade("Z", "exact", "one run at Level L"))
     else:
+        if level0_trigger != 1:
+            raise ValueError("level0_trigger applies to leveled designs (K = Z = 0); a tiered "
+                             "design's level 0 is universal compaction's min_merge_width")
         style = "universal"
         width = max(2, int(round(runs[0])) + 1)
         amp = float(space_amplification(s))
