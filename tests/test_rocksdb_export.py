@@ -176,3 +176,14 @@ def test_per_level_filter_policy_gives_each_level_its_bits(tmp_path) -> None:
     assert cost["none"] >= 0.9 and cost["rich"] <= 0.05, cost
     with pytest.raises(ValueError, match="finite and >= 0"):
         native.Database(str(tmp_path / "bad"), str(path), 1 << 20, [-1.0])
+
+
+def test_level0_trigger_is_graded_and_checked() -> None:
+    e = rocksdb_export(Design(10, 9, 1, 0, 0), SYSTEM, level0_trigger=4)
+    assert e.option("level0_file_num_compaction_trigger") == "4"
+    assert {g.knob: g.grade for g in e.grades}["level0_trigger"] == "approximate"
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match="level0_trigger must be a whole number"):
+            rocksdb_export(Design(10, 9, 1, 0, 0), SYSTEM, level0_trigger=bad)
+    with pytest.raises(ValueError, match="applies to leveled designs"):
+        rocksdb_export(Design(4, 3, 1, 1, 1), SYSTEM, level0_trigger=4)
