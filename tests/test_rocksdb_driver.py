@@ -155,3 +155,18 @@ def test_rocksdb_sweep_section_replaces_the_old_one(tmp_path) -> None:
     text = doc.read_text()
     assert "old" not in text and "native part" in text and "tail" in text
     assert existing_section(doc) == section
+
+
+@pytest.mark.parametrize("args, message", [
+    # LSM-bush: stock RocksDB cannot express it, the driver can.
+    (["--T", "2", "--C", "1", "--X", "3", "--K", "1", "--Z", "0", "--stock"],
+     "stock RocksDB cannot express this design"),
+    # 1,000 runs at Level L, each a level-0 file (one-block buffers: N/F = 1,875).
+    (["--T", "4", "--C", "1000", "--X", "1", "--K", "1", "--Z", "1", "--buffer-bytes", "4096"],
+     "the compaction driver refuses this design"),
+])
+def test_rocksdb_refusals_are_clear(wacky, args, message) -> None:
+    bridge()
+    out = wacky("validate", "--engine", "rocksdb", *SMALL, *args)
+    assert out.returncode == 2, out.stderr
+    assert message in out.stderr and "Traceback" not in out.stderr

@@ -38,6 +38,8 @@ from pathlib import Path
 import numpy as np
 
 import rocksdb_bridge
+from cost_models.limits import runs_limit
+from cost_models.structure import structure
 from validation import generators
 from validation.results import Checks, Costs, LevelShape, ValidationResult, with_theta
 from validation.rocksdb_driver import WackyDriver
@@ -57,6 +59,8 @@ from wacky_model.types import Design, System, Workload
 BLOCK_CACHE_BYTES = 1 << 20  # small: reads do not fill it, so each data block read is a miss
 KEY_BYTES = 8
 COMPACTION_TIMEOUT_S = 600.0
+# Runs the driver keeps as level-0 files, all open at once (file descriptors).
+DRIVER_MAX_RUNS = 900
 LOAD_SHARE = 0.45  # of the progress bar, for the load (the window takes as much)
 
 
@@ -217,8 +221,25 @@ def _run_driven(driver: WackyDriver, keys: np.ndarray, fresh: np.ndarray, value_
         level_L_keys=level_L_keys, present=stream[:pos])
 
 
+def _check_driveable(design: Design, system: System) -> None:
+    """The driver keeps every run open as a level-0 file: refuse trees with too many runs, at
+    the largest size a window reaches (three times the preload)."""
+    for entries in (system.entries, 3 * system.entries):
+        s = structure(design.T, design.C, design.X, design.K, design.Z,
+                      entries / system.buffer_entries, integer_runs=True)
+        # A run holds at least one buffer, so Level i holds at most N_i / F runs.
+        held = np.minimum(s.runs, runs_limit(s, entries / system.buffer_entries))
+        runs = int(np.sum(held[: int(s.L)]))
+        if runs > DRIVER_MAX_RUNS:
+            raise ValueError(
+                f"the compaction driver refuses this design: at {entries:,.0f} entries its tree "
+                f"can hold {runs:,} runs, each a level-0 file RocksDB keeps open; at most "
+                f"{DRIVER_MAX_RUNS:,}")
+
+
 def _validate_driven(design: Design, system: System, scale: Scale, workload: Workload | None,
                      range_entries: int, native, report, workdir) -> dict:
+    _check_driveable(design, system)
     B = system.entries_per_block
     load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
     keys = load.keys
@@ -270,6 +291,11 @@ def _validate_stock(design: Design, system: System, scale: Scale, workload: Work
                     range_entries: int, native, report, workdir, level0_trigger: int) -> dict:
     B = system.entries_per_block
     exported = rocksdb_export(design, system, level0_trigger)
+    if exported.grade == "needs-driver":
+        knobs = "; ".join(f"{g.knob}: {g.note}" for g in exported.grades
+                          if g.grade == "needs-driver")
+        raise ValueError(f"stock RocksDB cannot express this design ({knobs}): validate it "
+                         "with the compaction driver (leave out --stock)")
     # Stock RocksDB gives every level the same bits per key (the export's filter_policy), so
     # the models price the design RocksDB runs: uniform filters.
     ran = replace(design, filters="uniform")
