@@ -1,0 +1,99 @@
+// database_test.cc — the bridge's Database: the driver's calls against a real RocksDB.
+#include "database.h"
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "testharness.h"
+
+namespace wacky_rocksdb {
+namespace {
+
+// A minimal OPTIONS file; `driven` turns RocksDB's own compaction off.
+std::string WriteOptions(const wacky::test::TempDir& dir, bool driven) {
+  const std::string path = dir.path() + "/OPTIONS";
+  std::ofstream out(path);
+  out << "[Version]\n  rocksdb_version=7.8.3\n  options_file_version=1.1\n"
+      << "[DBOptions]\n  create_if_missing=true\n"
+      << "[CFOptions \"default\"]\n  compression=kNoCompression\n"
+      << "  disable_auto_compactions=" << (driven ? "true" : "false") << "\n"
+      << "  level0_file_num_compaction_trigger=1000\n"
+      << "  level0_slowdown_writes_trigger=1000\n  level0_stop_writes_trigger=1000\n"
+      << "[TableOptions/BlockBasedTable \"default\"]\n"
+      << "  filter_policy=bloomfilter:10:false\n  format_version=5\n";
+  return path;
+}
+
+void PutKeys(Database* db, uint64_t first, size_t n) {
+  std::vector<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) keys[i] = first + 2 * i;
+  std::vector<uint8_t> values(n * 16, 7);
+  db->PutMany(keys.data(), n, values.data(), 16);
+}
+
+std::vector<std::string> Names(const Database& db) {
+  std::vector<std::string> out;
+  for (const auto& f : db.LiveFiles()) out.push_back(f.name);
+  return out;
+}
+
+TEST(Database, DriverSetsEachFilesBits) {
+  wacky::test::TempDir dir;
+  Database db(dir.path() + "/db", WriteOptions(dir, true), 1 << 20, {}, true);
+  db.SetNextFileBits(0.0);
+  PutKeys(&db, 0, 10000);
+  db.Flush();
+  CHECK_EQ(db.FilterBytes(), uint64_t{0});  // no filter below half a bit per key
+  db.SetNextFileBits(20.0);
+  PutKeys(&db, 1, 10000);
+  db.Flush();
+  // About 20 bits per key for the second file (RocksDB rounds to its cache-line layout).
+  CHECK_GE(db.FilterBytes(), uint64_t{10000 * 20 / 8 * 9 / 10});
+  CHECK_LE(db.FilterBytes(), uint64_t{10000 * 20 / 8 * 12 / 10});
+  CHECK_THROWS(db.SetNextFileBits(-1.0), std::invalid_argument, "finite and in [0, 10000]");
+}
+
+TEST(Database, CompactFilesMergesLevelZeroFiles) {
+  wacky::test::TempDir dir;
+  Database db(dir.path() + "/db", WriteOptions(dir, true), 1 << 20, {}, true);
+  for (uint64_t i = 0; i < 3; ++i) {
+    PutKeys(&db, 10000 * i, 1000);  // keys 2j + 10000 i: no two flushes share a key
+    db.Flush();
+  }
+  const std::vector<std::string> inputs = Names(db);
+  CHECK_EQ(inputs.size(), size_t{3});
+  const CompactResult merged = db.CompactFiles(inputs, 0);
+  CHECK_EQ(merged.outputs.size(), size_t{1});
+  CHECK_EQ(merged.records, uint64_t{3000});
+  const std::vector<FileInfo> files = db.LiveFiles();
+  CHECK_EQ(files.size(), size_t{1});
+  CHECK_EQ(files[0].name, merged.outputs[0]);
+  CHECK_EQ(files[0].level, 0);
+  CHECK_EQ(files[0].entries, uint64_t{3000});
+  bool found[2];
+  const uint64_t keys[2] = {2, 10002};  // from the first and the second flush
+  db.GetMany(keys, 2, found);
+  CHECK(found[0] && found[1]);
+  CHECK_THROWS(db.CompactFiles({}, 0), std::invalid_argument, "at least one input");
+  CHECK_THROWS(db.CompactFiles({"999999.sst"}, 0), std::runtime_error, "CompactFiles");
+  // A key written in two runs: the merge keeps the newer one only.
+  PutKeys(&db, 2, 1);
+  db.Flush();
+  CHECK_EQ(db.CompactFiles(Names(db), 0).records, uint64_t{3000});
+}
+
+TEST(Database, DriverCallsNeedADrivenDatabase) {
+  wacky::test::TempDir dir;
+  CHECK_THROWS(Database(dir.path() + "/a", WriteOptions(dir, false), 1 << 20, {}, true),
+               std::invalid_argument, "disable_auto_compactions=true");
+  Database db(dir.path() + "/b", WriteOptions(dir, false), 1 << 20);
+  CHECK_THROWS(db.SetNextFileBits(5.0), std::logic_error, "opened for the driver");
+  CHECK_THROWS(db.CompactFiles({"000001.sst"}, 0), std::logic_error, "opened for the driver");
+}
+
+}  // namespace
+}  // namespace wacky_rocksdb
+
+int main() { return wacky::test::RunAllTests(); }
