@@ -88,6 +88,10 @@ def _cell(r: ValidationResult, metric: str) -> str:
             f"({'n/a' if error is None else f'{error:+.0%}'})")
 
 
+def _row(case: RocksCase, r: ValidationResult, *extra: str) -> str:
+    return "| " + " | ".join([case.name, *(_cell(r, m) for m, _ in METRICS), *extra]) + " |"
+
+
 def _runs(r: ValidationResult) -> str:
     return ", ".join(str(level.runs) for level in r.measured.levels)
 
@@ -123,13 +127,10 @@ def render_section(results: Sequence[tuple[RocksCase, ValidationResult]], scale:
         "|---" * (len(METRICS) + 4) + "|",
     ]
     for case, r in results:
-        if case.stock:
-            continue
-        same = [lv.runs for lv in r.measured.levels] == [lv.runs for lv in r.simulated.levels]
-        lines.append(
-            f"| {case.name} | " + " | ".join(_cell(r, m) for m, _ in METRICS)
-            + f" | {r.tree_write_amp:.3g} / {r.simulated.write_amp:.3g} | {_runs(r)} | "
-            f"{'yes' if same else 'no'} |")
+        if not case.stock:
+            same = [lv.runs for lv in r.measured.levels] == [lv.runs for lv in r.simulated.levels]
+            lines.append(_row(case, r, f"{r.tree_write_amp:.3g} / {r.simulated.write_amp:.3g}",
+                              _runs(r), "yes" if same else "no"))
     lines += [
         "",
         "### Stock RocksDB, the families it expresses",
@@ -145,11 +146,9 @@ def render_section(results: Sequence[tuple[RocksCase, ValidationResult]], scale:
         "|---" * (len(METRICS) + 4) + "|",
     ]
     for case, r in results:
-        if not case.stock:
-            continue
-        lines.append(
-            f"| {case.name} | " + " | ".join(_cell(r, m) for m, _ in METRICS)
-            + f" | {r.rocksdb_grade} | {_runs(r)} | {r.throttle_seconds:.0f} s |")
+        if case.stock:
+            lines.append(_row(case, r, str(r.rocksdb_grade), _runs(r),
+                              f"{r.throttle_seconds:.0f} s"))
     if refused:
         lines += ["", "Not run:", ""] + [f"- {name}: {message}" for name, message in refused]
     lines.append(END)
