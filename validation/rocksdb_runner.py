@@ -21,8 +21,8 @@ fall into it (the model's amortized costs, full merges included, are the predict
 
 Without ``stock`` the Wacky compaction driver (:mod:`validation.rocksdb_driver`) runs the design,
 Monkey filters included, and the phases are the native engine's: the preload, a warm-up to a run
-boundary of Level L and the window to the next one (``validation.steady``'s rules), then the
-reads above. Flushes and merges are synchronous, so the writer never outruns compaction
+boundary of Level L and the window to the next one (``validation.steady``'s rules), with the
+reads above spread over the window at the native engine's rate. Flushes and merges are synchronous, so the writer never outruns compaction
 (``throttle_seconds`` is 0). Besides RocksDB's statistics the result carries ``tree_write_amp``,
 the entries the policy wrote per insert, which leaves out the level-0 file of each flush that
 the driver merges at once.
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +52,7 @@ from validation.runner import (
     steady_references,
 )
 from validation.scale import Scale
-from validation.steady import WINDOW_CAP_LOADS
+from validation.steady import READ_BATCH, WINDOW_CAP_LOADS
 from wacky_model.rocksdb_options import driver_export, rocksdb_export
 from wacky_model.types import Design, System, Workload
 
@@ -94,7 +94,8 @@ def _levels(db) -> tuple[LevelShape, ...]:
 def _run(db, keys: np.ndarray, window_keys: np.ndarray, absent: np.ndarray, value_bytes: int,
          F: int, n_reads: int, range_entries: int, rng: np.random.Generator, report):
     """Load, window and reads on an open database: (write amplification of the window, levels,
-    the keys present, {read kind: (I/O per read, found)}, memory bits per entry, throttle s)."""
+    the keys present, {read kind: (I/O per read, wrong answers)}, memory bits per entry,
+    throttle s)."""
     report(0.0, "loading")
     throttle = _write_all(db, keys, value_bytes, F, report, 0.0, LOAD_SHARE)
     throttle += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
@@ -109,28 +110,27 @@ def _run(db, keys: np.ndarray, window_keys: np.ndarray, absent: np.ndarray, valu
                  / delta["rocksdb.bytes.written"])
     present = np.concatenate([keys, window_keys])
     report(2 * LOAD_SHARE, "reading")
-    reads, memory = _reads(db, keys, present, absent, n_reads, range_entries, rng)
+    reads = _read_kinds(db, n_reads, absent, keys, present, range_entries, rng)
+    memory = 8.0 * db.filter_bytes() / present.size
     return write_amp, _levels(db), present, reads, memory, throttle
 
 
-def _reads(db, oldest: np.ndarray, present: np.ndarray, absent: np.ndarray, n_reads: int,
-           range_entries: int, rng: np.random.Generator) -> tuple[dict, float]:
-    """Each kind of read on a quiet database: ({kind: (I/O per read, result)}, filter bits per
-    entry). A read's I/O is its data-block cache misses."""
-    def io_per_read(run) -> tuple[float, object]:
+def _read_kinds(db, n: int, absent: np.ndarray, oldest: np.ndarray, present: np.ndarray,
+                range_entries: int, rng: np.random.Generator) -> dict[str, tuple[float, int]]:
+    """``n`` reads of each kind: {kind: (I/O per read, wrong answers)}. A read's I/O is its
+    data-block cache misses; a wrong answer is an absent key found or a present one missed."""
+    def measured(run) -> tuple[float, int]:
         misses = db.tickers()["rocksdb.block.cache.data.miss"]
-        out = run()
-        return (db.tickers()["rocksdb.block.cache.data.miss"] - misses) / n_reads, out
+        wrong = int(run())
+        return (db.tickers()["rocksdb.block.cache.data.miss"] - misses) / n, wrong
 
-    reads = {
-        "zero": io_per_read(lambda: db.get_many(absent[:n_reads])),
-        "oldest": io_per_read(lambda: db.get_many(rng.choice(oldest, n_reads))),
-        "uniform": io_per_read(lambda: db.get_many(rng.choice(present, n_reads))),
-        "range": io_per_read(lambda: db.scan_many(rng.choice(present, n_reads),
-                                                  max(1, range_entries))),
+    return {
+        "zero": measured(lambda: db.get_many(rng.choice(absent, n)).sum()),
+        "oldest": measured(lambda: (~db.get_many(rng.choice(oldest, n))).sum()),
+        "uniform": measured(lambda: (~db.get_many(rng.choice(present, n))).sum()),
+        "range": measured(lambda: db.scan_many(rng.choice(present, n), max(1, range_entries))
+                          * 0),
     }
-    # The filters of every live table (their table properties), per entry.
-    return reads, 8.0 * db.filter_bytes() / present.size
 
 
 @dataclass(frozen=True)
@@ -145,15 +145,43 @@ class DrivenWindow:
     level_L_runs_at_start: int
     complete: bool
     levels: tuple[LevelShape, ...]
-    level_L_keys: int  # the preload's oldest keys, in Level L after the preload
     present: np.ndarray
+    reads: dict[str, tuple[float, int]]  # kind -> (I/O per read, wrong answers)
 
 
-def _run_driven(driver: WackyDriver, keys: np.ndarray, fresh: np.ndarray, value_bytes: int,
+@dataclass
+class _ReadMeter:
+    """Reads of each kind, in batches between buffers: counts, data-block misses, and the
+    wrong answers (an existing key not found, an absent one found)."""
+
+    db: object
+    absent: np.ndarray
+    level_L_keys: np.ndarray
+    range_entries: int
+    rng: np.random.Generator
+    totals: dict[str, list[int]] = field(default_factory=dict)
+
+    def reset(self) -> None:
+        self.totals = {kind: [0, 0, 0] for kind in ("zero", "oldest", "uniform", "range")}
+
+    def batch(self, k: int, present: np.ndarray) -> None:
+        for kind, (io, wrong) in _read_kinds(self.db, k, self.absent, self.level_L_keys,
+                                             present, self.range_entries, self.rng).items():
+            acc = self.totals[kind]
+            acc[0] += k
+            acc[1] += io * k
+            acc[2] += wrong
+
+    def result(self) -> dict[str, tuple[float, int]]:
+        return {kind: (t[1] / max(1, t[0]), int(t[2])) for kind, t in self.totals.items()}
+
+
+def _run_driven(driver: WackyDriver, keys: np.ndarray, fresh: np.ndarray, absent: np.ndarray,
+                value_bytes: int, n_reads: int, range_entries: int, rng: np.random.Generator,
                 report) -> DrivenWindow:
     """Preload, warm up to a run boundary of Level L, then measure the window to the next one,
-    starting again after a full merge of Level L (``validation.steady``'s rules, which
-    ``engine_simulator.steady_window`` replays)."""
+    starting again after a full merge of Level L, with reads spread over the window
+    (``validation.steady``'s rules; ``engine_simulator.steady_window`` replays the writes)."""
     db, F, n = driver.db, driver.buffer_entries, int(keys.size)
     stream = np.concatenate([keys, fresh])
     values = np.zeros((F, value_bytes), dtype=np.uint8)
@@ -172,39 +200,56 @@ def _run_driven(driver: WackyDriver, keys: np.ndarray, fresh: np.ndarray, value_
     for i in range(preload):
         buffer()
         report(LOAD_SHARE * (i + 1) / max(1, preload), "loading")
-    level_L_keys = int(sum(driver.replay.levels[-1].runs))
+    meter = _ReadMeter(db, absent, keys[: int(sum(driver.replay.levels[-1].runs))],
+                       max(1, range_entries), rng)
     report(LOAD_SHARE, "warm-up")
-    runs_at_start, warm = 0, 0
+    runs_at_start, warm, last_major, cycle = 0, 0, None, 0
     while warm < cap:
         warm += F
         if buffer().major:
+            cycle = 0 if last_major is None else pos - last_major
+            last_major = pos
             runs, boundary = driver.replay.level_L_state()
             if boundary:
                 runs_at_start = runs
                 break
+    # Reads of each kind: n_reads over about one major cycle, at that rate to the window's end.
+    if cycle == 0:
+        levels = driver.replay.levels
+        cycle = levels[-2].capacity if len(levels) > 1 else F
+    per_buffer = n_reads * F / max(cycle, F)
 
     def start():
         driver.reset_counts()
-        return db.tickers()
+        meter.reset()
+        return db.tickers(), 0.0
 
-    before = start()
+    before, owed = start()
     writes, majors, skipped, complete = 0, 0, 0, False
     report(LOAD_SHARE, "steady-state window")
     while writes < cap:
         step = buffer()
         writes += F
         majors += step.major
-        report(LOAD_SHARE + LOAD_SHARE * min(1.0, writes / cap), "steady-state window")
+        owed += per_buffer
+        report(LOAD_SHARE + (1 - LOAD_SHARE) * min(1.0, writes / cap), "steady-state window")
+        ending = False
         if step.major:
             runs, boundary = driver.replay.level_L_state()
             if runs == 1 and driver.replay.levels[-1].max_runs > 1:
                 skipped += 1  # a full merge of Level L: not a typical window
-                before = start()
+                before, owed = start()
                 writes, majors, runs_at_start = 0, 0, 1
                 continue
-            if boundary:
-                complete = True
-                break
+            ending = boundary
+        if owed >= READ_BATCH or (ending and owed > 0) or meter.totals["zero"][0] == 0:
+            # The statistics of the window are writes only: reads write nothing.
+            due = max(1, round(owed))
+            meter.batch(due, stream[:pos])
+            owed -= due
+        if ending:
+            complete = True
+            break
     after = db.tickers()
     delta = {k: after[k] - before[k] for k in after}
     driver.check()
@@ -218,7 +263,7 @@ def _run_driven(driver: WackyDriver, keys: np.ndarray, fresh: np.ndarray, value_
         tree_write_amp=driver.counts.tree_write_amp,
         writes=writes, major_compactions=majors, full_merges_skipped=skipped,
         level_L_runs_at_start=runs_at_start, complete=complete, levels=levels,
-        level_L_keys=level_L_keys, present=stream[:pos])
+        present=stream[:pos], reads=meter.result())
 
 
 def _check_driveable(design: Design, system: System) -> None:
@@ -256,12 +301,12 @@ def _validate_driven(design: Design, system: System, scale: Scale, workload: Wor
                              driven=True)
         try:
             driver = WackyDriver(db, design, system)
-            window = _run_driven(driver, keys, fresh, scale.entry_bytes - KEY_BYTES, report)
-            report(2 * LOAD_SHARE, "reading")
-            reads, memory = _reads(db, keys[: window.level_L_keys], window.present, absent,
-                                   scale.reads, range_entries, rng)
+            window = _run_driven(driver, keys, fresh, absent, scale.entry_bytes - KEY_BYTES,
+                                 scale.reads, range_entries, rng, report)
+            memory = 8.0 * db.filter_bytes() / window.present.size
         finally:
             del db
+    reads = window.reads
     measured = with_theta(Costs(
         write_amp=window.write_amp,
         zero_result_read=reads["zero"][0],
@@ -380,8 +425,8 @@ def validate_rocksdb(
         paper=run["paper"],
         simulated=run["simulated"],
         measured=run["measured"],
-        checks=Checks(get_misses=int((~reads["oldest"][1]).sum() + (~reads["uniform"][1]).sum()),
-                      zero_hits=int(reads["zero"][1].sum()), wrong_values=0),
+        checks=Checks(get_misses=reads["oldest"][1] + reads["uniform"][1],
+                      zero_hits=reads["zero"][1], wrong_values=0),
         seconds=time.perf_counter() - start,
         wal=False,
         phase="steady",
