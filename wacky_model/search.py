@@ -367,6 +367,7 @@ class DesignSpace:
     alt_coords: np.ndarray
     alt_costs: np.ndarray
     table_families: tuple[str, ...] = ()  # the family of each table candidate
+    table_hash_levels: np.ndarray | None = None  # and the hash levels it was priced with
     build_ms: float = field(default=0.0, compare=False)
     constraints: Constraints | None = None
 
@@ -396,9 +397,10 @@ class DesignSpace:
         if table:
             coords, costs = _build_table(space)
             alt_coords, alt_costs = _alternatives_table(space)
-            families = tuple(classify(_design(u), _system_at(space, u)) for u in coords)
+            families = tuple(classify(_design(u), _split_at(space, u)) for u in coords)
             space = dataclasses.replace(space, coords=coords, costs=costs, alt_coords=alt_coords,
-                                        alt_costs=alt_costs, table_families=families)
+                                        alt_costs=alt_costs, table_families=families,
+                                        table_hash_levels=_hash_levels_of(space, coords))
         return dataclasses.replace(space, build_ms=(time.perf_counter() - start) * 1e3)
 
     def evaluate_coords(self, u: np.ndarray) -> np.ndarray:
@@ -798,15 +800,30 @@ def _buffer_bytes(space: DesignSpace, u: np.ndarray) -> np.ndarray:
     return (F // system.entries_per_block * system.block_bytes).astype(np.int64)
 
 
-def _system_at(space: DesignSpace, u: np.ndarray) -> System:
-    """The system a design was priced on: the split its buffer coordinate gives, and with a
-    probe cost the hash levels it was priced with."""
+def _split_at(space: DesignSpace, u: np.ndarray) -> System:
+    """The system a design was priced on, as far as its buffer coordinate gives it."""
     system = space.system
-    if system.memory_split:
-        system = system.with_buffer(float(_buffer_bytes(space, u[None])[0]))
+    if not system.memory_split:
+        return system
+    return system.with_buffer(float(_buffer_bytes(space, u[None])[0]))
+
+
+def _hash_levels_of(space: DesignSpace, u: np.ndarray) -> np.ndarray:
+    """The hash levels each design (coords (..., 6)) was priced with: its best, with a probe
+    cost; the system's, without."""
+    if space.system.probe_cost <= 0:
+        return np.full(u.shape[:-1], space.system.hash_levels)
+    _, h = realizable_costs(space.system, *to_knobs(u), model=space.model,
+                            buffer_blocks=2.0 ** u[..., 5], with_hash_levels=True)
+    return h.astype(int)
+
+
+def _system_at(space: DesignSpace, u: np.ndarray, row: int = -1) -> System:
+    """The system a design was priced on: the split its buffer coordinate gives, and with a
+    probe cost the hash levels it was priced with (the table's, for a table row)."""
+    system = _split_at(space, u)
     if space.system.probe_cost > 0:
-        _, h = realizable_costs(space.system, *to_knobs(u), model=space.model,
-                                buffer_blocks=2.0 ** u[5], with_hash_levels=True)
+        h = space.table_hash_levels[row] if row >= 0 else _hash_levels_of(space, u)
         system = dataclasses.replace(system, hash_levels=int(h))
     return system
 
@@ -822,8 +839,8 @@ def _recommendation(space: DesignSpace, workload: Workload, found: SearchResult,
                     start: float) -> Recommendation:
     u, cost = found.coords[0], float(found.cost[0])
     design = _design(u)
-    system = _system_at(space, u)
     row = int(found.table_row[0])
+    system = _system_at(space, u, row)
     alternatives = []
     for f, name in enumerate(FAMILIES):
         alt_u, theta = found.family_coords[0, f], float(found.family_cost[0, f])
@@ -954,7 +971,7 @@ def recommend_many(
     buffers = _buffer_bytes(space, found.coords)
     families = tuple(
         space.table_families[row] if row >= 0
-        else classify(d, _system_at(space, u))
+        else classify(d, _split_at(space, u))
         for d, u, row in zip(designs, found.coords, found.table_row, strict=True))
     return RecommendationBatch(
         designs=designs,
