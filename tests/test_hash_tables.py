@@ -11,7 +11,7 @@ import pytest
 from cost_models.evaluate import evaluate
 from cost_models.finite import finite_costs
 from wacky_model.analysis import analyze
-from wacky_model.search import realizable_costs, recommend
+from wacky_model.search import realizable_costs, recommend, recommend_many
 from wacky_model.types import Design, System, Workload
 
 BUSH = (4.0, 64.0, 2.0, 1.0, 0.0)  # many runs in the small levels: 255, 15, 3, 1
@@ -84,6 +84,11 @@ def test_recommendation_with_probe_cost_reports_and_prices_its_hash_levels(syste
     assert rec.cost < plain.finite.theta
     # The search without a probe cost gives the same Theta it gave before hash tables existed:
     # probes weigh nothing.
+    batch = recommend_many([WRITE_HEAVY], system)
+    d = batch.designs[0]
+    _, best = realizable_costs(system, *d.knobs.values(), with_hash_levels=True,
+                               buffer_blocks=batch.buffer_bytes[0] / system.block_bytes)
+    assert int(batch.hash_levels[0]) == int(best) >= 1
     free = recommend(WRITE_HEAVY, dataclasses.replace(system, probe_cost=0.0))
     assert free.system.hash_levels == 0
     assert free.cost == pytest.approx(free.analysis.finite.theta, rel=1e-6)

@@ -22,10 +22,10 @@ fall into it (the model's amortized costs, full merges included, are the predict
 Without ``stock`` the Wacky compaction driver (:mod:`validation.rocksdb_driver`) runs the design,
 Monkey filters included, and the phases are the native engine's: the preload, a warm-up to a run
 boundary of Level L and the window to the next one (``validation.steady``'s rules), with the
-reads above spread over the window at the native engine's rate. Flushes and merges are synchronous, so the writer never outruns compaction
-(``throttle_seconds`` is 0). Besides RocksDB's statistics the result carries ``tree_write_amp``,
-the entries the policy wrote per insert, which leaves out the level-0 file of each flush that
-the driver merges at once.
+reads above spread over the window at the native engine's rate. Flushes and merges are
+synchronous, so the writer never outruns compaction (``throttle_seconds`` is 0). Besides
+RocksDB's statistics the result carries ``tree_write_amp``, the entries the policy wrote per
+insert, which leaves out the level-0 file of each flush that the driver merges at once.
 """
 
 from __future__ import annotations

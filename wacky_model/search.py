@@ -941,6 +941,7 @@ class RecommendationBatch:
     method: str
     search_ms: float  # wall time of the whole batch
     buffer_bytes: np.ndarray  # the buffer of each design (the chosen split, with a budget)
+    hash_levels: np.ndarray | None = None  # each design's hash levels (chosen with a probe cost)
 
     def __len__(self) -> int:
         return len(self.designs)
@@ -981,4 +982,5 @@ def recommend_many(
         method=method,
         search_ms=(time.perf_counter() - start) * 1e3,
         buffer_bytes=buffers,
+        hash_levels=_hash_levels_of(space, found.coords),
     )
