@@ -982,5 +982,18 @@ def recommend_many(
         method=method,
         search_ms=(time.perf_counter() - start) * 1e3,
         buffer_bytes=buffers,
-        hash_levels=_hash_levels_of(space, found.coords),
+        hash_levels=_batch_hash_levels(space, found),
     )
+
+
+def _batch_hash_levels(space: DesignSpace, found: SearchResult) -> np.ndarray:
+    """Each result's hash levels: the table's for a table row, priced again for the rest."""
+    out = np.full(found.table_row.shape, space.system.hash_levels)
+    if space.system.probe_cost <= 0:
+        return out
+    row = found.table_row
+    hit = row >= 0
+    out[hit] = space.table_hash_levels[row[hit]]
+    if not hit.all():
+        out[~hit] = _hash_levels_of(space, found.coords[~hit])
+    return out
