@@ -23,7 +23,8 @@ keep the best projection.
 Every design evaluated here is realizable: its run counts are rounded the way the engine rounds
 them (:func:`cost_models.structure.round_runs`) and its reported cost is that of the rounded design.
 Search coordinates are (log2 T, log2 C, X, K, Z, log2 buffer blocks); the last one is fixed
-unless the system gives a total memory budget.
+unless the system gives a total memory budget. With a probe cost (``System.probe_cost``) each
+design is priced with its best number of hash levels (App. F), which the cost row then holds.
 """
 
 from __future__ import annotations
