@@ -108,37 +108,35 @@ def allocate_fprs(
     """FPR per run at each level: Lagrangian-optimal (App. C) or uniform, from M or from p.
 
     With ``hash_levels`` the smallest levels get a hash table (App. F) whose key signatures
-    keep the false-positive rate a_i p_i the filters would have given that level (App. F: at
-    most, since the signature's bits are whole); the hash level's entry here stays p_i, so
-    that every cost sums a_i p_i unchanged. With
-    a memory budget M the tables' bits come out of it, and the Bloom filters of the other
-    levels are optimized again for what is left (none at all when the tables take it all).
+    keep the false-positive rate a_i p_i the filters would have given that level (at most,
+    since the signature's bits are whole), so a hashed level keeps its p_i here and every cost
+    sums a_i p_i unchanged. With a memory budget M the tables' bits come out of it, and the
+    Bloom filters of the other levels are optimized again for what is left (none at all when
+    the tables take it all).
     """
     if (bits_per_entry is None) == (sum_fpr is None):
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
-    fprs = _bloom_fprs(s, s.fractions, bits_per_entry, sum_fpr, uniform)
-    if not np.any(hash_levels):
-        return fprs
-    mask, _, table_bits = _hash_tables(s, fprs, hash_levels, pointer_bits, load_factor)
-    hashed_fprs = fprs
-    if bits_per_entry is not None:
-        stored = np.where(s.valid, s.fractions, 0.0)
-        left = (np.asarray(bits_per_entry, dtype=float) * np.sum(stored, axis=-1)
-                - np.sum(stored * table_bits, axis=-1))
-        rest = np.sum(np.where(mask, 0.0, stored), axis=-1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            per_entry = np.where(rest > 0, np.maximum(left, 0.0) / rest, 0.0)
-        fprs = _bloom_fprs(s, np.where(mask, 0.0, s.fractions), per_entry, None, uniform)
-    return np.where(mask, hashed_fprs, fprs)
+    plain = _bloom_fprs(s, s.fractions, bits_per_entry, sum_fpr, uniform)
+    if not np.any(hash_levels) or bits_per_entry is None:
+        return plain
+    mask, _, table_bits = _hash_tables(s, plain, hash_levels, pointer_bits, load_factor)
+    stored = np.where(s.valid, s.fractions, 0.0)
+    left = (np.asarray(bits_per_entry, dtype=float) * np.sum(stored, axis=-1)
+            - np.sum(stored * table_bits, axis=-1))
+    rest = np.sum(np.where(mask, 0.0, stored), axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_entry = np.where(rest > 0, np.maximum(left, 0.0) / rest, 0.0)
+    others = _bloom_fprs(s, np.where(mask, 0.0, s.fractions), per_entry, None, uniform)
+    return np.where(mask, plain, others)
 
 
 def hash_overspend(
-    s: Structure, bits_per_entry: ArrayLike, hash_levels: ArrayLike,
+    s: Structure, plain_fprs: np.ndarray, bits_per_entry: ArrayLike, hash_levels: ArrayLike,
     pointer_bits: float = memory.POINTER_BITS, load_factor: float = memory.LOAD_FACTOR,
 ) -> np.ndarray:
-    """True where the hash tables alone need more than ``bits_per_entry`` (the memory budget)."""
-    fprs = _bloom_fprs(s, s.fractions, bits_per_entry, None, False)
-    _, _, table_bits = _hash_tables(s, fprs, hash_levels, pointer_bits, load_factor)
+    """True where the hash tables alone need more than ``bits_per_entry`` (the memory budget).
+    ``plain_fprs``: :func:`allocate_fprs` of the budget without hash tables."""
+    _, _, table_bits = _hash_tables(s, plain_fprs, hash_levels, pointer_bits, load_factor)
     stored = np.where(s.valid, s.fractions, 0.0)
     return (np.sum(stored * table_bits, axis=-1)
             > np.asarray(bits_per_entry, dtype=float) * np.sum(stored, axis=-1) * (1 + 1e-12))

@@ -122,6 +122,8 @@ UNPHYSICAL_COST = 1e30
 # and the paper's Eq 8-16.
 MODELS = ("finite", "paper")
 
+PROBES, ZERO_RESULT = COST_ROW.index("filter_probes"), COST_ROW.index("zero_result_read")
+
 # The search's projections, in the table's order (ties go to the earlier family).
 FAMILIES = tuple(f.name for f in PROJECTIONS)
 
@@ -175,17 +177,20 @@ def _with_hash_tables(system: System, model: str, s, knobs, F, budget,
     zero-result read, probe_cost x probes + false positives. Tables that alone outgrow the
     memory budget are not considered.
     """
-    probe = system.probe_cost
+    def score(r: np.ndarray) -> np.ndarray:
+        return r[..., PROBES] * system.probe_cost + r[..., ZERO_RESULT]
+
     best_h = np.zeros(rows.shape[:-1])
-    score = rows[..., 6] * probe + rows[..., 1]
+    best = score(rows)
+    plain = allocate_fprs(s, **budget) if "bits_per_entry" in budget else None
     for h in range(1, int(np.max(s.L))):
         rows_h = _model_rows(system, model, s, knobs, F, budget, float(h))
-        score_h = rows_h[..., 6] * probe + rows_h[..., 1]
-        better = (score_h < score) & (h < s.L)
-        if "bits_per_entry" in budget:
-            better &= ~hash_overspend(s, budget["bits_per_entry"], float(h))
+        score_h = score(rows_h)
+        better = (score_h < best) & (h < s.L)
+        if plain is not None:
+            better &= ~hash_overspend(s, plain, budget["bits_per_entry"], float(h))
         rows = np.where(better[..., None], rows_h, rows)
-        score = np.where(better, score_h, score)
+        best = np.where(better, score_h, best)
         best_h = np.where(better, float(h), best_h)
     return rows, best_h
 
