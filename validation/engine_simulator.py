@@ -166,8 +166,9 @@ class MergeStep:
 
 
 @dataclass
-class _Replay:
-    """The policy's state while it replays flushes; :func:`grow` and :func:`steady_window`."""
+class PolicyReplay:
+    """The policy's state while it replays flushes: :func:`grow`, :func:`steady_window`, and the
+    RocksDB compaction driver (``validation.rocksdb_driver``)."""
 
     knobs: tuple[float, float, float, float, float]
     buffer_entries: int
@@ -181,7 +182,7 @@ class _Replay:
 
     @classmethod
     def start(cls, knobs, buffer_entries: int, entries_per_block: int,
-              bits_per_entry: float | None, sum_fpr: float | None, uniform: bool) -> _Replay:
+              bits_per_entry: float | None, sum_fpr: float | None, uniform: bool) -> PolicyReplay:
         if (bits_per_entry is None) == (sum_fpr is None):
             raise ValueError("give exactly one of bits_per_entry or sum_fpr")
         if buffer_entries < 1 or entries_per_block < 1:
@@ -258,7 +259,7 @@ def grow(
     """
     if entries < 0:
         raise ValueError(f"entries must be >= 0; got {entries}")
-    replay = _Replay.start((T, C, X, K, Z), buffer_entries, entries_per_block, bits_per_entry,
+    replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block, bits_per_entry,
                            sum_fpr, uniform)
     flushes = (entries - 1) // buffer_entries if entries > 0 else 0
     for _ in range(flushes):
@@ -309,7 +310,7 @@ def steady_window(
     (a merge into it that leaves its active run full), then measure flushes to the next one,
     starting again after a full merge of Level L when a_L > 1. The warm-up and the window each
     stop after ``cap_loads`` times ``entries`` inserts."""
-    replay = _Replay.start((T, C, X, K, Z), buffer_entries, entries_per_block, bits_per_entry,
+    replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block, bits_per_entry,
                            sum_fpr, uniform)
     F = buffer_entries
     for _ in range((entries - 1) // F):  # the preload; its last buffer flushes in the warm-up

@@ -2,7 +2,7 @@
 
 RocksDB's own compaction is off (:func:`wacky_model.rocksdb_options.driver_export`). The driver
 writes one buffer of F entries at a time and then decides, with the merge policy's executable
-specification (:class:`validation.engine_simulator._Replay`, the rules of App. E and Section 5
+specification (:class:`validation.engine_simulator.PolicyReplay`, the rules of App. E and Section 5
 that ``native_engine/src/merge_policy.h`` implements), what the flush does: which runs merge with
 it and the filter of the run it makes. It carries that out on RocksDB:
 
@@ -16,7 +16,7 @@ first and a read probes each file's filter in that order, so a point read visits
 design's order. The design's levels exist only in the driver, which maps each run to its file.
 A merge always takes the newest runs down to the target (preemptive merging), so its inputs are
 contiguous in age, as level 0 requires. What the mapping costs: each flush that merges is written
-twice (the level-0 file, then the merge), about one extra write per insert on RocksDB's
+twice (the level-0 file, then the merge), at most one extra write per insert on RocksDB's
 statistics, which ``tree_write_amp`` leaves out so that it counts what the design writes; and a
 level of many runs is as many level-0 files, each probed (RocksDB's stall triggers are lifted).
 No listener is needed: the driver flushes itself, so RocksDB never flushes on its own.
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from validation.engine_simulator import MergeStep, _Replay
+from validation.engine_simulator import MergeStep, PolicyReplay
 from wacky_model.types import Design, System
 
 
@@ -55,14 +55,14 @@ class WackyDriver:
     db: object
     design: Design
     system: System
-    replay: _Replay = field(init=False)
+    replay: PolicyReplay = field(init=False)
     files: dict[int, list[str]] = field(default_factory=dict)  # run id -> its files
     counts: DriverCounts = field(default_factory=DriverCounts)
     _next_id: int = 0
 
     def __post_init__(self) -> None:
         budget = self.system.budget
-        self.replay = _Replay.start(
+        self.replay = PolicyReplay.start(
             tuple(self.design.knobs.values()), self.system.buffer_entries,
             self.system.entries_per_block, budget.get("bits_per_entry"), budget.get("sum_fpr"),
             self.design.filters == "uniform")
