@@ -30,6 +30,7 @@ What it accounts for, which the closed forms leave out:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -259,8 +260,8 @@ def grow(
     """
     if entries < 0:
         raise ValueError(f"entries must be >= 0; got {entries}")
-    replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block, bits_per_entry,
-                           sum_fpr, uniform)
+    replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block,
+                                bits_per_entry, sum_fpr, uniform)
     flushes = (entries - 1) // buffer_entries if entries > 0 else 0
     for _ in range(flushes):
         replay.flush()
@@ -291,6 +292,69 @@ class SimulatedWindow:
     complete: bool  # ended at a run boundary, not at the cap
 
 
+@dataclass(frozen=True)
+class WindowRun:
+    """How a steady window went (:func:`run_window`)."""
+
+    writes: int  # inserts in the window
+    major_compactions: int
+    full_merges_skipped: int
+    level_L_runs_at_start: int
+    complete: bool  # ended at a run boundary, not at the cap
+    warmup_cycle: int  # inserts between the warm-up's last two merges into Level L (0: fewer)
+
+
+def run_window(
+    replay: PolicyReplay,
+    flush: Callable[[], bool],
+    *,
+    entries: int,
+    cap_loads: float,
+    on_start: Callable[[int], None] = lambda cycle: None,
+    on_buffer: Callable[[bool], None] = lambda ending: None,
+) -> WindowRun:
+    """The steady window's rules (``validation.steady``) over buffers that ``flush()`` writes
+    (True when the flush reached Level L), with ``replay`` the policy's state: warm up to a run
+    boundary of Level L (a merge into it that leaves its active run full), then measure buffers
+    to the next one, starting again after a full merge of Level L when a_L > 1. The warm-up and
+    the window each stop after ``cap_loads`` times ``entries`` inserts. ``on_start(cycle)`` runs
+    when the window (re)starts, given the warm-up's cycle (``WindowRun.warmup_cycle``), and
+    ``on_buffer(ending)`` after each buffer of the window."""
+    F = replay.buffer_entries
+    cap = max(int(cap_loads * entries), 4 * F)
+    runs_at_start, warm, last_major, cycle = 0, 0, None, 0
+    while warm < cap:
+        warm += F
+        if flush():
+            cycle = 0 if last_major is None else warm - last_major
+            last_major = warm
+            runs, boundary = replay.level_L_state()
+            if boundary:
+                runs_at_start = runs
+                break
+    on_start(cycle)
+    writes, majors, skipped, complete = 0, 0, 0, False
+    while writes < cap:
+        major = flush()
+        writes += F
+        majors += major
+        ending = False
+        if major:
+            runs, boundary = replay.level_L_state()
+            if runs == 1 and replay.levels[-1].max_runs > 1:
+                skipped += 1  # a full merge of Level L: not a typical window
+                on_start(cycle)
+                writes, majors, runs_at_start = 0, 0, 1
+                continue
+            ending = boundary
+        on_buffer(ending)
+        if ending:
+            complete = True
+            break
+    return WindowRun(writes=writes, major_compactions=majors, full_merges_skipped=skipped,
+                     level_L_runs_at_start=runs_at_start, complete=complete, warmup_cycle=cycle)
+
+
 def steady_window(
     T: float,
     C: float,
@@ -306,46 +370,26 @@ def steady_window(
     uniform: bool = False,
     cap_loads: float = 2.0,
 ) -> SimulatedWindow:
-    """Preload ``entries``, then the steady window's rules: warm up to a run boundary of Level L
-    (a merge into it that leaves its active run full), then measure flushes to the next one,
-    starting again after a full merge of Level L when a_L > 1. The warm-up and the window each
-    stop after ``cap_loads`` times ``entries`` inserts."""
-    replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block, bits_per_entry,
-                           sum_fpr, uniform)
-    F = buffer_entries
-    for _ in range((entries - 1) // F):  # the preload; its last buffer flushes in the warm-up
+    """Preload ``entries``, then :func:`run_window` on entry counts."""
+    replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block,
+                                bits_per_entry, sum_fpr, uniform)
+    for _ in range((entries - 1) // buffer_entries):  # its last buffer flushes in the warm-up
         replay.flush()
-    cap = max(int(cap_loads * entries), 4 * F)
-    runs_at_start, warm = 0, 0
-    while warm < cap:
-        warm += F
-        if replay.flush():
-            runs, boundary = replay.level_L_state()
-            if boundary:
-                runs_at_start = runs
-                break
-    start_blocks, writes, majors, skipped, complete = replay.blocks_written, 0, 0, 0, False
-    while writes < cap:
-        major = replay.flush()
-        writes += F
-        majors += major
-        if major:
-            runs, boundary = replay.level_L_state()
-            if runs == 1 and replay.levels[-1].max_runs > 1:
-                skipped += 1
-                start_blocks, writes, majors, runs_at_start = replay.blocks_written, 0, 0, 1
-                continue
-            if boundary:
-                complete = True
-                break
+    start_blocks = replay.blocks_written
+
+    def start(cycle: int) -> None:
+        nonlocal start_blocks
+        start_blocks = replay.blocks_written
+
+    run = run_window(replay, replay.flush, entries=entries, cap_loads=cap_loads, on_start=start)
     blocks = replay.blocks_written - start_blocks
     return SimulatedWindow(
-        write_amp=blocks * entries_per_block / writes if writes else math.nan,
-        writes=writes,
-        major_compactions=majors,
-        full_merges_skipped=skipped,
-        level_L_runs_at_start=runs_at_start,
-        complete=complete,
+        write_amp=blocks * entries_per_block / run.writes if run.writes else math.nan,
+        writes=run.writes,
+        major_compactions=run.major_compactions,
+        full_merges_skipped=run.full_merges_skipped,
+        level_L_runs_at_start=run.level_L_runs_at_start,
+        complete=run.complete,
     )
 
 

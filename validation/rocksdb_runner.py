@@ -41,6 +41,7 @@ import rocksdb_bridge
 from cost_models.limits import runs_limit
 from cost_models.structure import structure
 from validation import generators
+from validation.engine_simulator import run_window
 from validation.results import Checks, Costs, LevelShape, ValidationResult, with_theta
 from validation.rocksdb_driver import WackyDriver
 from validation.runner import (
@@ -213,52 +214,35 @@ def _run_driven(driver: WackyDriver, keys: np.ndarray, fresh: np.ndarray, absent
     meter = _ReadMeter(db, absent, keys[: int(sum(driver.replay.levels[-1].runs))],
                        max(1, range_entries), rng)
     report(LOAD_SHARE, "warm-up")
-    runs_at_start, warm, last_major, cycle = 0, 0, None, 0
-    while warm < cap:
-        warm += F
-        if buffer().major:
-            cycle = 0 if last_major is None else pos - last_major
-            last_major = pos
-            runs, boundary = driver.replay.level_L_state()
-            if boundary:
-                runs_at_start = runs
-                break
-    # Reads of each kind: n_reads over about one major cycle, at that rate to the window's end.
-    if cycle == 0:
-        levels = driver.replay.levels
-        cycle = levels[-2].capacity if len(levels) > 1 else F
-    per_buffer = n_reads * F / max(cycle, F)
+    before: dict = {}
+    owed = 0.0  # reads of each kind due but not yet run
+    per_buffer = 0.0
+    windowed = 0
 
-    def start():
+    def start(cycle: int) -> None:
+        nonlocal before, owed, per_buffer, windowed
+        if not before:
+            # Reads of each kind: n_reads over about one major cycle (the warm-up's last, else
+            # Level L-1's capacity), at that rate to the window's end (validation.steady).
+            levels = driver.replay.levels
+            cycle = cycle or (levels[-2].capacity if len(levels) > 1 else F)
+            per_buffer = n_reads * F / max(cycle, F)
         driver.reset_counts()
         meter.reset()
-        return db.tickers(), 0.0
+        before, owed, windowed = db.tickers(), 0.0, 0
 
-    before, owed = start()
-    writes, majors, skipped, complete = 0, 0, 0, False
-    report(LOAD_SHARE, "steady-state window")
-    while writes < cap:
-        step = buffer()
-        writes += F
-        majors += step.major
+    def after_buffer(ending: bool) -> None:
+        nonlocal owed, windowed
         owed += per_buffer
-        report(LOAD_SHARE + (1 - LOAD_SHARE) * min(1.0, writes / cap), "steady-state window")
-        ending = False
-        if step.major:
-            runs, boundary = driver.replay.level_L_state()
-            if runs == 1 and driver.replay.levels[-1].max_runs > 1:
-                skipped += 1  # a full merge of Level L: not a typical window
-                before, owed = start()
-                writes, majors, runs_at_start = 0, 0, 1
-                continue
-            ending = boundary
+        windowed += F
+        report(LOAD_SHARE + (1 - LOAD_SHARE) * min(1.0, windowed / cap), "steady-state window")
         if owed >= READ_BATCH or (ending and owed > 0) or meter.totals["zero"][0] == 0:
             due = max(1, round(owed))
             meter.batch(due, stream[:pos])
             owed -= due
-        if ending:
-            complete = True
-            break
+
+    run = run_window(driver.replay, lambda: buffer().major, entries=n,
+                     cap_loads=WINDOW_CAP_LOADS, on_start=start, on_buffer=after_buffer)
     write_amp = _window_write_amp(before, db.tickers())
     driver.check()
     levels = tuple(
@@ -268,8 +252,9 @@ def _run_driven(driver: WackyDriver, keys: np.ndarray, fresh: np.ndarray, absent
     return DrivenWindow(
         write_amp=write_amp,
         tree_write_amp=driver.counts.tree_write_amp,
-        writes=writes, major_compactions=majors, full_merges_skipped=skipped,
-        level_L_runs_at_start=runs_at_start, complete=complete, levels=levels,
+        writes=run.writes, major_compactions=run.major_compactions,
+        full_merges_skipped=run.full_merges_skipped,
+        level_L_runs_at_start=run.level_L_runs_at_start, complete=run.complete, levels=levels,
         present=stream[:pos], reads=meter.result())
 
 
