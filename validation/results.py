@@ -205,6 +205,12 @@ class ValidationResult:
     stock: bool | None = None
     tree_write_amp: float | None = None
     level0_trigger: int | None = None  # stock: flushes level 0 gathers before merging
+    # Stock: RocksDB's own write amplification in bytes (its format stores bytes_per_entry
+    # bytes per entry; write_amp is in entries, as the models count), and which model
+    # "predicted" is: "partial" (cost_models.partial, leveled) or "finite" (the Wacky model).
+    write_amp_bytes: float | None = None
+    bytes_per_entry: float | None = None
+    model: str = "finite"
 
     @property
     def relative_error(self) -> Errors:
@@ -242,12 +248,15 @@ class ValidationResult:
             "full_merges_skipped": self.full_merges_skipped,
             "level_L_runs_at_start": self.level_L_runs_at_start,
             "engine": self.engine,
+            "model": self.model,
         }
         if self.engine == "rocksdb":
             out.update(rocksdb_version=self.engine_version, stock=self.stock,
                        throttle_seconds=self.throttle_seconds, rocksdb_grade=self.rocksdb_grade)
             if self.stock:
-                out["level0_trigger"] = self.level0_trigger
+                out.update(level0_trigger=self.level0_trigger,
+                           write_amp_bytes=self.write_amp_bytes,
+                           bytes_per_entry=self.bytes_per_entry)
             else:
                 out["tree_write_amp"] = self.tree_write_amp
         if self.conditioned is not None:

@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 import rocksdb_bridge
+from cost_models.costs import range_cost
 from cost_models.limits import runs_limit
 from cost_models.structure import structure
 from validation import generators
@@ -54,6 +55,7 @@ from validation.runner import (
 )
 from validation.scale import Scale
 from validation.steady import READ_BATCH, WINDOW_CAP_LOADS
+from wacky_model.rocksdb_model import leveled_costs
 from wacky_model.rocksdb_options import driver_export, rocksdb_export
 from wacky_model.types import Design, System, Workload
 
@@ -66,9 +68,9 @@ LOAD_SHARE = 0.45  # of the progress bar, for the load (the window takes as much
 
 
 def _write_all(db, keys: np.ndarray, value_bytes: int, per_batch: int,
-               report, start: float, share: float) -> float:
-    """Insert ``keys`` one buffer at a time, waiting for compaction to keep up after each;
-    returns the seconds the writer waited."""
+               report, start: float, share: float, after_batch=None) -> float:
+    """Insert ``keys`` one buffer at a time, waiting for compaction to keep up after each (then
+    calling ``after_batch(inserted so far)``); returns the seconds the writer waited."""
     values = np.zeros((per_batch, value_bytes), dtype=np.uint8)
     waited = 0.0
     for i in range(0, keys.size, per_batch):
@@ -76,6 +78,8 @@ def _write_all(db, keys: np.ndarray, value_bytes: int, per_batch: int,
         db.put_many(chunk, values[: chunk.size])
         if db.busy():
             waited += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
+        if after_batch is not None:
+            after_batch(i + chunk.size)
         report(start + share * min(1.0, (i + per_batch) / keys.size), "writing")
     return waited
 
@@ -92,25 +96,68 @@ def _levels(db) -> tuple[LevelShape, ...]:
     return tuple(rows)
 
 
+def disk_bytes_per_entry(db) -> float:
+    """On-disk bytes per entry of the live files (RocksDB's format: internal keys, block
+    trailers, index and filter): it turns RocksDB's byte counts into entries."""
+    levels = db.levels()
+    entries = sum(int(level["entries"]) for level in levels)
+    return sum(int(level["bytes"]) for level in levels) / max(1, entries)
+
+
+@dataclass(frozen=True)
+class StockWindow:
+    """What a stock run measured over its window."""
+
+    write_amp: float  # entries written per entry inserted (RocksDB's bytes / disk_bytes_per_entry)
+    write_amp_bytes: float  # RocksDB's statistics: (flush + compaction bytes) / user bytes
+    bytes_per_entry: float
+    levels: tuple[LevelShape, ...]
+    present: np.ndarray
+    reads: dict[str, tuple[float, int]]  # kind -> (I/O per read, wrong answers)
+    memory_bits_per_entry: float
+    throttle: float
+
+
 def _run(db, keys: np.ndarray, window_keys: np.ndarray, absent: np.ndarray, value_bytes: int,
-         F: int, n_reads: int, range_entries: int, rng: np.random.Generator, report):
-    """Load, window and reads on an open database: (write amplification of the window, levels,
-    the keys present, {read kind: (I/O per read, wrong answers)}, memory bits per entry,
-    throttle s)."""
+         F: int, n_reads: int, range_entries: int, rng: np.random.Generator,
+         report) -> StockWindow:
+    """Load, then the window with ``n_reads`` reads of each kind spread over it (a batch after
+    each buffer, once compaction has caught up), on an open database."""
     report(0.0, "loading")
     throttle = _write_all(db, keys, value_bytes, F, report, 0.0, LOAD_SHARE)
     throttle += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
     before = db.tickers()
     report(LOAD_SHARE, "steady-state window")
-    throttle += _write_all(db, window_keys, value_bytes, F, report, LOAD_SHARE, LOAD_SHARE)
+    meter = _ReadMeter(db, absent, keys, max(1, range_entries), rng)
+    meter.reset()
+    per_buffer = n_reads * F / max(F, window_keys.size)
+    owed = 0.0
+
+    def reads(inserted: int) -> None:
+        nonlocal owed
+        owed += per_buffer
+        ending = inserted >= window_keys.size
+        if owed >= READ_BATCH or (ending and owed > 0) or meter.totals["zero"][0] == 0:
+            due = max(1, round(owed))
+            meter.batch(due, np.concatenate([keys, window_keys[:inserted]]))
+            owed -= due
+
+    # Reads count data-block misses only, so RocksDB's own tickers for writes are unaffected.
+    throttle += _write_all(db, window_keys, value_bytes, F, report, LOAD_SHARE,
+                           2 * LOAD_SHARE, reads)
     db.flush()
     throttle += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
-    write_amp = _window_write_amp(before, db.tickers())
+    after = db.tickers()
+    write_amp_bytes = _window_write_amp(before, after)
+    per_entry = disk_bytes_per_entry(db)
+    delta = {k: after[k] - before[k] for k in after}
+    written = delta["rocksdb.flush.write.bytes"] + delta["rocksdb.compact.write.bytes"]
     present = np.concatenate([keys, window_keys])
-    report(2 * LOAD_SHARE, "reading")
-    reads = _read_kinds(db, n_reads, absent, keys, present, range_entries, rng)
-    memory = 8.0 * db.filter_bytes() / present.size
-    return write_amp, _levels(db), present, reads, memory, throttle
+    return StockWindow(
+        write_amp=written / per_entry / max(1, window_keys.size),
+        write_amp_bytes=write_amp_bytes, bytes_per_entry=per_entry, levels=_levels(db),
+        present=present, reads=meter.result(),
+        memory_bits_per_entry=8.0 * db.filter_bytes() / present.size, throttle=throttle)
 
 
 def _read_kinds(db, n: int, absent: np.ndarray, oldest: np.ndarray, present: np.ndarray,
@@ -324,10 +371,35 @@ def _validate_driven(design: Design, system: System, scale: Scale, workload: Wor
         tree_write_amp=window.tree_write_amp)
 
 
+def predict_stock(exported, workload: Workload | None, preload: int, window: int,
+                  range_entries: int) -> Costs | None:
+    """The partial-merge model of RocksDB's leveled compaction (:mod:`wacky_model.rocksdb_model`)
+    for the exported options; None when they are not leveled with one multiplier."""
+    try:
+        m = leveled_costs(exported, preload, window)
+    except ValueError:
+        return None
+    B = exported.system.entries_per_block
+    sizes = m.window.level_entries
+    levels = tuple(LevelShape(level=i + 1, runs=1, entries=float(e))
+                   for i, e in enumerate(e for e in sizes if e > 0))
+    return with_theta(Costs(
+        write_amp=m.write_amp,
+        zero_result_read=m.zero_result_read,
+        point_read=m.point_read,
+        point_read_uniform=m.point_read_uniform,
+        range_runs=m.range_runs,
+        range_io=float(range_cost(m.range_runs, 1.0, range_entries / B)),
+        memory_bits_per_entry=m.memory_bits_per_entry,
+        levels=levels,
+    ), workload, B)
+
+
 def _validate_stock(design: Design, system: System, scale: Scale, workload: Workload | None,
-                    range_entries: int, native, report, workdir, level0_trigger: int) -> dict:
+                    range_entries: int, native, report, workdir, level0_trigger: int,
+                    file_bytes: int | None) -> dict:
     B = system.entries_per_block
-    exported = rocksdb_export(design, system, level0_trigger)
+    exported = rocksdb_export(design, system, level0_trigger, file_bytes)
     if exported.grade == "needs-driver":
         knobs = "; ".join(f"{g.knob}: {g.note}" for g in exported.grades
                           if g.grade == "needs-driver")
@@ -350,26 +422,31 @@ def _validate_stock(design: Design, system: System, scale: Scale, workload: Work
                        system.buffer_entries, scale.reads, range_entries, rng, report)
         finally:
             del db  # closes the database before its directory goes
-    write_amp, levels, present, reads, memory, throttle = run
+    reads = run.reads
     measured = with_theta(Costs(
-        write_amp=write_amp,
+        write_amp=run.write_amp,
         zero_result_read=reads["zero"][0],
         point_read=reads["oldest"][0],
         point_read_uniform=reads["uniform"][0],
-        range_runs=float(sum(row.runs for row in levels)),
+        range_runs=float(sum(row.runs for row in run.levels)),
         range_io=reads["range"][0],
-        memory_bits_per_entry=memory,
-        levels=levels,
+        memory_bits_per_entry=run.memory_bits_per_entry,
+        levels=run.levels,
     ), workload, B)
-    final = replace(system, entries=float(present.size))
+    final = replace(system, entries=float(run.present.size))
+    finite = predict_finite(ran, system, workload, range_entries)
+    partial = predict_stock(exported, workload, int(keys.size), int(window_keys.size),
+                            range_entries)
     return dict(
         design=ran, measured=measured, conditioned=None,
         simulated=predict_simulated(ran, final, workload, range_entries),
-        predicted=predict_finite(ran, system, workload, range_entries),
+        predicted=partial if partial is not None else finite,
         paper=predict_paper(ran, system, workload), reads=reads, grade=exported.grade,
         window_writes=int(window_keys.size), major_compactions=None, window_complete=None,
-        full_merges_skipped=None, level_L_runs_at_start=None, throttle=throttle,
-        tree_write_amp=None)
+        full_merges_skipped=None, level_L_runs_at_start=None, throttle=run.throttle,
+        tree_write_amp=None, write_amp_bytes=run.write_amp_bytes,
+        bytes_per_entry=run.bytes_per_entry,
+        model="partial" if partial is not None else "finite")
 
 
 def validate_rocksdb(
@@ -383,11 +460,13 @@ def validate_rocksdb(
     progress: Progress | None = None,
     workdir: str | Path | None = None,
     level0_trigger: int = 1,
+    file_bytes: int | None = None,
 ) -> ValidationResult:
     """Predict, run on RocksDB, measure and compare ``design`` at ``scale``: with ``stock``,
     the exported options under RocksDB's own compaction; without, the Wacky compaction driver
     (:mod:`validation.rocksdb_driver`) and the native engine's steady window. ``level0_trigger``
-    (stock, leveled designs): flushes level 0 gathers before merging into Level 1."""
+    and ``file_bytes`` (stock, leveled designs): flushes level 0 gathers before merging into
+    Level 1, and RocksDB's target file size (``rocksdb_export``)."""
     native = rocksdb_bridge.load()
     scale = scale or Scale()
     if bits_per_entry is None and sum_fpr is None:
@@ -400,10 +479,11 @@ def validate_rocksdb(
     range_entries = range_entries_for(scale, workload, system.entries_per_block)
     if stock:
         run = _validate_stock(design, system, scale, workload, range_entries, native, report,
-                              workdir, level0_trigger)
+                              workdir, level0_trigger, file_bytes)
     else:
-        if level0_trigger != 1:
-            raise ValueError("level0_trigger applies to stock RocksDB (--stock) only")
+        if level0_trigger != 1 or file_bytes is not None:
+            raise ValueError("level0_trigger and file_bytes apply to stock RocksDB (--stock) "
+                             "only")
         run = _validate_driven(design, system, scale, workload, range_entries, native, report,
                                workdir)
     reads = run["reads"]
@@ -435,4 +515,7 @@ def validate_rocksdb(
         stock=stock,
         tree_write_amp=run["tree_write_amp"],
         level0_trigger=level0_trigger if stock else None,
+        write_amp_bytes=run.get("write_amp_bytes"),
+        bytes_per_entry=run.get("bytes_per_entry"),
+        model=run.get("model", "finite"),
     )

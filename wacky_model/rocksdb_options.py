@@ -12,8 +12,10 @@ run counts):
   every ratio is T, and ``level_compaction_dynamic_level_bytes`` sizes the upper levels from
   Level L's actual size, as App. E re-anchors them: exact. Other ratios are set level by level
   (``max_bytes_for_level_multiplier_additional``) from the top: approximate for X, and a free C
-  needs the driver (stock RocksDB cannot re-anchor a last ratio that differs from T). One file
-  per level makes RocksDB merge whole levels, as the model assumes.
+  needs the driver (stock RocksDB cannot re-anchor a last ratio that differs from T). Levels are
+  made of files of ``file_bytes`` (the buffer's size by default, as RocksDB's own defaults are)
+  and RocksDB merges one file at a time into the next level: ``cost_models.partial`` prices
+  those partial merges.
 * Tiered families map to universal compaction: merges of ``min_merge_width`` similar runs and a
   full merge when the newer runs exceed ``max_size_amplification_percent`` of the oldest. It
   merges by run sizes, not level capacities: approximate. LSM-bush (X > 1 with runs above Level
@@ -73,6 +75,14 @@ class RocksDBExport:
                 return o.value
         raise KeyError(name)
 
+    def options_dict(self) -> dict[str, str]:
+        return {o.name: o.value for o in self.options}
+
+    @property
+    def bits_per_key(self) -> float:
+        """The filter's bits per key (``filter_policy=bloomfilter:<bits>:false``)."""
+        return float(self.option("filter_policy").split(":")[1])
+
     def options_file(self) -> str:
         """A RocksDB OPTIONS file (``rocksdb::LoadOptionsFromFile``), each option preceded by its
         reason as a comment."""
@@ -113,13 +123,16 @@ def _number(x: float) -> str:
     return f"{x:.6g}" if x != int(x) else str(int(x))
 
 
-def rocksdb_export(design: Design, system: System, level0_trigger: int = 1) -> RocksDBExport:
+def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
+                   file_bytes: int | None = None) -> RocksDBExport:
     """The stock RocksDB options closest to ``design`` on ``system`` (a fixed buffer; a memory
     budget is split as ``analyze`` does), with a reason for each and a grade for each knob.
 
     ``level0_trigger`` (leveled designs only) lets level 0 gather that many flushes before they
     merge into Level 1, as RocksDB's default of 4 does: a tiered level above the design's
-    levels, which the continuum cannot express (graded approximate)."""
+    levels, which the continuum cannot express (graded approximate). ``file_bytes`` (leveled
+    designs) is RocksDB's ``target_file_size_base``, from one block to Level 1's capacity; by
+    default the buffer's size."""
     if (not isinstance(level0_trigger, int) or isinstance(level0_trigger, bool)
             or not 1 <= level0_trigger <= 1000):
         raise ValueError(f"level0_trigger must be a whole number in [1, 1000]; got "
@@ -131,6 +144,7 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1) -> R
     L = int(s.L)
     runs = [float(a) for a in s.runs[:L]]
     caps = [float(f) * system.entries * system.entry_bytes for f in s.fractions[:L]]
+    file_bytes = check_file_bytes(file_bytes, system, caps[0])
     fractional = [k for k in ("K", "Z") if getattr(design, k) not in (0.0, 1.0)]
     leveled = all(a == 1.0 for a in runs)
     uniform_ratio = math.isclose(design.X, 1.0) and math.isclose(design.C, design.T - 1.0)
@@ -167,26 +181,26 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1) -> R
             grades.append(KnobGrade(
                 "level0_trigger", "approximate",
                 f"level 0 holds up to {level0_trigger} runs, a tiered level the continuum "
-                "cannot express: the model prices Level 1 absorbing every flush"))
+                "cannot express: the paper's model prices Level 1 absorbing every flush; "
+                "cost_models.partial prices the trigger (P3 in docs/MODEL.md)"))
         opt("CFOptions", "max_bytes_for_level_base", int(round(caps[0])),
             f"Level 1's capacity in the design ({caps[0]:,.0f} bytes)")
-        # Headroom for growth: a validation's window doubles the data.
-        biggest = int(math.ceil(max(caps) * 4))
-        opt("CFOptions", "target_file_size_base", biggest,
-            "one file per level (four times Level L's capacity, room to grow), so RocksDB "
-            "merges whole levels as the model assumes")
-        opt("CFOptions", "max_compaction_bytes", 4 * biggest,
-            "never split a whole-level merge")
+        opt("CFOptions", "target_file_size_base", file_bytes,
+            f"levels are made of files of {file_bytes:,} bytes; RocksDB merges one at a time "
+            "into the next level (partial merges, priced by cost_models.partial)")
+        opt("CFOptions", "max_compaction_bytes", 25 * file_bytes,
+            "RocksDB's default: 25 files")
+        opt("CFOptions", "compaction_pri", "kMinOverlappingRatio",
+            "RocksDB's default: the file with the least overlap in the next level goes first")
         if uniform_ratio:
             opt("CFOptions", "max_bytes_for_level_multiplier", _number(design.T),
                 f"every level is T = {design.T:g} times the one above (C = T - 1)")
             opt("CFOptions", "level_compaction_dynamic_level_bytes", "true",
                 "sizes Levels 1..L-1 from Level L's actual size, as App. E re-anchors them")
             grades += [KnobGrade("T", "exact", "max_bytes_for_level_multiplier = T; the levels "
-                                 "and their runs match, but RocksDB merges a level after it "
-                                 "overflows rather than before, and measured write "
-                                 "amplification ran 50-66% above the model "
-                                 "(benchmarks/bench_rocksdb.py)"),
+                                 "and their runs match, but RocksDB merges a file at a time "
+                                 "after a level overflows, not whole levels before: "
+                                 "cost_models.partial prices that, the paper's model does not"),
                        KnobGrade("C", "exact", "C = T - 1: Level L is T times Level L-1"),
                        KnobGrade("X", "exact", "X = 1: one ratio for every level")]
         else:
@@ -254,6 +268,19 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1) -> R
     _table_options(opt, system)
     grades.append(_filter_grade(design, system))
     return RocksDBExport(design, system, style, tuple(options), tuple(grades))
+
+
+def check_file_bytes(file_bytes: int | None, system: System, level1_bytes: float) -> int:
+    """``file_bytes`` checked against one block and Level 1's capacity; None: the buffer's
+    size (RocksDB's defaults tie ``target_file_size_base`` to ``write_buffer_size``)."""
+    if file_bytes is None:
+        return int(min(system.buffer_bytes, max(system.block_bytes, level1_bytes)))
+    if (isinstance(file_bytes, bool) or not isinstance(file_bytes, int)
+            or not system.block_bytes <= file_bytes <= level1_bytes):
+        raise ValueError(f"file_bytes must be a whole number of bytes from one block to Level "
+                         f"1's capacity, [{system.block_bytes}, {int(level1_bytes)}]; got "
+                         f"{file_bytes!r}")
+    return file_bytes
 
 
 def _table_options(opt, system: System) -> None:

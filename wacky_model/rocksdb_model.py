@@ -1,0 +1,97 @@
+"""What stock RocksDB's leveled compaction costs for an exported design: the OPTIONS of
+``rocksdb_export`` read back into the partial-merge model (:mod:`cost_models.partial`).
+
+It prices the options, not the design: write_buffer_size, level0_file_num_compaction_trigger,
+max_bytes_for_level_base and its multiplier, level_compaction_dynamic_level_bytes,
+target_file_size_base and num_levels. RocksDB counts bytes in its own format, so two layout
+constants turn its sizes into entries (``docs/MODEL.md``, "Files and partial merges"):
+
+* on disk, an entry takes its key and value, the 8-byte sequence number of RocksDB's internal
+  key, about 3 bytes of length varints and about 1 byte of restart points, block trailer and
+  index: ``DISK_OVERHEAD_BYTES``, plus its filter bits;
+* in the memtable, a skiplist node and the arena's slack: ``MEMTABLE_OVERHEAD_BYTES``, measured
+  once from RocksDB 7.8's flush events (6,314 entries of 128 bytes in a 1 MiB buffer).
+
+What the model leaves out: RocksDB's trivial moves (the export turns them off for universal and
+leveled merges rarely have no overlap), compactions that cut an output file early at the
+grandparent overlap limit, subcompactions, write stalls (the validation waits for compaction
+instead), and the exact order in which RocksDB scores levels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cost_models.finite import realized_fpr
+from cost_models.partial import LeveledFiles, WindowCosts, window_costs
+from wacky_model.rocksdb_options import RocksDBExport
+
+DISK_OVERHEAD_BYTES = 12.0
+MEMTABLE_OVERHEAD_BYTES = 38.0
+
+
+@dataclass(frozen=True)
+class LeveledCosts:
+    """Costs per operation of a window of inserts, in entries and block reads."""
+
+    write_amp: float  # entries written per entry inserted
+    zero_result_read: float
+    point_read: float  # an entry of the preload (the deepest level)
+    point_read_uniform: float
+    range_runs: float
+    memory_bits_per_entry: float
+    window: WindowCosts  # the sizes behind them
+
+
+def disk_entry_bytes(entry_bytes: int, bits_per_key: float) -> float:
+    return entry_bytes + DISK_OVERHEAD_BYTES + bits_per_key / 8.0
+
+
+def leveled_policy(export: RocksDBExport) -> LeveledFiles:
+    """The partial-merge rules an exported leveled design runs under."""
+    if export.style != "level":
+        raise ValueError(f"the partial-merge model prices leveled compaction; this export is "
+                         f"{export.style}")
+    additional = export.options_dict().get("max_bytes_for_level_multiplier_additional")
+    if additional is not None:
+        raise ValueError("the partial-merge model takes one multiplier for every level "
+                         "(C = T - 1, X = 1)")
+    system = export.system
+    bits = export.bits_per_key
+    disk = disk_entry_bytes(system.entry_bytes, bits)
+    memtable = system.entry_bytes + MEMTABLE_OVERHEAD_BYTES
+    return LeveledFiles(
+        T=float(export.option("max_bytes_for_level_multiplier")),
+        flush_entries=int(export.option("write_buffer_size")) / memtable,
+        file_entries=int(export.option("target_file_size_base")) / disk,
+        level0_runs=int(export.option("level0_file_num_compaction_trigger")),
+        targets=("dynamic" if export.option("level_compaction_dynamic_level_bytes") == "true"
+                 else "static"),
+        base_entries=int(export.option("max_bytes_for_level_base")) / disk,
+        num_levels=int(export.option("num_levels")) - 1,
+        flush_writes=True,
+    )
+
+
+def leveled_costs(export: RocksDBExport, preload: float, window: float) -> LeveledCosts:
+    """The costs of ``window`` inserts of new keys after a preload of ``preload``, on RocksDB
+    with the exported options, averaged over the window's flushes."""
+    w = window_costs(leveled_policy(export), preload, window)
+    p = float(realized_fpr(export.bits_per_key))
+    sizes = np.asarray(w.level_entries)
+    runs = w.level0_runs + w.nonempty_levels
+    # A present key is found after the false positives of the runs above its level: the
+    # level-0 runs and the non-empty levels above it (each level is one sorted run).
+    above = w.level0_runs + np.concatenate([[0.0], np.cumsum(sizes > 0)[:-1]])
+    share = sizes / max(1.0, sizes.sum())
+    return LeveledCosts(
+        write_amp=w.write_amp,
+        zero_result_read=p * runs,
+        point_read=1.0 + p * (runs - 1.0),
+        point_read_uniform=float(1.0 + p * np.sum(share * above)),
+        range_runs=runs,
+        memory_bits_per_entry=export.bits_per_key,
+        window=w,
+    )
