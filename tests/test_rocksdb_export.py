@@ -187,3 +187,46 @@ def test_level0_trigger_is_graded_and_checked() -> None:
             rocksdb_export(Design(10, 9, 1, 0, 0), SYSTEM, level0_trigger=bad)
     with pytest.raises(ValueError, match="applies to leveled designs"):
         rocksdb_export(Design(4, 3, 1, 1, 1), SYSTEM, level0_trigger=4)
+
+
+def test_files_and_their_picking_are_exported() -> None:
+    e = rocksdb_export(Design(4, 3, 1, 0, 0), SYSTEM, file_bytes=1 << 19, file_pick="round_robin")
+    assert e.option("target_file_size_base") == str(1 << 19)
+    assert e.option("max_compaction_bytes") == str(25 << 19)
+    assert e.option("compaction_pri") == "kRoundRobin"
+    default = rocksdb_export(Design(4, 3, 1, 0, 0), SYSTEM)
+    assert default.option("target_file_size_base") == str(SYSTEM.buffer_bytes)
+    assert default.option("compaction_pri") == "kMinOverlappingRatio"
+    with pytest.raises(ValueError, match="file_pick must be 'least_overlap' or 'round_robin'"):
+        rocksdb_export(Design(4, 3, 1, 0, 0), SYSTEM, file_pick="oldest")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--level1-runs", "0"], "--level1-runs must be a whole number >= 1"),
+    (["--level1-runs", "1001"], r"--level1-runs must be in [1, 1000]"),
+    (["--granularity", "block"], "--granularity must be 'level' or 'file'"),
+    (["--granularity", "level"], "whole-level merges need the Wacky compaction driver"),
+    (["--file-bytes", "100"], "--file-bytes must be a whole number of bytes from one block"),
+    (["--file-bytes", str(1 << 40)], "to Level 1's capacity"),
+    (["--file-pick", "newest"], "--file-pick must be 'least_overlap' or 'round_robin'"),
+])
+def test_export_compaction_flags_are_checked(wacky, args, message) -> None:
+    out = wacky("export", "--rocksdb", "--T", "4", "--C", "3", "--K", "0", "--Z", "0", *args)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_export_takes_the_level1_trigger_and_file_size(wacky) -> None:
+    out = wacky("export", "--rocksdb", "--T", "4", "--C", "3", "--K", "0", "--Z", "0",
+                "--level1-runs", "4", "--file-bytes", "524288", "--json")
+    assert out.returncode == 0, out.stderr
+    options = {o["name"]: o["value"] for o in json.loads(out.stdout)["options"]}
+    assert options["level0_file_num_compaction_trigger"] == "4"
+    assert options["target_file_size_base"] == "524288"
+
+
+def test_rocksdb_loads_the_round_robin_pick(tmp_path) -> None:
+    native = bridge()
+    path = tmp_path / "OPTIONS"
+    path.write_text(rocksdb_export(Design(4, 3, 1, 0, 0), SYSTEM, level0_trigger=4,
+                                   file_bytes=1 << 16, file_pick="round_robin").options_file())
+    native.check_options_file(str(path))

@@ -397,9 +397,9 @@ def predict_stock(exported, workload: Workload | None, preload: int, window: int
 
 def _validate_stock(design: Design, system: System, scale: Scale, workload: Workload | None,
                     range_entries: int, native, report, workdir, level0_trigger: int,
-                    file_bytes: int | None) -> dict:
+                    file_bytes: int | None, file_pick: str) -> dict:
     B = system.entries_per_block
-    exported = rocksdb_export(design, system, level0_trigger, file_bytes)
+    exported = rocksdb_export(design, system, level0_trigger, file_bytes, file_pick)
     if exported.grade == "needs-driver":
         knobs = "; ".join(f"{g.knob}: {g.note}" for g in exported.grades
                           if g.grade == "needs-driver")
@@ -461,6 +461,7 @@ def validate_rocksdb(
     workdir: str | Path | None = None,
     level0_trigger: int = 1,
     file_bytes: int | None = None,
+    file_pick: str = "least_overlap",
 ) -> ValidationResult:
     """Predict, run on RocksDB, measure and compare ``design`` at ``scale``: with ``stock``,
     the exported options under RocksDB's own compaction; without, the Wacky compaction driver
@@ -479,11 +480,11 @@ def validate_rocksdb(
     range_entries = range_entries_for(scale, workload, system.entries_per_block)
     if stock:
         run = _validate_stock(design, system, scale, workload, range_entries, native, report,
-                              workdir, level0_trigger, file_bytes)
+                              workdir, level0_trigger, file_bytes, file_pick)
     else:
-        if level0_trigger != 1 or file_bytes is not None:
-            raise ValueError("level0_trigger and file_bytes apply to stock RocksDB (--stock) "
-                             "only")
+        if level0_trigger != 1 or file_bytes is not None or file_pick != "least_overlap":
+            raise ValueError("level0_trigger, file_bytes and file_pick apply to stock RocksDB "
+                             "(--stock) only")
         run = _validate_driven(design, system, scale, workload, range_entries, native, report,
                                workdir)
     reads = run["reads"]

@@ -16,15 +16,18 @@ from typing import Annotated, Any
 import typer
 
 from wacky_cli.options import (
+    COMPACTION_OPTIONS,
     DESIGN_OPTIONS,
     FILTER_BUDGET_OPTIONS,
     GUARDRAIL_OPTIONS,
     SYSTEM_OPTIONS,
     WORKLOAD_OPTIONS,
+    CompactionChoice,
     DesignChoice,
     FilterBudget,
     JsonFlag,
     OutFile,
+    compaction_flags,
     in_flags,
     scale_options,
     takes,
@@ -96,10 +99,11 @@ def analyze_command(system: System, design: DesignChoice, as_json: JsonFlag = Fa
 
 
 @app.command("export")
-@takes(system=SYSTEM_OPTIONS, design=DESIGN_OPTIONS)
+@takes(system=SYSTEM_OPTIONS, design=DESIGN_OPTIONS, compaction=COMPACTION_OPTIONS)
 def export_command(
     system: System,
     design: DesignChoice,
+    compaction: CompactionChoice,
     rocksdb: Annotated[bool, typer.Option(
         "--rocksdb", help="Export as RocksDB options (the only target so far).")] = False,
     out: OutFile = None,  # type: ignore[assignment]  # optional here: stdout without it
@@ -110,7 +114,11 @@ def export_command(
 
     if not rocksdb:
         raise ValueError("give --rocksdb: RocksDB is the only export target")
-    exported = rocksdb_export(design.resolve(system), system)
+    try:
+        exported = rocksdb_export(design.resolve(system), system,
+                                  **_stock_compaction(compaction))
+    except ValueError as e:
+        raise ValueError(compaction_flags(str(e))) from None
     text = json.dumps(exported.to_dict(), indent=2) if as_json else exported.options_file()
     if out is None:
         print(text)
@@ -190,14 +198,25 @@ def frontier_command(
     print(f"wrote {out}")
 
 
+def _stock_compaction(choice: CompactionChoice) -> dict[str, Any]:
+    """The compaction flags as rocksdb_export's arguments: stock leveled RocksDB merges files."""
+    compaction = choice.resolve("file")
+    if compaction.granularity != "file":
+        raise ValueError("--granularity level: stock RocksDB's leveled compaction merges a file "
+                         "at a time; whole-level merges need the Wacky compaction driver")
+    return dict(level0_trigger=compaction.level1_runs, file_bytes=compaction.file_bytes,
+                file_pick=compaction.file_pick)
+
+
 @app.command("validate")
 @takes(scale=scale_options(), budget=FILTER_BUDGET_OPTIONS, design=DESIGN_OPTIONS,
-       workload=WORKLOAD_OPTIONS)
+       workload=WORKLOAD_OPTIONS, compaction=COMPACTION_OPTIONS)
 def validate_command(
     scale: Any,
     budget: FilterBudget,
     design: DesignChoice,
     workload: Workload | None,
+    compaction: CompactionChoice,
     use_recommendation: Annotated[bool, typer.Option(
         "--recommend", help="Validate the design recommended for the workload.",
         rich_help_panel="Design")] = False,
@@ -240,6 +259,14 @@ def validate_command(
         if sweep and stock:
             raise ValueError("--sweep --engine rocksdb runs both the driver and stock RocksDB: "
                              "leave out --stock")
+    if engine == "rocksdb" and stock:
+        engine_compaction = _stock_compaction(compaction)
+    else:
+        engine_compaction = {}
+        if not compaction.resolve().is_default and (engine == "rocksdb" or sweep):
+            raise ValueError("--granularity, --file-bytes, --level1-runs and --file-pick apply "
+                             "to one run on the native engine or on stock RocksDB (--stock); "
+                             "the compaction driver runs the paper's policy")
     if sweep and engine == "rocksdb":
         _check_writable(out, "--out")
         import rocksdb_bridge
@@ -279,7 +306,7 @@ def validate_command(
 
             result = validate_rocksdb(
                 resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
-                sum_fpr=budget.sum_fpr, stock=stock, progress=report)
+                sum_fpr=budget.sum_fpr, stock=stock, progress=report, **engine_compaction)
         else:
             result = validate(
                 resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,

@@ -23,7 +23,7 @@ import typer
 from cost_models.limits import MAX_RUNS_PER_LEVEL
 from wacky_model.guardrails import Constraints
 from wacky_model.presets import PRESET_NAMES, preset
-from wacky_model.types import Design, System, Workload
+from wacky_model.types import Compaction, Design, System, Workload
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,19 @@ MAX_SPACE_AMP = Flag("max_space_amp", "--max-space-amp", float | None,
                      "over live entries) is at most this. Off by default.", GUARDRAILS)
 
 READS = Flag("reads", "--reads", int, "Reads of each kind measured.", RUN)
+GRANULARITY = Flag("granularity", "--granularity", str | None,
+                   "level: merge whole levels (the paper's policy, the native engine's default); "
+                   "file: cut levels into files of --file-bytes and merge one file at a time "
+                   "into the next level, as RocksDB does (leveled designs).", RUN)
+FILE_BYTES = Flag("file_bytes", "--file-bytes", int | None,
+                  "Target size of one file (RocksDB's target_file_size_base), from one block to "
+                  "Level 1's capacity; default: the buffer's size.", RUN)
+LEVEL1_RUNS = Flag("level1_runs", "--level1-runs", int,
+                   "Flushes that gather as separate runs before merging into the tree together "
+                   "(RocksDB's level0_file_num_compaction_trigger); 1 merges each at once.", RUN)
+FILE_PICK = Flag("file_pick", "--file-pick", str,
+                 "With --granularity file: least_overlap (RocksDB's default) or round_robin "
+                 "(LevelDB's) picks the file that goes down.", RUN)
 SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.", RUN)
 
 # Single flags that are not part of a group, declared here so every command spells them alike.
@@ -240,6 +253,39 @@ class FilterBudget:
 
 FILTER_BUDGET_OPTIONS = OptionGroup((SUM_FPR, BITS_PER_ENTRY),
                                     {"sum_fpr": None, "bits_per_entry": None}, FilterBudget)
+
+
+@dataclass(frozen=True)
+class CompactionChoice:
+    """The compaction flags as given; the engine decides the granularity when it is not."""
+
+    granularity: str | None
+    file_bytes: int | None
+    level1_runs: int
+    file_pick: str
+
+    def resolve(self, default_granularity: str = "level") -> Compaction:
+        try:
+            return Compaction(self.granularity or default_granularity, self.file_bytes,
+                              self.level1_runs, self.file_pick)
+        except ValueError as e:
+            raise ValueError(compaction_flags(str(e))) from None
+
+
+def compaction_flags(message: str) -> str:
+    """An API message about the compaction arguments in terms of their flags."""
+    return re.sub(r"\b(granularity|file_bytes|level1_runs|level0_trigger|file_pick)\b",
+                  lambda m: "--" + m.group(1).replace("_", "-").replace("level0-trigger",
+                                                                        "level1-runs"),
+                  message)
+
+
+_COMPACTION_FLAGS = (GRANULARITY, FILE_BYTES, LEVEL1_RUNS, FILE_PICK)
+COMPACTION_OPTIONS = OptionGroup(
+    _COMPACTION_FLAGS,
+    {"granularity": None, "file_bytes": None, "level1_runs": 1, "file_pick": "least_overlap"},
+    CompactionChoice,
+)
 
 
 def scale_options() -> OptionGroup:

@@ -37,6 +37,8 @@ from wacky_model.types import Design, System
 GRADES = ("exact", "approximate", "needs-driver")
 # The RocksDB release the OPTIONS file is written for (Debian's librocksdb-dev).
 OPTIONS_FOR_VERSION = "7.8.3"
+# compaction_pri for each way of picking the file that goes down.
+PICKS = {"least_overlap": "kMinOverlappingRatio", "round_robin": "kRoundRobin"}
 # A file format RocksDB 7.8 reads (full filters, checksums).
 TABLE_FORMAT_VERSION = 5
 
@@ -124,7 +126,8 @@ def _number(x: float) -> str:
 
 
 def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
-                   file_bytes: int | None = None) -> RocksDBExport:
+                   file_bytes: int | None = None,
+                   file_pick: str = "least_overlap") -> RocksDBExport:
     """The stock RocksDB options closest to ``design`` on ``system`` (a fixed buffer; a memory
     budget is split as ``analyze`` does), with a reason for each and a grade for each knob.
 
@@ -132,7 +135,11 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     merge into Level 1, as RocksDB's default of 4 does: a tiered level above the design's
     levels, which the continuum cannot express (graded approximate). ``file_bytes`` (leveled
     designs) is RocksDB's ``target_file_size_base``, from one block to Level 1's capacity; by
-    default the buffer's size."""
+    default the buffer's size. ``file_pick`` is its ``compaction_pri``: ``least_overlap``
+    (kMinOverlappingRatio, RocksDB's default) or ``round_robin`` (kRoundRobin)."""
+    if file_pick not in PICKS:
+        raise ValueError(f"file_pick must be 'least_overlap' or 'round_robin'; got "
+                         f"{file_pick!r}")
     if (not isinstance(level0_trigger, int) or isinstance(level0_trigger, bool)
             or not 1 <= level0_trigger <= 1000):
         raise ValueError(f"level0_trigger must be a whole number in [1, 1000]; got "
@@ -190,8 +197,10 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
             "into the next level (partial merges, priced by cost_models.partial)")
         opt("CFOptions", "max_compaction_bytes", 25 * file_bytes,
             "RocksDB's default: 25 files")
-        opt("CFOptions", "compaction_pri", "kMinOverlappingRatio",
-            "RocksDB's default: the file with the least overlap in the next level goes first")
+        opt("CFOptions", "compaction_pri", PICKS[file_pick],
+            "RocksDB's default: the file with the least overlap in the next level goes first"
+            if file_pick == "least_overlap" else
+            "files go down in key order, round-robin, as LevelDB's compact pointer does")
         if uniform_ratio:
             opt("CFOptions", "max_bytes_for_level_multiplier", _number(design.T),
                 f"every level is T = {design.T:g} times the one above (C = T - 1)")

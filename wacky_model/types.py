@@ -234,6 +234,49 @@ class System:
         return {"bits_per_entry": float(self.bits_per_entry)}
 
 
+GRANULARITIES = ("level", "file")
+FILE_PICKS = ("least_overlap", "round_robin")
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """How merges are cut (docs/MODEL.md, "Files and partial merges").
+
+    granularity: "level" merges whole levels (the paper's policy); "file" cuts each level into
+        files of ``file_bytes`` and merges one file at a time into the next level, as RocksDB's
+        leveled compaction does (leveled designs only).
+    file_bytes: the files' target size; None is the buffer's size (RocksDB's defaults).
+    level1_runs: flushes that gather as separate runs before merging into the tree together
+        (RocksDB's ``level0_file_num_compaction_trigger``); 1 merges each flush at once.
+    file_pick: which file of an overflowing level goes down: the one with the least overlap
+        below (RocksDB's default) or round-robin (LevelDB's).
+    """
+
+    granularity: str = "level"
+    file_bytes: int | None = None
+    level1_runs: int = 1
+    file_pick: str = "least_overlap"
+
+    def __post_init__(self) -> None:
+        if self.granularity not in GRANULARITIES:
+            raise ValueError(f"granularity must be 'level' or 'file'; got {self.granularity!r}")
+        if self.file_pick not in FILE_PICKS:
+            raise ValueError(f"file_pick must be 'least_overlap' or 'round_robin'; got "
+                             f"{self.file_pick!r}")
+        for name, value, low in (("level1_runs", self.level1_runs, 1),
+                                 ("file_bytes", self.file_bytes, 1)):
+            if value is None and name == "file_bytes":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be a whole number >= {low}; got {value!r}")
+        if self.level1_runs > 1000:
+            raise ValueError(f"level1_runs must be in [1, 1000]; got {self.level1_runs}")
+
+    @property
+    def is_default(self) -> bool:
+        return self == Compaction()
+
+
 @dataclass(frozen=True)
 class Workload:
     """Fractions of operations (they must sum to 1) and the range length in blocks.
