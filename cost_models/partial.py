@@ -10,7 +10,8 @@ engine's ``granularity='file'``. Derived in ``docs/MODEL.md`` ("Files and partia
   holds its target less half a file on average.
 * P3 Level 0. With a trigger of k runs, k flushes gather as separate runs and then merge together
   with all of the level below (a flush spans the key space, so every file overlaps it): that
-  merge writes k F + S_base entries per k F inserted.
+  merge writes k F + S_base entries per k F inserted. RocksDB also merges level 0 when its
+  bytes outgrow ``max_bytes_for_level_base``, whatever the trigger.
 * P4 Targets. RocksDB's static targets (base, base T, base T^2, ...), its dynamic ones (from the
   largest level up, the base level's target kept in (base / T, base]), or the Wacky engine's
   (Eq 9 capacities at n = S_L (C+1)/C, App. E's re-anchoring).
@@ -75,8 +76,13 @@ class WindowCosts:
     write_amp: float
     level_write_amp: tuple[float, ...]  # per level below level 0 (index 0: Level 1)
     level_entries: tuple[float, ...]  # mean entries per level (index 0: Level 1)
+    level_in_use: tuple[float, ...]  # share of the window each level held data
     level0_runs: float  # mean runs waiting in level 0
-    nonempty_levels: float  # mean levels below level 0 that hold data
+
+    @property
+    def nonempty_levels(self) -> float:
+        """Mean levels below level 0 that hold data."""
+        return float(sum(self.level_in_use))
 
 
 def _dynamic_targets(S: list[float], T: float, base: float) -> list[float]:
@@ -127,6 +133,15 @@ def _targets(S: list[float], policy: LeveledFiles) -> list[float]:
     return _wacky_targets(S, policy)
 
 
+def _level0_limit(policy: LeveledFiles, base_target: float) -> float:
+    """RocksDB also merges level 0 once it outgrows max_bytes_for_level_base (and, with dynamic
+    targets, the base level's target over T), whatever the trigger (P3)."""
+    limit = policy.base_entries
+    if policy.targets == "dynamic" and math.isfinite(base_target):
+        limit = max(limit, base_target / policy.T)
+    return limit
+
+
 def _merge_cost(moved: float, upper: float, lower: float) -> float:
     """P1: entries written when ``moved`` entries leave a level of ``upper`` entries for one of
     ``lower``: the moved entries and (r - 1)/2 of them again from the level below."""
@@ -149,15 +164,17 @@ def window_costs(policy: LeveledFiles, preload: float, window: float) -> WindowC
     written = [0.0] * len(S)
     flush_written = 0.0
     sizes = [0.0] * len(S)
-    level0_sum = nonempty_sum = 0.0
+    in_use = [0.0] * len(S)
+    level0_sum = 0.0
     for step in range(flushes):
         counting = step >= flushes_before
         level0 += 1
         if policy.flush_writes and counting:
             flush_written += F
-        if level0 >= k:
-            targets = _targets(S, policy)
-            base = next((i for i, t in enumerate(targets) if t > 0), len(S) - 1)
+        targets = _targets(S, policy)
+        base = next((i for i, t in enumerate(targets) if t > 0), len(S) - 1)
+        if level0 >= k or (policy.targets != "wacky"
+                           and level0 * F > _level0_limit(policy, targets[base])):
             batch = level0 * F
             if counting:
                 written[base] += batch + S[base]
@@ -169,9 +186,8 @@ def window_costs(policy: LeveledFiles, preload: float, window: float) -> WindowC
             if policy.targets == "wacky":
                 targets = _wacky_targets(S, policy)
                 while len(targets) > len(S):  # Eq 10 asks for a level more: added on top
-                    S.insert(0, 0.0)
-                    written.insert(0, 0.0)
-                    sizes.insert(0, 0.0)
+                    for track in (S, written, sizes, in_use):
+                        track.insert(0, 0.0)
             else:
                 targets = _targets(S, policy)
             over = [i for i in range(len(S) - 1) if S[i] > targets[i]]
@@ -186,8 +202,8 @@ def window_costs(policy: LeveledFiles, preload: float, window: float) -> WindowC
         if counting:
             for i, s in enumerate(S):
                 sizes[i] += s
+                in_use[i] += s > 0
             level0_sum += level0
-            nonempty_sum += sum(1 for s in S if s > 0)
     counted = flushes - flushes_before
     inserted = counted * F
     level_wa = tuple(w / inserted for w in written)
@@ -195,6 +211,6 @@ def window_costs(policy: LeveledFiles, preload: float, window: float) -> WindowC
         write_amp=(flush_written + sum(written)) / inserted,
         level_write_amp=level_wa,
         level_entries=tuple(s / counted for s in sizes),
+        level_in_use=tuple(u / counted for u in in_use),
         level0_runs=level0_sum / counted,
-        nonempty_levels=nonempty_sum / counted,
     )

@@ -20,29 +20,15 @@ instead), and the exact order in which RocksDB scores levels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from cost_models.finite import realized_fpr
-from cost_models.partial import LeveledFiles, WindowCosts, window_costs
+from cost_models.partial import LeveledFiles, window_costs
+from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_options import RocksDBExport
 
 DISK_OVERHEAD_BYTES = 12.0
 MEMTABLE_OVERHEAD_BYTES = 38.0
-
-
-@dataclass(frozen=True)
-class LeveledCosts:
-    """Costs per operation of a window of inserts, in entries and block reads."""
-
-    write_amp: float  # entries written per entry inserted
-    zero_result_read: float
-    point_read: float  # an entry of the preload (the deepest level)
-    point_read_uniform: float
-    range_runs: float
-    memory_bits_per_entry: float
-    window: WindowCosts  # the sizes behind them
 
 
 def disk_entry_bytes(entry_bytes: int, bits_per_key: float) -> float:
@@ -77,21 +63,8 @@ def leveled_policy(export: RocksDBExport) -> LeveledFiles:
 
 def leveled_costs(export: RocksDBExport, preload: float, window: float) -> LeveledCosts:
     """The costs of ``window`` inserts of new keys after a preload of ``preload``, on RocksDB
-    with the exported options, averaged over the window's flushes."""
+    with the exported options, averaged over the window's flushes: one bits per key for every
+    filter (``cost_models.finite.realized_fpr``)."""
     w = window_costs(leveled_policy(export), preload, window)
     p = float(realized_fpr(export.bits_per_key))
-    sizes = np.asarray(w.level_entries)
-    runs = w.level0_runs + w.nonempty_levels
-    # A present key is found after the false positives of the runs above its level: the
-    # level-0 runs and the non-empty levels above it (each level is one sorted run).
-    above = w.level0_runs + np.concatenate([[0.0], np.cumsum(sizes > 0)[:-1]])
-    share = sizes / max(1.0, sizes.sum())
-    return LeveledCosts(
-        write_amp=w.write_amp,
-        zero_result_read=p * runs,
-        point_read=1.0 + p * (runs - 1.0),
-        point_read_uniform=float(1.0 + p * np.sum(share * above)),
-        range_runs=runs,
-        memory_bits_per_entry=export.bits_per_key,
-        window=w,
-    )
+    return window_reads(w, np.full(len(w.level_entries), p), p, export.bits_per_key)
