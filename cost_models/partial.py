@@ -3,9 +3,11 @@ engine's ``granularity='file'``. Derived in ``docs/MODEL.md`` ("Files and partia
 
 * P1 Overlap. A level that overflows sends one file down, merged with the files of the next level
   that overlap it. The file picked (round-robin, or least overlap) lies where the level is
-  densest; the level below holds, at that key, (r - 1)/2 of the file's entries on average, for
-  r = S_{i+1} / S_i the ratio of the two levels' sizes. So moving Delta entries down writes
-  Delta (1 + (r - 1)/2) = Delta (r + 1)/2 entries, not Delta (r + 1) as a whole-level merge does.
+  densest; the level below holds, in its key range, (r - 1)/2 of the file's entries on average
+  (small files), for r = S_{i+1} / S_i the ratio of the two levels' sizes. So moving Delta
+  entries down writes Delta (r + 1)/2 entries, not Delta (r + 1) as a whole-level merge does. A
+  file that is a large share of its level spans more than its share of the keys (P1 in
+  docs/MODEL.md gives the general form).
 * P2 Whole files. A level is cut back below its target a file at a time, so after its drain it
   holds its target less half a file on average.
 * P3 Level 0. With a trigger of k runs, k flushes gather as separate runs and then merge together
@@ -142,22 +144,53 @@ def _level0_limit(policy: LeveledFiles, base_target: float) -> float:
     return limit
 
 
-def _merge_cost(moved: float, upper: float, lower: float) -> float:
+def _merge_cost(moved: float, upper: float, lower: float, file: float) -> float:
     """P1: entries written when ``moved`` entries leave a level of ``upper`` entries for one of
-    ``lower``: the moved entries and (r - 1)/2 of them again from the level below."""
+    ``lower``, a file of ``file`` entries at a time: each file with the entries below it, those
+    of (r - 1) S_i (1 - sqrt(1 - file / S_i)) of the key space, which is f (r - 1)/2 for small
+    files and the whole level below but its newest push for a file as large as the level."""
     if lower <= 0 or upper <= 0:
         return moved
-    return moved * (1.0 + max(0.0, (lower / upper - 1.0) / 2.0))
+    r = lower / upper
+    share = min(1.0, file / upper)
+    overlap = max(0.0, (r - 1.0) * upper * (1.0 - math.sqrt(1.0 - share)))
+    return moved * (1.0 + overlap / min(file, upper))
 
 
-def window_costs(policy: LeveledFiles, preload: float, window: float) -> WindowCosts:
+def settled_sizes(policy: LeveledFiles, entries: float) -> list[float]:
+    """The sizes a tree of ``entries`` settles at (P2, P4): every level but the last at its
+    target less half a file, the last holding the rest."""
+    S = [0.0] * (policy.num_levels if policy.targets != "wacky" else 1)
+    S[-1] = float(entries)
+    for _ in range(64):
+        targets = _targets(S, policy)
+        while len(targets) > len(S):
+            S.insert(0, 0.0)
+        new = [0.0] * len(S)
+        rest = float(entries)
+        for i in range(len(S) - 1):
+            new[i] = min(rest, max(0.0, targets[i] - policy.file_entries / 2.0))
+            rest -= new[i]
+        new[-1] = rest
+        if all(abs(a - b) <= 1e-9 * entries for a, b in zip(new, S, strict=True)):
+            break
+        S = new
+    return S
+
+
+def window_costs(policy: LeveledFiles, preload: float, window: float,
+                 settled: bool = False) -> WindowCosts:
     """P1-P5: the costs of ``window`` inserts of new keys after ``preload`` of them, into a tree
-    that starts empty."""
+    that starts empty (or, with ``settled``, starts at :func:`settled_sizes` for the preload)."""
     if not preload >= 0 or not window >= policy.flush_entries:
         raise ValueError(f"window must hold at least one flush ({policy.flush_entries:g} "
                          f"entries) and preload must be >= 0; got {window}, {preload}")
     F, f, k = policy.flush_entries, policy.file_entries, policy.level0_runs
-    S = [0.0] * (policy.num_levels if policy.targets != "wacky" else 1)
+    if settled:
+        S = settled_sizes(policy, preload)
+        preload = 0.0
+    else:
+        S = [0.0] * (policy.num_levels if policy.targets != "wacky" else 1)
     level0 = 0
     flushes_before = int(round(preload / F))
     flushes = flushes_before + max(1, int(round(window / F)))
@@ -171,7 +204,11 @@ def window_costs(policy: LeveledFiles, preload: float, window: float) -> WindowC
         level0 += 1
         if policy.flush_writes and counting:
             flush_written += F
+        # Targets move with the largest level, a flush at a time: taken once per flush.
         targets = _targets(S, policy)
+        while len(targets) > len(S):  # Eq 10 asks for a level more: added on top
+            for track in (S, written, sizes, in_use):
+                track.insert(0, 0.0)
         base = next((i for i, t in enumerate(targets) if t > 0), len(S) - 1)
         if level0 >= k or (policy.targets != "wacky"
                            and level0 * F > _level0_limit(policy, targets[base])):
@@ -180,23 +217,16 @@ def window_costs(policy: LeveledFiles, preload: float, window: float) -> WindowC
                 written[base] += batch + S[base]
             S[base] += batch
             level0 = 0
-        # Drains, highest level first (P2): a level over its target sends whole files down
-        # until it is below it, half a file below on average.
+        # Drains, the most overfull level first (P2): a level over its target sends whole
+        # files down until it is below it, half a file below on average.
         while True:
-            if policy.targets == "wacky":
-                targets = _wacky_targets(S, policy)
-                while len(targets) > len(S):  # Eq 10 asks for a level more: added on top
-                    for track in (S, written, sizes, in_use):
-                        track.insert(0, 0.0)
-            else:
-                targets = _targets(S, policy)
             over = [i for i in range(len(S) - 1) if S[i] > targets[i]]
             if not over:
                 break
             i = max(over, key=lambda j: S[j] / targets[j])
             moved = S[i] - max(0.0, targets[i] - f / 2.0)
             if counting:
-                written[i + 1] += _merge_cost(moved, S[i], S[i + 1])
+                written[i + 1] += _merge_cost(moved, S[i], S[i + 1], f)
             S[i] -= moved
             S[i + 1] += moved
         if counting:

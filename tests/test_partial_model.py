@@ -21,10 +21,16 @@ SYSTEM = System(entries=2e6, entry_bytes=128, buffer_bytes=1 << 20, bits_per_ent
 
 
 def test_one_file_moved_writes_itself_and_half_the_pushes_below() -> None:
-    # P1: r = 10 -> the file and (10 - 1)/2 of it again.
-    assert _merge_cost(100.0, 1_000.0, 10_000.0) == pytest.approx(100.0 * 5.5)
-    assert _merge_cost(100.0, 1_000.0, 0.0) == 100.0  # an empty level below: the file alone
-    assert _merge_cost(100.0, 1_000.0, 500.0) == 100.0  # never less than the file itself
+    # P1: r = 10 -> the file and (10 - 1)/2 of it again, for a file small against its level.
+    assert _merge_cost(1.0, 1e6, 1e7, 1.0) == pytest.approx(5.5, rel=1e-5)
+    assert _merge_cost(100.0, 1_000.0, 0.0, 100.0) == 100.0  # an empty level below: the file
+    assert _merge_cost(100.0, 1_000.0, 500.0, 100.0) == 100.0  # never less than the file
+    # A file as large as its level spans all its keys: the whole level below but the newest
+    # push ((r - 1) S_i), the whole-level merge.
+    assert _merge_cost(1_000.0, 1_000.0, 10_000.0, 1_000.0) == pytest.approx(1_000.0 * 10)
+    # Moving several files costs each file's share.
+    assert _merge_cost(300.0, 1e6, 1e7, 100.0) == pytest.approx(3 * _merge_cost(100.0, 1e6, 1e7,
+                                                                              100.0))
 
 
 def test_static_levels_at_their_targets_cost_t_plus_one_over_two() -> None:

@@ -37,6 +37,8 @@ from wacky_model.types import Design, System
 GRADES = ("exact", "approximate", "needs-driver")
 # The RocksDB release the OPTIONS file is written for (Debian's librocksdb-dev).
 OPTIONS_FOR_VERSION = "7.8.3"
+# RocksDB's default num_levels.
+ROCKSDB_NUM_LEVELS = 7
 # compaction_pri for each way of picking the file that goes down.
 PICKS = {"least_overlap": "kMinOverlappingRatio", "round_robin": "kRoundRobin"}
 # A file format RocksDB 7.8 reads (full filters, checksums).
@@ -127,7 +129,8 @@ def _number(x: float) -> str:
 
 def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
                    file_bytes: int | None = None,
-                   file_pick: str = "least_overlap") -> RocksDBExport:
+                   file_pick: str = "least_overlap", dynamic: bool | None = None,
+                   level_base_bytes: int | None = None) -> RocksDBExport:
     """The stock RocksDB options closest to ``design`` on ``system`` (a fixed buffer; a memory
     budget is split as ``analyze`` does), with a reason for each and a grade for each knob.
 
@@ -136,7 +139,10 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     levels, which the continuum cannot express (graded approximate). ``file_bytes`` (leveled
     designs) is RocksDB's ``target_file_size_base``, from one block to Level 1's capacity; by
     default the buffer's size. ``file_pick`` is its ``compaction_pri``: ``least_overlap``
-    (kMinOverlappingRatio, RocksDB's default) or ``round_robin`` (kRoundRobin)."""
+    (kMinOverlappingRatio, RocksDB's default) or ``round_robin`` (kRoundRobin). ``dynamic``
+    (C = T - 1, X = 1 only) sets ``level_compaction_dynamic_level_bytes`` (default on) and
+    ``level_base_bytes`` its ``max_bytes_for_level_base`` (default: the design's Level 1), for
+    configurations that are RocksDB's rather than a Wacky design's (``rocksdb_tuning``)."""
     if file_pick not in PICKS:
         raise ValueError(f"file_pick must be 'least_overlap' or 'round_robin'; got "
                          f"{file_pick!r}")
@@ -151,7 +157,8 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     L = int(s.L)
     runs = [float(a) for a in s.runs[:L]]
     caps = [float(f) * system.entries * system.entry_bytes for f in s.fractions[:L]]
-    file_bytes = check_file_bytes(file_bytes, system, caps[0])
+    file_bytes = check_file_bytes(file_bytes, system,
+                                  caps[0] if level_base_bytes is None else level_base_bytes)
     fractional = [k for k in ("K", "Z") if getattr(design, k) not in (0.0, 1.0)]
     leveled = all(a == 1.0 for a in runs)
     uniform_ratio = math.isclose(design.X, 1.0) and math.isclose(design.C, design.T - 1.0)
@@ -175,8 +182,12 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
         style = "level"
         opt("CFOptions", "compaction_style", "kCompactionStyleLevel",
             "every level of the design holds one run (K = Z = 0): leveled compaction")
-        opt("CFOptions", "num_levels", L + 1,
-            f"Level 0 takes the flushes; RocksDB's Levels 1..{L} are the design's")
+        if level_base_bytes is None:
+            opt("CFOptions", "num_levels", L + 1,
+                f"Level 0 takes the flushes; RocksDB's Levels 1..{L} are the design's")
+        else:
+            opt("CFOptions", "num_levels", max(ROCKSDB_NUM_LEVELS, L + 1),
+                "RocksDB's default: levels above the data's stay empty")
         if level0_trigger == 1:
             opt("CFOptions", "level0_file_num_compaction_trigger", 1,
                 "each flush merges into Level 1 at once, as the design's Level 1 absorbs every "
@@ -190,8 +201,12 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
                 f"level 0 holds up to {level0_trigger} runs, a tiered level the continuum "
                 "cannot express: the paper's model prices Level 1 absorbing every flush; "
                 "cost_models.partial prices the trigger (P3 in docs/MODEL.md)"))
-        opt("CFOptions", "max_bytes_for_level_base", int(round(caps[0])),
-            f"Level 1's capacity in the design ({caps[0]:,.0f} bytes)")
+        if level_base_bytes is None:
+            opt("CFOptions", "max_bytes_for_level_base", int(round(caps[0])),
+                f"Level 1's capacity in the design ({caps[0]:,.0f} bytes)")
+        else:
+            opt("CFOptions", "max_bytes_for_level_base", level_base_bytes,
+                "the first level's capacity")
         opt("CFOptions", "target_file_size_base", file_bytes,
             f"levels are made of files of {file_bytes:,} bytes; RocksDB merges one at a time "
             "into the next level (partial merges, priced by cost_models.partial)")
@@ -204,8 +219,10 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
         if uniform_ratio:
             opt("CFOptions", "max_bytes_for_level_multiplier", _number(design.T),
                 f"every level is T = {design.T:g} times the one above (C = T - 1)")
-            opt("CFOptions", "level_compaction_dynamic_level_bytes", "true",
-                "sizes Levels 1..L-1 from Level L's actual size, as App. E re-anchors them")
+            opt("CFOptions", "level_compaction_dynamic_level_bytes",
+                "false" if dynamic is False else "true",
+                "levels sized from the first one down (RocksDB 7.8's default)" if dynamic is False
+                else "sizes Levels 1..L-1 from Level L's actual size, as App. E re-anchors them")
             grades += [KnobGrade("T", "exact", "max_bytes_for_level_multiplier = T; the levels "
                                  "and their runs match, but RocksDB merges a file at a time "
                                  "after a level overflows, not whole levels before: "
@@ -213,6 +230,8 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
                        KnobGrade("C", "exact", "C = T - 1: Level L is T times Level L-1"),
                        KnobGrade("X", "exact", "X = 1: one ratio for every level")]
         else:
+            if dynamic is not None or level_base_bytes is not None:
+                raise ValueError("dynamic and level_base_bytes need one ratio (C = T - 1, X = 1)")
             extra = [caps[i + 1] / caps[i] for i in range(L - 1)]
             opt("CFOptions", "max_bytes_for_level_multiplier", 1,
                 "the ratios are given level by level")

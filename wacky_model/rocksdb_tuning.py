@@ -1,0 +1,203 @@
+"""``wacky recommend --target rocksdb``: the stock RocksDB configuration with the lowest Θ (Eq 16)
+for a workload, priced by the partial-merge model of RocksDB's leveled compaction
+(:mod:`wacky_model.rocksdb_model`).
+
+It searches only what stock RocksDB runs: leveled compaction with its multiplier, level-0
+trigger, first-level size (``max_bytes_for_level_base``) and target file size, with
+``level_compaction_dynamic_level_bytes`` on (RocksDB's default since 8.4; the static targets price
+the same once the levels have settled), the buffer and one bits per key (the memory split, when
+the system gives a total memory budget). Universal compaction is not searched: its model does not
+yet meet its accuracy target (docs/VALIDATION.md).
+
+The costs are those of a window of inserts into a store of N entries that has settled (P2 in
+docs/MODEL.md), ``WINDOW_FLUSHES`` flushes long. The answer carries the same costs for RocksDB's
+own defaults (scaled to this buffer) and for the best multiplier with the other options at their
+defaults, and a line per knob saying, in Θ, what the choice gained over its runner-up.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from cost_models.costs import range_cost, theta
+from cost_models.finite import realized_fpr
+from cost_models.partial import window_costs
+from wacky_model.files import LeveledCosts, window_reads
+from wacky_model.rocksdb_model import leveled_policy
+from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
+from wacky_model.types import Design, System, Workload
+
+MULTIPLIERS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0)
+TRIGGERS = (1, 2, 4, 8)
+FILE_SIZES = (0.25, 1.0, 4.0)  # times the buffer
+LEVEL_BASES = (1, 2, 4, 8, 16)  # first-level sizes, in buffers
+BUFFER_SHARES = (1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2)  # of the memory, with a memory budget
+WINDOW_FLUSHES = 256
+# RocksDB's defaults: 64 MiB buffer, level-0 trigger 4, a 256 MiB first level, multiplier 10,
+# 64 MiB files, static targets (7.8; 8.4 turned dynamic on).
+DEFAULT_TRIGGER = 4
+DEFAULT_BASE_BUFFERS = 4
+DEFAULT_MULTIPLIER = 10.0
+
+
+@dataclass(frozen=True)
+class RocksDBConfig:
+    """One stock RocksDB leveled configuration."""
+
+    multiplier: float
+    level0_trigger: int
+    dynamic: bool
+    file_bytes: int
+    buffer_bytes: int
+    bits_per_key: float
+    level_base_bytes: int
+
+    def export(self, system: System) -> RocksDBExport:
+        T = self.multiplier
+        return rocksdb_export(Design(T, T - 1.0, 1.0, 0.0, 0.0, "uniform"),
+                              self.system(system), self.level0_trigger, self.file_bytes,
+                              dynamic=self.dynamic, level_base_bytes=self.level_base_bytes)
+
+    def system(self, system: System) -> System:
+        return replace(system, buffer_bytes=self.buffer_bytes,
+                       bits_per_entry=self.bits_per_key, sum_fpr=None,
+                       memory_bits_per_entry=None)
+
+    def to_dict(self) -> dict:
+        return {"max_bytes_for_level_multiplier": self.multiplier,
+                "level0_file_num_compaction_trigger": self.level0_trigger,
+                "level_compaction_dynamic_level_bytes": self.dynamic,
+                "target_file_size_base": self.file_bytes,
+                "write_buffer_size": self.buffer_bytes,
+                "bits_per_key": self.bits_per_key,
+                "max_bytes_for_level_base": self.level_base_bytes}
+
+
+@dataclass(frozen=True)
+class Priced:
+    config: RocksDBConfig
+    costs: LeveledCosts
+    theta: float
+
+
+@dataclass(frozen=True)
+class RocksDBRecommendation:
+    workload: Workload
+    system: System
+    best: Priced
+    default: Priced  # RocksDB's defaults scaled to the buffer, the same bits per key
+    best_multiplier_only: Priced  # the best multiplier, the other options at the defaults
+    reasons: tuple[str, ...]  # per knob: the choice against its runner-up, in Θ
+    configurations: int
+
+    @property
+    def export(self) -> RocksDBExport:
+        return self.best.config.export(self.system)
+
+    def to_dict(self) -> dict:
+        def one(p: Priced) -> dict:
+            c = p.costs
+            return {"options": p.config.to_dict(), "theta": p.theta,
+                    "write_amp": c.write_amp, "zero_result_read": c.zero_result_read,
+                    "point_read": c.point_read, "range_runs": c.range_runs}
+        return {"target": "rocksdb", "best": one(self.best), "rocksdb_defaults": one(self.default),
+                "best_multiplier_only": one(self.best_multiplier_only),
+                "gain_over_defaults": 1.0 - self.best.theta / self.default.theta,
+                "reasons": list(self.reasons), "configurations": self.configurations,
+                "export": self.export.to_dict()}
+
+
+def price(config: RocksDBConfig, workload: Workload, system: System) -> Priced:
+    export = config.export(system)
+    policy = leveled_policy(export)
+    F = policy.flush_entries
+    w = window_costs(policy, system.entries, WINDOW_FLUSHES * F, settled=True)
+    p = float(realized_fpr(config.bits_per_key))
+    costs = window_reads(w, np.full(len(w.level_entries), p), p, config.bits_per_key)
+    B = system.entries_per_block
+    value = theta(
+        workload.point_reads, workload.zero_reads, workload.writes, workload.range_reads,
+        R=costs.point_read, R_zero=costs.zero_result_read,
+        W=costs.write_amp / B * system.write_cost_ratio,
+        V=range_cost(costs.range_runs, 1.0, workload.range_blocks),
+        R_uniform=costs.point_read_uniform, uniform_share=workload.expected_point_reads)
+    return Priced(config, costs, float(value))
+
+
+def _memory_options(system: System) -> list[tuple[int, float]]:
+    """(buffer bytes, bits per key) pairs: the given ones, or the splits of a memory budget."""
+    if not system.memory_split:
+        bits = system.bits_per_entry if system.bits_per_entry is not None else 10.0
+        return [(int(system.buffer_bytes), float(bits))]
+    out = []
+    for share in BUFFER_SHARES:
+        split = system.with_buffer(share * system.memory_bits_per_entry * system.entries / 8)
+        if split.bits_per_entry is not None and split.bits_per_entry >= 0:
+            out.append((int(split.buffer_bytes), float(split.bits_per_entry)))
+    if not out:
+        raise ValueError("the memory budget leaves no room for a buffer and filters")
+    return out
+
+
+def recommend_rocksdb(workload: Workload, system: System) -> RocksDBRecommendation:
+    """The stock RocksDB leveled configuration with the lowest Θ for ``workload``."""
+    if system.sum_fpr is not None:
+        raise ValueError("--target rocksdb takes the filter memory as bits per key "
+                         "(--bits-per-entry) or a total memory budget, not --sum-fpr")
+    priced: list[Priced] = []
+    for (buffer, bits), T, k, base, share in itertools.product(
+            _memory_options(system), MULTIPLIERS, TRIGGERS, LEVEL_BASES, FILE_SIZES):
+        config = RocksDBConfig(T, k, True, max(system.block_bytes, int(share * buffer)),
+                               buffer, bits, base * buffer)
+        try:
+            priced.append(price(config, workload, system))
+        except ValueError:  # a file larger than the first level at this N: not a choice
+            continue
+    if not priced:
+        raise ValueError("no stock RocksDB leveled configuration fits this system")
+    best = min(priced, key=lambda p: p.theta)
+    buffer, bits = best.config.buffer_bytes, best.config.bits_per_key
+    default = price(RocksDBConfig(DEFAULT_MULTIPLIER, DEFAULT_TRIGGER, False, buffer, buffer, bits,
+                                  DEFAULT_BASE_BUFFERS * buffer), workload, system)
+    by_multiplier = [price(replace(default.config, multiplier=T), workload, system)
+                     for T in MULTIPLIERS]
+    best_t = min(by_multiplier, key=lambda p: p.theta)
+    return RocksDBRecommendation(workload, system, best, default, best_t,
+                                 _reasons(best, priced), len(priced))
+
+
+def _reasons(best: Priced, priced: list[Priced]) -> tuple[str, ...]:
+    """For each knob, the best configuration that differs from the pick in that knob alone."""
+    lines = []
+    names = {"multiplier": "max_bytes_for_level_multiplier",
+             "level0_trigger": "level0_file_num_compaction_trigger",
+             "level_base_bytes": "max_bytes_for_level_base",
+             "file_bytes": "target_file_size_base"}
+    for knob, option in names.items():
+        others = [p for p in priced
+                  if getattr(p.config, knob) != getattr(best.config, knob)
+                  and all(getattr(p.config, k) == getattr(best.config, k)
+                          for k in names if k != knob)
+                  and p.config.buffer_bytes == best.config.buffer_bytes]
+        if not others:
+            continue
+        runner = min(others, key=lambda p: p.theta)
+        b, r = best.costs, runner.costs
+        lines.append(
+            f"{option} = {_value(getattr(best.config, knob))} rather than "
+            f"{_value(getattr(runner.config, knob))}: Θ {best.theta:.4g} vs {runner.theta:.4g} "
+            f"({best.theta / runner.theta - 1:+.1%}); write amplification {b.write_amp:.3g} vs "
+            f"{r.write_amp:.3g}, zero-result read {b.zero_result_read:.3g} vs "
+            f"{r.zero_result_read:.3g} I/O")
+    return tuple(lines)
+
+
+def _value(v: object) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return f"{v:,}" if isinstance(v, int) else str(v)
