@@ -395,6 +395,42 @@ def predict_stock(exported, workload: Workload | None, preload: int, window: int
     ), workload, B)
 
 
+def run_stock(exported, scale: Scale, range_entries: int, native, report,
+              workdir) -> StockWindow:
+    """The stock protocol on a fresh database with ``exported``'s options: the preload's N keys
+    (the native engine's), then a window of N fresh keys with the reads spread over it."""
+    load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
+    keys = load.keys
+    rng = np.random.default_rng([scale.seed, 0x524F434B])  # stream tag: "ROCK"
+    fresh = generators.fresh_keys(rng, scale.entries + scale.reads, np.sort(keys))
+    window_keys, absent = fresh[: scale.entries], fresh[scale.entries :]
+    with tempfile.TemporaryDirectory(prefix="wacky-rocksdb-", dir=workdir) as tmp:
+        options = Path(tmp) / "OPTIONS"
+        options.write_text(exported.options_file())
+        db = native.Database(str(Path(tmp) / "db"), str(options), BLOCK_CACHE_BYTES)
+        try:
+            return _run(db, keys, window_keys, absent, scale.entry_bytes - KEY_BYTES,
+                        exported.system.buffer_entries, scale.reads, range_entries, rng,
+                        report)
+        finally:
+            del db  # closes the database before its directory goes
+
+
+def stock_costs(run: StockWindow, workload: Workload | None, entries_per_block: int) -> Costs:
+    """What a stock run measured, as :class:`Costs` (Θ for ``workload`` when given)."""
+    reads = run.reads
+    return with_theta(Costs(
+        write_amp=run.write_amp,
+        zero_result_read=reads["zero"][0],
+        point_read=reads["oldest"][0],
+        point_read_uniform=reads["uniform"][0],
+        range_runs=float(sum(row.runs for row in run.levels)),
+        range_io=reads["range"][0],
+        memory_bits_per_entry=run.memory_bits_per_entry,
+        levels=run.levels,
+    ), workload, entries_per_block)
+
+
 def _validate_stock(design: Design, system: System, scale: Scale, workload: Workload | None,
                     range_entries: int, native, report, workdir, level0_trigger: int,
                     file_bytes: int | None, file_pick: str) -> dict:
@@ -408,41 +444,18 @@ def _validate_stock(design: Design, system: System, scale: Scale, workload: Work
     # Stock RocksDB gives every level the same bits per key (the export's filter_policy), so
     # the models price the design RocksDB runs: uniform filters.
     ran = replace(design, filters="uniform")
-    load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
-    keys = load.keys
-    rng = np.random.default_rng([scale.seed, 0x524F434B])  # stream tag: "ROCK"
-    fresh = generators.fresh_keys(rng, scale.entries + scale.reads, np.sort(keys))
-    window_keys, absent = fresh[: scale.entries], fresh[scale.entries :]
-    with tempfile.TemporaryDirectory(prefix="wacky-rocksdb-", dir=workdir) as tmp:
-        options = Path(tmp) / "OPTIONS"
-        options.write_text(exported.options_file())
-        db = native.Database(str(Path(tmp) / "db"), str(options), BLOCK_CACHE_BYTES)
-        try:
-            run = _run(db, keys, window_keys, absent, scale.entry_bytes - KEY_BYTES,
-                       system.buffer_entries, scale.reads, range_entries, rng, report)
-        finally:
-            del db  # closes the database before its directory goes
+    run = run_stock(exported, scale, range_entries, native, report, workdir)
     reads = run.reads
-    measured = with_theta(Costs(
-        write_amp=run.write_amp,
-        zero_result_read=reads["zero"][0],
-        point_read=reads["oldest"][0],
-        point_read_uniform=reads["uniform"][0],
-        range_runs=float(sum(row.runs for row in run.levels)),
-        range_io=reads["range"][0],
-        memory_bits_per_entry=run.memory_bits_per_entry,
-        levels=run.levels,
-    ), workload, B)
+    measured = stock_costs(run, workload, B)
     final = replace(system, entries=float(run.present.size))
     finite = predict_finite(ran, system, workload, range_entries)
-    partial = predict_stock(exported, workload, int(keys.size), int(window_keys.size),
-                            range_entries)
+    partial = predict_stock(exported, workload, scale.entries, scale.entries, range_entries)
     return dict(
         design=ran, measured=measured, conditioned=None,
         simulated=predict_simulated(ran, final, workload, range_entries),
         predicted=partial if partial is not None else finite,
         paper=predict_paper(ran, system, workload), reads=reads, grade=exported.grade,
-        window_writes=int(window_keys.size), major_compactions=None, window_complete=None,
+        window_writes=scale.entries, major_compactions=None, window_complete=None,
         full_merges_skipped=None, level_L_runs_at_start=None, throttle=run.throttle,
         tree_write_amp=None, write_amp_bytes=run.write_amp_bytes,
         bytes_per_entry=run.bytes_per_entry,

@@ -144,6 +144,13 @@ def recommend_command(
         "--robust", help="rho: minimize the worst Θ over workloads within KL divergence rho "
         "of the given one (Endure's robust tuning), and compare with the nominal design.",
         rich_help_panel="Workload")] = None,
+    target: Annotated[str, typer.Option(
+        "--target", help="wacky: any design of the continuum (the default); rocksdb: only "
+        "what stock RocksDB runs (leveled compaction's multiplier, level-0 trigger, first "
+        "level and file sizes, the memory split), priced by the partial-merge model, with "
+        "its OPTIONS file (--out).")] = "wacky",
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="With --target rocksdb: write the OPTIONS file here.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Recommend the design that minimizes the average I/O per operation (Eq 16)."""
@@ -171,12 +178,46 @@ def recommend_command(
     if system.probe_cost > 0 and system.hash_levels > 0:
         raise ValueError("with --probe-cost the search chooses the hash levels; leave out "
                          "--hash-levels")
+    if target not in ("wacky", "rocksdb"):
+        raise ValueError(f"--target must be wacky or rocksdb; got {target!r}")
+    if target == "rocksdb":
+        _recommend_rocksdb(workload, system, constraints, method, model, robust, out, as_json)
+        return
+    if out is not None:
+        raise ValueError("--out writes the OPTIONS file of --target rocksdb")
     rec = recommend(workload, system, method=method, model=model, constraints=constraints,
                     rho=robust)
     if as_json:
         _print_json(rec.to_dict())
         return
     print_recommendation(stdout_console(), rec)
+
+
+def _recommend_rocksdb(workload: Workload, system: System, constraints: Constraints,
+                       method: str, model: str, robust: float | None, out: Path | None,
+                       as_json: bool) -> None:
+    from wacky_cli.render import print_rocksdb_recommendation, stdout_console
+    from wacky_model.rocksdb_tuning import recommend_rocksdb
+
+    given = [flag for flag, used in (("--method", method != "global"),
+                                     ("--model", model != "finite"),
+                                     ("--robust", robust is not None),
+                                     ("--max-runs-per-level and the other guardrails",
+                                      constraints != Constraints()),
+                                     ("--hash-levels", system.hash_levels > 0),
+                                     ("--probe-cost", system.probe_cost > 0)) if used]
+    if given:
+        raise ValueError(f"--target rocksdb searches stock RocksDB's options with the partial-"
+                         f"merge model; leave out {', '.join(given)}")
+    if out is not None:
+        _check_writable(out, "--out")
+    rec = recommend_rocksdb(workload, system)
+    if out is not None:
+        _write(out, rec.export.options_file() + "\n", "--out")
+    if as_json:
+        _print_json(rec.to_dict())
+        return
+    print_rocksdb_recommendation(stdout_console(), rec, out)
 
 
 @app.command("frontier")

@@ -128,6 +128,39 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
     print_analysis(console, rec.analysis, "Recommended design, per level")
 
 
+def print_rocksdb_recommendation(console: Console, rec, out) -> None:
+    """``recommend --target rocksdb``: the options, their predicted costs, the reasons, and the
+    same costs for RocksDB's defaults and the best multiplier alone."""
+    b = rec.best
+    c = b.config
+    console.print(f"[bold]Stock RocksDB, leveled compaction[/bold]: {b.theta:.4g} I/O per "
+                  f"operation (partial-merge model, {rec.configurations} configurations)")
+    console.print(f"write_buffer_size={c.buffer_bytes:,} max_bytes_for_level_multiplier="
+                  f"{c.multiplier:g} level0_file_num_compaction_trigger={c.level0_trigger} "
+                  f"max_bytes_for_level_base={c.level_base_bytes:,} target_file_size_base="
+                  f"{c.file_bytes:,} level_compaction_dynamic_level_bytes=true, "
+                  f"{c.bits_per_key:.3g} bits per key")
+    table = Table(title="Predicted costs per operation")
+    for col in ("configuration", "I/O per op", "write amp", "zero-result I/O",
+                "existing-key I/O", "runs"):
+        table.add_column(col, justify="right")
+    for label, p in (("recommended", b), ("RocksDB's defaults", rec.default),
+                     (f"defaults, best multiplier ({rec.best_multiplier_only.config.multiplier:g})",
+                      rec.best_multiplier_only)):
+        k = p.costs
+        table.add_row(label, f"{p.theta:.4g}", f"{k.write_amp:.3g}", f"{k.zero_result_read:.3g}",
+                      f"{k.point_read:.3g}", f"{k.range_runs:.3g}")
+    console.print(table)
+    console.print(f"gain over RocksDB's defaults (scaled to this buffer: trigger 4, a first "
+                  f"level of 4 buffers, multiplier 10, files of one buffer): "
+                  f"{1 - b.theta / rec.default.theta:.1%} fewer I/O per operation")
+    console.print("Why each option (against the best configuration that differs in it alone):")
+    for line in rec.reasons:
+        console.print(f"  {line}")
+    if out is not None:
+        console.print(f"wrote the OPTIONS file to {out}")
+
+
 METRIC_LABELS = {
     "write_amp": "write amplification",
     "zero_result_read": "I/O per zero-result read",
