@@ -226,7 +226,9 @@ def window_costs(policy: LeveledFiles, preload: float, window: float,
             i = max(over, key=lambda j: S[j] / targets[j])
             moved = S[i] - max(0.0, targets[i] - f / 2.0)
             if counting:
-                written[i + 1] += _merge_cost(moved, S[i], S[i + 1], f)
+                # The sizes that set the overlap are each level's mean over its batch (P1):
+                # the upper one less half of what leaves, the lower one plus half of it.
+                written[i + 1] += _merge_cost(moved, S[i] - moved / 2, S[i + 1] + moved / 2, f)
             S[i] -= moved
             S[i + 1] += moved
         if counting:

@@ -40,7 +40,7 @@ def test_static_levels_at_their_targets_cost_t_plus_one_over_two() -> None:
     policy = LeveledFiles(T=T, flush_entries=F, file_entries=10.0, targets="static",
                           base_entries=50 * F, num_levels=4)
     w = window_costs(policy, preload=5e6, window=5e6)
-    # r is taken when the merge starts, the upper level one flush over its target (2%).
+    # r is taken at each level's mean over a batch (P1): a flush is 2% of Level 1.
     assert w.level_write_amp[1] == pytest.approx((T + 1) / 2, rel=0.03)
     assert w.level_write_amp[2] == pytest.approx((T + 1) / 2, rel=0.03)
     # Levels 1..3 sit at their targets less half a (tiny) file, plus a flush in the first.
