@@ -55,7 +55,7 @@ from validation.runner import (
 )
 from validation.scale import Scale
 from validation.steady import READ_BATCH, WINDOW_CAP_LOADS
-from wacky_model.rocksdb_model import leveled_costs
+from wacky_model.rocksdb_model import leveled_costs, universal_costs_of
 from wacky_model.rocksdb_options import driver_export, rocksdb_export
 from wacky_model.types import Design, System, Workload
 
@@ -373,14 +373,16 @@ def _validate_driven(design: Design, system: System, scale: Scale, workload: Wor
 
 def predict_stock(exported, workload: Workload | None, preload: int, window: int,
                   range_entries: int) -> Costs | None:
-    """The partial-merge model of RocksDB's leveled compaction (:mod:`wacky_model.rocksdb_model`)
-    for the exported options; None when they are not leveled with one multiplier."""
+    """The model of RocksDB's own compaction for the exported options
+    (:mod:`wacky_model.rocksdb_model`): partial merges for leveled compaction with one
+    multiplier, the universal rules for universal compaction; None otherwise."""
     try:
-        m = leveled_costs(exported, preload, window)
+        m = (universal_costs_of if exported.style == "universal" else leveled_costs)(
+            exported, preload, window)
     except ValueError:
         return None
     B = exported.system.entries_per_block
-    sizes = m.window.level_entries
+    sizes = m.window.level_entries if m.window is not None else ()
     levels = tuple(LevelShape(level=i + 1, runs=1, entries=float(e))
                    for i, e in enumerate(e for e in sizes if e > 0))
     return with_theta(Costs(
@@ -459,7 +461,8 @@ def _validate_stock(design: Design, system: System, scale: Scale, workload: Work
         full_merges_skipped=None, level_L_runs_at_start=None, throttle=run.throttle,
         tree_write_amp=None, write_amp_bytes=run.write_amp_bytes,
         bytes_per_entry=run.bytes_per_entry,
-        model="partial" if partial is not None else "finite")
+        model=("finite" if partial is None else
+               "universal" if exported.style == "universal" else "partial"))
 
 
 def validate_rocksdb(

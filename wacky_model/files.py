@@ -31,7 +31,7 @@ class LeveledCosts:
     point_read_uniform: float
     range_runs: float
     memory_bits_per_entry: float
-    window: WindowCosts  # the sizes behind them
+    window: WindowCosts | None  # the sizes behind them (leveled trees)
 
 
 def window_reads(w: WindowCosts, fprs: np.ndarray, level0_fpr: float,

@@ -24,6 +24,7 @@ import numpy as np
 
 from cost_models.finite import realized_fpr
 from cost_models.partial import LeveledFiles, window_costs
+from cost_models.universal import UniversalRules, universal_costs
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_options import RocksDBExport
 
@@ -58,6 +59,46 @@ def leveled_policy(export: RocksDBExport) -> LeveledFiles:
         base_entries=int(export.option("max_bytes_for_level_base")) / disk,
         num_levels=int(export.option("num_levels")) - 1,
         flush_writes=True,
+    )
+
+
+def universal_rules(export: RocksDBExport) -> UniversalRules:
+    """The universal compaction rules an exported tiered design runs under."""
+    if export.style != "universal":
+        raise ValueError(f"the universal model prices universal compaction; this export is "
+                         f"{export.style}")
+    fields = dict(item.split("=", 1) for item in
+                  export.option("compaction_options_universal").strip("{}").split(";"))
+    if fields.get("stop_style", "kCompactionStopStyleTotalSize") != (
+            "kCompactionStopStyleTotalSize"):
+        raise ValueError("the universal model takes stop_style=kCompactionStopStyleTotalSize")
+    memtable = export.system.entry_bytes + MEMTABLE_OVERHEAD_BYTES
+    return UniversalRules(
+        flush_entries=int(export.option("write_buffer_size")) / memtable,
+        trigger=int(export.option("level0_file_num_compaction_trigger")),
+        min_merge_width=int(fields.get("min_merge_width", 2)),
+        max_merge_width=int(fields.get("max_merge_width", 1 << 30)),
+        size_ratio=float(fields.get("size_ratio", 1)),
+        max_size_amplification_percent=float(fields.get("max_size_amplification_percent", 200)),
+    )
+
+
+def universal_costs_of(export: RocksDBExport, preload: float, window: float) -> LeveledCosts:
+    """The costs of ``window`` inserts after ``preload`` under RocksDB's universal compaction
+    (U1-U4), with one bits per key for every run."""
+    u = universal_costs(universal_rules(export), preload, window)
+    p = float(realized_fpr(export.bits_per_key))
+    sizes = np.asarray(u.final_runs, dtype=float)
+    share = sizes / max(1.0, sizes.sum())
+    return LeveledCosts(
+        write_amp=u.write_amp,
+        zero_result_read=p * u.runs,
+        point_read=1.0 + p * (u.runs - 1.0),
+        # A present key pays the runs newer than its own (the final sizes weigh them).
+        point_read_uniform=1.0 + p * float(np.sum(share * np.arange(sizes.size))),
+        range_runs=u.runs,
+        memory_bits_per_entry=export.bits_per_key,
+        window=None,
     )
 
 
