@@ -25,6 +25,7 @@ engine's ``granularity='file'``. Derived in ``docs/MODEL.md`` ("Files and partia
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -120,11 +121,24 @@ def _static_targets(n: int, T: float, base: float) -> list[float]:
 def _wacky_targets(S: list[float], policy: LeveledFiles) -> list[float]:
     """Eq 9 capacities at n = S_L (C+1)/C for as many levels as Eq 10 asks (App. E)."""
     C = policy.C if policy.C is not None else policy.T - 1
-    n_est = S[-1] * (C + 1) / C
-    L = int(num_levels(policy.T, C, 1.0, n_est / policy.flush_entries)) if n_est > 0 else 1
-    s = structure(policy.T, C, 1.0, 0.0, 0.0, n_est / policy.flush_entries)
-    fractions = np.asarray(s.fractions, dtype=float)[: max(1, L)]
-    return [float(f) * n_est for f in fractions[:-1]] + [math.inf]
+    return _wacky_targets_at(S[-1] * (C + 1) / C, policy)
+
+
+def _wacky_targets_at(n_est: float, policy: LeveledFiles) -> list[float]:
+    C = policy.C if policy.C is not None else policy.T - 1
+    L = max(1, int(num_levels(policy.T, C, 1.0, n_est / policy.flush_entries))) if n_est > 0 else 1
+    return [f * n_est for f in _fractions(policy.T, C, L)[:-1]] + [math.inf]
+
+
+@functools.lru_cache(maxsize=4096)
+def _fractions(T: float, C: float, L: int) -> tuple[float, ...]:
+    """Eq 9's shares N_i / N of an L-level tree: they depend on T, C and L only."""
+    # The N/F in the middle of Eq 10's range for L levels (X = 1).
+    n_buffers = float(T) ** (L - 1.5) * (C + 1) * T / (T - 1)
+    s = structure(T, C, 1.0, 0.0, 0.0, n_buffers)
+    if int(s.L) != L:
+        raise ArithmeticError(f"no N/F gives {L} levels at T={T}, C={C}")
+    return tuple(float(f) for f in np.asarray(s.fractions, dtype=float)[:L])
 
 
 def _targets(S: list[float], policy: LeveledFiles) -> list[float]:
@@ -163,9 +177,12 @@ def settled_sizes(policy: LeveledFiles, entries: float) -> list[float]:
     S = [0.0] * (policy.num_levels if policy.targets != "wacky" else 1)
     S[-1] = float(entries)
     for _ in range(64):
-        targets = _targets(S, policy)
+        # The engine's capacities are those of n = S_L (C+1)/C, which is N once settled.
+        targets = (_wacky_targets_at(float(entries), policy) if policy.targets == "wacky"
+                   else _targets(S, policy))
         while len(targets) > len(S):
             S.insert(0, 0.0)
+        del S[: len(S) - len(targets)]  # fewer levels at this size: the top ones go
         new = [0.0] * len(S)
         rest = float(entries)
         for i in range(len(S) - 1):

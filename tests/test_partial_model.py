@@ -130,3 +130,19 @@ def test_file_bytes_is_checked_on_export(bad) -> None:
     with pytest.raises(ValueError, match="file_bytes must be a whole number of bytes from one "
                                          "block to Level 1's capacity"):
         rocksdb_export(Design(10, 9, 1, 0, 0), SYSTEM, file_bytes=bad)
+
+
+@pytest.mark.parametrize("policy", [
+    LeveledFiles(T=4.0, C=3.0, flush_entries=512.0, file_entries=512.0, targets="wacky",
+                 flush_writes=False),
+    LeveledFiles(T=10.0, flush_entries=6_000.0, file_entries=7_000.0, level0_runs=4,
+                 targets="dynamic", base_entries=16_000.0, num_levels=3),
+])
+def test_a_settled_start_is_where_an_empty_tree_goes(policy) -> None:
+    """P5: starting the window at settled_sizes gives the window that growing the preload from
+    an empty tree gives (the search prices from the settled tree to skip the preload)."""
+    preload = 400 * policy.flush_entries
+    grown = window_costs(policy, preload, preload)
+    settled = window_costs(policy, preload, preload, settled=True)
+    assert settled.write_amp == pytest.approx(grown.write_amp, rel=0.02)
+    assert len(settled.level_entries) == len(grown.level_entries)

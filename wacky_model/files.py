@@ -81,9 +81,10 @@ def check_leveled(design: Design) -> None:
 
 
 def native_file_costs(design: Design, system: System, compaction: Compaction,
-                      preload: float, window: float) -> LeveledCosts:
-    """The native engine with ``granularity="file"``: ``window`` inserts after ``preload``."""
-    w = window_costs(native_policy(design, system, compaction), preload, window)
+                      preload: float, window: float, settled: bool = False) -> LeveledCosts:
+    """The native engine with ``granularity="file"``: ``window`` inserts after ``preload``
+    (from an empty tree, or with ``settled`` from the settled one, P5)."""
+    w = window_costs(native_policy(design, system, compaction), preload, window, settled)
     sizes = np.asarray(w.level_entries, dtype=float)
     runs = np.ones_like(sizes)
     budget = system.budget
