@@ -16,6 +16,7 @@ from typing import Annotated, Any
 import typer
 
 from wacky_cli.options import (
+    COMPACTION_DEFAULTS,
     COMPACTION_OPTIONS,
     DESIGN_OPTIONS,
     FILTER_BUDGET_OPTIONS,
@@ -128,11 +129,13 @@ def export_command(
 
 
 @app.command("recommend")
-@takes(system=SYSTEM_OPTIONS, workload=WORKLOAD_OPTIONS, constraints=GUARDRAIL_OPTIONS)
+@takes(system=SYSTEM_OPTIONS, workload=WORKLOAD_OPTIONS, constraints=GUARDRAIL_OPTIONS,
+       compaction=COMPACTION_OPTIONS)
 def recommend_command(
     system: System,
     workload: Workload | None,
     constraints: Constraints,
+    compaction: CompactionChoice,
     method: Annotated[str, typer.Option("--method", help="global or projections.")] = "global",
     model: Annotated[str, typer.Option(
         "--model", help="The cost model to optimize: finite (steady state at this N, the "
@@ -181,16 +184,39 @@ def recommend_command(
     if target not in ("wacky", "rocksdb"):
         raise ValueError(f"--target must be wacky or rocksdb; got {target!r}")
     if target == "rocksdb":
+        if compaction != COMPACTION_DEFAULTS:
+            raise ValueError("--target rocksdb searches the level-0 trigger and the file size "
+                             "itself: leave out --granularity, --file-bytes, --level1-runs and "
+                             "--file-pick")
         _recommend_rocksdb(workload, system, constraints, method, model, robust, out, as_json)
         return
     if out is not None:
         raise ValueError("--out writes the OPTIONS file of --target rocksdb")
+    if compaction.file_bytes is not None or compaction.level1_runs != 1 or (
+            compaction.file_pick != "least_overlap"):
+        raise ValueError("recommend searches --file-bytes and --level1-runs itself; give only "
+                         "--granularity (level, file, or leave it out for both)")
+    granularity = compaction.granularity or "any"
+    if granularity not in ("level", "file", "any"):
+        raise ValueError(f"--granularity must be level or file; got {granularity!r}")
+    from wacky_model.granularity import choose_granularity
+
     rec = recommend(workload, system, method=method, model=model, constraints=constraints,
                     rho=robust)
+    choice = None
+    if robust is None and constraints == Constraints():
+        choice = choose_granularity(rec, workload, system, granularity)
+    elif granularity == "file":
+        raise ValueError("--granularity file is not searched with --robust or the guardrails")
     if as_json:
-        _print_json(rec.to_dict())
+        doc = rec.to_dict()
+        if choice is not None:
+            doc["granularity"] = choice.to_dict()
+        _print_json(doc)
         return
     print_recommendation(stdout_console(), rec)
+    if choice is not None:
+        stdout_console().print(f"[bold]granularity[/bold]: {choice.reason}")
 
 
 def _recommend_rocksdb(workload: Workload, system: System, constraints: Constraints,

@@ -117,7 +117,8 @@ READS = Flag("reads", "--reads", int, "Reads of each kind measured.", RUN)
 GRANULARITY = Flag("granularity", "--granularity", str | None,
                    "level: merge whole levels (the paper's policy, the native engine's default); "
                    "file: cut levels into files of --file-bytes and merge one file at a time "
-                   "into the next level, as RocksDB does (leveled designs).", RUN)
+                   "into the next level, as RocksDB does (leveled designs). recommend searches "
+                   "both unless one is given.", RUN)
 FILE_BYTES = Flag("file_bytes", "--file-bytes", int | None,
                   "Target size of one file (RocksDB's target_file_size_base), from one block to "
                   "Level 1's capacity; default: the buffer's size.", RUN)
@@ -281,6 +282,7 @@ def compaction_flags(message: str) -> str:
 
 
 _COMPACTION_FLAGS = (GRANULARITY, FILE_BYTES, LEVEL1_RUNS, FILE_PICK)
+COMPACTION_DEFAULTS = CompactionChoice(None, None, 1, "least_overlap")
 COMPACTION_OPTIONS = OptionGroup(
     _COMPACTION_FLAGS,
     {"granularity": None, "file_bytes": None, "level1_runs": 1, "file_pick": "least_overlap"},

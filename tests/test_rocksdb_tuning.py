@@ -1,0 +1,100 @@
+"""recommend --target rocksdb (wacky_model.rocksdb_tuning) and the granularity knob
+(wacky_model.granularity): what they pick moves the right way with the workload, every reason is
+in numbers, and bad input is refused."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from rocksdb_helpers import bridge
+
+from wacky_model.granularity import choose_granularity
+from wacky_model.rocksdb_tuning import recommend_rocksdb
+from wacky_model.search import recommend
+from wacky_model.types import System, Workload
+
+SYSTEM = System(entries=2e6, entry_bytes=128, buffer_bytes=1 << 20, bits_per_entry=5.0)
+WRITES = Workload(0.05, 0.05, 0.9, 0.0)
+READS = Workload(0.45, 0.45, 0.1, 0.0)
+
+
+@pytest.fixture(scope="module")
+def picks():
+    return {name: recommend_rocksdb(w, SYSTEM) for name, w in (("writes", WRITES),
+                                                                ("reads", READS))}
+
+
+def test_the_pick_follows_the_mix(picks) -> None:
+    w, r = picks["writes"].best, picks["reads"].best
+    # More writes: cheaper merges; more reads: fewer runs to probe.
+    assert w.costs.write_amp < r.costs.write_amp
+    assert w.costs.zero_result_read > r.costs.zero_result_read
+    for rec in picks.values():
+        assert rec.best.theta <= rec.default.theta
+        assert rec.best.theta <= rec.best_multiplier_only.theta
+
+
+def test_every_reason_is_a_number_against_a_runner_up(picks) -> None:
+    for rec in picks.values():
+        assert len(rec.reasons) == 4
+        for line in rec.reasons:
+            best, runner = map(float, re.search(r"Θ ([\d.]+) vs ([\d.]+)", line).groups())
+            assert best <= runner
+        assert {line.split(" = ")[0] for line in rec.reasons} == {
+            "max_bytes_for_level_multiplier", "level0_file_num_compaction_trigger",
+            "max_bytes_for_level_base", "target_file_size_base"}
+
+
+def test_a_memory_budget_is_split(picks) -> None:
+    budget = System(entries=2e6, entry_bytes=128, memory_bits_per_entry=12.0)
+    rec = recommend_rocksdb(READS, budget)
+    c = rec.best.config
+    memory = 8 * c.buffer_bytes / budget.entries + c.bits_per_key
+    assert memory <= 12.0 + 1e-6 and c.bits_per_key > 0
+    with pytest.raises(ValueError, match="bits per key"):
+        recommend_rocksdb(READS, System(entries=2e6, sum_fpr=1.0))
+
+
+def test_the_recommended_options_load_in_rocksdb(wacky, tmp_path) -> None:
+    native = bridge()
+    out = tmp_path / "OPTIONS"
+    run = wacky("recommend", "--target", "rocksdb", "--point-reads", "0.4", "--zero-reads", "0.4",
+                "--writes", "0.2", "--range-reads", "0", "--entries", "2e6",
+                "--buffer-bytes", str(1 << 20), "--out", str(out), "--json")
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    assert doc["target"] == "rocksdb" and doc["best"]["theta"] <= doc["rocksdb_defaults"]["theta"]
+    native.check_options_file(str(out))
+    assert "level0_file_num_compaction_trigger=" in out.read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--target", "rocksdb", "--robust", "0.1"], "leave out --robust"),
+    (["--target", "rocksdb", "--level1-runs", "4"], "searches the level-0 trigger"),
+    (["--target", "mongo"], "--target must be wacky or rocksdb"),
+    (["--out", "x.options"], "--out writes the OPTIONS file of --target rocksdb"),
+    (["--granularity", "files"], "--granularity must be level or file"),
+    (["--level1-runs", "3"], "searches --file-bytes and --level1-runs itself"),
+])
+def test_recommend_flags_are_checked(wacky, args, message) -> None:
+    out = wacky("recommend", "--point-reads", "0.4", "--zero-reads", "0.4", "--writes", "0.2",
+                "--range-reads", "0", *args)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_granularity_is_chosen_by_theta() -> None:
+    system = System(entries=2e6, buffer_bytes=1 << 20, bits_per_entry=10.0)
+    for workload in (WRITES, READS):
+        rec = recommend(workload, system)
+        choice = choose_granularity(rec, workload, system)
+        assert choice.best_file is not None and choice.level_cost == rec.cost
+        winner = min(choice.level_cost, choice.best_file.cost)
+        picked = choice.level_cost if choice.picked == "level" else choice.best_file.cost
+        assert picked == winner
+        assert f"{winner:.4g}" in choice.reason
+        only = choose_granularity(rec, workload, system, "level")
+        assert only.picked == "level" and only.best_file is None
+    with pytest.raises(ValueError, match="granularity must be one of"):
+        choose_granularity(rec, READS, system, "block")
