@@ -148,7 +148,8 @@ def test_rocksdb_sweep_section_replaces_the_old_one(tmp_path) -> None:
     section = render_section(results, scale, "test", refused)
     assert section.startswith(BEGIN) and section.rstrip().endswith(END)
     assert "| Tiering (T=4) |" in section and "| yes |" in section
-    assert "| Leveling T=4, level-0 trigger 4 |" in section
+    assert "| Leveling T=4, level-0 trigger 4 |" in section and "| partial |" in section
+    assert "Leveled: write amplification within 15% in" in section
     doc = tmp_path / "VALIDATION.md"
     doc.write_text("# Validation\n\nnative part\n\n" + BEGIN + "\nold\n" + END + "\n\ntail\n")
     doc.write_text(replace_section(doc.read_text(), section))

@@ -230,3 +230,24 @@ def test_rocksdb_loads_the_round_robin_pick(tmp_path) -> None:
     path.write_text(rocksdb_export(Design(4, 3, 1, 0, 0), SYSTEM, level0_trigger=4,
                                    file_bytes=1 << 16, file_pick="round_robin").options_file())
     native.check_options_file(str(path))
+
+
+@pytest.mark.parametrize("design, trigger, tolerance", [
+    (Design(4, 3, 1, 0, 0), 1, 0.15),  # leveled: the partial-merge model
+    (Design(4, 3, 1, 0, 0), 4, 0.15),
+    (Design(4, 3, 1, 1, 1), 1, 0.25),  # universal: its rules on run sizes
+])
+def test_rocksdbs_compaction_model_predicts_rocksdb(design, trigger, tolerance) -> None:
+    """The model of RocksDB's own compaction against stock RocksDB at a small scale (the default
+    scale's table is in docs/VALIDATION.md). Small files have sparser filters than the model's
+    (RocksDB rounds each filter up to whole cache lines), so reads get a looser bound here."""
+    bridge()
+    from validation.rocksdb_runner import validate_rocksdb
+    from validation.scale import Scale
+
+    r = validate_rocksdb(design, scale=Scale(entries=200_000, buffer_bytes=1 << 18, reads=2000),
+                         stock=True, level0_trigger=trigger)
+    assert r.model == ("universal" if design.K else "partial")
+    assert r.predicted.write_amp == pytest.approx(r.measured.write_amp, rel=tolerance)
+    assert r.predicted.zero_result_read == pytest.approx(r.measured.zero_result_read, rel=0.5)
+    assert r.write_amp_bytes is not None and 128 < r.bytes_per_entry < 160
