@@ -81,11 +81,18 @@ def measure_window(
     reads: int,
     range_entries: int,
     seed: int,
+    fixed_writes: int | None = None,
 ) -> WindowResult:
-    """Run the warm-up and the window on ``engine``, which holds the keys ``loaded``."""
+    """Run the warm-up and the window on ``engine``, which holds the keys ``loaded``.
+
+    With ``fixed_writes`` there is no warm-up and no run boundary to wait for: the window is
+    that many inserts (rounded up to whole buffers), as for file-granular merges, which keep
+    every level near its target and have no merge cycle of Level L to align with."""
     F = int(engine.buffer_entries)
     n = int(loaded.size)
     cap = max(int(WINDOW_CAP_LOADS * n), 4 * F)
+    if fixed_writes is not None:
+        cap = max(F, -(-int(fixed_writes) // F) * F)
     rng = np.random.default_rng([seed, 0x5354454144])  # stream tag: "STEAD"
     fresh = generators.fresh_keys(rng, 2 * cap + F, np.sort(loaded))
     taken = np.concatenate([loaded, fresh])
@@ -130,7 +137,9 @@ def measure_window(
         used = F - partial
     # 1. Warm-up: until a major compaction leaves Level L's active run full (a run boundary).
     last_major, cycle = None, 0  # entries between the warm-up's last two major compactions
-    while result.warmup_writes < cap and used + F <= fresh.size:
+    if fixed_writes is not None:
+        cycle = cap  # no warm-up: the reads spread over the whole fixed window
+    while fixed_writes is None and result.warmup_writes < cap and used + F <= fresh.size:
         _, majors = one_buffer(f"warm{used}")
         result.warmup_writes += F
         if majors:
@@ -190,7 +199,7 @@ def measure_window(
         result.major_compactions += majors
         owed += per_buffer
         ending = False
-        if majors:
+        if majors and fixed_writes is None:
             runs, boundary, max_runs = level_L_state(engine)
             if runs == 1 and max_runs > 1:
                 # A full merge of Level L: it recurs only every a_L run fills, so a window that
@@ -205,6 +214,11 @@ def measure_window(
             read_batch(due)
             owed -= due
         if ending:
+            result.complete = True
+            break
+        if fixed_writes is not None and result.writes >= cap:
+            if owed > 0:
+                read_batch(max(1, round(owed)))
             result.complete = True
             break
     result.window_start = window_start
