@@ -55,6 +55,10 @@ class LeveledFiles:
     num_levels: int = 6
     C: float | None = None
     flush_writes: bool = True
+    # Files of the next level a merge rewrites beyond its overlap (P1's boundary term): 1 when
+    # output files are cut at a fixed size wherever a merge starts (the native engine), 0 when
+    # they are cut at the next level's boundaries and inputs expand to whole files (RocksDB).
+    boundary_files: float = 0.0
 
     def __post_init__(self) -> None:
         if self.targets not in TARGET_RULES:
@@ -158,16 +162,19 @@ def _level0_limit(policy: LeveledFiles, base_target: float) -> float:
     return limit
 
 
-def _merge_cost(moved: float, upper: float, lower: float, file: float) -> float:
+def _merge_cost(moved: float, upper: float, lower: float, file: float,
+                boundary_files: float = 0.0) -> float:
     """P1: entries written when ``moved`` entries leave a level of ``upper`` entries for one of
     ``lower``, a file of ``file`` entries at a time: each file with the entries below it, those
     of (r - 1) S_i (1 - sqrt(1 - file / S_i)) of the key space, which is f (r - 1)/2 for small
-    files and the whole level below but its newest push for a file as large as the level."""
+    files and the whole level below but its newest push for a file as large as the level;
+    plus ``boundary_files`` files of the level below cut through at the range's ends."""
     if lower <= 0 or upper <= 0:
         return moved
     r = lower / upper
     share = min(1.0, file / upper)
     overlap = max(0.0, (r - 1.0) * upper * (1.0 - math.sqrt(1.0 - share)))
+    overlap = min(lower, overlap + boundary_files * min(file, lower))
     return moved * (1.0 + overlap / min(file, upper))
 
 
@@ -245,7 +252,8 @@ def window_costs(policy: LeveledFiles, preload: float, window: float,
             if counting:
                 # The sizes that set the overlap are each level's mean over its batch (P1):
                 # the upper one less half of what leaves, the lower one plus half of it.
-                written[i + 1] += _merge_cost(moved, S[i] - moved / 2, S[i + 1] + moved / 2, f)
+                written[i + 1] += _merge_cost(moved, S[i] - moved / 2, S[i + 1] + moved / 2, f,
+                                              policy.boundary_files)
             S[i] -= moved
             S[i + 1] += moved
         if counting:

@@ -58,6 +58,11 @@ class Engine:
     files, manifest and directory are fdatasynced). Without ``wal``, writes since the last
     flush are lost if the process dies. ``retain_obsolete_runs`` renames merged-away run files
     to ``*.obsolete`` instead of deleting them (for I/O accounting tests).
+    ``granularity="file"`` (leveled designs) keeps each level as files of ``file_bytes`` (default
+    the buffer's size) and merges one file at a time into the next level (``file_pick``:
+    ``"least_overlap"`` or ``"round_robin"``); ``level1_runs`` > 1 lets that many flushes gather
+    as runs in level 0 before they merge into Level 1 together (RocksDB's level-0 trigger).
+    See ``native_engine/src/file_compaction.h``.
     Reopening a directory requires the same design and layout parameters and ``filters`` mode.
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
     file and block; no value is ever returned from it.
@@ -82,6 +87,10 @@ class Engine:
         sync: bool = False,
         wal: bool = True,
         retain_obsolete_runs: bool = False,
+        granularity: str = "level",
+        file_bytes: int | None = None,
+        level1_runs: int = 1,
+        file_pick: str = "least_overlap",
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
@@ -97,6 +106,18 @@ class Engine:
             raise ValueError("give either bits_per_entry or sum_fpr, not both")
         if not isinstance(filters, str) or filters not in ("optimized", "uniform"):
             raise ValueError(f"filters must be 'optimized' or 'uniform', got {filters!r}")
+        if not isinstance(granularity, str) or granularity not in ("level", "file"):
+            raise ValueError(f"granularity must be 'level' or 'file'; got {granularity!r}")
+        if not isinstance(file_pick, str) or file_pick not in ("least_overlap", "round_robin"):
+            raise ValueError(f"file_pick must be 'least_overlap' or 'round_robin'; got "
+                             f"{file_pick!r}")
+        level1_runs = _check_int("level1_runs", level1_runs, 1, 1000)
+        most = int(design["T"] * buffer_bytes)
+        file_bytes = 0 if file_bytes is None else _check_int("file_bytes", file_bytes, 1, 2**62)
+        if file_bytes and not block_bytes <= file_bytes <= most:
+            raise ValueError(f"file_bytes must be in [block_bytes, T x buffer_bytes] = "
+                             f"[{block_bytes}, {most}] (one block to Level 1's capacity); got "
+                             f"{file_bytes}")
         use_sum = sum_fpr is not None
         bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
         p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
@@ -118,6 +139,10 @@ class Engine:
             bool(sync),
             bool(wal),
             bool(retain_obsolete_runs),
+            1 if granularity == "file" else 0,
+            file_bytes,
+            1 if file_pick == "round_robin" else 0,
+            level1_runs,
         )
         self.path = os.fspath(path)
         self.value_bytes = int(self._e.value_bytes)

@@ -99,18 +99,19 @@ def test_reopen_with_another_filters_mode_is_refused(tmp_path) -> None:
 
 def test_older_manifest_versions_are_refused_by_name(tmp_path) -> None:
     """Version 3 added checksums to run files, so directories written before it (manifest
-    versions 1 and 2) cannot be read; they are refused by name and left as they were."""
+    versions 1 and 2) cannot be read; they are refused by name and left as they were. Version
+    4 (the compaction options and level 0) still reads version 3's directories."""
     path = tmp_path / "db"
     e = Engine(path, **KW)
     _load(e, 3_000)
     e.close()
     manifest = path / "MANIFEST"
     text = manifest.read_text()
-    assert text.startswith("wacky-manifest 3\n") and "uniform_filters 0\n" in text
+    assert text.startswith("wacky-manifest 4\n") and "uniform_filters 0\n" in text
     before = sorted(os.listdir(path))
     for old in ("1", "2"):
-        manifest.write_text(text.replace("wacky-manifest 3\n", f"wacky-manifest {old}\n"))
-        with pytest.raises(OSError, match=f"format version {old}.*reads version 3 only"):
+        manifest.write_text(text.replace("wacky-manifest 4\n", f"wacky-manifest {old}\n"))
+        with pytest.raises(OSError, match=f"format version {old}.*reads versions 3 and 4 only"):
             Engine(path, **KW)
         assert sorted(os.listdir(path)) == before
     manifest.write_text(text.replace("uniform_filters 0\n", "uniform_filters 1\n"))

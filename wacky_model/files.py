@@ -71,6 +71,9 @@ def native_policy(design: Design, system: System, compaction: Compaction) -> Lev
         level0_runs=compaction.level1_runs,
         targets="wacky",
         flush_writes=compaction.level1_runs > 1,
+        # The engine cuts output files at a fixed size from each merge's first key, so a
+        # merge's range cuts through a file of the next level at each end (P1).
+        boundary_files=1.0,
     )
 
 

@@ -173,6 +173,10 @@ PYBIND11_MODULE(_engine, m) {
           d["bits_per_entry"] = o.bits_per_entry;
         d["filters"] = o.uniform_filters ? "uniform" : "optimized";
         d["hash_levels"] = o.hash_levels;
+        d["granularity"] = o.granularity == kFileGranularity ? "file" : "level";
+        if (o.file_bytes != 0) d["file_bytes"] = o.file_bytes;
+        d["file_pick"] = o.file_pick == kRoundRobin ? "round_robin" : "least_overlap";
+        d["level1_runs"] = o.level1_runs;
         return d;
       },
       py::arg("path"),
@@ -210,7 +214,8 @@ PYBIND11_MODULE(_engine, m) {
                        uint64_t entry_bytes, uint64_t block_bytes, uint64_t buffer_bytes,
                        bool use_sum_fpr, double bits_per_entry, double sum_fpr,
                        bool uniform_filters, int hash_levels, bool sync, bool wal,
-                       bool retain) {
+                       bool retain, int granularity, uint64_t file_bytes, int file_pick,
+                       int level1_runs) {
              Options o;
              o.T = T;
              o.C = C;
@@ -227,6 +232,10 @@ PYBIND11_MODULE(_engine, m) {
              o.hash_levels = hash_levels;
              o.sync = sync;
              o.wal = wal;
+             o.granularity = granularity;
+             o.file_bytes = file_bytes;
+             o.file_pick = file_pick;
+             o.level1_runs = level1_runs;
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -235,7 +244,8 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("entry_bytes"), py::arg("block_bytes"), py::arg("buffer_bytes"),
            py::arg("use_sum_fpr"), py::arg("bits_per_entry"), py::arg("sum_fpr"),
            py::arg("uniform_filters"), py::arg("hash_levels"), py::arg("sync"), py::arg("wal"),
-           py::arg("retain_obsolete_runs"))
+           py::arg("retain_obsolete_runs"), py::arg("granularity") = 0,
+           py::arg("file_bytes") = 0, py::arg("file_pick") = 0, py::arg("level1_runs") = 1)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();
@@ -366,6 +376,7 @@ PYBIND11_MODULE(_engine, m) {
                d["fpr"] = l.fpr;
                d["hash_table"] = l.hash_table;
                d["hash_signature_bits"] = l.hash_sig_bits;
+               d["files"] = l.files;
                uint64_t entries = 0;
                py::list runs;
                for (const auto& r : l.runs) {

@@ -23,7 +23,12 @@ Compaction::Compaction(const Options& options, const Version& current, const Buf
       current_(current),
       buffer_(buffer),
       retain_(retain),
-      plan_(PlanMerge(current.levels, buffer.size())) {}
+      plan_(PlanMerge(current.levels, buffer.size() + [&current] {
+              uint64_t n = 0;  // level 0's runs join the flush (file_compaction.h)
+              for (const auto& r : current.level0) n += r->entries();
+              return n;
+            }())),
+      level0_(current.level0) {}
 
 Compaction::~Compaction() {
   if (!installed_ && out_) out_->MarkObsolete(retain_);
@@ -31,7 +36,7 @@ Compaction::~Compaction() {
 
 void Compaction::Write(const std::string& dir, FaultInjector* faults, IOStats* stats) {
   IOTag tag;
-  if (plan_.inputs.empty()) {
+  if (plan_.inputs.empty() && level0_.empty()) {
     tag.purpose = Purpose::kFlush;
   } else {
     tag.purpose = Purpose::kMerge;
@@ -42,6 +47,8 @@ void Compaction::Write(const std::string& dir, FaultInjector* faults, IOStats* s
   // 1. Merge the buffer (newest) and the input runs into one new run.
   std::vector<std::unique_ptr<EntrySource>> sources;
   sources.push_back(std::make_unique<BufferSource>(&buffer_, buffer_.SortedSlots()));
+  for (auto r = level0_.rbegin(); r != level0_.rend(); ++r)
+    sources.push_back(std::make_unique<RunIterator>(*r, 0, kMergePrefetchBlocks, counter));
   for (const auto& r : plan_.inputs)
     sources.push_back(std::make_unique<RunIterator>(r, 0, kMergePrefetchBlocks, counter));
   const RunLayout layout{options_.entry_bytes, options_.block_bytes};
@@ -59,6 +66,7 @@ void Compaction::Write(const std::string& dir, FaultInjector* faults, IOStats* s
   // 2. Build the next version of the tree.
   next_ = current_;
   next_.next_run_id = id + 1;
+  next_.level0.clear();
   for (auto& l : next_.levels) {
     std::vector<RunPtr> kept;
     for (const auto& r : l.runs)
@@ -94,13 +102,14 @@ void Compaction::Install(Version* current, IOStats* stats) {
   installed_ = true;
   *current = std::move(next_);
   for (const auto& r : plan_.inputs) r->MarkObsolete(retain_);
-  if (plan_.inputs.empty())
+  for (const auto& r : level0_) r->MarkObsolete(retain_);
+  if (plan_.inputs.empty() && level0_.empty())
     ++stats->flushes;
   else
     ++stats->merges;
   if (plan_.major) ++stats->major_compactions;
   if (out_) ++stats->runs_created;
-  stats->runs_deleted += plan_.inputs.size();
+  stats->runs_deleted += plan_.inputs.size() + level0_.size();
 }
 
 }  // namespace wacky

@@ -2,7 +2,8 @@
 //
 // Contract: a Compaction moves the buffer's entries into the tree in three steps.
 //   * Plan (constructor): merge_policy.h's PlanMerge() picks the target level and the
-//     input runs. Nothing is touched.
+//     input runs for the buffer together with the runs waiting in level 0 (which merge
+//     with it, newest first, when Options::level1_runs > 1). Nothing is touched.
 //   * Write(): merges the buffer (newest) and the input runs into one new run file,
 //     with I/O charged to flush (no input runs) or merge[target]; tombstones are
 //     dropped when the plan says so. It then builds the next Version in memory: inputs
@@ -19,6 +20,7 @@
 #define WACKY_NATIVE_ENGINE_COMPACTION_H_
 
 #include <string>
+#include <vector>
 
 #include "buffer.h"
 #include "file_io.h"
@@ -49,6 +51,7 @@ class Compaction {
   const Buffer& buffer_;
   const bool retain_;
   MergePlan plan_;
+  std::vector<RunPtr> level0_;  // level 0's runs, merged with the buffer
   Version next_;
   RunPtr out_;  // null until written, or when every entry was a dropped tombstone
   bool installed_ = false;

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 
 #include "compaction.h"
+#include "file_compaction.h"
 #include "engine_limits.h"
 #include "hash.h"
 #include "manifest.h"
@@ -96,6 +98,7 @@ Engine::~Engine() {
     // Destructors must not throw; an explicit close() reports errors.
   }
   current_.levels.clear();  // close run files before releasing the directory lock
+  current_.level0.clear();
   lock_.reset();
 }
 
@@ -116,6 +119,9 @@ void Engine::WriteManifest(const Version& v) {
                                r->filter_bits_per_key_target(), r->hash_indexed()});
     m.levels.push_back(std::move(recs));
   }
+  for (const auto& r : v.level0)
+    m.level0.push_back(RunRecord{r->id(), r->entries(), r->tombstone_count(),
+                                 r->filter_bits_per_key_target(), r->hash_indexed()});
   stats_.manifest_bytes_written +=
       WriteFileAtomically(ManifestFileName(path_), m.Encode(), options_.sync, &faults_);
 }
@@ -201,8 +207,20 @@ void Engine::FlushLocked() {
   // returned: after a crash they may be lost. Once the MANIFEST below is durable the run
   // holds them, and the old log with its pending records is dropped.
   const auto t0 = std::chrono::steady_clock::now();
-  Compaction c(options_, current_, buffer_, retain_);
-  c.Write(path_, &faults_, &stats_);
+  if (options_.granularity == kFileGranularity || FlushStagesInLevel0(options_, current_)) {
+    FileCompaction c(options_, current_, buffer_, retain_);
+    c.Write(path_, &faults_, &stats_);
+    CommitFlush(c.next(), [&] { c.Install(&current_, &stats_); });
+  } else {
+    Compaction c(options_, current_, buffer_, retain_);
+    c.Write(path_, &faults_, &stats_);
+    CommitFlush(c.next(), [&] { c.Install(&current_, &stats_); });
+  }
+  stats_.merge_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void Engine::CommitFlush(const Version& next_version, const std::function<void()>& install) {
   // The buffer's logs are obsolete once the MANIFEST naming the next log is durable.
   // (Without a log of our own, replayed logs still live are retired the same way; during
   // the replay itself there are none, so a crash then replays the same logs again.)
@@ -218,13 +236,13 @@ void Engine::FlushLocked() {
   const uint64_t before = log_number_;
   try {
     log_number_ = next_number;
-    WriteManifest(c.next());  // if this throws, ~Compaction removes the new run
+    WriteManifest(next_version);  // if this throws, the compaction removes its new files
   } catch (...) {
     log_number_ = before;
     if (next) ::unlink(next->path().c_str());
     throw;
   }
-  c.Install(&current_, &stats_);
+  install();
   buffer_.Clear();
   if (next) {
     const std::string old = log_->path();
@@ -234,8 +252,6 @@ void Engine::FlushLocked() {
   }
   for (const auto& entry : replayed_logs_) ::unlink(entry.second.c_str());
   replayed_logs_.clear();
-  stats_.merge_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // ---- reads -------------------------------------------------------------------------
@@ -269,6 +285,11 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
   }
   const uint64_t h = Hash64(key);
   IOCounter* c = &stats_.point_read;
+  for (auto r = current_.level0.rbegin(); r != current_.level0.rend(); ++r) {
+    const Run::Lookup res = (*r)->Get(key, h, value_out, c);
+    if (res == Run::Lookup::kFound) return true;
+    if (res == Run::Lookup::kDeleted) return false;
+  }
   for (const Level& l : current_.levels) {
     candidates_.clear();
     if (l.index) l.index->Lookup(h, &candidates_);
@@ -301,6 +322,11 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
   std::vector<std::unique_ptr<EntrySource>> sources;
   sources.push_back(std::make_unique<BufferSource>(buffer_, lo, hi, options_.value_bytes()));
   if (lo <= hi) {
+    for (auto r = current_.level0.rbegin(); r != current_.level0.rend(); ++r)
+      if ((*r)->entries() > 0 && (*r)->min_key() <= hi && (*r)->max_key() >= lo) {
+        ++stats_.range_runs_probed;
+        sources.push_back(std::make_unique<RunIterator>(*r, lo, 1, &stats_.range_read));
+      }
     for (const Level& l : current_.levels)
       for (auto r = l.runs.rbegin(); r != l.runs.rend(); ++r)
         if ((*r)->entries() > 0 && (*r)->min_key() <= hi && (*r)->max_key() >= lo) {
@@ -326,6 +352,7 @@ void Engine::Close() {
   WriteManifest(current_);
   closed_ = true;
   current_.levels.clear();  // closes run files (open scans keep theirs until they finish)
+  current_.level0.clear();
   lock_.reset();
 }
 
@@ -349,20 +376,29 @@ std::vector<LevelInfo> Engine::Levels() const {
   CheckOpen();
   std::vector<LevelInfo> out;
   const auto& levels = current_.levels;
+  auto run_info = [](const RunPtr& r) {
+    const auto& f = r->filter();
+    return RunInfo{
+        r->id(), r->entries(), r->tombstone_count(), r->data_blocks(), r->file_bytes(),
+        r->min_key(), r->max_key(),
+        r->entries() ? static_cast<double>(f.num_bits()) / static_cast<double>(r->entries())
+                     : 0.0,
+        r->filter_bits_per_key_target(), f.num_probes(), r->hash_indexed(),
+        f.TheoreticalFpr(r->entries()), f.FprGivenFill()};
+  };
+  if (options_.level1_runs > 1) {
+    const double k = options_.level1_runs;
+    LevelInfo l0{0, k, k * static_cast<double>(options_.buffer_entries()), k,
+                 levels.empty() ? 1.0 : levels[0].fpr, false, 0, {}, false};
+    for (const auto& r : current_.level0) l0.runs.push_back(run_info(r));
+    out.push_back(std::move(l0));
+  }
   for (size_t i = 0; i < levels.size(); ++i) {
     const Level& l = levels[i];
     LevelInfo li{static_cast<int>(i + 1), l.ratio, l.capacity, l.max_runs, l.fpr, l.hash_table,
-                 l.index ? l.index->sig_bits() : 0, {}};
-    for (const auto& r : l.runs) {
-      const auto& f = r->filter();
-      li.runs.push_back(RunInfo{
-          r->id(), r->entries(), r->tombstone_count(), r->data_blocks(), r->file_bytes(),
-          r->min_key(), r->max_key(),
-          r->entries() ? static_cast<double>(f.num_bits()) / static_cast<double>(r->entries())
-                       : 0.0,
-          r->filter_bits_per_key_target(), f.num_probes(), r->hash_indexed(),
-          f.TheoreticalFpr(r->entries()), f.FprGivenFill()});
-    }
+                 l.index ? l.index->sig_bits() : 0, {},
+                 options_.granularity == kFileGranularity};
+    for (const auto& r : l.runs) li.runs.push_back(run_info(r));
     out.push_back(std::move(li));
   }
   return out;
@@ -372,12 +408,12 @@ VerifyReport Engine::Verify() {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
   VerifyReport report;
-  for (const Level& l : current_.levels) {
-    for (const auto& r : l.runs) {
-      report.blocks += r->Verify(&stats_.recovery);
-      report.entries += r->entries();
-      ++report.runs;
-    }
+  std::vector<RunPtr> all(current_.level0.begin(), current_.level0.end());
+  for (const Level& l : current_.levels) all.insert(all.end(), l.runs.begin(), l.runs.end());
+  for (const auto& r : all) {
+    report.blocks += r->Verify(&stats_.recovery);
+    report.entries += r->entries();
+    ++report.runs;
   }
   return report;
 }

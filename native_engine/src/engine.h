@@ -39,6 +39,7 @@
 #define WACKY_NATIVE_ENGINE_ENGINE_H_
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -79,12 +80,15 @@ struct VerifyReport {
   uint64_t entries = 0;  // keys checked against their run's fences and filter
 };
 
+// Level 0 (level = 0, only with Options::level1_runs > 1) holds the flushes waiting to
+// merge; under kFileGranularity (`files`) a level's runs are the files of its one sorted run.
 struct LevelInfo {
   int level;
   double ratio, capacity, max_runs, fpr;
   bool hash_table;
   int hash_sig_bits;
   std::vector<RunInfo> runs;
+  bool files;
 };
 
 class Engine {
@@ -137,6 +141,9 @@ class Engine {
   void PutLocked(uint64_t key, const uint8_t* value, bool tombstone);
   bool GetLocked(uint64_t key, uint8_t* value_out);
   void FlushLocked();
+  // Makes `next_version` durable (the MANIFEST, with a new log), then calls `install`,
+  // clears the buffer and retires the old logs.
+  void CommitFlush(const Version& next_version, const std::function<void()>& install);
   void CommitLog();
   void WriteManifest(const Version& v);
   void OpenDirectory();

@@ -1,7 +1,9 @@
 // level.h — one level of the tree: its runs and its place in the current shape.
 //
 // Contract: runs are ordered oldest first; back() is the level's active run, the only
-// one that incoming data may be merged into (Section 5). The shape fields (ratio,
+// one that incoming data may be merged into (Section 5). Under kFileGranularity a level
+// holds one sorted run cut into files instead: `runs` are those files, disjoint and in key
+// order (file_compaction.h). The shape fields (ratio,
 // capacity N_i in entries, integer run bound a_i, per-run FPR p_i from the Lagrangian
 // allocation, hash-table flag) are set by merge_policy.h's ApplyShape(). A Level is a
 // value type (runs and the hash index are shared pointers), so the engine can build
@@ -19,13 +21,16 @@
 namespace wacky {
 
 struct Level {
-  std::vector<RunPtr> runs;  // oldest first; back() is the active run
+  std::vector<RunPtr> runs;  // oldest first; back() is the active run (or files, in key order)
   double ratio = 0.0;        // r_i
   double capacity = 0.0;     // N_i, entries
   double max_runs = 1.0;     // a_i, rounded half up (at least 1)
   double fpr = 1.0;          // p_i for new runs (1 = no filter)
   bool hash_table = false;   // App. F: one HashIndex instead of per-run Bloom filters
   std::shared_ptr<const HashIndex> index;
+  // Under kFileGranularity the level's one sorted run is `runs` as files in key order, and
+  // round-robin picking resumes after this key (in memory only: a reopen starts over).
+  uint64_t pick_after = 0;
 
   uint64_t entries() const;
   // True when there is no active run or it has reached 1/a_i of the capacity.

@@ -17,7 +17,7 @@ namespace wacky {
 namespace {
 // Version 2 added the uniform_filters line; version 3 the log number, the checksum line
 // and run files with a checksum section (run.h), so earlier directories cannot be read.
-constexpr int kManifestVersion = 3;
+constexpr int kManifestVersion = 4;
 
 std::string Hex(uint32_t v) {
   char buf[16];
@@ -37,6 +37,8 @@ std::string Manifest::Encode() const {
   os << "use_sum_fpr " << (o.use_sum_fpr ? 1 : 0) << "\nbits_per_entry " << o.bits_per_entry
      << "\nsum_fpr " << o.sum_fpr << "\nhash_levels " << o.hash_levels << "\n";
   os << "uniform_filters " << (o.uniform_filters ? 1 : 0) << "\n";
+  os << "granularity " << o.granularity << "\nfile_bytes " << o.file_bytes << "\nfile_pick "
+     << o.file_pick << "\nlevel1_runs " << o.level1_runs << "\n";
   os << "next_run_id " << next_run_id << "\nlog_number " << log_number << "\nn_est " << n_est
      << "\n";
   os << "levels " << levels.size() << "\n";
@@ -46,6 +48,10 @@ std::string Manifest::Encode() const {
       os << "run " << r.id << " " << r.entries << " " << r.tombstones << " " << r.bits_per_key
          << " " << (r.hash_indexed ? 1 : 0) << "\n";
   }
+  os << "level0 " << level0.size() << "\n";
+  for (const auto& r : level0)
+    os << "run " << r.id << " " << r.entries << " " << r.tombstones << " " << r.bits_per_key
+       << " " << (r.hash_indexed ? 1 : 0) << "\n";
   os << "end\n";
   const std::string body = os.str();
   return body + "crc32c " +
@@ -61,7 +67,7 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
       (text[head.size()] == '1' || text[head.size()] == '2') && text[head.size() + 1] == '\n')
     throw IOError(EINVAL, "manifest '" + path + "' is format version " + text[head.size()] +
                               ", written by an older engine whose run files carry no "
-                              "checksums; this engine reads version 3 only");
+                              "checksums; this engine reads versions 3 and 4 only");
   const size_t tail = text.rfind("crc32c ");
   if (tail == std::string::npos || tail == 0 || text[tail - 1] != '\n')
     throw bad("no checksum line");
@@ -78,7 +84,7 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   Options& o = m.options;
   expect("wacky-manifest");
   int version = 0;
-  if (!(is >> version) || version != kManifestVersion)
+  if (!(is >> version) || (version != kManifestVersion && version != 3))
     throw bad("unsupported version " + std::to_string(version) + " (this engine reads " +
               std::to_string(kManifestVersion) + ")");
   int use_sum = 0;
@@ -111,6 +117,16 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   expect("uniform_filters");
   is >> uniform;
   o.uniform_filters = uniform != 0;
+  if (version >= 4) {
+    expect("granularity");
+    is >> o.granularity;
+    expect("file_bytes");
+    is >> o.file_bytes;
+    expect("file_pick");
+    is >> o.file_pick;
+    expect("level1_runs");
+    is >> o.level1_runs;
+  }
   expect("next_run_id");
   is >> m.next_run_id;
   expect("log_number");
@@ -135,6 +151,20 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
       m.levels[i].push_back(r);
     }
   }
+  if (version >= 4) {
+    expect("level0");
+    size_t n = 0;
+    if (!(is >> n) || n > 1000) throw bad("bad level-0 run count");
+    for (size_t j = 0; j < n; ++j) {
+      RunRecord r;
+      int hi = 0;
+      expect("run");
+      if (!(is >> r.id >> r.entries >> r.tombstones >> r.bits_per_key >> hi))
+        throw bad("bad run record");
+      r.hash_indexed = hi != 0;
+      m.level0.push_back(r);
+    }
+  }
   expect("end");
   if (is.fail()) throw bad("unreadable field");
   return m;
@@ -155,8 +185,18 @@ std::string CompareDesign(const Options& s, const Options& r) {
       diff("entry_bytes", s.entry_bytes, r.entry_bytes) ||
       diff("block_bytes", s.block_bytes, r.block_bytes) ||
       diff("buffer_bytes", s.buffer_bytes, r.buffer_bytes) ||
-      diff("hash_levels", s.hash_levels, r.hash_levels))
+      diff("hash_levels", s.hash_levels, r.hash_levels) ||
+      diff("file_bytes", static_cast<double>(s.file_bytes), static_cast<double>(r.file_bytes)) ||
+      diff("level1_runs", s.level1_runs, r.level1_runs))
     return os.str();
+  auto granularity = [](int g) { return g == kFileGranularity ? "file" : "level"; };
+  if (s.granularity != r.granularity)
+    return std::string("granularity (stored ") + granularity(s.granularity) + ", requested " +
+           granularity(r.granularity) + ")";
+  auto pick = [](int p) { return p == kRoundRobin ? "round_robin" : "least_overlap"; };
+  if (s.file_pick != r.file_pick)
+    return std::string("file_pick (stored ") + pick(s.file_pick) + ", requested " +
+           pick(r.file_pick) + ")";
   if (s.uniform_filters != r.uniform_filters)
     return std::string("filters (stored ") + (s.uniform_filters ? "uniform" : "optimized") +
            ", requested " + (r.uniform_filters ? "uniform" : "optimized") + ")";

@@ -10,7 +10,9 @@
 // a complete, consistent set of runs. (LevelDB and RocksDB append version edits to a
 // MANIFEST log named by CURRENT; a tree of this engine lists at most a few thousand runs,
 // so rewriting the whole description, checksummed, is cheap and leaves one file to
-// trust: there is no edit log to replay or to tear.) Encode() writes version 3. Decode() throws
+// trust: there is no edit log to replay or to tear.) Version 4 adds the compaction
+// options (granularity, file_bytes, file_pick, level1_runs) and level 0's runs; Decode()
+// reads version 3 as the defaults with no level 0. Encode() writes version 4. Decode() throws
 // Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming
 // the version for files of versions 1 and 2, whose run files had no checksums.
 #ifndef WACKY_NATIVE_ENGINE_MANIFEST_H_
@@ -38,6 +40,7 @@ struct Manifest {
   uint64_t log_number = 0;
   double n_est = 0.0;
   std::vector<std::vector<RunRecord>> levels;  // Level 1 first; runs oldest first
+  std::vector<RunRecord> level0;               // runs waiting in level 0, oldest first
 
   std::string Encode() const;
   static Manifest Decode(const std::string& text, const std::string& path);

@@ -31,6 +31,11 @@ Manifest Sample() {
   o.sum_fpr = 0.3;
   o.uniform_filters = true;
   o.hash_levels = 2;
+  o.granularity = kFileGranularity;
+  o.file_bytes = 320;
+  o.file_pick = kRoundRobin;
+  o.level1_runs = 4;
+  m.level0 = {{99, 12, 1, 3.5, false}};
   m.next_run_id = 123456789012ULL;
   m.log_number = 98765;
   m.n_est = 1e9 / 7.0;
@@ -56,6 +61,15 @@ void CheckSame(const Manifest& a, const Manifest& b) {
   CHECK_EQ(a.options.sum_fpr, b.options.sum_fpr);
   CHECK_EQ(a.options.uniform_filters, b.options.uniform_filters);
   CHECK_EQ(a.options.hash_levels, b.options.hash_levels);
+  CHECK_EQ(a.options.granularity, b.options.granularity);
+  CHECK_EQ(a.options.file_bytes, b.options.file_bytes);
+  CHECK_EQ(a.options.file_pick, b.options.file_pick);
+  CHECK_EQ(a.options.level1_runs, b.options.level1_runs);
+  CHECK_EQ(a.level0.size(), b.level0.size());
+  for (size_t i = 0; i < a.level0.size(); ++i) {
+    CHECK_EQ(a.level0[i].id, b.level0[i].id);
+    CHECK_EQ(a.level0[i].entries, b.level0[i].entries);
+  }
   CHECK_EQ(a.next_run_id, b.next_run_id);
   CHECK_EQ(a.log_number, b.log_number);
   CHECK_EQ(a.n_est, b.n_est);
@@ -84,6 +98,27 @@ TEST(Manifest, RoundTripIsExact) {
   CheckSame(plain, Manifest::Decode(plain.Encode(), "x"));
 }
 
+// A version-3 file (no compaction lines, no level 0) reads as the defaults.
+TEST(Manifest, VersionThreeReadsAsTheDefaults) {
+  Manifest m = Sample();
+  std::string text = m.Encode();
+  const size_t from = text.find("granularity "), to = text.find("next_run_id ");
+  text.erase(from, to - from);
+  const size_t l0 = text.find("level0 ");
+  text.erase(l0, text.find("end\n") - l0);
+  text.replace(0, std::string("wacky-manifest 4").size(), "wacky-manifest 3");
+  const std::string body = text.substr(0, text.rfind("crc32c "));
+  char hex[16];
+  snprintf(hex, sizeof(hex), "%08x",
+           crc32c::Value(reinterpret_cast<const uint8_t*>(body.data()), body.size()));
+  const Manifest old = Manifest::Decode(body + "crc32c " + hex + "\n", "x");
+  CHECK_EQ(old.options.granularity, kLevelGranularity);
+  CHECK_EQ(old.options.level1_runs, 1);
+  CHECK_EQ(old.options.file_bytes, 0u);
+  CHECK(old.level0.empty());
+  CHECK_EQ(old.levels.size(), m.levels.size());
+}
+
 TEST(Manifest, OlderVersionsAreRefusedByName) {
   for (const char* v : {"1", "2"}) {
     std::string text = "wacky-manifest " + std::string(v) + "\nT 10\n";
@@ -92,7 +127,7 @@ TEST(Manifest, OlderVersionsAreRefusedByName) {
       test::Fail(__FILE__, __LINE__, "old version accepted");
     } catch (const IOError& e) {
       CHECK(std::string(e.what()).find("format version " + std::string(v)) != std::string::npos);
-      CHECK(std::string(e.what()).find("reads version 3 only") != std::string::npos);
+      CHECK(std::string(e.what()).find("reads versions 3 and 4 only") != std::string::npos);
     }
   }
 }
@@ -136,12 +171,15 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
 TEST(Manifest, CorruptInputNamesTheProblem) {
   const std::string good = Sample().Encode();
   CheckCorrupt("", "no checksum line");
-  CheckCorrupt(Replace(good, "wacky-manifest 3", "leveldb-manifest 3"),
+  CheckCorrupt(Replace(good, "wacky-manifest 4", "leveldb-manifest 4"),
                "expected 'wacky-manifest'");
   CheckCorrupt(good.substr(0, good.size() - 3) + "0\n", "checksum mismatch");
-  CheckCorrupt(Replace(good, "wacky-manifest 3", "wacky-manifest 4"), "unsupported version 4");
-  CheckCorrupt(Replace(good, "wacky-manifest 3", "wacky-manifest 0"), "unsupported version");
-  CheckCorrupt(Replace(good, "wacky-manifest 3", "wacky-manifest x"), "unsupported version");
+  CheckCorrupt(Replace(good, "wacky-manifest 4", "wacky-manifest 5"), "unsupported version 5");
+  CheckCorrupt(Replace(good, "wacky-manifest 4", "wacky-manifest 0"), "unsupported version");
+  CheckCorrupt(Replace(good, "wacky-manifest 4", "wacky-manifest x"), "unsupported version");
+  // Version 3 has no compaction lines: read as version 4 they are missing.
+  CheckCorrupt(Replace(good, "\ngranularity ", "\ngranularitx "), "expected 'granularity'");
+  CheckCorrupt(Replace(good, "level0 1", "level0 2"), "expected 'run'");
   CheckCorrupt(Replace(good, "\nC ", "\nD "), "expected 'C'");
   CheckCorrupt(Replace(good, "levels 3", "levels 0"), "bad level count");
   CheckCorrupt(Replace(good, "levels 3", "levels 5000"), "bad level count");

@@ -36,6 +36,22 @@ void Options::Validate() const {
   }
   if (hash_levels < 0 || hash_levels > 64)
     Bad("hash_levels = " + std::to_string(hash_levels) + " must be in [0, 64]");
+  if (granularity != kLevelGranularity && granularity != kFileGranularity)
+    Bad("granularity must be 'level' or 'file'; got " + std::to_string(granularity));
+  if (file_pick != kLeastOverlap && file_pick != kRoundRobin)
+    Bad("file_pick must be 'least_overlap' or 'round_robin'; got " + std::to_string(file_pick));
+  if (level1_runs < 1 || level1_runs > kMaxLevel1Runs)
+    Bad("level1_runs = " + std::to_string(level1_runs) + " must be in [1, " +
+        std::to_string(kMaxLevel1Runs) + "]");
+  const double most = T * static_cast<double>(buffer_bytes);
+  if (file_bytes != 0 &&
+      (file_bytes < block_bytes || static_cast<double>(file_bytes) > most))
+    Bad("file_bytes must be in [block_bytes, T x buffer_bytes] = [" +
+        std::to_string(block_bytes) + ", " + std::to_string(static_cast<uint64_t>(most)) +
+        "] (one block to Level 1's capacity); got " + std::to_string(file_bytes));
+  if (granularity == kFileGranularity && (K != 0.0 || Z != 0.0))
+    Bad("granularity='file' needs one run per level (K = 0 and Z = 0); got K=" +
+        std::to_string(K) + ", Z=" + std::to_string(Z));
 }
 
 }  // namespace wacky

@@ -11,6 +11,12 @@
 
 namespace wacky {
 
+constexpr int kLevelGranularity = 0;
+constexpr int kFileGranularity = 1;
+constexpr int kLeastOverlap = 0;
+constexpr int kRoundRobin = 1;
+constexpr int kMaxLevel1Runs = 1000;
+
 struct Options {
   // Wacky knobs (Section 5).
   double T = 10.0;
@@ -37,11 +43,25 @@ struct Options {
   // Log every write before acknowledging it (wal.h). Off, writes since the last flush are
   // lost when the process dies; validation turns it off to count only flushes and merges.
   bool wal = true;
+  // How merges are cut (file_compaction.h): kLevelGranularity merges whole levels (the
+  // paper's policy); kFileGranularity keeps each level's run as files of at most file_bytes
+  // and sends one file at a time from an overflowing level into the overlapping files of the
+  // next (leveled designs only, K = Z = 0).
+  int granularity = 0;
+  uint64_t file_bytes = 0;  // 0: buffer_bytes
+  int file_pick = 0;        // kLeastOverlap (RocksDB's default) or kRoundRobin (LevelDB's)
+  // Flushes that gather as separate runs in level 0 before merging into Level 1 together
+  // (RocksDB's level0_file_num_compaction_trigger); 1 merges each flush at once.
+  int level1_runs = 1;
 
   uint64_t value_bytes() const { return entry_bytes - 8; }
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }
   uint64_t buffer_blocks() const { return buffer_bytes / block_bytes; }
   uint64_t buffer_entries() const { return buffer_blocks() * entries_per_block(); }
+  // Entries one file holds under kFileGranularity (whole blocks).
+  uint64_t file_entries() const {
+    return ((file_bytes ? file_bytes : buffer_bytes) / block_bytes) * entries_per_block();
+  }
 
   void Validate() const;
 };

@@ -44,23 +44,24 @@ Version Recover(const std::string& dir, const Options& options, IOCounter* io,
   v.levels.assign(m.levels.size(), Level());
   std::set<uint64_t> live;
   const RunLayout layout{options.entry_bytes, options.block_bytes};
-  for (size_t i = 0; i < m.levels.size(); ++i) {
-    for (const auto& rec : m.levels[i]) {
-      std::vector<uint64_t> hashes;
-      auto run = Run::Recover(rec.id, RunFileName(dir, rec.id), layout, rec.entries,
-                              rec.tombstones, io, &hashes);
-      if (rec.hash_indexed) {
-        run->SetKeyHashes(std::move(hashes));
-      } else {
-        BloomFilter f(rec.entries, rec.bits_per_key);
-        if (!f.empty())
-          for (uint64_t h : hashes) f.AddHash(h);
-        run->SetFilter(std::move(f), rec.bits_per_key);
-      }
-      v.levels[i].runs.push_back(run);
-      live.insert(rec.id);
+  auto recover = [&](const RunRecord& rec) {
+    std::vector<uint64_t> hashes;
+    auto run = Run::Recover(rec.id, RunFileName(dir, rec.id), layout, rec.entries,
+                            rec.tombstones, io, &hashes);
+    if (rec.hash_indexed) {
+      run->SetKeyHashes(std::move(hashes));
+    } else {
+      BloomFilter f(rec.entries, rec.bits_per_key);
+      if (!f.empty())
+        for (uint64_t h : hashes) f.AddHash(h);
+      run->SetFilter(std::move(f), rec.bits_per_key);
     }
-  }
+    live.insert(rec.id);
+    return run;
+  };
+  for (size_t i = 0; i < m.levels.size(); ++i)
+    for (const auto& rec : m.levels[i]) v.levels[i].runs.push_back(recover(rec));
+  for (const auto& rec : m.level0) v.level0.push_back(recover(rec));
   ApplyShape(options, v.n_est, &v.levels);
   for (auto& l : v.levels) l.RefreshFilters(options.entries_per_block());
 

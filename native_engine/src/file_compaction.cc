@@ -1,0 +1,240 @@
+// file_compaction.cc — see file_compaction.h.
+#include "file_compaction.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_set>
+#include <utility>
+
+#include "merge_policy.h"
+#include "merging_iterator.h"
+#include "run_iterator.h"
+#include "run_writer.h"
+#include "structure.h"
+
+namespace wacky {
+
+namespace {
+constexpr size_t kMergePrefetchBlocks = 256;  // 1 MiB sequential reads during merges
+
+uint64_t Entries(const std::vector<RunPtr>& runs) {
+  uint64_t n = 0;
+  for (const auto& r : runs) n += r->entries();
+  return n;
+}
+
+// Files of `files` (disjoint, in key order) whose key range meets [lo, hi]: [first, last).
+std::pair<size_t, size_t> Overlapping(const std::vector<RunPtr>& files, uint64_t lo,
+                                      uint64_t hi) {
+  size_t first = 0;
+  while (first < files.size() && files[first]->max_key() < lo) ++first;
+  size_t last = first;
+  while (last < files.size() && files[last]->min_key() <= hi) ++last;
+  return {first, last};
+}
+}  // namespace
+
+bool FlushStagesInLevel0(const Options& options, const Version& current) {
+  return options.level1_runs > 1 &&
+         current.level0.size() + 1 < static_cast<size_t>(options.level1_runs);
+}
+
+FileCompaction::FileCompaction(const Options& options, const Version& current,
+                               const Buffer& buffer, bool retain)
+    : options_(options), current_(current), buffer_(buffer), retain_(retain) {}
+
+FileCompaction::~FileCompaction() {
+  if (installed_) return;
+  for (const auto& r : created_) r->MarkObsolete(retain_);
+}
+
+void FileCompaction::MergeInto(int target, std::vector<std::unique_ptr<EntrySource>> sources,
+                               size_t first, size_t last, bool cut, IOCounter* counter) {
+  const bool to_level0 = target < 0;
+  const bool last_level = !to_level0 && static_cast<size_t>(target) + 1 == next_.levels.size();
+  const Level& level = next_.levels[to_level0 ? 0 : static_cast<size_t>(target)];
+  const bool hashed = !to_level0 && level.hash_table;
+  const double bits = structure::BloomBitsPerKey(level.fpr);
+  const uint64_t per_file = cut ? options_.file_entries() : std::numeric_limits<uint64_t>::max();
+  const RunLayout layout{options_.entry_bytes, options_.block_bytes};
+  std::vector<RunPtr> outputs;
+  std::unique_ptr<RunWriter> writer;
+  uint64_t in_file = 0;
+  auto finish = [&]() {
+    if (!writer) return;
+    std::vector<uint64_t> hashes;
+    RunPtr out = writer->Finish(&hashes);
+    writer.reset();
+    if (!out) return;
+    created_.push_back(out);
+    if (hashed) {
+      out->SetKeyHashes(std::move(hashes));
+    } else {
+      BloomFilter f(out->entries(), bits);
+      if (!f.empty())
+        for (uint64_t h : hashes) f.AddHash(h);
+      out->SetFilter(std::move(f), bits);
+    }
+    outputs.push_back(out);
+  };
+  for (MergingIterator it(std::move(sources)); it.Valid(); it.Next()) {
+    const bool tomb = it.tombstone();
+    if (tomb && last_level) continue;  // Level L holds the only older data
+    if (!writer || in_file >= per_file) {
+      finish();
+      const uint64_t id = next_.next_run_id++;
+      writer = std::make_unique<RunWriter>(id, RunFileName(dir_, id), layout, counter,
+                                           &stats_->checksums, faults_, options_.sync,
+                                           retain_);
+      in_file = 0;
+    }
+    writer->Add(it.key(), it.value(), tomb);
+    ++in_file;
+  }
+  finish();
+  if (to_level0) {
+    next_.level0.insert(next_.level0.end(), outputs.begin(), outputs.end());
+    return;
+  }
+  auto& files = next_.levels[static_cast<size_t>(target)].runs;
+  replaced_.insert(replaced_.end(), files.begin() + static_cast<std::ptrdiff_t>(first),
+                   files.begin() + static_cast<std::ptrdiff_t>(last));
+  files.erase(files.begin() + static_cast<std::ptrdiff_t>(first),
+              files.begin() + static_cast<std::ptrdiff_t>(last));
+  files.insert(files.begin() + static_cast<std::ptrdiff_t>(first), outputs.begin(),
+               outputs.end());
+}
+
+size_t FileCompaction::Reanchor() {
+  ++counts_.majors;
+  next_.n_est = static_cast<double>(Entries(next_.levels.back().runs)) * (options_.C + 1.0) /
+                options_.C;
+  const size_t before = next_.levels.size();
+  ApplyShape(options_, next_.n_est, &next_.levels);
+  return next_.levels.size() > before ? next_.levels.size() - before : 0;
+}
+
+size_t FileCompaction::PickFile(size_t i) const {
+  const auto& files = next_.levels[i].runs;
+  if (options_.file_pick == kRoundRobin) {
+    const uint64_t after = next_.levels[i].pick_after;
+    for (size_t f = 0; f < files.size(); ++f)
+      if (files[f]->min_key() > after) return f;
+    return 0;  // wrap around
+  }
+  const auto& below = next_.levels[i + 1].runs;
+  size_t best = 0;
+  double best_ratio = std::numeric_limits<double>::infinity();
+  size_t lo = 0;  // first file below that can still overlap (files are in key order)
+  for (size_t f = 0; f < files.size(); ++f) {
+    while (lo < below.size() && below[lo]->max_key() < files[f]->min_key()) ++lo;
+    uint64_t overlap = 0;
+    for (size_t b = lo; b < below.size() && below[b]->min_key() <= files[f]->max_key(); ++b)
+      overlap += below[b]->entries();
+    const double ratio =
+        static_cast<double>(overlap) / static_cast<double>(std::max<uint64_t>(1, files[f]->entries()));
+    if (ratio < best_ratio) {
+      best_ratio = ratio;
+      best = f;
+    }
+  }
+  return best;
+}
+
+void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStats* stats) {
+  dir_ = dir;
+  faults_ = faults;
+  stats_ = stats;
+  next_ = current_;
+  if (next_.levels.empty()) next_.levels.resize(1);  // an engine always has Level L
+  std::vector<std::unique_ptr<EntrySource>> incoming;
+  incoming.push_back(std::make_unique<BufferSource>(&buffer_, buffer_.SortedSlots()));
+
+  IOTag flush_tag;
+  flush_tag.purpose = Purpose::kFlush;
+  if (FlushStagesInLevel0(options_, current_)) {
+    MergeInto(-1, std::move(incoming), 0, 0, false, &stats->For(flush_tag));
+    ++counts_.flushes;
+    for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
+    return;
+  }
+
+  // The flush (and level 0's runs, newest first) into the files of Level 1 they overlap.
+  uint64_t lo = std::numeric_limits<uint64_t>::max(), hi = 0;
+  const auto slots = buffer_.SortedSlots();
+  if (!slots.empty()) {
+    lo = buffer_.key(slots.front());
+    hi = buffer_.key(slots.back());
+  }
+  for (auto r = next_.level0.rbegin(); r != next_.level0.rend(); ++r) {
+    lo = std::min(lo, (*r)->min_key());
+    hi = std::max(hi, (*r)->max_key());
+  }
+  auto& level1 = next_.levels[0].runs;
+  const auto [first, last] = Overlapping(level1, lo, hi);
+  IOTag tag;
+  tag.purpose = Purpose::kMerge;
+  tag.level = 1;
+  const bool merges = first < last || !next_.level0.empty();
+  IOCounter* counter = merges ? &stats->For(tag) : &stats->For(flush_tag);
+  for (auto r = next_.level0.rbegin(); r != next_.level0.rend(); ++r)
+    incoming.push_back(std::make_unique<RunIterator>(*r, 0, kMergePrefetchBlocks, counter));
+  for (size_t f = first; f < last; ++f)
+    incoming.push_back(
+        std::make_unique<RunIterator>(level1[f], 0, kMergePrefetchBlocks, counter));
+  replaced_.insert(replaced_.end(), next_.level0.begin(), next_.level0.end());
+  next_.level0.clear();
+  MergeInto(0, std::move(incoming), first, last, true, counter);
+  ++(merges ? counts_.merges : counts_.flushes);
+  if (next_.levels.size() == 1) Reanchor();
+
+  // Drains: a level over its capacity sends one file at a time into the next level.
+  for (size_t i = 0; i + 1 < next_.levels.size();) {
+    Level& level = next_.levels[i];
+    if (level.runs.empty() || static_cast<double>(Entries(level.runs)) <= level.capacity) {
+      ++i;
+      continue;
+    }
+    const size_t pick = PickFile(i);
+    const RunPtr file = level.runs[pick];
+    level.pick_after = file->max_key();
+    auto& below = next_.levels[i + 1].runs;
+    const auto [b_first, b_last] = Overlapping(below, file->min_key(), file->max_key());
+    IOTag merge_tag;
+    merge_tag.purpose = Purpose::kMerge;
+    merge_tag.level = static_cast<int>(i) + 2;
+    IOCounter* c = &stats->For(merge_tag);
+    std::vector<std::unique_ptr<EntrySource>> sources;
+    sources.push_back(std::make_unique<RunIterator>(file, 0, kMergePrefetchBlocks, c));
+    for (size_t f = b_first; f < b_last; ++f)
+      sources.push_back(std::make_unique<RunIterator>(below[f], 0, kMergePrefetchBlocks, c));
+    replaced_.push_back(file);
+    level.runs.erase(level.runs.begin() + static_cast<std::ptrdiff_t>(pick));
+    MergeInto(static_cast<int>(i) + 1, std::move(sources), b_first, b_last, true, c);
+    ++counts_.merges;
+    if (i + 2 == next_.levels.size()) i += Reanchor();  // levels added on top shift i
+  }
+  for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
+}
+
+void FileCompaction::Install(Version* current, IOStats* stats) {
+  installed_ = true;
+  *current = std::move(next_);
+  std::unordered_set<const Run*> live;
+  for (const auto& l : current->levels)
+    for (const auto& r : l.runs) live.insert(r.get());
+  for (const auto& r : current->level0) live.insert(r.get());
+  uint64_t deleted = 0;
+  for (const auto& r : replaced_) {
+    if (live.count(r.get())) continue;
+    r->MarkObsolete(retain_);
+    ++deleted;
+  }
+  stats->flushes += counts_.flushes;
+  stats->merges += counts_.merges;
+  stats->major_compactions += counts_.majors;
+  stats->runs_created += created_.size();
+  stats->runs_deleted += deleted;
+}
+
+}  // namespace wacky

@@ -1,0 +1,90 @@
+// file_compaction.h — one flush when merges are cut into files, or when flushes gather in
+// level 0 first: plan -> write -> install, with the crash guarantees of compaction.h.
+//
+// Contract (Options::granularity, level1_runs; docs/MODEL.md "Files and partial merges"):
+//   * Stage (level1_runs > 1 and level 0 holds fewer than level1_runs - 1 runs): the buffer
+//     is written as one run (one file, not cut) appended to level 0, with a Bloom filter at
+//     Level 1's FPR. I/O is charged to flush.
+//   * Otherwise, under kFileGranularity: the buffer and every level-0 run (newest first) merge
+//     with the files of Level 1 that overlap their key range; the output, cut into files of
+//     at most Options::file_entries(), replaces those files. Then, Level 1 first, while a
+//     level other than Level L holds more entries than its capacity N_i, one of its files is
+//     picked (least overlap: the smallest ratio of overlapping entries in the next level to
+//     its own, ties to the smallest key; or round-robin: the first file whose smallest key
+//     follows Level::pick_after, wrapping) and merged with the overlapping files of the next
+//     level, newest version of a key winning. A file with no overlap is rewritten, not moved,
+//     so every entry moved is written. Tombstones are dropped only in outputs that go into
+//     Level L, which holds the only older data. After every merge into Level L the shape is
+//     re-anchored as in compaction.h (ApplyShape at n_est = entries(Level L) (C+1)/C), which
+//     may add an empty level on top. I/O is charged to merge[target level] (flush when
+//     Level 1 held nothing to merge with).
+//   * Every output file gets a Bloom filter at its level's FPR, or its key hashes in a
+//     hash-table level; every level's filters and hash index are refreshed at the end.
+//   * Nothing is visible until Install(); files written by a FileCompaction destroyed before
+//     Install() (a failed write or MANIFEST) are marked obsolete, so the tree is as it was.
+//     Install() marks the replaced files (and outputs that a later merge of the same flush
+//     consumed) obsolete and counts the flushes, merges and runs.
+// Under kLevelGranularity with level0 runs waiting, compaction.h merges them with the buffer.
+#ifndef WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
+#define WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "buffer.h"
+#include "entry_source.h"
+#include "file_io.h"
+#include "io_stats.h"
+#include "options.h"
+#include "version.h"
+
+namespace wacky {
+
+// True when this flush only adds a run to level 0 (the Stage case above).
+bool FlushStagesInLevel0(const Options& options, const Version& current);
+
+class FileCompaction {
+ public:
+  // `options`, `current` and `buffer` must stay unchanged until Install() or destruction.
+  FileCompaction(const Options& options, const Version& current, const Buffer& buffer,
+                 bool retain);
+  ~FileCompaction();
+  FileCompaction(const FileCompaction&) = delete;
+  FileCompaction& operator=(const FileCompaction&) = delete;
+
+  void Write(const std::string& dir, FaultInjector* faults, IOStats* stats);
+  const Version& next() const { return next_; }
+  void Install(Version* current, IOStats* stats);
+
+ private:
+  struct Counts {
+    uint64_t flushes = 0, merges = 0, majors = 0;
+  };
+  // Merges `sources` (newest first) into files for level `target` of next_, replacing
+  // next_.levels[target].runs[first, last) (or appending to level 0 when target < 0).
+  void MergeInto(int target, std::vector<std::unique_ptr<EntrySource>> sources, size_t first,
+                 size_t last, bool cut, IOCounter* counter);
+  // Re-anchors the shape after a merge into Level L; returns how many levels were added on
+  // top (indices below shift by that much).
+  size_t Reanchor();
+  // The file of level i that goes down next.
+  size_t PickFile(size_t i) const;
+
+  const Options& options_;
+  const Version& current_;
+  const Buffer& buffer_;
+  const bool retain_;
+  std::string dir_;
+  FaultInjector* faults_ = nullptr;
+  IOStats* stats_ = nullptr;
+  Version next_;
+  std::vector<RunPtr> created_;   // every file written
+  std::vector<RunPtr> replaced_;  // files of current_ or created_ that next_ no longer holds
+  Counts counts_;
+  bool installed_ = false;
+};
+
+}  // namespace wacky
+
+#endif  // WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
