@@ -13,7 +13,7 @@ from typing import Any
 
 from cost_models import costs as eq
 from validation.scale import Scale
-from wacky_model.types import Design, Workload
+from wacky_model.types import Compaction, Design, Workload
 
 # The per-operation figures compared between a model and the engine, in report order.
 METRICS = (
@@ -211,6 +211,8 @@ class ValidationResult:
     write_amp_bytes: float | None = None
     bytes_per_entry: float | None = None
     model: str = "finite"
+    # The native engine's compaction options, when not the paper's (wacky_model.types).
+    compaction: Compaction | None = None
 
     @property
     def relative_error(self) -> Errors:
@@ -250,6 +252,8 @@ class ValidationResult:
             "engine": self.engine,
             "model": self.model,
         }
+        if self.compaction is not None:
+            out["compaction"] = asdict(self.compaction)
         if self.engine == "rocksdb":
             out.update(rocksdb_version=self.engine_version, stock=self.stock,
                        throttle_seconds=self.throttle_seconds, rocksdb_grade=self.rocksdb_grade)

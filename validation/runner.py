@@ -35,7 +35,8 @@ from validation.results import Checks, Costs, LevelShape, ValidationResult, with
 from validation.scale import Scale
 from validation.steady import WINDOW_CAP_LOADS, measure_window
 from wacky_model.analysis import analyze
-from wacky_model.types import Design, System, Workload
+from wacky_model.files import native_file_costs
+from wacky_model.types import Compaction, Design, System, Workload
 
 Progress = Callable[[float, str], None]
 
@@ -110,6 +111,25 @@ def predict_finite(
     return with_theta(costs, workload, system.entries_per_block)
 
 
+def predict_files(design: Design, system: System, compaction: Compaction,
+                  workload: Workload | None, range_entries: int, window: int) -> Costs:
+    """The partial-merge model (:mod:`wacky_model.files`) of the engine with file-granular
+    merges: ``window`` inserts after the preload of ``system.entries``, from an empty tree."""
+    m = native_file_costs(design, system, compaction, system.entries, float(window))
+    sizes = [e for e in m.window.level_entries if e > 0] if m.window is not None else []
+    levels = tuple(LevelShape(level=i + 1, runs=1, entries=float(e)) for i, e in enumerate(sizes))
+    return with_theta(Costs(
+        write_amp=m.write_amp,
+        zero_result_read=m.zero_result_read,
+        point_read=m.point_read,
+        point_read_uniform=m.point_read_uniform,
+        range_runs=m.range_runs,
+        range_io=float(range_cost(m.range_runs, 1.0, range_entries / system.entries_per_block)),
+        memory_bits_per_entry=m.memory_bits_per_entry,
+        levels=levels,
+    ), workload, system.entries_per_block)
+
+
 def predict_simulated(
     design: Design, system: System, workload: Workload | None, range_entries: int
 ) -> Costs:
@@ -167,13 +187,15 @@ def steady_references(
 
 
 def _measured_levels(engine: Engine) -> tuple[tuple[LevelShape, ...], float]:
-    """The engine's tree (non-empty runs per level) and its filter bits per stored entry."""
+    """The engine's tree (non-empty runs per level; a level of files is one sorted run; level
+    0, when the engine has one, is the row numbered 0) and its filter bits per stored entry."""
     levels, bits, stored = [], 0.0, 0
     for lvl in engine.levels():
         runs = [r for r in lvl["runs"] if r["entries"] > 0]
+        number = 0 if lvl["level"] == 0 else sum(1 for row in levels if row.level > 0) + 1
         levels.append(LevelShape(
-            level=len(levels) + 1,
-            runs=len(runs),
+            level=number,
+            runs=min(1, len(runs)) if lvl.get("files") else len(runs),
             entries=sum(r["entries"] for r in runs),
             max_runs=int(lvl["max_runs"]),
         ))
@@ -201,15 +223,25 @@ def validate(
     save_trace: str | Path | None = None,
     workdir: str | Path | None = None,
     phase: str = "steady",
+    compaction: Compaction | None = None,
 ) -> ValidationResult:
     """Predict, build, measure and compare ``design`` at ``scale`` (default: 2M entries).
 
     Give the filter memory as ``bits_per_entry`` (default 5) or ``sum_fpr``. ``phase`` is
     "steady" (default: amortized costs over a window of inserts into the preloaded tree,
     :mod:`validation.steady`) or "load" (averages over the load into an empty tree).
+    ``compaction`` (file granularity, a level-1 trigger): the engine runs it, the window is N
+    inserts after the preload (no Level L cycle to align with), and the prediction is the
+    partial-merge model's (``model`` "partial"); whole-level merges with a trigger above 1 are
+    predicted by the finite model, which does not price the trigger (``model`` "finite").
     """
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {', '.join(PHASES)}; got {phase!r}")
+    compaction = compaction or Compaction()
+    files = compaction.granularity == "file"
+    if not compaction.is_default and phase != "steady":
+        raise ValueError("granularity, file_bytes and level1_runs are validated in the steady "
+                         "phase only")
     scale = scale or Scale()
     if bits_per_entry is None and sum_fpr is None:
         bits_per_entry = 5.0
@@ -219,8 +251,16 @@ def validate(
     B = system.entries_per_block
     range_entries = range_entries_for(scale, workload, B)
     paper = predict_paper(design, system, workload)
-    predicted = predict_finite(design, system, workload, range_entries,
-                               steady_window=phase == "steady")
+    if files:
+        predicted = predict_files(design, system, compaction, workload, range_entries,
+                                  scale.entries)
+    else:
+        predicted = predict_finite(design, system, workload, range_entries,
+                                   steady_window=phase == "steady")
+    engine_compaction = dict(granularity=compaction.granularity,
+                             level1_runs=compaction.level1_runs, file_pick=compaction.file_pick)
+    if compaction.file_bytes is not None:
+        engine_compaction["file_bytes"] = compaction.file_bytes
 
     with tempfile.TemporaryDirectory(prefix="wacky-validate-", dir=workdir) as tmp:
         engine = Engine(
@@ -232,6 +272,7 @@ def validate(
             buffer_bytes=scale.buffer_bytes,
             wal=ENGINE_WAL,
             **system.budget,
+            **engine_compaction,
         )
         try:
             load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
@@ -243,14 +284,15 @@ def validate(
             )
             levels, memory = _measured_levels(engine)
             keys = load.keys
-            level_L_keys = keys[: levels[-1].entries]  # Level L holds the oldest entries
+            level_L_keys = keys[: int(levels[-1].entries)]  # Level L holds the oldest entries
             window = None
             if phase == "steady":
                 report(LOAD_SHARE, "steady-state window")
                 window = measure_window(
                     engine, keys, level_L_keys, entry_bytes=scale.entry_bytes,
                     reads=scale.reads, range_entries=range_entries,
-                    seed=scale.seed * 1_000_003 + 17)
+                    seed=scale.seed * 1_000_003 + 17,
+                    fixed_writes=None if compaction.is_default else scale.entries)
                 levels, memory = _measured_levels(engine)
                 keys = np.concatenate([keys, window.inserted])
             parts = _read_parts(keys, level_L_keys, scale, workload, range_entries,
@@ -336,6 +378,8 @@ def validate(
         full_merges_skipped=None if window is None else window.full_merges_skipped,
         level_L_runs_at_start=None if window is None else window.level_L_runs_at_start,
         conditioned=conditioned,
+        model="partial" if files else "finite",
+        compaction=None if compaction.is_default else compaction,
     )
 
 

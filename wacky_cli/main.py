@@ -326,14 +326,18 @@ def validate_command(
         if sweep and stock:
             raise ValueError("--sweep --engine rocksdb runs both the driver and stock RocksDB: "
                              "leave out --stock")
+    native_compaction = compaction.resolve()
     if engine == "rocksdb" and stock:
         engine_compaction = _stock_compaction(compaction)
     else:
         engine_compaction = {}
-        if not compaction.resolve().is_default and (engine == "rocksdb" or sweep):
+        if not native_compaction.is_default and (engine == "rocksdb" or sweep):
             raise ValueError("--granularity, --file-bytes, --level1-runs and --file-pick apply "
                              "to one run on the native engine or on stock RocksDB (--stock); "
                              "the compaction driver runs the paper's policy")
+        if not native_compaction.is_default and phase != "steady":
+            raise ValueError("--granularity, --file-bytes and --level1-runs are validated in "
+                             "the steady phase: leave out --phase load")
     if sweep and engine == "rocksdb":
         _check_writable(out, "--out")
         import rocksdb_bridge
@@ -377,7 +381,8 @@ def validate_command(
         else:
             result = validate(
                 resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
-                sum_fpr=budget.sum_fpr, save_trace=save_trace, phase=phase, progress=report)
+                sum_fpr=budget.sum_fpr, save_trace=save_trace, phase=phase, progress=report,
+                compaction=native_compaction)
     if html is not None:
         from validation.figures import validation_html
 
@@ -402,6 +407,15 @@ def validate_command(
                          f"level. The policy wrote {result.tree_write_amp:.3g} entries per "
                          "insert; RocksDB's statistics (write_amp) also count the level-0 file "
                          "of each flush the driver merges at once, and SST overhead.")
+        elif result.compaction is not None:
+            c = result.compaction
+            stdout.print(f"Granularity {c.granularity} (level-1 trigger {c.level1_runs}"
+                         + (f", files of {c.file_bytes or scale.buffer_bytes:,} B, "
+                            f"{c.file_pick.replace('_', ' ')} picking"
+                            if c.granularity == "file" else "")
+                         + f"): a window of {result.window_writes:,} inserts after the preload; "
+                         + ("predicted by the partial-merge model" if result.model == "partial"
+                            else "the finite model does not price the level-1 trigger"))
         elif result.phase == "steady":
             stdout.print(f"Steady state: a window of {result.window_writes:,} inserts into the "
                          f"preloaded tree, spanning {result.major_compactions} merge(s) into "
