@@ -16,12 +16,12 @@ The section is written between two markers and replaces the previous one; the na
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from validation import sections
 from validation.results import ValidationResult
 from validation.rocksdb_runner import validate_rocksdb
 from validation.scale import Scale
@@ -206,19 +206,12 @@ def render_section(results: Sequence[tuple[RocksCase, ValidationResult]], scale:
 
 def replace_section(document: str, section: str) -> str:
     """``document`` with its RocksDB section replaced by ``section`` (appended if absent)."""
-    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END) + r"\n?", re.S)
-    if pattern.search(document):
-        return pattern.sub(lambda _: section, document)
-    return document.rstrip("\n") + "\n\n" + section
+    return sections.replace_section(document, section, BEGIN, END)
 
 
 def existing_section(path: Path) -> str | None:
     """The RocksDB section of the file at ``path``, if it has one."""
-    if not path.exists():
-        return None
-    found = re.search(re.escape(BEGIN) + r".*?" + re.escape(END) + r"\n?",
-                      path.read_text(encoding="utf-8"), re.S)
-    return found.group(0) if found else None
+    return sections.existing_section(path, BEGIN, END)
 
 
 def run_rocksdb_sweep(scale: Scale, *, out: Path, console: Any,

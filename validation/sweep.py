@@ -543,11 +543,17 @@ def run_sweep(
         ranking = rank(workloads, per_workload, by_key)
         console.print(f"{len(refused)} refused: " + "; ".join(f"{n}: {m}" for n, m in refused))
         load = run("load phase", cases, scale, "load")
-    from validation.rocksdb_sweep import existing_section, replace_section
+    from validation import files_sweep, rocksdb_sweep
+    from validation.sections import existing_section, replace_section
 
     text = render_markdown(by_scale, ranking, budget, command, load=(load, []), refused=refused)
-    kept = existing_section(out)  # the RocksDB section has its own command
+    # The RocksDB and file-granularity sections have their own commands: kept as they are.
+    for begin, end in ((files_sweep.BEGIN, files_sweep.END),
+                       (rocksdb_sweep.BEGIN, rocksdb_sweep.END)):
+        kept = existing_section(out, begin, end)
+        if kept:
+            text = replace_section(text, kept, begin, end)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(replace_section(text, kept) if kept else text, encoding="utf-8")
+    out.write_text(text, encoding="utf-8")
     console.print(f"wrote {out} ({done_count} validations)")
     return [*first, *more], ranking

@@ -34,7 +34,7 @@ from wacky_cli.options import (
     takes,
 )
 from wacky_model.guardrails import Constraints
-from wacky_model.types import System, Workload
+from wacky_model.types import Compaction, System, Workload
 
 app = typer.Typer(
     add_completion=False,
@@ -331,7 +331,8 @@ def validate_command(
         engine_compaction = _stock_compaction(compaction)
     else:
         engine_compaction = {}
-        if not native_compaction.is_default and (engine == "rocksdb" or sweep):
+        files_sweep = sweep and engine == "native" and native_compaction == Compaction("file")
+        if not native_compaction.is_default and (engine == "rocksdb" or sweep) and not files_sweep:
             raise ValueError("--granularity, --file-bytes, --level1-runs and --file-pick apply "
                              "to one run on the native engine or on stock RocksDB (--stock); "
                              "the compaction driver runs the paper's policy")
@@ -346,6 +347,13 @@ def validate_command(
         rocksdb_bridge.load()  # says how to install it before any run starts
         run_rocksdb_sweep(scale, out=out, console=console, bits_per_entry=budget.bits_per_entry,
                           sum_fpr=budget.sum_fpr)
+        return
+    if sweep and native_compaction.granularity == "file":
+        _check_writable(out, "--out")
+        from validation.files_sweep import run_files_sweep
+
+        run_files_sweep(scale, out=out, console=console,
+                        bits_per_entry=budget.bits_per_entry or 5.0)
         return
     if sweep:
         _check_writable(out, "--out")
