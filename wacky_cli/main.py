@@ -351,9 +351,12 @@ def validate_command(
     if sweep and native_compaction.granularity == "file":
         _check_writable(out, "--out")
         from validation.files_sweep import run_files_sweep
+        from validation.scale import Scale
 
+        command = "wacky validate --sweep --granularity file" + (
+            f" --entries {scale.entries}" if scale.entries != Scale().entries else "")
         run_files_sweep(scale, out=out, console=console,
-                        bits_per_entry=budget.bits_per_entry or 5.0)
+                        bits_per_entry=budget.bits_per_entry or 5.0, command=command)
         return
     if sweep:
         _check_writable(out, "--out")
