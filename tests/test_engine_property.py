@@ -11,6 +11,7 @@ from __future__ import annotations
 import tempfile
 
 import pytest
+from engine_ops import OPS, apply_ops
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -36,25 +37,6 @@ LAYOUTS = [
     dict(entry_bytes=12, block_bytes=36, buffer_bytes=108),
 ]
 
-KEYS = st.integers(0, 60) | st.sampled_from([0, 2**64 - 1, 2**63])
-OPS = st.lists(
-    st.one_of(
-        st.tuples(st.just("put"), KEYS, st.integers(0, 255)),
-        st.tuples(st.just("put"), KEYS, st.integers(0, 255)),
-        st.tuples(st.just("delete"), KEYS),
-        st.tuples(st.just("get"), KEYS),
-        st.tuples(st.just("scan"), KEYS, KEYS),
-        st.tuples(st.just("flush")),
-        st.tuples(st.just("reopen")),
-    ),
-    max_size=250,
-)
-
-
-def _value(vb: int, k: int, tag: int) -> bytes:
-    return bytes([tag]) + (k % 2**56).to_bytes(8, "little")[: vb - 1].ljust(vb - 1, b"\x01")
-
-
 def _check_all(e: Engine, model: dict[int, bytes]) -> None:
     assert list(e.scan(0, 2**64 - 1)) == sorted(model.items())
     for k in list(range(62)) + [2**63, 2**64 - 1]:
@@ -78,25 +60,7 @@ def test_engine_agrees_with_dict(design, layout) -> None:
             e = Engine(d + "/db", **kw)
             model: dict[int, bytes] = {}
             try:
-                for op in ops:
-                    if op[0] == "put":
-                        v = _value(vb, op[1], op[2])
-                        e.put(op[1], v)
-                        model[op[1]] = v
-                    elif op[0] == "delete":
-                        e.delete(op[1])
-                        model.pop(op[1], None)
-                    elif op[0] == "get":
-                        assert e.get(op[1]) == model.get(op[1])
-                    elif op[0] == "scan":
-                        lo, hi = op[1], op[2]
-                        want = sorted((k, v) for k, v in model.items() if lo <= k <= hi)
-                        assert list(e.scan(lo, hi)) == want
-                    elif op[0] == "flush":
-                        e.flush()
-                    else:
-                        e.close()
-                        e = Engine(d + "/db", **kw)
+                e = apply_ops(e, ops, model, vb, lambda: Engine(d + "/db", **kw))
                 _check_all(e, model)
                 for lv in e.levels():
                     assert len(lv["runs"]) <= lv["max_runs"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from validation import sections
 from validation.results import ValidationResult
 from validation.runner import validate
 from validation.scale import Scale
@@ -26,9 +27,7 @@ END = "<!-- end of the files section -->"
 RATIOS = (4.0, 10.0)
 TRIGGERS = (1, 4)
 BUFFERS = (250, 2_000, 16_000)  # N/F
-METRICS = (("write_amp", "write amp"), ("zero_result_read", "zero-result I/O"),
-           ("point_read", "existing-key I/O (Level L)"),
-           ("point_read_uniform", "existing-key I/O (uniform)"))
+METRICS = sections.COST_COLUMNS
 
 
 @dataclass(frozen=True)

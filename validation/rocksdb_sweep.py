@@ -31,9 +31,7 @@ from wacky_model.types import Design
 
 BEGIN = "<!-- rocksdb section: written by wacky validate --sweep --engine rocksdb -->"
 END = "<!-- end of the rocksdb section -->"
-METRICS = (("write_amp", "write amp"), ("zero_result_read", "zero-result I/O"),
-           ("point_read", "existing-key I/O (Level L)"),
-           ("point_read_uniform", "existing-key I/O (uniform)"))
+METRICS = sections.COST_COLUMNS
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+# The cost columns of the engine tables: (Costs field, column label).
+COST_COLUMNS = (("write_amp", "write amp"), ("zero_result_read", "zero-result I/O"),
+                ("point_read", "existing-key I/O (Level L)"),
+                ("point_read_uniform", "existing-key I/O (uniform)"))
+
 
 def replace_section(document: str, section: str, begin: str, end: str) -> str:
     """``document`` with the section between ``begin`` and ``end`` replaced by ``section``

@@ -152,8 +152,7 @@ def recommend_command(
         "what stock RocksDB runs (leveled compaction's multiplier, level-0 trigger, first "
         "level and file sizes, the memory split), priced by the partial-merge model, with "
         "its OPTIONS file (--out).")] = "wacky",
-    out: Annotated[Path | None, typer.Option(
-        "--out", help="With --target rocksdb: write the OPTIONS file here.")] = None,
+    out: OutFile = None,  # type: ignore[assignment]  # optional here: no file without it
     as_json: JsonFlag = False,
 ) -> None:
     """Recommend the design that minimizes the average I/O per operation (Eq 16)."""

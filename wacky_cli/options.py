@@ -134,7 +134,8 @@ SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.",
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 OutFile = Annotated[Path, typer.Option(
     "--out", help="File to write: frontier's HTML page, the table of validate --sweep, or "
-    "export's OPTIONS file (its JSON with --json; standard output without --out).")]
+    "the OPTIONS file of export and of recommend --target rocksdb (export: its JSON with "
+    "--json; standard output without --out).")]
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,10 @@ std::string Manifest::Encode() const {
   std::ostringstream os;
   os.precision(17);
   const Options& o = options;
+  auto write_run = [&os](const RunRecord& r) {
+    os << "run " << r.id << " " << r.entries << " " << r.tombstones << " " << r.bits_per_key
+       << " " << (r.hash_indexed ? 1 : 0) << "\n";
+  };
   os << "wacky-manifest " << kManifestVersion << "\n";
   os << "T " << o.T << "\nC " << o.C << "\nX " << o.X << "\nK " << o.K << "\nZ " << o.Z << "\n";
   os << "entry_bytes " << o.entry_bytes << "\nblock_bytes " << o.block_bytes
@@ -44,14 +48,10 @@ std::string Manifest::Encode() const {
   os << "levels " << levels.size() << "\n";
   for (const auto& lvl : levels) {
     os << "level " << lvl.size() << "\n";
-    for (const auto& r : lvl)
-      os << "run " << r.id << " " << r.entries << " " << r.tombstones << " " << r.bits_per_key
-         << " " << (r.hash_indexed ? 1 : 0) << "\n";
+    for (const auto& r : lvl) write_run(r);
   }
   os << "level0 " << level0.size() << "\n";
-  for (const auto& r : level0)
-    os << "run " << r.id << " " << r.entries << " " << r.tombstones << " " << r.bits_per_key
-       << " " << (r.hash_indexed ? 1 : 0) << "\n";
+  for (const auto& r : level0) write_run(r);
   os << "end\n";
   const std::string body = os.str();
   return body + "crc32c " +
@@ -79,6 +79,15 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   auto expect = [&](const char* name) {
     std::string tok;
     if (!(is >> tok) || tok != name) throw bad(std::string("expected '") + name + "'");
+  };
+  auto read_run = [&]() {
+    RunRecord r;
+    int hi = 0;
+    expect("run");
+    if (!(is >> r.id >> r.entries >> r.tombstones >> r.bits_per_key >> hi))
+      throw bad("bad run record");
+    r.hash_indexed = hi != 0;
+    return r;
   };
   Manifest m;
   Options& o = m.options;
@@ -141,29 +150,13 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     expect("level");
     size_t n = 0;
     if (!(is >> n) || n > (1u << 30)) throw bad("bad run count");
-    for (size_t j = 0; j < n; ++j) {
-      RunRecord r;
-      int hi = 0;
-      expect("run");
-      if (!(is >> r.id >> r.entries >> r.tombstones >> r.bits_per_key >> hi))
-        throw bad("bad run record");
-      r.hash_indexed = hi != 0;
-      m.levels[i].push_back(r);
-    }
+    for (size_t j = 0; j < n; ++j) m.levels[i].push_back(read_run());
   }
   if (version >= 4) {
     expect("level0");
     size_t n = 0;
     if (!(is >> n) || n > 1000) throw bad("bad level-0 run count");
-    for (size_t j = 0; j < n; ++j) {
-      RunRecord r;
-      int hi = 0;
-      expect("run");
-      if (!(is >> r.id >> r.entries >> r.tombstones >> r.bits_per_key >> hi))
-        throw bad("bad run record");
-      r.hash_indexed = hi != 0;
-      m.level0.push_back(r);
-    }
+    for (size_t j = 0; j < n; ++j) m.level0.push_back(read_run());
   }
   expect("end");
   if (is.fail()) throw bad("unreadable field");
