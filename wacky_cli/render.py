@@ -190,12 +190,16 @@ def validation_tables(result: ValidationResult) -> list[Table]:
     for col in ("level", "runs (finite, mean)", "runs (simulator)", "runs (measured)",
                 "a_i bound", "entries (paper N_i)", "entries (simulator)", "entries (measured)"):
         levels.add_column(col, justify="right")
+    # Level 0 (a level-1 trigger above 1) is the engine's alone: its own row, first.
+    level0 = [lv for lv in result.measured.levels if lv.level == 0]
     sources = (result.predicted.levels, result.paper.levels, result.simulated.levels,
-               result.measured.levels)
+               tuple(lv for lv in result.measured.levels if lv.level != 0))
 
     def cell(shapes: tuple[Any, ...], i: int, field: str) -> str:
         return fmt(getattr(shapes[i], field)) if i < len(shapes) else "-"
 
+    for lv in level0:
+        levels.add_row("0", "-", "-", fmt(lv.runs), fmt(lv.max_runs), "-", "-", fmt(lv.entries))
     for i in range(max(len(s) for s in sources)):
         finite, paper, simulated, measured = sources
         levels.add_row(str(i + 1), cell(finite, i, "runs"), cell(simulated, i, "runs"),
