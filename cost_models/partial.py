@@ -145,6 +145,14 @@ def _fractions(T: float, C: float, L: int) -> tuple[float, ...]:
     return tuple(float(f) for f in np.asarray(s.fractions, dtype=float)[:L])
 
 
+def capacities(policy: LeveledFiles, entries: float) -> list[float]:
+    """The native engine's level capacities (Eq 9, App. E) in a tree of ``entries``, Level L's
+    included: what its filter allocation weighs the levels by."""
+    C = policy.C if policy.C is not None else policy.T - 1
+    upper = _wacky_targets_at(float(entries), policy)[:-1]
+    return upper + [float(entries) * C / (C + 1)]
+
+
 def _targets(S: list[float], policy: LeveledFiles) -> list[float]:
     if policy.targets == "dynamic":
         return _dynamic_targets(S, policy.T, policy.base_entries)

@@ -17,7 +17,7 @@ from cost_models.filters import (
     uniform_fprs_for_sum,
 )
 from cost_models.finite import realized_fpr
-from cost_models.partial import LeveledFiles, WindowCosts, window_costs
+from cost_models.partial import LeveledFiles, WindowCosts, capacities, window_costs
 from wacky_model.types import Compaction, Design, System
 
 
@@ -87,17 +87,22 @@ def native_file_costs(design: Design, system: System, compaction: Compaction,
                       preload: float, window: float, settled: bool = False) -> LeveledCosts:
     """The native engine with ``granularity="file"``: ``window`` inserts after ``preload``
     (from an empty tree, or with ``settled`` from the settled one, P5)."""
-    w = window_costs(native_policy(design, system, compaction), preload, window, settled)
+    policy = native_policy(design, system, compaction)
+    w = window_costs(policy, preload, window, settled)
     sizes = np.asarray(w.level_entries, dtype=float)
     runs = np.ones_like(sizes)
+    # The engine allocates the filter memory by the levels' capacities, not by what they hold
+    # at the moment (merge_policy.h AllocateFprs): the window's end, aligned at Level L.
+    caps = capacities(policy, preload + window)[-sizes.size:]
+    weights = np.concatenate([np.zeros(sizes.size - len(caps)), caps])
     budget = system.budget
     if "sum_fpr" in budget:
         p = (uniform_fprs_for_sum(runs, budget["sum_fpr"]) if design.filters == "uniform"
-             else lagrangian_fprs_for_sum(sizes, runs, budget["sum_fpr"]))
+             else lagrangian_fprs_for_sum(weights, runs, budget["sum_fpr"]))
     else:
         bits = budget["bits_per_entry"]
         p = (uniform_fprs_for_memory(runs, bits) if design.filters == "uniform"
-             else lagrangian_fprs_for_memory(sizes, runs, bits))
+             else lagrangian_fprs_for_memory(weights, runs, bits))
     p = np.asarray(p, dtype=float)
     realized = np.asarray(realized_fpr(bloom_bits_per_key(p)), dtype=float)
     bits_used = float(np.sum(sizes * bloom_bits_per_key(p)) / max(1.0, sizes.sum()))
