@@ -12,6 +12,7 @@
 #include "file_compaction.h"
 #include "engine_limits.h"
 #include "hash.h"
+#include "level_iterator.h"
 #include "manifest.h"
 #include "merge_policy.h"
 #include "merging_iterator.h"
@@ -290,10 +291,19 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
     if (res == Run::Lookup::kFound) return true;
     if (res == Run::Lookup::kDeleted) return false;
   }
+  const bool files = options_.granularity == kFileGranularity;
   for (const Level& l : current_.levels) {
+    // A level of files is one sorted run: only the file whose key range covers the key can
+    // hold it, so it alone is probed (one filter, at most one block), found in O(log n).
+    size_t end = l.runs.size(), begin = 0;
+    if (files) {
+      begin = FileFor(l.runs, key);
+      if (begin == l.runs.size()) continue;
+      end = begin + 1;
+    }
     candidates_.clear();
     if (l.index) l.index->Lookup(h, &candidates_);
-    for (size_t pos = l.runs.size(); pos-- > 0;) {
+    for (size_t pos = end; pos-- > begin;) {
       const Run& r = *l.runs[pos];
       Run::Lookup res = Run::Lookup::kAbsent;
       if (l.index && r.hash_indexed()) {
@@ -327,12 +337,27 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
         ++stats_.range_runs_probed;
         sources.push_back(std::make_unique<RunIterator>(*r, lo, 1, &stats_.range_read));
       }
-    for (const Level& l : current_.levels)
+    for (const Level& l : current_.levels) {
+      if (options_.granularity == kFileGranularity) {
+        // One sorted run: its files are read one after another, opened as the scan
+        // reaches them, and probed as one run.
+        auto first = std::partition_point(l.runs.begin(), l.runs.end(),
+                                          [lo](const RunPtr& r) { return r->max_key() < lo; });
+        auto last = std::partition_point(first, l.runs.end(),
+                                         [hi](const RunPtr& r) { return r->min_key() <= hi; });
+        if (first == last) continue;
+        std::vector<RunPtr> files(first, last);
+        ++stats_.range_runs_probed;
+        sources.push_back(
+            std::make_unique<LevelIterator>(std::move(files), lo, 1, &stats_.range_read));
+        continue;
+      }
       for (auto r = l.runs.rbegin(); r != l.runs.rend(); ++r)
         if ((*r)->entries() > 0 && (*r)->min_key() <= hi && (*r)->max_key() >= lo) {
           ++stats_.range_runs_probed;
           sources.push_back(std::make_unique<RunIterator>(*r, lo, 1, &stats_.range_read));
         }
+    }
   }
   auto it = std::make_unique<MergingIterator>(std::move(sources));
   return std::make_unique<ScanIterator>(this, std::move(it), hi, options_.value_bytes());

@@ -4,7 +4,8 @@
 //   * Engine(path, options) opens or creates the directory `path`. A new directory
 //     records `options` in its MANIFEST; an existing one must have been created with
 //     the same design and layout (T, C, X, K, Z, entry/block/buffer bytes, filter
-//     budget, hash_levels), otherwise std::invalid_argument names the first difference
+//     budget, hash_levels) and compaction options (granularity, file_bytes, file_pick,
+//     level1_runs), otherwise std::invalid_argument names the first difference
 //     (the engine refuses rather than silently adopting other knobs). Reopening reads
 //     every run once (counted under "recovery") to rebuild fences and filters, then
 //     replays the write-ahead logs the MANIFEST names as live (wal.h), flushes what they
@@ -22,7 +23,9 @@
 //     version as a copy, writes the new run and the MANIFEST, and only then installs
 //     it; on failure the new run file is removed and the visible contents are intact.
 //   * Get reads at most one block per run whose filter (or level hash table) and
-//     fences admit the key; Scan returns a ScanIterator over a stable snapshot.
+//     fences admit the key (level 0's runs newest first, then Level 1 on; in a level of
+//     files only the file covering the key is probed); Scan returns a ScanIterator over
+//     a stable snapshot.
 //   * Close() flushes the buffer (so reopening gives the same contents), writes the
 //     MANIFEST and releases the directory; every later call throws EngineClosed. When
 //     the flush is refused because the data outgrew the design (engine_limits.h), the
@@ -80,8 +83,11 @@ struct VerifyReport {
   uint64_t entries = 0;  // keys checked against their run's fences and filter
 };
 
-// Level 0 (level = 0, only with Options::level1_runs > 1) holds the flushes waiting to
-// merge; under kFileGranularity (`files`) a level's runs are the files of its one sorted run.
+// Levels() lists level 0 first (level = 0, only with Options::level1_runs > 1: the flushes
+// waiting to merge, with ratio = max_runs = level1_runs and capacity = level1_runs buffers;
+// it is not part of the shape), then Level 1..L (level = 1..L). With `files` set
+// (kFileGranularity, Levels 1..L) a level is ONE sorted run and `runs` lists its files in
+// key order, disjoint; count it as one run (a_i = 1) wherever runs are counted.
 struct LevelInfo {
   int level;
   double ratio, capacity, max_runs, fpr;

@@ -463,45 +463,78 @@ TEST(Engine, DataThatOutgrowsTheDesignStaysReadableAcrossReopen) {
   CHECK_EQ(Logs(path).size(), 3u);  // one per open with a log, all still live
 }
 
-// Writes fail part-way through flushes and merges; every acknowledged write survives,
-// in the running engine and after a reopen, and no temporary file is left behind.
 // Under file granularity, after every write call: Levels 1..L-1 hold at most their capacity,
 // each level's files are disjoint, in key order and at most file_entries() long, and level 0
-// holds at most level1_runs - 1 runs.
+// holds at most level1_runs - 1 runs. Deletes later shrink Level L, and with it n_est and
+// every capacity: the levels above must still fit. Both pickers, triggers of 1, 2 and 3.
 TEST(Engine, FileGranularityKeepsLevelsWithinCapacity) {
-  for (int pick : {kLeastOverlap, kRoundRobin}) {
+  for (int variant = 0; variant < 4; ++variant) {
     test::TempDir dir;
     Options o = Small();
     o.granularity = kFileGranularity;
     o.file_bytes = 192;
-    o.file_pick = pick;
-    o.level1_runs = 2;
+    o.file_pick = variant % 2 ? kRoundRobin : kLeastOverlap;
+    o.level1_runs = 1 + variant % 3;
     Engine e(dir.path() + "/db", o);
-    std::mt19937_64 rng(pick + 11);
-    uint64_t merged_files = 0;
+    std::mt19937_64 rng(variant + 11);
+    uint64_t files_seen = 0;
     for (int step = 0; step < 3000; ++step) {
-      const uint64_t key = rng() % 5000;
-      e.Put(key, Value(o, key, step).data());
+      const uint64_t key = rng() % (step < 1800 ? 3000 : 400);
+      if (step >= 1800 && rng() % 10 < 7) {
+        e.Delete(rng() % 3000);
+      } else {
+        e.Put(key, Value(o, key, step).data());
+      }
       const auto levels = e.Levels();
-      CHECK_EQ(levels.front().level, 0);
-      CHECK(levels.front().runs.size() <= 1u);
-      for (size_t i = 1; i < levels.size(); ++i) {
+      size_t first = 0;
+      if (o.level1_runs > 1) {
+        CHECK_EQ(levels.front().level, 0);
+        CHECK(!levels.front().files);
+        CHECK(levels.front().runs.size() + 1 <= static_cast<size_t>(o.level1_runs));
+        first = 1;
+      }
+      for (size_t i = first; i < levels.size(); ++i) {
         const auto& l = levels[i];
+        CHECK_EQ(l.level, static_cast<int>(i - first + 1));
         CHECK(l.files);
         uint64_t entries = 0;
         for (size_t f = 0; f < l.runs.size(); ++f) {
           entries += l.runs[f].entries;
           CHECK(l.runs[f].entries <= o.file_entries());
+          CHECK(l.runs[f].blocks * o.block_bytes <= o.file_bytes);  // data blocks
           CHECK(l.runs[f].min_key <= l.runs[f].max_key);
           if (f > 0) CHECK(l.runs[f - 1].max_key < l.runs[f].min_key);
         }
         if (i + 1 < levels.size()) CHECK(static_cast<double>(entries) <= l.capacity + 1e-9);
-        merged_files += l.runs.size();
+        files_seen += l.runs.size();
       }
     }
     CHECK_GT(e.Stats().merges, 0u);
-    CHECK_GT(merged_files, 0u);
+    CHECK_GT(files_seen, 0u);
   }
+}
+
+// With whole-level merges, flushes gather in level 0 too: at most level1_runs - 1 at rest,
+// then all of them and the buffer merge into the tree at once.
+TEST(Engine, Level0HoldsAtMostTheTriggerLessOne) {
+  test::TempDir dir;
+  Options o = Small();
+  o.level1_runs = 3;
+  Engine e(dir.path() + "/db", o);
+  std::vector<size_t> sizes;
+  for (uint64_t k = 0; k < 8 * 12; ++k) {  // 12 buffers
+    e.Put(k * 7919 % 1000, Value(o, k, 0).data());
+    const auto levels = e.Levels();
+    CHECK_EQ(levels.front().level, 0);
+    CHECK_EQ(levels.front().max_runs, 3.0);
+    CHECK_EQ(levels.front().capacity, 3.0 * 8);
+    CHECK_EQ(levels[1].level, 1);
+    CHECK(levels.front().runs.size() <= 2u);
+    if (sizes.empty() || sizes.back() != levels.front().runs.size())
+      sizes.push_back(levels.front().runs.size());
+  }
+  CHECK(sizes == (std::vector<size_t>{0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2}));
+  CHECK_EQ(e.Stats().flushes, 8u);  // the runs staged; the third flush of each batch merges
 }
 
 TEST(Engine, CompactionOptionsAreChecked) {
@@ -533,6 +566,8 @@ TEST(Engine, CompactionOptionsAreChecked) {
   CHECK_THROWS(Engine(dir.path() + "/db", other), std::invalid_argument, "level1_runs");
 }
 
+// Writes fail part-way through flushes and merges; every acknowledged write survives,
+// in the running engine and after a reopen, and no temporary file is left behind.
 TEST(Engine, InjectedWriteFailuresLoseNothing) {
   for (int variant = 0; variant < 2; ++variant) {
   test::TempDir dir;

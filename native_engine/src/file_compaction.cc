@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "merge_policy.h"
+#include "level_iterator.h"
 #include "merging_iterator.h"
 #include "run_iterator.h"
 #include "run_writer.h"
@@ -21,6 +22,12 @@ uint64_t Entries(const std::vector<RunPtr>& runs) {
   uint64_t n = 0;
   for (const auto& r : runs) n += r->entries();
   return n;
+}
+
+// files[first, last).
+std::vector<RunPtr> Slice(const std::vector<RunPtr>& files, size_t first, size_t last) {
+  return {files.begin() + static_cast<std::ptrdiff_t>(first),
+          files.begin() + static_cast<std::ptrdiff_t>(last)};
 }
 
 // Files of `files` (disjoint, in key order) whose key range meets [lo, hi]: [first, last).
@@ -105,24 +112,22 @@ void FileCompaction::MergeInto(int target, std::vector<std::unique_ptr<EntrySour
                outputs.end());
 }
 
-size_t FileCompaction::Reanchor() {
+void FileCompaction::Reanchor() {
   ++counts_.majors;
   next_.n_est = static_cast<double>(Entries(next_.levels.back().runs)) * (options_.C + 1.0) /
                 options_.C;
-  const size_t before = next_.levels.size();
   ApplyShape(options_, next_.n_est, &next_.levels);
-  return next_.levels.size() > before ? next_.levels.size() - before : 0;
 }
 
-size_t FileCompaction::PickFile(size_t i) const {
-  const auto& files = next_.levels[i].runs;
-  if (options_.file_pick == kRoundRobin) {
-    const uint64_t after = next_.levels[i].pick_after;
+size_t PickFile(const Options& options, const Level& level, const Level& below_level) {
+  const auto& files = level.runs;
+  if (options.file_pick == kRoundRobin) {
+    if (!level.pick_after) return 0;
     for (size_t f = 0; f < files.size(); ++f)
-      if (files[f]->min_key() > after) return f;
+      if (files[f]->min_key() > *level.pick_after) return f;
     return 0;  // wrap around
   }
-  const auto& below = next_.levels[i + 1].runs;
+  const auto& below = below_level.runs;
   size_t best = 0;
   double best_ratio = std::numeric_limits<double>::infinity();
   size_t lo = 0;  // first file below that can still overlap (files are in key order)
@@ -131,9 +136,9 @@ size_t FileCompaction::PickFile(size_t i) const {
     uint64_t overlap = 0;
     for (size_t b = lo; b < below.size() && below[b]->min_key() <= files[f]->max_key(); ++b)
       overlap += below[b]->entries();
-    const double ratio =
-        static_cast<double>(overlap) / static_cast<double>(std::max<uint64_t>(1, files[f]->entries()));
-    if (ratio < best_ratio) {
+    const double ratio = static_cast<double>(overlap) /
+                         static_cast<double>(std::max<uint64_t>(1, files[f]->entries()));
+    if (ratio < best_ratio) {  // strict: a tie keeps the smaller key
       best_ratio = ratio;
       best = f;
     }
@@ -179,9 +184,8 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
   IOCounter* counter = merges ? &stats->For(tag) : &stats->For(flush_tag);
   for (auto r = next_.level0.rbegin(); r != next_.level0.rend(); ++r)
     incoming.push_back(std::make_unique<RunIterator>(*r, 0, kMergePrefetchBlocks, counter));
-  for (size_t f = first; f < last; ++f)
-    incoming.push_back(
-        std::make_unique<RunIterator>(level1[f], 0, kMergePrefetchBlocks, counter));
+  incoming.push_back(std::make_unique<LevelIterator>(Slice(level1, first, last), 0,
+                                                     kMergePrefetchBlocks, counter));
   replaced_.insert(replaced_.end(), next_.level0.begin(), next_.level0.end());
   next_.level0.clear();
   MergeInto(0, std::move(incoming), first, last, true, counter);
@@ -195,7 +199,7 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
       ++i;
       continue;
     }
-    const size_t pick = PickFile(i);
+    const size_t pick = PickFile(options_, level, next_.levels[i + 1]);
     const RunPtr file = level.runs[pick];
     level.pick_after = file->max_key();
     auto& below = next_.levels[i + 1].runs;
@@ -206,13 +210,19 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
     IOCounter* c = &stats->For(merge_tag);
     std::vector<std::unique_ptr<EntrySource>> sources;
     sources.push_back(std::make_unique<RunIterator>(file, 0, kMergePrefetchBlocks, c));
-    for (size_t f = b_first; f < b_last; ++f)
-      sources.push_back(std::make_unique<RunIterator>(below[f], 0, kMergePrefetchBlocks, c));
+    sources.push_back(std::make_unique<LevelIterator>(Slice(below, b_first, b_last), 0,
+                                                      kMergePrefetchBlocks, c));
     replaced_.push_back(file);
     level.runs.erase(level.runs.begin() + static_cast<std::ptrdiff_t>(pick));
+    const bool into_last = i + 2 == next_.levels.size();
     MergeInto(static_cast<int>(i) + 1, std::move(sources), b_first, b_last, true, c);
     ++counts_.merges;
-    if (i + 2 == next_.levels.size()) i += Reanchor();  // levels added on top shift i
+    if (into_last) {
+      // The capacities changed (and levels may have been added or removed on top): start
+      // over, so that no level is left above a capacity that shrank.
+      Reanchor();
+      i = 0;
+    }
   }
   for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
 }

@@ -9,15 +9,17 @@
 //     with the files of Level 1 that overlap their key range; the output, cut into files of
 //     at most Options::file_entries(), replaces those files. Then, Level 1 first, while a
 //     level other than Level L holds more entries than its capacity N_i, one of its files is
-//     picked (least overlap: the smallest ratio of overlapping entries in the next level to
-//     its own, ties to the smallest key; or round-robin: the first file whose smallest key
-//     follows Level::pick_after, wrapping) and merged with the overlapping files of the next
-//     level, newest version of a key winning. A file with no overlap is rewritten, not moved,
-//     so every entry moved is written. Tombstones are dropped only in outputs that go into
-//     Level L, which holds the only older data. After every merge into Level L the shape is
-//     re-anchored as in compaction.h (ApplyShape at n_est = entries(Level L) (C+1)/C), which
-//     may add an empty level on top. I/O is charged to merge[target level] (flush when
-//     Level 1 held nothing to merge with).
+//     picked (PickFile below) and merged with the overlapping files of the next level, newest
+//     version of a key winning (post-overflow merging, like RocksDB's level score > 1, not
+//     the paper's preemptive merging). A file with no overlap is rewritten, not moved, so
+//     every entry moved is written, as the model assumes. Tombstones are dropped only in
+//     outputs that go into Level L, which holds the only older data. After every merge into
+//     Level L the shape is re-anchored as in compaction.h (ApplyShape at n_est =
+//     entries(Level L) (C+1)/C), which may add an empty level on top or, when deletes shrank
+//     Level L, lower every capacity; the drain then starts again at Level 1, so that once
+//     Write() returns every level but Level L holds at most its capacity. (It ends: each
+//     step moves a file's entries one level closer to Level L.) I/O is charged to
+//     merge[target level] (flush when Level 1 held nothing to merge with).
 //   * Every output file gets a Bloom filter at its level's FPR, or its key hashes in a
 //     hash-table level; every level's filters and hash index are refreshed at the end.
 //   * Nothing is visible until Install(); files written by a FileCompaction destroyed before
@@ -44,6 +46,14 @@ namespace wacky {
 // True when this flush only adds a run to level 0 (the Stage case above).
 bool FlushStagesInLevel0(const Options& options, const Version& current);
 
+// The file of `level` (files in key order, at least one) that goes down into `below` next.
+// kLeastOverlap (RocksDB's kMinOverlappingRatio): the smallest ratio of the entries of the
+// overlapping files of `below` to the file's own entries, ties to the smallest key.
+// kRoundRobin (LevelDB's compact pointer): the first file whose smallest key is greater than
+// level.pick_after, wrapping to the first file (the caller then sets pick_after to the
+// picked file's largest key).
+size_t PickFile(const Options& options, const Level& level, const Level& below);
+
 class FileCompaction {
  public:
   // `options`, `current` and `buffer` must stay unchanged until Install() or destruction.
@@ -65,11 +75,8 @@ class FileCompaction {
   // next_.levels[target].runs[first, last) (or appending to level 0 when target < 0).
   void MergeInto(int target, std::vector<std::unique_ptr<EntrySource>> sources, size_t first,
                  size_t last, bool cut, IOCounter* counter);
-  // Re-anchors the shape after a merge into Level L; returns how many levels were added on
-  // top (indices below shift by that much).
-  size_t Reanchor();
-  // The file of level i that goes down next.
-  size_t PickFile(size_t i) const;
+  // Re-anchors the shape after a merge into Level L (levels may be added or removed on top).
+  void Reanchor();
 
   const Options& options_;
   const Version& current_;

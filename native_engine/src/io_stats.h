@@ -10,7 +10,8 @@
 //   range_read  — blocks fetched by scan();
 //   recovery    — blocks read when reopening an existing directory.
 // range_runs_probed counts, per scan(), the runs whose key range overlaps it (each costs
-// at least one block read): the model's V = sum_i a_i for short ranges.
+// at least one block read): the model's V = sum_i a_i for short ranges. A level of files
+// (kFileGranularity) is one sorted run and counts once.
 // Bytes are counted as actually transferred (a block is block_bytes bytes). Metadata is
 // counted apart from these purposes (and from Total()), since the cost model does not
 // price it: the MANIFEST (manifest_bytes_written), the write-ahead log

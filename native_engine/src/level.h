@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "hash_index.h"
@@ -29,8 +30,10 @@ struct Level {
   bool hash_table = false;   // App. F: one HashIndex instead of per-run Bloom filters
   std::shared_ptr<const HashIndex> index;
   // Under kFileGranularity the level's one sorted run is `runs` as files in key order, and
-  // round-robin picking resumes after this key (in memory only: a reopen starts over).
-  uint64_t pick_after = 0;
+  // round-robin picking resumes after this key: the largest key of the file last picked
+  // here, unset before the first pick. In memory only (LevelDB keeps its compact pointers
+  // in the MANIFEST): a reopen starts again from the first file.
+  std::optional<uint64_t> pick_after;
 
   uint64_t entries() const;
   // True when there is no active run or it has reached 1/a_i of the capacity.
