@@ -43,6 +43,19 @@ def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
     return value
 
 
+def _check_file_bytes(file_bytes: Any, block_bytes: int, most: int) -> int:
+    """file_bytes as the engine takes it: 0 for the default (the buffer's size)."""
+    if file_bytes is None:
+        return 0
+    if isinstance(file_bytes, bool) or not isinstance(file_bytes, (int, np.integer)):
+        raise TypeError(f"file_bytes must be an int, got {type(file_bytes).__name__}")
+    if not block_bytes <= int(file_bytes) <= most:
+        raise ValueError(f"file_bytes must be in [block_bytes, T x buffer_bytes] = "
+                         f"[{block_bytes}, {most}] (one block to Level 1's capacity); got "
+                         f"{int(file_bytes)}")
+    return int(file_bytes)
+
+
 class Engine:
     """A Wacky LSM engine storing runs as files under ``path``.
 
@@ -112,12 +125,7 @@ class Engine:
             raise ValueError(f"file_pick must be 'least_overlap' or 'round_robin'; got "
                              f"{file_pick!r}")
         level1_runs = _check_int("level1_runs", level1_runs, 1, 1000)
-        most = int(design["T"] * buffer_bytes)
-        file_bytes = 0 if file_bytes is None else _check_int("file_bytes", file_bytes, 1, 2**62)
-        if file_bytes and not block_bytes <= file_bytes <= most:
-            raise ValueError(f"file_bytes must be in [block_bytes, T x buffer_bytes] = "
-                             f"[{block_bytes}, {most}] (one block to Level 1's capacity); got "
-                             f"{file_bytes}")
+        file_bytes = _check_file_bytes(file_bytes, block_bytes, int(design["T"] * buffer_bytes))
         use_sum = sum_fpr is not None
         bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
         p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
@@ -273,8 +281,13 @@ class Engine:
         return s
 
     def levels(self) -> list[dict[str, Any]]:
-        """Per level (Level 1 first): ratio, capacity (entries), max_runs (integer a_i), fpr,
-        hash_table, entries and runs (oldest first; the last is the active run), each with
-        entries, tombstones, blocks, file_bytes, filter_bits_per_key, filter_probes,
-        filter_fpr and hash_indexed."""
+        """Per level: level (its number), ratio, capacity (entries), max_runs (integer a_i), fpr,
+        hash_table, files, entries and runs (oldest first; the last is the active run), each
+        with id, entries, tombstones, blocks, file_bytes, min_key, max_key, filter_bits_per_key,
+        filter_probes, filter_fpr and hash_indexed.
+
+        With ``level1_runs`` >= 2 the list starts with level 0 (``level`` 0: the flushes waiting
+        to merge, ``max_runs`` = ``level1_runs``; not part of the shape), then Level 1..L. With
+        ``files`` true (``granularity="file"``) a level is ONE sorted run whose ``runs`` are its
+        files in key order: count it as one run, not ``len(runs)``."""
         return self._e.levels()

@@ -179,7 +179,9 @@ std::string CompareDesign(const Options& s, const Options& r) {
       diff("block_bytes", s.block_bytes, r.block_bytes) ||
       diff("buffer_bytes", s.buffer_bytes, r.buffer_bytes) ||
       diff("hash_levels", s.hash_levels, r.hash_levels) ||
-      diff("file_bytes", static_cast<double>(s.file_bytes), static_cast<double>(r.file_bytes)) ||
+      // Compared as used: 0 stands for buffer_bytes (the default), so the two agree.
+      diff("file_bytes", static_cast<double>(s.file_bytes ? s.file_bytes : s.buffer_bytes),
+           static_cast<double>(r.file_bytes ? r.file_bytes : r.buffer_bytes)) ||
       diff("level1_runs", s.level1_runs, r.level1_runs))
     return os.str();
   auto granularity = [](int g) { return g == kFileGranularity ? "file" : "level"; };

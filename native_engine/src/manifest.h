@@ -49,8 +49,9 @@ struct Manifest {
 // dir + "/MANIFEST".
 std::string ManifestFileName(const std::string& dir);
 
-// Returns "" if `stored` and `requested` describe the same design and layout, else a
-// message naming the first parameter that differs.
+// Returns "" if `stored` and `requested` describe the same design, layout and compaction
+// options (file_bytes as used: 0 means buffer_bytes), else a message naming the first
+// parameter that differs.
 std::string CompareDesign(const Options& stored, const Options& requested);
 
 }  // namespace wacky
