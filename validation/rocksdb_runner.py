@@ -38,7 +38,6 @@ from pathlib import Path
 import numpy as np
 
 import rocksdb_bridge
-from cost_models.costs import range_cost
 from cost_models.limits import runs_limit
 from cost_models.structure import structure
 from validation import generators
@@ -47,6 +46,7 @@ from validation.results import Checks, Costs, LevelShape, ValidationResult, with
 from validation.rocksdb_driver import WackyDriver
 from validation.runner import (
     Progress,
+    leveled_to_costs,
     predict_finite,
     predict_paper,
     predict_simulated,
@@ -381,20 +381,7 @@ def predict_stock(exported, workload: Workload | None, preload: int, window: int
             exported, preload, window)
     except ValueError:
         return None
-    B = exported.system.entries_per_block
-    sizes = m.window.level_entries if m.window is not None else ()
-    levels = tuple(LevelShape(level=i + 1, runs=1, entries=float(e))
-                   for i, e in enumerate(e for e in sizes if e > 0))
-    return with_theta(Costs(
-        write_amp=m.write_amp,
-        zero_result_read=m.zero_result_read,
-        point_read=m.point_read,
-        point_read_uniform=m.point_read_uniform,
-        range_runs=m.range_runs,
-        range_io=float(range_cost(m.range_runs, 1.0, range_entries / B)),
-        memory_bits_per_entry=m.memory_bits_per_entry,
-        levels=levels,
-    ), workload, B)
+    return leveled_to_costs(m, workload, range_entries, exported.system.entries_per_block)
 
 
 def run_stock(exported, scale: Scale, range_entries: int, native, report,

@@ -35,7 +35,7 @@ from validation.results import Checks, Costs, LevelShape, ValidationResult, with
 from validation.scale import Scale
 from validation.steady import WINDOW_CAP_LOADS, measure_window
 from wacky_model.analysis import analyze
-from wacky_model.files import native_file_costs
+from wacky_model.files import LeveledCosts, native_file_costs
 from wacky_model.types import Compaction, Design, System, Workload
 
 Progress = Callable[[float, str], None]
@@ -111,23 +111,31 @@ def predict_finite(
     return with_theta(costs, workload, system.entries_per_block)
 
 
-def predict_files(design: Design, system: System, compaction: Compaction,
-                  workload: Workload | None, range_entries: int, window: int) -> Costs:
-    """The partial-merge model (:mod:`wacky_model.files`) of the engine with file-granular
-    merges: ``window`` inserts after the preload of ``system.entries``, from an empty tree."""
-    m = native_file_costs(design, system, compaction, system.entries, float(window))
-    sizes = [e for e in m.window.level_entries if e > 0] if m.window is not None else []
-    levels = tuple(LevelShape(level=i + 1, runs=1, entries=float(e)) for i, e in enumerate(sizes))
+def leveled_to_costs(m: LeveledCosts, workload: Workload | None, range_entries: int,
+                     entries_per_block: int) -> Costs:
+    """A file-granular or RocksDB model's costs (:class:`wacky_model.files.LeveledCosts`) as
+    :class:`Costs`: each non-empty level one sorted run."""
+    sizes = m.window.level_entries if m.window is not None else ()
+    levels = tuple(LevelShape(level=i + 1, runs=1, entries=float(e))
+                   for i, e in enumerate(e for e in sizes if e > 0))
     return with_theta(Costs(
         write_amp=m.write_amp,
         zero_result_read=m.zero_result_read,
         point_read=m.point_read,
         point_read_uniform=m.point_read_uniform,
         range_runs=m.range_runs,
-        range_io=float(range_cost(m.range_runs, 1.0, range_entries / system.entries_per_block)),
+        range_io=float(range_cost(m.range_runs, 1.0, range_entries / entries_per_block)),
         memory_bits_per_entry=m.memory_bits_per_entry,
         levels=levels,
-    ), workload, system.entries_per_block)
+    ), workload, entries_per_block)
+
+
+def predict_files(design: Design, system: System, compaction: Compaction,
+                  workload: Workload | None, range_entries: int, window: int) -> Costs:
+    """The partial-merge model (:mod:`wacky_model.files`) of the engine with file-granular
+    merges: ``window`` inserts after the preload of ``system.entries``, from an empty tree."""
+    m = native_file_costs(design, system, compaction, system.entries, float(window))
+    return leveled_to_costs(m, workload, range_entries, system.entries_per_block)
 
 
 def predict_simulated(
