@@ -1,0 +1,140 @@
+// block_cache_test.cc — the LRU block cache on its own: order, eviction, EraseRun, and the
+// capacities that disable it. (Its use by the engine is checked in engine_test.cc.)
+#include "block_cache.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "testharness.h"
+
+namespace wacky {
+namespace {
+
+constexpr uint64_t kBlock = 16;
+
+// A block whose bytes all equal `fill`.
+std::vector<uint8_t> Block(uint8_t fill) { return std::vector<uint8_t>(kBlock, fill); }
+
+bool Holds(BlockCache* c, uint64_t run, uint64_t block, uint8_t fill) {
+  const uint8_t* p = c->Lookup(run, block);
+  return p != nullptr && std::memcmp(p, Block(fill).data(), kBlock) == 0;
+}
+
+TEST(BlockCache, HitsReturnTheInsertedBytes) {
+  BlockCache c(4 * kBlock, kBlock);
+  CHECK(c.enabled());
+  CHECK_EQ(c.capacity_blocks(), 4u);
+  CHECK(c.Lookup(1, 0) == nullptr);
+  c.Insert(1, 0, Block(10).data());
+  c.Insert(1, 1, Block(11).data());
+  c.Insert(2, 0, Block(20).data());
+  CHECK_EQ(c.size(), 3u);
+  CHECK(Holds(&c, 1, 0, 10));
+  CHECK(Holds(&c, 1, 1, 11));
+  CHECK(Holds(&c, 2, 0, 20));
+  CHECK(c.Lookup(2, 1) == nullptr);
+  CHECK(c.Lookup(3, 0) == nullptr);
+  // Inserting a cached block again replaces its bytes without growing the cache.
+  c.Insert(1, 1, Block(12).data());
+  CHECK_EQ(c.size(), 3u);
+  CHECK(Holds(&c, 1, 1, 12));
+}
+
+TEST(BlockCache, EvictsTheLeastRecentlyUsed) {
+  BlockCache c(3 * kBlock, kBlock);
+  c.Insert(7, 0, Block(0).data());
+  c.Insert(7, 1, Block(1).data());
+  c.Insert(7, 2, Block(2).data());
+  // A hit makes block 0 the most recently used: block 1 is now the oldest.
+  CHECK(c.Lookup(7, 0) != nullptr);
+  c.Insert(7, 3, Block(3).data());
+  CHECK_EQ(c.size(), 3u);
+  CHECK(c.Lookup(7, 1) == nullptr);
+  CHECK(Holds(&c, 7, 0, 0));
+  CHECK(Holds(&c, 7, 2, 2));
+  CHECK(Holds(&c, 7, 3, 3));
+  // Order now (most recent first): 3, 2, 0. Re-inserting 0 refreshes it; 2 goes next.
+  c.Insert(7, 0, Block(0).data());
+  c.Insert(8, 0, Block(80).data());
+  CHECK(c.Lookup(7, 2) == nullptr);
+  c.Insert(8, 1, Block(81).data());
+  CHECK(c.Lookup(7, 3) == nullptr);
+  CHECK_EQ(c.size(), 3u);
+  CHECK(Holds(&c, 7, 0, 0));
+  CHECK(Holds(&c, 8, 0, 80));
+  CHECK(Holds(&c, 8, 1, 81));
+}
+
+TEST(BlockCache, CapacityIsInWholeBlocks) {
+  BlockCache c(2 * kBlock + kBlock - 1, kBlock);  // floor: two blocks
+  CHECK_EQ(c.capacity_blocks(), 2u);
+  for (uint64_t b = 0; b < 10; ++b) c.Insert(1, b, Block(static_cast<uint8_t>(b)).data());
+  CHECK_EQ(c.size(), 2u);
+  CHECK(Holds(&c, 1, 8, 8));
+  CHECK(Holds(&c, 1, 9, 9));
+  CHECK_THROWS(BlockCache(100, 0), std::invalid_argument, "block_bytes");
+}
+
+TEST(BlockCache, EraseRunDropsOnlyThatRun) {
+  BlockCache c(100 * kBlock, kBlock);
+  for (uint64_t run = 1; run <= 3; ++run)
+    for (uint64_t b = 0; b < 5; ++b) c.Insert(run, b * 3, Block(static_cast<uint8_t>(run)).data());
+  c.Insert(0, UINT64_MAX, Block(99).data());  // neighbours in the index on either side
+  c.Insert(4, 0, Block(4).data());
+  CHECK_EQ(c.size(), 17u);
+  CHECK_EQ(c.EraseRun(2), 5u);
+  CHECK_EQ(c.size(), 12u);
+  for (uint64_t b = 0; b < 5; ++b) {
+    CHECK(c.Lookup(2, b * 3) == nullptr);
+    CHECK(Holds(&c, 1, b * 3, 1));
+    CHECK(Holds(&c, 3, b * 3, 3));
+  }
+  CHECK(Holds(&c, 0, UINT64_MAX, 99));
+  CHECK(Holds(&c, 4, 0, 4));
+  CHECK_EQ(c.EraseRun(2), 0u);  // nothing left of it
+  CHECK_EQ(c.EraseRun(42), 0u);
+  // The LRU list stays consistent: fill to capacity and beyond after the erase.
+  for (uint64_t b = 0; b < 200; ++b) c.Insert(5, b, Block(5).data());
+  CHECK_EQ(c.size(), 100u);
+  CHECK(c.Lookup(1, 0) == nullptr);  // evicted by the flood
+  CHECK(Holds(&c, 5, 199, 5));
+  c.Clear();
+  CHECK_EQ(c.size(), 0u);
+  CHECK(c.Lookup(5, 199) == nullptr);
+}
+
+TEST(BlockCache, ZeroCapacityStoresNothing) {
+  BlockCache c(0, kBlock);
+  CHECK(!c.enabled());
+  CHECK_EQ(c.capacity_blocks(), 0u);
+  c.Insert(1, 0, Block(1).data());
+  CHECK_EQ(c.size(), 0u);
+  CHECK(c.Lookup(1, 0) == nullptr);
+  CHECK_EQ(c.EraseRun(1), 0u);
+}
+
+TEST(BlockCache, CapacitySmallerThanABlockStoresNothing) {
+  BlockCache c(kBlock - 1, kBlock);
+  CHECK(!c.enabled());
+  c.Insert(1, 0, Block(1).data());
+  CHECK_EQ(c.size(), 0u);
+  CHECK(c.Lookup(1, 0) == nullptr);
+}
+
+TEST(BlockCache, OneBlockCapacityKeepsTheLatest) {
+  BlockCache c(kBlock, kBlock);
+  c.Insert(1, 0, Block(1).data());
+  CHECK(Holds(&c, 1, 0, 1));
+  // Inserting from the cached bytes of the block being evicted (they alias) is safe.
+  const uint8_t* p = c.Lookup(1, 0);
+  c.Insert(2, 0, p);
+  CHECK_EQ(c.size(), 1u);
+  CHECK(c.Lookup(1, 0) == nullptr);
+  CHECK(Holds(&c, 2, 0, 1));
+}
+
+}  // namespace
+}  // namespace wacky
+
+int main() { return wacky::test::RunAllTests(); }
