@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <iterator>
 
 #include "compaction.h"
 #include "file_compaction.h"
@@ -26,7 +27,9 @@ Engine::Engine(const std::string& path, const Options& options, bool retain_obso
     : path_(path),
       options_(options),
       retain_(retain_obsolete_runs),
-      buffer_((options.Validate(), options.buffer_entries()), options.value_bytes()) {
+      buffer_((options.Validate(), options.buffer_entries()), options.value_bytes()),
+      cache_(options.cache_bytes, options.block_bytes),
+      block_(options.block_bytes) {
   CheckPath(path_);
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
   MakeDirs(path_, options_.sync);
@@ -126,6 +129,18 @@ void Engine::WriteManifest(const Version& v) {
   stats_.manifest_bytes_written +=
       WriteFileAtomically(ManifestFileName(path_), m.Encode(), options_.sync, &faults_);
 }
+
+namespace {
+// The ids of every run of v, sorted.
+std::vector<uint64_t> RunIds(const Version& v) {
+  std::vector<uint64_t> ids;
+  for (const auto& r : v.level0) ids.push_back(r->id());
+  for (const auto& l : v.levels)
+    for (const auto& r : l.runs) ids.push_back(r->id());
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+}  // namespace
 
 // ---- writes ------------------------------------------------------------------------
 
@@ -243,7 +258,10 @@ void Engine::CommitFlush(const Version& next_version, const std::function<void()
     if (next) ::unlink(next->path().c_str());
     throw;
   }
+  std::vector<uint64_t> cached_runs;  // the runs that may have blocks cached
+  if (cache_.size() > 0) cached_runs = RunIds(current_);
   install();
+  if (!cached_runs.empty()) EraseDroppedRuns(cached_runs);
   buffer_.Clear();
   if (next) {
     const std::string old = log_->path();
@@ -253,6 +271,14 @@ void Engine::CommitFlush(const Version& next_version, const std::function<void()
   }
   for (const auto& entry : replayed_logs_) ::unlink(entry.second.c_str());
   replayed_logs_.clear();
+}
+
+void Engine::EraseDroppedRuns(const std::vector<uint64_t>& before) {
+  const std::vector<uint64_t> after = RunIds(current_);
+  std::vector<uint64_t> dropped;
+  std::set_difference(before.begin(), before.end(), after.begin(), after.end(),
+                      std::back_inserter(dropped));
+  for (uint64_t id : dropped) stats_.cache_invalidated_blocks += cache_.EraseRun(id);
 }
 
 // ---- reads -------------------------------------------------------------------------
@@ -285,14 +311,15 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
       break;
   }
   const uint64_t h = Hash64(key);
-  IOCounter* c = &stats_.point_read;
   for (auto r = current_.level0.rbegin(); r != current_.level0.rend(); ++r) {
-    const Run::Lookup res = (*r)->Get(key, h, value_out, c);
+    if (!(*r)->MayContain(key, h)) continue;
+    const Run::Lookup res = GetCached(**r, key, (*r)->BlockFor(key), 0, value_out);
     if (res == Run::Lookup::kFound) return true;
     if (res == Run::Lookup::kDeleted) return false;
   }
   const bool files = options_.granularity == kFileGranularity;
-  for (const Level& l : current_.levels) {
+  for (size_t i = 0; i < current_.levels.size(); ++i) {
+    const Level& l = current_.levels[i];
     // A level of files is one sorted run: only the file whose key range covers the key can
     // hold it, so it alone is probed (one filter, at most one block), found in O(log n).
     size_t end = l.runs.size(), begin = 0;
@@ -312,17 +339,29 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
         for (const auto& cand : candidates_) {
           if (cand.first != pos || cand.second == last_block) continue;
           last_block = cand.second;
-          res = r.GetFromBlock(key, cand.second, value_out, c);
+          res = GetCached(r, key, cand.second, i + 1, value_out);
           if (res != Run::Lookup::kAbsent) break;
         }
-      } else {
-        res = r.Get(key, h, value_out, c);
+      } else if (r.MayContain(key, h)) {
+        res = GetCached(r, key, r.BlockFor(key), i + 1, value_out);
       }
       if (res == Run::Lookup::kFound) return true;
       if (res == Run::Lookup::kDeleted) return false;
     }
   }
   return false;
+}
+
+Run::Lookup Engine::GetCached(const Run& r, uint64_t key, uint64_t b, size_t level,
+                              uint8_t* value_out) {
+  if (const uint8_t* cached = cache_.Lookup(r.id(), b)) {
+    stats_.CountCacheLookup(level, true);
+    return r.FindInBlock(key, b, cached, value_out);
+  }
+  r.ReadBlock(b, block_.data(), &stats_.point_read);  // checked before it is cached
+  stats_.CountCacheLookup(level, false);
+  cache_.Insert(r.id(), b, block_.data());
+  return r.FindInBlock(key, b, block_.data(), value_out);
 }
 
 std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
@@ -378,12 +417,19 @@ void Engine::Close() {
   closed_ = true;
   current_.levels.clear();  // closes run files (open scans keep theirs until they finish)
   current_.level0.clear();
+  cache_.Clear();
   lock_.reset();
 }
 
 IOStats Engine::Stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  IOStats s = stats_;
+  s.cache_blocks = cache_.size();
+  const size_t levels = std::max({current_.levels.size() + 1, s.cache_hits.size(),
+                                  s.cache_misses.size()});
+  s.cache_hits.resize(levels);
+  s.cache_misses.resize(levels);
+  return s;
 }
 
 double Engine::n_est() const {

@@ -26,6 +26,16 @@
 //     fences admit the key (level 0's runs newest first, then Level 1 on; in a level of
 //     files only the file covering the key is probed); Scan returns a ScanIterator over
 //     a stable snapshot.
+//   * Block cache (block_cache.h, options.cache_bytes; 0 = off): Get and GetMany look every
+//     block they need up in an LRU cache of data blocks first. A hit costs no read (and is
+//     not counted in point_read); a miss reads the block from disk, checks its checksum,
+//     counts it in point_read and inserts it. Scans, flushes, merges, recovery and Verify
+//     neither use nor fill the cache (like RocksDB's fill_cache = false for scans and
+//     compaction reads), so a long scan or a merge cannot evict the hot point-read blocks.
+//     When a flush or merge installs a new Version, the cached blocks of every run that the
+//     old Version held and the new one does not are erased (counted in
+//     cache_invalidated_blocks); Close() empties the cache. Hits and misses are counted
+//     per level (io_stats.h).
 //   * Close() flushes the buffer (so reopening gives the same contents), writes the
 //     MANIFEST and releases the directory; every later call throws EngineClosed. When
 //     the flush is refused because the data outgrew the design (engine_limits.h), the
@@ -50,6 +60,7 @@
 #include <string>
 #include <vector>
 
+#include "block_cache.h"
 #include "buffer.h"
 #include "env.h"
 #include "file_io.h"
@@ -128,6 +139,8 @@ class Engine {
   bool closed() const { return closed_.load(); }  // lock-free: safe beside any call
 
   const Options& options() const { return options_; }
+  // The counters, with cache_blocks set and the per-level cache counters sized to at least
+  // the current levels (1 + L entries: level 0, then Level 1..L).
   IOStats Stats() const;
   std::vector<LevelInfo> Levels() const;
   double n_est() const;
@@ -146,6 +159,13 @@ class Engine {
   void CheckOpen() const;
   void PutLocked(uint64_t key, const uint8_t* value, bool tombstone);
   bool GetLocked(uint64_t key, uint8_t* value_out);
+  // Looks key up in block b of r through the cache: a hit reads nothing, a miss reads the
+  // block (counted in point_read) and caches it. `level`: 0 = level 0, i = Level i.
+  Run::Lookup GetCached(const Run& r, uint64_t key, uint64_t b, size_t level,
+                        uint8_t* value_out);
+  // Erases from the cache every block of a run in `before` (sorted run ids) that current_
+  // no longer holds.
+  void EraseDroppedRuns(const std::vector<uint64_t>& before);
   void FlushLocked();
   // Makes `next_version` durable (the MANIFEST, with a new log), then calls `install`,
   // clears the buffer and retires the old logs.
@@ -169,6 +189,8 @@ class Engine {
   Buffer buffer_;
   Version current_;
   IOStats stats_;
+  BlockCache cache_;
+  std::vector<uint8_t> block_;  // a block read by GetCached
   FaultInjector faults_;
   std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // reused by GetLocked
 };

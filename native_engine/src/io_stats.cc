@@ -36,4 +36,21 @@ IOCounter IOStats::Total() const {
   return t;
 }
 
+void IOStats::CountCacheLookup(size_t level, bool hit) {
+  std::vector<uint64_t>& v = hit ? cache_hits : cache_misses;
+  if (v.size() <= level) v.resize(level + 1);
+  ++v[level];
+}
+
+namespace {
+uint64_t Sum(const std::vector<uint64_t>& v) {
+  uint64_t t = 0;
+  for (uint64_t x : v) t += x;
+  return t;
+}
+}  // namespace
+
+uint64_t IOStats::CacheHits() const { return Sum(cache_hits); }
+uint64_t IOStats::CacheMisses() const { return Sum(cache_misses); }
+
 }  // namespace wacky

@@ -12,6 +12,14 @@
 // range_runs_probed counts, per scan(), the runs whose key range overlaps it (each costs
 // at least one block read): the model's V = sum_i a_i for short ranges. A level of files
 // (kFileGranularity) is one sorted run and counts once.
+// The block cache (block_cache.h) serves point reads only: cache_hits[i] counts the blocks a
+// get found cached and cache_misses[i] the blocks it read from disk instead, per level
+// (index 0 = level 0's runs, index i = Level i, as numbered when the read happened). A miss
+// is counted for every point-read block read from disk, with the cache disabled too (its
+// hit rate is then 0), so sum(cache_misses) == point_read.blocks_read always.
+// cache_invalidated_blocks counts the cached blocks dropped because a flush or merge
+// deleted their run; cache_blocks is a gauge (blocks cached when the stats were taken),
+// set by Engine::Stats().
 // Bytes are counted as actually transferred (a block is block_bytes bytes). Metadata is
 // counted apart from these purposes (and from Total()), since the cost model does not
 // price it: the MANIFEST (manifest_bytes_written), the write-ahead log
@@ -65,6 +73,14 @@ class IOStats {
   uint64_t runs_created = 0, runs_deleted = 0;
   uint64_t range_runs_probed = 0;
   double merge_seconds = 0.0;  // wall time spent in flushes and merges (write path)
+  std::vector<uint64_t> cache_hits, cache_misses;  // [0] = level 0, [i] = Level i
+  uint64_t cache_invalidated_blocks = 0;
+  uint64_t cache_blocks = 0;
+
+  // One point-read block at `level` (0 = level 0): found in the cache, or read from disk.
+  void CountCacheLookup(size_t level, bool hit);
+  uint64_t CacheHits() const;
+  uint64_t CacheMisses() const;
 
   IOCounter& For(const IOTag& tag);
   // Sum over all purposes.

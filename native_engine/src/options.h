@@ -53,6 +53,10 @@ struct Options {
   // Flushes that gather as separate runs in level 0 before merging into Level 1 together
   // (RocksDB's level0_file_num_compaction_trigger); 1 merges each flush at once.
   int level1_runs = 1;
+  // Bytes of the LRU block cache for point reads (block_cache.h): floor(cache_bytes /
+  // block_bytes) blocks; 0 (or less than a block) disables it. Memory only, not part of the
+  // design: the MANIFEST does not record it, and a reopen may give any value.
+  uint64_t cache_bytes = 0;
 
   uint64_t value_bytes() const { return entry_bytes - 8; }
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }

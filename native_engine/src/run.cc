@@ -213,12 +213,17 @@ Run::Lookup Run::GetFromBlock(uint64_t key, uint64_t b, uint8_t* value_out,
                               IOCounter* c) const {
   thread_local std::vector<uint8_t> block;
   block.resize(layout_.block_bytes);
-  ReadBlocks(b, 1, block.data(), c);
-  const int i = FindInBlock(block.data(), EntriesInBlock(b), layout_.entry_bytes, key);
+  ReadBlock(b, block.data(), c);
+  return FindInBlock(key, b, block.data(), value_out);
+}
+
+Run::Lookup Run::FindInBlock(uint64_t key, uint64_t b, const uint8_t* block,
+                             uint8_t* value_out) const {
+  const int i = wacky::FindInBlock(block, EntriesInBlock(b), layout_.entry_bytes, key);
   if (i < 0) return Lookup::kAbsent;
   if (IsTombstone(key)) return Lookup::kDeleted;
   if (value_out != nullptr)
-    std::memcpy(value_out, block.data() + static_cast<size_t>(i) * layout_.entry_bytes + 8,
+    std::memcpy(value_out, block + static_cast<size_t>(i) * layout_.entry_bytes + 8,
                 layout_.entry_bytes - 8);
   return Lookup::kFound;
 }

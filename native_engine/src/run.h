@@ -84,10 +84,16 @@ class Run {
   uint64_t BlockFor(uint64_t key) const;
   // Entries stored in data block b.
   size_t EntriesInBlock(uint64_t b) const;
-  // Reads block b and looks key up in it; copies the value on kFound.
+  // Reads block b (ReadBlock) and looks key up in it (FindInBlock); copies the value on
+  // kFound.
   Lookup GetFromBlock(uint64_t key, uint64_t b, uint8_t* value_out, IOCounter* c) const;
   // Reads blocks [first, first + n) and checks each against its CRC.
   void ReadBlocks(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const;
+  // Reads data block b into out (block_bytes) and checks it against its CRC.
+  void ReadBlock(uint64_t b, uint8_t* out, IOCounter* c) const { ReadBlocks(b, 1, out, c); }
+  // Looks key up in `block`, the bytes of data block b as ReadBlock returned them (or a
+  // cached copy of them, block_cache.h); no I/O. Copies the value on kFound.
+  Lookup FindInBlock(uint64_t key, uint64_t b, const uint8_t* block, uint8_t* value_out) const;
   // Reads and checks every block (counted in *c); then checks the in-memory state that
   // reads rely on against the keys read: the fences, and the filter (or key hashes),
   // whose CRC-32C was taken when it was built and which must admit every key (a Bloom
