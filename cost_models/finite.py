@@ -34,6 +34,7 @@ The cost per design is O(points x L), independent of N/F.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -125,21 +126,28 @@ def level_L_cycle(
     return q, growth, build, full, runs
 
 
-def _at_size(
+@dataclass(frozen=True)
+class FillLayout:
+    """M1 at total size S: the structure, each level's capacity and runs, and the batch b_i that
+    reaches it, the batches q_i per run and m_i per fill (0 at Level L and padding)."""
+
+    s: Any
+    caps: np.ndarray
+    runs: np.ndarray  # a_i, at least 1
+    batch: np.ndarray
+    q: np.ndarray
+    m: np.ndarray
+    upper: np.ndarray  # Levels 1..L-1
+    last_batch: np.ndarray  # b_L, the batch that reaches Level L
+
+
+def fill_layout(
     T: np.ndarray, C: np.ndarray, X: np.ndarray, K: np.ndarray, Z: np.ndarray,
-    S: np.ndarray, F: np.ndarray, budget: dict, uniform: bool,
-    level_L_runs: np.ndarray | None = None, hash_levels: np.ndarray | float = 0,
-) -> dict[str, np.ndarray]:
-    """Every per-insert and per-read cost of the major cycle that starts at total size S."""
+    S: np.ndarray, F: np.ndarray,
+) -> FillLayout:
+    """M1: the batches of the major cycle that starts at total size S (level axis last)."""
     n_est = S * (C + 1.0) / C
     s = structure(T, C, X, K, Z, n_est / F, integer_runs=True)
-    fprs = allocate_fprs(s, uniform=uniform, hash_levels=hash_levels, **budget)
-    hashed = hash_mask_of(s, hash_levels)
-    bits = np.where(s.valid, bloom_bits_per_key(fprs), 0.0)
-    fpr_built = np.where(s.valid, realized_fpr(bits), 0.0)
-    # A hash level's key signatures give its level the rate a_i p_i, however full it is.
-    bits = np.where(hashed, hash_table_bits_per_entry(s.runs * fprs), bits)
-    fpr_built = np.where(hashed, fprs, fpr_built)
     caps = s.fractions * n_est[..., None]
     upper = s.valid & ~s.largest
     a = np.maximum(s.runs, 1.0)
@@ -155,6 +163,24 @@ def _at_size(
         m = np.minimum(np.floor(cap_hi[..., i] / b), a[..., i] * q[..., i])
         b = b * (m + 1.0)
     m = np.where(upper, np.minimum(np.floor(cap_hi / batch), a * q), 0.0)
+    return FillLayout(s, caps, a, batch, q, m, upper, b)
+
+
+def _at_size(
+    T: np.ndarray, C: np.ndarray, X: np.ndarray, K: np.ndarray, Z: np.ndarray,
+    S: np.ndarray, F: np.ndarray, budget: dict, uniform: bool,
+    level_L_runs: np.ndarray | None = None, hash_levels: np.ndarray | float = 0,
+) -> dict[str, np.ndarray]:
+    """Every per-insert and per-read cost of the major cycle that starts at total size S."""
+    lay = fill_layout(T, C, X, K, Z, S, F)
+    s, batch, q, m, upper, b = lay.s, lay.batch, lay.q, lay.m, lay.upper, lay.last_batch
+    fprs = allocate_fprs(s, uniform=uniform, hash_levels=hash_levels, **budget)
+    hashed = hash_mask_of(s, hash_levels)
+    bits = np.where(s.valid, bloom_bits_per_key(fprs), 0.0)
+    fpr_built = np.where(s.valid, realized_fpr(bits), 0.0)
+    # A hash level's key signatures give its level the rate a_i p_i, however full it is.
+    bits = np.where(hashed, hash_table_bits_per_entry(s.runs * fprs), bits)
+    fpr_built = np.where(hashed, fprs, fpr_built)
     w_up = np.sum(writes_per_fill(m, q) / (m + 1.0), axis=-1)  # M2: W_i / b_{i+1}
     runs_mean = np.where(upper, runs_over_fill(m, q), 0.0)
     entries_mean = batch * m / 2.0
