@@ -43,6 +43,16 @@ def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
     return value
 
 
+def _check_cache_bytes(cache_bytes: Any) -> int:
+    if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, (int, np.integer)):
+        raise TypeError(f"cache_bytes must be an int, got {type(cache_bytes).__name__}")
+    cache_bytes = int(cache_bytes)
+    if not 0 <= cache_bytes <= _U64_MAX:
+        raise ValueError(f"cache_bytes must be >= 0 (0 disables the block cache) and < 2**64; "
+                         f"got {cache_bytes}")
+    return cache_bytes
+
+
 def _check_file_bytes(file_bytes: Any, block_bytes: int, most: int) -> int:
     """file_bytes as the engine takes it: 0 for the default (the buffer's size)."""
     if file_bytes is None:
@@ -76,6 +86,13 @@ class Engine:
     ``"least_overlap"`` or ``"round_robin"``); ``level1_runs`` > 1 lets that many flushes gather
     as runs in level 0 before they merge into Level 1 together (RocksDB's level-0 trigger).
     See ``native_engine/src/file_compaction.h``.
+    ``cache_bytes`` (default 0 = off) sizes an LRU cache of data blocks for point reads: it holds
+    ``cache_bytes // block_bytes`` blocks (any size is allowed; one larger than the data caches
+    every block read). ``get``/``get_many`` look each block up there first; a hit reads nothing
+    from disk and is not counted in ``point_read``. Scans, flushes, merges, recovery and
+    ``verify`` neither use nor fill it, and a flush or merge that deletes a run drops its cached
+    blocks. It is memory only, not part of the design: the MANIFEST does not record it and a
+    reopen may give any value. See ``stats()`` for its counters.
     Reopening a directory requires the same design and layout parameters and ``filters`` mode.
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
     file and block; no value is ever returned from it.
@@ -104,6 +121,7 @@ class Engine:
         file_bytes: int | None = None,
         level1_runs: int = 1,
         file_pick: str = "least_overlap",
+        cache_bytes: int = 0,
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
@@ -126,6 +144,7 @@ class Engine:
                              f"{file_pick!r}")
         level1_runs = _check_int("level1_runs", level1_runs, 1, 1000)
         file_bytes = _check_file_bytes(file_bytes, block_bytes, int(design["T"] * buffer_bytes))
+        cache_bytes = _check_cache_bytes(cache_bytes)
         use_sum = sum_fpr is not None
         bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
         p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
@@ -151,6 +170,7 @@ class Engine:
             file_bytes,
             1 if file_pick == "round_robin" else 0,
             level1_runs,
+            cache_bytes,
         )
         self.path = os.fspath(path)
         self.value_bytes = int(self._e.value_bytes)
@@ -160,14 +180,16 @@ class Engine:
     @classmethod
     def open(cls, path: str | os.PathLike[str], **kwargs: Any) -> Engine:
         """Open an existing directory with the design and layout its MANIFEST records (the
-        MANIFEST's checksum is verified first). ``kwargs`` may set ``sync`` and ``wal``."""
+        MANIFEST's checksum is verified first). ``kwargs`` may set ``sync``, ``wal`` and
+        ``cache_bytes``."""
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
         if "\0" in os.fsdecode(path):
             raise ValueError("path must not contain a NUL byte")
-        unknown = set(kwargs) - {"sync", "wal"}
+        unknown = set(kwargs) - {"sync", "wal", "cache_bytes"}
         if unknown:
-            raise ValueError(f"Engine.open takes only sync and wal; got {sorted(unknown)}")
+            raise ValueError(f"Engine.open takes only sync, wal and cache_bytes; got "
+                             f"{sorted(unknown)}")
         if not os.path.exists(os.path.join(path, "MANIFEST")):
             raise ValueError(
                 f"{os.fspath(path)!r} has no MANIFEST: not an engine directory, or one whose "
@@ -274,7 +296,16 @@ class Engine:
         range_read, recovery, total) a dict of blocks/bytes read/written; plus merge_seconds,
         operation and merge counts, n_est and buffer_size. Metadata is counted apart from
         ``total``: manifest_bytes_written, wal_bytes_written and wal_syncs (the write-ahead log),
-        and checksums (the checksum section of each run file)."""
+        and checksums (the checksum section of each run file).
+
+        The block cache (``cache_bytes``; point reads only): ``cache_hits`` and ``cache_misses``
+        (totals) and ``cache_hits_per_level``/``cache_misses_per_level`` (lists: index 0 is
+        level 0, index i is Level i; at least one entry per current level) count the blocks
+        ``get``/``get_many`` found cached or read from disk. Misses are counted with the cache
+        off too, so ``cache_misses == point_read["blocks_read"]`` always and the hit rate
+        ``cache_hits / (cache_hits + cache_misses)`` is 0 without a cache.
+        ``cache_invalidated_blocks`` counts cached blocks dropped because a flush or merge
+        deleted their run; ``cache_blocks`` is the number of blocks cached now."""
         s = self._e.stats()
         s["n_est"] = float(self._e.n_est)
         s["buffer_size"] = int(self._e.buffer_size)

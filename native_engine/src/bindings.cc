@@ -70,6 +70,12 @@ py::dict StatsDict(const IOStats& s) {
   d["runs_created"] = s.runs_created;
   d["runs_deleted"] = s.runs_deleted;
   d["range_runs_probed"] = s.range_runs_probed;
+  d["cache_hits"] = s.CacheHits();
+  d["cache_misses"] = s.CacheMisses();
+  d["cache_hits_per_level"] = s.cache_hits;  // [0] = level 0, [i] = Level i
+  d["cache_misses_per_level"] = s.cache_misses;
+  d["cache_invalidated_blocks"] = s.cache_invalidated_blocks;
+  d["cache_blocks"] = s.cache_blocks;
   return d;
 }
 
@@ -215,7 +221,7 @@ PYBIND11_MODULE(_engine, m) {
                        bool use_sum_fpr, double bits_per_entry, double sum_fpr,
                        bool uniform_filters, int hash_levels, bool sync, bool wal,
                        bool retain, int granularity, uint64_t file_bytes, int file_pick,
-                       int level1_runs) {
+                       int level1_runs, uint64_t cache_bytes) {
              Options o;
              o.T = T;
              o.C = C;
@@ -236,6 +242,7 @@ PYBIND11_MODULE(_engine, m) {
              o.file_bytes = file_bytes;
              o.file_pick = file_pick;
              o.level1_runs = level1_runs;
+             o.cache_bytes = cache_bytes;
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -245,7 +252,8 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("use_sum_fpr"), py::arg("bits_per_entry"), py::arg("sum_fpr"),
            py::arg("uniform_filters"), py::arg("hash_levels"), py::arg("sync"), py::arg("wal"),
            py::arg("retain_obsolete_runs"), py::arg("granularity") = 0,
-           py::arg("file_bytes") = 0, py::arg("file_pick") = 0, py::arg("level1_runs") = 1)
+           py::arg("file_bytes") = 0, py::arg("file_pick") = 0, py::arg("level1_runs") = 1,
+           py::arg("cache_bytes") = 0)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();
