@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from cost_models.skew import KeyDistribution
 from wacky_traces.format import U64_MAX, OpKind, Phase, Trace, checked_array
 
 
@@ -126,3 +128,40 @@ def read_ops(
     keys[is_range] = lo
     args[is_range] = lo + np.uint64(span)  # lo <= max_lo, so no overflow
     return kinds, keys, args
+
+
+@dataclass(frozen=True)
+class RankSampler:
+    """Seeded draws of 0-based popularity ranks (0 the hottest) from a key distribution over n
+    keys, by inverse transform on the exact CDF (cost_models.skew defines the distributions).
+    For ``latest`` a rank is a recency: 0 is the most recent write."""
+
+    dist: KeyDistribution
+    n: int
+    cdf: np.ndarray | None  # None: uniform over the n ranks
+
+    def draw(self, rng: np.random.Generator, size: int) -> np.ndarray:
+        size = _check_count("size", size)
+        d = self.dist
+        if self.cdf is not None:
+            return np.minimum(np.searchsorted(self.cdf, rng.random(size), side="right"),
+                              self.n - 1)
+        if d.kind == "hotset" and not d.is_uniform:
+            hot = d.hot_count(self.n)
+            is_hot = rng.random(size) < d.hot_share
+            return np.where(is_hot, rng.integers(0, hot, size),
+                            rng.integers(hot, self.n, size)).astype(np.int64)
+        return rng.integers(0, self.n, size).astype(np.int64)
+
+
+def rank_sampler(dist: KeyDistribution, n: int) -> RankSampler:
+    """A sampler of ranks over ``n`` keys (the CDF is built once: O(n) memory)."""
+    n = _check_count("n", n)
+    if n < 1:
+        raise ValueError("n must be >= 1: a distribution needs keys to draw from")
+    cdf = None
+    if dist.kind in ("zipf", "latest") and dist.theta > 0.0:
+        w = np.arange(1, n + 1, dtype=float) ** -dist.theta
+        cdf = np.cumsum(w)
+        cdf /= cdf[-1]
+    return RankSampler(dist, n, cdf)
