@@ -61,6 +61,10 @@ class Costs:
     memory_bits_per_entry: float
     levels: tuple[LevelShape, ...]
     theta: float | None = None
+    # With a block cache: hits / (hits + misses) over every block a point read needed, overall
+    # and per level (Level 1 first). None when the run had no cache and no skew.
+    cache_hit_rate: float | None = None
+    cache_hit_rate_per_level: tuple[float, ...] | None = None
 
     def metric(self, name: str) -> float | None:
         if name not in METRICS:
@@ -70,6 +74,10 @@ class Costs:
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["levels"] = [row.to_dict() for row in self.levels]
+        if self.cache_hit_rate_per_level is None:
+            del out["cache_hit_rate"], out["cache_hit_rate_per_level"]
+        else:
+            out["cache_hit_rate_per_level"] = list(self.cache_hit_rate_per_level)
         return out
 
 
@@ -173,7 +181,7 @@ class ValidationResult:
     workload: Workload | None
     predicted: Costs
     paper: Costs
-    simulated: Costs
+    simulated: Costs | None  # None under skew: the simulator replays uniform inserts only
     measured: Costs
     checks: Checks
     seconds: float
@@ -213,6 +221,9 @@ class ValidationResult:
     model: str = "finite"
     # The native engine's compaction options, when not the paper's (wacky_model.types).
     compaction: Compaction | None = None
+    # Under skewed keys or a cache (model "skew"): the window, the skew model's detail and the
+    # cache's figures (validation.skew_runner).
+    skew: dict[str, Any] | None = None
 
     @property
     def relative_error(self) -> Errors:
@@ -223,8 +234,8 @@ class ValidationResult:
         return compare(self.paper, self.measured)
 
     @property
-    def simulated_relative_error(self) -> Errors:
-        return compare(self.simulated, self.measured)
+    def simulated_relative_error(self) -> Errors | None:
+        return None if self.simulated is None else compare(self.simulated, self.measured)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``wacky validate --json``."""
@@ -232,14 +243,15 @@ class ValidationResult:
             "design": {**self.design.knobs, "filters": self.design.filters},
             "scale": asdict(self.scale),
             "budget": self.budget,
-            "workload": None if self.workload is None else asdict(self.workload),
+            "workload": None if self.workload is None else self.workload.to_dict(),
             "predicted": self.predicted.to_dict(),
             "paper": self.paper.to_dict(),
-            "simulated": self.simulated.to_dict(),
+            "simulated": None if self.simulated is None else self.simulated.to_dict(),
             "measured": self.measured.to_dict(),
             "relative_error": self.relative_error.to_dict(),
             "paper_relative_error": self.paper_relative_error.to_dict(),
-            "simulated_relative_error": self.simulated_relative_error.to_dict(),
+            "simulated_relative_error": (None if self.simulated_relative_error is None
+                                         else self.simulated_relative_error.to_dict()),
             "checks": asdict(self.checks),
             "seconds": self.seconds,
             "wal": self.wal,
@@ -268,4 +280,6 @@ class ValidationResult:
             out["conditioned_relative_error"] = compare(self.conditioned, self.measured).to_dict()
         if self.mix_io_per_op is not None:
             out["mix_io_per_op"] = self.mix_io_per_op
+        if self.skew is not None:
+            out["skew"] = self.skew
         return out

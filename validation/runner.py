@@ -33,9 +33,11 @@ from validation.engine_simulator import grow, grown_costs, steady_window
 from validation.replay import replay
 from validation.results import Checks, Costs, LevelShape, ValidationResult, with_theta
 from validation.scale import Scale
+from validation.skew_runner import check_skew_workload
 from validation.steady import WINDOW_CAP_LOADS, measure_window
 from wacky_model.analysis import analyze
 from wacky_model.files import LeveledCosts, native_file_costs
+from wacky_model.skew import needs_skew_model
 from wacky_model.types import Compaction, Design, System, Workload
 
 Progress = Callable[[float, str], None]
@@ -232,6 +234,7 @@ def validate(
     workdir: str | Path | None = None,
     phase: str = "steady",
     compaction: Compaction | None = None,
+    cache_bytes: int = 0,
 ) -> ValidationResult:
     """Predict, build, measure and compare ``design`` at ``scale`` (default: 2M entries).
 
@@ -242,6 +245,8 @@ def validate(
     inserts after the preload (no Level L cycle to align with), and the prediction is the
     partial-merge model's (``model`` "partial"); whole-level merges with a trigger above 1 are
     predicted by the finite model, which does not price the trigger (``model`` "finite").
+    A workload with skewed keys or updates, or a block cache of ``cache_bytes``, is validated
+    by :mod:`validation.skew_runner` against the skew model (``model`` "skew").
     """
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {', '.join(PHASES)}; got {phase!r}")
@@ -254,11 +259,27 @@ def validate(
     if bits_per_entry is None and sum_fpr is None:
         bits_per_entry = 5.0
     system = scale.system(bits_per_entry, sum_fpr)  # validates the budget
+    if cache_bytes:
+        system = replace(system, cache_bytes=cache_bytes)
+    skew = needs_skew_model(workload, system)
+    if skew and (files or not compaction.is_default or phase != "steady"):
+        raise ValueError("skewed keys, updates and a cache are validated with whole-level "
+                         "merges in the steady phase: leave out --granularity file, "
+                         "--level1-runs and --phase load")
+    if skew:
+        check_skew_workload(workload)
     report = progress or (lambda fraction, message: None)
     start = time.perf_counter()
     B = system.entries_per_block
     range_entries = range_entries_for(scale, workload, B)
     paper = predict_paper(design, system, workload)
+    if skew:
+        from validation.skew_runner import validate_skew
+
+        finite = predict_finite(design, system, workload, range_entries, steady_window=False)
+        return validate_skew(design, workload=workload, scale=scale, system=system,
+                             range_entries=range_entries, paper=paper, finite=finite,
+                             progress=report, workdir=workdir)
     if files:
         predicted = predict_files(design, system, compaction, workload, range_entries,
                                   scale.entries)

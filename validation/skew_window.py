@@ -48,6 +48,11 @@ class SkewWindow:
     not_found: int = 0  # existing-key reads that found nothing (must be 0)
     wrong_values: int = 0
     timeline: list[tuple[int, float]] = field(default_factory=list)  # (writes so far, hit rate)
+    # Zero-result and range reads spread over the window as in the uniform validation:
+    # [count, blocks read, runs probed] per kind; measured apart from the skewed reads.
+    side: dict[str, list[int]] = field(default_factory=lambda: {"zero": [0, 0, 0],
+                                                                 "range": [0, 0, 0]})
+    zero_hits: int = 0  # zero-result reads that found a value (must be 0)
     history_writes: float = 0.0  # writes since the load, at the window's middle
 
     @property
@@ -87,9 +92,13 @@ def measure_skew_window(
     window_writes: int,
     seed: int,
     timeline_points: int = 20,
+    zero_keys: np.ndarray | None = None,
+    ranges: np.ndarray | None = None,
 ) -> SkewWindow:
     """Run the warm-up and the window on ``engine``, which holds the keys ``loaded`` (in the
-    order they were written)."""
+    order they were written). ``zero_keys`` (keys never written) and ``ranges`` ((n, 2) bounds)
+    are spread over the window, each cycled through once at most; their blocks are counted
+    apart from the skewed reads' (which alone make the hit rates)."""
     w = workload
     n = int(loaded.size)
     F = int(engine.buffer_entries)
@@ -140,6 +149,50 @@ def measure_skew_window(
                                 .sum())
         out.reads += k
 
+    zero_keys = np.zeros(0, np.uint64) if zero_keys is None else zero_keys
+    ranges = np.zeros((0, 2), np.uint64) if ranges is None else ranges
+    side_owed = 0.0
+    side_at = 0
+
+    def side_reads(k: int) -> None:
+        nonlocal side_at
+        for _ in range(k):
+            if side_at >= min(zero_keys.size, len(ranges)):
+                return
+            before = engine.stats()
+            _, found = engine.get_many(zero_keys[side_at : side_at + 1])
+            mid = engine.stats()
+            for _entry in engine.scan(int(ranges[side_at, 0]), int(ranges[side_at, 1])):
+                pass
+            after = engine.stats()
+            out.zero_hits += int(found.sum())
+            z, r = out.side["zero"], out.side["range"]
+            z[0] += 1
+            z[1] += mid["point_read"]["blocks_read"] - before["point_read"]["blocks_read"]
+            r[0] += 1
+            r[1] += after["range_read"]["blocks_read"] - mid["range_read"]["blocks_read"]
+            r[2] += after["range_runs_probed"] - mid["range_runs_probed"]
+            side_at += 1
+
+    skewed = {"blocks": 0, "hits": np.zeros(0, np.int64), "misses": np.zeros(0, np.int64)}
+
+    def read_chunk_measured(k: int) -> None:
+        if k <= 0:
+            return
+        before = engine.stats()
+        read_chunk(k)
+        after = engine.stats()
+        skewed["blocks"] += after["point_read"]["blocks_read"] - before["point_read"]["blocks_read"]
+        h0, m0 = _cache_counts(before)
+        h1, m1 = _cache_counts(after)
+        dh, dm = _diff(h1, h0), _diff(m1, m0)
+        for key, d in (("hits", dh), ("misses", dm)):
+            acc = skewed[key]
+            if acc.size < d.size:
+                acc = np.concatenate([acc, np.zeros(d.size - acc.size, np.int64)])
+            acc[: d.size] += d
+            skewed[key] = acc
+
     # 1. Warm-up, then on to a full-merge boundary.
     done = 0
     while done < cap:
@@ -153,25 +206,27 @@ def measure_skew_window(
         read_chunk(int(owed))
         owed -= int(owed)
     out.warmup_writes = done
-    out.reads = 0
-    out.not_found = out.wrong_values = 0
+    out.reads = 0  # the checks (not_found, wrong_values) keep the warm-up's reads
     start = engine.stats()
-    hits0, misses0 = _cache_counts(start)
     slice_writes = max(chunk, window_writes // max(1, timeline_points))
-    slice_from = (hits0, misses0)
+    slice_from = (0, 0)  # the skewed reads' hits and misses when the slice began
     # 2. The window.
+    side_rate = min(zero_keys.size, len(ranges)) / max(window_writes, 1)
     while out.writes < CAP_FACTOR * window_writes:
         before = engine.stats()["major_compactions"]
         owed += w.reads_per_write * chunk
-        read_chunk(int(owed))
+        side_owed += side_rate * chunk
+        if side_owed >= 1:
+            side_reads(int(side_owed))
+            side_owed -= int(side_owed)
+        read_chunk_measured(int(owed))
         owed -= int(owed)
         write_chunk(chunk)
         out.writes += chunk
         now = engine.stats()
         if out.writes % slice_writes < chunk:
-            h, m = _cache_counts(now)
-            dh = int((_diff(h, slice_from[0])).sum())
-            dm = int((_diff(m, slice_from[1])).sum())
+            h, m = int(skewed["hits"].sum()), int(skewed["misses"].sum())
+            dh, dm = h - slice_from[0], m - slice_from[1]
             out.timeline.append((out.writes, dh / (dh + dm) if dh + dm else 0.0))
             slice_from = (h, m)
         if out.writes >= window_writes and now["major_compactions"] > before \
@@ -190,10 +245,11 @@ def measure_skew_window(
     if merges:
         merges[0] += int(end["flush"]["blocks_written"] - start["flush"]["blocks_written"])
     out.level_blocks_written = merges
-    out.read_blocks = int(end["point_read"]["blocks_read"] - start["point_read"]["blocks_read"])
-    h1, m1 = _cache_counts(end)
-    out.hits = [int(x) for x in _diff(h1, hits0)]
-    out.misses = [int(x) for x in _diff(m1, misses0)]
+    out.read_blocks = int(skewed["blocks"])
+    out.hits = [int(x) for x in skewed["hits"]]
+    out.misses = [int(x) for x in skewed["misses"]]
+    out.misses += [0] * (len(out.hits) - len(out.misses))
+    out.hits += [0] * (len(out.misses) - len(out.hits))
     out.invalidated = int(end["cache_invalidated_blocks"] - start["cache_invalidated_blocks"])
     out.major_compactions = int(end["major_compactions"] - start["major_compactions"])
     out.history_writes = out.warmup_writes + out.writes / 2.0

@@ -120,7 +120,7 @@ class Analysis:
             "warnings": list(self.warnings),
         }
         if self.workload is not None:
-            out["workload"] = asdict(self.workload)
+            out["workload"] = self.workload.to_dict()
             out["range_cost"] = self.range_cost
             out["theta"] = self.theta
         if self.finite is not None:

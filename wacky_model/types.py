@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from cost_models.memory import fence_pointer_bits_per_entry, split_memory
+from cost_models.skew import KeyDistribution
 
 if TYPE_CHECKING:
     from wacky_traces import Trace
@@ -107,8 +108,15 @@ class System:
     # The time of one in-memory filter or hash-table probe, in block reads. Above 0, point
     # reads pay for their probes and the search chooses hash_levels (App. F) for each design.
     probe_cost: float = 0.0
+    # An LRU cache of data blocks for point reads (0: none). A cache larger than the data is
+    # allowed: it holds every block a read touches.
+    cache_bytes: int = 0
 
     def __post_init__(self) -> None:
+        if isinstance(self.cache_bytes, bool) or not isinstance(self.cache_bytes, int) \
+                or not 0 <= self.cache_bytes <= 2**62:
+            raise ValueError(f"cache_bytes must be a whole number of bytes in [0, 2^62]; got "
+                             f"{self.cache_bytes!r}")
         entries = _in_range("entries", self.entries, 1.0, MAX_ENTRIES, "in [1, 2^53]")
         object.__setattr__(self, "entries", entries)
         eb = _whole("entry_bytes", self.entry_bytes, 1, 2**30)
@@ -287,6 +295,12 @@ class Workload:
     range_reads: range reads; each costs one I/O per run plus ``range_blocks`` blocks.
     expected_point_reads: the share of the existing-key reads priced at their expected cost, a
         key drawn uniformly over the entries, instead of the worst case (0, the paper's).
+    write_keys, read_keys: which keys writes and existing-key reads touch: "uniform" (default),
+        "zipf:THETA" (THETA in [0, 1.5]), "hotset:H:P" (a share H of the keys gets a share P of
+        the operations) or "latest" (reads of recently written keys, as in YCSB-D); a string or
+        a :class:`cost_models.skew.KeyDistribution`.
+    update_fraction: the share of writes that update an existing key; the rest insert new keys.
+    correlated: whether the keys read most are the keys written most (default True).
 
     Fractions that do not sum to 1 are refused rather than silently rescaled; use
     :meth:`from_counts` to normalize raw counts or weights.
@@ -298,8 +312,29 @@ class Workload:
     range_reads: float = 0.0
     range_blocks: float = 0.0
     expected_point_reads: float = 0.0
+    write_keys: KeyDistribution | str = "uniform"
+    read_keys: KeyDistribution | str = "uniform"
+    update_fraction: float = 0.0
+    correlated: bool = True
 
     def __post_init__(self) -> None:
+        for name in ("write_keys", "read_keys"):
+            v = getattr(self, name)
+            if isinstance(v, (str, dict)):
+                try:
+                    v = KeyDistribution.parse(v) if isinstance(v, str) else KeyDistribution(**v)
+                except (TypeError, ValueError) as e:
+                    raise ValueError(f"{name}: {e}") from None
+            elif not isinstance(v, KeyDistribution):
+                raise ValueError(f"{name} must be a distribution such as 'zipf:0.9'; got {v!r}")
+            object.__setattr__(self, name, v)
+        if self.write_keys.kind == "latest":
+            raise ValueError("write_keys cannot be 'latest': it describes reads of recently "
+                             "written keys; use uniform, zipf:THETA or hotset:H:P for writes")
+        u = _in_range("update_fraction", self.update_fraction, 0.0, 1.0, "a share in [0, 1]")
+        object.__setattr__(self, "update_fraction", u)
+        if not isinstance(self.correlated, bool):
+            raise ValueError(f"correlated must be True or False; got {self.correlated!r}")
         share = _in_range("expected_point_reads", self.expected_point_reads, 0.0, 1.0,
                           "a share in [0, 1]")
         object.__setattr__(self, "expected_point_reads", share)
@@ -348,6 +383,18 @@ class Workload:
     @property
     def fractions(self) -> tuple[float, float, float, float]:
         return (self.point_reads, self.zero_reads, self.writes, self.range_reads)
+
+    def to_dict(self) -> dict[str, object]:
+        """The JSON form: fields by name, the distributions as the strings the flags take."""
+        out: dict[str, object] = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        out["write_keys"], out["read_keys"] = self.write_keys.spec, self.read_keys.spec
+        return out
+
+    @property
+    def skewed(self) -> bool:
+        """Whether the key distributions or updates change the costs (cost_models.skew)."""
+        return (not self.write_keys.is_uniform or not self.read_keys.is_uniform
+                or self.read_keys.kind == "latest" or self.update_fraction > 0.0)
 
 
 def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:

@@ -1,0 +1,92 @@
+"""Costs of a design under skewed keys, updates and a block cache (``cost_models.skew``).
+
+The plain-words face of S1-S7 (docs/MODEL.md, "Skew and a block cache"): a :class:`Workload`
+says which keys writes and reads touch and how many writes are updates; a :class:`System` says
+how big the cache is. With uniform keys, no updates and no cache nothing here is used, and every
+cost is the finite model's exactly (``Workload.skewed`` and ``System.cache_bytes`` decide).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from cost_models.skew import SkewedCosts, SkewedWorkload, skewed_costs
+from wacky_model.types import Design, System, Workload
+
+# A read-only workload priced as one write per this many reads: runs then outlive any cache.
+NO_WRITES_READS_PER_WRITE = 1e12
+
+
+@dataclass(frozen=True)
+class SkewAnalysis:
+    """What the skew model says about one design (``wacky analyze --json``'s ``skew``)."""
+
+    write_amp: float  # entries written per write, updates absorbed
+    point_read: float  # block reads per existing-key read drawn from the read distribution
+    cache_hit_rate: float
+    cache_hit_rate_per_level: tuple[float, ...]
+    read_buffer_share: float  # existing-key reads the write buffer answers
+    read_level_share: tuple[float, ...]  # existing-key reads whose newest version is at Level i
+    run_lifetime_writes: tuple[float, ...]  # how long a cached block's run lives, per level
+    cycle_writes: float  # writes between full merges of Level L
+
+    def to_dict(self) -> dict:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
+
+
+def needs_skew_model(workload: Workload | None, system: System) -> bool:
+    """True when the skew model prices something the finite model does not."""
+    return system.cache_bytes > 0 or (workload is not None and workload.skewed)
+
+
+def reads_per_write(workload: Workload | None) -> float:
+    """Existing-key reads per write, which set how long a cached block lives in reads."""
+    if workload is None:
+        return 1.0
+    if workload.writes <= 0:
+        return math.inf
+    return workload.point_reads / workload.writes
+
+
+def skewed_workload(workload: Workload | None, *, history_writes: float = math.inf
+                    ) -> SkewedWorkload:
+    """The math layer's form of ``workload`` (uniform, one read per write, when None)."""
+    if workload is None:
+        return SkewedWorkload(history_writes=history_writes)
+    return SkewedWorkload(workload.write_keys, workload.read_keys, workload.update_fraction,
+                          workload.correlated, reads_per_write(workload), history_writes)
+
+
+def skew_costs(design: Design, system: System, workload: Workload | None, *,
+               history_writes: float = math.inf) -> SkewedCosts:
+    """S1-S7 for ``design`` holding ``system.entries`` keys. ``history_writes``: the writes since
+    the keys were loaded (inf: the steady state of the workload's writes)."""
+    if system.memory_split:
+        system = system.with_buffer(system.buffer_bytes)
+    bits = system.bits_per_entry if system.bits_per_entry is not None else None
+    if bits is None:
+        if system.sum_fpr is not None:
+            raise ValueError("the skew model takes the filter memory as bits_per_entry; "
+                             "give bits_per_entry instead of sum_fpr")
+        bits = 5.0
+    if design.filters != "optimized":
+        raise ValueError("the skew model prices optimized (App. C) filters only; got filters="
+                         f"{design.filters!r}")
+    w = skewed_workload(workload, history_writes=history_writes)
+    if math.isinf(w.reads_per_write):  # no writes: nothing invalidates, blocks live on
+        w = SkewedWorkload(w.write_dist, w.read_dist, w.update_fraction, w.correlated,
+                           NO_WRITES_READS_PER_WRITE, history_writes)
+    return skewed_costs(
+        *design.knobs.values(), entries=system.entries, buffer_entries=system.buffer_entries,
+        entries_per_block=system.entries_per_block, bits_per_entry=bits, workload=w,
+        cache_blocks=system.cache_bytes // system.block_bytes)
+
+
+def skew_analysis(design: Design, system: System, workload: Workload | None) -> SkewAnalysis:
+    c = skew_costs(design, system, workload)
+    return SkewAnalysis(
+        write_amp=c.write_amp, point_read=c.point_read, cache_hit_rate=c.cache_hit_rate,
+        cache_hit_rate_per_level=c.cache_hit_rate_per_level,
+        read_buffer_share=c.read_buffer_share, read_level_share=c.read_level_share,
+        run_lifetime_writes=c.run_lifetime_writes, cycle_writes=c.cycle_writes)
