@@ -223,7 +223,8 @@ class SkewedWorkload:
     correlated: bool = True  # the read-hot keys are the write-hot keys
     reads_per_write: float = 1.0  # existing-key reads per write
     # Writes since the N keys were loaded (one insert per write): sets which keys are still
-    # where the load put them. inf: the steady state of this write mix.
+    # where the load put them. inf: the steady state of this write mix, in which the N keys
+    # are the inserts of the last N / (1 - u) writes.
     history_writes: float = math.inf
 
 
@@ -421,7 +422,8 @@ def skewed_costs(
         if math.isfinite(hist):
             loaded_within = np.clip((A - hist) / n, 0.0, 1.0)
         else:
-            loaded_within = np.zeros_like(A)  # steady state: the load is long past
+            # Steady state: the n keys arrived as the inserts of the last n / (1 - u) writes.
+            loaded_within = np.clip((1.0 - u) * A / n, 0.0, 1.0)
         decay = np.exp(-u * np.minimum(A, hist) * qk[None, :])
         return (1.0 - loaded_within) * decay
 
