@@ -87,7 +87,7 @@ def validate_skew(
             report(0.0, "loading")
             loaded = replay(engine, load)
             report(0.2, "skewed window")
-            side = max(scale.reads // 4, 1)
+            side = scale.reads
             _, zero_keys, _ = generators.read_ops(
                 load.keys, n=side, get_pool=load.keys, fractions={"zero": 1.0},
                 range_entries=range_entries, seed=scale.seed * 1_000_003 + 31)

@@ -23,6 +23,7 @@ from wacky_cli.options import (
     GUARDRAIL_OPTIONS,
     SYSTEM_OPTIONS,
     WORKLOAD_OPTIONS,
+    CacheBytesFlag,
     CompactionChoice,
     DesignChoice,
     FilterBudget,
@@ -305,6 +306,7 @@ def validate_command(
     stock: Annotated[bool, typer.Option(
         "--stock", help="On RocksDB: the exported options under RocksDB's own compaction.",
         rich_help_panel="Engine run")] = False,
+    cache_bytes: CacheBytesFlag = 0,
 ) -> None:
     """Build a design in the engine, measure it and compare with the models."""
     from rich.console import Console
@@ -318,6 +320,11 @@ def validate_command(
         raise ValueError(f"--engine must be native or rocksdb; got {engine!r}")
     if engine == "native" and stock:
         raise ValueError("--stock applies to --engine rocksdb only")
+    skewed = cache_bytes != 0 or (workload is not None and workload.skewed)
+    if skewed and (engine != "native" or sweep):
+        raise ValueError("--write-dist, --read-dist, --update-fraction and --cache-bytes run on "
+                         "the native engine, one design at a time (--sweep --skew for the "
+                         "table): leave out --engine rocksdb and --sweep")
     if engine == "rocksdb":
         if save_trace is not None or phase != "steady":
             raise ValueError("--engine rocksdb runs in the steady phase and saves no trace: "
@@ -392,7 +399,7 @@ def validate_command(
             result = validate(
                 resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
                 sum_fpr=budget.sum_fpr, save_trace=save_trace, phase=phase, progress=report,
-                compaction=native_compaction)
+                compaction=native_compaction, cache_bytes=cache_bytes)
     if html is not None:
         from validation.figures import validation_html
 
@@ -426,6 +433,18 @@ def validate_command(
                          + f"): a window of {result.window_writes:,} inserts after the preload; "
                          + ("predicted by the partial-merge model" if result.model == "partial"
                             else "the finite model does not price the level-1 trigger"))
+        elif result.model == "skew":
+            sk = result.skew or {}
+            wl = sk.get("workload", {})
+            stdout.print(
+                f"Skew: writes {wl.get('write_keys')} ({wl.get('update_fraction', 0):.0%} "
+                f"updates), reads {wl.get('read_keys')}"
+                f"{'' if wl.get('correlated', True) else ' (uncorrelated)'}, a cache of "
+                f"{sk.get('cache_bytes', 0):,} B: a window of {result.window_writes:,} writes "
+                f"after the preload, spanning {result.major_compactions} merge(s) into the "
+                f"largest level{'' if result.window_complete else ' (cut short: no full merge)'}"
+                f"; {sk.get('invalidated_blocks', 0):,} cached blocks dropped by merges. "
+                "Predicted by the skew model (docs/MODEL.md, S1-S7).")
         elif result.phase == "steady":
             stdout.print(f"Steady state: a window of {result.window_writes:,} inserts into the "
                          f"preloaded tree, spanning {result.major_compactions} merge(s) into "

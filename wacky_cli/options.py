@@ -100,6 +100,22 @@ EXPECTED_POINT_READS = Flag(
     "expected_point_reads", "--expected-point-reads", float,
     "Share of the existing-key reads priced at their expected cost (keys uniform over the "
     "entries) instead of the worst case, a key in Level L (default 0, the paper's).", WORKLOAD)
+WRITE_KEYS = Flag("write_keys", "--write-dist", str,
+                  "Which keys writes touch: uniform, zipf:THETA (THETA in [0, 1.5]; YCSB uses "
+                  "0.99) or hotset:H:P (a share H of the keys gets a share P of the writes).",
+                  WORKLOAD)
+READ_KEYS = Flag("read_keys", "--read-dist", str,
+                 "Which keys existing-key reads touch: uniform, zipf:THETA, hotset:H:P or "
+                 "latest (recently written keys, as YCSB-D).", WORKLOAD)
+UPDATE_FRACTION = Flag("update_fraction", "--update-fraction", float,
+                       "Share of writes that update an existing key (the rest insert new keys).",
+                       WORKLOAD)
+CORRELATED = Flag("correlated", "--correlated/--uncorrelated", bool,
+                  "Whether the keys read most are the keys written most (default: correlated).",
+                  WORKLOAD)
+CACHE_BYTES = Flag("cache_bytes", "--cache-bytes", int,
+                   "Bytes of LRU block cache for point reads (RocksDB's block_cache); 0: none. "
+                   "Compaction drops the blocks of the runs it rewrites.", SYSTEM)
 
 GUARDRAILS = "Guardrails"
 MAX_RUNS_PER_LEVEL = Flag("max_runs_per_level", "--max-runs-per-level", int | None,
@@ -131,6 +147,8 @@ FILE_PICK = Flag("file_pick", "--file-pick", str,
 SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.", RUN)
 
 # Single flags that are not part of a group, declared here so every command spells them alike.
+CacheBytesFlag = Annotated[int, typer.Option(CACHE_BYTES.flag, help=CACHE_BYTES.help,
+                                             rich_help_panel=RUN)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 OutFile = Annotated[Path, typer.Option(
     "--out", help="File to write: frontier's HTML page, the table of validate --sweep, or "
@@ -170,12 +188,20 @@ class DesignChoice:
 
 
 def workload_or_none(point_reads: float, zero_reads: float, writes: float, range_reads: float,
-                     range_blocks: float, expected_point_reads: float = 0.0) -> Workload | None:
+                     range_blocks: float, expected_point_reads: float = 0.0,
+                     write_keys: str = "uniform", read_keys: str = "uniform",
+                     update_fraction: float = 0.0, correlated: bool = True) -> Workload | None:
     """The workload the flags give, or None when no fraction was given."""
     if point_reads == zero_reads == writes == range_reads == 0:
+        skew = {"--write-dist": write_keys != "uniform", "--read-dist": read_keys != "uniform",
+                "--update-fraction": update_fraction != 0.0, "--uncorrelated": not correlated}
+        given = [flag for flag, on in skew.items() if on]
+        if given:
+            raise ValueError(f"{', '.join(given)} describe a workload: give its fractions too "
+                             "(--point-reads, --zero-reads, --writes, --range-reads)")
         return None
     return Workload(point_reads, zero_reads, writes, range_reads, range_blocks,
-                    expected_point_reads)
+                    expected_point_reads, write_keys, read_keys, update_fraction, correlated)
 
 
 def whole_entries(values: dict[str, Any]) -> dict[str, Any]:
@@ -215,7 +241,7 @@ def system_from_flags(*, memory_bytes: float | None = None, **values: Any) -> Sy
 
 _SYSTEM_FLAGS = (ENTRIES, ENTRY_BYTES, KEY_BYTES, BLOCK_BYTES, BUFFER_BYTES, SUM_FPR,
                  BITS_PER_ENTRY, HASH_LEVELS, MEMORY_BITS, MEMORY_BYTES, WRITE_COST_RATIO,
-                 PROBE_COST)
+                 PROBE_COST, CACHE_BYTES)
 _DEFAULT_SYSTEM = System()
 SYSTEM_OPTIONS = OptionGroup(
     _SYSTEM_FLAGS,
@@ -229,9 +255,12 @@ DESIGN_OPTIONS = OptionGroup(
 )
 
 _WORKLOAD_FLAGS = (POINT_READS, ZERO_READS, WRITES, RANGE_READS, RANGE_BLOCKS,
-                   EXPECTED_POINT_READS)
-WORKLOAD_OPTIONS = OptionGroup(_WORKLOAD_FLAGS, {f.name: 0.0 for f in _WORKLOAD_FLAGS},
-                               workload_or_none)
+                   EXPECTED_POINT_READS, WRITE_KEYS, READ_KEYS, UPDATE_FRACTION, CORRELATED)
+WORKLOAD_OPTIONS = OptionGroup(
+    _WORKLOAD_FLAGS,
+    {**{f.name: 0.0 for f in _WORKLOAD_FLAGS}, "write_keys": "uniform", "read_keys": "uniform",
+     "correlated": True},
+    workload_or_none)
 
 
 _GUARDRAIL_FLAGS = (MAX_RUNS_PER_LEVEL, MAX_TOTAL_RUNS, MAX_SPACE_AMP)
@@ -326,8 +355,9 @@ def takes(**groups: OptionGroup) -> Callable[[Callable[..., Any]], Callable[...,
     return decorate
 
 
-_ALL_FLAGS = {f.name: f.flag for f in (*_SYSTEM_FLAGS, *_DESIGN_FLAGS, *_WORKLOAD_FLAGS,
-                                       *_GUARDRAIL_FLAGS, READS, SEED)}
+_ALL_FLAGS = {f.name: f.flag.split("/")[0]
+              for f in (*_SYSTEM_FLAGS, *_DESIGN_FLAGS, *_WORKLOAD_FLAGS, *_GUARDRAIL_FLAGS,
+                        READS, SEED)}
 _SNAKE_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
 _LEADING_NAME = re.compile(r"^(scale )?([A-Za-z]+)\b")
 

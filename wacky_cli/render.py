@@ -176,23 +176,39 @@ def validation_tables(result: ValidationResult) -> list[Table]:
     """The side-by-side report: metrics, then the structure level by level."""
     from validation.results import METRICS
 
+    skew = result.model == "skew"
+    model_name = "skew model" if skew else "finite model"
     metrics = Table(title="Predicted vs measured")
-    for col in ("metric", "finite model", "paper model", "engine simulator", "measured",
-                "finite error", "paper error"):
+    for col in ("metric", model_name, "paper model", "engine simulator", "measured",
+                "model error", "paper error"):
         metrics.add_column(col, justify="right")
     err, paper_err = result.relative_error, result.paper_relative_error
+    simulated = result.simulated
+    labels = dict(METRIC_LABELS)
+    if skew:
+        labels["point_read_uniform"] = "I/O per existing read (read distribution)"
     for m in METRICS:
-        metrics.add_row(METRIC_LABELS[m], fmt(result.predicted.metric(m)),
-                        fmt(result.paper.metric(m)), fmt(result.simulated.metric(m)),
+        metrics.add_row(labels[m], fmt(result.predicted.metric(m)),
+                        fmt(result.paper.metric(m)),
+                        "-" if simulated is None else fmt(simulated.metric(m)),
                         fmt(result.measured.metric(m)),
                         fmt(err.metric(m), True), fmt(paper_err.metric(m), True))
+    p, q = result.predicted, result.measured
+    if p.cache_hit_rate is not None and q.cache_hit_rate is not None:
+        metrics.add_row("cache hit rate", fmt(p.cache_hit_rate), "-", "-", fmt(q.cache_hit_rate),
+                        f"{p.cache_hit_rate - q.cache_hit_rate:+.3f} abs", "-")
+        for i, (a, b) in enumerate(zip(p.cache_hit_rate_per_level or (),
+                                       q.cache_hit_rate_per_level or (), strict=False)):
+            metrics.add_row(f"  hit rate, Level {i + 1}", fmt(a), "-", "-", fmt(b),
+                            f"{a - b:+.3f} abs", "-")
     levels = Table(title="Structure: runs and entries per level")
     for col in ("level", "runs (finite, mean)", "runs (simulator)", "runs (measured)",
                 "a_i bound", "entries (paper N_i)", "entries (simulator)", "entries (measured)"):
         levels.add_column(col, justify="right")
     # Level 0 (a level-1 trigger above 1) is the engine's alone: its own row, first.
     level0 = [lv for lv in result.measured.levels if lv.level == 0]
-    sources = (result.predicted.levels, result.paper.levels, result.simulated.levels,
+    sources = (result.predicted.levels, result.paper.levels,
+               () if result.simulated is None else result.simulated.levels,
                tuple(lv for lv in result.measured.levels if lv.level != 0))
 
     def cell(shapes: tuple[Any, ...], i: int, field: str) -> str:
