@@ -34,6 +34,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import brentq
 
 from cost_models.evaluate import allocate_fprs
 from cost_models.filters import bloom_bits_per_key
@@ -44,7 +45,7 @@ THETA_MAX = 1.5
 LATEST_THETA = 0.99  # YCSB's ZIPFIAN_CONSTANT, which its "latest" generator uses
 EXACT_RANKS = 512  # ranks below this get a bin each; above, bins grow geometrically
 BIN_GROWTH = 1.02
-BLOCK_SAMPLES = 4096  # blocks drawn per level to estimate S5's sums over blocks
+BLOCK_SAMPLES = 2048  # blocks drawn per level to estimate S5's sums over blocks
 _SEED = 0x534B4557  # "SKEW": the block draws are part of the model, fixed for reproducibility
 
 
@@ -254,6 +255,14 @@ class _Level:
     batch_writes: float  # writes one arriving batch spans
     lives: np.ndarray  # lifetimes of its run versions, in writes
     weights: np.ndarray  # each version's share of the level's block-time
+
+    def __post_init__(self) -> None:
+        # Versions of equal life are one class to S6 (most live one batch): merge them.
+        lives, where = np.unique(np.asarray(self.lives, float), return_inverse=True)
+        weights = np.bincount(where.ravel(), weights=np.asarray(self.weights, float).ravel(),
+                              minlength=lives.size)
+        object.__setattr__(self, "lives", lives)
+        object.__setattr__(self, "weights", weights)
 
 
 def _version_lives(m: int, q: int, sizes: np.ndarray, batch: float, end: int
@@ -483,13 +492,15 @@ def skewed_costs(
     elif occupancy(math.inf) <= cache_blocks:
         t_c = math.inf
     else:
-        lo, hi = 0.0, 1.0
+        # Occupancy rises with t_C from 0 to above the cache: a root in log t_C.
+        hi = 1.0
         while occupancy(hi) < cache_blocks:
-            lo, hi = hi, hi * 4.0
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if occupancy(mid) < cache_blocks else (lo, mid)
-        t_c = 0.5 * (lo + hi)
+            hi *= 16.0
+        lo = hi / 16.0
+        while lo > 1e-12 and occupancy(lo) > cache_blocks:
+            lo /= 16.0
+        t_c = math.exp(brentq(lambda x: occupancy(math.exp(x)) - cache_blocks,
+                              math.log(lo), math.log(hi), xtol=1e-6, rtol=1e-8))
     hit_level = []
     for lev, lam in zip(levels, rate_sets, strict=True):
         if t_c == 0.0 or lam.sum() <= 0:
