@@ -374,9 +374,12 @@ def _hit(lam: np.ndarray, life: np.ndarray, t: float) -> np.ndarray:
         if math.isinf(t):
             miss = np.where(x > 1e-12, -np.expm1(-x) / x, 1.0 - x / 2.0)
         else:
-            tt = np.minimum(t, life)
+            forever = ~np.isfinite(life)  # no invalidation: Che's 1 - e^{-lam t}
+            life_f = np.where(forever, 1.0, life)
+            tt = np.minimum(t, life_f)
             inside = np.where(lam > 0, -np.expm1(-lam * tt) / np.where(lam > 0, lam, 1.0), tt)
-            miss = (inside + np.maximum(life - t, 0.0) * np.exp(-lam * t)) / life
+            miss = (inside + np.maximum(life_f - t, 0.0) * np.exp(-lam * t)) / life_f
+            miss = np.where(forever, np.exp(-lam * t), miss)
     return np.clip(1.0 - miss, 0.0, 1.0)
 
 
