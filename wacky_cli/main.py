@@ -307,6 +307,10 @@ def validate_command(
         "--stock", help="On RocksDB: the exported options under RocksDB's own compaction.",
         rich_help_panel="Engine run")] = False,
     cache_bytes: CacheBytesFlag = 0,
+    skew_sweep: Annotated[bool, typer.Option(
+        "--skew", help="With --sweep: skewed keys and a block cache on four designs (the skew "
+        "section of --out and docs/validation-cache.png).",
+        rich_help_panel="Engine run")] = False,
 ) -> None:
     """Build a design in the engine, measure it and compare with the models."""
     from rich.console import Console
@@ -345,6 +349,19 @@ def validate_command(
         if not native_compaction.is_default and phase != "steady":
             raise ValueError("--granularity, --file-bytes and --level1-runs are validated in "
                              "the steady phase: leave out --phase load")
+    if skew_sweep:
+        if not sweep or engine != "native" or workload is not None or cache_bytes:
+            raise ValueError("--skew goes with --sweep on the native engine, which sets the "
+                             "workloads and the cache itself: leave out --engine, the workload "
+                             "flags and --cache-bytes")
+        _check_writable(out, "--out")
+        from validation.scale import Scale
+        from validation.skew_sweep import run_skew_sweep
+
+        command = "wacky validate --sweep --skew" + (
+            f" --entries {scale.entries}" if scale.entries != Scale().entries else "")
+        run_skew_sweep(scale, out=out, console=console, command=command)
+        return
     if sweep and engine == "rocksdb":
         _check_writable(out, "--out")
         import rocksdb_bridge
