@@ -171,7 +171,8 @@ def effect_figure(effect: Sequence[tuple[SkewCase, ValidationResult]]) -> Any:
         half = [r for w, r in rows if abs(w - 0.5) < 1e-9]
         if half and half[0].skew:
             timeline = half[0].skew["timeline"]
-            fig.add_trace(go.Scatter(x=[t["writes"] for t in timeline],
+            span = max(half[0].window_writes or 1, 1)
+            fig.add_trace(go.Scatter(x=[t["writes"] / span for t in timeline],
                                      y=[t["hit_rate"] for t in timeline], mode="lines+markers",
                                      name=f"{family}, engine over time", line_color=color,
                                      showlegend=False), row=1, col=2)
@@ -179,7 +180,8 @@ def effect_figure(effect: Sequence[tuple[SkewCase, ValidationResult]]) -> Any:
                           line_color=color, row=1, col=2)
     fig.update_xaxes(title_text="share of operations that are writes", tickformat=".0%",
                      row=1, col=1)
-    fig.update_xaxes(title_text="writes into the window", row=1, col=2)
+    fig.update_xaxes(title_text="share of the window's writes done", tickformat=".0%",
+                     row=1, col=2)
     fig.update_yaxes(title_text="cache hit rate", row=1, col=1)
     fig.update_layout(width=1100, height=420, template="plotly_white",
                       margin=dict(l=60, r=20, t=50, b=50))
