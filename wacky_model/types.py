@@ -402,17 +402,24 @@ def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:
 
     A range's length in entries is estimated from its key span and the density of the keys the
     trace writes, (distinct PUT keys) / (their key range); with no writes it counts as short.
+    ``write_keys``, ``read_keys``, ``update_fraction`` and ``correlated`` are estimated from the
+    operations' keys (:func:`wacky_model.trace_skew.estimate_skew`).
     """
     import numpy as np
 
+    # Imported here: trace_skew imports cost_models and wacky_traces, which must not need us.
+    from wacky_model.trace_skew import estimate_skew
     from wacky_traces import OpKind, trace_fractions
 
     f = trace_fractions(trace)
+    skew = estimate_skew(trace)
     range_blocks = 0.0
     puts = np.unique(trace.keys[trace.kinds == OpKind.PUT])
     if f["range_reads"] > 0 and puts.size > 1:
         density = puts.size / (float(puts[-1] - puts[0]) + 1.0)
         range_blocks = f["range_span"] * density / float(entries_per_block)
     return Workload(
-        f["point_reads"], f["zero_reads"], f["writes"], f["range_reads"], range_blocks
+        f["point_reads"], f["zero_reads"], f["writes"], f["range_reads"], range_blocks,
+        write_keys=skew.write_keys, read_keys=skew.read_keys,
+        update_fraction=skew.update_fraction, correlated=skew.correlated,
     )
