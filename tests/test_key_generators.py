@@ -103,13 +103,7 @@ def test_draws_are_deterministic_and_in_range(spec: str) -> None:
     assert set(two.tolist()) == {0, 1}
 
 
-@pytest.mark.parametrize("spec", [
-    *[s for s in SPECS if not s.startswith("hotset")],
-    # hot_count(1) is 1, leaving the cold draw rng.integers(1, 1) an empty range.
-    *[pytest.param(s, marks=pytest.mark.xfail(raises=ValueError, strict=True,
-                                               reason="rank_sampler: hotset over one key"))
-      for s in SPECS if s.startswith("hotset")],
-])
+@pytest.mark.parametrize("spec", SPECS)
 def test_one_key_draws_rank_zero(spec: str) -> None:
     one = rank_sampler(KeyDistribution.parse(spec), 1).draw(np.random.default_rng(0), 100)
     assert (one == 0).all()

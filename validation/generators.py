@@ -146,7 +146,7 @@ class RankSampler:
         if self.cdf is not None:
             return np.minimum(np.searchsorted(self.cdf, rng.random(size), side="right"),
                               self.n - 1)
-        if d.kind == "hotset" and not d.is_uniform:
+        if d.kind == "hotset" and not d.is_uniform and self.n > 1:
             hot = d.hot_count(self.n)
             is_hot = rng.random(size) < d.hot_share
             return np.where(is_hot, rng.integers(0, hot, size),

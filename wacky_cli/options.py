@@ -148,7 +148,7 @@ SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.",
 
 # Single flags that are not part of a group, declared here so every command spells them alike.
 CacheBytesFlag = Annotated[int, typer.Option(CACHE_BYTES.flag, help=CACHE_BYTES.help,
-                                             rich_help_panel=RUN)]
+                                             rich_help_panel=CACHE_BYTES.panel)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 OutFile = Annotated[Path, typer.Option(
     "--out", help="File to write: frontier's HTML page, the table of validate --sweep, or "
