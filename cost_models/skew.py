@@ -23,6 +23,7 @@ Writes are a share ``u`` of updates of existing keys (drawn from the write distr
 * S6 Invalidation: a block dies with its run, so a read hits only if the block was read since
   its run was written, h(lambda, l, t_C) for a run that lives l.
 * S7 Hit rates per level and overall, and the I/O of a read.
+* S8 (a what-if) The filter memory allocated for these reads by the weighted Lagrangian.
 
 Everything is a sum over bins of ranks (:func:`rank_bins`), so a design costs O(bins x levels),
 independent of N, except S5's block composition, drawn once from a fixed seed.
@@ -37,7 +38,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from cost_models.evaluate import allocate_fprs
-from cost_models.filters import bloom_bits_per_key
+from cost_models.filters import bloom_bits_per_key, lagrangian_fprs_for_memory
 from cost_models.finite import fill_layout, realized_fpr, runs_over_fill
 
 DISTRIBUTIONS = ("uniform", "zipf", "hotset", "latest")
@@ -223,6 +224,7 @@ class SkewedWorkload:
     update_fraction: float = 0.0  # u: writes that update an existing key
     correlated: bool = True  # the read-hot keys are the write-hot keys
     reads_per_write: float = 1.0  # existing-key reads per write
+    zero_read_share: float = 0.0  # the share of point lookups that find nothing (S8's weights)
     # Writes since the N keys were loaded (one insert per write): sets which keys are still
     # where the load put them. inf: the steady state of this write mix, in which the N keys
     # are the inserts of the last N / (1 - u) writes.
@@ -246,6 +248,12 @@ class SkewedCosts:
     level_runs: tuple[float, ...]
     run_lifetime_writes: tuple[float, ...]  # mean life of a cached block's run, in writes
     characteristic_time_writes: float  # S5's t_C (inf when the cache never fills)
+    zero_result_read: float  # false positives of a zero-result read, the engine's filters
+    # S8, a what-if: the same filter memory allocated by the weighted Lagrangian for these reads
+    # (probe weights per level), which the engine does not build.
+    probe_weights: tuple[float, ...]
+    weighted_point_read: float
+    weighted_zero_result_read: float
 
 
 @dataclass(frozen=True)
@@ -467,6 +475,18 @@ def skewed_costs(
     fp_i = passing * per_level_fp + target * fpr * np.maximum(runs - 1.0, 0.0) / 2.0
     false_pos = float(fp_i.sum())
 
+    # S8: probes per run of each level per lookup (zero-result reads probe every run), and the
+    # filters the weighted Lagrangian gives that memory (docs/MODEL.md, weighted Lagrangian).
+    z = float(w.zero_read_share)
+    probe = passing + target * np.maximum(runs - 1.0, 0.0) / (2.0 * np.maximum(runs, 1.0))
+    weights = z + (1.0 - z) * probe
+    padded = np.zeros(s.runs.shape[-1])
+    padded[:L] = weights
+    fprs_w = lagrangian_fprs_for_memory(s.fractions, np.maximum(s.runs, 0.0),
+                                        np.float64(bits_per_entry), weights=padded)
+    fpr_w = np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs_w)), 0.0)[:L]
+    fp_w = passing * runs * fpr_w + target * fpr_w * np.maximum(runs - 1.0, 0.0) / 2.0
+
     # S5-S6: blocks per level, their read rates (per write), and Che's t_C.
     rate_sets, level_blocks = [], []
     for i, lev in enumerate(levels):
@@ -531,4 +551,8 @@ def skewed_costs(
         level_runs=tuple(float(x) for x in runs),
         run_lifetime_writes=lives,
         characteristic_time_writes=t_c,
+        zero_result_read=float(np.sum(runs * fpr)),
+        probe_weights=tuple(float(x) for x in weights),
+        weighted_point_read=float(np.sum(target - hits)) + float(fp_w.sum()),
+        weighted_zero_result_read=float(np.sum(runs * fpr_w)),
     )

@@ -222,3 +222,19 @@ def test_validation_refuses_skew_without_reads_or_writes(tmp_path) -> None:
     w = Workload(1.0, 0.0, 0.0, read_keys="zipf:0.9")
     with pytest.raises(ValueError, match="writes > 0 and point_reads > 0"):
         validate(Design(4, 3, 1, 0, 0), workload=w, scale=SMALL, workdir=tmp_path)
+
+
+def test_skew_aware_filters_never_cost_the_reads_they_serve_more() -> None:
+    """S8: filters allocated for the probes skewed reads make (the weighted Lagrangian) cost those
+    reads no more than App. C's at the same memory; with zero-result reads only, the weights are
+    uniform and the allocation is App. C's."""
+    system = System(entries=2e6, buffer_bytes=1 << 20, bits_per_entry=5, cache_bytes=1 << 24)
+    for design in (Design(10, 9, 1, 0, 0), Design(4, 3, 1, 1, 1)):
+        w = Workload(0.5, 0.0, 0.5, write_keys="zipf:0.99", read_keys="zipf:0.99",
+                     update_fraction=1.0)
+        c = skew_costs(design, system, w)
+        assert c.weighted_point_read <= c.point_read + 1e-9
+        zero_only = skew_costs(design, system, Workload(0.0, 0.5, 0.5, update_fraction=1.0))
+        assert all(x == pytest.approx(1.0) for x in zero_only.probe_weights)
+        assert zero_only.weighted_zero_result_read == pytest.approx(zero_only.zero_result_read,
+                                                                     rel=1e-9)

@@ -9,7 +9,7 @@ cost is the finite model's exactly (``Workload.skewed`` and ``System.cache_bytes
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from cost_models.skew import SkewedCosts, SkewedWorkload, skewed_costs
 from wacky_model.types import Design, System, Workload
@@ -30,6 +30,9 @@ class SkewAnalysis:
     read_level_share: tuple[float, ...]  # existing-key reads whose newest version is at Level i
     run_lifetime_writes: tuple[float, ...]  # how long a cached block's run lives, per level
     cycle_writes: float  # writes between full merges of Level L
+    # What filters allocated for these reads would give (the weighted Lagrangian, S8); the
+    # engine builds App. C's, which the figures above price.
+    skew_aware_filters: dict[str, float | list[float]] | None = None
 
     def to_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -54,8 +57,11 @@ def skewed_workload(workload: Workload | None, *, history_writes: float = math.i
     """The math layer's form of ``workload`` (uniform, one read per write, when None)."""
     if workload is None:
         return SkewedWorkload(history_writes=history_writes)
+    lookups = workload.point_reads + workload.zero_reads
     return SkewedWorkload(workload.write_keys, workload.read_keys, workload.update_fraction,
-                          workload.correlated, reads_per_write(workload), history_writes)
+                          workload.correlated, reads_per_write(workload),
+                          workload.zero_reads / lookups if lookups > 0 else 0.0,
+                          history_writes)
 
 
 def skew_costs(design: Design, system: System, workload: Workload | None, *,
@@ -75,8 +81,7 @@ def skew_costs(design: Design, system: System, workload: Workload | None, *,
                          f"{design.filters!r}")
     w = skewed_workload(workload, history_writes=history_writes)
     if math.isinf(w.reads_per_write):  # no writes: nothing invalidates, blocks live on
-        w = SkewedWorkload(w.write_dist, w.read_dist, w.update_fraction, w.correlated,
-                           NO_WRITES_READS_PER_WRITE, history_writes)
+        w = replace(w, reads_per_write=NO_WRITES_READS_PER_WRITE)
     return skewed_costs(
         *design.knobs.values(), entries=system.entries, buffer_entries=system.buffer_entries,
         entries_per_block=system.entries_per_block, bits_per_entry=bits, workload=w,
@@ -89,4 +94,8 @@ def skew_analysis(design: Design, system: System, workload: Workload | None) -> 
         write_amp=c.write_amp, point_read=c.point_read, cache_hit_rate=c.cache_hit_rate,
         cache_hit_rate_per_level=c.cache_hit_rate_per_level,
         read_buffer_share=c.read_buffer_share, read_level_share=c.read_level_share,
-        run_lifetime_writes=c.run_lifetime_writes, cycle_writes=c.cycle_writes)
+        run_lifetime_writes=c.run_lifetime_writes, cycle_writes=c.cycle_writes,
+        skew_aware_filters={"probe_weights": list(c.probe_weights),
+                            "point_read": c.weighted_point_read,
+                            "zero_result_read": c.weighted_zero_result_read,
+                            "zero_result_read_app_c": c.zero_result_read})
