@@ -38,7 +38,11 @@ import numpy as np
 from scipy.optimize import brentq
 
 from cost_models.evaluate import allocate_fprs
-from cost_models.filters import bloom_bits_per_key, lagrangian_fprs_for_memory
+from cost_models.filters import (
+    bloom_bits_per_key,
+    lagrangian_fprs_for_memory,
+    memory_bits_per_entry,
+)
 from cost_models.finite import fill_layout, realized_fpr, runs_over_fill
 
 DISTRIBUTIONS = ("uniform", "zipf", "hotset", "latest")
@@ -393,11 +397,15 @@ def _hit(lam: np.ndarray, life: np.ndarray, t: float) -> np.ndarray:
 
 def skewed_costs(
     T: float, C: float, X: float, K: float, Z: float, *,
-    entries: float, buffer_entries: float, entries_per_block: int, bits_per_entry: float,
+    entries: float, buffer_entries: float, entries_per_block: int,
+    bits_per_entry: float | None = None, sum_fpr: float | None = None,
     workload: SkewedWorkload, cache_blocks: float,
 ) -> SkewedCosts:
-    """S1-S7 for one whole-level design holding ``entries`` keys (the population reads and
-    updates draw from). ``cache_blocks``: the LRU cache's size in blocks (0: no cache)."""
+    """S1-S8 for one whole-level design holding ``entries`` keys (the population reads and
+    updates draw from). The filter memory is ``bits_per_entry`` or ``sum_fpr`` (App. C);
+    ``cache_blocks``: the LRU cache's size in blocks (0: no cache)."""
+    if (bits_per_entry is None) == (sum_fpr is None):
+        raise ValueError("give exactly one of bits_per_entry or sum_fpr")
     w = workload
     n = int(entries)
     u = float(w.update_fraction)
@@ -466,11 +474,14 @@ def skewed_costs(
     share = share / share.sum()
 
     # S4: false positives, with the filters the engine builds (App. C, as in the finite model).
-    fprs = allocate_fprs(s, bits_per_entry=np.float64(bits_per_entry))
+    budget = ({"bits_per_entry": np.float64(bits_per_entry)} if sum_fpr is None
+              else {"sum_fpr": np.float64(sum_fpr)})
+    fprs = allocate_fprs(s, **budget)
+    memory = float(memory_bits_per_entry(np.where(s.valid, s.fractions, 0.0), fprs))
     fpr = np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs)), 0.0)[:L]
     runs = np.array([lev.runs for lev in levels])
     per_level_fp = runs * fpr
-    passing = 1.0 - np.cumsum(share)[1:]  # reads that go past Level i
+    passing = np.maximum(1.0 - np.cumsum(share)[1:], 0.0)  # reads that go past Level i
     target = share[1:]
     fp_i = passing * per_level_fp + target * fpr * np.maximum(runs - 1.0, 0.0) / 2.0
     false_pos = float(fp_i.sum())
@@ -483,7 +494,7 @@ def skewed_costs(
     padded = np.zeros(s.runs.shape[-1])
     padded[:L] = weights
     fprs_w = lagrangian_fprs_for_memory(s.fractions, np.maximum(s.runs, 0.0),
-                                        np.float64(bits_per_entry), weights=padded)
+                                        np.float64(memory), weights=padded)
     fpr_w = np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs_w)), 0.0)[:L]
     fp_w = passing * runs * fpr_w + target * fpr_w * np.maximum(runs - 1.0, 0.0) / 2.0
 

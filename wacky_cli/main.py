@@ -85,14 +85,15 @@ def _fail_on_wrong_answers(get_misses: int, zero_hits: int, wrong_values: int) -
 
 
 @app.command("analyze")
-@takes(system=SYSTEM_OPTIONS, design=DESIGN_OPTIONS)
-def analyze_command(system: System, design: DesignChoice, as_json: JsonFlag = False) -> None:
-    """Print the per-level table and the costs of one design."""
+@takes(system=SYSTEM_OPTIONS, design=DESIGN_OPTIONS, workload=WORKLOAD_OPTIONS)
+def analyze_command(system: System, design: DesignChoice, workload: Workload | None,
+                    as_json: JsonFlag = False) -> None:
+    """Print the per-level table and the costs of one design (and Θ for a workload)."""
     from wacky_cli.render import knob_text, print_analysis, stdout_console
     from wacky_model.analysis import analyze
 
     resolved = design.resolve(system)
-    result = analyze(resolved, system)
+    result = analyze(resolved, system, workload)
     if as_json:
         _print_json(result.to_dict())
         return

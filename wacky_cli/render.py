@@ -86,13 +86,28 @@ def print_totals(console: Console, result: Analysis) -> None:
 def print_analysis(console: Console, result: Analysis, title: str) -> None:
     console.print(level_table(result, title))
     print_totals(console, result)
+    if result.skew is not None:
+        k = result.skew
+        levels = ", ".join(f"L{i + 1} {h:.0%}" for i, h in enumerate(k.cache_hit_rate_per_level))
+        console.print(
+            f"skew and cache (docs/MODEL.md, S1-S7): write amplification {k.write_amp:.3g} per "
+            f"write, {k.point_read:.3g} I/O per existing-key read, cache hit rate "
+            f"{k.cache_hit_rate:.1%} ({levels}); {k.read_buffer_share:.1%} of existing-key "
+            "reads are answered by the write buffer"
+            + ("" if k.theta is None else f"; Θ under the skew {k.theta:.4g} I/O per operation"))
 
 
 def print_recommendation(console: Console, rec: Recommendation) -> None:
+    searched = (f"the skew model's pick among {rec.skew.candidates} designs"
+                if rec.skew is not None else f"{rec.method} search of the {rec.model} model")
     console.print(
         f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}): {rec.cost:.4g} I/O per operation "
-        f"({rec.method} search of the {rec.model} model, {rec.search_ms:.1f} ms)"
+        f"({searched}, {rec.search_ms:.1f} ms)"
     )
+    if rec.skew is not None:
+        from wacky_model.skew_search import describe
+
+        console.print(f"skew: {describe(rec.skew)}")
     mem = rec.memory
     console.print(
         f"memory: {mem['memory_bits_per_entry_total']:.4g} bits per entry = buffer "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -98,6 +99,8 @@ class Analysis:
     space_amp: float = 0.0  # worst case (cost_models.costs.space_amplification)
     warnings: tuple[str, ...] = ()  # run counts above the practical limit (guardrails)
     filter_probes: float = 0.0  # filters and hash tables a zero-result read probes
+    # Under skewed keys, updates or a cache: the skew model's figures (wacky_model.skew).
+    skew: Any = None
 
     def to_dict(self) -> dict:
         """The JSON document of ``wacky analyze --json``."""
@@ -125,6 +128,8 @@ class Analysis:
             out["theta"] = self.theta
         if self.finite is not None:
             out["finite"] = asdict(self.finite)
+        if self.skew is not None:
+            out["skew"] = self.skew.to_dict()
         return out
 
 
@@ -251,4 +256,19 @@ def analyze(
         space_amp=float(space_amplification(s)),
         warnings=run_warnings([row.runs for row in rows]),
         filter_probes=float(e.filter_probes),
+        skew=_skew_of(design, system, workload),
     )
+
+
+def _skew_of(design: Design, system: System, workload: Workload | None) -> Any:
+    from dataclasses import replace
+
+    from wacky_model.skew import needs_skew_model, skew_analysis
+    from wacky_model.skew_search import skew_theta
+
+    if not needs_skew_model(workload, system) or design.filters != "optimized":
+        return None
+    if workload is None:
+        return skew_analysis(design, system, workload)
+    priced = skew_theta(design, system, workload)
+    return replace(priced.costs, theta=priced.theta)

@@ -33,6 +33,7 @@ class SkewAnalysis:
     # What filters allocated for these reads would give (the weighted Lagrangian, S8); the
     # engine builds App. C's, which the figures above price.
     skew_aware_filters: dict[str, float | list[float]] | None = None
+    theta: float | None = None  # Eq 16 under the skew, with a workload (skew_search)
 
     def to_dict(self) -> dict:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.__dict__.items()}
@@ -70,12 +71,6 @@ def skew_costs(design: Design, system: System, workload: Workload | None, *,
     the keys were loaded (inf: the steady state of the workload's writes)."""
     if system.memory_split:
         system = system.with_buffer(system.buffer_bytes)
-    bits = system.bits_per_entry if system.bits_per_entry is not None else None
-    if bits is None:
-        if system.sum_fpr is not None:
-            raise ValueError("the skew model takes the filter memory as bits_per_entry; "
-                             "give bits_per_entry instead of sum_fpr")
-        bits = 5.0
     if design.filters != "optimized":
         raise ValueError("the skew model prices optimized (App. C) filters only; got filters="
                          f"{design.filters!r}")
@@ -84,7 +79,7 @@ def skew_costs(design: Design, system: System, workload: Workload | None, *,
         w = replace(w, reads_per_write=NO_WRITES_READS_PER_WRITE)
     return skewed_costs(
         *design.knobs.values(), entries=system.entries, buffer_entries=system.buffer_entries,
-        entries_per_block=system.entries_per_block, bits_per_entry=bits, workload=w,
+        entries_per_block=system.entries_per_block, **system.budget, workload=w,
         cache_blocks=system.cache_bytes // system.block_bytes)
 
 
