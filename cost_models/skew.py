@@ -455,22 +455,47 @@ def skewed_costs(
         decay = np.exp(-u * np.minimum(A, hist) * qk[None, :])
         return (1.0 - loaded_within) * decay
 
-    if w.read_dist.kind == "latest":
-        # A read of the key written r writes ago: its band is the one holding age r.
-        mid = 0.5 * (bins.lo + bins.hi).astype(float)
-        band = np.searchsorted(edges_arr, mid, side="left")
-        place = np.zeros((L + 1, count.size))
-        place[band, np.arange(count.size)] = 1.0
-    else:
-        if w.correlated:
-            surv = older_than(edges_arr, q)  # (bands, bins)
+    def placed(qk: np.ndarray, correlated: bool) -> np.ndarray:
+        """(bands, bins): where keys with write chances qk have their newest version."""
+        if correlated:
+            surv = older_than(edges_arr, qk)
         else:
-            mean_q = older_than(edges_arr, q) @ (count / count.sum())
+            mean_q = older_than(edges_arr, qk) @ (count / count.sum())
             surv = np.repeat(mean_q[:, None], count.size, axis=1)
         bounds = np.vstack([np.ones((1, count.size)), surv, np.zeros((1, count.size))])
-        place = bounds[:-1] - bounds[1:]  # row 0: buffer, row i: Level i
-    read_mass = r * count  # share of reads per bin
-    share = place @ read_mass  # share of reads whose newest version is in each band
+        return bounds[:-1] - bounds[1:]  # row 0: buffer, row i: Level i
+
+    # The keys reads touch, as populations of bins: where they live (place, bands x bins), how
+    # many keys (pop_count) and each key's chance per read while it is in a band (pop_rate,
+    # bands x bins: a key read more when it is newer reads at a rate that depends on its band).
+    if w.read_dist.kind == "latest":
+        # A read of the r-th most recent write. With chance 1 - u that write inserted a key,
+        # which nothing rewrote since: it is in the band holding age r. With chance u it updated
+        # a key k drawn from q, whose newest write is then younger than r: age > a with chance
+        # e^{-u q_k a} for a < r, 0 beyond. Key k is read u q_k of the time in all; while in band
+        # i at the rate that, times its share of time there (S3), gives its reads landing there.
+        mid = 0.5 * (bins.lo + bins.hi).astype(float)
+        band = np.searchsorted(edges_arr, mid, side="left")
+        inserted = np.zeros((L + 1, count.size))
+        inserted[band, np.arange(count.size)] = 1.0
+        mass_r = r * count  # reads per recency bin
+        decay = np.exp(-u * edges_arr[:, None, None] * q[None, None, :])  # (edges, 1, keys)
+        younger = edges_arr[:, None, None] < mid[None, :, None]  # (edges, recency, 1)
+        surv = np.where(younger, decay, 0.0)  # P(age > edge | written r ago), (edges, rec, keys)
+        ones = np.ones((1, mid.size, q.size))
+        cond = np.concatenate([ones, surv], axis=0) - np.concatenate([surv, 0 * ones], axis=0)
+        landing = np.einsum("r,irk->ik", mass_r, cond)  # (bands, keys): reads that land there
+        stay = placed(q, True)  # (bands, keys): the keys' share of time in each band
+        upd_rate = np.where(stay > 1e-12, u * q[None, :] * landing / np.maximum(stay, 1e-12),
+                            0.0)
+        place = np.hstack([inserted, stay])
+        pop_count = np.concatenate([(1.0 - u) * count, count])
+        pop_rate = np.hstack([np.broadcast_to(r, inserted.shape), upd_rate])
+    else:
+        place = placed(q, w.correlated)
+        pop_count = count
+        pop_rate = np.broadcast_to(r, place.shape)
+    share = np.sum(place * pop_rate * pop_count[None, :], axis=1)  # reads landing in each band
     share = share / share.sum()
 
     # S4: false positives, with the filters the engine builds (App. C, as in the finite model).
@@ -501,7 +526,7 @@ def skewed_costs(
     # S5-S6: blocks per level, their read rates (per write), and Che's t_C.
     rate_sets, level_blocks = [], []
     for i, lev in enumerate(levels):
-        live = place[i + 1] * count
+        live = place[i + 1] * pop_count
         live_total = float(live.sum())
         blocks = max(lev.entries / B, 1.0)
         level_blocks.append(blocks)
@@ -509,9 +534,10 @@ def skewed_costs(
         if live_total <= 0:
             rate_sets.append(np.zeros(1))
             continue
-        pick = rng.choice(count.size, size=(BLOCK_SAMPLES, B), p=live / live_total)
+        pick = rng.choice(pop_count.size, size=(BLOCK_SAMPLES, B), p=live / live_total)
         alive = rng.random((BLOCK_SAMPLES, B)) < fill  # the rest are older versions
-        rate_sets.append(w.reads_per_write * np.sum(np.where(alive, r[pick], 0.0), axis=1))
+        rates = pop_rate[i + 1]
+        rate_sets.append(w.reads_per_write * np.sum(np.where(alive, rates[pick], 0.0), axis=1))
 
     def occupancy(t: float) -> float:
         total = 0.0

@@ -238,3 +238,17 @@ def test_skew_aware_filters_never_cost_the_reads_they_serve_more() -> None:
         assert all(x == pytest.approx(1.0) for x in zero_only.probe_weights)
         assert zero_only.weighted_zero_result_read == pytest.approx(zero_only.zero_result_read,
                                                                      rel=1e-9)
+
+
+@pytest.mark.parametrize("writes", ["uniform", "zipf:0.9"])
+def test_latest_reads_are_predicted_at_small_scale(writes: str, tmp_path) -> None:
+    """YCSB-D's reads of recent writes: inserts sit where their age puts them; an update's key
+    is read u q_k of the time and lives where its newest write does (S3)."""
+    w = Workload(0.5, 0.0, 0.5, write_keys=writes, read_keys="latest", update_fraction=0.5)
+    r = validate(Design(4, 3, 1, 0, 0), workload=w, scale=SMALL, bits_per_entry=10,
+                 cache_bytes=SMALL.entries * SMALL.entry_bytes // 20, workdir=tmp_path)
+    p, m = r.predicted, r.measured
+    assert not r.checks.any
+    assert abs(p.cache_hit_rate - m.cache_hit_rate) <= 0.05
+    assert abs(p.point_read_uniform - m.point_read_uniform) <= max(
+        0.15 * m.point_read_uniform, 0.02)
