@@ -44,7 +44,7 @@ from cost_models.skew import (
     key_probabilities,
     rank_bins,
 )
-from wacky_traces import OpKind
+from wacky_traces import OpKind, operations_mask
 
 if TYPE_CHECKING:
     from wacky_traces import Trace
@@ -286,16 +286,6 @@ class SkewEstimate:
     read_samples: int  # GETs of those keys (the read fit's sample)
 
 
-def _operations_mask(trace: Trace) -> np.ndarray:
-    """The records outside "load" phases, or all of them when that leaves none (as
-    wacky_traces.trace_fractions does)."""
-    mask = np.ones(len(trace), dtype=bool)
-    for p in trace.phases:
-        if p.name == "load":
-            mask[p.start : p.stop] = False
-    if not mask.any():
-        mask[:] = True
-    return mask
 
 
 def _previous_same_key(keys: np.ndarray) -> np.ndarray:
@@ -406,7 +396,7 @@ def estimate_skew(trace: Trace) -> SkewEstimate:
     if len(trace) == 0:
         raise ValueError("trace has no operations: the key distributions are undefined")
     kinds, keys = trace.kinds, trace.keys
-    ops = _operations_mask(trace)
+    ops = operations_mask(trace)
     is_put = kinds == OpKind.PUT
 
     # Updates: a PUT whose key's previous PUT or DELETE is a PUT.

@@ -43,6 +43,7 @@ __all__ = [  # what the package exports
     "TraceError",
     "build_trace",
     "read_trace",
+    "operations_mask",
     "trace_fractions",
     "value_for",
     "write_trace",
@@ -684,6 +685,18 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
 
 
 # -- fractions -----------------------------------------------------------------------------------
+def operations_mask(trace: Trace) -> np.ndarray:
+    """The records that are the workload: every record outside a phase named "load" if there
+    are any, else all records."""
+    mask = np.ones(len(trace), dtype=bool)
+    for p in trace.phases:
+        if p.name == "load":
+            mask[p.start : p.stop] = False
+    if not mask.any():
+        mask[:] = True
+    return mask
+
+
 def trace_fractions(trace: Trace, phase: str | None = None) -> dict[str, float | int]:
     """The workload mix of one phase (default: every record outside a phase named "load" if
     there are any, else all records): fractions ``point_reads`` (GET), ``zero_reads`` (ZERO),
@@ -696,12 +709,7 @@ def trace_fractions(trace: Trace, phase: str | None = None) -> dict[str, float |
         args = trace.args[p.start : p.stop]
         label = f"phase {phase!r}"
     else:
-        mask = np.ones(len(trace), dtype=bool)
-        for p in trace.phases:
-            if p.name == "load":
-                mask[p.start : p.stop] = False
-        if not mask.any():
-            mask[:] = True
+        mask = operations_mask(trace)
         kinds, keys, args = trace.kinds[mask], trace.keys[mask], trace.args[mask]
         label = "trace"
     n = len(kinds)
