@@ -49,11 +49,14 @@ def test_recommend_under_skew_reports_the_skew_pick(wacky) -> None:
     assert 0.0 < skew["costs"]["cache_hit_rate"] < 1.0
 
 
-def test_validate_json_has_cache_hit_rates_in_predicted_and_measured(wacky) -> None:
+def test_validate_json_has_cache_hit_rates_in_predicted_and_measured(wacky, tmp_path) -> None:
+    report = tmp_path / "report.html"
     out = wacky("validate", "--preset", "leveling", "--T", "4", *SMALL, *MIX,
                 "--write-dist", "hotset:0.1:0.9", "--read-dist", "hotset:0.1:0.9",
-                "--update-fraction", "1", "--cache-bytes", "320000", "--json")
+                "--update-fraction", "1", "--cache-bytes", "320000", "--json",
+                "--html", str(report))
     assert out.returncode == 0, out.stderr
+    assert "skew model" in report.read_text(encoding="utf-8")
     doc = json.loads(out.stdout)
     assert doc["model"] == "skew" and doc["simulated"] is None
     for side in ("predicted", "measured"):

@@ -26,9 +26,12 @@ METRIC_LABELS = {
 
 def _models(result: ValidationResult):
     """(label, figures, errors) of each model, in report order."""
-    return (("finite model", result.predicted, result.relative_error),
-            ("paper model", result.paper, result.paper_relative_error),
-            ("engine simulator", result.simulated, result.simulated_relative_error))
+    first = "skew model" if result.model == "skew" else "finite model"
+    models = [(first, result.predicted, result.relative_error),
+              ("paper model", result.paper, result.paper_relative_error)]
+    if result.simulated is not None:  # None under skew: the simulator replays uniform inserts
+        models.append(("engine simulator", result.simulated, result.simulated_relative_error))
+    return tuple(models)
 
 
 def _reported(result: ValidationResult) -> list[str]:
@@ -53,9 +56,9 @@ def validation_figure(result: ValidationResult) -> go.Figure:
             ),
             row=1, col=1,
         )
-    for label, costs in (("finite model", result.predicted), ("paper N_i", result.paper),
-                         ("engine simulator", result.simulated),
-                         ("measured", result.measured)):
+    shapes = [("finite model", result.predicted), ("paper N_i", result.paper),
+              ("engine simulator", result.simulated), ("measured", result.measured)]
+    for label, costs in ((label, c) for label, c in shapes if c is not None):
         fig.add_trace(
             go.Bar(
                 x=[f"Level {row.level}" for row in costs.levels],
