@@ -16,15 +16,19 @@ def _kl(x: np.ndarray, w: np.ndarray) -> float:
 
 
 def _slsqp_worst(c: np.ndarray, w: np.ndarray, rho: float, rng) -> float:
+    # Only the workload's support can carry weight (KL is infinite elsewhere): optimize over it
+    # alone, since fixed variables (bounds (0, 0)) make SLSQP fail in recent SciPy releases.
     support = w > 0
+    cs, ws = c[support], w[support]
     constraints = [{"type": "eq", "fun": lambda x: x.sum() - 1.0},
-                   {"type": "ineq", "fun": lambda x: rho - _kl(x, w)}]
-    bounds = [(0.0, 1.0) if s else (0.0, 0.0) for s in support]
+                   {"type": "ineq", "fun": lambda x: rho - _kl(x, ws)}]
+    bounds = [(0.0, 1.0)] * ws.size
     best = -np.inf
-    for x0 in (w, np.where(support, rng.dirichlet(np.ones(w.size)), 0.0)):
-        r = minimize(lambda x: -c @ x, x0 / x0.sum(), method="SLSQP", bounds=bounds,
+    starts = [ws, *rng.dirichlet(np.ones(ws.size), size=7)]  # SLSQP sometimes fails from one
+    for x0 in starts:
+        r = minimize(lambda x: -cs @ x, x0 / x0.sum(), method="SLSQP", bounds=bounds,
                      constraints=constraints, options={"ftol": 1e-12, "maxiter": 500})
-        if r.success and _kl(r.x, w) <= rho + 1e-7 and abs(r.x.sum() - 1) < 1e-7:
+        if r.success and _kl(r.x, ws) <= rho + 1e-7 and abs(r.x.sum() - 1) < 1e-7:
             best = max(best, -r.fun)
     return best
 
