@@ -87,3 +87,21 @@ def test_validate_refuses_skew_on_rocksdb_and_in_sweeps(wacky) -> None:
     out = wacky("validate", "--sweep", "--skew", *MIX)
     assert out.returncode == 2
     assert "--skew goes with --sweep on the native engine" in out.stderr
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (("--target", "rocksdb"), "--target rocksdb prices uniform keys without a block cache"),
+    (("--robust", "0.5"), "robust tuning (--robust) is not combined with skewed keys"),
+    (("--granularity", "file"), "--granularity file is not searched under skewed keys"),
+])
+def test_recommend_says_what_skew_is_not_combined_with(wacky, flags, message) -> None:
+    out = wacky("recommend", "--entries", "1e6", *MIX, "--read-dist", "zipf:0.9", *flags)
+    assert out.returncode == 2, out.stdout
+    assert message in out.stderr
+
+
+def test_validate_under_skew_refuses_to_save_a_trace(wacky, tmp_path) -> None:
+    out = wacky("validate", "--preset", "leveling", *SMALL, *MIX, "--read-dist", "zipf:0.9",
+                "--save-trace", str(tmp_path / "t.lz4"))
+    assert out.returncode == 2
+    assert "--save-trace is not written under skewed keys" in out.stderr

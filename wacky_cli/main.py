@@ -185,6 +185,11 @@ def recommend_command(
     if target not in ("wacky", "rocksdb"):
         raise ValueError(f"--target must be wacky or rocksdb; got {target!r}")
     if target == "rocksdb":
+        from wacky_model.skew import needs_skew_model
+
+        if needs_skew_model(workload, system):
+            raise ValueError("--target rocksdb prices uniform keys without a block cache: leave "
+                             "out --write-dist, --read-dist, --update-fraction and --cache-bytes")
         if compaction != COMPACTION_DEFAULTS:
             raise ValueError("--target rocksdb searches the level-0 trigger and the file size "
                              "itself: leave out --granularity, --file-bytes, --level1-runs and "
@@ -205,7 +210,13 @@ def recommend_command(
     rec = recommend(workload, system, method=method, model=model, constraints=constraints,
                     rho=robust)
     choice = None
-    if robust is None and constraints == Constraints():
+    if rec.skew is not None:
+        # The file-granular model prices uniform keys without a cache: it cannot be compared
+        # with Θ under the skew, so the choice stays whole-level.
+        if granularity == "file":
+            raise ValueError("--granularity file is not searched under skewed keys, updates or "
+                             "a cache (the partial-merge model prices uniform keys)")
+    elif robust is None and constraints == Constraints():
         choice = choose_granularity(rec, workload, system, granularity)
     elif granularity == "file":
         raise ValueError("--granularity file is not searched with --robust or the guardrails")
@@ -326,6 +337,9 @@ def validate_command(
     if engine == "native" and stock:
         raise ValueError("--stock applies to --engine rocksdb only")
     skewed = cache_bytes != 0 or (workload is not None and workload.skewed)
+    if skewed and save_trace is not None:
+        raise ValueError("--save-trace is not written under skewed keys or a cache yet: the "
+                         "skewed window drives the engine directly")
     if skewed and (engine != "native" or sweep):
         raise ValueError("--write-dist, --read-dist, --update-fraction and --cache-bytes run on "
                          "the native engine, one design at a time (--sweep --skew for the "

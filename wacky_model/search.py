@@ -912,8 +912,8 @@ def recommend(
 
     skewed = needs_skew_model(workload, system)
     if skewed and rho is not None:
-        raise ValueError("rho (robust tuning) is not combined with skewed keys, updates or a "
-                         "cache yet: leave out one or the other")
+        raise ValueError("robust tuning (--robust) is not combined with skewed keys, updates or "
+                         "a cache yet: leave out one or the other")
     if rho is None:
         rec = _search_one(workload, space, method, constraints, nominal_weights, start, refine)
         if not skewed:
