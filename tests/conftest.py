@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -11,10 +12,13 @@ from trace_samples import make_small, make_trace
 from wacky_traces import Trace
 
 
-def run_wacky(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run the ``wacky`` command in a fresh interpreter, as a user would."""
+def run_wacky(*args: str, timeout: float = 300,
+              env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run the ``wacky`` command in a fresh interpreter, as a user would. Piped output is 120
+    columns wide unless ``env`` sets COLUMNS (a COLUMNS of the caller's is not passed on)."""
+    full = {k: v for k, v in os.environ.items() if k != "COLUMNS"} | (env or {})
     return subprocess.run([sys.executable, "-m", "wacky_cli", *args], capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=full)
 
 
 @pytest.fixture

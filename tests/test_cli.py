@@ -38,9 +38,12 @@ def test_analyze_table_prints_every_level(wacky):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--T", "1", "--C", "1"], "--T must be >= 2"),
-        (["--T", "4", "--C", "0"], "--C must be >= 1"),
-        (["--T", "4", "--C", "2", "--K", "2"], "--K must be in [0, 1]"),
+        (["--T", "1", "--C", "1", "--K", "0", "--Z", "0"], "--T must be >= 2"),
+        (["--T", "4", "--C", "0", "--K", "0", "--Z", "0"], "--C must be >= 1"),
+        (["--T", "4", "--C", "2", "--K", "2", "--Z", "0"], "--K must be in [0, 1]"),
+        # Greediness is never assumed: --T 10 --C 9 alone used to mean K = 1, Z = 0.
+        (["--T", "10", "--C", "9"], "missing: --K, --Z"),
+        (["--T", "10", "--C", "9", "--K", "0"], "missing: --Z"),
         (["--preset", "nope"], "--preset must be one of"),
         (["--preset", "leveling", "--sum-fpr", "50"], "--sum-fpr must lie in"),
         (["--preset", "leveling", "--entries", "nan"], "--entries must be a finite number"),

@@ -203,7 +203,7 @@ def test_cli_validate_json_and_replay(tmp_path, wacky) -> None:
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["validate", "--T", "1", "--C", "2"], "--T must be"),
+        (["validate", "--T", "1", "--C", "2", "--K", "0", "--Z", "0"], "--T must be"),
         (["validate", "--preset", "leveling", "--entries", "5000"], "--buffer-bytes"),
         (["validate", "--recommend"], "--recommend needs a workload"),
         (["validate", "--preset", "leveling", "--writes", "0.5"], "sum"),

@@ -103,7 +103,8 @@ def _table(result: ValidationResult) -> go.Figure:
 def validation_html(result: ValidationResult) -> str:
     """A standalone HTML report: the table of values and :func:`validation_figure`."""
     parts = [
-        _table(result).to_html(full_html=False, include_plotlyjs="cdn"),
+        # plotly.js inline, so the report works offline.
+        _table(result).to_html(full_html=False, include_plotlyjs=True),
         validation_figure(result).to_html(full_html=False, include_plotlyjs=False),
     ]
     return "<html><head><meta charset='utf-8'><title>wacky validate</title></head><body>" + (

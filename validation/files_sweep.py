@@ -115,11 +115,11 @@ def render_section(results: Sequence[tuple[FileCase, ValidationResult]], scale: 
 def run_files_sweep(scale: Scale, *, out: Path, console: Any, bits_per_entry: float = 5.0,
                     command: str = "wacky validate --sweep --granularity file",
                     ) -> list[tuple[FileCase, ValidationResult]]:
-    from rich.progress import Progress
+    from validation.progress import progress
 
     cases = file_cases()
     results = []
-    with Progress(console=console, transient=True) as bar:
+    with progress(console) as bar:
         task = bar.add_task("files", total=len(cases))
         for i, case in enumerate(cases, start=1):
             results.append((case, run_case(case, scale, bits_per_entry)))

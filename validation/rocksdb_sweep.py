@@ -219,13 +219,13 @@ def run_rocksdb_sweep(scale: Scale, *, out: Path, console: Any,
                       ) -> list[tuple[RocksCase, ValidationResult]]:
     """Run :func:`rocksdb_cases` (and the ranking of ``recommend --target rocksdb``) and write
     the RocksDB section into ``out``."""
-    from rich.progress import Progress
+    from validation.progress import progress
 
     if bits_per_entry is None and sum_fpr is None:
         bits_per_entry = 5.0
     cases = rocksdb_cases(scale, bits_per_entry, sum_fpr)
     refused: list[tuple[str, str]] = []
-    with Progress(console=console, transient=True) as bar:
+    with progress(console) as bar:
         task = bar.add_task("RocksDB", total=len(cases))
         results = run_rocksdb_cases(
             cases, scale, bits_per_entry, sum_fpr, refused=refused,
@@ -235,7 +235,7 @@ def run_rocksdb_sweep(scale: Scale, *, out: Path, console: Any,
     if with_ranking:
         from validation.rocksdb_ranking import run_ranking
 
-        with Progress(console=console, transient=True) as bar:
+        with progress(console) as bar:
             task = bar.add_task("ranking", total=1)
             ranking = run_ranking(scale, bits_per_entry if bits_per_entry is not None else 5.0,
                                   on_done=lambda done, total, name: bar.update(

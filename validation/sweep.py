@@ -504,7 +504,7 @@ def run_sweep(
     """Run the accuracy sweep at each of :func:`sweep_scales` (steady phase), the ranking check
     at ``scale`` (steady), and the accuracy sweep's load phase at ``scale``; write the markdown
     document to ``out``. Returns the steady results at ``scale`` and the ranking."""
-    from rich.progress import Progress
+    from validation.progress import progress
 
     if bits_per_entry is None and sum_fpr is None:
         bits_per_entry = 5.0
@@ -519,7 +519,7 @@ def run_sweep(
     done_count = 0
     refused: list[tuple[str, str]] = []
 
-    with Progress(console=console, transient=True) as bar:
+    with progress(console) as bar:
         def run(what: str, todo: Sequence[SweepCase], sc: Scale, phase: str) -> list[SweepResult]:
             nonlocal done_count
             task = bar.add_task(what, total=len(todo))

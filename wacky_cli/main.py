@@ -89,7 +89,7 @@ def _fail_on_wrong_answers(get_misses: int, zero_hits: int, wrong_values: int) -
 def analyze_command(system: System, design: DesignChoice, workload: Workload | None,
                     as_json: JsonFlag = False) -> None:
     """Print the per-level table and the costs of one design (and Θ for a workload)."""
-    from wacky_cli.render import knob_text, print_analysis, stdout_console
+    from wacky_cli.render import knob_text, print_analysis, stdout_console, system_text
     from wacky_model.analysis import analyze
 
     resolved = design.resolve(system)
@@ -98,7 +98,9 @@ def analyze_command(system: System, design: DesignChoice, workload: Workload | N
         _print_json(result.to_dict())
         return
     title = f"{design.preset or 'design'} ({knob_text(resolved)}, {resolved.filters} filters)"
-    print_analysis(stdout_console(), result, title)
+    console = stdout_console()
+    console.print(system_text(result.system), highlight=False)
+    print_analysis(console, result, title)
 
 
 @app.command("export")
@@ -327,7 +329,13 @@ def validate_command(
     """Build a design in the engine, measure it and compare with the models."""
     from rich.console import Console
 
-    from wacky_cli.render import knob_text, progress_bar, stdout_console, validation_tables
+    from wacky_cli.render import (
+        knob_text,
+        print_table,
+        progress_bar,
+        stdout_console,
+        validation_tables,
+    )
 
     console = Console(stderr=True)
     for path, flag in ((html, "--html"), (save_trace, "--save-trace")):
@@ -485,7 +493,7 @@ def validate_command(
             stdout.print("The engine ran without its write-ahead log: the I/O measured is "
                          "flushes and merges, the I/O the model prices.")
         for table in validation_tables(result):
-            stdout.print(table)
+            print_table(stdout, table)
     checks = result.checks
     _fail_on_wrong_answers(checks.get_misses, checks.zero_hits, checks.wrong_values)
 
@@ -497,13 +505,13 @@ def replay_command(
 ) -> None:
     """Replay a saved trace through a fresh engine built with the trace's design."""
     from validation.runner import replay_file
-    from wacky_cli.render import replay_table, stdout_console
+    from wacky_cli.render import print_table, replay_table, stdout_console
 
     result = replay_file(path)
     if as_json:
         _print_json(result)
     else:
-        stdout_console().print(replay_table(result, f"Replay of {path}"))
+        print_table(stdout_console(), replay_table(result, f"Replay of {path}"))
     _fail_on_wrong_answers(result["get_misses"], result["zero_hits"], result["wrong_values"])
 
 

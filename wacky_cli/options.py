@@ -81,9 +81,10 @@ KNOB_C = Flag("C", "--C", float | None,
 KNOB_X = Flag("X", "--X", float | None,
               "Growth exponential of the ratios, in [1, 64]; no level may hold more runs than "
               f"buffers of data, nor more than {MAX_RUNS_PER_LEVEL:,} runs.", DESIGN)
-KNOB_K = Flag("K", "--K", float | None, "Greediness in Levels 1..L-1 (0 leveled, 1 tiered).",
-              DESIGN)
-KNOB_Z = Flag("Z", "--Z", float | None, "Greediness in Level L (0 leveled, 1 tiered).", DESIGN)
+KNOB_K = Flag("K", "--K", float | None, "Greediness in Levels 1..L-1 (0 leveled, 1 tiered); "
+              "required with --T unless a --preset is given.", DESIGN)
+KNOB_Z = Flag("Z", "--Z", float | None, "Greediness in Level L (0 leveled, 1 tiered); required "
+              "with --T unless a --preset is given.", DESIGN)
 FILTERS = Flag("filters", "--filters", str | None,
                "optimized (Lagrangian) or uniform Bloom filters; default: the preset's, "
                "else optimized.", DESIGN)
@@ -176,9 +177,10 @@ class DesignChoice:
                 raise ValueError(f"--preset fixes {', '.join(extra)}; give only --T "
                                  "(and --C for cll and qlsm-bush)")
             design = preset(self.preset, T=self.T, system=system, C=self.C)
-        elif self.T is None or self.C is None:
-            raise ValueError("give --preset NAME, or the knobs --T and --C "
-                             "(optionally --X --K --Z)")
+        elif self.T is None or self.C is None or self.K is None or self.Z is None:
+            missing = [f"--{n}" for n in ("T", "C", "K", "Z") if getattr(self, n) is None]
+            raise ValueError(f"give --preset NAME, or the knobs --T, --C, --K and --Z (--X "
+                             f"defaults to 1); missing: {', '.join(missing)}")
         else:
             design = Design(self.T, self.C, 1.0 if self.X is None else self.X,
                             1.0 if self.K is None else self.K, 0.0 if self.Z is None else self.Z)

@@ -5,29 +5,73 @@ Only the result types are imported, and only for type checking, so rendering loa
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 if TYPE_CHECKING:
     from validation.results import ValidationResult
     from wacky_model.analysis import Analysis
     from wacky_model.search import Recommendation
-    from wacky_model.types import Design
+    from wacky_model.types import Design, System
 
 
 def stdout_console(width: int = 120) -> Console:
-    """The console for results: the terminal's width, or ``width`` when piped."""
-    return Console(width=None if sys.stdout.isatty() else width)
+    """The console for results: the terminal's width (or $COLUMNS), else ``width`` when piped.
+    Tables fold a cell that does not fit onto more lines instead of cutting it with an
+    ellipsis, so no digit is lost at 80 columns."""
+    own = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
+    return Console(width=None if own else width)
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table`` so that no number is cut: every column is as wide as its widest cell and
+    its header's longest word, and columns that do not fit the console are left out, from the
+    right, with a caption that names them (``--json`` has everything)."""
+    for col in table.columns:
+        words = str(col.header).split() or [""]
+        col.min_width = max([len(str(c)) for c in col._cells] + [len(w) for w in words])
+    dropped = []
+    # Each column adds its padding (2) and a border (1); the table one more border.
+    while len(table.columns) > 2 and sum(
+            (c.min_width or 0) + 3 for c in table.columns) + 1 > console.width:
+        dropped.append(str(table.columns.pop().header))
+    if dropped:
+        table.caption = (f"not shown at {console.width} columns: {', '.join(reversed(dropped))}"
+                         " (widen the terminal or use --json)")
+    console.print(table)
 
 
 def fmt(x: float | None, pct: bool = False) -> str:
     if x is None:
         return "-"
     return f"{x:+.1%}" if pct else f"{x:.4g}"
+
+
+def system_text(system: System) -> str:
+    """The system a result assumed, in the flags' terms."""
+    if system.memory_bits_per_entry is not None:
+        memory = f"memory {system.memory_bits_per_entry:.4g} bits/entry (split by the search)"
+    elif system.sum_fpr is not None:
+        memory = f"buffer {system.buffer_bytes:,} B, filters for a sum of FPRs {system.sum_fpr:g}"
+    else:
+        bits = 5.0 if system.bits_per_entry is None else system.bits_per_entry
+        memory = f"buffer {system.buffer_bytes:,} B, filters {bits:.4g} bits/entry"
+    extra = []
+    if system.cache_bytes:
+        extra.append(f"block cache {system.cache_bytes:,} B")
+    if system.write_cost_ratio != 1.0:
+        extra.append(f"write cost ratio {system.write_cost_ratio:g}")
+    if system.probe_cost:
+        extra.append(f"probe cost {system.probe_cost:g}")
+    if system.hash_levels:
+        extra.append(f"{system.hash_levels} hash level(s)")
+    return (f"system: {system.entries:,.0f} entries of {system.entry_bytes} B "
+            f"(keys {system.key_bytes} B), {system.block_bytes:,} B blocks, {memory}"
+            + "".join(f", {e}" for e in extra))
 
 
 def knob_text(design: Design) -> str:
@@ -38,7 +82,7 @@ def level_table(result: Analysis, title: str) -> Table:
     table = Table(title=title)
     for col in ("level", "runs", "capacity (entries)", "x buffer", "FPR/run", "level FPR",
                 "bits/entry", "filter"):
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", overflow="fold")
     for row in result.levels:
         table.add_row(
             str(row.level),
@@ -58,7 +102,7 @@ def print_totals(console: Console, result: Analysis) -> None:
     table = Table(title="Costs: the finite-N model (steady state at this N) and the paper's "
                   "Eq 8-16")
     for col in ("cost", "finite model", "paper model"):
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", overflow="fold")
     rows = [("write amplification", "write_amp"), ("write cost (I/O per write)", "write_cost"),
             ("existing-key read, Level L (I/O)", "point_read"),
             ("existing-key read, uniform (I/O)", "point_read_uniform"),
@@ -70,7 +114,7 @@ def print_totals(console: Console, result: Analysis) -> None:
     for label, key in rows:
         table.add_row(label, fmt(getattr(finite, key) if finite else None),
                       fmt(getattr(result, key)))
-    console.print(table)
+    print_table(console, table)
     if finite is not None and finite.full_merge_write_amp > 0:
         console.print(f"of the finite model's write amplification, "
                       f"{finite.full_merge_write_amp:.3g} is Level L's full merges (every a_L "
@@ -84,7 +128,7 @@ def print_totals(console: Console, result: Analysis) -> None:
 
 
 def print_analysis(console: Console, result: Analysis, title: str) -> None:
-    console.print(level_table(result, title))
+    print_table(console, level_table(result, title))
     print_totals(console, result)
     if result.skew is not None:
         k = result.skew
@@ -98,12 +142,21 @@ def print_analysis(console: Console, result: Analysis, title: str) -> None:
 
 
 def print_recommendation(console: Console, rec: Recommendation) -> None:
+    console.print(system_text(rec.system), highlight=False)
     searched = (f"the skew model's pick among {rec.skew.candidates} designs"
                 if rec.skew is not None else f"{rec.method} search of the {rec.model} model")
     console.print(
         f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}): {rec.cost:.4g} I/O per operation "
         f"({searched}, {rec.search_ms:.1f} ms)"
     )
+    beaten = rec.beaten_by
+    if beaten is not None:
+        console.print(
+            f"note: the table below beats this pick: {beaten.family} ({knob_text(beaten.design)}) "
+            f"costs {beaten.cost:.4g} I/O per operation, {1 - beaten.cost / rec.cost:.1%} less"
+            + (" (the projections method stops at the first T whose neighbour costs more; "
+               "--method global searches every knob)" if rec.method == "projections" else ""),
+            highlight=False)
     if rec.skew is not None:
         from wacky_model.skew_search import describe
 
@@ -126,20 +179,20 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
         robust = Table(title=f"Robust (rho = {rec.robust['rho']:g}) vs nominal tuning, I/O per "
                        "operation")
         for col in ("design", "T", "C", "X", "K", "Z", "at the workload", "worst case"):
-            robust.add_column(col, justify="right")
+            robust.add_column(col, justify="right", overflow="fold")
         for label, key in (("robust", "robust_design"), ("nominal", "nominal_design")):
             d = rec.robust[key]
             robust.add_row(label, *(f"{d['design'][k]:.4g}" for k in "TCXKZ"),
                            f"{d['nominal_cost']:.4g}", f"{d['worst_case_cost']:.4g}")
-        console.print(robust)
+        print_table(console, robust)
     alternatives = Table(title="Each family at its own best T")
     for col in ("family", "T", "C", "X", "I/O per op", "relative throughput"):
-        alternatives.add_column(col, justify="right")
+        alternatives.add_column(col, justify="right", overflow="fold")
     for alt in rec.alternatives:
         d = alt.design
         alternatives.add_row(alt.family, f"{d.T:.4g}", f"{d.C:.4g}", f"{d.X:.4g}",
                              f"{alt.cost:.4g}", f"{alt.relative_throughput:.3f}")
-    console.print(alternatives)
+    print_table(console, alternatives)
     print_analysis(console, rec.analysis, "Recommended design, per level")
 
 
@@ -158,14 +211,14 @@ def print_rocksdb_recommendation(console: Console, rec, out) -> None:
     table = Table(title="Predicted costs per operation")
     for col in ("configuration", "I/O per op", "write amp", "zero-result I/O",
                 "existing-key I/O", "runs"):
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", overflow="fold")
     for label, p in (("recommended", b), ("RocksDB's defaults", rec.default),
                      (f"defaults, best multiplier ({rec.best_multiplier_only.config.multiplier:g})",
                       rec.best_multiplier_only)):
         k = p.costs
         table.add_row(label, f"{p.theta:.4g}", f"{k.write_amp:.3g}", f"{k.zero_result_read:.3g}",
                       f"{k.point_read:.3g}", f"{k.range_runs:.3g}")
-    console.print(table)
+    print_table(console, table)
     console.print(f"gain over RocksDB's defaults (scaled to this buffer: trigger 4, a first "
                   f"level of 4 buffers, multiplier 10, files of one buffer): "
                   f"{1 - b.theta / rec.default.theta:.1%} fewer I/O per operation")
@@ -196,7 +249,7 @@ def validation_tables(result: ValidationResult) -> list[Table]:
     metrics = Table(title="Predicted vs measured")
     for col in ("metric", model_name, "paper model", "engine simulator", "measured",
                 "model error", "paper error"):
-        metrics.add_column(col, justify="right")
+        metrics.add_column(col, justify="right", overflow="fold")
     err, paper_err = result.relative_error, result.paper_relative_error
     simulated = result.simulated
     labels = dict(METRIC_LABELS)
@@ -219,7 +272,7 @@ def validation_tables(result: ValidationResult) -> list[Table]:
     levels = Table(title="Structure: runs and entries per level")
     for col in ("level", "runs (finite, mean)", "runs (simulator)", "runs (measured)",
                 "a_i bound", "entries (paper N_i)", "entries (simulator)", "entries (measured)"):
-        levels.add_column(col, justify="right")
+        levels.add_column(col, justify="right", overflow="fold")
     # Level 0 (a level-1 trigger above 1) is the engine's alone: its own row, first.
     level0 = [lv for lv in result.measured.levels if lv.level == 0]
     sources = (result.predicted.levels, result.paper.levels,
@@ -243,7 +296,7 @@ def validation_tables(result: ValidationResult) -> list[Table]:
 def replay_table(result: dict[str, Any], title: str) -> Table:
     table = Table(title=title)
     for col in ("phase", "operation", "count", "blocks read / op", "blocks written / op"):
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", overflow="fold")
     for phase, kinds in result["phases"].items():
         for kind, t in kinds.items():
             table.add_row(phase, kind, str(t["count"]), fmt(t["read_per_op"]),
@@ -251,12 +304,8 @@ def replay_table(result: dict[str, Any], title: str) -> Table:
     return table
 
 
-def progress_bar(console: Console) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TaskProgressColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-    )
+def progress_bar(console: Console) -> Any:
+    """A bar on a terminal; one line per step elsewhere (validation.progress)."""
+    from validation.progress import progress
+
+    return progress(console)

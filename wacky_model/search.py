@@ -569,6 +569,18 @@ class Recommendation:
     # and the table search's pick it replaced (wacky_model.skew_search).
     skew: Any = None
 
+    @property
+    def beaten_by(self) -> Alternative | None:
+        """The cheapest alternative when it costs less than the pick (the paper's projections
+        method stops at the first T whose neighbour costs more, so a family's best T found
+        another way can beat it); None otherwise."""
+        if self.skew is not None:  # the pick's cost is Θ under skew; the table's is not
+            return None
+        best = min(self.alternatives, key=lambda a: a.cost, default=None)
+        if best is None or not best.cost < self.cost * (1.0 - 1e-9):
+            return None
+        return best
+
     @functools.cached_property
     def analysis(self) -> Analysis:
         """The per-level table and every cost of the design (computed when first asked for,
@@ -613,6 +625,9 @@ class Recommendation:
             "bounds_hit": list(self.bounds_hit),
             "robust": self.robust,
             "skew": None if self.skew is None else self.skew.to_dict(),
+            "beaten_by": None if self.beaten_by is None else {
+                "family": self.beaten_by.family, "design": self.beaten_by.design.knobs,
+                "cost": self.beaten_by.cost},
             "space_amp": self.analysis.space_amp,
             "warnings": list(self.analysis.warnings),
             **self.memory,

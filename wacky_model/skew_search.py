@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cost_models.costs import range_cost as range_cost_of
+from cost_models.limits import check_physical
 from cost_models.structure import structure
 from wacky_model.analysis import steady_costs
 from wacky_model.families import classify
@@ -83,7 +84,10 @@ def skew_theta(design: Design, system: System, workload: Workload) -> SkewPriced
 
 
 def _feasible(design: Design, system: System) -> bool:
+    """A design the engine can build on this system (the checks ``analyze`` makes)."""
     try:
+        check_physical(structure(*design.knobs.values(), system.buffers), system.buffers,
+                       system.entries)
         steady_costs(design, system, None)
     except ValueError:
         return False

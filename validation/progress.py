@@ -1,0 +1,87 @@
+"""Progress of long runs, on a terminal or not.
+
+On a terminal, a rich progress bar. Anywhere else (a log file, CI, a pipe) a bar prints
+nothing, so :class:`LineProgress` prints one line each time a task's description changes or
+it passes a tenth of its work, with the count and the elapsed time: a sweep of half an hour is
+never silent.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class _Task:
+    description: str
+    total: float | None
+    completed: float = 0.0
+
+
+@dataclass
+class LineProgress:
+    """The part of rich's ``Progress`` the commands use, printed as lines."""
+
+    console: Any
+    tasks: dict[int, _Task] = field(default_factory=dict)
+    start: float = field(default_factory=time.perf_counter)
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def add_task(self, description: str, total: float | None = None, **_: Any) -> int:
+        key = len(self.tasks)
+        self.tasks[key] = _Task(description, total)
+        self._line(self.tasks[key])
+        return key
+
+    def update(self, task_id: int, *, completed: float | None = None,
+               description: str | None = None, **_: Any) -> None:
+        task = self.tasks[task_id]
+        changed = description is not None and description != task.description
+        done = completed is not None and task.total is not None and (
+            _step(completed, task.total) != _step(task.completed, task.total))
+        if description is not None:
+            task.description = description
+        if completed is not None:
+            task.completed = completed
+        if changed or done:
+            self._line(task)
+
+    def _line(self, task: _Task) -> None:
+        elapsed = time.perf_counter() - self.start
+        if task.total and task.total > 1:
+            count = f"{task.completed:g}/{task.total:g}"
+        elif task.total:
+            count = f"{task.completed / task.total:.0%}"
+        else:
+            count = ""
+        self.console.print(f"[{elapsed:7.1f} s] {count} {task.description}".replace("  ", " "),
+                           highlight=False)
+
+
+def _step(completed: float, total: float) -> int:
+    """Which tenth of the task ``completed`` is in: a line per tenth at most (each item of a
+    task of ten or fewer)."""
+    return int(10 * completed / total) if total > 10 else int(completed)
+
+
+def progress(console: Any) -> Any:
+    """A rich bar on a terminal, :class:`LineProgress` elsewhere."""
+    if getattr(console, "is_terminal", False):
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        return Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+                        TimeElapsedColumn(), console=console, transient=True)
+    return LineProgress(console)
