@@ -81,3 +81,11 @@ def test_the_html_report_embeds_plotly(wacky, tmp_path) -> None:
     html = report.read_text(encoding="utf-8")
     assert not re.search(r"<script[^>]*\bsrc=", html)  # nothing fetched from a CDN
     assert len(html) > 1_000_000  # plotly.js itself is inline
+
+
+def test_errors_name_flags_not_python(wacky) -> None:
+    out = wacky("recommend", "--point-reads", "0.5", "--writes", "0.6")
+    assert out.returncode == 2
+    assert ("--point-reads + --zero-reads + --writes + --range-reads must sum to 1"
+            in out.stderr)
+    assert "Workload" not in out.stderr and "point_reads" not in out.stderr

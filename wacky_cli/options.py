@@ -369,7 +369,11 @@ def in_flags(message: str) -> str:
 
     Parameter names with an underscore are unambiguous anywhere in a message; a one-word name
     (``T``, ``entries``) is replaced only where the message starts with it."""
+    # The API's advice for Python callers means nothing on the command line.
+    message = message.replace("Use Workload.from_counts(...) to normalize weights.",
+                              "Give fractions of the operations.")
     message = _SNAKE_NAME.sub(lambda m: _ALL_FLAGS.get(m.group(0), m.group(0)), message)
+    message = re.sub(r"(?<=\+ )writes(?= \+)", "--writes", message)
     lead = _LEADING_NAME.match(message)
     if lead and lead.group(2) in _ALL_FLAGS:
         message = _ALL_FLAGS[lead.group(2)] + message[lead.end():]
