@@ -1,6 +1,6 @@
 """Structure of a Wacky instance: number of levels, ratios, capacities and runs per level.
 
-Equations (with the errata in ``shared/papers/README.md`` applied):
+Equations (with the errata in ``docs/ERRATA.md`` applied):
 
 * Eq 8  r_i = T^(X^(L-i-1)) for 1 <= i <= L-1, and r_L = C*T/(T-1).
 * Eq 9  N_i = N/(C+1) * (T/r_i)^(1/(X-1)) * (r_i-1)/r_i for i < L, and N_L = N*C/(C+1).

@@ -3,7 +3,7 @@
 Every function is pure and cached (``functools.cache``) and returns immutable sympy objects, so
 the derivations run once per process. The numeric layer never imports this module: it exists so
 the tests can check the hand-written numpy formulas against an independent derivation, and so the
-errata in ``shared/papers/README.md`` are re-derived rather than taken on trust.
+errata in ``docs/ERRATA.md`` are re-derived rather than taken on trust.
 
 Conventions (paper's names): T base ratio, C capping ratio, X growth exponential, K and Z merge
 greed, p sum of FPRs, N data size, F buffer size, M filter bits per entry. A level below Level L is
