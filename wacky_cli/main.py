@@ -414,6 +414,10 @@ def validate_command(
     from validation.runner import validate
 
     system = scale.system(budget.bits_per_entry, budget.sum_fpr)
+    if cache_bytes:  # the recommendation prices the cache the engine will have
+        from dataclasses import replace
+
+        system = replace(system, cache_bytes=cache_bytes)
     if use_recommendation:
         from wacky_model.search import recommend
 
