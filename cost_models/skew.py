@@ -290,12 +290,15 @@ def _version_lives(m: int, q: int, sizes: np.ndarray, batch: float, end: int
 
 
 def _levels(T: float, C: float, X: float, K: float, Z: float, S: float, F: float, u: float,
-            q: np.ndarray, count: np.ndarray
+            q: np.ndarray, count: np.ndarray, layout_size: float | None = None
             ) -> tuple[list[_Level], list[float], float, object]:
     """S2: the levels of the cycle at total size S with batches counted in writes; returns
     them, each level's write amplification per write, the writes between full merges of Level
     L, and the structure (for the filters)."""
-    lay = fill_layout(*(np.asarray(v, dtype=float) for v in (T, C, X, K, Z, S, F)))
+    # The engine sizes its levels by the entries it holds, duplicates in Level L's runs included
+    # (``layout_size``, S2); the keys themselves number S.
+    layout = S if layout_size is None else layout_size
+    lay = fill_layout(*(np.asarray(v, dtype=float) for v in (T, C, X, K, Z, layout, F)))
     s = lay.s
     L = int(np.sum(s.valid))
     uniq = lambda w: float(unique_writes(w, u, q, count))  # noqa: E731
@@ -351,28 +354,31 @@ def _levels(T: float, C: float, X: float, K: float, Z: float, S: float, F: float
         held, runs_done, active_writes = S0, 0, 0.0
         lives: list[float] = []  # in writes; < 0: until the full merge, from that time
         sizes: list[float] = []
-        built_writes = clock = 0.0
+        built_writes = clock = occupied = 0.0
         while runs_done < a_L - 1 and len(sizes) < 1 << 16:
             # Levels 1..L-1 re-anchor on Level L (App. E), so the batch grows with it (M3).
-            batch = span * (held + (uniq(active_writes) if active_writes else 0.0)) / S0
+            batch = span * (held + (uniq(active_writes) if active_writes else 0.0)) / layout
             active_writes += batch
             clock += batch
             size = uniq(active_writes)
             built_writes += size
+            occupied += batch * (held + size)
             lives.append(batch)
             sizes.append(size)
             if size >= (held + size) / a_L * (1.0 - 1e-9):
                 lives[-1] = -clock
                 held, runs_done, active_writes = held + size, runs_done + 1, 0.0
-        last = span * held / S0  # the batch that triggers the full merge
+        last = span * held / layout  # the batch that triggers the full merge
         cycle = clock + last
+        occupied += last * held
+        mean_L = occupied / cycle  # Level L's entries over the cycle, duplicates included
         life_arr = np.array([cycle] + [cycle + x if x < 0 else x for x in lives])
         size_arr = np.array([S0] + sizes)
         level_wa.append((built_writes + S0 + (1.0 - u) * cycle) / cycle)
         time = life_arr * size_arr
         per_run = len(sizes) / max(runs_done, 1)
         runs_L = a_L / 2.0 + (per_run - 1.0) / per_run  # M7's average when the start is unknown
-        levels.append(_Level(S0, runs_L, span, life_arr, time / time.sum()))
+        levels.append(_Level(mean_L, runs_L, span, life_arr, time / time.sum()))
     return levels, level_wa, cycle, s
 
 
@@ -419,6 +425,10 @@ def skewed_costs(
     hist = float(w.history_writes)
     S = n + (1.0 - u) * (hist if math.isfinite(hist) else 0.0)
     levels, level_wa, cycle, s = _levels(T, C, X, K, Z, S, F, u, q, count)
+    if levels[-1].entries > S * (1.0 + 1e-9):
+        # Several runs at Level L hold duplicates: size the levels by what they hold (S2).
+        levels, level_wa, cycle, s = _levels(T, C, X, K, Z, S, F, u, q, count,
+                                             layout_size=levels[-1].entries)
     L = len(levels)
 
     # S3: age bands. Ages are in writes; the keys written in (a, b] that are still there.
