@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 import plotly.graph_objects as go
 from dash import ALL, Dash, Input, Output, State, ctx, dash_table, dcc, html, no_update
@@ -522,6 +523,74 @@ def validation_tick(
             f"{state.fraction:.0%}: {state.message}", no_update)
 
 
+# ------------------------------------------------------------------------------ the URL
+
+URL_NUMBER_FIELDS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], *SYSTEM_IDS)
+
+
+def _url_number(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, (int, float)):
+        v = float(value)
+        if math.isfinite(v) and v == int(v) and abs(v) < 1e18:
+            return str(int(v))  # 2147483648, not 2.147483648e9
+        return repr(v)
+    return str(value)
+
+
+def state_query(workload: dict[str, Any], system: dict[str, Any], mode: Any,
+                knobs: dict[str, Any], filters: Any) -> str:
+    """The controls as a query string ("?writes=60&..."); knobs only in manual mode."""
+    params = [(k, _url_number(v)) for k, v in (*workload.items(), *system.items())
+              if v is not None and v != ""]
+    params.append(("mode", "manual" if mode == "manual" else "recommend"))
+    if mode == "manual":
+        params += [(n, _url_number(knobs[n])) for n in KNOB_NAMES
+                   if knobs.get(n) is not None and knobs.get(n) != ""]
+        params.append(("filters", "uniform" if filters == "uniform" else "optimized"))
+    return "?" + urlencode(params)
+
+
+def state_from_query(search: Any) -> dict[str, Any]:
+    """The control values a query string sets (unknown keys ignored). Numbers come back as
+    numbers; anything else as its text, for the inline message to name."""
+    if not isinstance(search, str) or not search.strip("?"):
+        return {}
+    out: dict[str, Any] = {}
+    for key, raw in parse_qsl(search.lstrip("?"), keep_blank_values=True):
+        if key in URL_NUMBER_FIELDS or key in KNOB_NAMES:
+            try:
+                v = float(raw)
+                out[key] = int(v) if math.isfinite(v) and v == int(v) else v
+            except ValueError:
+                out[key] = raw
+        elif key == "mode" and raw in ("recommend", "manual"):
+            out[key] = raw
+        elif key == "filters" and raw in ("optimized", "uniform"):
+            out[key] = raw
+    return out
+
+
+URL_CONTROLS = (*URL_NUMBER_FIELDS, "mode", *KNOB_NAMES, "filters")
+
+
+def sync_url(trigger: Any, search: Any, values: dict[str, Any]) -> tuple[Any, ...]:
+    """Restore the controls from the URL on load; write them to the URL when they change.
+
+    ``values`` holds every control keyed as in URL_CONTROLS. Returns (search, *controls in
+    URL_CONTROLS order).
+    """
+    if trigger is None or trigger == L.URL:  # first load (or a navigation): restore
+        restored = state_from_query(search)
+        return (no_update,) + tuple(restored.get(k, no_update) for k in URL_CONTROLS)
+    workload = {k: values.get(k) for k in (*WORKLOAD_IDS, L.RANGE_BLOCKS[0])}
+    system = {k: values.get(k) for k in SYSTEM_IDS}
+    knobs = {k: values.get(k) for k in KNOB_NAMES}
+    query = state_query(workload, system, values.get("mode"), knobs, values.get("filters"))
+    return (no_update if query == search else query,) + (no_update,) * len(URL_CONTROLS)
+
+
 # ----------------------------------------------------------------------------- registration
 
 
@@ -550,9 +619,20 @@ def register(app: Dash, services: Services) -> None:
     def _manual_style(mode):
         return manual_controls_style(mode)
 
+    url_ids = tuple(L.knob_id(k) if k in KNOB_NAMES else (L.MODE if k == "mode" else
+                    L.FILTERS if k == "filters" else k) for k in URL_CONTROLS)
+
     @app.callback(
-        [Output(i, "value") for i in knob_ids]
-        + [Output(L.FILTERS, "value"), Output(L.PRESET_MESSAGE, "children")],
+        [Output(L.URL, "search")] + [Output(i, "value") for i in url_ids],
+        [Input(L.URL, "search")] + [Input(i, "value") for i in url_ids],
+    )
+    def _url(search, *values):
+        return sync_url(ctx.triggered_id, search, dict(zip(URL_CONTROLS, values, strict=True)))
+
+    @app.callback(
+        [Output(i, "value", allow_duplicate=True) for i in knob_ids]
+        + [Output(L.FILTERS, "value", allow_duplicate=True),
+           Output(L.PRESET_MESSAGE, "children")],
         Input({"type": L.PRESET_TYPE, "name": ALL}, "n_clicks"),
         Input(L.MODE, "value"),
         State(L.CURRENT, "data"),

@@ -59,6 +59,7 @@ JOB = "validation-job"
 PROGRESS = "validation-progress"
 STATUS = "validation-status"
 VALIDATION_RESULT = "validation-result"
+URL = "url"
 
 POLL_MS = 400
 
@@ -236,6 +237,8 @@ def build_layout() -> html.Div:
         [
             html.H2("wacky: tune an LSM-tree on the Wacky continuum", style={"margin": "6px 0"}),
             html.Div(id=MESSAGE, role="alert"),
+            # The controls' state lives in the query string: a link restores the page.
+            dcc.Location(id=URL, refresh=False),
             dcc.Store(id=CURRENT),
             html.Div([_controls(), _views()], style={"display": "flex", "gap": "14px"}),
         ],

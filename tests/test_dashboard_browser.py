@@ -238,3 +238,27 @@ def save_full_page(driver, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(path))
     driver.set_window_size(WIDTH, 1100)
+
+
+def field_value(driver, element_id: str) -> str:
+    return driver.find_element(By.ID, element_id).get_attribute("value")
+
+
+def test_a_url_restores_the_state_and_edits_update_the_url(url, browser):
+    d = browser
+    d.get(url + "?point-reads=10&zero-reads=30&writes=50&range-reads=10&range-blocks=4"
+           "&entries=1000000000&bits-per-entry=8&mode=manual&T=6&C=5&X=1&K=1&Z=0"
+           "&filters=uniform")
+    wait_text(d, "card-knobs", lambda t: "T = 6, C = 5, X = 1, K = 1, Z = 0" in t,
+              "the design from the URL")
+    assert "uniform filters" in text(d, "card-knobs")
+    assert "Manual design" in text(d, "card")
+    assert "range 10% × 4 blocks" in text(d, "card")
+    assert field_value(d, "entries") == "1000000000"
+    assert field_value(d, "bits-per-entry") == "8"
+    assert d.find_element(By.ID, "manual-controls").is_displayed()
+    assert knob_value(d, "T") == 6
+    # An edit goes into the URL, so the address bar always links to what is shown.
+    type_into(d, "writes", "70")
+    wait_until(d, lambda d: "writes=70" in d.current_url, "the URL to follow the edit")
+    assert "T=6" in d.current_url and "mode=manual" in d.current_url

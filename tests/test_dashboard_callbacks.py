@@ -350,3 +350,32 @@ def test_card_flags_levels_over_the_practical_run_limit():
     assert warnings is not None and "RocksDB stops writes at 36" in text_of(warnings)
     few = views(mode="manual", knobs={"T": 10, "C": 9, "X": 1, "K": 0, "Z": 0})
     assert find(few[L.CARD], "card-warnings") is None
+
+
+# --------------------------------------------------------------------------- state in the URL
+
+
+def test_the_controls_round_trip_through_the_query_string():
+    knobs = {"T": 5.5, "C": 4, "X": 1, "K": 1, "Z": 0}
+    query = cb.state_query({**WORKLOAD, "writes": 5}, SYSTEM, "manual", knobs, "uniform")
+    assert "entries=2147483648" in query and "T=5.5" in query
+    state = cb.state_from_query(query)
+    assert state["writes"] == 5 and state["entries"] == 2**31 and state["T"] == 5.5
+    assert state["mode"] == "manual" and state["filters"] == "uniform"
+    # In recommend mode the knobs are not part of the state.
+    assert "T=" not in cb.state_query(WORKLOAD, SYSTEM, "recommend", knobs, "optimized")
+
+
+def test_loading_a_url_restores_the_controls_and_editing_writes_them_back():
+    out = cb.sync_url(None, "?writes=5&zero-reads=abc&mode=manual&T=20&bogus=1", {})
+    restored = dict(zip(cb.URL_CONTROLS, out[1:], strict=True))
+    assert out[0] is no_update
+    assert restored["writes"] == 5 and restored["mode"] == "manual" and restored["T"] == 20
+    assert restored["zero-reads"] == "abc"  # the page then names the field and the value
+    assert restored["entries"] is no_update
+    assert cb.sync_url(None, "", {}) == (no_update,) * (len(cb.URL_CONTROLS) + 1)
+    values = {**WORKLOAD, **SYSTEM, **KNOBS, "mode": "recommend", "filters": "optimized"}
+    out = cb.sync_url("writes", "", values)
+    assert out[0].startswith("?") and "writes=60" in out[0]
+    assert set(out[1:]) == {no_update}
+    assert cb.sync_url("writes", out[0], values)[0] is no_update  # unchanged: no new entry
