@@ -64,7 +64,8 @@ class Controls:
 # ---------------------------------------------------------------------------------- parsing
 
 
-def number(field: str, value: Any, *, minimum: float | None = None) -> float:
+def number(field: str, value: Any, *, minimum: float | None = None,
+           maximum: float | None = None) -> float:
     """One numeric control; raises ValueError with the field's on-page label."""
     label = LABELS.get(field, field)
     if value is None or (isinstance(value, str) and not value.strip()):
@@ -75,8 +76,12 @@ def number(field: str, value: Any, *, minimum: float | None = None) -> float:
         raise ValueError(f"{label}: {value!r} is not a number") from None
     if not math.isfinite(v):
         raise ValueError(f"{label}: must be a finite number")
+    if minimum is not None and maximum is not None and not minimum <= v <= maximum:
+        raise ValueError(f"{label}: must be between {minimum:g} and {maximum:g}; got {v:g}")
     if minimum is not None and v < minimum:
         raise ValueError(f"{label}: must be at least {minimum:g}; got {v:g}")
+    if maximum is not None and v > maximum:
+        raise ValueError(f"{label}: must be at most {maximum:g}; got {v:g}")
     return v
 
 
@@ -154,12 +159,16 @@ def parse_system(values: dict[str, Any]) -> System:
         raise ValueError(f"System: {err}") from None
 
 
+KNOB_RANGES = {name: (lo, hi) for name, _, lo, hi, *_ in L.KNOBS}
+
+
 def parse_design(knobs: dict[str, Any], filters: Any) -> Design:
     values = {}
     errors = []
     for name in KNOB_NAMES:
+        lo, hi = KNOB_RANGES[name]
         try:
-            values[name] = number(name, knobs.get(name))
+            values[name] = number(name, knobs.get(name), minimum=lo, maximum=hi)
         except ValueError as err:
             errors.append(str(err))
     if errors:
@@ -591,6 +600,24 @@ def sync_url(trigger: Any, search: Any, values: dict[str, Any]) -> tuple[Any, ..
     return (no_update if query == search else query,) + (no_update,) * len(URL_CONTROLS)
 
 
+def sync_knob(name: str, trigger: Any, position: Any, value: Any) -> tuple[Any, Any]:
+    """A knob's slider and its box kept together: (slider position, box value).
+
+    Dragging the slider sets the box; a box value in range moves the slider; a bad box value
+    leaves the slider where it is (the inline message names the field).
+    """
+    if trigger == L.knob_slider_id(name):
+        if position is None:
+            return no_update, no_update
+        return no_update, L.from_slider(name, float(position))
+    lo, hi = KNOB_RANGES[name]
+    try:
+        v = number(name, value, minimum=lo, maximum=hi)
+    except ValueError:
+        return no_update, no_update
+    return L.to_slider(name, v), no_update
+
+
 # ----------------------------------------------------------------------------- registration
 
 
@@ -614,6 +641,18 @@ def register(app: Dash, services: Services) -> None:
         filters = next(it)
         out = update_views(workload, system, mode, knobs, filters, services)
         return [out[key] for key, _, _ in VIEW_OUTPUTS]
+
+    for name in KNOB_NAMES:
+        slider_id = L.knob_slider_id(name)
+
+        @app.callback(
+            Output(slider_id, "value"),
+            Output(L.knob_id(name), "value", allow_duplicate=True),
+            Input(slider_id, "value"), Input(L.knob_id(name), "value"),
+            prevent_initial_call=True,
+        )
+        def _knob(position, value, name=name):
+            return sync_knob(name, ctx.triggered_id, position, value)
 
     @app.callback(Output(L.MANUAL_CONTROLS, "style"), Input(L.MODE, "value"))
     def _manual_style(mode):

@@ -5,6 +5,8 @@ Component ids are module constants so the callbacks and the tests name the same 
 
 from __future__ import annotations
 
+import math
+
 from dash import dash_table, dcc, html
 
 from wacky_model.presets import PRESET_NAMES
@@ -76,29 +78,72 @@ def knob_id(name: str) -> str:
     return f"knob-{name}"
 
 
+def _box(field_id: str, value: float, style: dict) -> dcc.Input:
+    """A number box that applies on Enter or on leaving it (debounce), not on each keystroke.
+
+    type="text" (with a decimal keypad): Dash 4's type="number" box compares a typed value
+    with a stale copy of its value, so after a callback (a preset, a URL) set it, typing the
+    box's first value back and pressing Enter did nothing. The callbacks parse the text.
+    """
+    return dcc.Input(id=field_id, type="text", inputMode="decimal", value=value,
+                     debounce=True, style=style)
+
+
 def _number_field(field_id: str, label: str, value: float) -> html.Div:
-    # debounce: recompute when the user presses Enter or leaves the field, not on each keystroke.
     return html.Div(
         [
             html.Label(label, htmlFor=field_id),
-            dcc.Input(id=field_id, type="number", value=value, debounce=True, style=INPUT),
+            _box(field_id, value, INPUT),
         ],
         style=FIELD,
     )
 
 
+# T and C span decades: their sliders move in log10 of the value, with ticks at round numbers.
+LOG_KNOBS = {"T": (2, 5, 10, 20, 50, 100, 200, 512),
+             "C": (1, 3, 10, 30, 100, 300, 1000, 4096)}
+
+
+def knob_slider_id(name: str) -> str:
+    return f"knob-{name}-slider"
+
+
+def to_slider(name: str, value: float) -> float:
+    return math.log10(value) if name in LOG_KNOBS else value
+
+
+def from_slider(name: str, position: float) -> float:
+    """The knob's value at a slider position, rounded to 3 significant digits."""
+    value = 10 ** position if name in LOG_KNOBS else position
+    return float(f"{value:.3g}")
+
+
+def _knob(name: str, label: str, lo: float, hi: float, step: float, default: float) -> html.Div:
+    if name in LOG_KNOBS:
+        slider = dcc.Slider(id=knob_slider_id(name), min=math.log10(lo), max=math.log10(hi),
+                            step=0.001, value=math.log10(default), allow_direct_input=False,
+                            marks={math.log10(t): f"{t:g}" for t in LOG_KNOBS[name]})
+    else:
+        slider = dcc.Slider(id=knob_slider_id(name), min=lo, max=hi, step=step, value=default,
+                            allow_direct_input=False,
+                            marks={lo: f"{lo:g}", hi: f"{hi:g}"})
+    # The box is the knob's value (the slider only drives it): Enter or leaving it applies it,
+    # and a value outside [lo, hi] is reported inline, not clamped.
+    return html.Div(
+        [
+            html.Div(
+                [html.Label(label, htmlFor=knob_id(name)),
+                 _box(knob_id(name), default, {"width": "90px"})],
+                style=FIELD,
+            ),
+            slider,
+        ],
+        style={"marginBottom": "6px"},
+    )
+
+
 def _controls() -> html.Div:
-    knob_sliders = [
-        html.Div(
-            [
-                html.Label(label, htmlFor=knob_id(name)),
-                dcc.Slider(id=knob_id(name), min=lo, max=hi, step=step, value=default,
-                           marks=None, tooltip={"placement": "bottom"}),
-            ],
-            style={"marginBottom": "6px"},
-        )
-        for name, label, lo, hi, step, default in KNOBS
-    ]
+    knob_sliders = [_knob(*knob) for knob in KNOBS]
     presets = html.Div(
         [
             html.Button(name, id={"type": PRESET_TYPE, "name": name}, n_clicks=0,

@@ -104,16 +104,13 @@ def type_into(driver, element_id: str, value: str) -> None:
 
 
 def knob_value(driver, name: str) -> float:
-    thumb = driver.find_element(By.CSS_SELECTOR, f"#knob-{name} [role='slider']")
-    return float(thumb.get_attribute("aria-valuenow"))
+    """The knob's box (its slider, in log10 for T and C, drives the box)."""
+    return float(driver.find_element(By.ID, f"knob-{name}").get_attribute("value"))
 
 
 def type_into_knob(driver, name: str, value: str) -> None:
-    """The slider's own input box (Dash 4 sliders have one); it reports on leaving it."""
-    box = driver.find_element(By.CSS_SELECTOR, f"#knob-{name} input")
-    box.send_keys(Keys.CONTROL, "a")
-    box.send_keys(Keys.BACKSPACE)
-    box.send_keys(value + Keys.TAB)
+    """The knob's box; Enter applies it."""
+    type_into(driver, f"knob-{name}", value)
 
 
 def recommendation(driver) -> tuple[str, str, str]:
@@ -197,10 +194,23 @@ def test_tune_validate_and_recover_from_bad_values(url, browser):
     wait_text(d, "card-knobs", lambda t: "X = 1," in t, "X = 1")
     before = recommendation(d)
     start_t = knob_value(d, "T")
-    d.find_element(By.CSS_SELECTOR, "#knob-T [role='slider']").send_keys(Keys.PAGE_UP)
+    d.find_element(By.CSS_SELECTOR, "#knob-T-slider [role='slider']").send_keys(Keys.PAGE_UP)
     wait_until(d, lambda d: knob_value(d, "T") > start_t, "the T slider to move")
     wait_until(d, lambda d: recommendation(d)[2] != before[2], "a new cost for the new T")
     assert f"T = {knob_value(d, 'T'):.4g}," in text(d, "card-knobs")
+
+    # Enter in a knob box applies it and moves the log slider; a value out of the slider's
+    # range is reported inline under the field's label, not clamped.
+    type_into_knob(d, "T", "20")
+    wait_text(d, "card-knobs", lambda t: "T = 20," in t, "T = 20 from its box")
+    thumb = d.find_element(By.CSS_SELECTOR, "#knob-T-slider [role='slider']")
+    wait_until(d, lambda d: abs(float(thumb.get_attribute("aria-valuenow")) - 1.301) < 0.01,
+               "the T slider at log10(20)")
+    type_into_knob(d, "T", "1000")
+    expect_message(d, "T: base ratio: must be between 2 and 512; got 1000")
+    assert knob_value(d, "T") == 1000
+    type_into_knob(d, "T", "20")
+    expect_no_message(d)
 
     # A Figure 8 preset sets every knob.
     d.find_element(By.XPATH, "//button[normalize-space()='tiering']").click()

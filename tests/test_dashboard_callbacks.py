@@ -177,7 +177,9 @@ def test_the_current_design_is_marked_on_every_figure():
         ({"workload": {"writes": -5}}, "Writes: must be at least 0"),
         ({"workload": {"range-blocks": None}}, "Range length (blocks): the field is empty"),
         ({"mode": "manual", "knobs": {"T": None}}, "T: base ratio: the field is empty"),
-        ({"mode": "manual", "knobs": {"K": 3}}, "Design: K must be in [0, 1]"),
+        ({"mode": "manual", "knobs": {"K": 3}},
+         "K: greediness, levels 1..L-1: must be between 0 and 1; got 3"),
+        ({"mode": "manual", "knobs": {"T": 1000}}, "T: base ratio: must be between 2 and 512"),
     ],
 )
 def test_bad_values_give_an_inline_message_and_no_design(change, expected):
@@ -379,3 +381,25 @@ def test_loading_a_url_restores_the_controls_and_editing_writes_them_back():
     assert out[0].startswith("?") and "writes=60" in out[0]
     assert set(out[1:]) == {no_update}
     assert cb.sync_url("writes", out[0], values)[0] is no_update  # unchanged: no new entry
+
+
+# --------------------------------------------------------------------------- knob boxes
+
+
+def test_knob_boxes_and_log_sliders_move_together():
+    # Dragging T's log slider to 10^1.5 sets the box to 31.6; a box value moves the slider.
+    assert cb.sync_knob("T", L.knob_slider_id("T"), 1.5, 10) == (no_update, 31.6)
+    position, box = cb.sync_knob("C", L.knob_id("C"), 0.0, 100)
+    assert position == pytest.approx(2.0) and box is no_update
+    assert cb.sync_knob("X", L.knob_id("X"), 1, 2.5) == (2.5, no_update)  # linear
+    # Out of range or empty: the slider stays and the box keeps what was typed (not clamped).
+    assert cb.sync_knob("T", L.knob_id("T"), 1.0, 1000) == (no_update, no_update)
+    assert cb.sync_knob("K", L.knob_id("K"), 1.0, None) == (no_update, no_update)
+
+
+def test_knob_boxes_apply_on_enter():
+    app = create_app(runner=fake_runner)
+    names = {L.knob_id(n) for n in cb.KNOB_NAMES}
+    boxes = {c.id: c for c in app.layout._traverse()
+             if isinstance(getattr(c, "id", None), str) and c.id in names}
+    assert len(boxes) == 5 and all(b.debounce is True for b in boxes.values())
