@@ -7,6 +7,7 @@ values never raise: they come back as messages shown inline above the views.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from wacky_model.analysis import Analysis, analyze
 from wacky_model.figures.design import structure_figure, theta_by_family
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
 from wacky_model.presets import PRESET_NAMES, preset
+from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
 from wacky_model.search import Alternative, DesignSpace, classify, recommend
 from wacky_model.types import Design, System, Workload
 
@@ -273,6 +275,46 @@ def card(title: str, family: str, analysis: Analysis, note: str = "") -> html.Di
     )
 
 
+def rocksdb_view(design: Design, system: System) -> html.Div:
+    """The stock RocksDB options for the design (as ``wacky export --rocksdb`` writes them):
+    each knob's grade, then the OPTIONS file with a reason above each option."""
+    try:
+        exported = rocksdb_export(design, system)
+    except ValueError as err:
+        return html.Div(f"No RocksDB export for this design: {err}", id="rocksdb-error",
+                        style={"color": "#a40000"})
+    return html.Div(
+        [
+            html.Div(["Grade of the design: ", html.B(exported.grade, id="rocksdb-grade"),
+                      f" (compaction style: {exported.style})"]),
+            html.Ul([html.Li([html.B(g.knob), f": {g.grade}: {g.note}"])
+                     for g in exported.grades], style={"fontSize": "85%"}),
+            html.Pre(exported.options_file(), id="rocksdb-options",
+                     style={"maxHeight": "220px", "overflow": "auto", "fontSize": "12px",
+                            "background": "#fafafa", "border": "1px solid #eee",
+                            "padding": "6px"}),
+        ]
+    )
+
+
+def rocksdb_download(kind: Any, current: dict | None, system: dict[str, Any]) -> Any:
+    """The download for a button: the OPTIONS file or the full JSON of the design shown."""
+    if not current:
+        return no_update
+    try:
+        k = current["design"]
+        design = Design(k["T"], k["C"], k["X"], k["K"], k["Z"],
+                        current.get("filters", "optimized"))
+        exported: RocksDBExport = rocksdb_export(design, parse_system(system))
+    except (ValueError, KeyError, TypeError):
+        return no_update
+    if kind == L.ROCKSDB_JSON_BUTTON:
+        return dcc.send_string(json.dumps(exported.to_dict(), indent=2) + "\n",
+                               "wacky-rocksdb.json", type="application/json")
+    return dcc.send_string(exported.options_file() + "\n", "OPTIONS-wacky.ini",
+                           type="text/plain")
+
+
 def alternative_rows(alternatives: tuple[Alternative, ...], theta: float) -> list[dict]:
     """Each family at its best T, with its throughput relative to the design shown."""
     rows = []
@@ -318,6 +360,7 @@ VIEW_OUTPUTS = (
     (L.LEVELS, L.LEVELS, "data"), (L.THETA, L.THETA, "figure"),
     (L.MEMORY_FRONTIER, L.MEMORY_FRONTIER, "figure"),
     (L.RANGE_FRONTIER, L.RANGE_FRONTIER, "figure"), (L.CURRENT, L.CURRENT, "data"),
+    (L.ROCKSDB, L.ROCKSDB, "children"),
 )
 
 
@@ -373,6 +416,7 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     label = f"{family} (T={design.T:.3g})"
     out[L.CARD] = card(title, family, analysis, note)
     out[L.ALTERNATIVES] = alternative_rows(rec.alternatives, analysis.finite.theta)
+    out[L.ROCKSDB] = rocksdb_view(design, controls.system)
     out[L.STRUCTURE] = structure_figure(analysis)
     out[L.LEVELS] = level_rows(analysis)
     out[L.THETA] = theta_by_family(controls.system, controls.workload, space=space,
@@ -653,6 +697,16 @@ def register(app: Dash, services: Services) -> None:
         )
         def _knob(position, value, name=name):
             return sync_knob(name, ctx.triggered_id, position, value)
+
+    @app.callback(
+        Output(L.ROCKSDB_DOWNLOAD, "data"),
+        Input(L.ROCKSDB_OPTIONS_BUTTON, "n_clicks"), Input(L.ROCKSDB_JSON_BUTTON, "n_clicks"),
+        State(L.CURRENT, "data"), *[State(i, "value") for i in SYSTEM_IDS],
+        prevent_initial_call=True,
+    )
+    def _download(_options, _json, current, *system_values):
+        return rocksdb_download(ctx.triggered_id, current,
+                                dict(zip(SYSTEM_IDS, system_values, strict=True)))
 
     @app.callback(Output(L.MANUAL_CONTROLS, "style"), Input(L.MODE, "value"))
     def _manual_style(mode):

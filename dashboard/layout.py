@@ -62,6 +62,10 @@ PROGRESS = "validation-progress"
 STATUS = "validation-status"
 VALIDATION_RESULT = "validation-result"
 URL = "url"
+ROCKSDB = "rocksdb"
+ROCKSDB_OPTIONS_BUTTON = "rocksdb-options-button"
+ROCKSDB_JSON_BUTTON = "rocksdb-json-button"
+ROCKSDB_DOWNLOAD = "rocksdb-download"
 
 POLL_MS = 400
 
@@ -251,6 +255,20 @@ def _views() -> html.Div:
                     ),
                 ],
                 style={**PANEL, "display": "flex", "gap": "16px"},
+            ),
+            html.Div(
+                [
+                    html.H4("RocksDB options for this design", style={"marginTop": 0}),
+                    html.Div(
+                        [html.Button("Download OPTIONS file", id=ROCKSDB_OPTIONS_BUTTON,
+                                     n_clicks=0, style={"marginRight": "6px"}),
+                         html.Button("Download JSON", id=ROCKSDB_JSON_BUTTON, n_clicks=0),
+                         dcc.Download(id=ROCKSDB_DOWNLOAD)],
+                        style={"marginBottom": "6px"},
+                    ),
+                    html.Div(id=ROCKSDB),
+                ],
+                style=PANEL,
             ),
             html.Div(
                 [dcc.Graph(id=STRUCTURE, config={"displaylogo": False}),

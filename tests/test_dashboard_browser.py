@@ -59,9 +59,16 @@ def url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[webdriver.Chrome]:
+def downloads(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def browser(downloads) -> Iterator[webdriver.Chrome]:
     options = webdriver.ChromeOptions()
     options.binary_location = BROWSER
+    options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                              "download.prompt_for_download": False})
     # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 f"--window-size={WIDTH},1100"):
@@ -254,7 +261,7 @@ def field_value(driver, element_id: str) -> str:
     return driver.find_element(By.ID, element_id).get_attribute("value")
 
 
-def test_a_url_restores_the_state_and_edits_update_the_url(url, browser):
+def test_a_url_restores_the_state_and_edits_update_the_url(url, browser, downloads):
     d = browser
     d.get(url + "?point-reads=10&zero-reads=30&writes=50&range-reads=10&range-blocks=4"
            "&entries=1000000000&bits-per-entry=8&mode=manual&T=6&C=5&X=1&K=1&Z=0"
@@ -272,3 +279,18 @@ def test_a_url_restores_the_state_and_edits_update_the_url(url, browser):
     type_into(d, "writes", "70")
     wait_until(d, lambda d: "writes=70" in d.current_url, "the URL to follow the edit")
     assert "T=6" in d.current_url and "mode=manual" in d.current_url
+
+    # The RocksDB panel shows the export of the design shown, and its buttons download it.
+    wait_text(d, "rocksdb-options", lambda t: "write_buffer_size=" in t, "the RocksDB options")
+    assert text(d, "rocksdb-grade")
+    d.find_element(By.ID, "rocksdb-options-button").click()
+    d.find_element(By.ID, "rocksdb-json-button").click()
+    options_file, json_file = downloads / "OPTIONS-wacky.ini", downloads / "wacky-rocksdb.json"
+    wait_until(d, lambda d: options_file.exists() and json_file.exists(), "the downloads")
+    assert "[DBOptions]" in options_file.read_text()
+    assert '"grade"' in json_file.read_text()
+
+    # A design with more than 36 runs in a level carries the guardrail's warning on its card.
+    d.get(url + "?mode=manual&T=100&C=99&X=1&K=1&Z=0")
+    wait_text(d, "card-warnings", lambda t: "RocksDB stops writes at 36" in t,
+              "the guardrail warning")

@@ -403,3 +403,28 @@ def test_knob_boxes_apply_on_enter():
     boxes = {c.id: c for c in app.layout._traverse()
              if isinstance(getattr(c, "id", None), str) and c.id in names}
     assert len(boxes) == 5 and all(b.debounce is True for b in boxes.values())
+
+
+# --------------------------------------------------------------------------- RocksDB panel
+
+
+def test_the_rocksdb_panel_shows_the_export_with_its_grades():
+    out = views(mode="manual", knobs={"T": 10, "C": 9, "X": 1, "K": 0, "Z": 0})
+    panel = out[L.ROCKSDB]
+    assert text_of(find(panel, "rocksdb-grade")) in ("exact", "approximate", "needs-driver")
+    options = text_of(find(panel, "rocksdb-options"))
+    assert "[CFOptions \"default\"]" in options and "write_buffer_size=" in options
+
+
+def test_the_download_buttons_give_the_options_file_and_the_json():
+    import json
+
+    current = views(mode="manual", knobs={"T": 10, "C": 9, "X": 1, "K": 0, "Z": 0})[L.CURRENT]
+    options = cb.rocksdb_download(L.ROCKSDB_OPTIONS_BUTTON, current, SYSTEM)
+    assert options["filename"] == "OPTIONS-wacky.ini"
+    assert "[DBOptions]" in options["content"] and "compaction_style=" in options["content"]
+    full = cb.rocksdb_download(L.ROCKSDB_JSON_BUTTON, current, SYSTEM)
+    assert full["filename"] == "wacky-rocksdb.json"
+    data = json.loads(full["content"])
+    assert data["design"]["T"] == 10 and data["grade"] and data["options"]
+    assert cb.rocksdb_download(L.ROCKSDB_JSON_BUTTON, None, SYSTEM) is no_update
