@@ -551,8 +551,16 @@ def validation_tick(
 ) -> tuple[Any, ...]:
     """Start a validation (button) or report on the running one (interval).
 
-    Returns (job id, poll disabled, button disabled, progress, status, result view).
+    Returns (job id, poll disabled, button disabled, progress, status, result view), and on a
+    start also the inputs validated (else no_update), for the stale marker.
     """
+    return _validation_tick(trigger, job_id, current, services) + (
+        current if trigger == L.VALIDATE and current else no_update,)
+
+
+def _validation_tick(
+    trigger: Any, job_id: str | None, current: dict | None, services: Services
+) -> tuple[Any, ...]:
     if trigger == L.VALIDATE:
         if not current:
             return (no_update, True, False, "0",
@@ -574,6 +582,21 @@ def validation_tick(
                 validation_view(state))
     return (no_update, False, True, f"{state.fraction:.3f}",
             f"{state.fraction:.0%}: {state.message}", no_update)
+
+
+def stale_marker(current: dict | None, validated: dict | None) -> Any:
+    """A marker over the validation results once the inputs differ from those validated."""
+    if not validated or current == validated:
+        return None
+    k = validated.get("design", {})
+    what = ", ".join(f"{n} = {v:.4g}" for n, v in k.items() if isinstance(v, (int, float)))
+    return html.Div(
+        [html.B("Stale: "),
+         f"these results are for the inputs validated earlier ({validated.get('family', '')}: "
+         f"{what}); the inputs have changed since. Press “Validate on engine” again."],
+        style={"color": "#7a4b00", "background": "#fff6e0", "border": "1px solid #e0c080",
+               "borderRadius": "6px", "padding": "4px 10px", "marginBottom": "8px"},
+    )
 
 
 # ------------------------------------------------------------------------------ the URL
@@ -739,7 +762,7 @@ def register(app: Dash, services: Services) -> None:
     @app.callback(
         Output(L.JOB, "data"), Output(L.POLL, "disabled"), Output(L.VALIDATE, "disabled"),
         Output(L.PROGRESS, "value"), Output(L.STATUS, "children"),
-        Output(L.VALIDATION_RESULT, "children"),
+        Output(L.VALIDATION_RESULT, "children"), Output(L.VALIDATED, "data"),
         Input(L.VALIDATE, "n_clicks"), Input(L.POLL, "n_intervals"),
         State(L.JOB, "data"), State(L.CURRENT, "data"),
         prevent_initial_call=True,
@@ -747,3 +770,26 @@ def register(app: Dash, services: Services) -> None:
     def _validation(_clicks, _ticks, job_id, current):
         return validation_tick(ctx.triggered_id, job_id, current, services)
 
+
+    @app.callback(Output(L.VALIDATION_STALE, "children"),
+                  Input(L.CURRENT, "data"), Input(L.VALIDATED, "data"))
+    def _stale(current, validated):
+        return stale_marker(current, validated)
+
+    # The results appear far below the button: bring them into view when they arrive.
+    app.clientside_callback(
+        """
+        function(children) {
+            if (document.getElementById('validation-table')
+                    || (children && children.props && children.props.children)) {
+                setTimeout(function() {
+                    var panel = document.getElementById('validation-panel');
+                    if (panel) { panel.scrollIntoView({block: 'start'}); }
+                }, 100);
+            }
+            return window.dash_clientside.no_update;
+        }
+        """,
+        Output(L.SCROLLED, "data"), Input(L.VALIDATION_RESULT, "children"),
+        prevent_initial_call=True,
+    )

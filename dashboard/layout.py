@@ -63,6 +63,10 @@ STATUS = "validation-status"
 VALIDATION_RESULT = "validation-result"
 URL = "url"
 ROCKSDB = "rocksdb"
+VALIDATED = "validated-inputs"
+VALIDATION_STALE = "validation-stale"
+VALIDATION_PANEL = "validation-panel"
+SCROLLED = "validation-scrolled"
 ROCKSDB_OPTIONS_BUTTON = "rocksdb-options-button"
 ROCKSDB_JSON_BUTTON = "rocksdb-json-button"
 ROCKSDB_DOWNLOAD = "rocksdb-download"
@@ -286,9 +290,17 @@ def _views() -> html.Div:
                 style={**PANEL, "display": "flex", "flexWrap": "wrap"},
             ),
             html.Div(
-                "Press “Validate on engine” to build the design shown on the engine and "
-                "compare the model's predictions with what it measures.",
-                id=VALIDATION_RESULT, style=PANEL,
+                [
+                    html.Div(id=VALIDATION_STALE, role="status"),
+                    html.Div(
+                        "Press “Validate on engine” to build the design shown on the engine "
+                        "and compare the model's predictions with what it measures.",
+                        id=VALIDATION_RESULT,
+                    ),
+                    dcc.Store(id=VALIDATED),
+                    dcc.Store(id=SCROLLED),
+                ],
+                id=VALIDATION_PANEL, style=PANEL,
             ),
         ],
         style={"flex": "1", "minWidth": "0"},

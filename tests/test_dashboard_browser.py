@@ -236,6 +236,11 @@ def test_tune_validate_and_recover_from_bad_values(url, browser):
     wait_until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#validation-figure .main-svg"),
                "the validation figure")
     assert d.find_element(By.ID, "validate-button").is_enabled()
+    # The results are brought into view, and are not stale yet.
+    wait_until(d, lambda d: d.execute_script(
+        "var r = document.getElementById('validation-panel').getBoundingClientRect();"
+        "return r.top > -5 && r.top < window.innerHeight / 2;"), "the results scrolled into view")
+    assert text(d, "validation-stale") == ""
 
     if os.environ.get(SCREENSHOT_ENV):
         save_full_page(d, Path(os.environ[SCREENSHOT_ENV]))
@@ -246,6 +251,8 @@ def test_tune_validate_and_recover_from_bad_values(url, browser):
     type_into_knob(d, "K", "0")
     expect_no_message(d)
     wait_text(d, "card-family", lambda t: t == "Wacky", "K = 0 with Z = 1")
+    # The validation shown was of Tiering: it is now marked stale.
+    wait_text(d, "validation-stale", lambda t: t.startswith("Stale:"), "the stale marker")
 
 
 def save_full_page(driver, path: Path) -> None:

@@ -252,13 +252,13 @@ def test_validate_runs_in_the_background_and_reports_progress_then_the_compariso
     job, poll_disabled, button_disabled, *_ = cb.validation_tick(L.VALIDATE, None, current, svc)
     assert job and poll_disabled is False and button_disabled is True
     assert reached.wait(10)
-    _, poll_disabled, button_disabled, progress, status, view = cb.validation_tick(
+    _, poll_disabled, button_disabled, progress, status, view, _ = cb.validation_tick(
         L.POLL, job, current, svc)
     assert (poll_disabled, button_disabled, progress) == (False, True, "0.400")
     assert status == "40%: loading" and view is no_update
     release.set()
     assert svc.jobs.wait(job, 10).status == "done"
-    _, poll_disabled, button_disabled, progress, status, view = cb.validation_tick(
+    _, poll_disabled, button_disabled, progress, status, view, _ = cb.validation_tick(
         L.POLL, job, current, svc)
     assert (poll_disabled, button_disabled, progress) == (True, False, "1")
     assert status.startswith("Validated in")
@@ -272,7 +272,7 @@ def test_validate_runs_in_the_background_and_reports_progress_then_the_compariso
 def test_validate_without_a_valid_design_asks_to_fix_the_inputs():
     svc = services()
     current = views({"writes": None}, svc=svc)[L.CURRENT]
-    job, poll_disabled, button_disabled, _, status, _ = cb.validation_tick(
+    job, poll_disabled, button_disabled, _, status, _, _ = cb.validation_tick(
         L.VALIDATE, None, current, svc)
     assert job is no_update and poll_disabled is True and button_disabled is False
     assert "Fix the inputs" in text_of(status)
@@ -286,7 +286,7 @@ def test_a_failed_validation_shows_its_error_inline():
     current = views(svc=svc)[L.CURRENT]
     job = cb.validation_tick(L.VALIDATE, None, current, svc)[0]
     assert svc.jobs.wait(job, 10).status == "failed"
-    _, poll_disabled, button_disabled, _, status, _ = cb.validation_tick(L.POLL, job, current,
+    _, poll_disabled, button_disabled, _, status, _, _ = cb.validation_tick(L.POLL, job, current,
                                                                          svc)
     assert poll_disabled is True and button_disabled is False
     assert text_of(status) == "Validation failed: scale entries must lie in [1000, 1e9]"
@@ -428,3 +428,19 @@ def test_the_download_buttons_give_the_options_file_and_the_json():
     data = json.loads(full["content"])
     assert data["design"]["T"] == 10 and data["grade"] and data["options"]
     assert cb.rocksdb_download(L.ROCKSDB_JSON_BUTTON, None, SYSTEM) is no_update
+
+
+# --------------------------------------------------------------------------- stale validations
+
+
+def test_validation_results_are_marked_stale_once_the_inputs_change():
+    current = views()[L.CURRENT]
+    svc = services()
+    validated = cb.validation_tick(L.VALIDATE, None, current, svc)[-1]
+    assert validated == current  # the inputs validated are kept
+    assert cb.stale_marker(current, validated) is None
+    assert cb.stale_marker(current, None) is None  # nothing validated yet
+    changed = views({"writes": 5})[L.CURRENT]
+    marker = text_of(cb.stale_marker(changed, validated))
+    assert marker.startswith("Stale: ") and "validate" in marker.lower()
+    assert cb.validation_tick(L.POLL, None, current, svc)[-1] is no_update
