@@ -428,8 +428,12 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     out[L.MEMORY_FRONTIER] = memory_frontier(controls.system, frontier_p, design=design,
                                              label=label)
     out[L.RANGE_FRONTIER] = range_frontier(controls.system, design=design, label=label)
+    _keep_in_view(out[L.THETA], analysis.finite.theta)
     for key in (L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
         _fit_half_width(out[key])
+        # Write amplification spans decades (about 1 to several hundred): a log axis keeps
+        # the useful designs from crowding into a corner.
+        out[key].update_xaxes(type="log")
     w = controls.workload
     out[L.CURRENT] = {
         "design": design.knobs,
@@ -441,6 +445,17 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         "bits_per_entry": controls.system.bits_per_entry,
     }
     return out
+
+
+def _keep_in_view(fig: go.Figure, theta: float) -> None:
+    """Widen the Θ axis (log) so the design shown stays on it, however far from the best."""
+    y_range = fig.layout.yaxis.range
+    if not y_range or not theta > 0:
+        return
+    lo, hi = y_range
+    top = math.log10(theta) + 0.08  # the marker and its label with some room
+    bottom = math.log10(theta) - 0.08
+    fig.update_yaxes(range=[min(lo, bottom), max(hi, top)])
 
 
 def _fit_half_width(fig: go.Figure) -> None:

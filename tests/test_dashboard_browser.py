@@ -301,3 +301,10 @@ def test_a_url_restores_the_state_and_edits_update_the_url(url, browser, downloa
     d.get(url + "?mode=manual&T=100&C=99&X=1&K=1&Z=0")
     wait_text(d, "card-warnings", lambda t: "RocksDB stops writes at 36" in t,
               "the guardrail warning")
+    # ... and, far from the best design, it stays inside the Θ-against-T chart's axis.
+    theta = float(text(d, "card-theta"))
+    y_range = wait_until(d, lambda d: d.execute_script(
+        "var p = document.querySelector('#theta-vs-t .js-plotly-plot');"
+        "return p && p._fullLayout && p._fullLayout.yaxis && p._fullLayout.yaxis.range;"),
+        "the Θ-against-T chart")
+    assert 10 ** y_range[0] < theta < 10 ** y_range[1], (theta, y_range)

@@ -444,3 +444,18 @@ def test_validation_results_are_marked_stale_once_the_inputs_change():
     marker = text_of(cb.stale_marker(changed, validated))
     assert marker.startswith("Stale: ") and "validate" in marker.lower()
     assert cb.validation_tick(L.POLL, None, current, svc)[-1] is no_update
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def test_the_charts_keep_a_far_from_best_manual_design_in_view():
+    import math
+
+    out = views(mode="manual", knobs={"T": 512, "C": 4096, "X": 1, "K": 1, "Z": 1})
+    theta = float(text_of(find(out[L.CARD], "card-theta")))
+    lo, hi = out[L.THETA].layout.yaxis.range
+    assert out[L.THETA].layout.yaxis.type == "log"
+    assert lo < math.log10(theta) < hi  # the Θ-against-T axis includes the design
+    for key in (L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
+        assert out[key].layout.xaxis.type == "log"  # write amplification spans decades
