@@ -255,10 +255,11 @@ def _views() -> html.Div:
                     html.Div(
                         [html.H4("Each family at its best T", style={"marginTop": 0}),
                          _table(ALTERNATIVES, ALTERNATIVE_COLUMNS)],
-                        style={"flex": "1", "minWidth": "0"},
+                        style={"flex": "1 1 480px", "minWidth": "0"},
                     ),
                 ],
-                style={**PANEL, "display": "flex", "gap": "16px"},
+                # At 1280 px the table goes below the card rather than being cut off.
+                style={**PANEL, "display": "flex", "gap": "16px", "flexWrap": "wrap"},
             ),
             html.Div(
                 [

@@ -23,7 +23,7 @@ BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
 WAIT_S = 60  # generous: a busy 2-core CI machine; waits end as soon as the page is ready
 SCREENSHOT_ENV = "WACKY_DASHBOARD_SCREENSHOT"
-WIDTH = 1400
+SIZES = ((1280, 800), (1600, 1000))  # a laptop and a desktop window
 
 if not (BROWSER and DRIVER):
     reason = "headless Chromium and chromedriver are needed (apt-get install chromium " \
@@ -64,16 +64,23 @@ def downloads(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def browser(downloads) -> Iterator[webdriver.Chrome]:
+def screenshots(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("screenshots")
+
+
+@pytest.fixture(scope="module", params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def browser(request, downloads) -> Iterator[webdriver.Chrome]:
+    width, height = request.param
     options = webdriver.ChromeOptions()
     options.binary_location = BROWSER
     options.add_experimental_option("prefs", {"download.default_directory": str(downloads),
                                               "download.prompt_for_download": False})
     # --no-sandbox: CI runs as root, where Chromium's sandbox refuses to start.
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={WIDTH},1100"):
+                f"--window-size={width},{height}"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver.set_window_size(width, height)
     try:
         yield driver
     finally:
@@ -137,7 +144,7 @@ def expect_no_message(driver) -> None:
     wait_until(driver, lambda d: message(d) == "", "the inline message to go")
 
 
-def test_tune_validate_and_recover_from_bad_values(url, browser):
+def test_tune_validate_and_recover_from_bad_values(url, browser, screenshots):
     d = browser
     d.get(url)
 
@@ -242,7 +249,8 @@ def test_tune_validate_and_recover_from_bad_values(url, browser):
         "return r.top > -5 && r.top < window.innerHeight / 2;"), "the results scrolled into view")
     assert text(d, "validation-stale") == ""
 
-    if os.environ.get(SCREENSHOT_ENV):
+    save_full_page(d, screenshots / f"validated-{window(d)}.png")
+    if os.environ.get(SCREENSHOT_ENV) and window(d) == "1600x1000":
         save_full_page(d, Path(os.environ[SCREENSHOT_ENV]))
 
     # An emptied knob is reported inline too, and refilling it clears the message.
@@ -255,20 +263,27 @@ def test_tune_validate_and_recover_from_bad_values(url, browser):
     wait_text(d, "validation-stale", lambda t: t.startswith("Stale:"), "the stale marker")
 
 
+def window(driver) -> str:
+    size = driver.get_window_size()
+    return f"{size['width']}x{size['height']}"
+
+
 def save_full_page(driver, path: Path) -> None:
     """A screenshot of the whole page: the window grown to the page's height."""
+    size = driver.get_window_size()
     height = driver.execute_script("return document.body.scrollHeight")
-    driver.set_window_size(WIDTH, height + 120)
+    driver.set_window_size(size["width"], height + 120)
     path.parent.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(path))
-    driver.set_window_size(WIDTH, 1100)
+    driver.set_window_size(size["width"], size["height"])
 
 
 def field_value(driver, element_id: str) -> str:
     return driver.find_element(By.ID, element_id).get_attribute("value")
 
 
-def test_a_url_restores_the_state_and_edits_update_the_url(url, browser, downloads):
+def test_a_url_restores_the_state_and_edits_update_the_url(url, browser, downloads,
+                                                           screenshots):
     d = browser
     d.get(url + "?point-reads=10&zero-reads=30&writes=50&range-reads=10&range-blocks=4"
            "&entries=1000000000&bits-per-entry=8&mode=manual&T=6&C=5&X=1&K=1&Z=0"
@@ -286,6 +301,14 @@ def test_a_url_restores_the_state_and_edits_update_the_url(url, browser, downloa
     type_into(d, "writes", "70")
     wait_until(d, lambda d: "writes=70" in d.current_url, "the URL to follow the edit")
     assert "T=6" in d.current_url and "mode=manual" in d.current_url
+    # Nothing is cut off at this window size: the alternatives table fits its panel.
+    wait_until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#alternatives tbody tr"),
+               "the alternatives table")
+    fits = d.execute_script(
+        "var t = document.querySelector('#alternatives table');"
+        "return t.getBoundingClientRect().right <= window.innerWidth;")
+    assert fits, f"the alternatives table is cut off at {window(d)}"
+    d.save_screenshot(str(screenshots / f"from-url-{window(d)}.png"))
 
     # The RocksDB panel shows the export of the design shown, and its buttons download it.
     wait_text(d, "rocksdb-options", lambda t: "write_buffer_size=" in t, "the RocksDB options")
