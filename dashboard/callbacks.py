@@ -569,8 +569,12 @@ def validation_tick(
     Returns (job id, poll disabled, button disabled, progress, status, result view), and on a
     start also the inputs validated (else no_update), for the stale marker.
     """
-    return _validation_tick(trigger, job_id, current, services) + (
-        current if trigger == L.VALIDATE and current else no_update,)
+    out = _validation_tick(trigger, job_id, current, services)
+    if trigger == L.VALIDATE:
+        return out + (current or None,)
+    state = services.jobs.state(job_id)
+    # A failed validation shows no results, so nothing can be stale.
+    return out + (None if state is not None and state.status == "failed" else no_update,)
 
 
 def _validation_tick(

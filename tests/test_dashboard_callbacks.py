@@ -286,9 +286,10 @@ def test_a_failed_validation_shows_its_error_inline():
     current = views(svc=svc)[L.CURRENT]
     job = cb.validation_tick(L.VALIDATE, None, current, svc)[0]
     assert svc.jobs.wait(job, 10).status == "failed"
-    _, poll_disabled, button_disabled, _, status, _, _ = cb.validation_tick(L.POLL, job, current,
-                                                                         svc)
+    _, poll_disabled, button_disabled, _, status, _, validated = cb.validation_tick(
+        L.POLL, job, current, svc)
     assert poll_disabled is True and button_disabled is False
+    assert validated is None  # no results shown, so no stale marker either
     assert text_of(status) == "Validation failed: scale entries must lie in [1000, 1e9]"
 
 
