@@ -460,3 +460,14 @@ def test_the_charts_keep_a_far_from_best_manual_design_in_view():
     assert lo < math.log10(theta) < hi  # the Θ-against-T axis includes the design
     for key in (L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
         assert out[key].layout.xaxis.type == "log"  # write amplification spans decades
+
+
+def test_a_design_with_a_sum_of_fprs_above_one_is_marked_at_its_own_memory():
+    # 1 bit per entry on a tiered tree: the FPRs sum to more than 1, and the curves are held
+    # at p = 1; the star stays at the design's 1 bit per entry, with a note, not at 17 bits.
+    out = views(mode="manual", knobs={"T": 10, "C": 9, "X": 1, "K": 1, "Z": 1},
+                system={"bits-per-entry": 1})
+    fig = out[L.MEMORY_FRONTIER]
+    (memory_star,) = [t for t in fig.data if t.marker.symbol == "star"]
+    assert memory_star.y[0] == pytest.approx(1.0, rel=1e-3)
+    assert any("> 1: shown at its own memory" in a.text for a in fig.layout.annotations)
