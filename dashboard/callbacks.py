@@ -427,8 +427,6 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     frontier_p = min(max(analysis.sum_fpr, 1e-9), 1.0)
     out[L.MEMORY_FRONTIER] = memory_frontier(controls.system, frontier_p, design=design,
                                              label=label)
-    if analysis.sum_fpr > 1.0:
-        _star_at_own_memory(out[L.MEMORY_FRONTIER], analysis)
     out[L.RANGE_FRONTIER] = range_frontier(controls.system, design=design, label=label)
     _keep_in_view(out[L.THETA], analysis.finite.theta)
     for key in (L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
@@ -436,6 +434,8 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         # Write amplification spans decades (about 1 to several hundred): a log axis keeps
         # the useful designs from crowding into a corner.
         out[key].update_xaxes(type="log")
+    if analysis.sum_fpr > 1.0:
+        _star_at_own_memory(out[L.MEMORY_FRONTIER], analysis)
     w = controls.workload
     out[L.CURRENT] = {
         "design": design.knobs,
@@ -457,9 +457,8 @@ def _star_at_own_memory(fig: go.Figure, analysis: Analysis) -> None:
             trace.y = [analysis.memory_bits_per_entry]
             note = f"sum of FPRs {analysis.sum_fpr:.3g} > 1: shown at its own memory"
             trace.hovertemplate = f"{trace.name}<br>{note}<br>%{{x:.4g}}, %{{y:.4g}}<extra></extra>"
-            fig.add_annotation(text=f"★ {note}; the curves are at p = 1", xref="paper",
-                               yref="paper", x=0, y=1.02, showarrow=False,
-                               font={"size": 11}, xanchor="left", yanchor="bottom")
+            fig.update_layout(title_text=f"{fig.layout.title.text}<br>★ {note}",
+                              margin={"t": 95})
 
 
 def _keep_in_view(fig: go.Figure, theta: float) -> None:
