@@ -273,6 +273,7 @@ def save_full_page(driver, path: Path) -> None:
     size = driver.get_window_size()
     height = driver.execute_script("return document.body.scrollHeight")
     driver.set_window_size(size["width"], height + 120)
+    driver.execute_script("window.scrollTo(0, 0)")  # the results scrolled the page down
     path.parent.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(path))
     driver.set_window_size(size["width"], size["height"])
