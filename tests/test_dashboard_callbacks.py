@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from dashboard import callbacks as cb
 from dashboard import layout as L
+from dashboard import validation_panel as vp
 from dashboard.app import check_port, create_app
 from dashboard.jobs import ValidationJobs, ValidationRequest, run_on_engine
 from validation.results import Checks, Costs, LevelShape, ValidationResult
@@ -249,17 +250,18 @@ def test_validate_runs_in_the_background_and_reports_progress_then_the_compariso
 
     svc = services(slow_runner)
     current = views(svc=svc)[L.CURRENT]
-    job, poll_disabled, button_disabled, *_ = cb.validation_tick(L.VALIDATE, None, current, svc)
+    job, poll_disabled, button_disabled, *_ = vp.validation_tick(L.VALIDATE, None, current,
+                                                                 svc.jobs)
     assert job and poll_disabled is False and button_disabled is True
     assert reached.wait(10)
-    _, poll_disabled, button_disabled, progress, status, view, _ = cb.validation_tick(
-        L.POLL, job, current, svc)
+    _, poll_disabled, button_disabled, progress, status, view, _ = vp.validation_tick(
+        L.POLL, job, current, svc.jobs)
     assert (poll_disabled, button_disabled, progress) == (False, True, "0.400")
     assert status == "40%: loading" and view is no_update
     release.set()
     assert svc.jobs.wait(job, 10).status == "done"
-    _, poll_disabled, button_disabled, progress, status, view, _ = cb.validation_tick(
-        L.POLL, job, current, svc)
+    _, poll_disabled, button_disabled, progress, status, view, _ = vp.validation_tick(
+        L.POLL, job, current, svc.jobs)
     assert (poll_disabled, button_disabled, progress) == (True, False, "1")
     assert status.startswith("Validated in")
     assert find(view, "validation-figure").figure.data  # the shared validation figure
@@ -272,8 +274,8 @@ def test_validate_runs_in_the_background_and_reports_progress_then_the_compariso
 def test_validate_without_a_valid_design_asks_to_fix_the_inputs():
     svc = services()
     current = views({"writes": None}, svc=svc)[L.CURRENT]
-    job, poll_disabled, button_disabled, _, status, _, _ = cb.validation_tick(
-        L.VALIDATE, None, current, svc)
+    job, poll_disabled, button_disabled, _, status, _, _ = vp.validation_tick(
+        L.VALIDATE, None, current, svc.jobs)
     assert job is no_update and poll_disabled is True and button_disabled is False
     assert "Fix the inputs" in text_of(status)
 
@@ -284,10 +286,10 @@ def test_a_failed_validation_shows_its_error_inline():
 
     svc = services(failing)
     current = views(svc=svc)[L.CURRENT]
-    job = cb.validation_tick(L.VALIDATE, None, current, svc)[0]
+    job = vp.validation_tick(L.VALIDATE, None, current, svc.jobs)[0]
     assert svc.jobs.wait(job, 10).status == "failed"
-    _, poll_disabled, button_disabled, _, status, _, validated = cb.validation_tick(
-        L.POLL, job, current, svc)
+    _, poll_disabled, button_disabled, _, status, _, validated = vp.validation_tick(
+        L.POLL, job, current, svc.jobs)
     assert poll_disabled is True and button_disabled is False
     assert validated is None  # no results shown, so no stale marker either
     assert text_of(status) == "Validation failed: scale entries must lie in [1000, 1e9]"
@@ -300,7 +302,7 @@ def test_run_on_engine_validates_the_design_at_small_scale():
     assert result.scale.entries <= 200_000
     assert result.measured.write_amp > 0 and result.predicted.write_amp > 0
     assert seen and max(seen) <= 1.0
-    assert cb.comparison_rows(result)[0]["metric"] == "Θ (I/O per op)"
+    assert vp.comparison_rows(result)[0]["metric"] == "Θ (I/O per op)"
 
 
 # --------------------------------------------------------------------------- app and CLI
@@ -437,14 +439,14 @@ def test_the_download_buttons_give_the_options_file_and_the_json():
 def test_validation_results_are_marked_stale_once_the_inputs_change():
     current = views()[L.CURRENT]
     svc = services()
-    validated = cb.validation_tick(L.VALIDATE, None, current, svc)[-1]
+    validated = vp.validation_tick(L.VALIDATE, None, current, svc.jobs)[-1]
     assert validated == current  # the inputs validated are kept
-    assert cb.stale_marker(current, validated) is None
-    assert cb.stale_marker(current, None) is None  # nothing validated yet
+    assert vp.stale_marker(current, validated) is None
+    assert vp.stale_marker(current, None) is None  # nothing validated yet
     changed = views({"writes": 5})[L.CURRENT]
-    marker = text_of(cb.stale_marker(changed, validated))
+    marker = text_of(vp.stale_marker(changed, validated))
     assert marker.startswith("Stale: ") and "validate" in marker.lower()
-    assert cb.validation_tick(L.POLL, None, current, svc)[-1] is no_update
+    assert vp.validation_tick(L.POLL, None, current, svc.jobs)[-1] is no_update
 
 
 # --------------------------------------------------------------------------- charts
