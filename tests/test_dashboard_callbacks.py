@@ -2,94 +2,29 @@
 
 from __future__ import annotations
 
-import threading
-from dataclasses import replace
-from functools import lru_cache
-
 import pytest
 from dash import no_update
+from dashboard_helpers import (
+    KNOBS,
+    SYSTEM,
+    WORKLOAD,
+    fake_runner,
+    find,
+    services,
+    space_for,
+    text_of,
+    views,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dashboard import callbacks as cb
 from dashboard import layout as L
-from dashboard import validation_panel as vp
 from dashboard.app import check_port, create_app
-from dashboard.jobs import ValidationJobs, ValidationRequest, run_on_engine
-from validation.results import Checks, Costs, LevelShape, ValidationResult
-from validation.scale import Scale
 from wacky_cli.main import main as wacky_main
 from wacky_model.analysis import analyze
-from wacky_model.search import DesignSpace, recommend
+from wacky_model.search import recommend
 from wacky_model.types import Design, System, Workload
-
-WORKLOAD = {"point-reads": 20, "zero-reads": 20, "writes": 60, "range-reads": 0,
-            "range-blocks": 0}
-SYSTEM = {"entries": 2**31, "entry-bytes": 128, "block-bytes": 4096, "buffer-mib": 8,
-          "bits-per-entry": 5}
-KNOBS = {"T": 10, "C": 9, "X": 1, "K": 0, "Z": 0}
-
-
-@lru_cache(maxsize=4)
-def _space(system: System) -> DesignSpace:
-    return DesignSpace.build(system)
-
-
-def services(runner=None) -> cb.Services:
-    return cb.Services(space_for=_space, jobs=ValidationJobs(runner or fake_runner))
-
-
-def fake_runner(request: ValidationRequest, progress) -> ValidationResult:
-    """A ValidationResult with made-up figures, without building anything."""
-    progress(0.5, "loading")
-    levels = (LevelShape(1, 3, 3000), LevelShape(2, 1, 97000))
-    model = Costs(write_amp=4.0, zero_result_read=0.2, point_read=1.1, point_read_uniform=1.05,
-                  range_runs=6.0, range_io=6.0, memory_bits_per_entry=5.0, levels=levels,
-                  theta=0.5)
-    return ValidationResult(
-        design=request.design,
-        scale=Scale(entries=100_000, entry_bytes=128, buffer_bytes=65536),
-        budget={"bits_per_entry": request.bits_per_entry},
-        workload=request.workload,
-        predicted=model,
-        paper=replace(model, write_amp=4.5),
-        simulated=model,
-        measured=replace(model, write_amp=5.0),
-        checks=Checks(),
-        seconds=0.01,
-    )
-
-
-def views(workload=None, system=None, mode="recommend", knobs=None, filters="optimized",
-          svc=None):
-    return cb.update_views(
-        {**WORKLOAD, **(workload or {})}, {**SYSTEM, **(system or {})}, mode,
-        {**KNOBS, **(knobs or {})}, filters, svc or services(),
-    )
-
-
-def text_of(component) -> str:
-    """All the text inside a Dash component tree."""
-    if component is None or component is no_update:
-        return ""
-    if isinstance(component, (str, int, float)):
-        return str(component)
-    if isinstance(component, (list, tuple)):
-        return " ".join(text_of(c) for c in component)
-    return text_of(getattr(component, "children", None))
-
-
-def find(component, component_id):
-    if getattr(component, "id", None) == component_id:
-        return component
-    children = getattr(component, "children", None)
-    for child in children if isinstance(children, (list, tuple)) else [children]:
-        if hasattr(child, "to_plotly_json"):
-            hit = find(child, component_id)
-            if hit is not None:
-                return hit
-    return None
-
 
 # --------------------------------------------------------------------------- views
 
@@ -97,7 +32,7 @@ def find(component, component_id):
 def test_recommend_mode_shows_the_recommendation_of_the_normalized_workload():
     out = views()
     system = System()
-    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), system, space=_space(system))
+    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), system, space=space_for(system))
     assert out[L.MESSAGE] == []
     assert out[cb.MESSAGE_STYLE] == {"display": "none"}
     assert text_of(find(out[L.CARD], "card-family")) == rec.family
@@ -235,76 +170,6 @@ def test_switching_to_manual_starts_from_the_design_shown():
     assert cb.set_knobs(L.MODE, "recommend", current, SYSTEM) == (no_update,) * 7
 
 
-# --------------------------------------------------------------------------- validation
-
-
-def test_validate_runs_in_the_background_and_reports_progress_then_the_comparison():
-    release = threading.Event()
-    reached = threading.Event()
-
-    def slow_runner(request, progress):
-        progress(0.4, "loading")
-        reached.set()
-        assert release.wait(10)
-        return fake_runner(request, progress)
-
-    svc = services(slow_runner)
-    current = views(svc=svc)[L.CURRENT]
-    job, poll_disabled, button_disabled, *_ = vp.validation_tick(L.VALIDATE, None, current,
-                                                                 svc.jobs)
-    assert job and poll_disabled is False and button_disabled is True
-    assert reached.wait(10)
-    _, poll_disabled, button_disabled, progress, status, view, _ = vp.validation_tick(
-        L.POLL, job, current, svc.jobs)
-    assert (poll_disabled, button_disabled, progress) == (False, True, "0.400")
-    assert status == "40%: loading" and view is no_update
-    release.set()
-    assert svc.jobs.wait(job, 10).status == "done"
-    _, poll_disabled, button_disabled, progress, status, view, _ = vp.validation_tick(
-        L.POLL, job, current, svc.jobs)
-    assert (poll_disabled, button_disabled, progress) == (True, False, "1")
-    assert status.startswith("Validated in")
-    assert find(view, "validation-figure").figure.data  # the shared validation figure
-    table = find(view, "validation-table")
-    write_amp = next(r for r in table.data if r["metric"] == "write amplification")
-    assert write_amp == {"metric": "write amplification", "predicted": "4", "paper": "4.5",
-                         "simulated": "4", "measured": "5", "error": "-20.0%"}
-
-
-def test_validate_without_a_valid_design_asks_to_fix_the_inputs():
-    svc = services()
-    current = views({"writes": None}, svc=svc)[L.CURRENT]
-    job, poll_disabled, button_disabled, _, status, _, _ = vp.validation_tick(
-        L.VALIDATE, None, current, svc.jobs)
-    assert job is no_update and poll_disabled is True and button_disabled is False
-    assert "Fix the inputs" in text_of(status)
-
-
-def test_a_failed_validation_shows_its_error_inline():
-    def failing(request, progress):
-        raise ValueError("scale entries must lie in [1000, 1e9]")
-
-    svc = services(failing)
-    current = views(svc=svc)[L.CURRENT]
-    job = vp.validation_tick(L.VALIDATE, None, current, svc.jobs)[0]
-    assert svc.jobs.wait(job, 10).status == "failed"
-    _, poll_disabled, button_disabled, _, status, _, validated = vp.validation_tick(
-        L.POLL, job, current, svc.jobs)
-    assert poll_disabled is True and button_disabled is False
-    assert validated is None  # no results shown, so no stale marker either
-    assert text_of(status) == "Validation failed: scale entries must lie in [1000, 1e9]"
-
-
-def test_run_on_engine_validates_the_design_at_small_scale():
-    request = ValidationRequest(Design(4, 3, 1, 1, 0), Workload(0.5, 0, 0.5, 0), 5.0)
-    seen = []
-    result = run_on_engine(request, lambda f, m: seen.append(f))
-    assert result.scale.entries <= 200_000
-    assert result.measured.write_amp > 0 and result.predicted.write_amp > 0
-    assert seen and max(seen) <= 1.0
-    assert vp.comparison_rows(result)[0]["metric"] == "Θ (I/O per op)"
-
-
 # --------------------------------------------------------------------------- app and CLI
 
 
@@ -431,22 +296,6 @@ def test_the_download_buttons_give_the_options_file_and_the_json():
     data = json.loads(full["content"])
     assert data["design"]["T"] == 10 and data["grade"] and data["options"]
     assert cb.rocksdb_download(L.ROCKSDB_JSON_BUTTON, None, SYSTEM) is no_update
-
-
-# --------------------------------------------------------------------------- stale validations
-
-
-def test_validation_results_are_marked_stale_once_the_inputs_change():
-    current = views()[L.CURRENT]
-    svc = services()
-    validated = vp.validation_tick(L.VALIDATE, None, current, svc.jobs)[-1]
-    assert validated == current  # the inputs validated are kept
-    assert vp.stale_marker(current, validated) is None
-    assert vp.stale_marker(current, None) is None  # nothing validated yet
-    changed = views({"writes": 5})[L.CURRENT]
-    marker = text_of(vp.stale_marker(changed, validated))
-    assert marker.startswith("Stale: ") and "validate" in marker.lower()
-    assert vp.validation_tick(L.POLL, None, current, svc.jobs)[-1] is no_update
 
 
 # --------------------------------------------------------------------------- charts

@@ -1,0 +1,83 @@
+"""Shared pieces of the dashboard tests: default controls, a fake validation runner, and
+walking a Dash component tree."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import lru_cache
+
+from dash import no_update
+
+from dashboard import callbacks as cb
+from dashboard.jobs import ValidationJobs, ValidationRequest
+from validation.results import Checks, Costs, LevelShape, ValidationResult
+from validation.scale import Scale
+from wacky_model.search import DesignSpace
+from wacky_model.types import System
+
+WORKLOAD = {"point-reads": 20, "zero-reads": 20, "writes": 60, "range-reads": 0,
+            "range-blocks": 0}
+SYSTEM = {"entries": 2**31, "entry-bytes": 128, "block-bytes": 4096, "buffer-mib": 8,
+          "bits-per-entry": 5}
+KNOBS = {"T": 10, "C": 9, "X": 1, "K": 0, "Z": 0}
+
+
+@lru_cache(maxsize=4)
+def space_for(system: System) -> DesignSpace:
+    return DesignSpace.build(system)
+
+
+def services(runner=None) -> cb.Services:
+    return cb.Services(space_for=space_for, jobs=ValidationJobs(runner or fake_runner))
+
+
+def fake_runner(request: ValidationRequest, progress) -> ValidationResult:
+    """A ValidationResult with made-up figures, without building anything."""
+    progress(0.5, "loading")
+    levels = (LevelShape(1, 3, 3000), LevelShape(2, 1, 97000))
+    model = Costs(write_amp=4.0, zero_result_read=0.2, point_read=1.1, point_read_uniform=1.05,
+                  range_runs=6.0, range_io=6.0, memory_bits_per_entry=5.0, levels=levels,
+                  theta=0.5)
+    return ValidationResult(
+        design=request.design,
+        scale=Scale(entries=100_000, entry_bytes=128, buffer_bytes=65536),
+        budget={"bits_per_entry": request.bits_per_entry},
+        workload=request.workload,
+        predicted=model,
+        paper=replace(model, write_amp=4.5),
+        simulated=model,
+        measured=replace(model, write_amp=5.0),
+        checks=Checks(),
+        seconds=0.01,
+    )
+
+
+def views(workload=None, system=None, mode="recommend", knobs=None, filters="optimized",
+          svc=None):
+    return cb.update_views(
+        {**WORKLOAD, **(workload or {})}, {**SYSTEM, **(system or {})}, mode,
+        {**KNOBS, **(knobs or {})}, filters, svc or services(),
+    )
+
+
+def text_of(component) -> str:
+    """All the text inside a Dash component tree."""
+    if component is None or component is no_update:
+        return ""
+    if isinstance(component, (str, int, float)):
+        return str(component)
+    if isinstance(component, (list, tuple)):
+        return " ".join(text_of(c) for c in component)
+    return text_of(getattr(component, "children", None))
+
+
+def find(component, component_id):
+    if getattr(component, "id", None) == component_id:
+        return component
+    children = getattr(component, "children", None)
+    for child in children if isinstance(children, (list, tuple)) else [children]:
+        if hasattr(child, "to_plotly_json"):
+            hit = find(child, component_id)
+            if hit is not None:
+                return hit
+    return None
