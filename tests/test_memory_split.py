@@ -146,3 +146,14 @@ def test_cli_memory_flags(wacky) -> None:
 def test_cli_memory_errors_name_the_flag(wacky, args, message) -> None:
     out = wacky("recommend", *args, *MIX)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_split_keeps_the_rest_of_the_system():
+    """with_buffer changes the buffer and the filters only: the cache, the probe cost and the
+    write cost ratio stay (a split once dropped the cache)."""
+    system = System(memory_bits_per_entry=12, cache_bytes=1 << 30, probe_cost=0.01,
+                    write_cost_ratio=2.0, hash_levels=1)
+    split = system.with_buffer(4 << 20)
+    assert (split.cache_bytes, split.probe_cost, split.write_cost_ratio, split.hash_levels) == (
+        1 << 30, 0.01, 2.0, 1)
+    assert split.buffer_bytes == 4 << 20 and split.memory_bits_per_entry is None

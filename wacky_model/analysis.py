@@ -102,6 +102,12 @@ class Analysis:
     # Under skewed keys, updates or a cache: the skew model's figures (wacky_model.skew).
     skew: Any = None
 
+    @property
+    def total_memory_bits_per_entry(self) -> float:
+        """Write buffer + filters + fence pointers, per entry."""
+        return (8.0 * self.system.buffer_bytes / self.system.entries
+                + self.memory_bits_per_entry + self.fence_bits_per_entry)
+
     def to_dict(self) -> dict:
         """The JSON document of ``wacky analyze --json``."""
         out = {

@@ -643,8 +643,7 @@ class Recommendation:
             "buffer_bytes": a.system.buffer_bytes,
             "filter_bits_per_entry": a.memory_bits_per_entry,
             "fence_bits_per_entry": a.fence_bits_per_entry,
-            "memory_bits_per_entry_total": 8.0 * a.system.buffer_bytes / a.system.entries
-            + a.memory_bits_per_entry + a.fence_bits_per_entry,
+            "memory_bits_per_entry_total": a.total_memory_bits_per_entry,
         }
 
 

@@ -6,6 +6,7 @@ All three are frozen dataclasses that validate themselves on construction: bad i
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -202,11 +203,10 @@ class System:
         blocks = max(1, int(min(buffer_bytes, self.max_buffer_bytes) // self.block_bytes))
         filters = split_memory(self.memory_bits_per_entry, self.fence_bits_per_entry, blocks,
                                self.block_bytes, self.entries)
-        return System(
-            entries=self.entries, entry_bytes=self.entry_bytes, key_bytes=self.key_bytes,
-            block_bytes=self.block_bytes, buffer_bytes=blocks * self.block_bytes,
-            bits_per_entry=float(filters), hash_levels=self.hash_levels,
-            write_cost_ratio=self.write_cost_ratio, probe_cost=self.probe_cost)
+        # replace() keeps every other field (the cache, the probe cost, ...) as it is.
+        return dataclasses.replace(self, buffer_bytes=blocks * self.block_bytes,
+                                   bits_per_entry=float(filters), sum_fpr=None,
+                                   memory_bits_per_entry=None)
 
     @property
     def memory_bits_per_entry_total(self) -> float:
