@@ -14,26 +14,73 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from validation.results import ValidationResult
+from validation.scale import Scale
 from wacky_model.types import Design, Workload
 
 Progress = Callable[[float, str], None]
 
 
 @dataclass(frozen=True)
+class ValidationScale:
+    """A size of engine run the user can pick, with the time it takes said up front."""
+
+    label: str
+    scale: Scale
+
+
+# The page's system (2^31 entries by default) is far too big to build; these are the sizes a
+# validation can run at. The buffer stays at 64 KiB so a bigger run also has more levels, closer
+# to the page's tree. The times in the labels were measured on a 2-core machine over Leveling,
+# Tiering, T=2 and the default recommendation, with and without skew and a cache.
+VALIDATION_SCALES: dict[str, ValidationScale] = {
+    "small": ValidationScale("small: 100k entries (about 1-20 s)", Scale.small()),
+    "medium": ValidationScale(
+        "medium: 500k entries (about 5 s to 1.5 min)",
+        Scale(entries=500_000, buffer_bytes=64 << 10, reads=10_000, mix_ops=5_000)),
+    "large": ValidationScale(
+        "large: 2M entries (about 30 s to several minutes)",
+        Scale(entries=2_000_000, buffer_bytes=64 << 10, reads=20_000, mix_ops=20_000)),
+}
+DEFAULT_SCALE = "small"
+
+
+def scale_named(key: object) -> Scale:
+    """The run size ``key`` names; a ValueError in plain words for anything else."""
+    choice = VALIDATION_SCALES.get(key) if isinstance(key, str) else None
+    if choice is None:
+        names = ", ".join(VALIDATION_SCALES)
+        raise ValueError(f"choose a validation size ({names}); got {key!r}")
+    return choice.scale
+
+
+@dataclass(frozen=True)
 class ValidationRequest:
-    """What to build on the engine: the design shown, its workload and its filter budget."""
+    """What to build on the engine: the design shown, its workload and its filter budget, at
+    ``scale``, with a block cache of ``cache_fraction`` of the data (0: none).
+
+    ``page_entries`` is the page's N (None if unknown): only to explain that the run is smaller.
+    """
 
     design: Design
     workload: Workload
     bits_per_entry: float
+    scale: Scale = field(default_factory=Scale.small)
+    cache_fraction: float = 0.0
+    page_entries: float | None = None
+
+    @property
+    def cache_bytes(self) -> int:
+        """The same share of the data as on the page, at the validation's scale."""
+        return round(self.cache_fraction * self.scale.entries * self.scale.entry_bytes)
 
 
 @dataclass(frozen=True)
 class JobState:
     status: str  # "queued", "running", "done" or "failed"
+    request: ValidationRequest | None = None
     fraction: float = 0.0
     message: str = ""
     result: ValidationResult | None = None
@@ -49,17 +96,20 @@ Runner = Callable[[ValidationRequest, Progress], ValidationResult]
 
 
 def run_on_engine(request: ValidationRequest, progress: Progress) -> ValidationResult:
-    """The real runner: ``validation.runner.validate`` at ``Scale.small()``."""
+    """The real runner: ``validation.runner.validate`` at the request's scale and cache.
+
+    Skewed keys, updates or a cache make ``validate`` run the skew model's validation."""
     # Imported here so the dashboard starts (and its other views work) without loading the
     # engine extension until someone asks for a validation.
-    from validation.runner import Scale, validate
+    from validation.runner import validate
 
     return validate(
         request.design,
         workload=request.workload,
-        scale=Scale.small(),
+        scale=request.scale,
         bits_per_entry=request.bits_per_entry,
         progress=progress,
+        cache_bytes=request.cache_bytes,
     )
 
 
@@ -77,7 +127,7 @@ class ValidationJobs:
     def start(self, request: ValidationRequest) -> str:
         job_id = uuid.uuid4().hex
         with self._lock:
-            self._states[job_id] = JobState("queued", message="queued")
+            self._states[job_id] = JobState("queued", request=request, message="queued")
             while len(self._states) > self._keep:
                 self._states.popitem(last=False)
         self._executor.submit(self._run, job_id, request)

@@ -9,6 +9,7 @@ import math
 
 from dash import dash_table, dcc, html
 
+from dashboard.jobs import DEFAULT_SCALE, VALIDATION_SCALES
 from wacky_model.presets import PRESET_NAMES
 from wacky_model.search import C_MAX, T_MAX, X_MAX
 from wacky_model.types import System
@@ -70,6 +71,9 @@ SCROLLED = "validation-scrolled"
 ROCKSDB_OPTIONS_BUTTON = "rocksdb-options-button"
 ROCKSDB_JSON_BUTTON = "rocksdb-json-button"
 ROCKSDB_DOWNLOAD = "rocksdb-download"
+VALIDATION_SCALE = "validation-scale"
+VALIDATION_EXPLAINED = "validation-explained"
+VALIDATION_NOTES = "validation-notes"
 
 POLL_MS = 400
 
@@ -208,9 +212,20 @@ def _controls() -> html.Div:
             html.Div(
                 [
                     html.H4("Validate on engine", style={"marginTop": 0}),
-                    html.Div("Builds the design on the native engine at a small scale "
-                             "(about 100k entries) and measures it.",
+                    html.Div("Builds the design on the native engine and measures it. The "
+                             "page's N is far too big to build: pick the run's size (bigger "
+                             "runs have more levels, closer to the page's tree).",
                              style={"fontSize": "90%", "color": "#444"}),
+                    html.Label("Run size", htmlFor=VALIDATION_SCALE,
+                               title="Entries the engine run holds. A bigger run takes longer, "
+                                     "but its tree has more levels, closer to the page's.",
+                               style={"fontSize": "90%"}),
+                    dcc.Dropdown(
+                        id=VALIDATION_SCALE, value=DEFAULT_SCALE, clearable=False,
+                        searchable=False,
+                        options=[{"label": c.label, "value": key}
+                                 for key, c in VALIDATION_SCALES.items()],
+                    ),
                     html.Button("Validate on engine", id=VALIDATE, n_clicks=0,
                                 style={"margin": "6px 0"}),
                     html.Progress(id=PROGRESS, value="0", max="1",

@@ -12,9 +12,15 @@ from typing import Any
 from dash import Dash, Input, Output, State, ctx, dash_table, dcc, html, no_update
 
 from dashboard import layout as L
-from dashboard.jobs import JobState, ValidationJobs, ValidationRequest
+from dashboard.jobs import (
+    DEFAULT_SCALE,
+    JobState,
+    ValidationJobs,
+    ValidationRequest,
+    scale_named,
+)
 from validation.figures import validation_figure
-from validation.results import Costs, ValidationResult
+from validation.results import Costs, ValidationResult, relative_error
 from wacky_model.types import Design, Workload
 
 VALIDATED_METRICS = (
@@ -33,13 +39,36 @@ def _fmt(x: float) -> str:
     return f"{x:.4g}"
 
 
-def validation_request(current: dict) -> ValidationRequest:
+# A relative error beyond this gets a sentence saying what it means.
+LARGE_ERROR = 0.5
+# Figures below this (I/O per operation) are a small fraction of one I/O: a small absolute gap
+# is a large relative error.
+SMALL_IO = 0.1
+
+
+def _cache_fraction(current: dict) -> float:
+    """The page's block cache as a share of its data (0 without one)."""
+    value = current.get("cache_fraction") or 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1e6:
+        raise ValueError(f"the block cache share must be a number >= 0; got {value!r}")
+    return float(value)
+
+
+def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> ValidationRequest:
+    """The request for the inputs shown (the ``current-design`` store) at the size chosen.
+
+    The store's optional fields (skewed keys and updates in its workload, ``cache_fraction``,
+    ``entries``) are used when present."""
     k = current["design"]
     w = current["workload"]
+    entries = current.get("entries")
     return ValidationRequest(
         design=Design(k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized")),
         workload=Workload(**w),
         bits_per_entry=float(current["bits_per_entry"]),
+        scale=scale_named(scale_key),
+        cache_fraction=_cache_fraction(current),
+        page_entries=float(entries) if isinstance(entries, (int, float)) else None,
     )
 
 
@@ -57,7 +86,9 @@ def comparison_rows(result: ValidationResult) -> list[dict]:
 
     rows = []
     for key, name in VALIDATED_METRICS:
-        err = getattr(errors, key, None)
+        # Errors has no range_io (the CLI's JSON keys are fixed): work it out here.
+        err = (relative_error(result.predicted.range_io, result.measured.range_io)
+               if key == "range_io" else getattr(errors, key, None))
         rows.append({
             "metric": name, "predicted": cell(result.predicted, key),
             "paper": cell(result.paper, key),
@@ -67,24 +98,150 @@ def comparison_rows(result: ValidationResult) -> list[dict]:
     return rows
 
 
+def model_name(result: ValidationResult) -> str:
+    """The model in the "predicted" column: the skew model under skew or a cache."""
+    return "skew model" if result.model == "skew" else "finite model"
+
+
+def source_notes(result: ValidationResult) -> list[Any]:
+    """What each column of the comparison is, in plain words."""
+    if result.model == "skew":
+        predicted = ("the skew model: the finite-N model's tree with the workload's skewed "
+                     "keys, updates and block cache priced in")
+    else:
+        predicted = ("the finite-N model, the one the card above shows: the costs of the tree "
+                     "this design actually holds at this N")
+    notes = [
+        html.Li([html.B(f"predicted ({model_name(result)})"), f": {predicted}."]),
+        html.Li([html.B("paper model"), ": the paper's Eq 8-16, which count every level full."]),
+    ]
+    if result.simulated is None:
+        notes.append(html.Li([html.B("engine simulator"), ": not run; it replays uniform "
+                              "inserts only, not skewed keys, updates or a cache."]))
+    else:
+        notes.append(html.Li([html.B("engine simulator"), ": a replay of the engine's own merge "
+                              "policy. It checks the engine against its specification, not the "
+                              "model's accuracy."]))
+    notes.append(html.Li([html.B("measured"), ": the blocks the engine read and wrote, counted, "
+                          "per operation."]))
+    return notes
+
+
+def scale_note(result: ValidationResult, request: ValidationRequest | None) -> str:
+    """The run is smaller than the page's system: say so, and what that changes."""
+    scale = result.scale
+    levels = len(result.predicted.levels)
+    page = request.page_entries if request is not None else None
+    page_n = "the page's N" if page is None else f"the page's N = {page:,.0f}"
+    text = (f"This run holds {scale.entries:,} entries of {scale.entry_bytes} bytes with a "
+            f"{scale.buffer_bytes / 1024:g} KiB buffer, not {page_n}: its tree has {levels} "
+            f"level{'s' if levels != 1 else ''} where the page's has the levels the card "
+            "shows, so every figure here, predicted ones included, differs from the card's. "
+            "What carries over to the page is how close the model comes to the engine.")
+    if request is not None and request.cache_bytes > 0:
+        text += (f" The block cache is {request.cache_fraction:.1%} of the data, as on the "
+                 f"page: {request.cache_bytes / 2**20:.2f} MiB at this size.")
+    return text
+
+
+def _sources(result: ValidationResult) -> list[tuple[str, Costs]]:
+    out = [(f"the {model_name(result)}", result.predicted), ("the paper model", result.paper)]
+    if result.simulated is not None:
+        out.append(("the engine simulator", result.simulated))
+    return out
+
+
+def _why_large(key: str, source: str, predicted: float, measured: float,
+               result: ValidationResult) -> str:
+    """Why one relative error is large: a small measured figure, or a real gap."""
+    gap = abs(predicted - measured)
+    if measured < SMALL_IO:
+        why = (f"The engine measured only {measured:.2g}, and a relative error divides by the "
+               f"measured figure: a gap of {gap:.2g} I/O per operation shows as a large "
+               "percentage.")
+    elif predicted < SMALL_IO:
+        why = (f"The model predicts almost nothing ({predicted:.2g}) where the engine spent "
+               f"{measured:.2g}: the relative error cannot go below -100%, so read the gap, "
+               f"{gap:.2g} I/O per operation.")
+    else:
+        why = "Both figures are well above a small fraction of one I/O: a real gap at this size."
+        if source == "the paper model":
+            why += " The paper's model counts every level full, which a small tree rarely is."
+    w = result.workload
+    if key == "zero_result_read":
+        why += (" A zero-result read costs only its filters' false positives (hundredths of an "
+                "I/O with a few bits per entry), so a handful of false positives more or fewer "
+                "moves its relative error a lot.")
+    if key in ("range_runs", "range_io") and w is not None and w.range_reads == 0:
+        why += " Range reads are 0% of this workload, so this figure does not enter Θ."
+    return why
+
+
+def large_error_notes(result: ValidationResult) -> list[str]:
+    """A sentence for each metric some source misses by more than LARGE_ERROR."""
+    notes = []
+    for key, name in VALIDATED_METRICS:
+        measured = getattr(result.measured, key)
+        misses = [(source, getattr(costs, key)) for source, costs in _sources(result)]
+        misses = [(source, p, relative_error(p, measured)) for source, p in misses]
+        misses = [(source, p, e) for source, p, e in misses if e is not None
+                  and abs(e) > LARGE_ERROR]
+        if not misses:
+            continue
+        said = "; ".join(f"{source} predicts {p:.3g} ({e:+.0%})" for source, p, e in misses)
+        worst = max(misses, key=lambda m: abs(m[2]))
+        notes.append(f"{name}: measured {measured:.3g}, {said}. "
+                     + _why_large(key, *worst[:2], measured, result))
+    return notes
+
+
+def window_notes(result: ValidationResult) -> list[str]:
+    """Warnings about the measurement itself: an incomplete window, compaction behind."""
+    notes = []
+    if result.window_complete is False:
+        notes.append("The measurement window hit its length cap before the largest level "
+                     "finished a merge cycle: write amplification and Θ cover part of a cycle "
+                     "only and may be off.")
+    if result.phase == "steady" and result.major_compactions == 0:
+        notes.append("No merge into the largest level happened during the window: the measured "
+                     "write amplification leaves out the largest level's merges.")
+    if result.throttle_seconds:
+        notes.append(f"The writer waited {result.throttle_seconds:.1f} s for compaction to keep "
+                     "up.")
+    if result.checks.any:
+        c = result.checks
+        notes.append(f"The engine gave wrong answers ({c.get_misses} missed keys, {c.zero_hits} "
+                     f"found absent keys, {c.wrong_values} wrong values): a bug in the engine.")
+    return notes
+
+
+def explanation(result: ValidationResult, request: ValidationRequest | None) -> html.Div:
+    """Above the comparison: what the columns are, why the numbers differ from the card, and
+    what any large error or imperfect measurement means."""
+    style = {"fontSize": "90%", "color": "#444", "margin": "4px 0"}
+    parts: list[Any] = [html.Ul(source_notes(result), style={**style, "paddingLeft": "20px"}),
+                        html.P(scale_note(result, request), style=style)]
+    warnings = window_notes(result) + large_error_notes(result)
+    if warnings:
+        parts.append(html.Ul([html.Li(text) for text in warnings], id=L.VALIDATION_NOTES,
+                             style={**style, "color": "#7a4b00", "paddingLeft": "20px"}))
+    return html.Div(parts, id=L.VALIDATION_EXPLAINED)
+
+
 def validation_view(state: JobState) -> html.Div:
     result = state.result
     if result is None:
         return html.Div()
-    scale = result.scale
-    columns = [("metric", "metric"), ("predicted", "predicted (finite model)"),
+    model = model_name(result)
+    columns = [("metric", "metric"), ("predicted", f"predicted ({model})"),
                ("paper", "paper model"), ("simulated", "engine simulator"),
-               ("measured", "measured"), ("error", "relative error (finite model)")]
+               ("measured", "measured"), ("error", f"relative error ({model})")]
     return html.Div(
         [
             html.H4("Predicted vs measured on the engine", style={"marginTop": 0}),
-            html.Div(
-                f"{scale.entries:,} entries of {scale.entry_bytes} bytes, "
-                f"{scale.buffer_bytes / 1024:g} KiB buffer; ran in {state.seconds:.1f} s. "
-                "The engine simulator replays the engine's merge policy: it checks the engine "
-                "against its specification, not the model's accuracy.",
-                style={"fontSize": "90%", "color": "#444"},
-            ),
+            html.Div(f"Ran in {state.seconds:.1f} s.", style={"fontSize": "90%",
+                                                              "color": "#444"}),
+            explanation(result, state.request),
             dash_table.DataTable(
                 id="validation-table",
                 columns=[{"id": c, "name": n} for c, n in columns],
@@ -99,14 +256,16 @@ def validation_view(state: JobState) -> html.Div:
 
 
 def validation_tick(
-    trigger: Any, job_id: str | None, current: dict | None, jobs: ValidationJobs
+    trigger: Any, job_id: str | None, current: dict | None, jobs: ValidationJobs,
+    scale_key: object = DEFAULT_SCALE,
 ) -> tuple[Any, ...]:
-    """Start a validation (button) or report on the running one (interval).
+    """Start a validation (button) at the size ``scale_key`` names, or report on the running
+    one (interval).
 
     Returns (job id, poll disabled, button disabled, progress, status, result view), and on a
     start also the inputs validated (else no_update), for the stale marker.
     """
-    out = _validation_tick(trigger, job_id, current, jobs)
+    out = _validation_tick(trigger, job_id, current, jobs, scale_key)
     if trigger == L.VALIDATE:
         return out + (current or None,)
     state = jobs.state(job_id)
@@ -115,14 +274,15 @@ def validation_tick(
 
 
 def _validation_tick(
-    trigger: Any, job_id: str | None, current: dict | None, jobs: ValidationJobs
+    trigger: Any, job_id: str | None, current: dict | None, jobs: ValidationJobs,
+    scale_key: object,
 ) -> tuple[Any, ...]:
     if trigger == L.VALIDATE:
         if not current:
             return (no_update, True, False, "0",
                     _error("Fix the inputs above before validating."), no_update)
         try:
-            request = validation_request(current)
+            request = validation_request(current, scale_key)
         except (ValueError, KeyError, TypeError) as err:
             return (no_update, True, False, "0", _error(f"Cannot validate: {err}"), no_update)
         new_id = jobs.start(request)
@@ -161,11 +321,11 @@ def register(app: Dash, jobs: ValidationJobs) -> None:
         Output(L.PROGRESS, "value"), Output(L.STATUS, "children"),
         Output(L.VALIDATION_RESULT, "children"), Output(L.VALIDATED, "data"),
         Input(L.VALIDATE, "n_clicks"), Input(L.POLL, "n_intervals"),
-        State(L.JOB, "data"), State(L.CURRENT, "data"),
+        State(L.JOB, "data"), State(L.CURRENT, "data"), State(L.VALIDATION_SCALE, "value"),
         prevent_initial_call=True,
     )
-    def _validation(_clicks, _ticks, job_id, current):
-        return validation_tick(ctx.triggered_id, job_id, current, jobs)
+    def _validation(_clicks, _ticks, job_id, current, scale_key):
+        return validation_tick(ctx.triggered_id, job_id, current, jobs, scale_key)
 
     @app.callback(Output(L.VALIDATION_STALE, "children"),
                   Input(L.CURRENT, "data"), Input(L.VALIDATED, "data"))
