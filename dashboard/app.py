@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from dash import Dash
+from dash import Dash, no_update
 
 from dashboard import callbacks, layout
 from dashboard.jobs import Runner, ValidationJobs, run_on_engine
-from wacky_model.search import DesignSpace
-from wacky_model.types import System
+from wacky_model.search import DesignSpace, Recommendation, recommend
+from wacky_model.types import System, Workload
 
 HOST = "127.0.0.1"  # local only: the dashboard has no authentication
 DEFAULT_PORT = 8050
 SPACE_CACHE_SIZE = 8  # systems whose cost tables are kept (about 2 MB each)
+RECOMMENDATION_CACHE_SIZE = 64
 
 
 def create_app(*, runner: Runner = run_on_engine) -> Dash:
@@ -28,9 +29,22 @@ def create_app(*, runner: Runner = run_on_engine) -> Dash:
     def space_for(system: System) -> DesignSpace:
         return DesignSpace.build(system)
 
+    # Under skewed keys a recommendation takes seconds: editing a manual design's knobs, or
+    # coming back to a workload, should not repeat it.
+    @lru_cache(maxsize=RECOMMENDATION_CACHE_SIZE)
+    def recommend_for(workload: Workload, system: System, rho: float | None) -> Recommendation:
+        return recommend(workload, system, space=space_for(system), rho=rho)
+
     app = Dash(__name__, title="wacky dashboard")
-    app.layout = layout.build_layout()
-    services = callbacks.Services(space_for=space_for, jobs=ValidationJobs(runner))
+    services = callbacks.Services(space_for=space_for, jobs=ValidationJobs(runner),
+                                  recommend_for=recommend_for)
+    page = layout.build_layout()
+    # The default views go out with the page, so the first paint has content; the views
+    # callback then runs only on edits (or a URL that sets the controls).
+    first = callbacks.update_views(*callbacks.default_controls(), services)
+    layout.fill(page, {(cid, prop): first[key] for key, cid, prop in callbacks.VIEW_OUTPUTS
+                       if first[key] is not no_update})
+    app.layout = page
     callbacks.register(app, services)
     return app
 

@@ -7,52 +7,127 @@ values never raise: they come back as messages shown inline above the views.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import plotly.graph_objects as go
 from dash import ALL, Dash, Input, Output, State, ctx, dcc, html, no_update
+from dash.exceptions import PreventUpdate
 
+from dashboard import help as HELP
 from dashboard import layout as L
 from dashboard import validation_panel
 from dashboard.jobs import ValidationJobs
+from dashboard.payload import lighten
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.figures.design import structure_figure, theta_by_family
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
-from wacky_model.search import Alternative, DesignSpace, classify, recommend
-from wacky_model.types import Design, System, Workload
+from wacky_model.search import Alternative, DesignSpace, Recommendation, classify, recommend
+from wacky_model.skew import needs_skew_model
+from wacky_model.types import Design, KeyDistribution, System, Workload
 
 WORKLOAD_IDS = tuple(i for i, _, _ in L.WORKLOAD_FIELDS)
+KEY_IDS = tuple(i for i, _, _ in L.KEY_FIELDS)
 SYSTEM_IDS = tuple(i for i, _, _ in L.SYSTEM_FIELDS)
 KNOB_NAMES = tuple(name for name, *_ in L.KNOBS)
-LABELS = {i: label for i, label, _ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.SYSTEM_FIELDS)}
+# The workload dict holds the weights, the key fields, updates, the correlation and rho; the
+# system dict holds the system fields and the memory split.
+WORKLOAD_CONTROLS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], *KEY_IDS, L.UPDATE_FRACTION[0],
+                     L.CORRELATED, L.ROBUST[0])
+SYSTEM_CONTROLS = (*SYSTEM_IDS, L.MEMORY_SPLIT, L.MEMORY_BITS[0])
+LABELS = {i: label for i, label, _ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
+                                       L.UPDATE_FRACTION, L.ROBUST, *L.SYSTEM_FIELDS,
+                                       L.MEMORY_BITS)}
 LABELS.update({name: label for name, label, *_ in L.KNOBS})
+# The model's own parameter names, as its errors spell them, in the page's words.
+MODEL_NAMES = {
+    "write_keys": LABELS["write-keys"], "read_keys": LABELS["read-keys"],
+    "update_fraction": LABELS["update-fraction"], "range_blocks": LABELS["range-blocks"],
+    "memory_bits_per_entry": LABELS["memory-bits"], "bits_per_entry": LABELS["bits-per-entry"],
+    "buffer_bytes": LABELS["buffer-mib"], "cache_bytes": LABELS["cache-mib"],
+    "entry_bytes": LABELS["entry-bytes"], "block_bytes": LABELS["block-bytes"],
+    "point_reads": LABELS["point-reads"], "zero_reads": LABELS["zero-reads"],
+    "range_reads": LABELS["range-reads"], "sum_fpr": "sum of false-positive rates",
+}
+_MODEL_NAME = re.compile(r"\b(" + "|".join(sorted(MODEL_NAMES, key=len, reverse=True)) + r")\b")
+
+
+def page_words(message: str) -> str:
+    """A model error in the page's words: its parameter names become the fields' labels."""
+    return _MODEL_NAME.sub(lambda m: MODEL_NAMES[m.group(1)], message)
 
 
 @dataclass(frozen=True)
 class Services:
-    """What the callbacks need beyond their inputs; created by ``create_app``, one per app."""
+    """What the callbacks need beyond their inputs; created by ``create_app``, one per app.
+
+    ``recommend_for`` (workload, system, rho) caches recommendations: under skew one takes
+    seconds, and editing a manual design's knobs should not repeat it.
+    """
 
     space_for: Callable[[System], DesignSpace]
     jobs: ValidationJobs
+    recommend_for: Callable[[Workload, System, float | None], Recommendation] | None = None
+
+    def recommend(self, workload: Workload, system: System, rho: float | None) -> Recommendation:
+        if self.recommend_for is not None:
+            return self.recommend_for(workload, system, rho)
+        return recommend(workload, system, space=self.space_for(system), rho=rho)
 
 
 @dataclass(frozen=True)
 class Controls:
-    """The parsed controls: a workload, a system, and the manual design if in manual mode."""
+    """The parsed controls: a workload, a system, the manual design if in manual mode, and the
+    robust tuning's rho (None: tune for the workload exactly)."""
 
     workload: Workload
     system: System
     design: Design | None  # None: recommend one
+    rho: float | None = None
+
+
+def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, Any], str]:
+    """The controls as the page starts: (workload, system, mode, knobs, filters)."""
+    workload: dict[str, Any] = {i: v for i, _, v in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS,
+                                                     *L.KEY_FIELDS, L.UPDATE_FRACTION, L.ROBUST)}
+    workload[L.CORRELATED] = ["on"]
+    system: dict[str, Any] = {i: L.display_value(i, v) for i, _, v in (*L.SYSTEM_FIELDS,
+                                                                      L.MEMORY_BITS)}
+    system[L.MEMORY_SPLIT] = []
+    knobs = {name: default for name, *_, default in L.KNOBS}
+    return workload, system, "recommend", knobs, "optimized"
 
 
 # ---------------------------------------------------------------------------------- parsing
+
+MAX_SHOWN = 24  # characters of a bad value quoted back in a message
+
+
+def _quoted(value: Any) -> str:
+    text = str(value)
+    return repr(text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…")
+
+
+def _to_float(value: Any) -> float:
+    """A number as people type it: 2,147,483,648, 2_000, 1e9, 2^31 (or 2**31)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip().replace(",", "").replace("_", "").replace(" ", "")
+    base, sep, exponent = text.replace("**", "^").partition("^")
+    if sep:
+        b, e = float(base), float(exponent)
+        if abs(e) > 400:
+            return math.inf
+        return b ** e
+    return float(text)
 
 
 def number(field: str, value: Any, *, minimum: float | None = None,
@@ -62,22 +137,37 @@ def number(field: str, value: Any, *, minimum: float | None = None,
     if value is None or (isinstance(value, str) and not value.strip()):
         raise ValueError(f"{label}: the field is empty; enter a number")
     try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{label}: {value!r} is not a number") from None
-    if not math.isfinite(v):
+        v = _to_float(value)
+    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
+        raise ValueError(f"{label}: {_quoted(value)} is not a number") from None
+    if isinstance(v, complex) or not math.isfinite(v):
         raise ValueError(f"{label}: must be a finite number")
     if minimum is not None and maximum is not None and not minimum <= v <= maximum:
-        raise ValueError(f"{label}: must be between {minimum:g} and {maximum:g}; got {v:g}")
+        raise ValueError(f"{label}: must be between {minimum:g} and {maximum:g}; got {v:.6g}")
     if minimum is not None and v < minimum:
-        raise ValueError(f"{label}: must be at least {minimum:g}; got {v:g}")
+        raise ValueError(f"{label}: must be at least {minimum:g}; got {v:.6g}")
     if maximum is not None and v > maximum:
-        raise ValueError(f"{label}: must be at most {maximum:g}; got {v:g}")
+        raise ValueError(f"{label}: must be at most {maximum:g}; got {v:.6g}")
     return v
 
 
+def is_on(value: Any) -> bool:
+    """A one-box checklist's value: ["on"] when ticked."""
+    return isinstance(value, (list, tuple)) and "on" in value
+
+
+def _key_distribution(field: str, value: Any) -> str:
+    text = "uniform" if value is None or not str(value).strip() else str(value).strip()
+    try:
+        KeyDistribution.parse(text)
+    except ValueError as err:
+        raise ValueError(f"{LABELS[field]}: {page_words(str(err))}") from None
+    return text
+
+
 def parse_workload(values: dict[str, Any]) -> Workload:
-    """Weights in any units (percent, counts) normalized to fractions summing to 1."""
+    """Weights in any units (percent, counts) normalized to fractions summing to 1, with the
+    keys they touch."""
     errors = []
     weights = {}
     for field in (*WORKLOAD_IDS, L.RANGE_BLOCKS[0]):
@@ -85,49 +175,83 @@ def parse_workload(values: dict[str, Any]) -> Workload:
             weights[field] = number(field, values.get(field), minimum=0.0)
         except ValueError as err:
             errors.append(str(err))
+    keys = {}
+    for field, name in zip(KEY_IDS, ("write_keys", "read_keys"), strict=True):
+        try:
+            keys[name] = _key_distribution(field, values.get(field))
+        except ValueError as err:
+            errors.append(str(err))
+    if keys.get("write_keys", "").startswith("latest"):
+        errors.append(f"{LABELS['write-keys']}: 'latest' describes reads of recently written "
+                      "keys; for writes use uniform, zipf:θ or hotset:h:p")
+    try:
+        updates = number(L.UPDATE_FRACTION[0], values.get(L.UPDATE_FRACTION[0], 0.0),
+                         minimum=0.0, maximum=100.0)
+    except ValueError as err:
+        errors.append(str(err))
     if errors:
         raise ValueError("\n".join(errors))
     if sum(weights[f] for f in WORKLOAD_IDS) <= 0:
         raise ValueError("Workload: every operation weight is 0; give at least one a weight "
                          "above 0")
-    return Workload.from_counts(
+    mix = Workload.from_counts(
         point_reads=weights["point-reads"],
         zero_reads=weights["zero-reads"],
         writes=weights["writes"],
         range_reads=weights["range-reads"],
         range_blocks=weights["range-blocks"],
     )
+    try:
+        return replace(mix, **keys, update_fraction=updates / 100.0,
+                       correlated=is_on(values.get(L.CORRELATED, ["on"])))
+    except ValueError as err:
+        raise ValueError(page_words(str(err))) from None
+
+
+def parse_rho(values: dict[str, Any]) -> float | None:
+    """The robust tuning's rho from the workload controls; 0 (or empty) is off."""
+    raw = values.get(L.ROBUST[0])
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    rho = number(L.ROBUST[0], raw, minimum=0.0, maximum=100.0)
+    return rho if rho > 0 else None
 
 
 def _whole_bytes(field: str, value: float) -> int:
     if value != int(value):
-        raise ValueError(f"{LABELS[field]}: must be a whole number of bytes; got {value:g}")
+        raise ValueError(f"{LABELS[field]}: must be a whole number of bytes; got {value:.6g}")
     return int(value)
+
+
+MAX_ENTRIES = 2.0**53  # System's bound: entries are counted in doubles
 
 
 def parse_system(values: dict[str, Any]) -> System:
     errors = []
     v = {}
-    for field in SYSTEM_IDS:
+    fields = SYSTEM_IDS + ((L.MEMORY_BITS[0],) if is_on(values.get(L.MEMORY_SPLIT)) else ())
+    for field in fields:
         try:
-            v[field] = number(field, values.get(field))
+            v[field] = number(field, values.get(field, 0.0) if field == "cache-mib"
+                              else values.get(field), minimum=0.0)
         except ValueError as err:
             errors.append(str(err))
     if errors:
         raise ValueError("\n".join(errors))
-    if v["entries"] < 1:
-        raise ValueError(f"{LABELS['entries']}: must be at least 1; got {v['entries']:g}")
+    if not 1 <= v["entries"] <= MAX_ENTRIES:
+        raise ValueError(f"{LABELS['entries']}: must be between 1 and 2^53; got "
+                         f"{v['entries']:.6g}")
     entry_bytes = _whole_bytes("entry-bytes", v["entry-bytes"])
     block_bytes = _whole_bytes("block-bytes", v["block-bytes"])
     if entry_bytes < 1:
         raise ValueError(f"{LABELS['entry-bytes']}: must be at least 1")
     if block_bytes < entry_bytes:
         raise ValueError(f"{LABELS['block-bytes']}: a block must hold at least one entry "
-                         f"({entry_bytes} bytes); got {block_bytes}")
+                         f"({entry_bytes:,} bytes); got {block_bytes:,}")
     buffer_bytes = int(round(v["buffer-mib"] * 2**20))
     if buffer_bytes < block_bytes:
         raise ValueError(f"{LABELS['buffer-mib']}: the buffer must hold at least one block "
-                         f"({block_bytes} bytes)")
+                         f"({block_bytes:,} bytes)")
     # System checks this too, but in its own field names; say it in the page's words.
     entries_in_buffer = (buffer_bytes // block_bytes) * (block_bytes // entry_bytes)
     if entries_in_buffer >= v["entries"]:
@@ -135,8 +259,8 @@ def parse_system(values: dict[str, Any]) -> System:
             f"{LABELS['buffer-mib']}: the buffer holds {entries_in_buffer:,} entries, as many "
             f"as the data ({v['entries']:,.0f} entries) or more; make it smaller than the data"
         )
-    if v["bits-per-entry"] < 0:
-        raise ValueError(f"{LABELS['bits-per-entry']}: must be at least 0")
+    budget = ({"memory_bits_per_entry": v[L.MEMORY_BITS[0]]} if L.MEMORY_BITS[0] in v
+              else {"bits_per_entry": v["bits-per-entry"]})
     try:
         return System(
             entries=v["entries"],
@@ -144,10 +268,11 @@ def parse_system(values: dict[str, Any]) -> System:
             block_bytes=block_bytes,
             key_bytes=min(8, entry_bytes),
             buffer_bytes=buffer_bytes,
-            bits_per_entry=v["bits-per-entry"],
+            cache_bytes=int(round(v["cache-mib"] * 2**20)),
+            **budget,
         )
     except ValueError as err:
-        raise ValueError(f"System: {err}") from None
+        raise ValueError(page_words(str(err))) from None
 
 
 KNOB_RANGES = {name: (lo, hi) for name, _, lo, hi, *_ in L.KNOBS}
@@ -178,6 +303,7 @@ def parse_controls(
     errors: list[str] = []
     parsed: dict[str, Any] = {}
     steps = (("workload", lambda: parse_workload(workload)),
+             ("rho", lambda: parse_rho(workload)),
              ("system", lambda: parse_system(system)))
     if mode == "manual":
         steps += (("design", lambda: parse_design(knobs, filters)),)
@@ -186,15 +312,20 @@ def parse_controls(
             parsed[key] = step()
         except ValueError as err:
             errors.extend(str(err).split("\n"))
+    if not errors and parsed["rho"] is not None and needs_skew_model(parsed["workload"],
+                                                                      parsed["system"]):
+        errors.append(f"{LABELS['robust-rho']}: robust tuning is not combined with key skew, "
+                      f"updates or a block cache yet; set it to 0, or make {LABELS['write-keys']}"
+                      f" and {LABELS['read-keys']} uniform with no updates and no cache")
     if errors:
         raise ValueError("\n".join(errors))
-    return Controls(parsed["workload"], parsed["system"], parsed.get("design"))
+    return Controls(parsed["workload"], parsed["system"], parsed.get("design"), parsed["rho"])
 
 
 def mix_text(workload: dict[str, Any]) -> str:
     """The normalized mix as the search sees it, or a hint while the weights are unusable."""
     try:
-        w = parse_workload(workload)
+        w = parse_workload({k: workload.get(k) for k in (*WORKLOAD_IDS, L.RANGE_BLOCKS[0])})
     except ValueError:
         return "Mix: enter non-negative weights, at least one above 0."
     parts = zip(("point", "zero-result", "write", "range"), w.fractions, strict=True)
@@ -212,43 +343,110 @@ def knob_text(design: Design) -> str:
     return ", ".join(f"{k} = {v:.4g}" for k, v in design.knobs.items())
 
 
-def card(title: str, family: str, analysis: Analysis, note: str = "") -> html.Div:
+def _bytes(n: float) -> str:
+    """Bytes in binary units: 256 GiB, 8 MiB, 512 B."""
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.4g} {unit}"
+    return f"{n:.0f} B"
+
+
+def system_summary(system: dict[str, Any]) -> str:
+    """What the system fields add up to, or nothing while they are unusable."""
+    try:
+        s = parse_system(system)
+    except ValueError:
+        return ""
+    text = (f"{s.entries:,.0f} entries = {_bytes(s.entries * s.entry_bytes)} of data, "
+            f"{s.entries_per_block} entries per block; the buffer holds "
+            f"{s.buffer_entries:,} entries")
+    if s.cache_bytes:
+        text += f"; the cache holds {s.cache_bytes / (s.entries * s.entry_bytes):.2%} of the data"
+    return text + "."
+
+
+COST_ROWS = (
+    ("write amplification", "write_amp"),
+    ("write cost (I/O per write)", "write_cost"),
+    ("point read (I/O)", "point_read"),
+    ("zero-result read (I/O)", "zero_result_read"),
+    ("range read (runs probed)", "range_runs"),
+    ("range read (I/O, with its blocks)", "range_cost"),
+    ("filter memory (bits/entry)", "memory_bits_per_entry"),
+)
+
+
+def _help_cell(name: str) -> html.Td:
+    return html.Td(name, title=HELP.METRICS.get(name, ""), style={"cursor": "help"})
+
+
+def memory_text(analysis: Analysis, split: bool) -> str:
+    s = analysis.system
+    head = "Memory, split by the search: " if split else "Memory: "
+    return (f"{head}buffer {_bytes(s.buffer_bytes)} "
+            f"({8.0 * s.buffer_bytes / s.entries:.3g} bits/entry) + filters "
+            f"{analysis.memory_bits_per_entry:.3g} + fence pointers "
+            f"{analysis.fence_bits_per_entry:.3g} = {analysis.total_memory_bits_per_entry:.3g} "
+            "bits/entry.")
+
+
+def skew_text(analysis: Analysis) -> str:
+    k = analysis.skew
+    levels = ", ".join(f"L{i + 1} {h:.0%}" for i, h in enumerate(k.cache_hit_rate_per_level))
+    theta = "" if k.theta is None else f"Θ = {k.theta:.4g} I/O per operation; "
+    return (f"Under the key skew, updates and cache (skew model, docs/MODEL.md S1-S7): {theta}"
+            f"write amplification {k.write_amp:.3g}; {k.point_read:.3g} I/O per existing-key "
+            f"read; cache hit rate {k.cache_hit_rate:.1%} ({levels}). The table and the charts "
+            "below are for uniform keys.")
+
+
+def robust_text(robust: dict[str, Any]) -> str:
+    mine, theirs = robust["robust_design"], robust["nominal_design"]
+    return (f"Robust tuning for ρ = {robust['rho']:g}: the worst Θ over the workloads within "
+            f"ρ is {mine['worst_case_cost']:.4g}, against {theirs['worst_case_cost']:.4g} for "
+            f"the design tuned for this workload exactly; at this workload it costs "
+            f"{mine['nominal_cost']:.4g} against {theirs['nominal_cost']:.4g}. The table's Θ "
+            "is each family's worst case.")
+
+
+def card(title: str, family: str, analysis: Analysis, note: str = "",
+         extra: tuple[str, ...] = ()) -> html.Div:
     """The design's costs by the finite-N model (what the search optimizes), beside the
-    paper's closed forms."""
+    paper's closed forms; under skew, the skew model's Θ heads it."""
     a = analysis
     f = a.finite
     w = a.workload
-    costs = [
-        ("write amplification", f.write_amp, a.write_amp),
-        ("write cost (I/O per write)", f.write_cost, a.write_cost),
-        ("point read (I/O)", f.point_read, a.point_read),
-        ("zero-result read (I/O)", f.zero_result_read, a.zero_result_read),
-        ("range read (runs probed)", f.range_runs, a.range_runs),
-        ("range read (I/O, with its blocks)", f.range_cost or 0.0, a.range_cost or 0.0),
-        ("filter memory (bits/entry)", f.memory_bits_per_entry, a.memory_bits_per_entry),
-    ]
     right = {"textAlign": "right", "paddingLeft": "12px"}
+    if a.skew is not None and a.skew.theta is not None:
+        headline = ["Θ = ", html.B(f"{a.skew.theta:.4g}", id="card-theta"),
+                    " I/O per operation under the key skew (skew model); with uniform keys the "
+                    f"finite-N model gives {f.theta:.4g} and the paper's Eq 16 ",
+                    html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
+    else:
+        headline = ["Θ = ", html.B(f"{f.theta:.4g}", id="card-theta"),
+                    " I/O per operation at steady state (finite-N model); the paper's Eq 16 "
+                    "gives ", html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
+    rows = [html.Tr([_help_cell(name), html.Td(_fmt(getattr(f, key) or 0.0), style=right),
+                     html.Td(_fmt(getattr(a, key) or 0.0), style=right)])
+            for name, key in COST_ROWS]
     return html.Div(
         [
             html.Div(title, style={"color": "#666", "fontSize": "90%"}),
             html.H3(family, id="card-family", style={"margin": "2px 0"}),
             html.Div(knob_text(a.design) + f"  ({a.design.filters} filters)",
                      id="card-knobs", style={"fontFamily": "monospace"}),
-            html.Div(
-                ["Θ = ", html.B(f"{f.theta:.4g}", id="card-theta"),
-                 " I/O per operation at steady state (finite-N model); the paper's Eq 16 gives ",
-                 html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."],
-                style={"fontSize": "120%", "margin": "6px 0"},
-            ),
+            html.Div(headline, title=HELP.METRICS["Θ"],
+                     style={"fontSize": "120%", "margin": "6px 0"}),
             html.Table(
-                [html.Tr([html.Th(""), html.Th("finite N", style=right),
-                          html.Th("paper", style=right)])]
-                + [html.Tr([html.Td(name), html.Td(_fmt(ours), style=right),
-                            html.Td(_fmt(paper), style=right)])
-                   for name, ours, paper in costs]
-                + [html.Tr([html.Td("sum of FPRs (paper)"), html.Td(""),
+                [html.Tr([html.Th(""), html.Th("finite N", style=right,
+                                               title="The finite-N model at steady state "
+                                               "(docs/MODEL.md): what the search optimizes."),
+                          html.Th("paper", style=right,
+                                  title="The paper's closed forms (Eq 8-16).")])]
+                + rows
+                + [html.Tr([_help_cell("sum of FPRs (paper)"), html.Td(""),
                             html.Td(_fmt(a.sum_fpr), style=right)]),
-                   html.Tr([html.Td("levels"), html.Td(""),
+                   html.Tr([_help_cell("levels"), html.Td(""),
                             html.Td(str(len(a.levels)), style=right)])],
                 style={"fontSize": "90%"},
             ),
@@ -258,6 +456,9 @@ def card(title: str, family: str, analysis: Analysis, note: str = "") -> html.Di
                 style={"fontSize": "85%", "color": "#666"},
             ),
             html.Div(note, style={"fontSize": "85%", "color": "#666"}),
+            *[html.Div(line, className="card-extra", style={"fontSize": "85%", "color": "#333",
+                                                             "marginTop": "4px"})
+              for line in extra],
             html.Ul([html.Li(w) for w in a.warnings], id="card-warnings",
                     style={"color": "#a15c00", "fontSize": "85%"}) if a.warnings else None,
         ]
@@ -286,15 +487,16 @@ def rocksdb_view(design: Design, system: System) -> html.Div:
     )
 
 
-def rocksdb_download(kind: Any, current: dict | None, system: dict[str, Any]) -> Any:
-    """The download for a button: the OPTIONS file or the full JSON of the design shown."""
+def rocksdb_download(kind: Any, current: dict | None) -> Any:
+    """The download for a button: the OPTIONS file or the full JSON of the design shown, on
+    the system it was priced on (the chosen split of a memory budget)."""
     if not current:
         return no_update
     try:
         k = current["design"]
         design = Design(k["T"], k["C"], k["X"], k["K"], k["Z"],
                         current.get("filters", "optimized"))
-        exported: RocksDBExport = rocksdb_export(design, parse_system(system))
+        exported: RocksDBExport = rocksdb_export(design, System(**current["system"]))
     except (ValueError, KeyError, TypeError):
         return no_update
     if kind == L.ROCKSDB_JSON_BUTTON:
@@ -304,8 +506,9 @@ def rocksdb_download(kind: Any, current: dict | None, system: dict[str, Any]) ->
                            type="text/plain")
 
 
-def alternative_rows(alternatives: tuple[Alternative, ...], theta: float) -> list[dict]:
-    """Each family at its best T, with its throughput relative to the design shown."""
+def alternative_rows(alternatives: tuple[Alternative, ...], theta: float | None) -> list[dict]:
+    """Each family at its best T, with its throughput relative to the design shown (– when
+    the shown design's cost is not on the table's scale)."""
     rows = []
     for alt in alternatives:
         d = alt.design
@@ -313,7 +516,7 @@ def alternative_rows(alternatives: tuple[Alternative, ...], theta: float) -> lis
             "family": alt.family, "T": _fmt(d.T), "C": _fmt(d.C), "X": _fmt(d.X),
             "K": _fmt(d.K), "Z": _fmt(d.Z), "theta": _fmt(alt.cost),
             # Throughput is 1 / Theta: above 1 means this family beats the design shown.
-            "relative": f"{theta / alt.cost:.3f}",
+            "relative": "–" if theta is None else f"{theta / alt.cost:.3f}",
         })
     return rows
 
@@ -344,7 +547,8 @@ MESSAGE_STYLE = "message-style"  # update_views' key for the message box's style
 # (key in update_views' result, component id, property)
 VIEW_OUTPUTS = (
     (L.MESSAGE, L.MESSAGE, "children"), (MESSAGE_STYLE, L.MESSAGE, "style"),
-    (L.MIX, L.MIX, "children"), (L.CARD, L.CARD, "children"),
+    (L.MIX, L.MIX, "children"), (L.SYSTEM_SUMMARY, L.SYSTEM_SUMMARY, "children"),
+    (L.CARD, L.CARD, "children"),
     (L.ALTERNATIVES, L.ALTERNATIVES, "data"), (L.STRUCTURE, L.STRUCTURE, "figure"),
     (L.LEVELS, L.LEVELS, "data"), (L.THETA, L.THETA, "figure"),
     (L.MEMORY_FRONTIER, L.MEMORY_FRONTIER, "figure"),
@@ -368,6 +572,7 @@ def update_views(
     """
     out: dict[str, Any] = {key: no_update for key, _, _ in VIEW_OUTPUTS}
     out[L.MIX] = mix_text(workload)
+    out[L.SYSTEM_SUMMARY] = system_summary(system)
     try:
         controls = parse_controls(workload, system, mode, knobs, filters)
     except ValueError as err:
@@ -377,7 +582,8 @@ def update_views(
     try:
         out.update(_views_of(controls, services))
     except ValueError as err:  # a corner of the model the controls reach: say it, keep going
-        out[L.MESSAGE], out[MESSAGE_STYLE] = message_children([f"Cannot evaluate: {err}"])
+        out[L.MESSAGE], out[MESSAGE_STYLE] = message_children(
+            [f"Cannot evaluate: {page_words(str(err))}"])
         out[L.CURRENT] = None
         return out
     out[L.MESSAGE], out[MESSAGE_STYLE] = message_children([])
@@ -386,37 +592,54 @@ def update_views(
 
 def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     out: dict[str, Any] = {}
-
-    space = services.space_for(controls.system)
-    rec = recommend(controls.workload, controls.system, space=space)
+    rec = services.recommend(controls.workload, controls.system, controls.rho)
+    extra: list[str] = []
     if controls.design is None:
         design, family, analysis = rec.design, rec.family, rec.analysis
-        note = f"Searched all five knobs in {rec.search_ms:.0f} ms."
+        note = (f"Searched all five knobs in {rec.search_ms:.0f} ms." if rec.skew is None else
+                f"The skew model priced {rec.skew.candidates} candidate designs in "
+                f"{rec.search_ms / 1e3:.1f} s.")
         if rec.bounds_hit:
             note += f" The optimum sits on the search bound of {', '.join(rec.bounds_hit)}."
         title = "Recommended design"
+        if rec.robust is not None:
+            extra.append(robust_text(rec.robust))
     else:
         design = controls.design
         analysis = analyze(design, controls.system, controls.workload, realizable=True)
         family = classify(design, controls.system)
-        note = (f"The recommendation for this workload, {rec.family}, has Θ = {rec.cost:.4g}: "
-                f"this design reaches {rec.cost / analysis.finite.theta:.0%} of its throughput.")
+        theta = analysis.finite.theta if analysis.skew is None else analysis.skew.theta
+        what = "worst-case Θ" if rec.robust is not None else "Θ"
+        note = (f"The recommendation for this workload, {rec.family}, has {what} = "
+                f"{rec.cost:.4g}: this design reaches {rec.cost / theta:.0%} of its "
+                "throughput.")
         title = "Manual design"
+    if controls.system.memory_split or controls.system.cache_bytes:
+        extra.append(memory_text(analysis, controls.system.memory_split and
+                                 controls.design is None))
+    if analysis.skew is not None:
+        extra.append(skew_text(analysis))
+    # The charts price designs at one buffer and filter budget: the split chosen (or, for a
+    # manual design, the buffer given and the rest of the budget for filters).
+    system = analysis.system
     label = f"{family} (T={design.T:.3g})"
-    out[L.CARD] = card(title, family, analysis, note)
-    out[L.ALTERNATIVES] = alternative_rows(rec.alternatives, analysis.finite.theta)
-    out[L.ROCKSDB] = rocksdb_view(design, controls.system)
+    out[L.CARD] = card(title, family, analysis, note, tuple(extra))
+    # The table prices uniform keys (the shown design's finite-N Θ is its peer) or, with rho,
+    # the worst case, which only the recommendation's cost gives.
+    reference = (analysis.finite.theta if rec.robust is None
+                 else rec.cost if controls.design is None else None)
+    out[L.ALTERNATIVES] = alternative_rows(rec.alternatives, reference)
+    out[L.ROCKSDB] = rocksdb_view(design, system)
     out[L.STRUCTURE] = structure_figure(analysis)
     out[L.LEVELS] = level_rows(analysis)
-    out[L.THETA] = theta_by_family(controls.system, controls.workload, space=space,
+    out[L.THETA] = theta_by_family(system, controls.workload, space=services.space_for(system),
                                    current=(design.T, analysis.finite.theta, label))
     # Hold the point-read cost at the shown design's own sum of FPRs, so its marker sits at
     # the memory budget given in the controls and the curves show what others need for it.
     # Every family has at least one run, so any p <= 1 is reachable by all of them.
     frontier_p = min(max(analysis.sum_fpr, 1e-9), 1.0)
-    out[L.MEMORY_FRONTIER] = memory_frontier(controls.system, frontier_p, design=design,
-                                             label=label)
-    out[L.RANGE_FRONTIER] = range_frontier(controls.system, design=design, label=label)
+    out[L.MEMORY_FRONTIER] = memory_frontier(system, frontier_p, design=design, label=label)
+    out[L.RANGE_FRONTIER] = range_frontier(system, design=design, label=label)
     _keep_in_view(out[L.THETA], analysis.finite.theta)
     for key in (L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
         _fit_half_width(out[key])
@@ -425,15 +648,18 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         out[key].update_xaxes(type="log")
     if analysis.sum_fpr > 1.0:
         _star_at_own_memory(out[L.MEMORY_FRONTIER], analysis)
+    for key in (L.STRUCTURE, L.THETA, L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
+        lighten(out[key])
     w = controls.workload
     out[L.CURRENT] = {
         "design": design.knobs,
         "filters": design.filters,
         "family": family,
-        "workload": {"point_reads": w.point_reads, "zero_reads": w.zero_reads,
-                     "writes": w.writes, "range_reads": w.range_reads,
-                     "range_blocks": w.range_blocks},
-        "bits_per_entry": controls.system.bits_per_entry,
+        "workload": w.to_dict(),
+        "bits_per_entry": system.bits_per_entry,
+        "entries": system.entries,
+        "system": dataclasses.asdict(system),
+        "cache_fraction": system.cache_bytes / (system.entries * system.entry_bytes),
     }
     return out
 
@@ -473,8 +699,14 @@ def manual_controls_style(mode: Any) -> dict:
     return {"display": "block"} if mode == "manual" else {"display": "none"}
 
 
+def shown_knob(value: float) -> float:
+    """A knob as its box shows it: 4 significant digits (9.075, not 9.0745001775637), as the
+    card prints it; the cost moves by far less than the digits shown."""
+    return float(f"{value:.4g}")
+
+
 def set_knobs(
-    trigger: Any, mode: Any, current: dict | None, system: dict[str, Any]
+    trigger: Any, mode: Any, current: dict | None, system: dict[str, Any], search: Any = ""
 ) -> tuple[Any, ...]:
     """Slider values for a preset button, or the shown design when switching to manual.
 
@@ -492,22 +724,33 @@ def set_knobs(
         except ValueError as err:
             return keep + (f"The {name} preset needs a valid system: {err}",)
         d = preset(name, system=sys_)
-        return (d.T, d.C, d.X, d.K, d.Z, d.filters, "")
-    if trigger == L.MODE and mode == "manual" and current:
+        return (*map(shown_knob, (d.T, d.C, d.X, d.K, d.Z)), d.filters, "")
+    # A link that gives the knobs switches to manual too: its knobs win over the design shown.
+    from_link = any(name in state_from_query(search) for name in KNOB_NAMES)
+    if trigger == L.MODE and mode == "manual" and current and not from_link:
         k = current["design"]
-        return (k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized"), "")
+        return (*(shown_knob(k[n]) for n in KNOB_NAMES), current.get("filters", "optimized"),
+                "")
     return keep + (no_update,)
 
 
 
 # ------------------------------------------------------------------------------ the URL
 
-URL_NUMBER_FIELDS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], *SYSTEM_IDS)
+URL_NUMBER_FIELDS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], L.UPDATE_FRACTION[0], L.ROBUST[0],
+                     *SYSTEM_IDS, L.MEMORY_BITS[0])
+URL_TEXT_FIELDS = KEY_IDS
+URL_FLAGS = (L.CORRELATED, L.MEMORY_SPLIT)
 
 
 def _url_number(value: Any) -> str:
     if isinstance(value, bool):
         return str(value)
+    if isinstance(value, str):  # a box's text: "2,147,483,648" goes in the URL as 2147483648
+        try:
+            value = _to_float(value)
+        except (ValueError, OverflowError, ZeroDivisionError):
+            return value
     if isinstance(value, (int, float)):
         v = float(value)
         if math.isfinite(v) and v == int(v) and abs(v) < 1e18:
@@ -519,8 +762,9 @@ def _url_number(value: Any) -> str:
 def state_query(workload: dict[str, Any], system: dict[str, Any], mode: Any,
                 knobs: dict[str, Any], filters: Any) -> str:
     """The controls as a query string ("?writes=60&..."); knobs only in manual mode."""
-    params = [(k, _url_number(v)) for k, v in (*workload.items(), *system.items())
-              if v is not None and v != ""]
+    params = [(k, ("1" if is_on(v) else "0") if k in URL_FLAGS
+               else str(v) if k in URL_TEXT_FIELDS else _url_number(v))
+              for k, v in (*workload.items(), *system.items()) if v is not None and v != ""]
     params.append(("mode", "manual" if mode == "manual" else "recommend"))
     if mode == "manual":
         params += [(n, _url_number(knobs[n])) for n in KNOB_NAMES
@@ -542,14 +786,21 @@ def state_from_query(search: Any) -> dict[str, Any]:
                 out[key] = int(v) if math.isfinite(v) and v == int(v) else v
             except ValueError:
                 out[key] = raw
+        elif key in URL_TEXT_FIELDS:
+            out[key] = raw
+        elif key in URL_FLAGS and raw in ("0", "1"):
+            out[key] = ["on"] if raw == "1" else []
         elif key == "mode" and raw in ("recommend", "manual"):
             out[key] = raw
         elif key == "filters" and raw in ("optimized", "uniform"):
             out[key] = raw
+    if isinstance(out.get("entries"), (int, float)):
+        out["entries"] = L.display_value("entries", out["entries"])
     return out
 
 
-URL_CONTROLS = (*URL_NUMBER_FIELDS, "mode", *KNOB_NAMES, "filters")
+URL_CONTROLS = (*URL_NUMBER_FIELDS, *URL_TEXT_FIELDS, *URL_FLAGS, "mode", *KNOB_NAMES,
+                "filters")
 
 
 def sync_url(trigger: Any, search: Any, values: dict[str, Any]) -> tuple[Any, ...]:
@@ -561,8 +812,8 @@ def sync_url(trigger: Any, search: Any, values: dict[str, Any]) -> tuple[Any, ..
     if trigger is None or trigger == L.URL:  # first load (or a navigation): restore
         restored = state_from_query(search)
         return (no_update,) + tuple(restored.get(k, no_update) for k in URL_CONTROLS)
-    workload = {k: values.get(k) for k in (*WORKLOAD_IDS, L.RANGE_BLOCKS[0])}
-    system = {k: values.get(k) for k in SYSTEM_IDS}
+    workload = {k: values.get(k) for k in WORKLOAD_CONTROLS}
+    system = {k: values.get(k) for k in SYSTEM_CONTROLS}
     knobs = {k: values.get(k) for k in KNOB_NAMES}
     query = state_query(workload, system, values.get("mode"), knobs, values.get("filters"))
     return (no_update if query == search else query,) + (no_update,) * len(URL_CONTROLS)
@@ -590,23 +841,28 @@ def sync_knob(name: str, trigger: Any, position: Any, value: Any) -> tuple[Any, 
 
 
 def register(app: Dash, services: Services) -> None:
-    workload_ids = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0])
     knob_ids = tuple(L.knob_id(n) for n in KNOB_NAMES)
     outputs = [Output(i, p) for _, i, p in VIEW_OUTPUTS]
-    inputs = ([Input(i, "value") for i in workload_ids]
-              + [Input(i, "value") for i in SYSTEM_IDS]
+    inputs = ([Input(i, "value") for i in WORKLOAD_CONTROLS]
+              + [Input(i, "value") for i in SYSTEM_CONTROLS]
               + [Input(L.MODE, "value")]
               + [Input(i, "value") for i in knob_ids]
               + [Input(L.FILTERS, "value")])
 
+    defaults = default_controls()
+
     @app.callback(outputs, inputs)
     def _views(*values):
         it = iter(values)
-        workload = {i: next(it) for i in workload_ids}
-        system = {i: next(it) for i in SYSTEM_IDS}
+        workload = {i: next(it) for i in WORKLOAD_CONTROLS}
+        system = {i: next(it) for i in SYSTEM_CONTROLS}
         mode = next(it)
         knobs = {n: next(it) for n in KNOB_NAMES}
         filters = next(it)
+        # create_app put the default views in the layout: on load, with the controls still at
+        # their defaults, there is nothing to send.
+        if ctx.triggered_id is None and (workload, system, mode, knobs, filters) == defaults:
+            raise PreventUpdate
         out = update_views(workload, system, mode, knobs, filters, services)
         return [out[key] for key, _, _ in VIEW_OUTPUTS]
 
@@ -625,12 +881,11 @@ def register(app: Dash, services: Services) -> None:
     @app.callback(
         Output(L.ROCKSDB_DOWNLOAD, "data"),
         Input(L.ROCKSDB_OPTIONS_BUTTON, "n_clicks"), Input(L.ROCKSDB_JSON_BUTTON, "n_clicks"),
-        State(L.CURRENT, "data"), *[State(i, "value") for i in SYSTEM_IDS],
+        State(L.CURRENT, "data"),
         prevent_initial_call=True,
     )
-    def _download(_options, _json, current, *system_values):
-        return rocksdb_download(ctx.triggered_id, current,
-                                dict(zip(SYSTEM_IDS, system_values, strict=True)))
+    def _download(_options, _json, current):
+        return rocksdb_download(ctx.triggered_id, current)
 
     @app.callback(Output(L.MANUAL_CONTROLS, "style"), Input(L.MODE, "value"))
     def _manual_style(mode):
@@ -652,11 +907,11 @@ def register(app: Dash, services: Services) -> None:
            Output(L.PRESET_MESSAGE, "children")],
         Input({"type": L.PRESET_TYPE, "name": ALL}, "n_clicks"),
         Input(L.MODE, "value"),
-        State(L.CURRENT, "data"),
+        State(L.CURRENT, "data"), State(L.URL, "search"),
         *[State(i, "value") for i in SYSTEM_IDS],
         prevent_initial_call=True,
     )
-    def _knobs(_clicks, mode, current, *system_values):
+    def _knobs(_clicks, mode, current, search, *system_values):
         return set_knobs(ctx.triggered_id, mode, current,
-                         dict(zip(SYSTEM_IDS, system_values, strict=True)))
+                         dict(zip(SYSTEM_IDS, system_values, strict=True)), search)
     validation_panel.register(app, services.jobs)

@@ -6,9 +6,11 @@ Component ids are module constants so the callbacks and the tests name the same 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from dash import dash_table, dcc, html
 
+from dashboard import help as HELP
 from dashboard.jobs import DEFAULT_SCALE, VALIDATION_SCALES
 from wacky_model.presets import PRESET_NAMES
 from wacky_model.search import C_MAX, T_MAX, X_MAX
@@ -24,13 +26,25 @@ WORKLOAD_FIELDS = (
     ("range-reads", "Range reads", 0.0),
 )
 RANGE_BLOCKS = ("range-blocks", "Range length (blocks)", 0.0)
+# Which keys the operations touch (the skew model's inputs); text in the CLI's syntax.
+KEY_FIELDS = (
+    ("write-keys", "Write keys", "uniform"),
+    ("read-keys", "Read keys", "uniform"),
+)
+KEY_SUGGESTIONS = ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9", "latest")
+UPDATE_FRACTION = ("update-fraction", "Updates (% of writes)", 0.0)
+CORRELATED = "correlated"
 SYSTEM_FIELDS = (
     ("entries", "Entries N", float(DEFAULT_SYSTEM.entries)),
     ("entry-bytes", "Entry size (bytes)", float(DEFAULT_SYSTEM.entry_bytes)),
     ("block-bytes", "Block size (bytes)", float(DEFAULT_SYSTEM.block_bytes)),
     ("buffer-mib", "Buffer (MiB)", DEFAULT_SYSTEM.buffer_bytes / 2**20),
     ("bits-per-entry", "Filter memory (bits/entry)", float(DEFAULT_SYSTEM.bits_per_entry)),
+    ("cache-mib", "Block cache (MiB)", 0.0),
 )
+MEMORY_SPLIT = "memory-split"
+MEMORY_BITS = ("memory-bits", "Total memory (bits/entry)", 10.0)
+ROBUST = ("robust-rho", "Uncertainty ρ (robust tuning)", 0.0)
 # (id, label, min, max, step, default). The ranges are the search's bounds, so every
 # recommendation fits; each slider's input box sets exact values where dragging is too coarse.
 KNOBS = (
@@ -43,6 +57,10 @@ KNOBS = (
 
 MESSAGE = "message"
 MIX = "mix"
+SYSTEM_SUMMARY = "system-summary"
+KEY_SUGGESTIONS_LIST = "key-suggestions"
+LOADING = "views-loading"
+LOADING_NOTE = "views-loading-note"
 MODE = "mode"
 MANUAL_CONTROLS = "manual-controls"
 FILTERS = "filters"
@@ -101,14 +119,41 @@ def _box(field_id: str, value: float, style: dict) -> dcc.Input:
                      debounce=True, style=style)
 
 
-def _number_field(field_id: str, label: str, value: float) -> html.Div:
+def display_value(field_id: str, value: float) -> float | str:
+    """A field's starting text: entries with thousands separators (2,147,483,648), not raw."""
+    if field_id == "entries" and float(value).is_integer():
+        return f"{int(value):,}"
+    return value
+
+
+def label(help_key: str, text: str, target: str | None = None) -> html.Label:
+    """A control's label with its help as a tooltip (on the label and on the ⓘ beside it)."""
+    tip = HELP.CONTROLS[help_key]
+    return html.Label([text, html.Span(" ⓘ", style={"color": "#888", "cursor": "help"})],
+                      htmlFor=target or help_key, title=tip)
+
+
+def _number_field(field_id: str, text: str, value: float | str) -> html.Div:
     return html.Div(
         [
-            html.Label(label, htmlFor=field_id),
-            _box(field_id, value, INPUT),
+            label(field_id, text),
+            _box(field_id, display_value(field_id, value), INPUT),
         ],
         style=FIELD,
     )
+
+
+def _key_field(field_id: str, text: str, value: str) -> html.Div:
+    """A distribution in the CLI's syntax, with the common ones suggested."""
+    box = dcc.Input(id=field_id, type="text", value=value, debounce=True, list=KEY_SUGGESTIONS_LIST,
+                    style=INPUT)
+    return html.Div([label(field_id, text), box], style=FIELD)
+
+
+def _flag(field_id: str, text: str, value: bool) -> dcc.Checklist:
+    option = {"label": html.Span(f" {text}", title=HELP.CONTROLS[field_id]), "value": "on"}
+    return dcc.Checklist(id=field_id, options=[option], value=["on"] if value else [],
+                         style={"margin": "3px 0"})
 
 
 # T and C span decades: their sliders move in log10 of the value, with ticks at round numbers.
@@ -130,7 +175,7 @@ def from_slider(name: str, position: float) -> float:
     return float(f"{value:.3g}")
 
 
-def _knob(name: str, label: str, lo: float, hi: float, step: float, default: float) -> html.Div:
+def _knob(name: str, text: str, lo: float, hi: float, step: float, default: float) -> html.Div:
     if name in LOG_KNOBS:
         slider = dcc.Slider(id=knob_slider_id(name), min=math.log10(lo), max=math.log10(hi),
                             step=0.001, value=math.log10(default), allow_direct_input=False,
@@ -144,7 +189,7 @@ def _knob(name: str, label: str, lo: float, hi: float, step: float, default: flo
     return html.Div(
         [
             html.Div(
-                [html.Label(label, htmlFor=knob_id(name)),
+                [label(name, text, knob_id(name)),
                  _box(knob_id(name), default, {"width": "90px"})],
                 style=FIELD,
             ),
@@ -167,14 +212,28 @@ def _controls() -> html.Div:
         [
             html.Div(
                 [html.H4("Workload", style={"marginTop": 0})]
-                + [_number_field(i, label, v) for i, label, v in WORKLOAD_FIELDS]
+                + [_number_field(i, text, v) for i, text, v in WORKLOAD_FIELDS]
                 + [_number_field(*RANGE_BLOCKS),
-                   html.Div(id=MIX, style={"fontSize": "90%", "color": "#444"})],
+                   html.Div(id=MIX, style={"fontSize": "90%", "color": "#444"}),
+                   _number_field(*ROBUST),
+                   html.Details(
+                       [html.Summary("Key skew and updates", style={"cursor": "pointer"})]
+                       + [_key_field(*f) for f in KEY_FIELDS]
+                       + [html.Datalist([html.Option(value=v) for v in KEY_SUGGESTIONS],
+                                        id=KEY_SUGGESTIONS_LIST),
+                          _number_field(*UPDATE_FRACTION),
+                          _flag(CORRELATED, "hot reads are hot writes", True)],
+                       style={"marginTop": "6px"},
+                   )],
                 style=PANEL,
             ),
             html.Div(
                 [html.H4("System", style={"marginTop": 0})]
-                + [_number_field(i, label, v) for i, label, v in SYSTEM_FIELDS],
+                + [_number_field(i, text, v) for i, text, v in SYSTEM_FIELDS]
+                + [_flag(MEMORY_SPLIT, "search the buffer/filter split of a total budget",
+                         False),
+                   _number_field(*MEMORY_BITS),
+                   html.Div(id=SYSTEM_SUMMARY, style={"fontSize": "90%", "color": "#444"})],
                 style=PANEL,
             ),
             html.Div(
@@ -182,8 +241,8 @@ def _controls() -> html.Div:
                     html.H4("Design", style={"marginTop": 0}),
                     dcc.RadioItems(
                         id=MODE,
-                        options=[{"label": " recommend", "value": "recommend"},
-                                 {"label": " manual", "value": "manual"}],
+                        options=[{"label": html.Span(f" {v}", title=HELP.CONTROLS[MODE]),
+                                  "value": v} for v in ("recommend", "manual")],
                         value="recommend",
                         inline=True,
                         inputStyle={"marginLeft": "10px"},
@@ -197,8 +256,9 @@ def _controls() -> html.Div:
                             html.Div(knob_sliders, style={"marginTop": "8px"}),
                             dcc.RadioItems(
                                 id=FILTERS,
-                                options=[{"label": " optimized filters", "value": "optimized"},
-                                         {"label": " uniform filters", "value": "uniform"}],
+                                options=[{"label": html.Span(f" {v} filters",
+                                                             title=HELP.CONTROLS[FILTERS]),
+                                          "value": v} for v in ("optimized", "uniform")],
                                 value="optimized",
                                 inline=True,
                             ),
@@ -246,6 +306,9 @@ def _table(table_id: str, columns: list[tuple[str, str]]) -> dash_table.DataTabl
         id=table_id,
         columns=[{"id": c, "name": name} for c, name in columns],
         data=[],
+        tooltip_header={c: HELP.COLUMNS[c] for c, _ in columns if c in HELP.COLUMNS},
+        tooltip_delay=300,
+        tooltip_duration=None,
         style_cell={"fontFamily": "sans-serif", "fontSize": "13px", "padding": "3px 8px",
                     "textAlign": "right"},
         style_header={"fontWeight": "bold"},
@@ -264,6 +327,15 @@ LEVEL_COLUMNS = [("level", "level"), ("runs", "runs"), ("entries", "capacity (en
 def _views() -> html.Div:
     return html.Div(
         [
+            _loading(_model_views()),
+        ]
+        + _validation_views(),
+        style={"flex": "1", "minWidth": "0"},
+    )
+
+
+def _model_views() -> list:
+    return [
             html.Div(
                 [
                     html.Div(id=CARD, style={"flex": "0 0 300px"}),
@@ -305,6 +377,24 @@ def _views() -> html.Div:
                 ],
                 style={**PANEL, "display": "flex", "flexWrap": "wrap"},
             ),
+        ]
+
+
+def _loading(children: list) -> dcc.Loading:
+    """While the views recompute (a skewed workload takes seconds), they dim and a note at the
+    top of the window says so; quick updates (under 300 ms) show nothing."""
+    note = html.Div("Updating the views…", id=LOADING_NOTE,
+                    style={"position": "fixed", "top": "10px", "right": "20px", "zIndex": 1000,
+                           "background": "#fff8d0", "border": "1px solid #d0b050",
+                           "borderRadius": "6px", "padding": "6px 14px",
+                           "boxShadow": "0 2px 6px rgba(0,0,0,.2)"})
+    return dcc.Loading(children, id=LOADING, target_components={CARD: "children"},
+                       delay_show=300, custom_spinner=note,
+                       overlay_style={"visibility": "visible", "opacity": 0.55})
+
+
+def _validation_views() -> list:
+    return [
             html.Div(
                 [
                     html.Div(id=VALIDATION_STALE, role="status"),
@@ -318,9 +408,7 @@ def _views() -> html.Div:
                 ],
                 id=VALIDATION_PANEL, style=PANEL,
             ),
-        ],
-        style={"flex": "1", "minWidth": "0"},
-    )
+    ]
 
 
 def build_layout() -> html.Div:
@@ -335,3 +423,17 @@ def build_layout() -> html.Div:
         ],
         style={"fontFamily": "sans-serif", "background": "#f6f6f6", "padding": "8px 14px"},
     )
+
+
+def fill(component: Any, values: dict[tuple[str, str], Any]) -> None:
+    """Set (component id, property) to a value throughout a layout, in place: the page's first
+    paint then has content instead of waiting for its first callbacks."""
+    key = getattr(component, "id", None)
+    if isinstance(key, str):
+        for (cid, prop), value in values.items():
+            if cid == key:
+                setattr(component, prop, value)
+    children = getattr(component, "children", None)
+    for child in children if isinstance(children, (list, tuple)) else [children]:
+        if hasattr(child, "to_plotly_json"):
+            fill(child, values)

@@ -169,7 +169,7 @@ def test_tune_validate_and_recover_from_bad_values(url, browser, screenshots):
     # Bad values get an inline message; the last valid views stay; fixing them clears it.
     for field, bad, fragment in (
         ("entries", "", "Entries N: the field is empty"),
-        ("entries", "0", "Entries N: must be at least 1"),
+        ("entries", "0", "Entries N: must be between 1 and 2^53; got 0"),
         ("buffer-mib", "1000000", "make it smaller than the data"),
     ):
         type_into(d, field, bad)
@@ -294,7 +294,7 @@ def test_a_url_restores_the_state_and_edits_update_the_url(url, browser, downloa
     assert "uniform filters" in text(d, "card-knobs")
     assert "Manual design" in text(d, "card")
     assert "range 10% × 4 blocks" in text(d, "card")
-    assert field_value(d, "entries") == "1000000000"
+    assert field_value(d, "entries") == "1,000,000,000"
     assert field_value(d, "bits-per-entry") == "8"
     assert d.find_element(By.ID, "manual-controls").is_displayed()
     assert knob_value(d, "T") == 6

@@ -1,0 +1,101 @@
+"""The dashboard's help: one short sentence per control, metric and column, in plain words,
+with the RocksDB option it corresponds to where there is one.
+
+Keyed by the component id (controls), the card's metric name, or the table column id. The page
+shows each as a tooltip (the ⓘ beside a label, a column header); a test checks every labelled
+control has one.
+"""
+
+from __future__ import annotations
+
+CONTROLS: dict[str, str] = {
+    # Workload
+    "point-reads": "Share of operations that read a key that exists (RocksDB Get that finds "
+                   "a value). Any units: the weights are normalized to sum to 1.",
+    "zero-reads": "Share of operations that read a key that does not exist (a Get that finds "
+                  "nothing). The Bloom filters answer most of these without touching disk.",
+    "writes": "Share of operations that insert or update a key (RocksDB Put).",
+    "range-reads": "Share of operations that scan a key range (a RocksDB iterator Seek + Next).",
+    "range-blocks": "How many blocks of data each range read returns, beyond the first block "
+                    "of each run it probes.",
+    "write-keys": "Which keys the writes touch: uniform; zipf:θ (θ in [0, 1.5]; YCSB uses "
+                  "0.99); hotset:h:p (a share h of the keys gets a share p of the writes).",
+    "read-keys": "Which keys the existing-key reads touch: uniform, zipf:θ, hotset:h:p, or "
+                 "latest (recently written keys, as in YCSB workload D).",
+    "update-fraction": "Percent of writes that overwrite a key that exists; the rest insert new "
+                       "keys. Merges drop the overwritten versions, so updates cost less.",
+    "correlated": "Whether the keys read most are the keys written most. Leave it on unless "
+                  "reads and writes are skewed toward different keys.",
+    # System
+    "entries": "Number of entries (key-value pairs) in the store, N. Accepts 2^31, 2e9 or "
+               "2,147,483,648.",
+    "entry-bytes": "Bytes per entry, key plus value.",
+    "block-bytes": "Bytes per storage block, the unit of one I/O (RocksDB block_size).",
+    "buffer-mib": "Write buffer in MiB: writes gather here before a flush makes them a run "
+                  "(RocksDB write_buffer_size).",
+    "bits-per-entry": "Bloom filter memory in bits per entry, shared among the runs as the "
+                      "design says (RocksDB's filter_policy bits_per_key, which is uniform).",
+    "cache-mib": "LRU cache of data blocks for point reads, in MiB; 0 for none (RocksDB "
+                 "block_cache). Merges drop the cached blocks of the runs they rewrite.",
+    "memory-split": "Give one memory budget for the write buffer, filters and fence pointers "
+                    "together, and let the search choose how to split it (as Endure does).",
+    "memory-bits": "Total memory in bits per entry: write buffer + Bloom filters + fence "
+                   "pointers. With the split on, this replaces the buffer and filter fields "
+                   "for the recommendation.",
+    # Design
+    "mode": "recommend: search all five knobs for the cheapest design for this workload. "
+            "manual: set the knobs yourself and compare with the recommendation.",
+    "robust-rho": "How far the real workload may drift from the one given, as a KL divergence "
+                  "(Endure's ρ). Above 0 the recommendation minimizes the worst cost over "
+                  "that neighbourhood; 0 tunes for the workload exactly, 0.5 to 2 is typical.",
+    "T": "Size ratio between adjacent levels (RocksDB max_bytes_for_level_multiplier). "
+         "Larger T: fewer levels, cheaper reads, costlier merges.",
+    "C": "Capping ratio: the last level's capacity over all the levels above it together "
+         "(C = T - 1 when every ratio is T). RocksDB sets it only through "
+         "max_bytes_for_level_multiplier_additional; the RocksDB panel grades it.",
+    "X": "Growth exponential: how fast the ratios between the smaller levels grow toward the "
+         "last (1: every level has ratio T). Above 1 gives the LSM-bush shapes.",
+    "K": "Greediness of Levels 1 to L-1: 0 keeps one run per level (leveled, RocksDB's level "
+         "compaction); 1 lets runs gather up to the ratio (tiered, universal compaction).",
+    "Z": "Greediness of the last level: 0 keeps it one run (leveled); 1 lets runs gather "
+         "(tiered). Lazy Leveling is K = 1, Z = 0.",
+    "filters": "optimized: the Lagrangian allocation, which gives smaller runs more bits per "
+               "entry (Monkey). uniform: the same bits per entry everywhere, as RocksDB does.",
+    "validation-scale": "How many entries the engine run uses. Larger runs take longer and "
+                        "come closer to the page's data size.",
+}
+
+METRICS: dict[str, str] = {
+    "write amplification": "Times each entry is written to storage over its life, by flushes "
+                           "and merges.",
+    "write cost (I/O per write)": "Block writes per application write: write amplification "
+                                  "over the entries in a block.",
+    "point read (I/O)": "Block reads of a read that finds its key, in the worst case (the key "
+                        "in the last level): filter false positives plus the one true read.",
+    "zero-result read (I/O)": "Block reads of a read that finds nothing: only the filters' "
+                              "false positives.",
+    "range read (runs probed)": "Runs a range read must visit: one seek in each.",
+    "range read (I/O, with its blocks)": "Block reads of a range read: one per run probed, "
+                                         "plus the blocks it returns.",
+    "filter memory (bits/entry)": "Bloom filter memory the design uses, per entry.",
+    "sum of FPRs (paper)": "The sum of the runs' false positive rates: the expected wasted I/O "
+                           "of a read that finds nothing.",
+    "levels": "Levels below the write buffer.",
+    "Θ": "Expected I/O per operation for this workload: each cost weighted by its share "
+         "(Eq 16). Lower is better; throughput is 1 / Θ.",
+}
+
+COLUMNS: dict[str, str] = {
+    "family": "The family of designs this one belongs to (Leveling, Tiering, Lazy Leveling, "
+              "CLL, SCLL, LSM-bush or Wacky).",
+    "theta": "Θ: expected I/O per operation for this workload (lower is better).",
+    "relative": "This family's throughput over the design shown: above 1, it beats it.",
+    "level": "Level number, 1 the smallest.",
+    "runs": "Runs the level holds when full (1: leveled).",
+    "entries": "Entries the level holds when full.",
+    "buffers": "The level's capacity in write buffers.",
+    "fpr": "False positive rate of each run's Bloom filter.",
+    "level_fpr": "The level's share of the sum of FPRs (runs × FPR per run).",
+    "bits": "Bloom filter bits per entry in this level.",
+    "structure": "Bloom filter, or a hash table when probes cost more than a filter's misses.",
+}
