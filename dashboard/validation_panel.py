@@ -77,15 +77,20 @@ def _error(text: str) -> html.Span:
 
 
 def comparison_rows(result: ValidationResult) -> list[dict]:
-    """Finite model, paper model, engine simulator and measured side by side for each metric."""
+    """Finite model, paper model, engine simulator and measured side by side for each metric;
+    with a cache or skew, the block cache's hit rate too."""
     errors = result.relative_error
 
-    def cell(costs: Costs, key: str) -> str:
-        value = getattr(costs, key)
+    def cell(costs: Costs | None, key: str) -> str:
+        # No simulator under skew (it replays uniform inserts), and skew runs leave some
+        # figures unmeasured: a dash, not an error.
+        value = None if costs is None else getattr(costs, key)
         return "–" if value is None else _fmt(value)
 
     rows = []
     for key, name in VALIDATED_METRICS:
+        if key == "point_read_uniform" and result.model == "skew":
+            name = "point read, the workload's keys (I/O)"  # what the skew window reads
         # Errors has no range_io (the CLI's JSON keys are fixed): work it out here.
         err = (relative_error(result.predicted.range_io, result.measured.range_io)
                if key == "range_io" else getattr(errors, key, None))
@@ -94,6 +99,15 @@ def comparison_rows(result: ValidationResult) -> list[dict]:
             "paper": cell(result.paper, key),
             "simulated": cell(result.simulated, key), "measured": cell(result.measured, key),
             "error": "–" if err is None else f"{err:+.1%}",
+        })
+    hit, measured_hit = result.predicted.cache_hit_rate, result.measured.cache_hit_rate
+    if measured_hit is not None:
+        # A hit rate is already a share: compared in absolute terms, as the skew runner does.
+        rows.append({
+            "metric": "block cache hit rate", "predicted": cell(result.predicted,
+                                                                 "cache_hit_rate"),
+            "paper": "–", "simulated": "–", "measured": _fmt(measured_hit),
+            "error": "–" if hit is None else f"{hit - measured_hit:+.3f} (absolute)",
         })
     return rows
 
@@ -134,10 +148,10 @@ def scale_note(result: ValidationResult, request: ValidationRequest | None) -> s
     page = request.page_entries if request is not None else None
     page_n = "the page's N" if page is None else f"the page's N = {page:,.0f}"
     text = (f"This run holds {scale.entries:,} entries of {scale.entry_bytes} bytes with a "
-            f"{scale.buffer_bytes / 1024:g} KiB buffer, not {page_n}: its tree has {levels} "
-            f"level{'s' if levels != 1 else ''} where the page's has the levels the card "
-            "shows, so every figure here, predicted ones included, differs from the card's. "
-            "What carries over to the page is how close the model comes to the engine.")
+            f"{scale.buffer_bytes / 1024:g} KiB buffer, not {page_n}. Its tree has {levels} "
+            f"level{'s' if levels != 1 else ''}, not the levels of the page's tree the card "
+            "above shows, so every figure here, predicted ones included, differs from the "
+            "card's. What carries over to the page is how close the model comes to the engine.")
     if request is not None and request.cache_bytes > 0:
         text += (f" The block cache is {request.cache_fraction:.1%} of the data, as on the "
                  f"page: {request.cache_bytes / 2**20:.2f} MiB at this size.")

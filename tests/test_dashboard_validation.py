@@ -14,12 +14,10 @@ from dashboard.jobs import (
     DEFAULT_SCALE,
     VALIDATION_SCALES,
     JobState,
-    ValidationRequest,
     run_on_engine,
 )
 from validation.figures import error_axis_range, validation_figure, validation_html
 from validation.results import Checks
-from wacky_model.types import Design, Workload
 
 
 def test_validate_runs_in_the_background_and_reports_progress_then_the_comparison():
@@ -79,15 +77,26 @@ def test_a_failed_validation_shows_its_error_inline():
     assert text_of(status) == "Validation failed: scale entries must lie in [1000, 1e9]"
 
 
-def test_run_on_engine_validates_the_design_at_small_scale():
-    request = ValidationRequest(Design(4, 3, 1, 1, 0), Workload(0.5, 0, 0.5, 0), 5.0)
+def test_run_on_engine_validates_the_design_at_small_scale_with_skew_and_a_cache():
+    # The one real engine run here (about 2 s): skewed keys and a cache take the skew path.
+    current = {"design": {"T": 4.0, "C": 3.0, "X": 1.0, "K": 1.0, "Z": 0.0},
+               "filters": "optimized", "family": "Lazy Leveling", "bits_per_entry": 5.0,
+               "cache_fraction": 0.05, "entries": 2**31,
+               "workload": {"point_reads": 0.5, "zero_reads": 0.0, "writes": 0.5,
+                            "range_reads": 0.0, "range_blocks": 0.0, "write_keys": "zipf:0.9",
+                            "read_keys": "zipf:0.9", "update_fraction": 0.5}}
+    request = vp.validation_request(current, "small")
     seen = []
     result = run_on_engine(request, lambda f, m: seen.append(f))
-    assert result.scale.entries <= 200_000
+    assert result.scale.entries <= 200_000 and result.model == "skew"
+    assert result.skew["cache_bytes"] == request.cache_bytes > 0
     assert result.measured.write_amp > 0 and result.predicted.write_amp > 0
     assert seen and max(seen) <= 1.0
-    assert vp.comparison_rows(result)[0]["metric"] == "Θ (I/O per op)"
-
+    rows = vp.comparison_rows(result)  # no simulator under skew: dashes, not a crash
+    assert rows[0]["metric"] == "Θ (I/O per op)" and rows[0]["simulated"] == "–"
+    assert rows[-1]["metric"] == "block cache hit rate" and "absolute" in rows[-1]["error"]
+    words = text_of(vp.validation_view(JobState("done", request=request, result=result)))
+    assert "predicted (skew model)" in words and "engine simulator : not run" in words
 
 
 def test_validation_results_are_marked_stale_once_the_inputs_change():
