@@ -130,9 +130,26 @@ def _to_float(value: Any) -> float:
     return float(text)
 
 
+MAX_ENTRIES = 2.0**53  # System's bound: entries are counted in doubles
+MAX_MIB = 2.0**42  # 2^62 bytes, System's bound on any size
+# Each field's valid range, as the model bounds it, in the field's own units, and its words.
+FIELD_RANGES: dict[str, tuple[float, float, str]] = {
+    **{f: (0.0, 1e12, "between 0 and 10^12") for f in WORKLOAD_IDS},
+    "range-blocks": (0.0, 1e15, "between 0 and 10^15"),
+    "entries": (1.0, MAX_ENTRIES, "between 1 and 2^53"),
+    "entry-bytes": (1.0, 2.0**30, "between 1 and 2^30"),
+    "block-bytes": (1.0, 2.0**30, "between 1 and 2^30"),
+    "buffer-mib": (0.0, MAX_MIB, "between 0 and 2^42"),
+    "cache-mib": (0.0, MAX_MIB, "between 0 and 2^42"),
+    "bits-per-entry": (0.0, 1e6, "between 0 and 10^6"),
+    "memory-bits": (0.0, 1e6, "between 0 and 10^6"),
+}
+
+
 def number(field: str, value: Any, *, minimum: float | None = None,
            maximum: float | None = None) -> float:
-    """One numeric control; raises ValueError with the field's on-page label."""
+    """One numeric control; raises ValueError with the field's on-page label. Without bounds
+    given, the field's FIELD_RANGES apply."""
     label = LABELS.get(field, field)
     if value is None or (isinstance(value, str) and not value.strip()):
         raise ValueError(f"{label}: the field is empty; enter a number")
@@ -142,6 +159,10 @@ def number(field: str, value: Any, *, minimum: float | None = None,
         raise ValueError(f"{label}: {_quoted(value)} is not a number") from None
     if isinstance(v, complex) or not math.isfinite(v):
         raise ValueError(f"{label}: must be a finite number")
+    if minimum is None and maximum is None and field in FIELD_RANGES:
+        lo, hi, words = FIELD_RANGES[field]
+        if not lo <= v <= hi:
+            raise ValueError(f"{label}: must be {words}; got {v:.6g}")
     if minimum is not None and maximum is not None and not minimum <= v <= maximum:
         raise ValueError(f"{label}: must be between {minimum:g} and {maximum:g}; got {v:.6g}")
     if minimum is not None and v < minimum:
@@ -158,6 +179,9 @@ def is_on(value: Any) -> bool:
 
 def _key_distribution(field: str, value: Any) -> str:
     text = "uniform" if value is None or not str(value).strip() else str(value).strip()
+    if len(text) > MAX_SHOWN:
+        raise ValueError(f"{LABELS[field]}: {_quoted(text)} is not a distribution; use uniform, "
+                         "zipf:θ, hotset:h:p or latest")
     try:
         KeyDistribution.parse(text)
     except ValueError as err:
@@ -172,7 +196,7 @@ def parse_workload(values: dict[str, Any]) -> Workload:
     weights = {}
     for field in (*WORKLOAD_IDS, L.RANGE_BLOCKS[0]):
         try:
-            weights[field] = number(field, values.get(field), minimum=0.0)
+            weights[field] = number(field, values.get(field))
         except ValueError as err:
             errors.append(str(err))
     keys = {}
@@ -223,42 +247,44 @@ def _whole_bytes(field: str, value: float) -> int:
     return int(value)
 
 
-MAX_ENTRIES = 2.0**53  # System's bound: entries are counted in doubles
-
-
 def parse_system(values: dict[str, Any]) -> System:
-    errors = []
+    # Every problem at once: each check runs when the fields it needs are usable.
+    problems = []
     v = {}
     fields = SYSTEM_IDS + ((L.MEMORY_BITS[0],) if is_on(values.get(L.MEMORY_SPLIT)) else ())
     for field in fields:
         try:
             v[field] = number(field, values.get(field, 0.0) if field == "cache-mib"
-                              else values.get(field), minimum=0.0)
+                              else values.get(field))
         except ValueError as err:
-            errors.append(str(err))
-    if errors:
-        raise ValueError("\n".join(errors))
-    if not 1 <= v["entries"] <= MAX_ENTRIES:
-        raise ValueError(f"{LABELS['entries']}: must be between 1 and 2^53; got "
-                         f"{v['entries']:.6g}")
-    entry_bytes = _whole_bytes("entry-bytes", v["entry-bytes"])
-    block_bytes = _whole_bytes("block-bytes", v["block-bytes"])
-    if entry_bytes < 1:
-        raise ValueError(f"{LABELS['entry-bytes']}: must be at least 1")
-    if block_bytes < entry_bytes:
-        raise ValueError(f"{LABELS['block-bytes']}: a block must hold at least one entry "
-                         f"({entry_bytes:,} bytes); got {block_bytes:,}")
+            problems.append(str(err))
+    sizes = {}
+    for field in ("entry-bytes", "block-bytes"):
+        try:
+            if field in v:
+                sizes[field] = _whole_bytes(field, v[field])
+        except ValueError as err:
+            problems.append(str(err))
+    entries = v.get("entries")
+    entry_bytes, block_bytes = sizes.get("entry-bytes"), sizes.get("block-bytes")
+    if entries is not None and entry_bytes is not None and entries * entry_bytes > 2.0**62:
+        problems.append(f"{LABELS['entries']} × {LABELS['entry-bytes']}: the data must be at "
+                        f"most 2^62 bytes (4 EiB); got {entries * entry_bytes:.3g} bytes")
+    if entry_bytes is not None and block_bytes is not None and block_bytes < entry_bytes:
+        problems.append(f"{LABELS['block-bytes']}: a block must hold at least one entry "
+                        f"({entry_bytes:,} bytes); got {block_bytes:,}")
+    if problems:
+        raise ValueError("\n".join(problems))
     buffer_bytes = int(round(v["buffer-mib"] * 2**20))
     if buffer_bytes < block_bytes:
         raise ValueError(f"{LABELS['buffer-mib']}: the buffer must hold at least one block "
                          f"({block_bytes:,} bytes)")
     # System checks this too, but in its own field names; say it in the page's words.
     entries_in_buffer = (buffer_bytes // block_bytes) * (block_bytes // entry_bytes)
-    if entries_in_buffer >= v["entries"]:
+    if entries_in_buffer >= entries:
         raise ValueError(
             f"{LABELS['buffer-mib']}: the buffer holds {entries_in_buffer:,} entries, as many "
-            f"as the data ({v['entries']:,.0f} entries) or more; make it smaller than the data"
-        )
+            f"as the data ({entries:,.0f} entries) or more; make it smaller than the data")
     budget = ({"memory_bits_per_entry": v[L.MEMORY_BITS[0]]} if L.MEMORY_BITS[0] in v
               else {"bits_per_entry": v["bits-per-entry"]})
     try:

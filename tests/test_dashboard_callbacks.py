@@ -119,17 +119,21 @@ def test_the_current_design_is_marked_on_every_figure():
          "Uncertainty ρ (robust tuning): must be between 0 and 100; got -1"),
         ({"workload": {"robust-rho": 0.5, "write-keys": "zipf:0.9"}},
          "robust tuning is not combined with key skew"),
-        ({"system": {"cache-mib": -1}}, "Block cache (MiB): must be at least 0; got -1"),
+        ({"system": {"cache-mib": -1}}, "Block cache (MiB): must be between 0 and 2^42; got -1"),
         ({"system": {"memory-split": ["on"], "memory-bits": 1}},
          "Total memory (bits/entry) must exceed the fence pointers"),
         ({"system": {"buffer-mib": 10**6}}, "make it smaller than the data"),
         ({"system": {"entries": 1000, "buffer-mib": 1}}, "make it smaller than the data"),
         ({"system": {"block-bytes": 100}}, "a block must hold at least one entry"),
         ({"system": {"entry-bytes": 12.5}}, "whole number of bytes"),
-        ({"system": {"bits-per-entry": -1}}, "Filter memory (bits/entry): must be at least 0"),
+        ({"system": {"bits-per-entry": -1}},
+         "Filter memory (bits/entry): must be between 0 and 10^6; got -1"),
         ({"workload": {"point-reads": 0, "zero-reads": 0, "writes": 0, "range-reads": 0}},
          "every operation weight is 0"),
-        ({"workload": {"writes": -5}}, "Writes: must be at least 0"),
+        ({"workload": {"writes": -5}}, "Writes: must be between 0 and 10^12; got -5"),
+        ({"system": {"entries": 2**53, "entry-bytes": 2**20}},
+         "Entries N × Entry size (bytes): the data must be at most 2^62 bytes"),
+        ({"system": {"buffer-mib": "1e308"}}, "Buffer (MiB): must be between 0 and 2^42"),
         ({"workload": {"range-blocks": None}}, "Range length (blocks): the field is empty"),
         ({"mode": "manual", "knobs": {"T": None}}, "T: base ratio: the field is empty"),
         ({"mode": "manual", "knobs": {"K": 3}},
@@ -152,6 +156,16 @@ def test_every_bad_field_is_reported_at_once():
     message = text_of(out[L.MESSAGE])
     for label in ("Writes", "Entries N", "Block size (bytes)"):
         assert f"{label}: the field is empty" in message
+    # Checks that need several fields report together too, with the key fields' own.
+    out = views({"write-keys": "zipf:9", "update-fraction": -1},
+                {"entry-bytes": 12.5, "block-bytes": 0.5, "cache-mib": -2}, mode="manual",
+                knobs={"T": 1, "K": 2})
+    message = text_of(out[L.MESSAGE])
+    for expected in ("Write keys: zipf theta", "Updates (% of writes): must be between 0 and 100",
+                     "Entry size (bytes): must be a whole number", "Block size (bytes): must be "
+                     "between 1 and 2^30", "Block cache (MiB): must be between", "T: base ratio",
+                     "K: greediness"):
+        assert expected in message
 
 
 def test_mix_text_for_unusable_weights():
