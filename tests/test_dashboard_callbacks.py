@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from dash import no_update
@@ -444,3 +445,21 @@ def test_every_labelled_control_has_help_text():
     assert untitled == []
     for name, _ in cb.COST_ROWS:
         assert name in HELP.METRICS
+
+
+@pytest.mark.parametrize("value", [-1, 0, 0.5, 1e30, "1e308", "nan", "abc", 2**70])
+def test_no_message_names_an_internal_field_or_prints_a_huge_number(value):
+    """Every field, fed nonsense: the message names fields as the page labels them and never
+    prints a number of 13 digits or more (a 31-digit byte count was seen)."""
+    internal = re.compile(r"\b[a-z]+_[a-z_]+\b")
+    for group, names in (("workload", cb.WORKLOAD_CONTROLS), ("system", cb.SYSTEM_CONTROLS)):
+        for name in names:
+            if name in (L.CORRELATED, L.MEMORY_SPLIT):
+                continue
+            change = {group: {name: value}}
+            if name == L.MEMORY_BITS[0]:
+                change = {"system": {L.MEMORY_SPLIT: ["on"], name: value}}
+            message = text_of(views(**change)[L.MESSAGE])
+            assert not internal.search(message), (name, message)
+            computed = re.sub(r"'[^']*'", "", message)  # not the echo of what was typed
+            assert not re.search(r"\d{13,}", computed.replace(",", "")), (name, message)
