@@ -16,7 +16,7 @@ from plotly.colors import sample_colorscale
 
 from wacky_model.analysis import Analysis
 from wacky_model.families import TABLE
-from wacky_model.search import PROJECTION_T, DesignSpace, family_theta
+from wacky_model.search import PROJECTION_T, UNPHYSICAL_COST, DesignSpace, family_theta
 from wacky_model.types import System, Workload
 
 # A level can hold hundreds of runs (QLSM-bush's Level 1); past this many we draw the first
@@ -170,13 +170,14 @@ def theta_by_family(
     fig = go.Figure()
     lowest = math.inf
     for name, theta in family_theta(system, workload, space).items():
-        T, y = PROJECTION_T[keep], theta[keep]
+        # Designs the family cannot build at some T (UNPHYSICAL_COST) are gaps, not spikes.
+        T, y = PROJECTION_T[keep], np.where(theta[keep] >= UNPHYSICAL_COST, np.nan, theta[keep])
         color = FAMILY_COLORS[name]
         fig.add_trace(go.Scatter(x=T, y=y, mode="lines", name=name, legendgroup=name,
                                  line={"color": color},
                                  hovertemplate=f"{name}<br>T=%{{x:g}}<br>Θ=%{{y:.4g}}"
                                  "<extra></extra>"))
-        best = int(np.argmin(y))
+        best = int(np.nanargmin(y))
         lowest = min(lowest, float(y[best]))
         fig.add_trace(
             go.Scatter(x=[T[best]], y=[y[best]], mode="markers", legendgroup=name,
