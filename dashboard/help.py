@@ -2,7 +2,7 @@
 with the RocksDB option it corresponds to where there is one.
 
 Keyed by the component id (controls), the card's metric name, or the table column id. The page
-shows each as a tooltip (the ⓘ beside a label, a column header); a test checks every labelled
+shows each as a tooltip (the ? beside a label, a column header); a test checks every labelled
 control has one.
 """
 

@@ -126,11 +126,18 @@ def display_value(field_id: str, value: float) -> float | str:
     return value
 
 
+# A small circled "?" (drawn with CSS: not every font has the ⓘ glyph).
+HELP_MARK = {"display": "inline-block", "width": "13px", "height": "13px", "lineHeight": "13px",
+             "marginLeft": "4px", "borderRadius": "50%", "border": "1px solid #999",
+             "color": "#777", "fontSize": "10px", "textAlign": "center", "cursor": "help",
+             "verticalAlign": "middle"}
+
+
 def label(help_key: str, text: str, target: str | None = None) -> html.Label:
-    """A control's label with its help as a tooltip (on the label and on the ⓘ beside it)."""
+    """A control's label with its help as a tooltip (on the label and on the ? beside it)."""
     tip = HELP.CONTROLS[help_key]
-    return html.Label([text, html.Span(" ⓘ", style={"color": "#888", "cursor": "help"})],
-                      htmlFor=target or help_key, title=tip)
+    return html.Label([text, html.Span("?", style=HELP_MARK)], htmlFor=target or help_key,
+                      title=tip)
 
 
 def _number_field(field_id: str, text: str, value: float | str) -> html.Div:
