@@ -287,6 +287,12 @@ def validation_tick(
     return out + (None if state is not None and state.status == "failed" else no_update,)
 
 
+def _at_size(state: JobState) -> str:
+    """The run's size for its status line, as " at 100,000 entries": the size matters (a
+    design can fit the page's N and not a small run's tree)."""
+    return "" if state.request is None else f" at {state.request.scale.entries:,} entries"
+
+
 def _validation_tick(
     trigger: Any, job_id: str | None, current: dict | None, jobs: ValidationJobs,
     scale_key: object,
@@ -305,10 +311,12 @@ def _validation_tick(
     if state is None:
         return (no_update, True, False, no_update, no_update, no_update)
     if state.status == "failed":
-        return (no_update, True, False, "0", _error(f"Validation failed: {state.error}"),
+        return (no_update, True, False, "0",
+                _error(f"Validation failed{_at_size(state)}: {state.error}"),
                 no_update)
     if state.status == "done":
-        return (no_update, True, False, "1", f"Validated in {state.seconds:.1f} s.",
+        return (no_update, True, False, "1",
+                f"Validated in {state.seconds:.1f} s{_at_size(state)}.",
                 validation_view(state))
     return (no_update, False, True, f"{state.fraction:.3f}",
             f"{state.fraction:.0%}: {state.message}", no_update)

@@ -193,9 +193,17 @@ def test_tune_validate_and_recover_from_bad_values(url, browser, screenshots):
     wait_until(d, lambda d: "Validated in" in text(d, "validation-status")
                or "failed" in text(d, "validation-status"), "the validation to finish")
     status = text(d, "validation-status")
-    assert "Validated in" in status or "Validation failed: Level 1 would hold" in status, status
+    assert ("Validated in" in status
+            or "Validation failed at 100,000 entries: Level 1 would hold" in status), status
     assert "Traceback" not in status
     assert d.find_element(By.ID, "validate-button").is_enabled()
+    # A bigger run's tree has room for it: the size chosen reaches the engine.
+    choose_validation_size(d, "medium")
+    d.find_element(By.ID, "validate-button").click()
+    wait_text(d, "validation-status", lambda t: "at 500,000 entries" in t, "the medium run")
+    assert "Validated in" in text(d, "validation-status"), text(d, "validation-status")
+    assert "500,000 entries" in text(d, "validation-explained")
+    choose_validation_size(d, "small")
 
     # Manual mode starts from the design shown; moving a knob moves the cost.
     d.find_element(By.CSS_SELECTOR, "#mode input[value='manual']").click()
@@ -233,8 +241,8 @@ def test_tune_validate_and_recover_from_bad_values(url, browser, screenshots):
 
     # Validate it on the engine: progress, then predicted vs measured.
     d.find_element(By.ID, "validate-button").click()
-    wait_until(d, lambda d: "Validated in" in text(d, "validation-status")
-               or "failed" in text(d, "validation-status"), "the validation to finish")
+    wait_until(d, lambda d: "at 100,000 entries" in text(d, "validation-status"),
+               "the validation to finish")
     assert "Validated in" in text(d, "validation-status"), text(d, "validation-status")
     assert d.find_element(By.ID, "validation-progress").get_attribute("value") == "1"
     rows = d.find_elements(By.CSS_SELECTOR, "#validation-table tbody tr")
@@ -261,6 +269,17 @@ def test_tune_validate_and_recover_from_bad_values(url, browser, screenshots):
     wait_text(d, "card-family", lambda t: t == "Wacky", "K = 0 with Z = 1")
     # The validation shown was of Tiering: it is now marked stale.
     wait_text(d, "validation-stale", lambda t: t.startswith("Stale:"), "the stale marker")
+
+
+def choose_validation_size(driver, name: str) -> None:
+    """Pick the validation's run size whose label starts with ``name`` in its dropdown."""
+    driver.find_element(By.ID, "validation-scale").click()
+    # The open list is rendered apart from the dropdown (a popover), one option per role.
+    option = f"//*[@role='option'][starts-with(normalize-space(), '{name}:')]"
+    wait_until(driver, lambda d: d.find_elements(By.XPATH, option), f"the {name} option")
+    driver.find_element(By.XPATH, option).click()
+    wait_text(driver, "validation-scale", lambda t: t.startswith(f"{name}:"),
+              f"the {name} size chosen")
 
 
 def window(driver) -> str:

@@ -45,7 +45,7 @@ def test_validate_runs_in_the_background_and_reports_progress_then_the_compariso
     _, poll_disabled, button_disabled, progress, status, view, _ = vp.validation_tick(
         L.POLL, job, current, svc.jobs)
     assert (poll_disabled, button_disabled, progress) == (True, False, "1")
-    assert status.startswith("Validated in")
+    assert status.startswith("Validated in") and status.endswith(" s at 100,000 entries.")
     assert find(view, "validation-figure").figure.data  # the shared validation figure
     table = find(view, "validation-table")
     write_amp = next(r for r in table.data if r["metric"] == "write amplification")
@@ -74,7 +74,8 @@ def test_a_failed_validation_shows_its_error_inline():
         L.POLL, job, current, svc.jobs)
     assert poll_disabled is True and button_disabled is False
     assert validated is None  # no results shown, so no stale marker either
-    assert text_of(status) == "Validation failed: scale entries must lie in [1000, 1e9]"
+    assert text_of(status) == ("Validation failed at 100,000 entries: scale entries must lie in "
+                               "[1000, 1e9]")
 
 
 def test_run_on_engine_validates_the_design_at_small_scale_with_skew_and_a_cache():
