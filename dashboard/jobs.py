@@ -63,7 +63,8 @@ class ValidationRequest:
     """What to build on the engine: the design shown, its workload and its filter budget, at
     ``scale``, with a block cache of ``cache_fraction`` of the data (0: none).
 
-    ``page_entries`` is the page's N (None if unknown): only to explain that the run is smaller.
+    ``page_entries`` and ``page_levels`` are the page's N and its tree's levels (None if
+    unknown): only to explain that the run is smaller.
     """
 
     design: Design
@@ -72,6 +73,7 @@ class ValidationRequest:
     scale: Scale = field(default_factory=Scale.small)
     cache_fraction: float = 0.0
     page_entries: float | None = None
+    page_levels: int | None = None
 
     @property
     def cache_bytes(self) -> int:

@@ -21,7 +21,8 @@ from dashboard.jobs import (
 )
 from validation.figures import validation_figure
 from validation.results import Costs, ValidationResult, relative_error
-from wacky_model.types import Design, Workload
+from wacky_model.analysis import analyze
+from wacky_model.types import Design, System, Workload
 
 VALIDATED_METRICS = (
     ("theta", "Θ (I/O per op)"),
@@ -54,21 +55,35 @@ def _cache_fraction(current: dict) -> float:
     return float(value)
 
 
+def page_levels(design: Design, current: dict) -> int | None:
+    """The levels of the page's tree as the card counts them (``analyze``), when the store
+    holds the page's system; None otherwise (then the words just point at the card)."""
+    system = current.get("system")
+    if not isinstance(system, dict):
+        return None
+    try:
+        return len(analyze(design, System(**system)).levels)
+    except (ValueError, TypeError):
+        return None
+
+
 def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> ValidationRequest:
     """The request for the inputs shown (the ``current-design`` store) at the size chosen.
 
     The store's optional fields (skewed keys and updates in its workload, ``cache_fraction``,
-    ``entries``) are used when present."""
+    ``entries``, ``system``) are used when present."""
     k = current["design"]
     w = current["workload"]
     entries = current.get("entries")
+    design = Design(k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized"))
     return ValidationRequest(
-        design=Design(k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized")),
+        design=design,
         workload=Workload(**w),
         bits_per_entry=float(current["bits_per_entry"]),
         scale=scale_named(scale_key),
         cache_fraction=_cache_fraction(current),
         page_entries=float(entries) if isinstance(entries, (int, float)) else None,
+        page_levels=page_levels(design, current),
     )
 
 
@@ -144,14 +159,19 @@ def source_notes(result: ValidationResult) -> list[Any]:
 def scale_note(result: ValidationResult, request: ValidationRequest | None) -> str:
     """The run is smaller than the page's system: say so, and what that changes."""
     scale = result.scale
-    levels = len(result.predicted.levels)
+    # Counted as the card counts the page's levels (the paper's structure, analyze), so the
+    # two numbers compare like with like.
+    levels = len(result.paper.levels)
     page = request.page_entries if request is not None else None
+    page_levels = request.page_levels if request is not None else None
     page_n = "the page's N" if page is None else f"the page's N = {page:,.0f}"
+    theirs = ("the levels of the page's tree the card above shows" if page_levels is None
+              else f"the {page_levels} of the page's tree (the card above)")
     text = (f"This run holds {scale.entries:,} entries of {scale.entry_bytes} bytes with a "
             f"{scale.buffer_bytes / 1024:g} KiB buffer, not {page_n}. Its tree has {levels} "
-            f"level{'s' if levels != 1 else ''}, not the levels of the page's tree the card "
-            "above shows, so every figure here, predicted ones included, differs from the "
-            "card's. What carries over to the page is how close the model comes to the engine.")
+            f"level{'s' if levels != 1 else ''}, not {theirs}, so every figure here, "
+            "predicted ones included, differs from the card's. What carries over to the page "
+            "is how close the model comes to the engine.")
     if request is not None and request.cache_bytes > 0:
         text += (f" The block cache is {request.cache_fraction:.1%} of the data, as on the "
                  f"page: {request.cache_bytes / 2**20:.2f} MiB at this size.")

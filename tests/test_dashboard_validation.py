@@ -212,7 +212,7 @@ def test_the_view_explains_the_columns_and_the_smaller_run():
     assert "specification, not the model's accuracy" in words
     # The run's N, its levels (the fake tree has 2) and the page's N.
     assert "100,000 entries" in words and "2 levels" in words and "2,147,483,648" in words
-    assert "differs from the card" in words
+    assert "differs from the card" in words and "not the levels of the page's tree" in words
     assert "block cache is 10.0% of the data" in words and "1.22 MiB" in words
 
 
@@ -290,3 +290,14 @@ def test_entries_per_level_are_not_bars_on_a_log_axis():
 def test_the_standalone_report_still_renders():
     page = validation_html(_result(range_runs=0.11))
     assert page.startswith("<html>") and "Relative error" in page and "off scale" in page
+
+
+def test_the_words_count_the_page_levels_when_the_store_has_the_system():
+    current = views(mode="manual")[L.CURRENT]  # Leveling, T = 10, on the default page
+    request = vp.validation_request(current, "small")
+    assert request.page_entries == 2**31
+    assert request.page_levels == 5  # 2^31 entries / 65,536 per buffer: five levels at T = 10
+    result = fake_runner(request, lambda f, m: None)
+    assert "Its tree has 2 levels, not the 5 of the page's tree" in vp.scale_note(result, request)
+    broken = {**current, "system": {**current["system"], "entries": -1}}
+    assert vp.validation_request(broken).page_levels is None  # the words fall back, no error
