@@ -202,9 +202,9 @@ def _why_large(key: str, source: str, predicted: float, measured: float,
         if source == "the paper model":
             why += " The paper's model counts every level full, which a small tree rarely is."
     w = result.workload
-    if key == "zero_result_read":
-        why += (" A zero-result read costs only its filters' false positives (hundredths of an "
-                "I/O with a few bits per entry), so a handful of false positives more or fewer "
+    if key == "zero_result_read" and min(predicted, measured) < SMALL_IO:
+        why += (" A zero-result read costs only its filters' false positives, hundredths of an "
+                "I/O with enough bits per entry: a handful of false positives more or fewer "
                 "moves its relative error a lot.")
     if key in ("range_runs", "range_io") and w is not None and w.range_reads == 0:
         why += " Range reads are 0% of this workload, so this figure does not enter Θ."
@@ -216,6 +216,14 @@ def large_error_notes(result: ValidationResult) -> list[str]:
     notes = []
     for key, name in VALIDATED_METRICS:
         measured = getattr(result.measured, key)
+        if measured == 0:
+            # No relative error exists (the table shows "–"): say why instead.
+            said = "; ".join(f"{source} predicts {getattr(costs, key):.3g}"
+                             for source, costs in _sources(result) if getattr(costs, key))
+            if said:
+                notes.append(f"{name}: the engine measured 0, so there is no relative error "
+                             f"(it divides by the measured figure); {said}.")
+            continue
         misses = [(source, getattr(costs, key)) for source, costs in _sources(result)]
         misses = [(source, p, relative_error(p, measured)) for source, p in misses]
         misses = [(source, p, e) for source, p, e in misses if e is not None
