@@ -106,7 +106,8 @@ def validation_figure(result: ValidationResult) -> go.Figure:
     axis (bars on a log axis start from an arbitrary baseline, so their lengths mislead)."""
     fig = make_subplots(
         rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.1,
-        subplot_titles=("Relative error (model - measured) / measured", "Entries per level"),
+        subplot_titles=("Relative error (model - measured) / measured",
+                        "Entries per level (empty levels not drawn)"),
     )
     metrics = _reported(result)
     models = _models(result)
