@@ -351,3 +351,36 @@ def test_a_url_restores_the_state_and_edits_update_the_url(url, browser, downloa
         "return p && p._fullLayout && p._fullLayout.yaxis && p._fullLayout.yaxis.range;"),
         "the Θ-against-T chart")
     assert 10 ** y_range[0] < theta < 10 ** y_range[1], (theta, y_range)
+
+
+def test_skew_a_cache_a_memory_budget_and_help_on_every_label(url, browser, screenshots):
+    d = browser
+    d.get(url)
+    # The first paint already has the recommendation (it is in the page, not a first callback).
+    wait_text(d, "card-theta", lambda t: float(t) > 0, "the first recommendation")
+    # Every label explains itself on hover.
+    labels = d.find_elements(By.CSS_SELECTOR, "label[for]")
+    assert len(labels) >= 20 and all(len(x.get_attribute("title")) > 20 for x in labels)
+    # Key skew and a cache: the card's Θ becomes the skew model's, with the cache's hit rate.
+    d.find_element(By.XPATH, "//summary[contains(., 'Key skew')]").click()
+    type_into(d, "write-keys", "zipf:0.9")
+    type_into(d, "read-keys", "zipf:0.9")
+    type_into(d, "cache-mib", "4096")
+    wait_text(d, "card", lambda t: "under the key skew (skew model)" in t and "cache hit rate"
+              in t, "the skew model's card")
+    d.save_screenshot(str(screenshots / f"skew-{window(d)}.png"))
+    # A total memory budget: the search splits it, and the card says how.
+    type_into(d, "write-keys", "uniform")
+    type_into(d, "read-keys", "uniform")
+    type_into(d, "cache-mib", "0")
+    d.find_element(By.ID, "memory-split").find_element(By.TAG_NAME, "input").click()
+    type_into(d, "memory-bits", "12")
+    wait_text(d, "card", lambda t: "Memory, split by the search: buffer" in t
+              and "= 12 bits/entry" in t, "the memory split on the card")
+    wait_until(d, lambda d: "memory-split=1" in d.current_url and "memory-bits=12"
+               in d.current_url, "the split in the URL")
+    # Robust tuning cannot go with skew: the field is named inline.
+    type_into(d, "robust-rho", "0.5")
+    wait_text(d, "card", lambda t: "Robust tuning for ρ = 0.5" in t, "the robust card")
+    type_into(d, "write-keys", "zipf:0.9")
+    expect_message(d, "Uncertainty ρ (robust tuning): robust tuning is not combined with key")
