@@ -9,14 +9,11 @@ then the time of one edit (a manual design's knob, and a skewed workload, first 
 from __future__ import annotations
 
 import time
-from functools import lru_cache
 
 from plotly.io.json import to_json_plotly
 
 from dashboard import callbacks as cb
-from dashboard.jobs import ValidationJobs
-from wacky_model.search import DesignSpace, recommend
-from wacky_model.types import System, Workload
+from dashboard.app import make_services
 
 
 def _size(value) -> int:
@@ -24,15 +21,7 @@ def _size(value) -> int:
 
 
 def main() -> None:
-    @lru_cache(maxsize=8)
-    def space_for(system: System) -> DesignSpace:
-        return DesignSpace.build(system)
-
-    @lru_cache(maxsize=64)
-    def recommend_for(workload: Workload, system: System, rho: float | None):
-        return recommend(workload, system, space=space_for(system), rho=rho)
-
-    services = cb.Services(space_for=space_for, jobs=ValidationJobs(), recommend_for=recommend_for)
+    services = make_services()
     workload, system, mode, knobs, filters = cb.default_controls()
     out = cb.update_views(workload, system, mode, knobs, filters, services)
     heavy = _unlightened(workload, system, mode, knobs, filters, services)

@@ -8,6 +8,7 @@ from dash import Dash, no_update
 
 from dashboard import callbacks, layout
 from dashboard.jobs import Runner, ValidationJobs, run_on_engine
+from wacky_model.guardrails import Constraints
 from wacky_model.search import DesignSpace, Recommendation, recommend
 from wacky_model.types import System, Workload
 
@@ -17,27 +18,34 @@ SPACE_CACHE_SIZE = 8  # systems whose cost tables are kept (about 2 MB each)
 RECOMMENDATION_CACHE_SIZE = 64
 
 
+def make_services(runner: Runner = run_on_engine) -> callbacks.Services:
+    """What the callbacks need, with their own caches and validation worker (one per app)."""
+
+    # A DesignSpace's table takes about a second to build and well under a millisecond to
+    # search: build it once per system (and guardrails).
+    @lru_cache(maxsize=SPACE_CACHE_SIZE)
+    def space_for(system: System, constraints: Constraints | None = None) -> DesignSpace:
+        return DesignSpace.build(system, constraints=constraints)
+
+    # Under skewed keys a recommendation takes seconds: editing a manual design's knobs, or
+    # coming back to a workload, should not repeat it.
+    @lru_cache(maxsize=RECOMMENDATION_CACHE_SIZE)
+    def recommend_for(workload: Workload, system: System, rho: float | None,
+                      constraints: Constraints | None) -> Recommendation:
+        return recommend(workload, system, space=space_for(system, constraints), rho=rho,
+                         constraints=constraints)
+
+    return callbacks.Services(space_for=space_for, jobs=ValidationJobs(runner),
+                              recommend_for=recommend_for)
+
+
 def create_app(*, runner: Runner = run_on_engine) -> Dash:
     """A new app: its own cache of design spaces (keyed by System) and its own worker thread.
 
     ``runner`` runs one validation; tests pass a fake to avoid building on the engine.
     """
-
-    # A DesignSpace's table takes about a second to build and well under a millisecond to
-    # search: build it once per system.
-    @lru_cache(maxsize=SPACE_CACHE_SIZE)
-    def space_for(system: System) -> DesignSpace:
-        return DesignSpace.build(system)
-
-    # Under skewed keys a recommendation takes seconds: editing a manual design's knobs, or
-    # coming back to a workload, should not repeat it.
-    @lru_cache(maxsize=RECOMMENDATION_CACHE_SIZE)
-    def recommend_for(workload: Workload, system: System, rho: float | None) -> Recommendation:
-        return recommend(workload, system, space=space_for(system), rho=rho)
-
     app = Dash(__name__, title="wacky dashboard")
-    services = callbacks.Services(space_for=space_for, jobs=ValidationJobs(runner),
-                                  recommend_for=recommend_for)
+    services = make_services(runner)
     page = layout.build_layout()
     # The default views go out with the page, so the first paint has content; the views
     # callback then runs only on edits (or a URL that sets the controls).

@@ -28,6 +28,7 @@ from dashboard.payload import lighten
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.figures.design import structure_figure, theta_by_family
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
+from wacky_model.guardrails import Constraints
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
 from wacky_model.search import Alternative, DesignSpace, Recommendation, classify, recommend
@@ -42,10 +43,10 @@ KNOB_NAMES = tuple(name for name, *_ in L.KNOBS)
 # system dict holds the system fields and the memory split.
 WORKLOAD_CONTROLS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], *KEY_IDS, L.UPDATE_FRACTION[0],
                      L.CORRELATED, L.ROBUST[0])
-SYSTEM_CONTROLS = (*SYSTEM_IDS, L.MEMORY_SPLIT, L.MEMORY_BITS[0])
+SYSTEM_CONTROLS = (*SYSTEM_IDS, L.MEMORY_SPLIT, L.MEMORY_BITS[0], L.MAX_RUNS[0])
 LABELS = {i: label for i, label, _ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
                                        L.UPDATE_FRACTION, L.ROBUST, *L.SYSTEM_FIELDS,
-                                       L.MEMORY_BITS)}
+                                       L.MEMORY_BITS, L.MAX_RUNS)}
 LABELS.update({name: label for name, label, *_ in L.KNOBS})
 # The model's own parameter names, as its errors spell them, in the page's words.
 MODEL_NAMES = {
@@ -56,8 +57,10 @@ MODEL_NAMES = {
     "entry_bytes": LABELS["entry-bytes"], "block_bytes": LABELS["block-bytes"],
     "point_reads": LABELS["point-reads"], "zero_reads": LABELS["zero-reads"],
     "range_reads": LABELS["range-reads"], "sum_fpr": "sum of false-positive rates",
+    "--max-runs-per-level": f"the field “{LABELS['max-runs']}”",
 }
-_MODEL_NAME = re.compile(r"\b(" + "|".join(sorted(MODEL_NAMES, key=len, reverse=True)) + r")\b")
+_MODEL_NAME = re.compile(r"(?<![\w-])(" + "|".join(sorted(MODEL_NAMES, key=len, reverse=True))
+                         + r")\b")
 
 
 def page_words(message: str) -> str:
@@ -73,14 +76,16 @@ class Services:
     seconds, and editing a manual design's knobs should not repeat it.
     """
 
-    space_for: Callable[[System], DesignSpace]
+    space_for: Callable[..., DesignSpace]  # (system, constraints=None)
     jobs: ValidationJobs
-    recommend_for: Callable[[Workload, System, float | None], Recommendation] | None = None
+    recommend_for: Callable[..., Recommendation] | None = None  # (workload, system, rho, limits)
 
-    def recommend(self, workload: Workload, system: System, rho: float | None) -> Recommendation:
+    def recommend(self, workload: Workload, system: System, rho: float | None,
+                  constraints: Constraints | None = None) -> Recommendation:
         if self.recommend_for is not None:
-            return self.recommend_for(workload, system, rho)
-        return recommend(workload, system, space=self.space_for(system), rho=rho)
+            return self.recommend_for(workload, system, rho, constraints)
+        return recommend(workload, system, space=self.space_for(system, constraints), rho=rho,
+                         constraints=constraints)
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ class Controls:
     system: System
     design: Design | None  # None: recommend one
     rho: float | None = None
+    constraints: Constraints | None = None  # guardrails on the recommendation
 
 
 def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, Any], str]:
@@ -100,7 +106,7 @@ def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, A
                                                      *L.KEY_FIELDS, L.UPDATE_FRACTION, L.ROBUST)}
     workload[L.CORRELATED] = ["on"]
     system: dict[str, Any] = {i: L.display_value(i, v) for i, _, v in (*L.SYSTEM_FIELDS,
-                                                                      L.MEMORY_BITS)}
+                                                                      L.MEMORY_BITS, L.MAX_RUNS)}
     system[L.MEMORY_SPLIT] = []
     knobs = {name: default for name, *_, default in L.KNOBS}
     return workload, system, "recommend", knobs, "optimized"
@@ -143,6 +149,7 @@ FIELD_RANGES: dict[str, tuple[float, float, str]] = {
     "cache-mib": (0.0, MAX_MIB, "between 0 and 2^42"),
     "bits-per-entry": (0.0, 1e6, "between 0 and 10^6"),
     "memory-bits": (0.0, 1e6, "between 0 and 10^6"),
+    "max-runs": (0.0, 1e6, "between 0 and 10^6"),
 }
 
 
@@ -230,6 +237,18 @@ def parse_workload(values: dict[str, Any]) -> Workload:
                        correlated=is_on(values.get(L.CORRELATED, ["on"])))
     except ValueError as err:
         raise ValueError(page_words(str(err))) from None
+
+
+def parse_constraints(values: dict[str, Any]) -> Constraints | None:
+    """The guardrail from the system controls: at most this many runs in any level (0 or
+    empty: no limit)."""
+    raw = values.get(L.MAX_RUNS[0])
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    limit = number(L.MAX_RUNS[0], raw)
+    if limit != int(limit):
+        raise ValueError(f"{LABELS['max-runs']}: must be a whole number; got {limit:.6g}")
+    return Constraints(max_runs_per_level=int(limit)) if limit >= 1 else None
 
 
 def parse_rho(values: dict[str, Any]) -> float | None:
@@ -330,7 +349,8 @@ def parse_controls(
     parsed: dict[str, Any] = {}
     steps = (("workload", lambda: parse_workload(workload)),
              ("rho", lambda: parse_rho(workload)),
-             ("system", lambda: parse_system(system)))
+             ("system", lambda: parse_system(system)),
+             ("constraints", lambda: parse_constraints(system)))
     if mode == "manual":
         steps += (("design", lambda: parse_design(knobs, filters)),)
     for key, step in steps:
@@ -345,7 +365,8 @@ def parse_controls(
                       f" and {LABELS['read-keys']} uniform with no updates and no cache")
     if errors:
         raise ValueError("\n".join(errors))
-    return Controls(parsed["workload"], parsed["system"], parsed.get("design"), parsed["rho"])
+    return Controls(parsed["workload"], parsed["system"], parsed.get("design"), parsed["rho"],
+                    parsed["constraints"])
 
 
 def mix_text(workload: dict[str, Any]) -> str:
@@ -485,7 +506,7 @@ def card(title: str, family: str, analysis: Analysis, note: str = "",
             *[html.Div(line, className="card-extra", style={"fontSize": "85%", "color": "#333",
                                                              "marginTop": "4px"})
               for line in extra],
-            html.Ul([html.Li(w) for w in a.warnings], id="card-warnings",
+            html.Ul([html.Li(page_words(w)) for w in a.warnings], id="card-warnings",
                     style={"color": "#a15c00", "fontSize": "85%"}) if a.warnings else None,
         ]
     )
@@ -618,7 +639,8 @@ def update_views(
 
 def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    rec = services.recommend(controls.workload, controls.system, controls.rho)
+    rec = services.recommend(controls.workload, controls.system, controls.rho,
+                             controls.constraints)
     extra: list[str] = []
     if controls.design is None:
         design, family, analysis = rec.design, rec.family, rec.analysis
@@ -658,6 +680,7 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     out[L.ROCKSDB] = rocksdb_view(design, system)
     out[L.STRUCTURE] = structure_figure(analysis)
     out[L.LEVELS] = level_rows(analysis)
+    # Each family's whole curve, guardrails aside: the card flags the levels they would limit.
     out[L.THETA] = theta_by_family(system, controls.workload, space=services.space_for(system),
                                    current=(design.T, analysis.finite.theta, label))
     # Hold the point-read cost at the shown design's own sum of FPRs, so its marker sits at
@@ -764,7 +787,7 @@ def set_knobs(
 # ------------------------------------------------------------------------------ the URL
 
 URL_NUMBER_FIELDS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], L.UPDATE_FRACTION[0], L.ROBUST[0],
-                     *SYSTEM_IDS, L.MEMORY_BITS[0])
+                     *SYSTEM_IDS, L.MEMORY_BITS[0], L.MAX_RUNS[0])
 URL_TEXT_FIELDS = KEY_IDS
 URL_FLAGS = (L.CORRELATED, L.MEMORY_SPLIT)
 

@@ -48,6 +48,9 @@ CONTROLS: dict[str, str] = {
     "robust-rho": "How far the real workload may drift from the one given, as a KL divergence "
                   "(Endure's ρ). Above 0 the recommendation minimizes the worst cost over "
                   "that neighbourhood; 0 tunes for the workload exactly, 0.5 to 2 is typical.",
+    "max-runs": "A guardrail: recommend only designs with at most this many runs in any level. "
+                "RocksDB stops writes at 36 level-0 files (level0_stop_writes_trigger); 0 sets "
+                "no limit.",
     "T": "Size ratio between adjacent levels (RocksDB max_bytes_for_level_multiplier). "
          "Larger T: fewer levels, cheaper reads, costlier merges.",
     "C": "Capping ratio: the last level's capacity over all the levels above it together "

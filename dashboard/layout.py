@@ -44,6 +44,7 @@ SYSTEM_FIELDS = (
 )
 MEMORY_SPLIT = "memory-split"
 MEMORY_BITS = ("memory-bits", "Total memory (bits/entry)", 10.0)
+MAX_RUNS = ("max-runs", "Max runs per level (0: no limit)", 0.0)
 ROBUST = ("robust-rho", "Uncertainty ρ (robust tuning)", 0.0)
 # (id, label, min, max, step, default). The ranges are the search's bounds, so every
 # recommendation fits; each slider's input box sets exact values where dragging is too coarse.
@@ -101,7 +102,7 @@ MESSAGE_STYLE = {"color": "#a40000", "background": "#fff0f0", "border": "1px sol
                  "borderRadius": "6px", "padding": "0 12px", "margin": "8px 0"}
 FIELD = {"display": "flex", "justifyContent": "space-between", "alignItems": "center",
          "margin": "3px 0", "gap": "8px"}
-INPUT = {"width": "185px"}
+INPUT = {"width": "170px", "flex": "0 0 170px", "boxSizing": "border-box"}  # aligned boxes
 
 
 def knob_id(name: str) -> str:
@@ -254,6 +255,7 @@ def _controls() -> html.Div:
                         inline=True,
                         inputStyle={"marginLeft": "10px"},
                     ),
+                    _number_field(*MAX_RUNS),
                     html.Div(
                         [
                             html.Div("Figure 8 presets:", style={"marginTop": "8px"}),

@@ -12,6 +12,7 @@ from dashboard import callbacks as cb
 from dashboard.jobs import ValidationJobs, ValidationRequest
 from validation.results import Checks, Costs, LevelShape, ValidationResult
 from validation.scale import Scale
+from wacky_model.guardrails import Constraints
 from wacky_model.search import DesignSpace
 from wacky_model.types import System
 
@@ -22,9 +23,9 @@ SYSTEM = {"entries": 2**31, "entry-bytes": 128, "block-bytes": 4096, "buffer-mib
 KNOBS = {"T": 10, "C": 9, "X": 1, "K": 0, "Z": 0}
 
 
-@lru_cache(maxsize=4)
-def space_for(system: System) -> DesignSpace:
-    return DesignSpace.build(system)
+@lru_cache(maxsize=8)
+def space_for(system: System, constraints: Constraints | None = None) -> DesignSpace:
+    return DesignSpace.build(system, constraints=constraints)
 
 
 def services(runner=None) -> cb.Services:

@@ -463,3 +463,18 @@ def test_no_message_names_an_internal_field_or_prints_a_huge_number(value):
             assert not internal.search(message), (name, message)
             computed = re.sub(r"'[^']*'", "", message)  # not the echo of what was typed
             assert not re.search(r"\d{13,}", computed.replace(",", "")), (name, message)
+
+
+def test_a_run_limit_keeps_the_recommendation_within_it_and_the_warning_names_the_field():
+    free = views()
+    assert "the field “Max runs per level (0: no limit)” limits it" in text_of(
+        find(free[L.CARD], "card-warnings"))
+    limited = views(system={"max-runs": 36})
+    assert limited[L.MESSAGE] == [] and find(limited[L.CARD], "card-warnings") is None
+    k = limited[L.CURRENT]["design"]
+    a = analyze(Design(**k), System(), realizable=True)
+    assert max(row.runs for row in a.levels) <= 36
+    assert "max-runs=36" in cb.state_query(WORKLOAD, {**SYSTEM, "max-runs": 36}, "recommend",
+                                           KNOBS, "optimized")
+    message = text_of(views(system={"max-runs": 2.5})[L.MESSAGE])
+    assert "Max runs per level (0: no limit): must be a whole number; got 2.5" in message
