@@ -33,17 +33,17 @@ class ValidationScale:
 
 # The page's system (2^31 entries by default) is far too big to build; these are the sizes a
 # validation can run at. The buffer stays at 64 KiB so a bigger run also has more levels, closer
-# to the page's tree. The times in the labels were measured on a 2-core machine over Leveling,
-# Tiering, T=2 and the default recommendation, uniform and with zipf keys, updates and a 5%
-# cache: uniform keys take 1 s / 5 s / 20-30 s; skew with a cache is the slow end (Tiering's
-# window runs up to 8 N writes): 17 s / 80 s / 4 min.
+# to the page's tree. The times in the labels were measured on a 2-core machine with
+# run_on_engine: uniform keys (Leveling, Tiering, T=2) take 0.7-1.5 s / 4-5 s / 18-26 s; zipf
+# keys with updates and a 5% cache are the slow end, Leveling 1 s / 5 s / 33 s and Tiering,
+# whose skewed window runs several N writes, 13 s / 67 s / 4 min.
 VALIDATION_SCALES: dict[str, ValidationScale] = {
-    "small": ValidationScale("small: 100k entries (about 1-20 s)", Scale.small()),
+    "small": ValidationScale("small: 100k entries (about 1-15 s)", Scale.small()),
     "medium": ValidationScale(
-        "medium: 500k entries (about 5 s to 1.5 min)",
+        "medium: 500k entries (about 5-70 s)",
         Scale(entries=500_000, buffer_bytes=64 << 10, reads=10_000, mix_ops=5_000)),
     "large": ValidationScale(
-        "large: 2M entries (about 30 s to 4 min)",
+        "large: 2M entries (about 20 s to 4 min)",
         Scale(entries=2_000_000, buffer_bytes=64 << 10, reads=20_000, mix_ops=20_000)),
 }
 DEFAULT_SCALE = "small"
