@@ -64,8 +64,8 @@ CONTROLS: dict[str, str] = {
          "(tiered). Lazy Leveling is K = 1, Z = 0.",
     "filters": "optimized: the Lagrangian allocation, which gives smaller runs more bits per "
                "entry (Monkey). uniform: the same bits per entry everywhere, as RocksDB does.",
-    "validation-scale": "How many entries the engine run uses. Larger runs take longer and "
-                        "come closer to the page's data size.",
+    "validation-scale": "Entries the engine run holds. A bigger run takes longer, but its "
+                        "tree has more levels, closer to the page's.",
 }
 
 METRICS: dict[str, str] = {

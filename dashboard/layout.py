@@ -285,10 +285,7 @@ def _controls() -> html.Div:
                              "page's N is far too big to build: pick the run's size (bigger "
                              "runs have more levels, closer to the page's tree).",
                              style={"fontSize": "90%", "color": "#444"}),
-                    html.Label("Run size", htmlFor=VALIDATION_SCALE,
-                               title="Entries the engine run holds. A bigger run takes longer, "
-                                     "but its tree has more levels, closer to the page's.",
-                               style={"fontSize": "90%"}),
+                    label(VALIDATION_SCALE, "Run size"),
                     dcc.Dropdown(
                         id=VALIDATION_SCALE, value=DEFAULT_SCALE, clearable=False,
                         searchable=False,
