@@ -14,6 +14,7 @@ from dash import Dash, Input, Output, State, ctx, dash_table, dcc, html, no_upda
 from dashboard import layout as L
 from dashboard.jobs import (
     DEFAULT_SCALE,
+    VALIDATION_SCALES,
     JobState,
     ValidationJobs,
     ValidationRequest,
@@ -321,6 +322,15 @@ def _at_size(state: JobState) -> str:
     return "" if state.request is None else f" at {state.request.scale.entries:,} entries"
 
 
+def _larger_hint(state: JobState) -> str:
+    """A design that does not fit a small run's tree (too many runs in a level) often fits a
+    larger one: say so when there is a larger size to pick."""
+    largest = max(choice.scale.entries for choice in VALIDATION_SCALES.values())
+    if state.request is None or state.request.scale.entries >= largest:
+        return ""
+    return ". A larger run size gives the tree more room."
+
+
 def _validation_tick(
     trigger: Any, job_id: str | None, current: dict | None, jobs: ValidationJobs,
     scale_key: object,
@@ -340,7 +350,7 @@ def _validation_tick(
         return (no_update, True, False, no_update, no_update, no_update)
     if state.status == "failed":
         return (no_update, True, False, "0",
-                _error(f"Validation failed{_at_size(state)}: {state.error}"),
+                _error(f"Validation failed{_at_size(state)}: {state.error}{_larger_hint(state)}"),
                 no_update)
     if state.status == "done":
         return (no_update, True, False, "1",

@@ -75,7 +75,7 @@ def test_a_failed_validation_shows_its_error_inline():
     assert poll_disabled is True and button_disabled is False
     assert validated is None  # no results shown, so no stale marker either
     assert text_of(status) == ("Validation failed at 100,000 entries: scale entries must lie in "
-                               "[1000, 1e9]")
+                               "[1000, 1e9]. A larger run size gives the tree more room.")
 
 
 def test_run_on_engine_validates_the_design_at_small_scale_with_skew_and_a_cache():
