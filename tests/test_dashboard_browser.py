@@ -175,7 +175,7 @@ def test_tune_validate_and_recover_from_bad_values(url, browser, screenshots):
         type_into(d, field, bad)
         expect_message(d, fragment)
         assert recommendation(d) == read_heavy
-        type_into(d, field, {"entries": "2147483648", "buffer-mib": "8"}[field])
+        type_into(d, field, {"entries": "2^31", "buffer-mib": "8"}[field])
         expect_no_message(d)
     for field in ("point-reads", "zero-reads", "writes"):
         type_into(d, field, "0")
