@@ -12,6 +12,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -384,3 +385,22 @@ def test_skew_a_cache_a_memory_budget_and_help_on_every_label(url, browser, scre
     wait_text(d, "card", lambda t: "Robust tuning for ρ = 0.5" in t, "the robust card")
     type_into(d, "write-keys", "zipf:0.9")
     expect_message(d, "Uncertainty ρ (robust tuning): robust tuning is not combined with key")
+
+
+def test_the_first_paint_has_the_views_without_waiting_for_a_callback(url, browser,
+                                                                     monkeypatch):
+    """The default views come in the page itself; a link with state computes them once."""
+    from dashboard import callbacks
+
+    calls = []
+    compute = callbacks.update_views
+    monkeypatch.setattr(callbacks, "update_views",
+                        lambda *a, **k: calls.append(1) or compute(*a, **k))
+    d = browser
+    d.get(url)
+    wait_text(d, "card-theta", lambda t: float(t) > 0, "the recommendation in the page")
+    time.sleep(1.5)  # time for any callback the load would fire
+    assert calls == []
+    d.get(url + "?writes=30")
+    wait_text(d, "mix", lambda t: "write 43%" in t, "the linked mix")
+    assert len(calls) >= 1
