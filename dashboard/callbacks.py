@@ -657,10 +657,15 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         analysis = analyze(design, controls.system, controls.workload, realizable=True)
         family = classify(design, controls.system)
         theta = analysis.finite.theta if analysis.skew is None else analysis.skew.theta
-        what = "worst-case Θ" if rec.robust is not None else "Θ"
-        note = (f"The recommendation for this workload, {rec.family}, has {what} = "
-                f"{rec.cost:.4g}: this design reaches {rec.cost / theta:.0%} of its "
-                "throughput.")
+        if rec.robust is None:
+            note = (f"The recommendation for this workload, {rec.family}, has Θ = "
+                    f"{rec.cost:.4g}: this design reaches {rec.cost / theta:.0%} of its "
+                    "throughput.")
+        else:  # its worst case and this design's Θ at the workload are not comparable
+            nominal = rec.robust["robust_design"]["nominal_cost"]
+            note = (f"The robust recommendation, {rec.family}, has Θ = {nominal:.4g} at this "
+                    f"workload (worst case {rec.cost:.4g}): this design reaches "
+                    f"{nominal / theta:.0%} of its throughput here.")
         title = "Manual design"
     if controls.system.memory_split or controls.system.cache_bytes:
         extra.append(memory_text(analysis, controls.system.memory_split and

@@ -478,3 +478,13 @@ def test_a_run_limit_keeps_the_recommendation_within_it_and_the_warning_names_th
                                            KNOBS, "optimized")
     message = text_of(views(system={"max-runs": 2.5})[L.MESSAGE])
     assert "Max runs per level (0: no limit): must be a whole number; got 2.5" in message
+
+
+def test_a_manual_design_is_compared_with_the_robust_pick_at_the_same_workload():
+    out = views({"robust-rho": 0.5}, mode="manual")
+    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), System(), rho=0.5, space=space_for(System()))
+    nominal = rec.robust["robust_design"]["nominal_cost"]
+    theta = analyze(Design(**KNOBS), System(), Workload(0.2, 0.2, 0.6, 0.0),
+                    realizable=True).finite.theta
+    assert (f"has Θ = {nominal:.4g} at this workload (worst case {rec.cost:.4g}): this design "
+            f"reaches {nominal / theta:.0%} of its throughput here") in text_of(out[L.CARD])
