@@ -712,6 +712,7 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         "workload": w.to_dict(),
         "bits_per_entry": system.bits_per_entry,
         "entries": system.entries,
+        "levels": len(analysis.levels),
         "system": dataclasses.asdict(system),
         "cache_fraction": system.cache_bytes / (system.entries * system.entry_bytes),
     }

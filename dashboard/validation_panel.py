@@ -22,8 +22,7 @@ from dashboard.jobs import (
 )
 from validation.figures import validation_figure
 from validation.results import Costs, ValidationResult, relative_error
-from wacky_model.analysis import analyze
-from wacky_model.types import Design, System, Workload
+from wacky_model.types import Design, Workload
 
 VALIDATED_METRICS = (
     ("theta", "Θ (I/O per op)"),
@@ -56,16 +55,11 @@ def _cache_fraction(current: dict) -> float:
     return float(value)
 
 
-def page_levels(design: Design, current: dict) -> int | None:
-    """The levels of the page's tree as the card counts them (``analyze``), when the store
-    holds the page's system; None otherwise (then the words just point at the card)."""
-    system = current.get("system")
-    if not isinstance(system, dict):
-        return None
-    try:
-        return len(analyze(design, System(**system)).levels)
-    except (ValueError, TypeError):
-        return None
+def page_levels(current: dict) -> int | None:
+    """The levels of the page's tree, as the card counts them (the views store it); None when
+    absent (then the words just point at the card)."""
+    levels = current.get("levels")
+    return levels if isinstance(levels, int) and not isinstance(levels, bool) else None
 
 
 def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> ValidationRequest:
@@ -84,7 +78,7 @@ def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> Vali
         scale=scale_named(scale_key),
         cache_fraction=_cache_fraction(current),
         page_entries=float(entries) if isinstance(entries, (int, float)) else None,
-        page_levels=page_levels(design, current),
+        page_levels=page_levels(current),
     )
 
 

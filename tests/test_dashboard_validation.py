@@ -18,6 +18,8 @@ from dashboard.jobs import (
 )
 from validation.figures import error_axis_range, validation_figure, validation_html
 from validation.results import Checks
+from wacky_model.analysis import analyze
+from wacky_model.types import Design, System
 
 
 def test_validate_runs_in_the_background_and_reports_progress_then_the_comparison():
@@ -297,12 +299,14 @@ def test_the_standalone_report_still_renders():
     assert page.startswith("<html>") and "Relative error" in page and "off scale" in page
 
 
-def test_the_words_count_the_page_levels_when_the_store_has_the_system():
+def test_the_words_count_the_page_levels_the_card_counts():
     current = views(mode="manual")[L.CURRENT]  # Leveling, T = 10, on the default page
     request = vp.validation_request(current, "small")
     assert request.page_entries == 2**31
     assert request.page_levels == 5  # 2^31 entries / 65,536 per buffer: five levels at T = 10
     result = fake_runner(request, lambda f, m: None)
     assert "Its tree has 2 levels, not the 5 of the page's tree" in vp.scale_note(result, request)
-    broken = {**current, "system": {**current["system"], "entries": -1}}
+    assert request.page_levels == len(analyze(Design(10, 9, 1, 0, 0), System(),
+                                              realizable=True).levels)
+    broken = {**current, "levels": "five"}
     assert vp.validation_request(broken).page_levels is None  # the words fall back, no error
