@@ -22,11 +22,13 @@
 
 #include "bindings_testing.h"
 #include "bloom_filter.h"
+#include "directory_check.h"
 #include "engine.h"
 #include "engine_limits.h"
 #include "file_io.h"
 #include "hash.h"
 #include "manifest.h"
+#include "recovery.h"
 #include "scan_iterator.h"
 #include "structure.h"
 
@@ -58,6 +60,9 @@ py::dict StatsDict(const IOStats& s) {
   d["manifest_bytes_written"] = s.manifest_bytes_written;
   d["wal_bytes_written"] = s.wal_bytes_written;
   d["wal_syncs"] = s.wal_syncs;
+  d["wal_dropped_bytes"] = s.wal_dropped_bytes;
+  d["wal_replayed_entries"] = s.wal_replayed_entries;
+  d["files_moved_to_lost"] = s.files_moved_to_lost;
   d["checksums"] = CounterDict(s.checksums);
   d["merge_seconds"] = s.merge_seconds;
   d["puts"] = s.puts;
@@ -180,13 +185,59 @@ PYBIND11_MODULE(_engine, m) {
         d["filters"] = o.uniform_filters ? "uniform" : "optimized";
         d["hash_levels"] = o.hash_levels;
         d["granularity"] = o.granularity == kFileGranularity ? "file" : "level";
-        if (o.file_bytes != 0) d["file_bytes"] = o.file_bytes;
-        d["file_pick"] = o.file_pick == kRoundRobin ? "round_robin" : "least_overlap";
+        // Only what applies: file_bytes and file_pick mean nothing for whole levels.
+        if (o.granularity == kFileGranularity) {
+          if (o.file_bytes != 0) d["file_bytes"] = o.file_bytes;
+          d["file_pick"] = o.file_pick == kRoundRobin ? "round_robin" : "least_overlap";
+        }
         d["level1_runs"] = o.level1_runs;
         return d;
       },
       py::arg("path"),
       "The design and layout a directory's MANIFEST records (checksum verified).");
+
+  m.def(
+      "verify_directory",
+      [](const std::string& dir) {
+        DirectoryReport r;
+        {
+          py::gil_scoped_release release;  // reads every block of every run
+          r = CheckDirectory(dir);
+        }
+        py::dict d;
+        d["ok"] = r.ok();
+        d["lost_writes"] = r.lost_writes;
+        d["problems"] = r.problems;
+        d["warnings"] = r.warnings;
+        d["runs"] = r.runs;
+        d["blocks"] = r.blocks;
+        d["entries"] = r.entries;
+        d["logs"] = r.logs;
+        d["log_records"] = r.log_records;
+        d["log_entries"] = r.log_entries;
+        d["log_tail_dropped_bytes"] = r.log_tail_dropped_bytes;
+        d["lost_files"] = r.lost_files;
+        d["lost_bytes"] = r.lost_bytes;
+        return d;
+      },
+      py::arg("path"),
+      "Checks an engine directory read-only (directory_check.h); a dict of what was found.");
+  m.def(
+      "clean_lost",
+      [](const std::string& dir) {
+        CheckPath(dir);
+        LostContents c;
+        {
+          py::gil_scoped_release release;
+          DirLock lock(dir, "directory '" + dir + "'");
+          c = CleanLost(dir);
+        }
+        py::dict d;
+        d["files"] = c.files;
+        d["bytes"] = c.bytes;
+        return d;
+      },
+      py::arg("path"), "Empties path/lost/; returns the files and bytes removed.");
 
   py::class_<BloomFilter>(m, "BloomFilter", "A standalone engine Bloom filter (for tests).")
       .def(py::init([](uint64_t n, double bits) {
@@ -221,7 +272,8 @@ PYBIND11_MODULE(_engine, m) {
                        bool use_sum_fpr, double bits_per_entry, double sum_fpr,
                        bool uniform_filters, int hash_levels, bool sync, bool wal,
                        bool retain, int granularity, uint64_t file_bytes, int file_pick,
-                       int level1_runs, uint64_t cache_bytes) {
+                       int level1_runs, uint64_t cache_bytes, int wal_recovery,
+                       uint64_t max_lost_bytes) {
              Options o;
              o.T = T;
              o.C = C;
@@ -243,6 +295,8 @@ PYBIND11_MODULE(_engine, m) {
              o.file_pick = file_pick;
              o.level1_runs = level1_runs;
              o.cache_bytes = cache_bytes;
+             o.wal_recovery = wal_recovery;
+             o.max_lost_bytes = max_lost_bytes;
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -253,7 +307,8 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("uniform_filters"), py::arg("hash_levels"), py::arg("sync"), py::arg("wal"),
            py::arg("retain_obsolete_runs"), py::arg("granularity") = 0,
            py::arg("file_bytes") = 0, py::arg("file_pick") = 0, py::arg("level1_runs") = 1,
-           py::arg("cache_bytes") = 0)
+           py::arg("cache_bytes") = 0, py::arg("wal_recovery") = 0,
+           py::arg("max_lost_bytes") = uint64_t{256} << 20)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();

@@ -13,10 +13,6 @@
 
 namespace wacky {
 
-namespace {
-constexpr size_t kMergePrefetchBlocks = 256;  // 1 MiB sequential reads during merges
-}  // namespace
-
 Compaction::Compaction(const Options& options, const Version& current, const Buffer& buffer,
                        bool retain)
     : options_(options),
@@ -45,13 +41,14 @@ void Compaction::Write(const std::string& dir, FaultInjector* faults, IOStats* s
   IOCounter* counter = &stats->For(tag);
 
   // 1. Merge the buffer (newest) and the input runs into one new run.
+  const size_t prefetch = ChunkBlocks(options_.block_bytes);  // about 1 MiB per read
   std::vector<std::unique_ptr<EntrySource>> sources;
   sources.push_back(std::make_unique<BufferSource>(&buffer_, buffer_.SortedSlots()));
   for (auto r = level0_.rbegin(); r != level0_.rend(); ++r)
-    sources.push_back(std::make_unique<RunIterator>(*r, 0, kMergePrefetchBlocks, counter));
+    sources.push_back(std::make_unique<RunIterator>(*r, 0, prefetch, counter));
   for (const auto& r : plan_.inputs)
-    sources.push_back(std::make_unique<RunIterator>(r, 0, kMergePrefetchBlocks, counter));
-  const RunLayout layout{options_.entry_bytes, options_.block_bytes};
+    sources.push_back(std::make_unique<RunIterator>(r, 0, prefetch, counter));
+  const RunLayout layout{options_.entry_bytes, options_.block_bytes, options_.db_id};
   const uint64_t id = current_.next_run_id;
   RunWriter writer(id, RunFileName(dir, id), layout, counter, &stats->checksums, faults,
                    options_.sync, retain_);

@@ -3,8 +3,12 @@
 
 #include <unistd.h>
 
+#include <errno.h>
+
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <random>
 #include <cstring>
 #include <functional>
 #include <iterator>
@@ -38,35 +42,84 @@ Engine::Engine(const std::string& path, const Options& options, bool retain_obso
   OpenDirectory();
 }
 
+namespace {
+
+uint64_t NewDbId(const std::string& path) {
+  std::random_device rd;
+  const uint64_t t = static_cast<uint64_t>(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+  uint64_t id = (static_cast<uint64_t>(rd()) << 32 | rd()) ^ t ^ std::hash<std::string>()(path);
+  return id == 0 ? 1 : id;
+}
+
+}  // namespace
+
 void Engine::OpenDirectory() {
-  std::vector<std::pair<uint64_t, std::string>> logs;
-  bool has_runs = false;
+  std::map<uint64_t, std::string> logs;  // every log file in the directory
+  bool has_data = false;  // a run, or a log holding more than its header
   for (const std::string& name : ListDir(path_)) {
     uint64_t n = 0;
-    if (ParseLogFileName(name, &n)) logs.emplace_back(n, path_ + "/" + name);
-    has_runs = has_runs || ParseRunFileName(name, &n);
+    if (ParseLogFileName(name, &n)) {
+      logs.emplace(n, path_ + "/" + name);
+      has_data = has_data || FileBytes(path_ + "/" + name) > kLogHeaderRecordBytes;
+    }
+    has_data = has_data || ParseRunFileName(name, &n);
   }
-  std::sort(logs.begin(), logs.end());
-  if (FileExists(ManifestFileName(path_))) {
-    current_ = Recover(path_, options_, &stats_.recovery, &log_number_);
-  } else if (has_runs || !logs.empty()) {
-    throw std::runtime_error("'" + path_ + "' holds run files or logs but no MANIFEST, so "
-                             "nothing proves which data is live; refusing to open it (nothing "
-                             "was changed). Restore the MANIFEST, or move the files away");
-  } else {
+  if (!FileExists(ManifestFileName(path_))) {
+    if (has_data)
+      throw IOError(ENOENT, "'" + path_ + "' holds run files or logs but no MANIFEST, so "
+                    "nothing proves which data is live; refusing to open it (nothing was "
+                    "changed). Restore the MANIFEST, or move the files away");
+    // A log and nothing else: a creation that crashed before its MANIFEST. It holds no write.
+    for (const auto& entry : logs) ::unlink(entry.second.c_str());
+    logs.clear();
+    options_.db_id = NewDbId(path_);
     ApplyShape(options_, 0.0, &current_.levels);
-    WriteManifest(current_);
+    if (options_.wal) {
+      log_ = std::make_unique<LogWriter>(LogFileName(path_, next_log_number_),
+                                         next_log_number_, options_.db_id,
+                                         options_.value_bytes(), options_.sync, &faults_);
+      live_logs_ = {next_log_number_++};
+    }
+    WriteManifest(current_, live_logs_);
+    return;
   }
-  // Replay the live logs with no log open: flushes during replay keep log_number_, so
-  // a crash during recovery replays the same logs again (puts and deletes are idempotent
-  // in order).
-  bool replayed = false;
-  for (const auto& [number, file] : logs) {
-    if (number < log_number_) continue;
-    ReadLog(file, options_.value_bytes(), [this](uint64_t k, const uint8_t* v, bool tomb) {
+  Recovered rec = Recover(path_, options_, &stats_.recovery);
+  const Manifest& m = rec.manifest;
+  options_.db_id = m.db_id;
+  generation_ = m.generation;
+  obsolete_ = m.obsolete;
+  next_log_number_ = m.next_log_number;
+
+  // Check every live log before replaying any, so a refused open changes nothing.
+  const auto mode = static_cast<WalRecovery>(options_.wal_recovery);
+  std::vector<LogScan> scans;
+  for (uint64_t number : m.logs) {
+    const std::string file = LogFileName(path_, number);
+    if (!FileExists(file)) {
+      if (mode == WalRecovery::kPointInTimeRecovery) break;  // the caller accepts the loss
+      throw Corruption("log file '" + file + "' that the MANIFEST lists as live is missing: "
+                       "the writes it held since the last flush cannot be recovered. Open "
+                       "with wal_recovery='point_in_time' to accept that loss");
+    }
+    scans.push_back(ScanLog(file, number, m.db_id, options_.value_bytes(), mode));
+    stats_.wal_dropped_bytes += scans.back().dropped_bytes;
+    if (!scans.back().stopped_at.empty()) break;  // point in time: nothing after the damage
+  }
+  // Decided now, against the MANIFEST read, before any file changes.
+  const std::vector<UnlistedFile> unlisted =
+      ClassifyUnlisted(path_, m, options_.value_bytes());
+  current_ = std::move(rec.version);
+
+  // Replay with no log open: flushes during replay keep the live logs, so a crash during
+  // recovery replays the same logs again (puts and deletes are idempotent in order).
+  live_logs_ = m.logs;
+  replaying_ = true;
+  for (const LogScan& scan : scans) {
+    ApplyLog(scan, options_.value_bytes(), [this](uint64_t k, const uint8_t* v, bool tomb) {
       PutLocked(k, v, tomb);
+      ++stats_.wal_replayed_entries;
     });
-    replayed = true;
   }
   bool flushed = true;
   try {
@@ -76,23 +129,25 @@ void Engine::OpenDirectory() {
     // writes in the buffer and their logs kept live, so that they stay readable.
     flushed = false;
   }
-  // A crash inside a flush can leave a newer, empty log than the MANIFEST names.
-  const uint64_t next = std::max(log_number_, logs.empty() ? 0 : logs.back().first) + 1;
+  replaying_ = false;
+  // A crash between creating a log and the MANIFEST naming it leaves a newer log file.
+  if (!logs.empty()) next_log_number_ = std::max(next_log_number_, logs.rbegin()->first + 1);
+  std::vector<uint64_t> live;
+  if (!flushed) live = m.logs;
   if (options_.wal) {
-    log_ = std::make_unique<LogWriter>(LogFileName(path_, next), options_.value_bytes(),
-                                       options_.sync, &faults_);
-    log_file_number_ = next;
+    log_ = std::make_unique<LogWriter>(LogFileName(path_, next_log_number_), next_log_number_,
+                                       options_.db_id, options_.value_bytes(), options_.sync,
+                                       &faults_);
+    live.push_back(next_log_number_++);
   }
-  if (options_.wal || replayed) {
-    if (flushed) log_number_ = next;
-    WriteManifest(current_);  // with sync, this also makes the new log's creation durable
-  }
-  for (const auto& entry : logs) {
-    if (entry.first < log_number_)
-      ::unlink(entry.second.c_str());
-    else
-      replayed_logs_.push_back(entry);  // live until a flush covers the buffer
-  }
+  WriteManifest(current_, live);  // with sync, this also makes the new log's creation durable
+  const std::vector<uint64_t> before = live_logs_;
+  live_logs_ = live;
+  for (uint64_t number : before)
+    if (std::find(live.begin(), live.end(), number) == live.end())
+      ::unlink(LogFileName(path_, number).c_str());
+  stats_.files_moved_to_lost +=
+      DisposeUnlisted(path_, unlisted, options_.max_lost_bytes, options_.sync);
 }
 
 Engine::~Engine() {
@@ -110,26 +165,6 @@ void Engine::CheckOpen() const {
   if (closed_) throw EngineClosed();
 }
 
-void Engine::WriteManifest(const Version& v) {
-  Manifest m;
-  m.options = options_;
-  m.next_run_id = v.next_run_id;
-  m.log_number = log_number_;
-  m.n_est = v.n_est;
-  for (const auto& l : v.levels) {
-    std::vector<RunRecord> recs;
-    for (const auto& r : l.runs)
-      recs.push_back(RunRecord{r->id(), r->entries(), r->tombstone_count(),
-                               r->filter_bits_per_key_target(), r->hash_indexed()});
-    m.levels.push_back(std::move(recs));
-  }
-  for (const auto& r : v.level0)
-    m.level0.push_back(RunRecord{r->id(), r->entries(), r->tombstone_count(),
-                                 r->filter_bits_per_key_target(), r->hash_indexed()});
-  stats_.manifest_bytes_written +=
-      WriteFileAtomically(ManifestFileName(path_), m.Encode(), options_.sync, &faults_);
-}
-
 namespace {
 // The ids of every run of v, sorted.
 std::vector<uint64_t> RunIds(const Version& v) {
@@ -141,6 +176,43 @@ std::vector<uint64_t> RunIds(const Version& v) {
   return ids;
 }
 }  // namespace
+
+void Engine::WriteManifest(const Version& v, const std::vector<uint64_t>& live_logs) {
+  Manifest m;
+  m.options = options_;
+  m.db_id = options_.db_id;
+  m.generation = generation_ + 1;
+  m.next_run_id = v.next_run_id;
+  m.next_log_number = next_log_number_;
+  m.logs = live_logs;
+  m.n_est = v.n_est;
+  // The runs this version drops join those whose files may still exist: recovery may
+  // delete exactly these. Ids whose files are gone leave the list.
+  const std::vector<uint64_t> now = RunIds(current_), next = RunIds(v);
+  std::set_difference(now.begin(), now.end(), next.begin(), next.end(),
+                      std::back_inserter(m.obsolete));
+  for (uint64_t id : obsolete_)
+    if (!std::binary_search(next.begin(), next.end(), id) &&
+        FileExists(RunFileName(path_, id)))
+      m.obsolete.push_back(id);
+  std::sort(m.obsolete.begin(), m.obsolete.end());
+  m.obsolete.erase(std::unique(m.obsolete.begin(), m.obsolete.end()), m.obsolete.end());
+  auto record = [](const RunPtr& r) {
+    return RunRecord{r->id(), r->entries(), r->tombstone_count(),
+                     r->filter_bits_per_key_target(), r->hash_indexed(), r->min_key(),
+                     r->max_key()};
+  };
+  for (const auto& l : v.levels) {
+    std::vector<RunRecord> recs;
+    for (const auto& r : l.runs) recs.push_back(record(r));
+    m.levels.push_back(std::move(recs));
+  }
+  for (const auto& r : v.level0) m.level0.push_back(record(r));
+  stats_.manifest_bytes_written +=
+      WriteFileAtomically(ManifestFileName(path_), m.Encode(), options_.sync, &faults_);
+  generation_ = m.generation;
+  obsolete_ = std::move(m.obsolete);
+}
 
 // ---- writes ------------------------------------------------------------------------
 
@@ -198,11 +270,44 @@ void Engine::PutMany(const uint64_t* keys, const uint8_t* values, size_t n) {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
   const size_t vb = options_.value_bytes();
-  for (size_t i = 0; i < n; ++i) {
-    PutLocked(keys[i], values + i * vb, false);
-    ++stats_.puts;
+  if (n == 0) return;
+  // The whole batch goes into the log first, as one batch (wal.h), then into the buffer:
+  // after a crash it is replayed whole or not at all.
+  bool logged = false;
+  if (log_) {
+    try {
+      for (size_t i = 0; i < n; ++i) log_->Add(keys[i], values + i * vb, false);
+      stats_.wal_bytes_written += log_->Commit();
+      if (options_.sync) ++stats_.wal_syncs;
+      logged = true;
+    } catch (const IOError&) {
+      // The log is broken (wal.h). The buffer holds every earlier write: a flush makes them
+      // durable and starts a new log. If the batch's records did reach the file whole (only
+      // the fdatasync failed), applying it and flushing makes it durable too; otherwise the
+      // call fails with none of the batch applied.
+      const bool written = log_->sync_failed();
+      if (!written) {
+        try {
+          FlushLocked();
+        } catch (...) {
+        }
+        throw;
+      }
+    }
   }
-  CommitLog();
+  batch_log_ = log_ ? log_->number() : 0;
+  try {
+    for (size_t i = 0; i < n; ++i) {
+      if (buffer_.Full() && !buffer_.Contains(keys[i])) FlushLocked();
+      buffer_.Put(keys[i], values + i * vb, false);
+      ++stats_.puts;
+    }
+  } catch (...) {
+    batch_log_ = 0;
+    throw;
+  }
+  batch_log_ = 0;
+  if (log_ && !logged) FlushLocked();  // the log failed: the batch is made durable in runs
 }
 
 void Engine::PutLocked(uint64_t key, const uint8_t* value, bool tombstone) {
@@ -223,6 +328,12 @@ void Engine::FlushLocked() {
   // returned: after a crash they may be lost. Once the MANIFEST below is durable the run
   // holds them, and the old log with its pending records is dropped.
   const auto t0 = std::chrono::steady_clock::now();
+  // Recorded before any output file exists: proof for recovery that unlisted runs from
+  // current_.next_run_id up are this flush's, should it never commit (recovery.h).
+  stats_.manifest_bytes_written += WriteFileAtomically(
+      OutputsFileName(path_),
+      OutputsRecord{options_.db_id, generation_, current_.next_run_id}.Encode(), false,
+      &faults_);
   if (options_.granularity == kFileGranularity || FlushStagesInLevel0(options_, current_)) {
     FileCompaction c(options_, current_, buffer_, retain_);
     c.Write(path_, &faults_, &stats_);
@@ -237,25 +348,32 @@ void Engine::FlushLocked() {
 }
 
 void Engine::CommitFlush(const Version& next_version, const std::function<void()>& install) {
-  // The buffer's logs are obsolete once the MANIFEST naming the next log is durable.
-  // (Without a log of our own, replayed logs still live are retired the same way; during
-  // the replay itself there are none, so a crash then replays the same logs again.)
+  // The buffer's logs are obsolete once the MANIFEST naming the next log is durable, except
+  // while replaying (a crash then must replay the same logs) and while a logged batch is
+  // being applied (its log, and every later one, stay live until it is applied whole).
   std::unique_ptr<LogWriter> next;
-  uint64_t next_number = log_number_;
-  if (log_) {
-    next_number = log_file_number_ + 1;
-    next = std::make_unique<LogWriter>(LogFileName(path_, next_number), options_.value_bytes(),
-                                       options_.sync, &faults_);
-  } else if (!replayed_logs_.empty()) {
-    next_number = replayed_logs_.back().first + 1;
+  std::vector<uint64_t> live;
+  if (replaying_) {
+    live = live_logs_;
+  } else if (batch_log_ != 0) {
+    for (uint64_t n : live_logs_)
+      if (n >= batch_log_) live.push_back(n);
   }
-  const uint64_t before = log_number_;
+  const uint64_t next_number = next_log_number_;
+  if (log_) {
+    next = std::make_unique<LogWriter>(LogFileName(path_, next_number), next_number,
+                                       options_.db_id, options_.value_bytes(), options_.sync,
+                                       &faults_);
+    live.push_back(next_number);
+    ++next_log_number_;
+  }
   try {
-    log_number_ = next_number;
-    WriteManifest(next_version);  // if this throws, the compaction removes its new files
+    WriteManifest(next_version, live);  // if this throws, the compaction removes its files
   } catch (...) {
-    log_number_ = before;
-    if (next) ::unlink(next->path().c_str());
+    if (next) {
+      ::unlink(next->path().c_str());
+      --next_log_number_;
+    }
     throw;
   }
   std::vector<uint64_t> cached_runs;  // the runs that may have blocks cached
@@ -263,14 +381,12 @@ void Engine::CommitFlush(const Version& next_version, const std::function<void()
   install();
   if (!cached_runs.empty()) EraseDroppedRuns(cached_runs);
   buffer_.Clear();
-  if (next) {
-    const std::string old = log_->path();
-    log_ = std::move(next);
-    log_file_number_ = next_number;
-    ::unlink(old.c_str());
-  }
-  for (const auto& entry : replayed_logs_) ::unlink(entry.second.c_str());
-  replayed_logs_.clear();
+  if (next) log_ = std::move(next);
+  const std::vector<uint64_t> before = live_logs_;
+  live_logs_ = std::move(live);
+  for (uint64_t n : before)
+    if (std::find(live_logs_.begin(), live_logs_.end(), n) == live_logs_.end())
+      ::unlink(LogFileName(path_, n).c_str());
 }
 
 void Engine::EraseDroppedRuns(const std::vector<uint64_t>& before) {
@@ -413,7 +529,7 @@ void Engine::Close() {
     if (!log_) throw;  // without a log, the buffer would be lost
     // The logs hold the buffer; the MANIFEST keeps them live and reopening replays them.
   }
-  WriteManifest(current_);
+  WriteManifest(current_, live_logs_);
   closed_ = true;
   current_.levels.clear();  // closes run files (open scans keep theirs until they finish)
   current_.level0.clear();

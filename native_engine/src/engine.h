@@ -7,16 +7,23 @@
 //     budget, hash_levels) and compaction options (granularity, file_bytes, file_pick,
 //     level1_runs), otherwise std::invalid_argument names the first difference
 //     (the engine refuses rather than silently adopting other knobs). Reopening reads
-//     every run once (counted under "recovery") to rebuild fences and filters, then
-//     replays the write-ahead logs the MANIFEST names as live (wal.h), flushes what they
-//     held and starts a new log. An flock on the directory itself keeps two engines,
-//     in any processes, from sharing it. A directory holding run files or logs but no
-//     MANIFEST is refused (std::runtime_error) and left untouched.
-//   * With options.wal, every write call appends its entries to the log before it
-//     returns: they survive a crash of the process, and with options.sync also a power
-//     loss. A call that raises may have been applied in part. If an fdatasync of the log
-//     fails, the call flushes the buffer into a run (making it durable that way) and
-//     starts a new log; only if that flush fails too does the call raise.
+//     every run once (counted under "recovery"), checking its footer against the MANIFEST,
+//     to rebuild fences and filters; then checks every write-ahead log the MANIFEST lists
+//     as live (a missing one is an error unless options.wal_recovery is point-in-time, wal.h
+//     for what each mode drops) before replaying any, replays them, flushes what they held
+//     and starts a new log. Only then are files the MANIFEST does not list deleted (with
+//     proof) or moved to lost/ (recovery.h). A failed open changes no file. An flock on the
+//     directory itself keeps two engines, in any processes, from sharing it. A directory
+//     holding run files or logs but no MANIFEST is refused (IOError, ENOENT) and left
+//     untouched.
+//   * With options.wal, every write call appends its entries to the log as one batch
+//     before it returns: they survive a crash of the process, and with options.sync also a
+//     power loss. A batch (PutMany) is all or nothing after a crash: it is logged whole
+//     before any of it is applied, and a flush in the middle of applying it keeps its log
+//     live until the batch is applied in full. If a write or fdatasync of the log fails,
+//     the log is abandoned: the call flushes the buffer into a run (making it durable that
+//     way) and starts a new log; only if that flush fails too does the call raise. A
+//     PutMany whose batch could not be logged raises with none of the batch applied.
 //   * Put/Delete go to the buffer; when the buffer is full it is flushed *before* the
 //     new write is applied, so a failed flush (IOError) leaves both the buffer and the
 //     runs unchanged and the failed write unapplied. Every merge builds the next tree
@@ -168,11 +175,13 @@ class Engine {
   void EraseDroppedRuns(const std::vector<uint64_t>& before);
   void FlushLocked();
   // Makes `next_version` durable (the MANIFEST, with a new log), then calls `install`,
-  // clears the buffer and retires the old logs.
+  // clears the buffer and retires the logs no longer live.
   void CommitFlush(const Version& next_version, const std::function<void()>& install);
   void CommitLog();
-  void WriteManifest(const Version& v);
+  // Writes the MANIFEST of `v` with `live_logs` as its live logs (generation + 1).
+  void WriteManifest(const Version& v, const std::vector<uint64_t>& live_logs);
   void OpenDirectory();
+  std::vector<uint64_t> LiveLogNumbers() const;
 
   std::string path_;
   Options options_;
@@ -181,11 +190,16 @@ class Engine {
   std::atomic<bool> closed_{false};  // written under mu_
   std::unique_ptr<DirLock> lock_;  // held from construction until Close()
   std::unique_ptr<LogWriter> log_;  // null without options.wal, and while replaying logs
-  uint64_t log_file_number_ = 0;    // log_'s number
-  uint64_t log_number_ = 0;         // the MANIFEST's oldest live log; smaller ones are in runs
-  // Logs replayed at open whose writes are still only in the buffer (the flush after the
-  // replay was refused by a design limit); deleted by the next flush.
-  std::vector<std::pair<uint64_t, std::string>> replayed_logs_;
+  // The logs the MANIFEST lists as live, oldest first (log_, if any, is the last): every log
+  // holding a write that no run holds yet.
+  std::vector<uint64_t> live_logs_;
+  uint64_t next_log_number_ = 1;
+  uint64_t generation_ = 0;         // of the MANIFEST on disk
+  std::vector<uint64_t> obsolete_;  // runs merged away whose files may remain (MANIFEST)
+  bool replaying_ = false;          // open: flushes keep the live logs as they are
+  // While a PutMany applies a logged batch: the number of the log holding it, which every
+  // flush meanwhile keeps live (with every later log), so a crash replays the whole batch.
+  uint64_t batch_log_ = 0;
   Buffer buffer_;
   Version current_;
   IOStats stats_;

@@ -91,6 +91,8 @@ bool ParseNumberedFileName(const std::string& name, const std::string& prefix,
 void CheckPath(const std::string& path);
 void MakeDirs(const std::string& path, bool sync = false);
 bool FileExists(const std::string& path);
+// The size of a file, or 0 if it cannot be stat'ed.
+uint64_t FileBytes(const std::string& path);
 std::vector<std::string> ListDir(const std::string& dir);
 
 }  // namespace wacky

@@ -16,7 +16,6 @@
 namespace wacky {
 
 namespace {
-constexpr size_t kMergePrefetchBlocks = 256;  // 1 MiB sequential reads during merges
 
 uint64_t Entries(const std::vector<RunPtr>& runs) {
   uint64_t n = 0;
@@ -48,7 +47,11 @@ bool FlushStagesInLevel0(const Options& options, const Version& current) {
 
 FileCompaction::FileCompaction(const Options& options, const Version& current,
                                const Buffer& buffer, bool retain)
-    : options_(options), current_(current), buffer_(buffer), retain_(retain) {}
+    : options_(options),
+      prefetch_(ChunkBlocks(options.block_bytes)),
+      current_(current),
+      buffer_(buffer),
+      retain_(retain) {}
 
 FileCompaction::~FileCompaction() {
   if (installed_) return;
@@ -63,7 +66,7 @@ void FileCompaction::MergeInto(int target, std::vector<std::unique_ptr<EntrySour
   const bool hashed = !to_level0 && level.hash_table;
   const double bits = structure::BloomBitsPerKey(level.fpr);
   const uint64_t per_file = cut ? options_.file_entries() : std::numeric_limits<uint64_t>::max();
-  const RunLayout layout{options_.entry_bytes, options_.block_bytes};
+  const RunLayout layout{options_.entry_bytes, options_.block_bytes, options_.db_id};
   std::vector<RunPtr> outputs;
   std::unique_ptr<RunWriter> writer;
   uint64_t in_file = 0;
@@ -183,9 +186,9 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
   const bool merges = first < last || !next_.level0.empty();
   IOCounter* counter = merges ? &stats->For(tag) : &stats->For(flush_tag);
   for (auto r = next_.level0.rbegin(); r != next_.level0.rend(); ++r)
-    incoming.push_back(std::make_unique<RunIterator>(*r, 0, kMergePrefetchBlocks, counter));
+    incoming.push_back(std::make_unique<RunIterator>(*r, 0, prefetch_, counter));
   incoming.push_back(std::make_unique<LevelIterator>(Slice(level1, first, last), 0,
-                                                     kMergePrefetchBlocks, counter));
+                                                     prefetch_, counter));
   replaced_.insert(replaced_.end(), next_.level0.begin(), next_.level0.end());
   next_.level0.clear();
   MergeInto(0, std::move(incoming), first, last, true, counter);
@@ -209,9 +212,9 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
     merge_tag.level = static_cast<int>(i) + 2;
     IOCounter* c = &stats->For(merge_tag);
     std::vector<std::unique_ptr<EntrySource>> sources;
-    sources.push_back(std::make_unique<RunIterator>(file, 0, kMergePrefetchBlocks, c));
+    sources.push_back(std::make_unique<RunIterator>(file, 0, prefetch_, c));
     sources.push_back(std::make_unique<LevelIterator>(Slice(below, b_first, b_last), 0,
-                                                      kMergePrefetchBlocks, c));
+                                                      prefetch_, c));
     replaced_.push_back(file);
     level.runs.erase(level.runs.begin() + static_cast<std::ptrdiff_t>(pick));
     const bool into_last = i + 2 == next_.levels.size();

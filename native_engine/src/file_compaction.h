@@ -79,6 +79,7 @@ class FileCompaction {
   void Reanchor();
 
   const Options& options_;
+  const size_t prefetch_;  // blocks per sequential read (file_io.h ChunkBlocks)
   const Version& current_;
   const Buffer& buffer_;
   const bool retain_;

@@ -26,6 +26,13 @@
 
 namespace wacky {
 
+// Blocks per large sequential read or write (merges, recovery, verify, run writing): about
+// 1 MiB, at least one block, so a huge block size does not multiply the memory a chunk takes.
+constexpr size_t kIoChunkBytes = 1 << 20;
+inline size_t ChunkBlocks(uint64_t block_bytes) {
+  return block_bytes >= kIoChunkBytes ? 1 : static_cast<size_t>(kIoChunkBytes / block_bytes);
+}
+
 struct FaultInjector {
   int64_t budget = -1;  // bytes that may still be written; -1 = unlimited
   bool fail_log_sync = false;  // every fdatasync of a write-ahead log fails with EIO

@@ -68,6 +68,11 @@ class IOStats {
   uint64_t manifest_bytes_written = 0;
   uint64_t wal_bytes_written = 0;
   uint64_t wal_syncs = 0;
+  // What the last open did: log bytes dropped as a torn tail (or, point in time, as
+  // accepted loss), log entries replayed, and unlisted files moved to lost/.
+  uint64_t wal_dropped_bytes = 0;
+  uint64_t wal_replayed_entries = 0;
+  uint64_t files_moved_to_lost = 0;
   uint64_t puts = 0, deletes = 0, gets = 0, scans = 0;
   uint64_t flushes = 0, merges = 0, major_compactions = 0;
   uint64_t runs_created = 0, runs_deleted = 0;

@@ -16,12 +16,20 @@ namespace wacky {
 
 namespace {
 // Version 2 added the uniform_filters line; version 3 the log number, the checksum line
-// and run files with a checksum section (run.h), so earlier directories cannot be read.
-constexpr int kManifestVersion = 4;
+// and run files with a checksum section; version 4 the compaction options and level 0;
+// version 5 the db id, generation, live logs, obsolete runs, key ranges, and run files
+// with a footer (run.h), so earlier directories cannot be read.
+constexpr int kManifestVersion = 5;
 
 std::string Hex(uint32_t v) {
   char buf[16];
   snprintf(buf, sizeof(buf), "%08x", v);
+  return buf;
+}
+
+std::string Hex64(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
   return buf;
 }
 }  // namespace
@@ -32,7 +40,7 @@ std::string Manifest::Encode() const {
   const Options& o = options;
   auto write_run = [&os](const RunRecord& r) {
     os << "run " << r.id << " " << r.entries << " " << r.tombstones << " " << r.bits_per_key
-       << " " << (r.hash_indexed ? 1 : 0) << "\n";
+       << " " << (r.hash_indexed ? 1 : 0) << " " << r.min_key << " " << r.max_key << "\n";
   };
   os << "wacky-manifest " << kManifestVersion << "\n";
   os << "T " << o.T << "\nC " << o.C << "\nX " << o.X << "\nK " << o.K << "\nZ " << o.Z << "\n";
@@ -43,8 +51,13 @@ std::string Manifest::Encode() const {
   os << "uniform_filters " << (o.uniform_filters ? 1 : 0) << "\n";
   os << "granularity " << o.granularity << "\nfile_bytes " << o.file_bytes << "\nfile_pick "
      << o.file_pick << "\nlevel1_runs " << o.level1_runs << "\n";
-  os << "next_run_id " << next_run_id << "\nlog_number " << log_number << "\nn_est " << n_est
-     << "\n";
+  os << "db_id " << Hex64(db_id) << "\ngeneration " << generation << "\nnext_run_id "
+     << next_run_id << "\nnext_log_number " << next_log_number << "\n";
+  os << "logs " << logs.size();
+  for (uint64_t n : logs) os << " " << n;
+  os << "\nobsolete " << obsolete.size();
+  for (uint64_t id : obsolete) os << " " << id;
+  os << "\nn_est " << n_est << "\n";
   os << "levels " << levels.size() << "\n";
   for (const auto& lvl : levels) {
     os << "level " << lvl.size() << "\n";
@@ -64,10 +77,11 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   };
   const std::string head = "wacky-manifest ";
   if (text.compare(0, head.size(), head) == 0 && text.size() > head.size() &&
-      (text[head.size()] == '1' || text[head.size()] == '2') && text[head.size() + 1] == '\n')
+      text[head.size()] >= '1' && text[head.size()] <= '4' && text[head.size() + 1] == '\n')
     throw IOError(EINVAL, "manifest '" + path + "' is format version " + text[head.size()] +
-                              ", written by an older engine whose run files carry no "
-                              "checksums; this engine reads versions 3 and 4 only");
+                              ", written by an older engine whose run files do not identify "
+                              "themselves (no footer); this engine reads version 5 only. "
+                              "Nothing was changed");
   const size_t tail = text.rfind("crc32c ");
   if (tail == std::string::npos || tail == 0 || text[tail - 1] != '\n')
     throw bad("no checksum line");
@@ -84,7 +98,8 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     RunRecord r;
     int hi = 0;
     expect("run");
-    if (!(is >> r.id >> r.entries >> r.tombstones >> r.bits_per_key >> hi))
+    if (!(is >> r.id >> r.entries >> r.tombstones >> r.bits_per_key >> hi >> r.min_key >>
+          r.max_key))
       throw bad("bad run record");
     r.hash_indexed = hi != 0;
     return r;
@@ -93,7 +108,7 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   Options& o = m.options;
   expect("wacky-manifest");
   int version = 0;
-  if (!(is >> version) || (version != kManifestVersion && version != 3))
+  if (!(is >> version) || version != kManifestVersion)
     throw bad("unsupported version " + std::to_string(version) + " (this engine reads " +
               std::to_string(kManifestVersion) + ")");
   int use_sum = 0;
@@ -126,7 +141,7 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   expect("uniform_filters");
   is >> uniform;
   o.uniform_filters = uniform != 0;
-  if (version >= 4) {
+  {
     expect("granularity");
     is >> o.granularity;
     expect("file_bytes");
@@ -136,10 +151,28 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     expect("level1_runs");
     is >> o.level1_runs;
   }
+  expect("db_id");
+  std::string id_hex;
+  is >> id_hex;
+  if (id_hex.size() != 16 || id_hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw bad("bad db_id");
+  m.db_id = std::stoull(id_hex, nullptr, 16);
+  expect("generation");
+  is >> m.generation;
   expect("next_run_id");
   is >> m.next_run_id;
-  expect("log_number");
-  is >> m.log_number;
+  expect("next_log_number");
+  is >> m.next_log_number;
+  auto read_list = [&](const char* name, std::vector<uint64_t>* out) {
+    expect(name);
+    size_t n = 0;
+    if (!(is >> n) || n > (1u << 20)) throw bad(std::string("bad ") + name + " count");
+    out->resize(n);
+    for (auto& v : *out)
+      if (!(is >> v)) throw bad(std::string("bad ") + name + " entry");
+  };
+  read_list("logs", &m.logs);
+  read_list("obsolete", &m.obsolete);
   expect("n_est");
   is >> m.n_est;
   expect("levels");
@@ -152,7 +185,7 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     if (!(is >> n) || n > (1u << 30)) throw bad("bad run count");
     for (size_t j = 0; j < n; ++j) m.levels[i].push_back(read_run());
   }
-  if (version >= 4) {
+  {
     expect("level0");
     size_t n = 0;
     if (!(is >> n) || n > 1000) throw bad("bad level-0 run count");
@@ -164,6 +197,39 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
 }
 
 std::string ManifestFileName(const std::string& dir) { return dir + "/MANIFEST"; }
+
+std::string OutputsFileName(const std::string& dir) { return dir + "/OUTPUTS"; }
+
+std::string OutputsRecord::Encode() const {
+  std::ostringstream os;
+  os << "wacky-outputs 1\ndb_id " << Hex64(db_id) << "\ngeneration " << generation
+     << "\nfirst_run_id " << first_run_id << "\n";
+  const std::string body = os.str();
+  return body + "crc32c " +
+         Hex(crc32c::Value(reinterpret_cast<const uint8_t*>(body.data()), body.size())) + "\n";
+}
+
+bool OutputsRecord::Decode(const std::string& text, OutputsRecord* out) {
+  const size_t tail = text.rfind("crc32c ");
+  if (tail == std::string::npos || tail == 0 ||
+      text.compare(tail + 7, std::string::npos,
+                   Hex(crc32c::Value(reinterpret_cast<const uint8_t*>(text.data()), tail)) +
+                       "\n") != 0)
+    return false;
+  std::istringstream is(text.substr(0, tail));
+  std::string magic, k1, k2, k3, id_hex;
+  int version = 0;
+  OutputsRecord r;
+  if (!(is >> magic >> version >> k1 >> id_hex >> k2 >> r.generation >> k3 >>
+        r.first_run_id) ||
+      magic != "wacky-outputs" || version != 1 || k1 != "db_id" || k2 != "generation" ||
+      k3 != "first_run_id" || id_hex.size() != 16 ||
+      id_hex.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return false;
+  r.db_id = std::stoull(id_hex, nullptr, 16);
+  *out = r;
+  return true;
+}
 
 std::string CompareDesign(const Options& s, const Options& r) {
   std::ostringstream os;

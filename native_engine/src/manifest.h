@@ -1,20 +1,22 @@
 // manifest.h — the durable description of an engine directory.
 //
-// Contract: the MANIFEST file records the design and layout options, the next run
-// id, the number of the live write-ahead log (logs with smaller numbers are already in
-// runs), the top-down size estimate n_est, and for every level (Level 1 first) its
-// runs (oldest first) with entry count, tombstone count, filter bits per key and
-// whether the run is hash indexed. It is plain text ending in a line "crc32c <hex>",
-// the CRC-32C of everything before it, and is rewritten atomically (file_io.h
-// WriteFileAtomically) after every structural change, so a directory always describes
-// a complete, consistent set of runs. (LevelDB and RocksDB append version edits to a
+// Contract: the MANIFEST file records the design and layout options; the directory's id
+// (db_id, random, made when the directory is created, stamped in every run footer and log
+// header so files of another directory are refused); a generation, one more at every
+// rewrite; the next run id; the live write-ahead logs (every log still holding writes that
+// no run holds: they must all exist, wal.h); the runs merged away whose files may not be
+// deleted yet (`obsolete`: recovery may delete those, having this proof); the top-down
+// size estimate n_est; and for every level (Level 1 first) its runs (oldest first) with
+// entry count, tombstone count, filter bits per key, whether the run is hash indexed, and
+// its smallest and largest key. It is plain text ending in a line "crc32c <hex>", the
+// CRC-32C of everything before it, and is rewritten atomically (file_io.h
+// WriteFileAtomically) after every structural change, so a directory always describes a
+// complete, consistent set of runs. (LevelDB and RocksDB append version edits to a
 // MANIFEST log named by CURRENT; a tree of this engine lists at most a few thousand runs,
-// so rewriting the whole description, checksummed, is cheap and leaves one file to
-// trust: there is no edit log to replay or to tear.) Version 4 adds the compaction
-// options (granularity, file_bytes, file_pick, level1_runs) and level 0's runs; Decode()
-// reads version 3 as the defaults with no level 0. Encode() writes version 4. Decode() throws
-// Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming
-// the version for files of versions 1 and 2, whose run files had no checksums.
+// so rewriting the whole description, checksummed, is cheap and leaves one file to trust:
+// there is no edit log to replay or to tear.) Encode() writes version 5. Decode() throws
+// Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming the
+// version for files of versions 1 to 4, whose run files do not identify themselves.
 #ifndef WACKY_NATIVE_ENGINE_MANIFEST_H_
 #define WACKY_NATIVE_ENGINE_MANIFEST_H_
 
@@ -32,12 +34,18 @@ struct RunRecord {
   uint64_t tombstones = 0;
   double bits_per_key = 0.0;
   bool hash_indexed = false;
+  uint64_t min_key = 0;
+  uint64_t max_key = 0;
 };
 
 struct Manifest {
   Options options;
+  uint64_t db_id = 0;
+  uint64_t generation = 0;
   uint64_t next_run_id = 1;
-  uint64_t log_number = 0;
+  uint64_t next_log_number = 1;    // logs below it that `logs` omits are retired
+  std::vector<uint64_t> logs;      // live write-ahead logs, oldest first
+  std::vector<uint64_t> obsolete;  // runs merged away whose files may remain
   double n_est = 0.0;
   std::vector<std::vector<RunRecord>> levels;  // Level 1 first; runs oldest first
   std::vector<RunRecord> level0;               // runs waiting in level 0, oldest first
@@ -48,6 +56,23 @@ struct Manifest {
 
 // dir + "/MANIFEST".
 std::string ManifestFileName(const std::string& dir);
+
+// The record of the flush in progress (dir/OUTPUTS), written before its first output file
+// is created: the outputs of a flush that starts from MANIFEST generation `generation` get
+// run ids from first_run_id up. When recovery finds the MANIFEST still at that generation,
+// unlisted run files with such ids are provably that flush's uncommitted outputs and are
+// deleted; without this proof (a torn or older record, a MANIFEST restored from a copy)
+// they are moved to lost/. Plain text with a CRC-32C line like the MANIFEST.
+struct OutputsRecord {
+  uint64_t db_id = 0;
+  uint64_t generation = 0;
+  uint64_t first_run_id = 0;
+
+  std::string Encode() const;
+  // False (and *out untouched) unless `text` is a whole, intact record.
+  static bool Decode(const std::string& text, OutputsRecord* out);
+};
+std::string OutputsFileName(const std::string& dir);
 
 // Returns "" if `stored` and `requested` describe the same design, layout and compaction
 // options (file_bytes as used: 0 means buffer_bytes), else a message naming the first

@@ -35,14 +35,19 @@ Manifest Sample() {
   o.file_bytes = 320;
   o.file_pick = kRoundRobin;
   o.level1_runs = 4;
-  m.level0 = {{99, 12, 1, 3.5, false}};
+  m.level0 = {{99, 12, 1, 3.5, false, 5, 77}};
+  m.db_id = 0xfedcba9876543210ULL;
+  m.generation = 42;
   m.next_run_id = 123456789012ULL;
-  m.log_number = 98765;
+  m.next_log_number = 98766;
+  m.logs = {98764, 98765};
+  m.obsolete = {3, 5, 8};
   m.n_est = 1e9 / 7.0;
   m.levels = {
-      {{1, 10, 0, 9.5, true}, {7, 33, 4, 0.0, false}},
+      {{1, 10, 0, 9.5, true, 0, 9}, {7, 33, 4, 0.0, false, 1, 2}},
       {},  // an empty level survives the round trip
-      {{18446744073709551615ULL, 18446744073709551615ULL, 5, 1e-300, false}},
+      {{18446744073709551615ULL, 18446744073709551615ULL, 5, 1e-300, false, 0,
+        18446744073709551615ULL}},
   };
   return m;
 }
@@ -70,8 +75,12 @@ void CheckSame(const Manifest& a, const Manifest& b) {
     CHECK_EQ(a.level0[i].id, b.level0[i].id);
     CHECK_EQ(a.level0[i].entries, b.level0[i].entries);
   }
+  CHECK_EQ(a.db_id, b.db_id);
+  CHECK_EQ(a.generation, b.generation);
   CHECK_EQ(a.next_run_id, b.next_run_id);
-  CHECK_EQ(a.log_number, b.log_number);
+  CHECK_EQ(a.next_log_number, b.next_log_number);
+  CHECK(a.logs == b.logs);
+  CHECK(a.obsolete == b.obsolete);
   CHECK_EQ(a.n_est, b.n_est);
   CHECK_EQ(a.levels.size(), b.levels.size());
   for (size_t i = 0; i < a.levels.size(); ++i) {
@@ -83,6 +92,8 @@ void CheckSame(const Manifest& a, const Manifest& b) {
       CHECK_EQ(x.tombstones, y.tombstones);
       CHECK_EQ(x.bits_per_key, y.bits_per_key);
       CHECK_EQ(x.hash_indexed, y.hash_indexed);
+      CHECK_EQ(x.min_key, y.min_key);
+      CHECK_EQ(x.max_key, y.max_key);
     }
   }
 }
@@ -98,36 +109,15 @@ TEST(Manifest, RoundTripIsExact) {
   CheckSame(plain, Manifest::Decode(plain.Encode(), "x"));
 }
 
-// A version-3 file (no compaction lines, no level 0) reads as the defaults.
-TEST(Manifest, VersionThreeReadsAsTheDefaults) {
-  Manifest m = Sample();
-  std::string text = m.Encode();
-  const size_t from = text.find("granularity "), to = text.find("next_run_id ");
-  text.erase(from, to - from);
-  const size_t l0 = text.find("level0 ");
-  text.erase(l0, text.find("end\n") - l0);
-  text.replace(0, std::string("wacky-manifest 4").size(), "wacky-manifest 3");
-  const std::string body = text.substr(0, text.rfind("crc32c "));
-  char hex[16];
-  snprintf(hex, sizeof(hex), "%08x",
-           crc32c::Value(reinterpret_cast<const uint8_t*>(body.data()), body.size()));
-  const Manifest old = Manifest::Decode(body + "crc32c " + hex + "\n", "x");
-  CHECK_EQ(old.options.granularity, kLevelGranularity);
-  CHECK_EQ(old.options.level1_runs, 1);
-  CHECK_EQ(old.options.file_bytes, 0u);
-  CHECK(old.level0.empty());
-  CHECK_EQ(old.levels.size(), m.levels.size());
-}
-
 TEST(Manifest, OlderVersionsAreRefusedByName) {
-  for (const char* v : {"1", "2"}) {
+  for (const char* v : {"1", "2", "3", "4"}) {
     std::string text = "wacky-manifest " + std::string(v) + "\nT 10\n";
     try {
       Manifest::Decode(text, "/db/MANIFEST");
       test::Fail(__FILE__, __LINE__, "old version accepted");
     } catch (const IOError& e) {
       CHECK(std::string(e.what()).find("format version " + std::string(v)) != std::string::npos);
-      CHECK(std::string(e.what()).find("reads versions 3 and 4 only") != std::string::npos);
+      CHECK(std::string(e.what()).find("reads version 5 only") != std::string::npos);
     }
   }
 }
@@ -150,7 +140,8 @@ void CheckCorrupt(const std::string& text, const std::string& why) {
     CHECK_EQ(e.code(), EIO);
     const std::string what = e.what();
     CHECK(what.find("corrupt manifest '/db/MANIFEST'") != std::string::npos);
-    CHECK(what.find(why) != std::string::npos);
+    if (what.find(why) == std::string::npos)
+      test::Fail(__FILE__, __LINE__, "'" + why + "' not in: " + what);
     return;
   }
   test::Fail(__FILE__, __LINE__, "no IOError for corrupt manifest (" + why + ")");
@@ -171,13 +162,12 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
 TEST(Manifest, CorruptInputNamesTheProblem) {
   const std::string good = Sample().Encode();
   CheckCorrupt("", "no checksum line");
-  CheckCorrupt(Replace(good, "wacky-manifest 4", "leveldb-manifest 4"),
+  CheckCorrupt(Replace(good, "wacky-manifest 5", "leveldb-manifest 4"),
                "expected 'wacky-manifest'");
   CheckCorrupt(good.substr(0, good.size() - 3) + "0\n", "checksum mismatch");
-  CheckCorrupt(Replace(good, "wacky-manifest 4", "wacky-manifest 5"), "unsupported version 5");
-  CheckCorrupt(Replace(good, "wacky-manifest 4", "wacky-manifest 0"), "unsupported version");
-  CheckCorrupt(Replace(good, "wacky-manifest 4", "wacky-manifest x"), "unsupported version");
-  // Version 3 has no compaction lines: read as version 4 they are missing.
+  CheckCorrupt(Replace(good, "wacky-manifest 5", "wacky-manifest 6"), "unsupported version 6");
+  CheckCorrupt(Replace(good, "wacky-manifest 5", "wacky-manifest 0"), "unsupported version");
+  CheckCorrupt(Replace(good, "wacky-manifest 5", "wacky-manifest x"), "unsupported version");
   CheckCorrupt(Replace(good, "\ngranularity ", "\ngranularitx "), "expected 'granularity'");
   CheckCorrupt(Replace(good, "level0 1", "level0 2"), "expected 'run'");
   CheckCorrupt(Replace(good, "\nC ", "\nD "), "expected 'C'");
@@ -189,7 +179,10 @@ TEST(Manifest, CorruptInputNamesTheProblem) {
   CheckCorrupt(Replace(good, "run 7 33", "run 7 x33"), "bad run record");
   CheckCorrupt(Replace(good, "end\n", "fin\n"), "expected 'end'");
   CheckCorrupt(Replace(good, "n_est ", "n_est nope "), "expected 'levels'");
-  CheckCorrupt(Replace(good, "log_number", "log_num"), "expected 'log_number'");
+  CheckCorrupt(Replace(good, "next_log_number", "next_log_num"), "expected 'next_log_number'");
+  CheckCorrupt(Replace(good, "db_id fedcba9876543210", "db_id fedcba987654321"), "bad db_id");
+  CheckCorrupt(Replace(good, "logs 2 ", "logs 3 "), "bad logs entry");
+  CheckCorrupt(Replace(good, "obsolete 3 3", "obsolete 4 3"), "bad obsolete entry");
   CheckCorrupt(Replace(good, "entry_bytes 40", "entry_bytes forty"), "expected 'block_bytes'");
 }
 
@@ -218,6 +211,24 @@ TEST(Manifest, RandomDamageOnlyThrowsIOError) {
     }
   }
   CHECK_GT(rejected, 0);
+}
+
+TEST(Manifest, OutputsRecordRoundTripsAndAnyDamageIsNoProof) {
+  const OutputsRecord r{0x0123456789abcdefULL, 17, 4242};
+  const std::string text = r.Encode();
+  OutputsRecord back;
+  CHECK(OutputsRecord::Decode(text, &back));
+  CHECK_EQ(back.db_id, r.db_id);
+  CHECK_EQ(back.generation, r.generation);
+  CHECK_EQ(back.first_run_id, r.first_run_id);
+  for (size_t i = 0; i < text.size(); ++i) {
+    std::string bad = text;
+    bad[i] = static_cast<char>(bad[i] ^ 0x04);
+    OutputsRecord out{1, 2, 3};
+    CHECK(!OutputsRecord::Decode(bad, &out));
+    CHECK_EQ(out.first_run_id, 3u);  // untouched
+  }
+  for (size_t n = 0; n < text.size(); ++n) CHECK(!OutputsRecord::Decode(text.substr(0, n), &back));
 }
 
 TEST(Manifest, CompareDesignNamesTheFirstDifference) {

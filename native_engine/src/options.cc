@@ -49,6 +49,16 @@ void Options::Validate() const {
     Bad("file_bytes must be in [block_bytes, T x buffer_bytes] = [" +
         std::to_string(block_bytes) + ", " + std::to_string(static_cast<uint64_t>(most)) +
         "] (one block to Level 1's capacity); got " + std::to_string(file_bytes));
+  // Options that would do nothing under whole-level merges are refused, not ignored.
+  if (granularity == kLevelGranularity && file_bytes != 0)
+    Bad("file_bytes applies only to granularity='file'; got file_bytes = " +
+        std::to_string(file_bytes) + " with granularity='level'");
+  if (granularity == kLevelGranularity && file_pick != kLeastOverlap)
+    Bad("file_pick applies only to granularity='file'; got 'round_robin' with "
+        "granularity='level'");
+  if (wal_recovery < 0 || wal_recovery > 2)
+    Bad("wal_recovery must be 'tolerate_corrupted_tail_records', 'absolute_consistency' or "
+        "'point_in_time'; got " + std::to_string(wal_recovery));
   if (granularity == kFileGranularity && (K != 0.0 || Z != 0.0))
     Bad("granularity='file' needs one run per level (K = 0 and Z = 0); got K=" +
         std::to_string(K) + ", Z=" + std::to_string(Z));

@@ -57,6 +57,16 @@ struct Options {
   // block_bytes) blocks; 0 (or less than a block) disables it. Memory only, not part of the
   // design: the MANIFEST does not record it, and a reopen may give any value.
   uint64_t cache_bytes = 0;
+  // What replaying a damaged or missing live log may drop (wal.h WalRecovery, RocksDB's
+  // WALRecoveryMode): 0 only a torn tail (default), 1 nothing, 2 everything from the first
+  // damage on (the caller accepts the loss). Not part of the design.
+  int wal_recovery = 0;
+  // Cap on dir/lost/, where open moves the files it cannot prove obsolete; the oldest there
+  // are deleted first once it is over the cap. Not part of the design.
+  uint64_t max_lost_bytes = 256u << 20;
+  // The directory's identity (MANIFEST db_id), stamped in every run footer and log header.
+  // Set by the engine when it opens a directory, never by the caller.
+  uint64_t db_id = 0;
 
   uint64_t value_bytes() const { return entry_bytes - 8; }
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }

@@ -3,19 +3,22 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "bloom_filter.h"
 #include "env.h"
 #include "file_io.h"
-#include "manifest.h"
 #include "merge_policy.h"
 #include "run.h"
+#include "wal.h"
 
 namespace wacky {
 
@@ -28,26 +31,29 @@ bool ParseRunFileName(const std::string& name, uint64_t* id) {
   return true;
 }
 
-Version Recover(const std::string& dir, const Options& options, IOCounter* io,
-                uint64_t* log_number) {
+Recovered Recover(const std::string& dir, const Options& options, IOCounter* io) {
   const std::string mpath = ManifestFileName(dir);
-  const Manifest m = Manifest::Decode(ReadWholeFile(mpath), mpath);
+  Recovered out;
+  out.manifest = Manifest::Decode(ReadWholeFile(mpath), mpath);
+  const Manifest& m = out.manifest;
   const std::string diff = CompareDesign(m.options, options);
   if (!diff.empty())
     throw std::invalid_argument("'" + dir + "' was created with a different design: " + diff +
                                 "; reopen it with the stored parameters");
 
-  Version v;
+  Version& v = out.version;
   v.next_run_id = m.next_run_id;
   v.n_est = m.n_est;
-  *log_number = m.log_number;
   v.levels.assign(m.levels.size(), Level());
-  std::set<uint64_t> live;
-  const RunLayout layout{options.entry_bytes, options.block_bytes};
+  const RunLayout layout{options.entry_bytes, options.block_bytes, m.db_id};
   auto recover = [&](const RunRecord& rec) {
+    const std::string path = RunFileName(dir, rec.id);
+    if (!FileExists(path))
+      throw Corruption("run file '" + path + "' that the MANIFEST lists is missing: its " +
+                       std::to_string(rec.entries) + " entries cannot be read");
     std::vector<uint64_t> hashes;
-    auto run = Run::Recover(rec.id, RunFileName(dir, rec.id), layout, rec.entries,
-                            rec.tombstones, io, &hashes);
+    const RunIdentity expect{rec.id, rec.entries, rec.tombstones, rec.min_key, rec.max_key};
+    auto run = Run::Recover(path, layout, expect, io, &hashes);
     if (rec.hash_indexed) {
       run->SetKeyHashes(std::move(hashes));
     } else {
@@ -56,7 +62,6 @@ Version Recover(const std::string& dir, const Options& options, IOCounter* io,
         for (uint64_t h : hashes) f.AddHash(h);
       run->SetFilter(std::move(f), rec.bits_per_key);
     }
-    live.insert(rec.id);
     return run;
   };
   for (size_t i = 0; i < m.levels.size(); ++i)
@@ -64,26 +69,143 @@ Version Recover(const std::string& dir, const Options& options, IOCounter* io,
   for (const auto& rec : m.level0) v.level0.push_back(recover(rec));
   ApplyShape(options, v.n_est, &v.levels);
   for (auto& l : v.levels) l.RefreshFilters(options.entries_per_block());
+  return out;
+}
 
-  bool moved = false;
-  for (const std::string& name : ListDir(dir)) {
-    uint64_t id = 0;
-    if (!ParseRunFileName(name, &id) || live.count(id) != 0) continue;
-    const std::string from = dir + "/" + name;
-    if (id >= m.next_run_id) {
-      ::unlink(from.c_str());
-    } else {
-      MakeDirs(dir + "/lost");
-      if (::rename(from.c_str(), (dir + "/lost/" + name).c_str()) != 0)
-        ThrowIOError(errno, "cannot move an unlisted run file to lost/", from);
-      moved = true;
+namespace {
+
+// True if the log holds any write, or cannot be read as one of ours (then it is kept).
+bool LogHoldsWrites(const std::string& path, uint64_t number, uint64_t db_id,
+                    uint64_t value_bytes) {
+  try {
+    const LogScan scan =
+        ScanLog(path, number, db_id, value_bytes, WalRecovery::kPointInTimeRecovery);
+    return !scan.batches.empty() || scan.dropped_bytes > 0;
+  } catch (const IOError&) {
+    return true;
+  }
+}
+
+}  // namespace
+
+std::vector<UnlistedFile> ClassifyUnlisted(const std::string& dir, const Manifest& m,
+                                           uint64_t value_bytes) {
+  std::set<uint64_t> listed, obsolete(m.obsolete.begin(), m.obsolete.end());
+  for (const auto& l : m.levels)
+    for (const auto& r : l) listed.insert(r.id);
+  for (const auto& r : m.level0) listed.insert(r.id);
+  const std::set<uint64_t> live_logs(m.logs.begin(), m.logs.end());
+  OutputsRecord outputs;
+  bool have_outputs = false;
+  if (FileExists(OutputsFileName(dir))) {
+    try {
+      have_outputs = OutputsRecord::Decode(ReadWholeFile(OutputsFileName(dir)), &outputs) &&
+                     outputs.db_id == m.db_id && outputs.generation == m.generation;
+    } catch (const IOError&) {
+      have_outputs = false;
     }
   }
-  if (moved && options.sync) {
-    SyncDir(dir + "/lost");
-    SyncDir(dir);
+  std::vector<UnlistedFile> out;
+  for (const std::string& name : ListDir(dir)) {
+    uint64_t n = 0;
+    if (ParseRunFileName(name, &n)) {
+      if (listed.count(n) != 0) continue;
+      if (obsolete.count(n) != 0)
+        out.push_back({name, true, "merged away (the MANIFEST records it obsolete)"});
+      else if (have_outputs && n >= outputs.first_run_id)
+        out.push_back({name, true, "an output of a flush that never committed (the OUTPUTS "
+                                   "record names it)"});
+      else
+        out.push_back({name, false, n >= m.next_run_id
+                                        ? "newer than the MANIFEST, with no record of an "
+                                          "uncommitted flush"
+                                        : "not listed by the MANIFEST"});
+    } else if (ParseLogFileName(name, &n)) {
+      if (live_logs.count(n) != 0) continue;
+      if (n < m.next_log_number)
+        out.push_back({name, true, "a retired log (its writes are in runs)"});
+      else if (!LogHoldsWrites(dir + "/" + name, n, m.db_id, value_bytes))
+        out.push_back({name, true, "a new log that holds no write"});
+      else
+        out.push_back({name, false, "a log newer than the MANIFEST that holds writes"});
+    }
   }
-  return v;
+  return out;
+}
+
+namespace {
+
+std::vector<std::tuple<int64_t, std::string, uint64_t>> LostFiles(const std::string& lost) {
+  std::vector<std::tuple<int64_t, std::string, uint64_t>> files;  // (mtime ns, name, bytes)
+  struct stat st;
+  if (::stat(lost.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return files;
+  for (const std::string& name : ListDir(lost)) {
+    const std::string path = lost + "/" + name;
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    files.emplace_back(static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                       name, static_cast<uint64_t>(st.st_size));
+  }
+  std::sort(files.begin(), files.end());  // oldest first
+  return files;
+}
+
+}  // namespace
+
+size_t DisposeUnlisted(const std::string& dir, const std::vector<UnlistedFile>& files,
+                       uint64_t max_lost_bytes, bool sync) {
+  const std::string lost = dir + "/lost";
+  size_t moved = 0;
+  for (const UnlistedFile& f : files) {
+    const std::string from = dir + "/" + f.name;
+    if (f.remove) {
+      ::unlink(from.c_str());
+      continue;
+    }
+    MakeDirs(lost, sync);
+    // A name already in lost/ (an earlier crash) gets a suffix: nothing there is overwritten.
+    std::string to = lost + "/" + f.name;
+    for (int k = 1; FileExists(to); ++k) to = lost + "/" + f.name + "." + std::to_string(k);
+    if (::rename(from.c_str(), to.c_str()) != 0)
+      ThrowIOError(errno, "cannot move an unlisted file to lost/", from);
+    ++moved;
+  }
+  // The cap: oldest first. These files were kept for a person to look at; past the cap the
+  // oldest are the least likely to be wanted.
+  auto in_lost = LostFiles(lost);
+  uint64_t total = 0;
+  for (const auto& f : in_lost) total += std::get<2>(f);
+  bool trimmed = false;
+  for (const auto& [mtime, name, bytes] : in_lost) {
+    if (total <= max_lost_bytes) break;
+    if (::unlink((lost + "/" + name).c_str()) == 0) {
+      total -= bytes;
+      trimmed = true;
+    }
+  }
+  if (sync && (moved > 0 || trimmed)) SyncDir(lost);
+  if (sync && !files.empty()) SyncDir(dir);
+  return moved;
+}
+
+LostContents ListLost(const std::string& dir) {
+  LostContents c;
+  for (const auto& f : LostFiles(dir + "/lost")) {
+    ++c.files;
+    c.bytes += std::get<2>(f);
+  }
+  return c;
+}
+
+LostContents CleanLost(const std::string& dir) {
+  LostContents c;
+  const std::string lost = dir + "/lost";
+  for (const auto& [mtime, name, bytes] : LostFiles(lost)) {
+    if (::unlink((lost + "/" + name).c_str()) != 0)
+      ThrowIOError(errno, "cannot remove", lost + "/" + name);
+    ++c.files;
+    c.bytes += bytes;
+  }
+  return c;
 }
 
 }  // namespace wacky

@@ -20,7 +20,77 @@ std::string RunFileName(const std::string& dir, uint64_t id) {
 }
 
 uint64_t ChecksumBlocks(uint64_t blocks, uint64_t block_bytes) {
-  return (blocks * 4 + block_bytes - 1) / block_bytes;
+  return (kRunFooterBytes + blocks * 4 + block_bytes - 1) / block_bytes;
+}
+
+namespace {
+constexpr char kRunMagic[8] = {'w', 'a', 'c', 'k', 'y', 'r', 'u', 'n'};
+constexpr uint32_t kRunFooterVersion = 1;
+
+void PutU64(uint8_t* p, uint64_t v) {
+  for (int k = 0; k < 8; ++k) p[k] = static_cast<uint8_t>(v >> (8 * k));
+}
+uint64_t GetU64(const uint8_t* p) {
+  uint64_t v = 0;
+  for (int k = 7; k >= 0; --k) v = v << 8 | p[k];
+  return v;
+}
+uint32_t GetU32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+void PutU32(uint8_t* p, uint32_t v) {
+  for (int k = 0; k < 4; ++k) p[k] = static_cast<uint8_t>(v >> (8 * k));
+}
+
+// The footer's first field after the magic, and the CRC, sit at fixed offsets.
+constexpr size_t kFooterCrcAt = 64;
+
+// Checks a footer and the identity it holds against what is expected of the file.
+void CheckIdentity(const RunIdentity& got, const RunIdentity& want, const std::string& path) {
+  auto bad = [&](const std::string& what) {
+    throw Corruption("run file '" + path + "': " + what +
+                     " (a file swapped, renamed or copied in; it is not read)");
+  };
+  if (got.id != want.id)
+    bad("its footer says it is run " + std::to_string(got.id) + ", not run " +
+        std::to_string(want.id));
+  if (got.entries != want.entries || got.tombstones != want.tombstones)
+    bad("its footer says " + std::to_string(got.entries) + " entries and " +
+        std::to_string(got.tombstones) + " tombstones, the MANIFEST " +
+        std::to_string(want.entries) + " and " + std::to_string(want.tombstones));
+  if (got.min_key != want.min_key || got.max_key != want.max_key)
+    bad("its footer gives the key range [" + std::to_string(got.min_key) + ", " +
+        std::to_string(got.max_key) + "], the MANIFEST [" + std::to_string(want.min_key) +
+        ", " + std::to_string(want.max_key) + "]");
+}
+}  // namespace
+
+void EncodeRunFooter(uint64_t db_id, const RunIdentity& who, uint8_t* out) {
+  std::memset(out, 0, kRunFooterBytes);
+  std::memcpy(out, kRunMagic, 8);
+  PutU64(out + 8, db_id);
+  PutU64(out + 16, who.id);
+  PutU64(out + 24, who.entries);
+  PutU64(out + 32, who.tombstones);
+  PutU64(out + 40, who.min_key);
+  PutU64(out + 48, who.max_key);
+  PutU32(out + 56, kRunFooterVersion);
+  PutU32(out + kFooterCrcAt, crc32c::Mask(crc32c::Value(out, kFooterCrcAt)));
+}
+
+RunIdentity DecodeRunFooter(const uint8_t* f, uint64_t db_id, const std::string& path) {
+  if (std::memcmp(f, kRunMagic, 8) != 0 ||
+      GetU32(f + kFooterCrcAt) != crc32c::Mask(crc32c::Value(f, kFooterCrcAt)))
+    throw Corruption("run file '" + path + "': its footer fails its checksum (corrupt)");
+  if (GetU32(f + 56) != kRunFooterVersion)
+    throw Corruption("run file '" + path + "': unknown footer version " +
+                     std::to_string(GetU32(f + 56)));
+  if (GetU64(f + 8) != db_id)
+    throw Corruption("run file '" + path + "' belongs to another directory (its footer's db "
+                     "id differs from this directory's); it is not read");
+  return RunIdentity{GetU64(f + 16), GetU64(f + 24), GetU64(f + 32), GetU64(f + 40),
+                     GetU64(f + 48)};
 }
 
 Run::Run(uint64_t id, RunLayout layout, std::unique_ptr<BlockFile> file, uint64_t entries,
@@ -57,8 +127,8 @@ uint64_t Run::Verify(IOCounter* c) const {
   if (filter_crc_ != (hash_mode_ ? HashesChecksum(key_hashes_) : filter_.Checksum()))
     throw Corruption(where + (hash_mode_ ? "the key hashes" : "the filter") +
                      " fail their checksum (damaged in memory)");
-  const size_t chunk = 256;
   const uint64_t bb = layout_.block_bytes;
+  const size_t chunk = std::min<uint64_t>(ChunkBlocks(bb), std::max<uint64_t>(crcs_.size(), 1));
   std::vector<uint8_t> buf(chunk * bb);
   uint64_t index = 0, prev = 0;
   for (uint64_t b = 0; b < crcs_.size(); b += chunk) {
@@ -80,6 +150,12 @@ uint64_t Run::Verify(IOCounter* c) const {
       }
     }
   }
+  // The footer: the file must still say it is this run.
+  std::vector<uint8_t> section(ChecksumBlocks(crcs_.size(), bb) * bb);
+  file_->Read(crcs_.size(), section.size() / bb, section.data(), c);
+  const RunIdentity me{id_, entries_, tombstones_.size(), min_key(), max_key_};
+  CheckIdentity(DecodeRunFooter(section.data(), layout_.db_id, file_->path()), me,
+                file_->path());
   return crcs_.size();
 }
 
@@ -102,9 +178,10 @@ Run::~Run() {
     ::unlink(path.c_str());
 }
 
-std::shared_ptr<Run> Run::Recover(uint64_t id, const std::string& path, RunLayout layout,
-                                  uint64_t entries, uint64_t tombstones, IOCounter* c,
+std::shared_ptr<Run> Run::Recover(const std::string& path, RunLayout layout,
+                                  const RunIdentity& expect, IOCounter* c,
                                   std::vector<uint64_t>* key_hashes) {
+  const uint64_t entries = expect.entries, tombstones = expect.tombstones;
   auto file = BlockFile::Open(path, layout.block_bytes);
   const uint64_t B = layout.entries_per_block();
   const uint64_t data_blocks = (entries + B - 1) / B;
@@ -121,10 +198,10 @@ std::shared_ptr<Run> Run::Recover(uint64_t id, const std::string& path, RunLayou
   {
     std::vector<uint8_t> cb(crc_blocks * layout.block_bytes);
     file->Read(blocks, crc_blocks, cb.data(), c);
+    // The footer first: a file that is not this run is refused before its data is read.
+    CheckIdentity(DecodeRunFooter(cb.data(), layout.db_id, path), expect, path);
     for (uint64_t b = 0; b < blocks; ++b)
-      crcs[b] = static_cast<uint32_t>(cb[4 * b]) | static_cast<uint32_t>(cb[4 * b + 1]) << 8 |
-                static_cast<uint32_t>(cb[4 * b + 2]) << 16 |
-                static_cast<uint32_t>(cb[4 * b + 3]) << 24;
+      crcs[b] = GetU32(cb.data() + kRunFooterBytes + 4 * b);
   }
   auto check = [&](uint64_t b, const uint8_t* blk) {
     if (crc32c::Mask(crc32c::Value(blk, layout.block_bytes)) != crcs[b])
@@ -136,7 +213,8 @@ std::shared_ptr<Run> Run::Recover(uint64_t id, const std::string& path, RunLayou
   key_hashes->clear();
   key_hashes->reserve(entries);
   uint64_t max_key = 0;
-  const size_t chunk_blocks = 256;
+  const size_t chunk_blocks =
+      std::min<uint64_t>(ChunkBlocks(layout.block_bytes), std::max<uint64_t>(data_blocks, 1));
   std::vector<uint8_t> buf(chunk_blocks * layout.block_bytes);
   uint64_t prev = 0;
   uint64_t seen = 0;
@@ -159,6 +237,10 @@ std::shared_ptr<Run> Run::Recover(uint64_t id, const std::string& path, RunLayou
       }
     }
   }
+  if (fences.front() != expect.min_key || max_key != expect.max_key)
+    throw Corruption("run file '" + path + "' holds keys [" + std::to_string(fences.front()) +
+                     ", " + std::to_string(max_key) + "], not the range its footer and the "
+                     "MANIFEST give (corrupt)");
   std::vector<uint64_t> tombs(tombstones);
   if (tomb_blocks > 0) {
     std::vector<uint8_t> tb(tomb_blocks * layout.block_bytes);
@@ -166,8 +248,8 @@ std::shared_ptr<Run> Run::Recover(uint64_t id, const std::string& path, RunLayou
     for (uint64_t j = 0; j < tomb_blocks; ++j) check(data_blocks + j, tb.data() + j * layout.block_bytes);
     std::memcpy(tombs.data(), tb.data(), tombstones * 8);
   }
-  return std::make_shared<Run>(id, layout, std::move(file), entries, std::move(fences), max_key,
-                               std::move(tombs), std::move(crcs));
+  return std::make_shared<Run>(expect.id, layout, std::move(file), entries, std::move(fences),
+                               max_key, std::move(tombs), std::move(crcs));
 }
 
 void Run::SetFilter(BloomFilter filter, double bits_per_key_target) {

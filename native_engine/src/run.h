@@ -2,9 +2,15 @@
 //
 // Contract: a run file is `data_blocks` data blocks (block.h), then `tombstone_blocks`
 // blocks holding the sorted 8-byte keys of the run's tombstones (zero padded), then
-// `checksum_blocks` blocks holding the masked CRC-32C (crc32c.h) of each earlier block
-// as little-endian uint32 (zero padded). Its file size is exactly the sum of the three
-// times block_bytes. Every block read is checked against its CRC, kept in memory (4
+// `checksum_blocks` blocks: the footer, then the masked CRC-32C (crc32c.h) of each earlier
+// block as little-endian uint32 (zero padded). Its file size is exactly the sum of the
+// three times block_bytes. The footer (kRunFooterBytes) identifies the file: "wackyrun",
+// the directory's db id, the run id, its entry and tombstone counts and its smallest and
+// largest key, with its own CRC. Opening a run checks the footer against what the MANIFEST
+// expects and the key range against the data, so a file swapped with another of equal
+// size, renamed, or copied in from another directory is refused, never read. (The level
+// is not in the footer: levels are renumbered without rewriting their runs when the tree
+// grows or shrinks at the top, merge_policy.h ApplyShape.) Every block read is checked against its CRC, kept in memory (4
 // bytes per block); a mismatch throws Corruption naming the file and block, so no value
 // from a damaged block is ever returned. (LevelDB puts a 5-byte trailer after each
 // block; a separate section keeps our blocks exactly block_bytes, so the entries per
@@ -36,8 +42,25 @@ namespace wacky {
 struct RunLayout {
   uint64_t entry_bytes;
   uint64_t block_bytes;
+  uint64_t db_id = 0;  // the directory's identity, stamped in every footer
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }
 };
+
+constexpr size_t kRunFooterBytes = 72;
+
+// What a run file must say of itself (its footer) and hold (its key range).
+struct RunIdentity {
+  uint64_t id = 0;
+  uint64_t entries = 0;
+  uint64_t tombstones = 0;
+  uint64_t min_key = 0;
+  uint64_t max_key = 0;
+};
+
+// The footer's bytes for `who` in a directory of id db_id, and the identity a footer
+// holds (throws Corruption naming `path` if it fails its checksum or is not a footer).
+void EncodeRunFooter(uint64_t db_id, const RunIdentity& who, uint8_t* out);
+RunIdentity DecodeRunFooter(const uint8_t* footer, uint64_t db_id, const std::string& path);
 
 class Run {
  public:
@@ -51,10 +74,11 @@ class Run {
   Run& operator=(const Run&) = delete;
 
   // Reopens a run file written earlier: reads it fully (counted in *c) to rebuild fences,
-  // tombstones and key hashes, checking every block. Throws IOError if the file does not
-  // match `entries`, Corruption if a block fails its checksum.
-  static std::shared_ptr<Run> Recover(uint64_t id, const std::string& path, RunLayout layout,
-                                      uint64_t entries, uint64_t tombstones, IOCounter* c,
+  // tombstones and key hashes, checking every block. Throws Corruption if the file's size,
+  // footer or key range does not match `expect` (or its footer names another directory
+  // than layout.db_id), or if a block fails its checksum.
+  static std::shared_ptr<Run> Recover(const std::string& path, RunLayout layout,
+                                      const RunIdentity& expect, IOCounter* c,
                                       std::vector<uint64_t>* key_hashes);
 
   uint64_t id() const { return id_; }
@@ -94,8 +118,8 @@ class Run {
   // Looks key up in `block`, the bytes of data block b as ReadBlock returned them (or a
   // cached copy of them, block_cache.h); no I/O. Copies the value on kFound.
   Lookup FindInBlock(uint64_t key, uint64_t b, const uint8_t* block, uint8_t* value_out) const;
-  // Reads and checks every block (counted in *c); then checks the in-memory state that
-  // reads rely on against the keys read: the fences, and the filter (or key hashes),
+  // Reads and checks every block and the footer (counted in *c); then checks the in-memory
+  // state that reads rely on against the keys read: the fences, and the filter (or key hashes),
   // whose CRC-32C was taken when it was built and which must admit every key (a Bloom
   // filter has no false negatives). Throws Corruption naming the file and the block
   // or filter; returns the number of blocks checked.
@@ -132,7 +156,7 @@ class Run {
 using RunPtr = std::shared_ptr<Run>;
 
 std::string RunFileName(const std::string& dir, uint64_t id);
-// Blocks of the checksum section for a run of `blocks` data and tombstone blocks.
+// Blocks of the checksum section (footer and CRCs) for `blocks` data and tombstone blocks.
 uint64_t ChecksumBlocks(uint64_t blocks, uint64_t block_bytes);
 
 }  // namespace wacky

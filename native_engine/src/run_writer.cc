@@ -13,9 +13,6 @@
 
 namespace wacky {
 
-namespace {
-constexpr size_t kOutBlocks = 256;  // stream 256 blocks (1 MiB at 4 KiB) per write
-}
 
 RunWriter::RunWriter(uint64_t id, std::string path, RunLayout layout, IOCounter* counter,
                      IOCounter* checksum_counter, FaultInjector* faults, bool sync, bool retain)
@@ -27,7 +24,7 @@ RunWriter::RunWriter(uint64_t id, std::string path, RunLayout layout, IOCounter*
       faults_(faults),
       sync_(sync),
       retain_(retain) {
-  out_.reserve(kOutBlocks * layout_.block_bytes);
+  out_.reserve(ChunkBlocks(layout_.block_bytes) * layout_.block_bytes);
 }
 
 RunWriter::~RunWriter() {
@@ -64,7 +61,7 @@ void RunWriter::Add(uint64_t key, const uint8_t* value, bool tombstone) {
   ++entries_;
   if (++in_block_ == layout_.entries_per_block()) {
     in_block_ = 0;
-    if (out_.size() >= kOutBlocks * layout_.block_bytes) FlushBlocks(false);
+    if (out_.size() >= ChunkBlocks(layout_.block_bytes) * layout_.block_bytes) FlushBlocks(false);
   }
 }
 
@@ -99,8 +96,11 @@ RunPtr RunWriter::Finish(std::vector<uint64_t>* key_hashes) {
   std::vector<uint8_t> section(ChecksumBlocks(crcs_.size(), layout_.block_bytes) *
                                    layout_.block_bytes,
                                0);
+  const RunIdentity me{id_, entries_, tombstones_.size(), fences_.front(), last_key_};
+  EncodeRunFooter(layout_.db_id, me, section.data());
   for (size_t b = 0; b < crcs_.size(); ++b)
-    for (int k = 0; k < 4; ++k) section[4 * b + k] = static_cast<uint8_t>(crcs_[b] >> (8 * k));
+    for (int k = 0; k < 4; ++k)
+      section[kRunFooterBytes + 4 * b + k] = static_cast<uint8_t>(crcs_[b] >> (8 * k));
   file_->Append(section.data(), section.size(), checksum_counter_);
   file_->Finish(sync_, checksum_counter_);
   // Reopen read-only semantics are not needed: the same fd serves preads.

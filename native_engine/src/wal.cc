@@ -15,8 +15,15 @@ namespace wacky {
 
 namespace {
 
+constexpr char kLogMagic[8] = {'w', 'a', 'c', 'k', 'y', 'l', 'o', 'g'};
+constexpr size_t kHeaderPayloadBytes = kLogHeaderRecordBytes - kLogHeaderBytes;  // magic, db id, number
+
 void PutU32(uint8_t* p, uint32_t v) {
   for (int k = 0; k < 4; ++k) p[k] = static_cast<uint8_t>(v >> (8 * k));
+}
+
+void PutU64(uint8_t* p, uint64_t v) {
+  for (int k = 0; k < 8; ++k) p[k] = static_cast<uint8_t>(v >> (8 * k));
 }
 
 uint32_t GetU32(const uint8_t* p) {
@@ -30,22 +37,52 @@ uint64_t GetU64(const uint8_t* p) {
   return v;
 }
 
+// Appends one record (header and payload) to *out.
+void AppendRecord(std::vector<uint8_t>* out, LogRecordType type, const uint8_t* payload,
+                  size_t n) {
+  const size_t at = out->size();
+  out->resize(at + kLogHeaderBytes + n);
+  uint8_t* h = out->data() + at;
+  PutU32(h + 4, static_cast<uint32_t>(n));
+  h[8] = static_cast<uint8_t>(type);
+  h[9] = h[10] = h[11] = 0;
+  if (n > 0) std::memcpy(h + kLogHeaderBytes, payload, n);
+  PutU32(h + 12, crc32c::Mask(crc32c::Value(h + kLogHeaderBytes, n)));
+  PutU32(h, crc32c::Mask(crc32c::Value(h + 4, kLogHeaderBytes - 4)));
+}
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 }  // namespace
 
-LogWriter::LogWriter(std::string path, uint64_t value_bytes, bool sync, FaultInjector* faults)
+LogWriter::LogWriter(std::string path, uint64_t number, uint64_t db_id, uint64_t value_bytes,
+                     bool sync, FaultInjector* faults)
     : path_(std::move(path)),
+      number_(number),
       value_bytes_(value_bytes),
       sync_(sync),
       faults_(faults),
       fd_(::open(path_.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_APPEND | O_CLOEXEC, 0644)) {
   if (!fd_.valid()) ThrowIOError(errno, "cannot create log", path_);
+  uint8_t payload[kHeaderPayloadBytes];
+  std::memcpy(payload, kLogMagic, 8);
+  PutU64(payload + 8, db_id);
+  PutU64(payload + 16, number);
+  AppendRecord(&out_, LogRecordType::kHeader, payload, sizeof(payload));
+  // Written now, synced with the first commit: a log torn inside its header is empty.
+  WriteOut();
+  unsynced_ = 0;  // not a write of the caller's
 }
 
 void LogWriter::Add(uint64_t key, const uint8_t* value, bool tombstone) {
   const size_t entry = 9 + (tombstone ? 0 : value_bytes_);
   if (!record_.empty() && record_.size() + entry > kMaxRecordBytes) {
-    Seal();
-    // A big batch goes out a record at a time instead of piling up in memory; Commit()
+    Seal(false);
+    // A big batch goes out a fragment at a time instead of piling up in memory; Commit()
     // still syncs at the end of the call. (A failed log only buffers: see Commit().)
     if (!failed_) WriteOut();
   }
@@ -53,7 +90,7 @@ void LogWriter::Add(uint64_t key, const uint8_t* value, bool tombstone) {
   record_.resize(at + entry);
   uint8_t* p = record_.data() + at;
   p[0] = tombstone ? 0 : 1;
-  for (int k = 0; k < 8; ++k) p[1 + k] = static_cast<uint8_t>(key >> (8 * k));
+  PutU64(p + 1, key);
   if (!tombstone) {
     if (value != nullptr)
       std::memcpy(p + 9, value, value_bytes_);
@@ -62,43 +99,45 @@ void LogWriter::Add(uint64_t key, const uint8_t* value, bool tombstone) {
   }
 }
 
-void LogWriter::Seal() {
-  if (record_.empty()) return;
-  const size_t at = out_.size();
-  out_.resize(at + 8 + record_.size());
-  uint8_t* h = out_.data() + at;
-  PutU32(h + 4, static_cast<uint32_t>(record_.size()));
-  std::memcpy(h + 8, record_.data(), record_.size());
-  PutU32(h, crc32c::Mask(crc32c::Value(h + 4, 4 + record_.size())));
+void LogWriter::Seal(bool last) {
+  if (record_.empty() && !(last && fragments_ > 0)) return;
+  LogRecordType type;
+  if (fragments_ == 0)
+    type = last ? LogRecordType::kFull : LogRecordType::kFirst;
+  else
+    type = last ? LogRecordType::kLast : LogRecordType::kMiddle;
+  AppendRecord(&out_, type, record_.data(), record_.size());
   record_.clear();
+  fragments_ = last ? 0 : fragments_ + 1;
+}
+
+void LogWriter::Fail(int err, const char* what) {
+  failed_ = true;
+  ThrowIOError(err, what, path_);
 }
 
 void LogWriter::WriteOut() {
   const size_t len = out_.size();
   size_t done = 0;
-  // Bytes that reached the file leave out_, so a retry appends the rest exactly once.
-  auto fail = [&](int err, const char* what) {
-    out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(done));
-    unsynced_ += done;
-    ThrowIOError(err, what, path_);
-  };
   while (done < len) {
     size_t want = len - done;
     if (faults_ != nullptr) {
       const size_t ok = faults_->Allow(want);
       if (ok < want) {
         // Write what the "disk" still accepts, then fail like a full disk would.
-        const ssize_t w = ok > 0 ? ::write(fd_.get(), out_.data() + done, ok) : 0;
-        if (w > 0) done += static_cast<size_t>(w);
-        fail(ENOSPC, "write failed (injected fault)");
+        if (ok > 0) {
+          const ssize_t w = ::write(fd_.get(), out_.data() + done, ok);
+          (void)w;  // failing anyway
+        }
+        Fail(ENOSPC, "write failed (injected fault)");
       }
     }
     const ssize_t w = ::write(fd_.get(), out_.data() + done, want);
     if (w < 0) {
       if (errno == EINTR) continue;
-      fail(errno, "write failed");
+      Fail(errno, "write failed");
     }
-    if (w == 0) fail(EIO, "write made no progress");
+    if (w == 0) Fail(EIO, "write made no progress");
     done += static_cast<size_t>(w);
   }
   out_.clear();
@@ -107,9 +146,9 @@ void LogWriter::WriteOut() {
 
 size_t LogWriter::Commit() {
   if (failed_)
-    throw IOError(EIO, "log '" + path_ + "' is unusable: an earlier fdatasync of it failed, "
-                  "so data it holds may be lost");
-  Seal();
+    throw IOError(EIO, "log '" + path_ + "' is unusable: an earlier write or fdatasync of it "
+                  "failed, so data it holds may be lost");
+  Seal(true);
   WriteOut();
   const size_t len = unsynced_;
   if (len == 0) return 0;
@@ -117,59 +156,155 @@ size_t LogWriter::Commit() {
     const bool injected = faults_ != nullptr && faults_->fail_log_sync;
     if (injected || ::fdatasync(fd_.get()) != 0) {
       const int err = injected ? EIO : errno;
-      failed_ = true;
-      ThrowIOError(err, injected ? "fdatasync failed (injected fault)" : "fdatasync failed",
-                   path_);
+      sync_failed_ = true;
+      Fail(err, injected ? "fdatasync failed (injected fault)" : "fdatasync failed");
     }
   }
   unsynced_ = 0;
   return len;
 }
 
-LogReadResult ReadLog(const std::string& path, uint64_t value_bytes, const LogApply& apply) {
-  const std::string data = ReadWholeFile(path);
-  const auto* p = reinterpret_cast<const uint8_t*>(data.data());
-  const size_t size = data.size();
-  LogReadResult result;
-  size_t at = 0;
+LogScan ScanLog(const std::string& path, uint64_t number, uint64_t db_id, uint64_t value_bytes,
+                WalRecovery mode) {
+  LogScan scan;
+  scan.data = ReadWholeFile(path);
+  const auto* p = reinterpret_cast<const uint8_t*>(scan.data.data());
+  const size_t size = scan.data.size();
+  const std::string where = "log file '" + path + "'";
   auto only_zeros_from = [&](size_t from) {
     for (size_t i = from; i < size; ++i)
       if (p[i] != 0) return false;
     return true;
   };
+  // Damage at `at`: tolerated as a torn tail (`torn`), else refused, or in point-in-time
+  // mode the end of the replay. Returns true to stop scanning.
+  auto damage = [&](size_t at, bool torn, const std::string& what) {
+    if (mode == WalRecovery::kPointInTimeRecovery) {
+      scan.dropped_bytes = size - at;
+      scan.stopped_at = where + ": " + what + " at byte " + std::to_string(at);
+      return true;
+    }
+    if (torn && mode == WalRecovery::kTolerateCorruptedTailRecords) {
+      scan.dropped_bytes = size - at;
+      return true;
+    }
+    throw Corruption(where + ": " + what + " at byte " + std::to_string(at) + " (" +
+                     std::to_string(size - at) + " bytes from there to the end" +
+                     (torn ? "; a torn tail, refused under absolute consistency"
+                           : "; refusing to drop acknowledged writes") +
+                     ")");
+  };
+  LogBatch open;        // the batch being gathered
+  size_t open_at = 0;   // where it began
+  bool in_batch = false;
+  uint64_t open_entries = 0;
+  size_t at = 0;
   while (at < size) {
     const size_t left = size - at;
-    const uint32_t n = left >= 8 ? GetU32(p + at + 4) : 0;
-    const bool complete = left >= 8 && n <= kMaxRecordBytes && 8 + static_cast<size_t>(n) <= left;
-    const bool intact = complete && GetU32(p + at) == crc32c::Mask(crc32c::Value(p + at + 4, 4 + n));
-    if (!intact) {
-      // A torn write is the last thing in the file: an incomplete record, or a damaged
-      // one followed only by zeros (a file extended but never written).
-      const size_t end = complete ? at + 8 + n : size;
-      if (!complete || only_zeros_from(end)) {
-        result.dropped_bytes = size - at;
-        return result;
+    if (left < kLogHeaderBytes) {
+      if (damage(at, true, "an incomplete record header")) break;
+    }
+    const uint8_t* h = p + at;
+    if (GetU32(h) != crc32c::Mask(crc32c::Value(h + 4, kLogHeaderBytes - 4))) {
+      if (damage(at, only_zeros_from(at), "a record header that fails its checksum")) break;
+    }
+    const size_t n = GetU32(h + 4);
+    const uint8_t type = h[8];
+    if (n > left - kLogHeaderBytes) {
+      // The intact header announces more than the file holds: torn while being written.
+      if (damage(at, true, "an incomplete record")) break;
+    }
+    const uint8_t* payload = h + kLogHeaderBytes;
+    if (GetU32(h + 12) != crc32c::Mask(crc32c::Value(payload, n))) {
+      if (damage(at, only_zeros_from(at + kLogHeaderBytes),
+                 "a record whose payload fails its checksum"))
+        break;
+    }
+    if (type == static_cast<uint8_t>(LogRecordType::kHeader)) {
+      if (at != 0 || n != kHeaderPayloadBytes) {
+        if (damage(at, false, "a misplaced header record")) break;
       }
-      throw Corruption("log file '" + path + "': the record at byte " + std::to_string(at) +
-                       " fails its checksum and " + std::to_string(size - end) +
-                       " bytes follow it (corrupt; refusing to drop acknowledged writes)");
+      if (std::memcmp(payload, kLogMagic, 8) != 0)
+        throw Corruption(where + " is not a log of this engine (bad magic)");
+      if (GetU64(payload + 8) != db_id)
+        throw Corruption(where + " belongs to another directory (its db id is " +
+                         Hex(GetU64(payload + 8)) + ", this directory's is " + Hex(db_id) +
+                         "); refusing to replay it");
+      if (GetU64(payload + 16) != number)
+        throw Corruption(where + " says it is log " + std::to_string(GetU64(payload + 16)) +
+                         ", not " + std::to_string(number) + " (renamed?); refusing to replay "
+                         "it");
+      scan.has_header = true;
+      ++scan.records;
+      at += kLogHeaderBytes + n;
+      continue;
     }
-    const uint8_t* e = p + at + 8;
-    const uint8_t* end = e + n;
-    while (e < end) {
-      const bool put = e[0] == 1;
+    if (!scan.has_header) {
+      if (damage(at, false, "a record before the log's header record")) break;
+    }
+    if (type < 1 || type > 4) {
+      if (damage(at, false, "a record of unknown type " + std::to_string(type))) break;
+    }
+    // The entries must parse: a record with a good checksum and bad entries was written so.
+    uint64_t entries = 0;
+    bool malformed = false;
+    for (size_t e = 0; e < n;) {
+      const bool put = payload[e] == 1;
       const size_t need = 9 + (put ? value_bytes : 0);
-      if ((e[0] != 0 && e[0] != 1) || static_cast<size_t>(end - e) < need)
-        throw Corruption("log file '" + path + "': malformed entry in the record at byte " +
-                         std::to_string(at));
-      apply(GetU64(e + 1), put ? e + 9 : nullptr, !put);
+      if ((payload[e] != 0 && payload[e] != 1) || n - e < need) {
+        malformed = true;
+        break;
+      }
       e += need;
-      ++result.entries;
+      ++entries;
     }
-    ++result.records;
-    at += 8 + n;
+    if (malformed) {
+      if (damage(at, false, "a malformed entry in the record")) break;
+    }
+    const auto rtype = static_cast<LogRecordType>(type);
+    if (rtype == LogRecordType::kFull || rtype == LogRecordType::kFirst) {
+      // The writer never starts a batch before ending the last one (a failed write breaks
+      // the log), so an unfinished batch followed by another means records went missing.
+      if (in_batch) {
+        if (damage(open_at, false, "an unfinished batch followed by another")) break;
+      }
+      open = LogBatch();
+      open_entries = 0;
+      open_at = at;
+      in_batch = true;
+    } else if (!in_batch) {
+      if (damage(at, false, "a batch fragment with no beginning")) break;
+    }
+    open.fragments.emplace_back(at + kLogHeaderBytes, n);
+    open_entries += entries;
+    if (rtype == LogRecordType::kFull || rtype == LogRecordType::kLast) {
+      scan.batches.push_back(std::move(open));
+      scan.entries += open_entries;
+      open = LogBatch();
+      in_batch = false;
+    }
+    ++scan.records;
+    at += kLogHeaderBytes + n;
   }
-  return result;
+  if (in_batch && at >= size && scan.stopped_at.empty() && scan.dropped_bytes == 0) {
+    // The file ends inside a batch: the call writing it never finished.
+    damage(open_at, true, "an unfinished batch");
+  } else if (in_batch && scan.dropped_bytes > 0) {
+    scan.dropped_bytes = size - open_at;  // the unfinished batch goes with the tail
+  }
+  return scan;
+}
+
+void ApplyLog(const LogScan& scan, uint64_t value_bytes, const LogApply& apply) {
+  const auto* p = reinterpret_cast<const uint8_t*>(scan.data.data());
+  for (const LogBatch& b : scan.batches)
+    for (const auto& [offset, n] : b.fragments)
+      for (size_t e = 0; e < n;) {
+        const uint8_t* entry = p + offset + e;
+        const bool put = entry[0] == 1;
+        apply(GetU64(entry + 1), put ? entry + 9 : nullptr, !put);
+        e += 9 + (put ? value_bytes : 0);
+      }
 }
 
 std::string LogFileName(const std::string& dir, uint64_t number) {

@@ -1,0 +1,117 @@
+// directory_check.cc — see directory_check.h.
+#include "directory_check.h"
+
+#include <sys/stat.h>
+
+#include <stdexcept>
+
+#include "env.h"
+#include "file_io.h"
+#include "io_stats.h"
+#include "manifest.h"
+#include "recovery.h"
+#include "run.h"
+#include "wal.h"
+
+namespace wacky {
+
+DirectoryReport CheckDirectory(const std::string& dir) {
+  CheckPath(dir);
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw std::invalid_argument("'" + dir + "' is not a directory");
+  DirLock lock(dir, "directory '" + dir + "'");
+  DirectoryReport report;
+  auto problem = [&](const std::string& what) {
+    report.problems.push_back(what);
+    report.lost_writes = true;
+  };
+  const LostContents lost = ListLost(dir);
+  report.lost_files = lost.files;
+  report.lost_bytes = lost.bytes;
+
+  bool has_data = false;
+  for (const std::string& name : ListDir(dir)) {
+    uint64_t n = 0;
+    if (ParseRunFileName(name, &n)) has_data = true;
+    struct stat ls;
+    if (ParseLogFileName(name, &n) && ::stat((dir + "/" + name).c_str(), &ls) == 0 &&
+        static_cast<uint64_t>(ls.st_size) > kLogHeaderRecordBytes)
+      has_data = true;
+  }
+  const std::string mpath = ManifestFileName(dir);
+  if (!FileExists(mpath)) {
+    if (!has_data)
+      throw std::invalid_argument("'" + dir + "' is not an engine directory (no MANIFEST, no "
+                                  "run file, no log)");
+    problem("'" + dir + "' holds run files or logs but no MANIFEST: nothing says which data "
+            "is live");
+    return report;
+  }
+  Manifest m;
+  try {
+    m = Manifest::Decode(ReadWholeFile(mpath), mpath);
+  } catch (const IOError& e) {
+    problem(e.what());
+    return report;
+  }
+  const Options& o = m.options;
+  const RunLayout layout{o.entry_bytes, o.block_bytes, m.db_id};
+  IOCounter io;
+  auto check_run = [&](const RunRecord& rec) {
+    const std::string path = RunFileName(dir, rec.id);
+    if (!FileExists(path)) {
+      problem("run file '" + path + "' that the MANIFEST lists is missing: its " +
+              std::to_string(rec.entries) + " entries are lost");
+      return;
+    }
+    try {
+      std::vector<uint64_t> hashes;
+      const RunIdentity expect{rec.id, rec.entries, rec.tombstones, rec.min_key, rec.max_key};
+      auto run = Run::Recover(path, layout, expect, &io, &hashes);
+      ++report.runs;
+      report.entries += run->entries();
+      report.blocks += run->data_blocks();
+    } catch (const IOError& e) {
+      problem(e.what());
+    }
+  };
+  for (const auto& level : m.levels)
+    for (const auto& rec : level) check_run(rec);
+  for (const auto& rec : m.level0) check_run(rec);
+  report.blocks = io.blocks_read;  // every block read: data, tombstones and checksums
+
+  for (uint64_t number : m.logs) {
+    const std::string path = LogFileName(dir, number);
+    if (!FileExists(path)) {
+      problem("log file '" + path + "' that the MANIFEST lists as live is missing: the "
+              "writes it held since the last flush are lost");
+      continue;
+    }
+    try {
+      const LogScan scan = ScanLog(path, number, m.db_id, o.value_bytes(),
+                                   WalRecovery::kTolerateCorruptedTailRecords);
+      ++report.logs;
+      report.log_records += scan.records;
+      report.log_entries += scan.entries;
+      report.log_tail_dropped_bytes += scan.dropped_bytes;
+      if (scan.dropped_bytes > 0)
+        report.warnings.push_back("log file '" + path + "' ends in " +
+                                  std::to_string(scan.dropped_bytes) +
+                                  " bytes of a write torn by a crash (never acknowledged); "
+                                  "opening drops them");
+    } catch (const IOError& e) {
+      problem(e.what());
+    }
+  }
+  for (const UnlistedFile& f : ClassifyUnlisted(dir, m, o.value_bytes()))
+    report.warnings.push_back("'" + f.name + "' is " + f.why + "; opening " +
+                              (f.remove ? "deletes it" : "moves it to lost/"));
+  if (report.lost_files > 0)
+    report.warnings.push_back("lost/ holds " + std::to_string(report.lost_files) + " files (" +
+                              std::to_string(report.lost_bytes) +
+                              " bytes) that earlier opens could not prove obsolete");
+  return report;
+}
+
+}  // namespace wacky
