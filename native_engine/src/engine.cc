@@ -106,9 +106,11 @@ void Engine::OpenDirectory() {
     stats_.wal_dropped_bytes += scans.back().dropped_bytes;
     if (!scans.back().stopped_at.empty()) break;  // point in time: nothing after the damage
   }
-  // Decided now, against the MANIFEST read, before any file changes.
-  const std::vector<UnlistedFile> unlisted =
-      ClassifyUnlisted(path_, m, options_.value_bytes());
+  // Every check passed: only now does anything change. Files the MANIFEST does not list go
+  // first (deleted with proof, else moved to lost/), so the replay's flush can reuse ids.
+  stats_.files_moved_to_lost += DisposeUnlisted(
+      path_, ClassifyUnlisted(path_, m, options_.value_bytes()), options_.max_lost_bytes,
+      options_.sync);
   current_ = std::move(rec.version);
 
   // Replay with no log open: flushes during replay keep the live logs, so a crash during
@@ -146,8 +148,6 @@ void Engine::OpenDirectory() {
   for (uint64_t number : before)
     if (std::find(live.begin(), live.end(), number) == live.end())
       ::unlink(LogFileName(path_, number).c_str());
-  stats_.files_moved_to_lost +=
-      DisposeUnlisted(path_, unlisted, options_.max_lost_bytes, options_.sync);
 }
 
 Engine::~Engine() {
@@ -343,6 +343,9 @@ void Engine::FlushLocked() {
     c.Write(path_, &faults_, &stats_);
     CommitFlush(c.next(), [&] { c.Install(&current_, &stats_); });
   }
+  // Committed: the record must not outlive the generation it was made for, or a MANIFEST
+  // restored from that generation would take this flush's outputs for uncommitted ones.
+  ::unlink(OutputsFileName(path_).c_str());
   stats_.merge_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

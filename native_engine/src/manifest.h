@@ -62,7 +62,8 @@ std::string ManifestFileName(const std::string& dir);
 // run ids from first_run_id up. When recovery finds the MANIFEST still at that generation,
 // unlisted run files with such ids are provably that flush's uncommitted outputs and are
 // deleted; without this proof (a torn or older record, a MANIFEST restored from a copy)
-// they are moved to lost/. Plain text with a CRC-32C line like the MANIFEST.
+// they are moved to lost/. The engine removes the record once the flush has committed, so
+// it never outlives its generation. Plain text with a CRC-32C line like the MANIFEST.
 struct OutputsRecord {
   uint64_t db_id = 0;
   uint64_t generation = 0;
