@@ -3,9 +3,9 @@ returned, and nothing the MANIFEST does not prove obsolete is deleted."""
 
 from __future__ import annotations
 
+import errno
 import os
 import random
-import signal
 import subprocess
 import sys
 import threading
@@ -15,94 +15,25 @@ from typing import Any
 
 import numpy as np
 import pytest
+from crash_harness import (
+    FOOTER_BYTES,
+    KEYS,
+    SMALL,
+    VB,
+    checksum_section,
+    contents,
+    crash_rounds,
+    snapshot,
+)
 
 import native_engine
 from cost_models import limits
 from native_engine import CorruptionError, Engine, testing
 
-SMALL = dict(T=4, C=3, entry_bytes=32, block_bytes=256, buffer_bytes=1024, bits_per_entry=8)
-VB = 24
-
-# The child writes op i of a fixed sequence, then prints i: a printed index is acknowledged.
-CHILD = """
-import sys
-from native_engine import Engine
-path, seed, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-sys.path.insert(0, sys.argv[4])
-from test_engine_durability import SMALL, op
-e = Engine(path, **SMALL, wal=True, sync=True)
-i = start
-while True:
-    kind, key, value = op(seed, i)
-    if kind == "put":
-        e.put(key, value)
-    else:
-        e.delete(key)
-    print(i, flush=True)
-    i += 1
-"""
-
-
-def op(seed: int, i: int) -> tuple[str, int, bytes]:
-    """Operation i of the sequence: puts and deletes over 400 keys."""
-    rng = random.Random(seed * 1_000_003 + i)
-    key = rng.randrange(400)
-    if rng.random() < 0.2:
-        return "delete", key, b""
-    return "put", key, bytes([i % 256, (i >> 8) % 256]) * (VB // 2)
-
-
-def state_after(seed: int, n: int) -> dict[int, bytes]:
-    model: dict[int, bytes] = {}
-    for i in range(n):
-        kind, key, value = op(seed, i)
-        if kind == "put":
-            model[key] = value
-        else:
-            model.pop(key, None)
-    return model
-
-
-def contents(e: Engine) -> dict[int, bytes]:
-    keys = np.arange(400, dtype=np.uint64)
-    values, found = e.get_many(keys)
-    return {int(k): bytes(v) for k, v, f in zip(keys, values, found, strict=True) if f}
-
-
-def crash_rounds(path: str, seed: int, rounds: int, rng: random.Random) -> tuple[int, int]:
-    """Kill a writing child with SIGKILL ``rounds`` times; after each kill, check that the
-    reopened engine holds exactly a prefix of the operations that includes every write the
-    child acknowledged. Returns (operations applied, kills that landed mid-write)."""
-    done = in_flight_landed = 0
-    for _ in range(rounds):
-        child = subprocess.Popen(
-            [sys.executable, "-c", CHILD, path, str(seed), str(done), str(Path(__file__).parent)],
-            stdout=subprocess.PIPE, text=True)
-        target = done + rng.randrange(20, 200)
-        acked = done - 1
-        assert child.stdout is not None
-        while acked < target:
-            line = child.stdout.readline()
-            assert line, "the child died before it was killed"
-            acked = int(line)
-        time.sleep(rng.random() * 0.01)  # land the kill anywhere in the next writes
-        child.send_signal(signal.SIGKILL)
-        child.wait()
-        acked = max([acked, *(int(x) for x in child.stdout.read().split())])
-        with Engine(path, **SMALL) as e:
-            got = contents(e)
-        # The write in flight may or may not have landed; nothing acknowledged may be missing.
-        if got == state_after(seed, acked + 1):
-            done = acked + 1
-        else:
-            assert got == state_after(seed, acked + 2), f"not a prefix after op {acked}"
-            done = acked + 2
-            in_flight_landed += 1
-    return done, in_flight_landed
-
 
 def test_sigkill_never_loses_an_acknowledged_write(tmp_path) -> None:
-    """12 kills at random moments (benchmarks/stress_crash.py runs many more)."""
+    """12 kills at random moments (tests/test_no_silent_loss.py and benchmarks/stress_crash.py
+    add corruptions, batches and crash points)."""
     done, _ = crash_rounds(str(tmp_path / "db"), 11, 12, random.Random(5))
     assert done > 12 * 20
 
@@ -133,20 +64,29 @@ def runs_of(path: Path) -> list[Path]:
 
 
 def checksum_section_start(run: Path, block_bytes: int = 256) -> int:
-    """Run files end in the CRCs of their blocks, 4 bytes each (native_engine/src/run.h)."""
-    total = run.stat().st_size // block_bytes
-    blocks = next(b for b in range(total) if b + -(-4 * b // block_bytes) == total)
-    return blocks * block_bytes
+    """Run files end in a checksum section: a 72-byte footer, then the CRC of each block, 4
+    bytes each, zero padded to whole blocks (native_engine/src/run.h), so it spans
+    ceil((72 + 4 * blocks) / block_bytes) blocks."""
+    section = checksum_section(run.stat().st_size, block_bytes)
+    assert section is not None, f"{run.name} is not blocks followed by a checksum section"
+    return section[0]
 
 
-@pytest.mark.parametrize("where", ["data block", "checksum section"])
-def test_a_flipped_byte_in_a_run_is_an_error_never_a_value(tmp_path, where) -> None:
+@pytest.mark.parametrize("offset, names_block", [
+    pytest.param(lambda run: 300, True, id="data block"),
+    pytest.param(lambda run: checksum_section_start(run) + 1, False, id="footer"),
+    pytest.param(lambda run: checksum_section_start(run) + FOOTER_BYTES + 1, True,
+                 id="block checksums"),
+])
+def test_a_flipped_byte_in_a_run_is_an_error_never_a_value(tmp_path, offset,
+                                                           names_block) -> None:
     path, model = loaded(tmp_path)
     run = runs_of(path)[-1]
     before = files(path)
-    flip(run, 300 if where == "data block" else checksum_section_start(run) + 1)
+    flip(run, offset(run))
     # Reopening reads every block of every run, so the damage is found at once.
-    with pytest.raises(CorruptionError, match=f"run file '.*{run.name}'.*block \\d+"):
+    block = ".*block \\d+" if names_block else ""
+    with pytest.raises(CorruptionError, match=f"run file '.*{run.name}'{block}"):
         Engine(path, **SMALL)
     assert files(path) == before
 
@@ -200,27 +140,32 @@ def test_a_deleted_manifest_refuses_to_open_and_deletes_nothing(tmp_path) -> Non
     path, _ = loaded(tmp_path)
     (path / "MANIFEST").unlink()
     before = files(path)
-    with pytest.raises(RuntimeError, match="no MANIFEST.*refusing to open"):
+    with pytest.raises(FileNotFoundError, match="no MANIFEST") as err:
         Engine(path, **SMALL)
+    assert err.value.errno == errno.ENOENT
     assert files(path) == before
 
 
-def test_unlisted_runs_are_moved_to_lost_unless_newer_than_the_manifest(tmp_path) -> None:
+def test_unlisted_runs_are_moved_to_lost_whatever_their_id(tmp_path) -> None:
+    """Only the MANIFEST, or the engine's record of an uncommitted flush or merge, can prove
+    an unlisted run obsolete; an id past next_run_id proves nothing (an older MANIFEST may have
+    been restored), so neither file below is deleted."""
     path, model = loaded(tmp_path)
     run = runs_of(path)[-1]
     (path / "run-00000001.sst").write_bytes(run.read_bytes())  # old id, not listed
-    (path / "run-99999999.sst").write_bytes(b"x" * 256)  # id past next_run_id: a failed merge
+    (path / "run-99999999.sst").write_bytes(b"x" * 256)  # id past next_run_id, not recorded
     with Engine(path, **SMALL) as e:
-        assert contents(e).keys() <= model.keys()
+        assert contents(e) == {k: v for k, v in model.items() if k < KEYS}
     assert (path / "lost" / "run-00000001.sst").exists()
-    assert not (path / "run-99999999.sst").exists()
+    assert (path / "lost" / "run-99999999.sst").exists()
+    assert not (path / "run-00000001.sst").exists() and not (path / "run-99999999.sst").exists()
 
 
 WAL_CHILD = """
 import os, sys
 from native_engine import Engine
 sys.path.insert(0, sys.argv[2])
-from test_engine_durability import SMALL
+from crash_harness import SMALL
 e = Engine(sys.argv[1], **SMALL)
 for k in range(20):
     e.put(10_000 + k, bytes([k]) * 24)
@@ -337,16 +282,23 @@ def test_a_design_that_outgrows_the_limits_fails_clearly_and_keeps_the_data(tmp_
     assert found.all()  # every acknowledged write is still readable
 
 
-def test_a_flipped_byte_in_the_last_log_record_drops_only_that_write(tmp_path) -> None:
-    """A damaged record with nothing after it looks exactly like a write torn by a crash: it is
-    dropped, and every write before it is kept."""
+def test_a_whole_last_log_record_failing_its_checksum_is_refused_a_cut_one_dropped(
+        tmp_path) -> None:
+    """A last record that is complete but fails its payload checksum was written whole, so it
+    is no write torn by a crash: refused. One cut short (the file ends inside the payload its
+    intact header announces) is a torn write: only it is dropped."""
     path, log = unflushed(tmp_path)
     flip(log, log.stat().st_size - 2)  # inside the last record's value
-    runs_before = [f for f in files(path) if f.startswith("run-")]
+    before = snapshot(path)
+    with pytest.raises(CorruptionError, match=log.name):
+        Engine(path, **SMALL)
+    assert snapshot(path) == before
+
+    path, log = unflushed(tmp_path / "second")
+    log.write_bytes(log.read_bytes()[:-5])
     with Engine(path, **SMALL) as e:
         have = [e.get(10_000 + k) for k in range(20)]
     assert have == [bytes([k]) * 24 for k in range(19)] + [None]
-    assert [f for f in files(path) if f.startswith("run-")][: len(runs_before)] == runs_before
 
 
 def test_a_damaged_filter_is_found_by_verify_and_nothing_on_disk_changes(tmp_path) -> None:

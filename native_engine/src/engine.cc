@@ -191,6 +191,11 @@ void Engine::WriteManifest(const Version& v, const std::vector<uint64_t>& live_l
   const std::vector<uint64_t> now = RunIds(current_), next = RunIds(v);
   std::set_difference(now.begin(), now.end(), next.begin(), next.end(),
                       std::back_inserter(m.obsolete));
+  // So do the runs this flush wrote and merged away again (a cascade of file merges).
+  for (uint64_t id = current_.next_run_id; id < v.next_run_id; ++id)
+    if (!std::binary_search(next.begin(), next.end(), id) &&
+        FileExists(RunFileName(path_, id)))
+      m.obsolete.push_back(id);
   for (uint64_t id : obsolete_)
     if (!std::binary_search(next.begin(), next.end(), id) &&
         FileExists(RunFileName(path_, id)))
