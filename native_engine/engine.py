@@ -1,12 +1,16 @@
 """Python face of the native LSM engine (``native_engine._engine``, C++17).
 
-``Engine`` validates arguments (bad input raises ``TypeError``/``ValueError`` with a message
-naming the argument), converts batches to NumPy arrays and turns range reads into a lazy
-generator. All storage work happens in C++; see ``native_engine/src/engine.h`` for the contract.
+``Engine`` validates arguments (bad input raises ``ValueError``, or :class:`InvalidArgument` for
+a wrong type, which is both a ``TypeError`` and a ``ValueError``, with a message naming the
+argument), converts batches to NumPy arrays and turns range reads into a lazy generator. All
+storage work happens in C++; see ``native_engine/src/engine.h`` for the contract.
+``verify_directory`` and ``clean_lost`` check and tidy a closed directory.
 """
 
 from __future__ import annotations
 
+import errno
+import glob
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -16,12 +20,28 @@ import numpy as np
 from native_engine import _engine
 
 _U64_MAX = 2**64 - 1
+_I64_MAX = 2**63 - 1
 _SCAN_BATCH = 1024
+# wal_recovery as the engine takes it (the numbering of the binding's wal_recovery argument).
+WAL_RECOVERY_MODES = {"tolerate_corrupted_tail_records": 0, "absolute_consistency": 1,
+                      "point_in_time": 2}
+FILE_PICKS = ("least_overlap", "round_robin")
+
+
+class InvalidArgument(TypeError, ValueError):
+    """An argument of the wrong type. It is a ``TypeError`` (what it is) and a ``ValueError``
+    (what every other refusal of bad input is), as NumPy's ``AxisError`` is both a
+    ``ValueError`` and an ``IndexError``, so code catching either sees it."""
+
+
+def _is_int(value: Any) -> bool:
+    # bool is an int subclass, but True is no key or size
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def _check_key(name: str, key: Any) -> int:
-    if isinstance(key, bool) or not isinstance(key, (int, np.integer)):
-        raise TypeError(f"{name} must be an int in [0, 2**64), got {type(key).__name__}")
+    if not _is_int(key):
+        raise InvalidArgument(f"{name} must be an int in [0, 2**64), got {type(key).__name__}")
     key = int(key)
     if not 0 <= key <= _U64_MAX:
         raise ValueError(f"{name} must be in [0, 2**64), got {key}")
@@ -29,23 +49,75 @@ def _check_key(name: str, key: Any) -> int:
 
 
 def _check_number(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        raise InvalidArgument(f"{name} must be a number, got {type(value).__name__}")
     return float(value)
 
 
 def _check_int(name: str, value: Any, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if not _is_int(value):
+        raise InvalidArgument(f"{name} must be an int, got {type(value).__name__}")
     value = int(value)
     if not lo <= value <= hi:
         raise ValueError(f"{name} = {value} must be in [{lo}, {hi}]")
     return value
 
 
+def _check_bool(name: str, value: Any) -> bool:
+    """Only a real boolean: truthiness would turn wal=None off and wal='false' on."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidArgument(f"{name} must be True or False, got {value!r} "
+                              f"({type(value).__name__})")
+    return bool(value)
+
+
+def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    if isinstance(value, str) and value in choices:
+        return value
+    named = [repr(c) for c in choices]
+    allowed = " or ".join(named) if len(named) == 2 else (
+        f"one of {', '.join(named[:-1])} or {named[-1]}")
+    error = ValueError if isinstance(value, str) else InvalidArgument
+    raise error(f"{name} must be {allowed}; got {value!r}")
+
+
+def _check_path(path: Any) -> str:
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidArgument(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str):  # a PathLike may give bytes
+        raise InvalidArgument(f"path must give a str, got {type(text).__name__}")
+    if "\0" in text:
+        raise ValueError("path must not contain a NUL byte")
+    return text
+
+
+def _holds_engine_files(path: str) -> bool:
+    """Whether ``path`` holds run files or logs: data an engine wrote, whatever else is lost."""
+    pattern = glob.escape(path)
+    return bool(glob.glob(os.path.join(pattern, "run-*.sst"))
+                or glob.glob(os.path.join(pattern, "wal-*.log")))
+
+
+def _check_has_manifest(path: str) -> None:
+    """Refuse before the engine sees ``path`` when it has no MANIFEST: ValueError when it is no
+    engine directory at all, FileNotFoundError when it holds an engine's data without one."""
+    if os.path.exists(os.path.join(path, "MANIFEST")):
+        return
+    if _holds_engine_files(path):
+        raise FileNotFoundError(
+            errno.ENOENT,
+            "holds run files or logs but no MANIFEST, so nothing proves which data is live; "
+            "nothing was opened or changed. Restore the MANIFEST, or move the files away",
+            path)
+    raise ValueError(f"{path!r} has no MANIFEST and no run files or logs: not an engine "
+                     "directory (nothing was opened or changed)")
+
+
 def _check_cache_bytes(cache_bytes: Any) -> int:
-    if isinstance(cache_bytes, bool) or not isinstance(cache_bytes, (int, np.integer)):
-        raise TypeError(f"cache_bytes must be an int, got {type(cache_bytes).__name__}")
+    if not _is_int(cache_bytes):
+        raise InvalidArgument(f"cache_bytes must be an int, got {type(cache_bytes).__name__}")
     cache_bytes = int(cache_bytes)
     if not 0 <= cache_bytes <= _U64_MAX:
         raise ValueError(f"cache_bytes must be >= 0 (0 disables the block cache) and < 2**64; "
@@ -57,13 +129,79 @@ def _check_file_bytes(file_bytes: Any, block_bytes: int, most: int) -> int:
     """file_bytes as the engine takes it: 0 for the default (the buffer's size)."""
     if file_bytes is None:
         return 0
-    if isinstance(file_bytes, bool) or not isinstance(file_bytes, (int, np.integer)):
-        raise TypeError(f"file_bytes must be an int, got {type(file_bytes).__name__}")
+    if not _is_int(file_bytes):
+        raise InvalidArgument(f"file_bytes must be an int, got {type(file_bytes).__name__}")
     if not block_bytes <= int(file_bytes) <= most:
         raise ValueError(f"file_bytes must be in [block_bytes, T x buffer_bytes] = "
                          f"[{block_bytes}, {most}] (one block to Level 1's capacity); got "
                          f"{int(file_bytes)}")
     return int(file_bytes)
+
+
+def _refuse_file_only(granularity: str, **given: Any) -> None:
+    """Options that would do nothing are refused, so no one believes they took effect."""
+    if granularity == "file":
+        return
+    for name, value in given.items():
+        if value is not None:
+            raise ValueError(f"{name} applies only to granularity='file' (files merged one at a "
+                             f"time); with granularity={granularity!r} leave it out (got "
+                             f"{name}={value!r})")
+
+
+def _check_max_lost_bytes(max_lost_bytes: Any) -> int:
+    if not _is_int(max_lost_bytes):
+        raise InvalidArgument(f"max_lost_bytes must be an int, got "
+                              f"{type(max_lost_bytes).__name__}")
+    if not 0 <= int(max_lost_bytes) <= _I64_MAX:
+        raise ValueError(f"max_lost_bytes must be >= 0 (the cap on lost/) and < 2**63; got "
+                         f"{int(max_lost_bytes)}")
+    return int(max_lost_bytes)
+
+
+def _keys_array(keys: Any) -> np.ndarray:
+    """``keys`` as a 1-D uint64 array holding exactly the given keys, or a refusal naming
+    ``keys`` (and the element's index where one is to blame)."""
+    if isinstance(keys, (list, tuple, range)):
+        # np.asarray would turn [1, 2**64 - 1] into float64 and round the keys
+        return _keys_from_sequence(keys)
+    k = np.asarray(keys)
+    if k.ndim != 1:
+        raise ValueError(f"keys must be a 1-D array, got shape {k.shape}")
+    if k.dtype == np.uint64:
+        return k
+    if k.size == 0:
+        return k.astype(np.uint64)
+    if not np.issubdtype(k.dtype, np.integer):
+        raise InvalidArgument(f"keys must be unsigned 64-bit integers, got dtype {k.dtype}")
+    if np.issubdtype(k.dtype, np.signedinteger) and k.min() < 0:
+        i = int(np.argmax(k < 0))
+        raise ValueError(f"keys must be >= 0: keys[{i}] = {int(k[i])}")
+    return k.astype(np.uint64)
+
+
+def _keys_from_sequence(keys: list[Any] | tuple[Any, ...] | range) -> np.ndarray:
+    for i, key in enumerate(keys):
+        if not _is_int(key):
+            raise InvalidArgument(f"keys[{i}] must be an int in [0, 2**64), got "
+                                  f"{type(key).__name__}")
+        if not 0 <= int(key) <= _U64_MAX:
+            raise ValueError(f"keys[{i}] = {int(key)} is out of range: keys must be in "
+                             "[0, 2**64)")
+    return np.array([int(key) for key in keys], dtype=np.uint64)
+
+
+_OPEN_KWARGS = frozenset({"sync", "wal", "cache_bytes", "wal_recovery", "max_lost_bytes"})
+
+
+def _opening_options(stored: dict[str, Any]) -> dict[str, Any]:
+    """The stored options as Engine's arguments: without the file-only ones under whole-level
+    merges, which Engine refuses (a MANIFEST written before that rule still records them)."""
+    options = dict(stored)
+    if options.get("granularity") == "level":
+        options.pop("file_bytes", None)
+        options.pop("file_pick", None)
+    return options
 
 
 class Engine:
@@ -79,13 +217,28 @@ class Engine:
     ``wal`` (default on) logs every write before the call returns, so acknowledged writes
     survive a crash of the process; with ``sync`` they also survive a power loss (the log, run
     files, manifest and directory are fdatasynced). Without ``wal``, writes since the last
-    flush are lost if the process dies. ``retain_obsolete_runs`` renames merged-away run files
-    to ``*.obsolete`` instead of deleting them (for I/O accounting tests).
+    flush are lost if the process dies. ``sync``, ``wal`` and ``retain_obsolete_runs`` must be
+    booleans (``wal=None`` or ``wal="false"`` is refused, not read as off or on).
+    ``retain_obsolete_runs`` renames merged-away run files to ``*.obsolete`` instead of deleting
+    them (for I/O accounting tests).
+    ``wal_recovery`` says what opening accepts from a damaged live log:
+    ``"tolerate_corrupted_tail_records"`` (default) drops only what a crash tears, an incomplete
+    last record or a damaged region followed only by zeros, and refuses any other damage with
+    :class:`CorruptionError` naming the log and offset; ``"absolute_consistency"`` refuses any
+    damage or incomplete record (RocksDB's kAbsoluteConsistency); ``"point_in_time"`` replays
+    up to the first damage or missing live log and accepts losing the rest (RocksDB's
+    kPointInTimeRecovery): the one way to accept a loss explicitly.
+    Opening moves run files and logs it cannot prove obsolete to ``lost/`` in the directory,
+    never deleting them; ``max_lost_bytes`` (default 256 MiB, >= 0) caps that folder, and the
+    oldest files there are deleted first when it is over the cap (see :func:`clean_lost`).
+    ``put_many`` is atomic: one log record, so after a crash either the whole batch or none of
+    it is there. A write call that raises may or may not have been applied.
     ``granularity="file"`` (leveled designs) keeps each level as files of ``file_bytes`` (default
     the buffer's size) and merges one file at a time into the next level (``file_pick``:
-    ``"least_overlap"`` or ``"round_robin"``); ``level1_runs`` > 1 lets that many flushes gather
-    as runs in level 0 before they merge into Level 1 together (RocksDB's level-0 trigger).
-    See ``native_engine/src/file_compaction.h``.
+    ``"least_overlap"``, the default, or ``"round_robin"``); ``file_bytes`` and ``file_pick``
+    are refused with ``granularity="level"``, where they would do nothing. ``level1_runs`` > 1
+    (either granularity) lets that many flushes gather as runs in level 0 before they merge
+    into Level 1 together (RocksDB's level-0 trigger). See ``native_engine/src/file_compaction.h``.
     ``cache_bytes`` (default 0 = off) sizes an LRU cache of data blocks for point reads: it holds
     ``cache_bytes // block_bytes`` blocks (any size is allowed; one larger than the data caches
     every block read). ``get``/``get_many`` look each block up there first; a hit reads nothing
@@ -95,7 +248,8 @@ class Engine:
     reopen may give any value. See ``stats()`` for its counters.
     Reopening a directory requires the same design and layout parameters and ``filters`` mode.
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
-    file and block; no value is ever returned from it.
+    file and block; no value is ever returned from it. Every refusal is a ``ValueError``
+    (:class:`InvalidArgument` for a wrong type) or an ``OSError`` naming what it refuses.
     """
 
     def __init__(
@@ -120,13 +274,12 @@ class Engine:
         granularity: str = "level",
         file_bytes: int | None = None,
         level1_runs: int = 1,
-        file_pick: str = "least_overlap",
+        file_pick: str | None = None,
         cache_bytes: int = 0,
+        wal_recovery: str = "tolerate_corrupted_tail_records",
+        max_lost_bytes: int = 256 << 20,
     ) -> None:
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-        if "\0" in os.fsdecode(path):
-            raise ValueError("path must not contain a NUL byte")
+        path = _check_path(path)
         design = {k: _check_number(k, v) for k, v in dict(T=T, C=C, X=X, K=K, Z=Z).items()}
         _engine.validate_design(**design)
         entry_bytes = _check_int("entry_bytes", entry_bytes, 9, 1 << 20)
@@ -136,20 +289,26 @@ class Engine:
         if bits_per_entry is not None and sum_fpr is not None:
             raise ValueError("give either bits_per_entry or sum_fpr, not both")
         if not isinstance(filters, str) or filters not in ("optimized", "uniform"):
-            raise ValueError(f"filters must be 'optimized' or 'uniform', got {filters!r}")
-        if not isinstance(granularity, str) or granularity not in ("level", "file"):
-            raise ValueError(f"granularity must be 'level' or 'file'; got {granularity!r}")
-        if not isinstance(file_pick, str) or file_pick not in ("least_overlap", "round_robin"):
-            raise ValueError(f"file_pick must be 'least_overlap' or 'round_robin'; got "
-                             f"{file_pick!r}")
+            error = ValueError if isinstance(filters, str) else InvalidArgument
+            raise error(f"filters must be 'optimized' or 'uniform', got {filters!r}")
+        granularity = _check_choice("granularity", granularity, ("level", "file"))
+        if file_pick is not None:
+            file_pick = _check_choice("file_pick", file_pick, FILE_PICKS)
         level1_runs = _check_int("level1_runs", level1_runs, 1, 1000)
-        file_bytes = _check_file_bytes(file_bytes, block_bytes, int(design["T"] * buffer_bytes))
+        file_size = _check_file_bytes(file_bytes, block_bytes, int(design["T"] * buffer_bytes))
+        # after the values, so a bad value is named as such whatever the granularity
+        _refuse_file_only(granularity, file_bytes=file_bytes, file_pick=file_pick)
         cache_bytes = _check_cache_bytes(cache_bytes)
+        flags = {name: _check_bool(name, value) for name, value in
+                 dict(sync=sync, wal=wal, retain_obsolete_runs=retain_obsolete_runs).items()}
+        recovery = WAL_RECOVERY_MODES[_check_choice("wal_recovery", wal_recovery,
+                                                    tuple(WAL_RECOVERY_MODES))]
+        max_lost_bytes = _check_max_lost_bytes(max_lost_bytes)
         use_sum = sum_fpr is not None
         bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
         p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
         self._e = _engine._Engine(
-            os.fspath(path),
+            path,
             design["T"],
             design["C"],
             design["X"],
@@ -163,16 +322,18 @@ class Engine:
             p,
             filters == "uniform",
             hash_levels,
-            bool(sync),
-            bool(wal),
-            bool(retain_obsolete_runs),
+            flags["sync"],
+            flags["wal"],
+            flags["retain_obsolete_runs"],
             1 if granularity == "file" else 0,
-            file_bytes,
+            file_size,
             1 if file_pick == "round_robin" else 0,
             level1_runs,
             cache_bytes,
+            recovery,
+            max_lost_bytes,
         )
-        self.path = os.fspath(path)
+        self.path = path
         self.value_bytes = int(self._e.value_bytes)
         self.entries_per_block = int(self._e.entries_per_block)
         self.buffer_entries = int(self._e.buffer_entries)
@@ -180,27 +341,23 @@ class Engine:
     @classmethod
     def open(cls, path: str | os.PathLike[str], **kwargs: Any) -> Engine:
         """Open an existing directory with the design and layout its MANIFEST records (the
-        MANIFEST's checksum is verified first). ``kwargs`` may set ``sync``, ``wal`` and
-        ``cache_bytes``."""
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
-        if "\0" in os.fsdecode(path):
-            raise ValueError("path must not contain a NUL byte")
-        unknown = set(kwargs) - {"sync", "wal", "cache_bytes"}
+        MANIFEST's checksum is verified first). ``kwargs`` may set ``sync``, ``wal``,
+        ``cache_bytes``, ``wal_recovery`` and ``max_lost_bytes``.
+
+        Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST, run files or
+        logs) and ``FileNotFoundError`` when it holds run files or logs but no MANIFEST."""
+        path = _check_path(path)
+        unknown = set(kwargs) - _OPEN_KWARGS
         if unknown:
-            raise ValueError(f"Engine.open takes only sync, wal and cache_bytes; got "
+            raise ValueError(f"Engine.open takes only {', '.join(sorted(_OPEN_KWARGS))}; got "
                              f"{sorted(unknown)}")
-        if not os.path.exists(os.path.join(path, "MANIFEST")):
-            raise ValueError(
-                f"{os.fspath(path)!r} has no MANIFEST: not an engine directory, or one whose "
-                "MANIFEST was lost (nothing was opened or changed)"
-            )
-        return cls(path, **_engine.stored_options(os.fspath(path)), **kwargs)
+        _check_has_manifest(path)
+        return cls(path, **_opening_options(_engine.stored_options(path)), **kwargs)
 
     # -- single operations -------------------------------------------------------------
     def _value(self, value: Any) -> bytes | bytearray | memoryview:
         if not isinstance(value, (bytes, bytearray, memoryview)):
-            raise TypeError(f"value must be bytes-like, got {type(value).__name__}")
+            raise InvalidArgument(f"value must be bytes-like, got {type(value).__name__}")
         if len(memoryview(value).cast("B")) != self.value_bytes:
             raise ValueError(
                 f"value must be exactly {self.value_bytes} bytes, got {memoryview(value).nbytes}"
@@ -234,36 +391,23 @@ class Engine:
 
     # -- batches -----------------------------------------------------------------------
     def put_many(self, keys: Any, values: Any) -> None:
-        """Insert a batch: ``keys`` uint64 array (n,), ``values`` uint8 array (n, value_bytes)
-        or a bytes-like of n * value_bytes bytes. Runs without the GIL."""
-        k = np.ascontiguousarray(self._keys_array(keys))
+        """Insert a batch: ``keys`` uint64 array (n,) (or a list of ints in [0, 2**64)),
+        ``values`` uint8 array (n, value_bytes) or a bytes-like of n * value_bytes bytes. Runs
+        without the GIL. Atomic: the batch is one log record, so after a crash either all of
+        it or none of it is there."""
+        k = np.ascontiguousarray(_keys_array(keys))
         if isinstance(values, (bytes, bytearray, memoryview)):
             v = np.frombuffer(values, dtype=np.uint8)
         else:
             v = np.asarray(values)
             if v.dtype != np.uint8:
-                raise TypeError(f"values must be a uint8 array, got dtype {v.dtype}")
+                raise InvalidArgument(f"values must be a uint8 array, got dtype {v.dtype}")
         self._e.put_many(k, np.ascontiguousarray(v))
 
     def get_many(self, keys: Any) -> tuple[np.ndarray, np.ndarray]:
         """Look up a batch: returns ``(values, found)`` with values (n, value_bytes) uint8
         (zeros where absent) and found (n,) bool. Runs without the GIL."""
-        return self._e.get_many(np.ascontiguousarray(self._keys_array(keys)))
-
-    @staticmethod
-    def _keys_array(keys: Any) -> np.ndarray:
-        k = np.asarray(keys)
-        if k.ndim != 1:
-            raise ValueError(f"keys must be a 1-D array, got shape {k.shape}")
-        if k.size == 0:
-            return k.astype(np.uint64)
-        if k.dtype == np.uint64:
-            return k
-        if not np.issubdtype(k.dtype, np.integer):
-            raise TypeError(f"keys must be unsigned 64-bit integers, got dtype {k.dtype}")
-        if k.min() < 0:
-            raise ValueError("keys must be >= 0")
-        return k.astype(np.uint64)
+        return self._e.get_many(np.ascontiguousarray(_keys_array(keys)))
 
     # -- lifecycle and introspection --------------------------------------------------
     def flush(self) -> None:
@@ -322,3 +466,45 @@ class Engine:
         ``files`` true (``granularity="file"``) a level is ONE sorted run whose ``runs`` are its
         files in key order: count it as one run, not ``len(runs)``."""
         return self._e.levels()
+
+
+# -- a closed directory ----------------------------------------------------------------
+_REPORT_COUNTS = ("runs", "blocks", "entries", "logs", "log_records", "log_entries",
+                  "log_tail_dropped_bytes", "lost_files", "lost_bytes")
+
+
+def verify_directory(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Check a closed engine directory without changing it: open nothing for writing, replay
+    the live logs in memory only, read and check every block of every listed run.
+
+    Returns ``ok`` (no problem found), ``lost_writes`` (some acknowledged write cannot be
+    recovered), ``problems`` and ``warnings`` (lists of messages, each naming its file; a
+    warning is e.g. a torn log tail a crash left, or an unlisted file that opening would move
+    to ``lost/``) and the counts ``runs``, ``blocks``, ``entries``, ``logs``, ``log_records``,
+    ``log_entries``, ``log_tail_dropped_bytes``, ``lost_files`` and ``lost_bytes`` (what
+    ``lost/`` holds). Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST,
+    run files or logs) and ``OSError`` when an open Engine holds it."""
+    path = _check_path(path)
+    if not os.path.exists(os.path.join(path, "MANIFEST")) and not _holds_engine_files(path):
+        raise ValueError(f"{path!r} has no MANIFEST and no run files or logs: not an engine "
+                         "directory (nothing was read or changed)")
+    return _plain_report(_engine.verify_directory(path))
+
+
+def _plain_report(raw: dict[str, Any]) -> dict[str, Any]:
+    """The binding's report as plain Python values (JSON-ready), keys it adds kept as given."""
+    report = dict(raw)
+    report["ok"] = bool(raw["ok"])
+    report["lost_writes"] = bool(raw["lost_writes"])
+    report["problems"] = [str(m) for m in raw["problems"]]
+    report["warnings"] = [str(m) for m in raw["warnings"]]
+    for key in _REPORT_COUNTS:
+        report[key] = int(raw[key])
+    return report
+
+
+def clean_lost(path: str | os.PathLike[str]) -> dict[str, int]:
+    """Empty ``path/lost/``, where opening moves files it cannot prove obsolete. Returns what
+    was removed: ``{"files": ..., "bytes": ...}``. Nothing else in ``path`` is touched."""
+    removed = _engine.clean_lost(_check_path(path))
+    return {"files": int(removed["files"]), "bytes": int(removed["bytes"])}

@@ -232,3 +232,128 @@ def test_verify_reports_a_sound_directory_and_exits_1_on_damage(tmp_path, wacky)
     assert out.returncode == 1 and "fails its checksum" in out.stderr
     out = wacky("verify", str(tmp_path / "nothing-here"))
     assert out.returncode == 2 and "not an engine directory" in out.stderr
+
+
+# -- wacky verify: read only, exit 1 on a loss (issue 36) -------------------------------------
+VERIFY_DESIGN = dict(T=4, C=3, entry_bytes=32, block_bytes=256, buffer_bytes=1024)
+# Writes 20 more entries, then exits without close: they live only in the log.
+LIVE_LOG_CHILD = """
+import os, sys
+from native_engine import Engine
+e = Engine(sys.argv[1], T=4, C=3, entry_bytes=32, block_bytes=256, buffer_bytes=1024)
+for k in range(20):
+    e.put(10_000 + k, bytes([k]) * 24)
+os._exit(0)
+"""
+
+
+def _engine_dir(tmp_path, live_log: bool = False):
+    """A closed engine directory with runs, and with a live log of 20 unflushed writes."""
+    from native_engine import Engine
+
+    path = tmp_path / "db"
+    with Engine(path, **VERIFY_DESIGN) as e:
+        for k in range(2000):
+            e.put(k, b"x" * 24)
+    if live_log:
+        subprocess.run([sys.executable, "-c", LIVE_LOG_CHILD, str(path)], check=True)
+        assert any(p.stat().st_size > 0 for p in path.glob("wal-*.log"))
+    return path
+
+
+def _snapshot(path) -> dict:
+    """Every entry under ``path`` (lost/ included): a file's bytes, None for a directory."""
+    return {str(p.relative_to(path)): (p.read_bytes() if p.is_file() else None)
+            for p in sorted(path.rglob("*"))}
+
+
+def test_verify_leaves_the_directory_byte_identical(tmp_path, wacky):
+    """Opening would replay and rotate the log and may merge: verify must do neither."""
+    path = _engine_dir(tmp_path, live_log=True)
+    before = _snapshot(path)
+    out = wacky("verify", str(path))
+    assert out.returncode == 0, out.stderr
+    assert "live logs: " in out.stdout and "20 entries replayed" in out.stdout
+    assert "lost/: 0 files" in out.stdout and out.stdout.rstrip().endswith("recoverable")
+    assert _snapshot(path) == before
+    out = wacky("verify", str(path), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["path"] == str(path) and doc["ok"] and not doc["lost_writes"]
+    assert doc["logs"] >= 1 and doc["log_entries"] == 20 and doc["problems"] == []
+    assert doc["runs"] > 0 and doc["entries"] >= 2000
+    assert _snapshot(path) == before
+
+
+def test_verify_exits_1_when_the_live_log_is_deleted(tmp_path, wacky):
+    path = _engine_dir(tmp_path, live_log=True)
+    log = next(p for p in path.glob("wal-*.log") if p.stat().st_size > 0)
+    log.unlink()
+    before = _snapshot(path)
+    out = wacky("verify", str(path), "--json")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    doc = json.loads(out.stdout)
+    assert not doc["ok"] and doc["lost_writes"]
+    assert any(log.name in problem for problem in doc["problems"])
+    assert f"error: {path}: acknowledged writes cannot be recovered" in out.stderr
+    out = wacky("verify", str(path))
+    assert out.returncode == 1 and log.name in out.stderr
+    assert _snapshot(path) == before
+
+
+def test_verify_exits_1_when_a_run_file_is_deleted(tmp_path, wacky):
+    path = _engine_dir(tmp_path)
+    run = max(path.glob("run-*.sst"), key=lambda p: p.stat().st_size)
+    run.unlink()
+    before = _snapshot(path)
+    out = wacky("verify", str(path))
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert any(line.startswith("error: ") and run.name in line
+               for line in out.stderr.splitlines())
+    assert "acknowledged writes cannot be recovered" in out.stderr
+    doc = json.loads(wacky("verify", str(path), "--json").stdout)
+    assert not doc["ok"] and doc["lost_writes"]
+    assert _snapshot(path) == before
+
+
+def test_verify_exits_1_for_runs_without_a_manifest(tmp_path, wacky):
+    path = _engine_dir(tmp_path)
+    (path / "MANIFEST").unlink()
+    before = _snapshot(path)
+    out = wacky("verify", str(path))
+    assert out.returncode == 1 and "MANIFEST" in out.stderr and "Traceback" not in out.stderr
+    assert _snapshot(path) == before
+
+
+def test_verify_clean_lost_empties_lost_only_when_asked(tmp_path, wacky):
+    path = _engine_dir(tmp_path)
+    (path / "lost").mkdir(exist_ok=True)
+    (path / "lost" / "run-009999.sst").write_bytes(b"z" * 100)
+    out = wacky("verify", str(path))
+    assert out.returncode == 0 and "lost/: 1 files, 100 bytes" in out.stdout
+    assert (path / "lost" / "run-009999.sst").exists()  # reported, not removed
+    rest = {k: v for k, v in _snapshot(path).items() if not k.startswith("lost")}
+    out = wacky("verify", str(path), "--clean-lost", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["cleaned"] == {"files": 1, "bytes": 100}
+    assert not (path / "lost").exists() or not any((path / "lost").iterdir())
+    assert {k: v for k, v in _snapshot(path).items() if not k.startswith("lost")} == rest
+
+
+def test_verify_keeps_lost_when_a_problem_is_found(tmp_path, wacky):
+    """lost/ may hold what a recovery needs: --clean-lost does not empty it after a failure."""
+    path = _engine_dir(tmp_path)
+    (path / "lost").mkdir(exist_ok=True)
+    (path / "lost" / "run-009999.sst").write_bytes(b"z" * 100)
+    min(path.glob("run-*.sst")).unlink()
+    out = wacky("verify", str(path), "--clean-lost")
+    assert out.returncode == 1 and "lost/ was not emptied" in out.stderr
+    assert (path / "lost" / "run-009999.sst").read_bytes() == b"z" * 100
+
+
+def test_verify_of_a_directory_in_use_exits_2(tmp_path, wacky):
+    from native_engine import Engine
+
+    with Engine(tmp_path / "db", **VERIFY_DESIGN):
+        out = wacky("verify", str(tmp_path / "db"))
+    assert out.returncode == 2 and out.stderr.startswith("error: cannot verify")

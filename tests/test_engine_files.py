@@ -87,7 +87,8 @@ def test_bad_compaction_options_are_named(tmp_path, kwargs, error, message) -> N
 def test_a_reopen_with_other_compaction_options_is_refused(tmp_path) -> None:
     kw = dict(T=3, C=2, K=0, Z=0, **LAYOUT, granularity="file", file_bytes=96, level1_runs=2)
     Engine(tmp_path / "db", **kw).close()
-    for change, message in ((dict(granularity="level"), "granularity \\(stored file"),
+    for change, message in ((dict(granularity="level", file_bytes=None),
+                             "granularity \\(stored file"),
                             (dict(file_bytes=48), "file_bytes"),
                             (dict(level1_runs=3), "level1_runs"),
                             (dict(file_pick="round_robin"), "file_pick")):

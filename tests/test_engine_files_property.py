@@ -18,16 +18,17 @@ from hypothesis import strategies as st
 
 from native_engine import Engine
 
-LAYOUT = dict(entry_bytes=64, block_bytes=512, buffer_bytes=4096, file_bytes=1024)
+LAYOUT = dict(entry_bytes=64, block_bytes=512, buffer_bytes=4096)
+FILES = dict(granularity="file", file_bytes=1024)  # file_bytes is refused with whole levels
 FILE_ENTRIES = 1024 // 512 * (512 // 64)
 VB = 64 - 8
 GRID = [
     dict(granularity="level", level1_runs=1),
     dict(granularity="level", level1_runs=3),
-    dict(granularity="file", level1_runs=1, file_pick="least_overlap"),
-    dict(granularity="file", level1_runs=1, file_pick="round_robin"),
-    dict(granularity="file", level1_runs=3, file_pick="least_overlap"),
-    dict(granularity="file", level1_runs=3, file_pick="round_robin"),
+    dict(**FILES, level1_runs=1, file_pick="least_overlap"),
+    dict(**FILES, level1_runs=1, file_pick="round_robin"),
+    dict(**FILES, level1_runs=3, file_pick="least_overlap"),
+    dict(**FILES, level1_runs=3, file_pick="round_robin"),
 ]
 DESIGNS = [dict(T=2, C=1), dict(T=3, C=2, bits_per_entry=0)]
 KEYS = st.integers(0, 3000) | st.sampled_from([0, 2**63, 2**64 - 1])
@@ -145,7 +146,7 @@ def _loaded(path: str, **kw: Any) -> Engine:
 def test_a_level_of_files_is_one_sorted_run_to_reads(tmp_path) -> None:
     """A get probes one file per level (no filters: at most one block per level), and a scan
     counts each level of files as one run probed, however many files it crosses."""
-    e = _loaded(str(tmp_path / "db"), granularity="file", bits_per_entry=0)
+    e = _loaded(str(tmp_path / "db"), **FILES, bits_per_entry=0)
     e.flush()
     levels = e.levels()
     assert len(levels) >= 3 and sum(len(lv["runs"]) for lv in levels) > 3 * len(levels)
@@ -164,7 +165,7 @@ def test_round_robin_and_least_overlap_pick_differently(tmp_path) -> None:
     """Both pickers keep the contents; they choose other files, so the trees differ."""
     trees = []
     for pick in ("least_overlap", "round_robin"):
-        e = _loaded(str(tmp_path / pick), granularity="file", file_pick=pick)
+        e = _loaded(str(tmp_path / pick), **FILES, file_pick=pick)
         assert len(list(e.scan(0, 2**64 - 1))) == 4000
         trees.append([[(r["min_key"], r["max_key"]) for r in lv["runs"]] for lv in e.levels()])
         assert e.stats()["merges"] > 0
@@ -225,7 +226,7 @@ def test_bad_options_are_refused_by_name(tmp_path, kwargs, error, message) -> No
 def test_a_tiered_design_may_stage_flushes_but_not_use_files(tmp_path) -> None:
     Engine(tmp_path / "a", T=3, C=2, K=1, Z=1, **LAYOUT, level1_runs=3).close()
     with pytest.raises(ValueError, match="needs one run per level"):
-        Engine(tmp_path / "b", T=3, C=2, K=1, Z=1, **LAYOUT, granularity="file")
+        Engine(tmp_path / "b", T=3, C=2, K=1, Z=1, **LAYOUT, **FILES)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -236,13 +237,16 @@ def test_a_tiered_design_may_stage_flushes_but_not_use_files(tmp_path) -> None:
      r"file_pick \(stored least_overlap, requested round_robin\)"),
 ])
 def test_a_reopen_with_other_options_is_refused(tmp_path, change, message) -> None:
-    kw = dict(T=3, C=2, K=0, Z=0, **LAYOUT, granularity="file", level1_runs=3)
+    kw = dict(T=3, C=2, K=0, Z=0, **LAYOUT, **FILES, level1_runs=3)
     e = Engine(tmp_path / "db", **kw)
     for k in range(500):
         e.put(k, _value(k, 1))
     e.close()
+    requested = kw | change
+    if requested["granularity"] == "level":  # file_bytes alone would be refused first
+        del requested["file_bytes"]
     with pytest.raises(ValueError, match=message):
-        Engine(tmp_path / "db", **(kw | change))
+        Engine(tmp_path / "db", **requested)
     with Engine(tmp_path / "db", **kw) as e:  # refused without harm
         assert e.get(499) == _value(499, 1)
 

@@ -98,20 +98,20 @@ def test_reopen_with_another_filters_mode_is_refused(tmp_path) -> None:
 
 
 def test_older_manifest_versions_are_refused_by_name(tmp_path) -> None:
-    """Version 3 added checksums to run files, so directories written before it (manifest
-    versions 1 and 2) cannot be read; they are refused by name and left as they were. Version
-    4 (the compaction options and level 0) still reads version 3's directories."""
+    """Version 5 gave run files a footer that identifies them (issue 36), so directories
+    written before it (manifest versions 1 to 4) cannot be read; they are refused by name and
+    left as they were."""
     path = tmp_path / "db"
     e = Engine(path, **KW)
     _load(e, 3_000)
     e.close()
     manifest = path / "MANIFEST"
     text = manifest.read_text()
-    assert text.startswith("wacky-manifest 4\n") and "uniform_filters 0\n" in text
+    assert text.startswith("wacky-manifest 5\n") and "uniform_filters 0\n" in text
     before = sorted(os.listdir(path))
-    for old in ("1", "2"):
-        manifest.write_text(text.replace("wacky-manifest 4\n", f"wacky-manifest {old}\n"))
-        with pytest.raises(OSError, match=f"format version {old}.*reads versions 3 and 4 only"):
+    for old in ("1", "2", "3", "4"):
+        manifest.write_text(text.replace("wacky-manifest 5\n", f"wacky-manifest {old}\n"))
+        with pytest.raises(OSError, match=f"format version {old}.*reads version 5 only"):
             Engine(path, **KW)
         assert sorted(os.listdir(path)) == before
     manifest.write_text(text.replace("uniform_filters 0\n", "uniform_filters 1\n"))

@@ -290,7 +290,11 @@ def validate(
         predicted = predict_finite(design, system, workload, range_entries,
                                    steady_window=phase == "steady")
     engine_compaction = dict(granularity=compaction.granularity,
-                             level1_runs=compaction.level1_runs, file_pick=compaction.file_pick)
+                             level1_runs=compaction.level1_runs)
+    # Engine refuses file_pick and file_bytes with whole-level merges (they would do nothing):
+    # pass them when files are merged or when chosen, so a chosen one is refused, not ignored
+    if files or compaction.file_pick != Compaction().file_pick:
+        engine_compaction["file_pick"] = compaction.file_pick
     if compaction.file_bytes is not None:
         engine_compaction["file_bytes"] = compaction.file_bytes
 

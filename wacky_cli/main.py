@@ -521,24 +521,86 @@ def replay_command(
 
 @app.command("verify")
 def verify_command(
-    path: Annotated[Path, typer.Argument(help="An engine directory.")],
+    path: Annotated[Path, typer.Argument(help="An engine directory (not open).")],
     as_json: JsonFlag = False,
+    clean_lost: Annotated[bool, typer.Option(
+        "--clean-lost", help="After verifying, empty the directory's lost/ folder (the one "
+        "write this command makes, refused when a problem was found).")] = False,
 ) -> None:
-    """Check every block of every run in an engine directory against its checksum."""
-    from native_engine import CorruptionError, Engine
+    """Check an engine directory without changing it: every block of every run against its
+    checksum, the live logs replayed in memory, and what opening would move to lost/."""
+    from native_engine import CorruptionError, verify_directory
 
     try:
-        with Engine.open(path) as engine:
-            report = engine.verify()
-    except CorruptionError as err:
-        print(f"error: corrupt: {err.strerror or err}", file=sys.stderr)
+        report = verify_directory(path)
+    except (CorruptionError, FileNotFoundError) as err:
+        # damage the check could not get past (or a missing MANIFEST): a finding, exit 1
+        print(f"error: {_os_error_text(err)}", file=sys.stderr)
         raise typer.Exit(1) from None
-    except OSError as err:
-        raise ValueError(f"cannot open {path}: {err.strerror or err}") from None
+    except OSError as err:  # e.g. in use by an open engine: no verdict, a usage error
+        raise ValueError(f"cannot verify {path}: {_os_error_text(err)}") from None
+    failed = bool(report["problems"]) or report["lost_writes"] or not report["ok"]
+    cleaned = _clean_lost(path) if clean_lost and not failed else None
     if as_json:
-        _print_json({"path": str(path), **report, "ok": True})
+        _print_json({"path": str(path), **report}
+                    | ({"cleaned": cleaned} if clean_lost else {}))
     else:
-        print(f"{path}: {report['runs']} runs, {report['blocks']:,} blocks, all checksums match")
+        for line in _verify_lines(str(path), report, cleaned):
+            print(line)
+        for warning in report["warnings"]:
+            print(f"warning: {warning}", file=sys.stderr)
+    if failed:
+        for line in _verify_errors(str(path), report, clean_lost):
+            print(line, file=sys.stderr)
+        raise typer.Exit(1)
+
+
+def _os_error_text(err: OSError) -> str:
+    """The engine's message (it names the file) without Python's "[Errno 5]" prefix."""
+    text = err.strerror or str(err)
+    return f"{err.filename}: {text}" if err.filename else text
+
+
+def _clean_lost(path: Path) -> dict[str, int]:
+    from native_engine import clean_lost
+
+    try:
+        return clean_lost(path)
+    except OSError as err:
+        raise ValueError(f"--clean-lost: cannot empty {path / 'lost'}: "
+                         f"{_os_error_text(err)}") from None
+
+
+def _verify_lines(path: str, report: dict[str, Any], cleaned: dict[str, int] | None) -> list[str]:
+    """The human report of ``wacky verify`` on stdout: what was checked, and lost/."""
+    lines = [
+        f"{path}: {report['runs']} runs, {report['blocks']:,} blocks, {report['entries']:,} "
+        "entries checked",
+        f"live logs: {report['logs']}, {report['log_records']:,} records, "
+        f"{report['log_entries']:,} entries replayed in memory"
+        + (f", a torn tail of {report['log_tail_dropped_bytes']:,} bytes dropped"
+           if report["log_tail_dropped_bytes"] else ""),
+        f"lost/: {report['lost_files']} files, {report['lost_bytes']:,} bytes",
+    ]
+    if cleaned is not None:
+        lines.append(f"lost/ emptied: {cleaned['files']} files, {cleaned['bytes']:,} bytes "
+                     "removed")
+    if report["ok"] and not report["problems"]:
+        lines.append("ok: every checksum matches and every acknowledged write is recoverable")
+    return lines
+
+
+def _verify_errors(path: str, report: dict[str, Any], clean_lost: bool) -> list[str]:
+    """The ``error:`` lines of a failed verification: each problem (each names its file)."""
+    lines = [f"error: {problem}" for problem in report["problems"]]
+    if report["lost_writes"]:
+        lines.append(f"error: {path}: acknowledged writes cannot be recovered")
+    elif not lines:
+        lines.append(f"error: {path}: verification failed")
+    if clean_lost:
+        lines.append("error: lost/ was not emptied: with a problem found, it may hold what a "
+                     "recovery needs")
+    return lines
 
 
 @app.command("dashboard")

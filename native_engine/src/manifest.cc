@@ -232,6 +232,11 @@ bool OutputsRecord::Decode(const std::string& text, OutputsRecord* out) {
 }
 
 std::string CompareDesign(const Options& s, const Options& r) {
+  // Granularity first: the file-only options differ whenever it does.
+  auto granularity = [](int g) { return g == kFileGranularity ? "file" : "level"; };
+  if (s.granularity != r.granularity)
+    return std::string("granularity (stored ") + granularity(s.granularity) + ", requested " +
+           granularity(r.granularity) + ")";
   std::ostringstream os;
   os.precision(17);
   auto diff = [&](const char* name, double a, double b) {
@@ -250,10 +255,6 @@ std::string CompareDesign(const Options& s, const Options& r) {
            static_cast<double>(r.file_bytes ? r.file_bytes : r.buffer_bytes)) ||
       diff("level1_runs", s.level1_runs, r.level1_runs))
     return os.str();
-  auto granularity = [](int g) { return g == kFileGranularity ? "file" : "level"; };
-  if (s.granularity != r.granularity)
-    return std::string("granularity (stored ") + granularity(s.granularity) + ", requested " +
-           granularity(r.granularity) + ")";
   auto pick = [](int p) { return p == kRoundRobin ? "round_robin" : "least_overlap"; };
   if (s.file_pick != r.file_pick)
     return std::string("file_pick (stored ") + pick(s.file_pick) + ", requested " +
