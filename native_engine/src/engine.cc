@@ -263,11 +263,11 @@ void Engine::CommitLog() {
     if (n > 0 && options_.sync) ++stats_.wal_syncs;
     return;
   } catch (const IOError&) {
-    if (!log_->failed()) throw;  // a failed write(): the log is intact, the call fails
+    if (!log_->failed()) throw;
   }
-  // A failed fdatasync: the log can no longer be trusted (wal.h). The buffer, which holds
-  // every write so far, goes into a run instead; the flush also starts a new log. If it
-  // succeeds, the writes are durable and the call may return.
+  // A failed write or fdatasync: the log can no longer be trusted (wal.h). The buffer, which
+  // holds every write so far, goes into a run instead; the flush also starts a new log. If
+  // it succeeds, the writes are durable and the call may return.
   FlushLocked();
 }
 
@@ -279,6 +279,9 @@ void Engine::PutMany(const uint64_t* keys, const uint8_t* values, size_t n) {
   // The whole batch goes into the log first, as one batch (wal.h), then into the buffer:
   // after a crash it is replayed whole or not at all.
   bool logged = false;
+  // A log broken by an earlier call is retired first (its writes go into a run), so the
+  // failure handled below is this batch's own.
+  if (log_ && log_->failed()) FlushLocked();
   if (log_) {
     try {
       for (size_t i = 0; i < n; ++i) log_->Add(keys[i], values + i * vb, false);

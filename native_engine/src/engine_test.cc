@@ -761,6 +761,41 @@ TEST(Engine, ABatchIsAllOrNothingAcrossACrashInsideIt) {
   CHECK(whole >= 3);  // the cases where the batch was logged before a flush failed
 }
 
+// A log broken by a failed fdatasync whose flush failed too (a full disk) is retired by the
+// next batch before that batch is logged, so the batch is never taken for written.
+TEST(Engine, ABatchAfterABrokenLogIsLoggedInANewOne) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/db";
+  Options o = Small();
+  o.sync = true;
+  std::vector<uint64_t> keys = {7001, 7002, 7003};
+  std::vector<uint8_t> values(keys.size() * o.value_bytes(), 0x5a);
+  InAChildThatDies([&] {
+    auto* e = new Engine(path, o);
+    e->Put(1, Value(o, 1, 0).data());
+    e->TEST_FailLogSync(true);
+    e->TEST_InjectWriteFailure(0);
+    try {
+      e->Put(2, Value(o, 2, 0).data());  // the sync fails, then the flush covering it
+    } catch (const IOError&) {
+    }
+    e->TEST_FailLogSync(false);
+    try {
+      e->PutMany(keys.data(), values.data(), keys.size());  // the disk is still full
+      ::_exit(4);
+    } catch (const IOError&) {
+    }
+    std::vector<uint8_t> out(o.value_bytes());
+    if (e->Get(7001, out.data())) ::_exit(5);  // refused: none of the batch applied
+    e->TEST_InjectWriteFailure(-1);
+    e->PutMany(keys.data(), values.data(), keys.size());
+  });
+  Engine e(path, o);
+  std::vector<uint8_t> out(o.value_bytes());
+  CHECK(e.Get(1, out.data()));
+  for (uint64_t k : keys) CHECK(e.Get(k, out.data()));
+}
+
 TEST(Engine, AHugeBlockCostsMemoryByTheDataNotByTheChunk) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";

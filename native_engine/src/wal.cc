@@ -176,17 +176,17 @@ LogScan ScanLog(const std::string& path, uint64_t number, uint64_t db_id, uint64
       if (p[i] != 0) return false;
     return true;
   };
-  // Damage at `at`: tolerated as a torn tail (`torn`), else refused, or in point-in-time
-  // mode the end of the replay. Returns true to stop scanning.
+  // Damage at `at`: dropped from there to the end if it is a torn tail (`torn`) the mode
+  // tolerates, or in point-in-time mode; otherwise refused. The scan stops either way.
   auto damage = [&](size_t at, bool torn, const std::string& what) {
     if (mode == WalRecovery::kPointInTimeRecovery) {
       scan.dropped_bytes = size - at;
       scan.stopped_at = where + ": " + what + " at byte " + std::to_string(at);
-      return true;
+      return;
     }
     if (torn && mode == WalRecovery::kTolerateCorruptedTailRecords) {
       scan.dropped_bytes = size - at;
-      return true;
+      return;
     }
     throw Corruption(where + ": " + what + " at byte " + std::to_string(at) + " (" +
                      std::to_string(size - at) + " bytes from there to the end" +
@@ -202,27 +202,31 @@ LogScan ScanLog(const std::string& path, uint64_t number, uint64_t db_id, uint64
   while (at < size) {
     const size_t left = size - at;
     if (left < kLogHeaderBytes) {
-      if (damage(at, true, "an incomplete record header")) break;
+      damage(at, true, "an incomplete record header");
+      break;
     }
     const uint8_t* h = p + at;
     if (GetU32(h) != crc32c::Mask(crc32c::Value(h + 4, kLogHeaderBytes - 4))) {
-      if (damage(at, only_zeros_from(at), "a record header that fails its checksum")) break;
+      damage(at, only_zeros_from(at), "a record header that fails its checksum");
+      break;
     }
     const size_t n = GetU32(h + 4);
     const uint8_t type = h[8];
     if (n > left - kLogHeaderBytes) {
       // The intact header announces more than the file holds: torn while being written.
-      if (damage(at, true, "an incomplete record")) break;
+      damage(at, true, "an incomplete record");
+      break;
     }
     const uint8_t* payload = h + kLogHeaderBytes;
     if (GetU32(h + 12) != crc32c::Mask(crc32c::Value(payload, n))) {
-      if (damage(at, only_zeros_from(at + kLogHeaderBytes),
-                 "a record whose payload fails its checksum"))
-        break;
+      damage(at, only_zeros_from(at + kLogHeaderBytes),
+             "a record whose payload fails its checksum");
+      break;
     }
     if (type == static_cast<uint8_t>(LogRecordType::kHeader)) {
       if (at != 0 || n != kHeaderPayloadBytes) {
-        if (damage(at, false, "a misplaced header record")) break;
+        damage(at, false, "a misplaced header record");
+        break;
       }
       if (std::memcmp(payload, kLogMagic, 8) != 0)
         throw Corruption(where + " is not a log of this engine (bad magic)");
@@ -240,10 +244,12 @@ LogScan ScanLog(const std::string& path, uint64_t number, uint64_t db_id, uint64
       continue;
     }
     if (!scan.has_header) {
-      if (damage(at, false, "a record before the log's header record")) break;
+      damage(at, false, "a record before the log's header record");
+      break;
     }
     if (type < 1 || type > 4) {
-      if (damage(at, false, "a record of unknown type " + std::to_string(type))) break;
+      damage(at, false, "a record of unknown type " + std::to_string(type));
+      break;
     }
     // The entries must parse: a record with a good checksum and bad entries was written so.
     uint64_t entries = 0;
@@ -259,21 +265,24 @@ LogScan ScanLog(const std::string& path, uint64_t number, uint64_t db_id, uint64
       ++entries;
     }
     if (malformed) {
-      if (damage(at, false, "a malformed entry in the record")) break;
+      damage(at, false, "a malformed entry in the record");
+      break;
     }
     const auto rtype = static_cast<LogRecordType>(type);
     if (rtype == LogRecordType::kFull || rtype == LogRecordType::kFirst) {
       // The writer never starts a batch before ending the last one (a failed write breaks
       // the log), so an unfinished batch followed by another means records went missing.
       if (in_batch) {
-        if (damage(open_at, false, "an unfinished batch followed by another")) break;
+        damage(open_at, false, "an unfinished batch followed by another");
+        break;
       }
       open = LogBatch();
       open_entries = 0;
       open_at = at;
       in_batch = true;
     } else if (!in_batch) {
-      if (damage(at, false, "a batch fragment with no beginning")) break;
+      damage(at, false, "a batch fragment with no beginning");
+      break;
     }
     open.fragments.emplace_back(at + kLogHeaderBytes, n);
     open_entries += entries;
