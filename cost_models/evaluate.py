@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cost_models import costs, filters, memory
+from cost_models import costs, filters, memory, objective
 from cost_models.structure import ArrayLike, Structure, structure
 
 
@@ -39,31 +39,14 @@ class Evaluation:
     def range_cost(self, range_blocks: ArrayLike) -> np.ndarray:
         return costs.range_cost_blocks(self.structure, range_blocks)
 
-    def theta(
-        self,
-        point_reads: ArrayLike,
-        zero_reads: ArrayLike,
-        writes: ArrayLike,
-        range_reads: ArrayLike,
-        range_blocks: ArrayLike = 0.0,
-        uniform_share: ArrayLike = 0.0,
-        probe_cost: ArrayLike = 0.0,
-    ) -> np.ndarray:
-        """Eq 16 for the given operation fractions."""
-        return costs.theta(
-            point_reads,
-            zero_reads,
-            writes,
-            range_reads,
-            self.point_read,
-            self.zero_result_read,
-            self.write_cost,
-            self.range_cost(range_blocks),
-            self.point_read_uniform,
-            uniform_share,
-            self.filter_probes,
-            probe_cost,
-        )
+    @property
+    def row(self) -> np.ndarray:
+        """The cost row (:data:`cost_models.objective.COST_ROW`): Theta = row @ weights."""
+        return objective.cost_row(
+            point_read=self.point_read, zero_result_read=self.zero_result_read,
+            write_cost=self.write_cost, range_runs=self.range_runs,
+            range_spread=costs.range_spread(self.structure),
+            point_read_uniform=self.point_read_uniform, filter_probes=self.filter_probes)
 
 
 def _bloom_fprs(
@@ -195,9 +178,9 @@ def evaluate(
 
 def cost_rows(s: Structure, fprs: np.ndarray, entries_per_block: ArrayLike,
               hash_levels: ArrayLike = 0) -> np.ndarray:
-    """Just the costs Theta needs, stacked on a last axis in the order of ``costs.COST_ROW``.
+    """Just the costs Theta needs, stacked on a last axis in the order of ``objective.COST_ROW``.
 
-    Theta (Eq 16) is ``costs.theta_of_rows(rows, costs.theta_weights(...))``; the design search
+    Theta (Eq 16) is ``objective.theta_of_rows(rows, objective.theta_weights(...))``; the search
     calls this many times, so it skips memory accounting. ``fprs`` comes from
     :func:`allocate_fprs` with the same ``hash_levels``.
     """

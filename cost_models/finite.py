@@ -308,7 +308,7 @@ def finite_cost_rows(
     uniform: bool = False,
     hash_levels: ArrayLike = 0,
 ) -> np.ndarray:
-    """The finite model's cost rows in the order of ``costs.COST_ROW``, for Theta = row @ weights.
+    """The finite model's cost rows (``objective.COST_ROW``), for Theta = row @ weights.
 
     Write amplification is the amortized one (full merges included); every entry is in a run,
     so a long range spreads over all of the data (spread 1).

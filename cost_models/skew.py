@@ -35,7 +35,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import brentq
 
 from cost_models.evaluate import allocate_fprs
 from cost_models.filters import (
@@ -569,6 +568,9 @@ def skewed_costs(
         lo = hi / 16.0
         while lo > 1e-12 and occupancy(lo) > cache_blocks:
             lo /= 16.0
+        # Imported here: scipy.optimize costs ~0.3 s at import, and only a cache needs it.
+        from scipy.optimize import brentq
+
         t_c = math.exp(brentq(lambda x: occupancy(math.exp(x)) - cache_blocks,
                               math.log(lo), math.log(hi), xtol=1e-6, rtol=1e-8))
     hit_level = []

@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from cost_models import costs, filters, memory
+from cost_models import costs, filters, memory, objective
 from cost_models.evaluate import evaluate
 from cost_models.filters import LN2_SQ
 from cost_models.structure import levels_real, num_levels, structure
@@ -484,19 +484,23 @@ def test_eq16_linear_form_is_eq16(fractions, range_blocks, knobs, probe_cost, ha
     r, z, w, v = (f / sum(fractions) for f in fractions)
     e = evaluate(*knobs, n_buffers=2**10, entries_per_block=32, bits_per_entry=5.0,
                  hash_levels=hash_levels)
-    direct = e.theta(r, z, w, v, range_blocks, probe_cost=probe_cost)
+    direct = objective.theta(r, z, w, v, e.point_read, e.zero_result_read, e.write_cost,
+                             e.range_cost(range_blocks), e.point_read_uniform, 0.0,
+                             e.filter_probes, probe_cost)
     rows = np.array([e.point_read, e.zero_result_read, e.write_cost, e.range_runs,
                      costs.range_spread(e.structure), e.point_read_uniform, e.filter_probes])
-    weights = costs.theta_weights(r, z, w, v, range_blocks, probe_cost=probe_cost)
+    assert np.allclose(e.row, rows, rtol=0, atol=0)  # the named row is the same row
+    weights = objective.theta_weights(r, z, w, v, range_blocks, probe_cost=probe_cost)
     assert float(rows @ weights) == pytest.approx(float(direct), rel=1e-12)
-    assert float(costs.theta_of_rows(rows, weights)[0]) == pytest.approx(float(direct), rel=1e-12)
+    assert float(objective.theta_of_rows(rows, weights)[0]) == pytest.approx(float(direct),
+                                                                              rel=1e-12)
     # A range read costs one I/O per run plus the result's blocks over the levels' data share.
     expected_range = e.range_runs + range_blocks * costs.range_spread(e.structure)
     assert float(e.range_cost(range_blocks)) == pytest.approx(float(expected_range), rel=1e-12)
 
 
 def test_theta_weights_broadcast_over_workloads() -> None:
-    w = costs.theta_weights([0.5, 0.0], [0.5, 0.0], [0.0, 0.5], [0.0, 0.5], [0.0, 8.0])
+    w = objective.theta_weights([0.5, 0.0], [0.5, 0.0], [0.0, 0.5], [0.0, 0.5], [0.0, 8.0])
     np.testing.assert_allclose(w, [[0.5, 0.5, 0, 0, 0, 0, 0], [0, 0, 0.5, 0.5, 4.0, 0, 0]])
 
 
@@ -505,8 +509,9 @@ def test_expected_point_reads_weight_the_uniform_read_column() -> None:
     rows = np.array([e.point_read, e.zero_result_read, e.write_cost, e.range_runs,
                      costs.range_spread(e.structure), e.point_read_uniform, e.filter_probes])
     for share in (0.0, 0.3, 1.0):
-        weights = costs.theta_weights(0.4, 0.1, 0.4, 0.1, 2.0, 1.0, share)
-        direct = e.theta(0.4, 0.1, 0.4, 0.1, 2.0, share)
+        weights = objective.theta_weights(0.4, 0.1, 0.4, 0.1, 2.0, 1.0, share)
+        direct = objective.theta(0.4, 0.1, 0.4, 0.1, e.point_read, e.zero_result_read,
+                                 e.write_cost, e.range_cost(2.0), e.point_read_uniform, share)
         assert float(rows @ weights) == pytest.approx(float(direct), rel=1e-12)
         by_hand = (0.4 * ((1 - share) * e.point_read + share * e.point_read_uniform)
                    + 0.1 * e.zero_result_read + 0.4 * e.write_cost

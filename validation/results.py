@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from cost_models import costs as eq
+from cost_models.objective import cost_row, theta_of_row
 from validation.scale import Scale
-from wacky_model.types import Compaction, Design, Workload
+from wacky_model.types import Compaction, Design, Workload, workload_vector
 
 # The per-operation figures compared between a model and the engine, in report order.
 METRICS = (
@@ -81,16 +81,20 @@ class Costs:
         return out
 
 
-def with_theta(c: Costs, workload: Workload | None, entries_per_block: int) -> Costs:
-    """``c`` with Eq 16 for ``workload`` (None without one): :func:`cost_models.costs.theta`
-    with the write cost W = write_amp / B (Eq 14) and ``range_io`` as the range term.
+def with_theta(c: Costs, workload: Workload | None, entries_per_block: int,
+               write_cost_ratio: float = 1.0) -> Costs:
+    """``c`` with Eq 16 for ``workload`` (None without one), through the one Theta
+    (:mod:`cost_models.objective`): W = write_amp / B (Eq 14), ``range_io`` as the range
+    term, and a block written costing ``write_cost_ratio`` block reads. Costs with no
+    worst-case read (measured under skew) price every existing-key read at its measured mean.
     """
     if workload is None:
         return replace(c, theta=None)
-    theta = eq.theta(*workload.fractions, c.point_read, c.zero_result_read,
-                     c.write_amp / entries_per_block, c.range_io, c.point_read_uniform,
-                     workload.expected_point_reads)
-    return replace(c, theta=float(theta))
+    point = c.point_read if c.point_read is not None else c.point_read_uniform
+    row = cost_row(point_read=point, zero_result_read=c.zero_result_read,
+                   write_cost=c.write_amp / entries_per_block, range_runs=c.range_io,
+                   range_spread=0.0, point_read_uniform=c.point_read_uniform)
+    return replace(c, theta=theta_of_row(row, workload_vector(workload, write_cost_ratio)))
 
 
 def relative_error(predicted: float | None, measured: float | None) -> float | None:

@@ -76,7 +76,7 @@ def predict_paper(design: Design, system: System, workload: Workload | None) -> 
             for row in a.levels
         ),
     )
-    return with_theta(costs, workload, system.entries_per_block)
+    return with_theta(costs, workload, system.entries_per_block, system.write_cost_ratio)
 
 
 def predict_finite(
@@ -110,7 +110,7 @@ def predict_finite(
             for i, (r, e) in enumerate(zip(runs, entries, strict=True))
         ),
     )
-    return with_theta(costs, workload, system.entries_per_block)
+    return with_theta(costs, workload, system.entries_per_block, system.write_cost_ratio)
 
 
 def leveled_to_costs(m: LeveledCosts, workload: Workload | None, range_entries: int,
@@ -167,7 +167,7 @@ def predict_simulated(
             for i, lvl in enumerate(tree.levels)
         ),
     )
-    return with_theta(costs, workload, system.entries_per_block)
+    return with_theta(costs, workload, system.entries_per_block, system.write_cost_ratio)
 
 
 def steady_references(

@@ -9,12 +9,12 @@ import numpy as np
 
 from cost_models.costs import range_cost as range_cost_of
 from cost_models.costs import space_amplification
-from cost_models.costs import theta as theta_of
 from cost_models.evaluate import Evaluation, evaluate
 from cost_models.finite import FiniteCosts, finite_costs
 from cost_models.limits import check_physical
+from cost_models.objective import cost_row, theta_of_row
 from wacky_model.guardrails import run_warnings
-from wacky_model.types import Design, System, Workload
+from wacky_model.types import Design, System, Workload, workload_vector
 
 
 @dataclass(frozen=True)
@@ -58,10 +58,11 @@ def steady_costs(design: Design, system: System, workload: Workload | None = Non
     if workload is not None:
         # Every entry is in a run, so a long range spreads over all of the data.
         range_cost = float(range_cost_of(m.range_runs, 1.0, workload.range_blocks))
-        theta = float(theta_of(*workload.fractions, m.point_read, m.zero_result_read,
-                               write_cost * system.write_cost_ratio, range_cost,
-                               m.point_read_uniform, workload.expected_point_reads,
-                               m.filter_probes, system.probe_cost))
+        row = cost_row(point_read=m.point_read, zero_result_read=m.zero_result_read,
+                       write_cost=write_cost, range_runs=m.range_runs,
+                       point_read_uniform=m.point_read_uniform, filter_probes=m.filter_probes)
+        theta = theta_of_row(row, workload_vector(workload, system.write_cost_ratio,
+                                                  system.probe_cost))
     return SteadyCosts(
         write_amp=float(m.write_amp),
         write_cost=write_cost,
@@ -239,9 +240,8 @@ def analyze(
     range_cost = theta = None
     if workload is not None:
         range_cost = float(e.range_cost(workload.range_blocks))
-        r, z, w, v = workload.fractions
-        theta = float(e.theta(r, z, w * system.write_cost_ratio, v, workload.range_blocks,
-                              workload.expected_point_reads, system.probe_cost))
+        theta = theta_of_row(e.row, workload_vector(workload, system.write_cost_ratio,
+                                                    system.probe_cost))
     return Analysis(
         design=design,
         system=system,

@@ -17,6 +17,7 @@ from cost_models.filters import (
     uniform_fprs_for_sum,
 )
 from cost_models.finite import realized_fpr
+from cost_models.objective import cost_row
 from cost_models.partial import LeveledFiles, WindowCosts, capacities, window_costs
 from wacky_model.types import Compaction, Design, System
 
@@ -32,6 +33,14 @@ class LeveledCosts:
     range_runs: float
     memory_bits_per_entry: float
     window: WindowCosts | None  # the sizes behind them (leveled trees)
+
+    def row(self, entries_per_block: float) -> np.ndarray:
+        """The cost row (:data:`cost_models.objective.COST_ROW`): every entry is in a run (a
+        long range spreads over all of the data) and each run's filter is one probe."""
+        return cost_row(point_read=self.point_read, zero_result_read=self.zero_result_read,
+                        write_cost=self.write_amp / entries_per_block,
+                        range_runs=self.range_runs, point_read_uniform=self.point_read_uniform,
+                        filter_probes=self.range_runs)
 
 
 def window_reads(w: WindowCosts, fprs: np.ndarray, level0_fpr: float,

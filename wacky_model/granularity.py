@@ -14,10 +14,10 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from cost_models.costs import range_cost, theta
+from cost_models.objective import theta_of_row
 from wacky_model.files import LeveledCosts, native_file_costs
 from wacky_model.search import Recommendation
-from wacky_model.types import Compaction, Design, System, Workload
+from wacky_model.types import Compaction, Design, System, Workload, workload_vector
 
 FILE_RATIOS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 24.0, 32.0)
 LEVEL1_RUNS = (1, 2, 4, 8)
@@ -55,13 +55,8 @@ class GranularityChoice:
 
 def file_cost(costs: LeveledCosts, workload: Workload, system: System) -> float:
     """Θ (Eq 16) of a file-granular design's costs; each run's filter is one probe."""
-    return float(theta(
-        workload.point_reads, workload.zero_reads, workload.writes, workload.range_reads,
-        R=costs.point_read, R_zero=costs.zero_result_read,
-        W=costs.write_amp / system.entries_per_block * system.write_cost_ratio,
-        V=range_cost(costs.range_runs, 1.0, workload.range_blocks),
-        R_uniform=costs.point_read_uniform, uniform_share=workload.expected_point_reads,
-        probes=costs.range_runs, probe_cost=system.probe_cost))
+    return theta_of_row(costs.row(system.entries_per_block),
+                        workload_vector(workload, system.write_cost_ratio, system.probe_cost))
 
 
 def best_file_design(workload: Workload, system: System) -> FileDesign:

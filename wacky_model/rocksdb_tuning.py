@@ -22,13 +22,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from cost_models.costs import range_cost, theta
 from cost_models.finite import realized_fpr
+from cost_models.objective import theta_of_row
 from cost_models.partial import window_costs
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_model import leveled_policy
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
-from wacky_model.types import Design, System, Workload
+from wacky_model.types import Design, System, Workload, workload_vector
 
 MULTIPLIERS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0)
 TRIGGERS = (1, 2, 4, 8)
@@ -117,14 +117,9 @@ def price(config: RocksDBConfig, workload: Workload, system: System) -> Priced:
     w = window_costs(policy, system.entries, WINDOW_FLUSHES * F, settled=True)
     p = float(realized_fpr(config.bits_per_key))
     costs = window_reads(w, np.full(len(w.level_entries), p), p, config.bits_per_key)
-    B = system.entries_per_block
-    value = theta(
-        workload.point_reads, workload.zero_reads, workload.writes, workload.range_reads,
-        R=costs.point_read, R_zero=costs.zero_result_read,
-        W=costs.write_amp / B * system.write_cost_ratio,
-        V=range_cost(costs.range_runs, 1.0, workload.range_blocks),
-        R_uniform=costs.point_read_uniform, uniform_share=workload.expected_point_reads)
-    return Priced(config, costs, float(value))
+    value = theta_of_row(costs.row(system.entries_per_block),
+                         workload_vector(workload, system.write_cost_ratio, system.probe_cost))
+    return Priced(config, costs, value)
 
 
 def _memory_options(system: System) -> list[tuple[int, float]]:

@@ -2,7 +2,7 @@
 minimize Theta (Eq 16) for a workload.
 
 Theta is linear in the workload once a design's costs are known: Theta = cost row @
-``cost_models.costs.theta_weights(workload)``. So the search is split in two:
+``cost_models.objective.theta_weights(workload)``. So the search is split in two:
 
 * **Per system** (:meth:`DesignSpace.build`), nothing depends on the workload. The space holds
   every Figure 8 projection over T and a *table* of candidate designs: a coarse grid over the
@@ -38,17 +38,17 @@ from typing import Any
 
 import numpy as np
 
-from cost_models.costs import COST_ROW, theta_of_rows, theta_weights
 from cost_models.evaluate import allocate_fprs, cost_rows, hash_overspend
 from cost_models.finite import finite_cost_rows
 from cost_models.limits import physical
 from cost_models.memory import split_memory
+from cost_models.objective import COST_ROW, theta_of_rows, theta_weights
 from cost_models.robust import worst_case_cost
 from cost_models.structure import num_levels, structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.families import PROJECTIONS, classify
 from wacky_model.guardrails import Constraints
-from wacky_model.types import Design, System, Workload
+from wacky_model.types import Design, System, Workload, workload_vector
 
 # Search bounds. The lower bounds are the continuum's own (T >= 2, C >= 1, X >= 1, K and Z in
 # [0, 1]); the upper bounds for T, C and X are search limits, reported when an optimum hits them.
@@ -214,14 +214,6 @@ def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite",
         ok = ok & constraints.allows(s)
     rows = np.where(ok[..., None], rows, UNPHYSICAL_COST)
     return (rows, hash_levels) if with_hash_levels else rows
-
-
-def workload_vector(w: Workload, write_cost_ratio: float = 1.0,
-                    probe_cost: float = 0.0) -> np.ndarray:
-    """The weights that turn a cost row into Theta (Eq 16, range cost in blocks; a block
-    written costs ``write_cost_ratio`` block reads, a filter probe ``probe_cost``)."""
-    return theta_weights(*w.fractions, w.range_blocks, write_cost_ratio,
-                         w.expected_point_reads, probe_cost)
 
 
 @dataclass(frozen=True)

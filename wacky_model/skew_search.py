@@ -23,14 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cost_models.costs import range_cost as range_cost_of
 from cost_models.limits import check_physical
+from cost_models.objective import cost_row, theta_of_row
 from cost_models.structure import structure
 from wacky_model.analysis import steady_costs
 from wacky_model.families import classify
 from wacky_model.guardrails import Constraints
 from wacky_model.skew import SkewAnalysis, needs_skew_model, skew_analysis
-from wacky_model.types import Design, System, Workload
+from wacky_model.types import Design, System, Workload, workload_vector
 
 GRID_T = (2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 16.0)
 GRID_SHAPES = ((0.0, 0.0), (1.0, 1.0), (1.0, 0.0))  # (K, Z): Leveling, Tiering, Lazy Leveling
@@ -75,12 +75,14 @@ def skew_theta(design: Design, system: System, workload: Workload) -> SkewPriced
     """Theta of ``design`` under the workload's skew and the system's cache (module doc)."""
     s = skew_analysis(design, system, workload)
     f = steady_costs(design, system, workload)
-    r, z, w, v = workload.fractions
-    ranges = float(range_cost_of(f.range_runs, 1.0, workload.range_blocks))
-    theta = (r * s.point_read + z * f.zero_result_read
-             + w * system.write_cost_ratio * s.write_amp / system.entries_per_block
-             + v * ranges)
-    return SkewPriced(design, float(theta), s)
+    # Existing-key reads are priced as drawn from the read distribution (S3-S7), so the
+    # worst case and the uniform expectation both give way to it.
+    row = cost_row(point_read=s.point_read, zero_result_read=f.zero_result_read,
+                   write_cost=s.write_amp / system.entries_per_block, range_runs=f.range_runs,
+                   filter_probes=f.filter_probes)
+    theta = theta_of_row(row, workload_vector(workload, system.write_cost_ratio,
+                                              system.probe_cost))
+    return SkewPriced(design, theta, s)
 
 
 def _feasible(design: Design, system: System) -> bool:

@@ -11,7 +11,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+import numpy as np
+
 from cost_models.memory import fence_pointer_bits_per_entry, split_memory
+from cost_models.objective import theta_weights
 from cost_models.skew import KeyDistribution
 
 if TYPE_CHECKING:
@@ -423,3 +426,12 @@ def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:
         write_keys=skew.write_keys, read_keys=skew.read_keys,
         update_fraction=skew.update_fraction, correlated=skew.correlated,
     )
+
+
+def workload_vector(w: Workload, write_cost_ratio: float = 1.0,
+                    probe_cost: float = 0.0) -> np.ndarray:
+    """The weights that turn a cost row (:data:`cost_models.objective.COST_ROW`) into Theta
+    (Eq 16, range cost in blocks; a block written costs ``write_cost_ratio`` block reads, a
+    filter probe ``probe_cost``). Every Theta in the project is a row times these."""
+    return theta_weights(*w.fractions, w.range_blocks, write_cost_ratio,
+                         w.expected_point_reads, probe_cost)

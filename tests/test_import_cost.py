@@ -1,0 +1,48 @@
+"""Importing the library stays light (issue 29): ``import wacky_model`` loads neither
+``scipy.optimize`` nor ``scipy.stats`` (about 0.3 s of start-up, paid by ``wacky --help``), and none
+of the packages built on it: the CLI, the dashboard, the engine or validation.
+
+Each check imports in a fresh interpreter and reads its ``sys.modules``, since this process has
+long since imported everything.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("scipy.optimize", "scipy.stats")
+SURFACES = ("wacky_cli", "dashboard", "native_engine", "validation")
+
+
+def loaded_by(statement: str) -> list[str]:
+    """Every module in ``sys.modules`` after ``statement`` runs in a fresh interpreter."""
+    child = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def within(modules: list[str], packages: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == p or m.startswith(p + ".") for p in packages)]
+
+
+def test_import_wacky_model_loads_no_heavy_scipy_and_no_surface():
+    modules = loaded_by("import wacky_model")
+    assert "wacky_model" in modules
+    assert not within(modules, HEAVY), "import wacky_model loads scipy.optimize or scipy.stats"
+    assert not within(modules, SURFACES), (
+        f"import wacky_model loads {within(modules, SURFACES)}: the library must not need its "
+        "CLI, dashboard, engine or validation")
+
+
+@pytest.mark.parametrize("statement", ["import wacky_cli.main",
+                                       "from wacky_model.search import recommend"])
+def test_start_up_path_loads_no_heavy_scipy(statement: str):
+    # `wacky --help` and a plain `wacky recommend` import these; scipy.optimize is imported in
+    # the functions that need it (the skew model's cache, trace fitting).
+    assert not within(loaded_by(statement), HEAVY)
