@@ -122,19 +122,46 @@ def test_analyze_many_matches_analyze():
 @pytest.mark.parametrize(
     "kwargs, name",
     [
-        (dict(T=1.5, C=1), "T"),
-        (dict(T=4, C=0.5), "C"),
-        (dict(T=4, C=1, X=0.9), "X"),
-        (dict(T=4, C=1, K=1.2), "K"),
-        (dict(T=4, C=1, Z=-0.1), "Z"),
-        (dict(T=float("nan"), C=1), "T"),
-        (dict(T=4, C=float("inf")), "C"),
-        (dict(T=4, C=1, filters="magic"), "filters"),
+        (dict(T=1.5, C=1, K=1, Z=0), "T"),
+        (dict(T=4, C=0.5, K=1, Z=0), "C"),
+        (dict(T=4, C=1, X=0.9, K=1, Z=0), "X"),
+        (dict(T=4, C=1, K=1.2, Z=0), "K"),
+        (dict(T=4, C=1, K=1, Z=-0.1), "Z"),
+        (dict(T=float("nan"), C=1, K=1, Z=0), "T"),
+        (dict(T=4, C=float("inf"), K=1, Z=0), "C"),
+        (dict(T=4, C=1, K=1, Z=0, filters="magic"), "filters"),
     ],
 )
 def test_bad_designs_name_the_parameter(kwargs, name):
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(ValueError, match=rf"^{name} must"):
         Design(**kwargs)
+
+
+@pytest.mark.parametrize(
+    "kwargs, missing",
+    [
+        (dict(T=10, C=9), "K and Z"),
+        (dict(T=10, C=9, X=1), "K and Z"),
+        (dict(T=10, C=9, K=1), "Z"),
+        (dict(T=10, C=9, Z=0), "K"),
+    ],
+)
+def test_a_design_needs_k_and_z_nothing_about_greediness_is_assumed(kwargs, missing):
+    # Issue 29: Design(T=10, C=9) used to mean Lazy Leveling silently (K=1, Z=0 by default).
+    with pytest.raises(ValueError) as err:
+        Design(**kwargs)
+    message = str(err.value)
+    assert message.startswith("Design needs K and Z"), message
+    assert f"(missing: {missing})" in message, message
+    assert "Design(T=10, C=9, K=0, Z=0) is Leveling" in message, message
+
+
+def test_a_design_given_k_and_z_keeps_them_by_name_and_by_position():
+    leveling = Design(T=10, C=9, K=0, Z=0)
+    assert leveling.knobs == {"T": 10.0, "C": 9.0, "X": 1.0, "K": 0.0, "Z": 0.0}
+    assert Design(10, 9, 1, 0, 0) == leveling
+    assert Design(10, 9, 1, 1, 0, "uniform").knobs["K"] == 1.0
+    assert analyze(leveling, PAPER).theta == analyze(preset("leveling", T=10), PAPER).theta
 
 
 @pytest.mark.parametrize(

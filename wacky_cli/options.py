@@ -182,8 +182,7 @@ class DesignChoice:
             raise ValueError(f"give --preset NAME, or the knobs --T, --C, --K and --Z (--X "
                              f"defaults to 1); missing: {', '.join(missing)}")
         else:
-            design = Design(self.T, self.C, 1.0 if self.X is None else self.X,
-                            1.0 if self.K is None else self.K, 0.0 if self.Z is None else self.Z)
+            design = Design(self.T, self.C, 1.0 if self.X is None else self.X, self.K, self.Z)
         if self.filters not in (None, design.filters):
             design = Design(**design.knobs, filters=self.filters)
         return design

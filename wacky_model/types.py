@@ -61,19 +61,33 @@ class Design:
     T: base ratio between adjacent smaller levels (>= 2).
     C: capping ratio, Level L's data over all smaller levels' (>= 1).
     X: growth exponential of the ratios (>= 1; 1 is Capped Lazy Leveling).
-    K: merge greediness within Levels 1..L-1 (0 = leveled, 1 = tiered).
-    Z: merge greediness within Level L (0 = leveled, 1 = tiered).
+    K: merge greediness within Levels 1..L-1 (0 = leveled, 1 = tiered). Required.
+    Z: merge greediness within Level L (0 = leveled, 1 = tiered). Required.
     filters: "optimized" (Lagrangian, App. C) or "uniform" (one FPR everywhere, as in industry).
+
+    Nothing about greediness is assumed: K and Z must be given, as the CLI's --K and --Z must
+    (``Design(T=10, C=9, K=0, Z=0)`` is Leveling, ``K=1, Z=0`` Lazy Leveling, ``K=1, Z=1``
+    Tiering; ``preset(name)`` builds the named families). They keep their place in the
+    positional order (T, C, X, K, Z, filters), so ``Design(10, 9, 1, 0, 0)`` is Leveling too.
     """
 
     T: float
     C: float
     X: float = 1.0
-    K: float = 1.0
-    Z: float = 0.0
+    # None only marks "not given", which is refused: after construction K and Z are floats.
+    K: float | None = None
+    Z: float | None = None
     filters: FilterPolicy = "optimized"
 
     def __post_init__(self) -> None:
+        missing = [name for name in ("K", "Z") if getattr(self, name) is None]
+        if missing:
+            raise ValueError(
+                f"Design needs K and Z (merge greediness: 0 = leveled, 1 = tiered); got "
+                f"K={self.K!r}, Z={self.Z!r} (missing: {' and '.join(missing)}). E.g. "
+                "Design(T=10, C=9, K=0, Z=0) is Leveling, K=1, Z=0 Lazy Leveling and "
+                "K=1, Z=1 Tiering"
+            )
         object.__setattr__(self, "T", _in_range("T", self.T, 2.0, 1e12, ">= 2"))
         object.__setattr__(self, "C", _in_range("C", self.C, 1.0, 1e12, ">= 1"))
         object.__setattr__(self, "X", _in_range("X", self.X, 1.0, 64.0, "in [1, 64]"))
