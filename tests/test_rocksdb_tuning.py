@@ -98,3 +98,14 @@ def test_granularity_is_chosen_by_theta() -> None:
         assert only.picked == "level" and only.best_file is None
     with pytest.raises(ValueError, match="granularity must be one of"):
         choose_granularity(rec, READS, system, "block")
+
+
+def test_the_rocksdb_target_refuses_what_its_model_cannot_price() -> None:
+    """Issue 29: skew and a cache used to be priced as uniform keys without one."""
+    from dataclasses import replace as _replace
+
+    plain = Workload(point_reads=0.3, zero_reads=0.1, writes=0.6)
+    with pytest.raises(ValueError, match="uniform keys without a block cache"):
+        recommend_rocksdb(_replace(plain, read_keys="zipf:0.9"), System(entries=2**24))
+    with pytest.raises(ValueError, match="cache_bytes 0"):
+        recommend_rocksdb(plain, System(entries=2**24, cache_bytes=1 << 20))

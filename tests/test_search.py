@@ -279,3 +279,15 @@ def test_refining_a_table_lookup_never_loses():
     assert np.all(refined.cost <= plain.cost * (1 + 1e-12))
     # The table holds the projections, so a lookup never loses to a family's best either.
     assert np.all(plain.cost <= plain.family_cost.min(axis=1) * (1 + 1e-12))
+
+
+def test_recommend_many_refuses_what_its_table_cannot_price() -> None:
+    """Issue 29: a skewed workload or a cache used to be priced as uniform keys without one."""
+    from dataclasses import replace as _replace
+
+    plain = Workload(point_reads=0.3, zero_reads=0.1, writes=0.6)
+    skewed = _replace(plain, write_keys="zipf:0.9", read_keys="zipf:0.9")
+    with pytest.raises(ValueError, match=r"workloads\[1\] has skewed keys"):
+        recommend_many([plain, skewed], System(entries=2**24))
+    with pytest.raises(ValueError, match="cache_bytes > 0"):
+        recommend_many([plain], System(entries=2**24, cache_bytes=1 << 20))

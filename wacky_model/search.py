@@ -993,6 +993,14 @@ def recommend_many(
     start = time.perf_counter()
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
+    # The table prices uniform keys without a cache; refused rather than priced wrongly until
+    # the skew stage is vectorized (issue 29).
+    skewed = [i for i, w in enumerate(workloads) if w.skewed]
+    if skewed or system.cache_bytes > 0:
+        raise ValueError("recommend_many prices uniform keys without a block cache; "
+                         + (f"workloads[{skewed[0]}] has skewed keys or updates"
+                            if skewed else "the system has cache_bytes > 0")
+                         + ": use recommend() for each")
     space = _prepare(system, model, space, constraints, table=True)
     weights = np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
                         for w in workloads])
