@@ -449,7 +449,11 @@ class Engine:
         off too, so ``cache_misses == point_read["blocks_read"]`` always and the hit rate
         ``cache_hits / (cache_hits + cache_misses)`` is 0 without a cache.
         ``cache_invalidated_blocks`` counts cached blocks dropped because a flush or merge
-        deleted their run; ``cache_blocks`` is the number of blocks cached now."""
+        deleted their run; ``cache_blocks`` is the number of blocks cached now.
+        What the last open did: ``wal_replayed_entries`` (log entries replayed),
+        ``wal_dropped_bytes`` (a torn log tail dropped, or with ``wal_recovery="point_in_time"``
+        the loss accepted) and ``files_moved_to_lost`` (unlisted files it could not prove
+        obsolete)."""
         s = self._e.stats()
         s["n_est"] = float(self._e.n_est)
         s["buffer_size"] = int(self._e.buffer_size)

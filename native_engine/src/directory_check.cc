@@ -30,18 +30,9 @@ DirectoryReport CheckDirectory(const std::string& dir) {
   report.lost_files = lost.files;
   report.lost_bytes = lost.bytes;
 
-  bool has_data = false;
-  for (const std::string& name : ListDir(dir)) {
-    uint64_t n = 0;
-    if (ParseRunFileName(name, &n)) has_data = true;
-    struct stat ls;
-    if (ParseLogFileName(name, &n) && ::stat((dir + "/" + name).c_str(), &ls) == 0 &&
-        static_cast<uint64_t>(ls.st_size) > kLogHeaderRecordBytes)
-      has_data = true;
-  }
   const std::string mpath = ManifestFileName(dir);
   if (!FileExists(mpath)) {
-    if (!has_data)
+    if (!HoldsEngineData(dir))
       throw std::invalid_argument("'" + dir + "' is not an engine directory (no MANIFEST, no "
                                   "run file, no log)");
     problem("'" + dir + "' holds run files or logs but no MANIFEST: nothing says which data "

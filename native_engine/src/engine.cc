@@ -56,17 +56,12 @@ uint64_t NewDbId(const std::string& path) {
 
 void Engine::OpenDirectory() {
   std::map<uint64_t, std::string> logs;  // every log file in the directory
-  bool has_data = false;  // a run, or a log holding more than its header
   for (const std::string& name : ListDir(path_)) {
     uint64_t n = 0;
-    if (ParseLogFileName(name, &n)) {
-      logs.emplace(n, path_ + "/" + name);
-      has_data = has_data || FileBytes(path_ + "/" + name) > kLogHeaderRecordBytes;
-    }
-    has_data = has_data || ParseRunFileName(name, &n);
+    if (ParseLogFileName(name, &n)) logs.emplace(n, path_ + "/" + name);
   }
   if (!FileExists(ManifestFileName(path_))) {
-    if (has_data)
+    if (HoldsEngineData(path_))
       throw IOError(ENOENT, "'" + path_ + "' holds run files or logs but no MANIFEST, so "
                     "nothing proves which data is live; refusing to open it (nothing was "
                     "changed). Restore the MANIFEST, or move the files away");

@@ -181,7 +181,6 @@ class Engine {
   // Writes the MANIFEST of `v` with `live_logs` as its live logs (generation + 1).
   void WriteManifest(const Version& v, const std::vector<uint64_t>& live_logs);
   void OpenDirectory();
-  std::vector<uint64_t> LiveLogNumbers() const;
 
   std::string path_;
   Options options_;

@@ -31,6 +31,16 @@ bool ParseRunFileName(const std::string& name, uint64_t* id) {
   return true;
 }
 
+bool HoldsEngineData(const std::string& dir) {
+  for (const std::string& name : ListDir(dir)) {
+    uint64_t n = 0;
+    if (ParseRunFileName(name, &n)) return true;
+    if (ParseLogFileName(name, &n) && FileBytes(dir + "/" + name) > kLogHeaderRecordBytes)
+      return true;
+  }
+  return false;
+}
+
 Recovered Recover(const std::string& dir, const Options& options, IOCounter* io) {
   const std::string mpath = ManifestFileName(dir);
   Recovered out;

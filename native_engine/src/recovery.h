@@ -65,6 +65,10 @@ struct LostContents {
 LostContents ListLost(const std::string& dir);
 LostContents CleanLost(const std::string& dir);
 
+// True if dir holds data an engine wrote: a run file, or a log holding more than its header.
+// Such a directory without a MANIFEST cannot be opened or checked: nothing proves what is live.
+bool HoldsEngineData(const std::string& dir);
+
 // True if `name` is named as a run file (run.h RunFileName); its id goes to *id.
 bool ParseRunFileName(const std::string& name, uint64_t* id);
 
