@@ -274,11 +274,17 @@ def test_tune_validate_and_recover_from_bad_values(url, browser, screenshots):
 
 def choose_validation_size(driver, name: str) -> None:
     """Pick the validation's run size whose label starts with ``name`` in its dropdown."""
-    driver.find_element(By.ID, "validation-scale").click()
+    # The results above the dropdown re-render and move it: bring it (and then its option)
+    # into view before each click, or the click can land where it used to be.
+    scale = driver.find_element(By.ID, "validation-scale")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", scale)
+    scale.click()
     # The open list is rendered apart from the dropdown (a popover), one option per role.
     option = f"//*[@role='option'][starts-with(normalize-space(), '{name}:')]"
     wait_until(driver, lambda d: d.find_elements(By.XPATH, option), f"the {name} option")
-    driver.find_element(By.XPATH, option).click()
+    choice = driver.find_element(By.XPATH, option)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", choice)
+    choice.click()
     wait_text(driver, "validation-scale", lambda t: t.startswith(f"{name}:"),
               f"the {name} size chosen")
 
