@@ -34,8 +34,12 @@ if not (BROWSER and DRIVER):
     pytest.skip(reason, allow_module_level=True)
 
 from selenium import webdriver  # noqa: E402
-from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.common.exceptions import (  # noqa: E402
+    ElementClickInterceptedException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -274,19 +278,38 @@ def test_tune_validate_and_recover_from_bad_values(url, browser, screenshots):
 
 def choose_validation_size(driver, name: str) -> None:
     """Pick the validation's run size whose label starts with ``name`` in its dropdown."""
-    # The results above the dropdown re-render and move it: bring it (and then its option)
-    # into view before each click, or the click can land where it used to be.
-    scale = driver.find_element(By.ID, "validation-scale")
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", scale)
-    scale.click()
-    # The open list is rendered apart from the dropdown (a popover), one option per role.
+    # The results above the dropdown re-render and move it, and the open list (a popover
+    # placed where the dropdown was) can be left off-screen: wait for the page to settle,
+    # bring the dropdown into view, and reopen the list if the click still misses.
     option = f"//*[@role='option'][starts-with(normalize-space(), '{name}:')]"
-    wait_until(driver, lambda d: d.find_elements(By.XPATH, option), f"the {name} option")
-    choice = driver.find_element(By.XPATH, option)
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", choice)
-    choice.click()
+    for attempt in range(5):
+        wait_for_stable_layout(driver)
+        scale = driver.find_element(By.ID, "validation-scale")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", scale)
+        scale.click()
+        wait_until(driver, lambda d: d.find_elements(By.XPATH, option), f"the {name} option")
+        choice = driver.find_element(By.XPATH, option)
+        driver.execute_script("arguments[0].scrollIntoView({block: 'nearest'})", choice)
+        try:
+            choice.click()
+            break
+        except (ElementClickInterceptedException, StaleElementReferenceException):
+            if attempt == 4:
+                raise
+            ActionChains(driver).send_keys(Keys.ESCAPE).perform()
     wait_text(driver, "validation-scale", lambda t: t.startswith(f"{name}:"),
               f"the {name} size chosen")
+
+
+def wait_for_stable_layout(driver, polls: int = 3) -> None:
+    """Wait until the page's height is the same over ``polls`` checks 0.2 s apart."""
+    seen: list[int] = []
+
+    def stable(d) -> bool:
+        seen.append(d.execute_script("return document.body.scrollHeight"))
+        return len(seen) >= polls and len(set(seen[-polls:])) == 1
+
+    wait_until(driver, lambda d: (time.sleep(0.2), stable(d))[1], "the page to settle")
 
 
 def window(driver) -> str:
