@@ -1,4 +1,4 @@
-"""``create_app``: the Dash app with its own design-space cache and validation worker."""
+"""``create_app``: the Dash app with its own recommendation cache and validation worker."""
 
 from __future__ import annotations
 
@@ -10,22 +10,21 @@ from dashboard import callbacks, layout
 from dashboard.jobs import Runner, ValidationJobs, run_on_engine
 from wacky_model.guardrails import Constraints
 from wacky_model.search import DesignSpace, Recommendation, recommend
+from wacky_model.search import space_for as search_space_for
 from wacky_model.types import System, Workload
 
 HOST = "127.0.0.1"  # local only: the dashboard has no authentication
 DEFAULT_PORT = 8050
-SPACE_CACHE_SIZE = 8  # systems whose cost tables are kept (about 2 MB each)
 RECOMMENDATION_CACHE_SIZE = 64
 
 
 def make_services(runner: Runner = run_on_engine) -> callbacks.Services:
     """What the callbacks need, with their own caches and validation worker (one per app)."""
 
-    # A DesignSpace's table takes about a second to build and well under a millisecond to
-    # search: build it once per system (and guardrails).
-    @lru_cache(maxsize=SPACE_CACHE_SIZE)
+    # The library's one table per system (built once, then a lookup): the page searches what
+    # the API and the CLI search, so all three give the same answer.
     def space_for(system: System, constraints: Constraints | None = None) -> DesignSpace:
-        return DesignSpace.build(system, constraints=constraints)
+        return search_space_for(system, constraints=constraints)
 
     # Under skewed keys a recommendation takes seconds: editing a manual design's knobs, or
     # coming back to a workload, should not repeat it.

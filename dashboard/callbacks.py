@@ -457,14 +457,22 @@ def robust_text(robust: dict[str, Any]) -> str:
 
 
 def card(title: str, family: str, analysis: Analysis, note: str = "",
-         extra: tuple[str, ...] = ()) -> html.Div:
+         extra: tuple[str, ...] = (), files: Recommendation | None = None) -> html.Div:
     """The design's costs by the finite-N model (what the search optimizes), beside the
-    paper's closed forms; under skew, the skew model's Θ heads it."""
+    paper's closed forms; under skew, the skew model's Θ heads it; for a file-granular
+    recommendation (``files``), the partial-merge model's."""
     a = analysis
     f = a.finite
     w = a.workload
     right = {"textAlign": "right", "paddingLeft": "12px"}
-    if a.skew is not None and a.skew.theta is not None:
+    if files is not None:
+        c = files.compaction
+        headline = ["Θ = ", html.B(f"{files.cost:.4g}", id="card-theta"),
+                    f" I/O per operation with file-granular merges (files of {c.file_bytes:,} B,"
+                    f" level-1 trigger {c.level1_runs}; partial-merge model). The table below "
+                    f"is the same knobs merging whole levels: finite-N {f.theta:.4g}, the "
+                    "paper's Eq 16 ", html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
+    elif a.skew is not None and a.skew.theta is not None:
         headline = ["Θ = ", html.B(f"{a.skew.theta:.4g}", id="card-theta"),
                     " I/O per operation under the key skew (skew model); with uniform keys the "
                     f"finite-N model gives {f.theta:.4g} and the paper's Eq 16 ",
@@ -676,7 +684,10 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     # manual design, the buffer given and the rest of the budget for filters).
     system = analysis.system
     label = f"{family} (T={design.T:.3g})"
-    out[L.CARD] = card(title, family, analysis, note, tuple(extra))
+    if controls.design is None and rec.granularity is not None:
+        extra.append("Granularity: " + rec.granularity["reason"])
+    files = rec if controls.design is None and rec.file_costs is not None else None
+    out[L.CARD] = card(title, family, analysis, note, tuple(extra), files)
     # The table prices uniform keys (the shown design's finite-N Θ is its peer) or, with rho,
     # the worst case, which only the recommendation's cost gives.
     reference = (analysis.finite.theta if rec.robust is None
@@ -709,6 +720,7 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         "design": design.knobs,
         "filters": design.filters,
         "family": family,
+        "granularity": rec.compaction.granularity if controls.design is None else "level",
         "workload": w.to_dict(),
         "bits_per_entry": system.bits_per_entry,
         "entries": system.entries,

@@ -10,7 +10,6 @@ import re
 import pytest
 from rocksdb_helpers import bridge
 
-from wacky_model.granularity import choose_granularity
 from wacky_model.rocksdb_tuning import recommend_rocksdb
 from wacky_model.search import recommend
 from wacky_model.types import System, Workload
@@ -71,7 +70,7 @@ def test_the_recommended_options_load_in_rocksdb(wacky, tmp_path) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--target", "rocksdb", "--robust", "0.1"], "leave out --robust"),
+    (["--target", "rocksdb", "--robust", "0.1"], "--robust with --target rocksdb is not supported"),
     (["--target", "rocksdb", "--level1-runs", "4"], "searches the level-0 trigger"),
     (["--target", "mongo"], "--target must be wacky or rocksdb"),
     (["--out", "x.options"], "--out writes the OPTIONS file of --target rocksdb"),
@@ -85,19 +84,27 @@ def test_recommend_flags_are_checked(wacky, args, message) -> None:
 
 
 def test_granularity_is_chosen_by_theta() -> None:
+    """With "any" the cheaper side is the one returned, priced by its own model, and the JSON
+    design is that side's; "level" and "file" return their side."""
     system = System(entries=2e6, buffer_bytes=1 << 20, bits_per_entry=10.0)
     for workload in (WRITES, READS):
-        rec = recommend(workload, system)
-        choice = choose_granularity(rec, workload, system)
-        assert choice.best_file is not None and choice.level_cost == rec.cost
-        winner = min(choice.level_cost, choice.best_file.cost)
-        picked = choice.level_cost if choice.picked == "level" else choice.best_file.cost
-        assert picked == winner
-        assert f"{winner:.4g}" in choice.reason
-        only = choose_granularity(rec, workload, system, "level")
-        assert only.picked == "level" and only.best_file is None
+        level = recommend(workload, system, granularity="level")
+        files = recommend(workload, system, granularity="file")
+        both = recommend(workload, system)
+        assert level.compaction.granularity == "level" and level.file_costs is None
+        assert files.compaction.granularity == "file" and files.model == "files"
+        assert files.design.K == files.design.Z == 0 and files.design.X == 1
+        winner = level if level.cost <= files.cost else files
+        assert both.cost == winner.cost and both.design == winner.design
+        assert both.compaction == winner.compaction
+        doc = both.to_dict()
+        assert doc["design"] == winner.design.knobs and doc["cost"] == winner.cost
+        assert doc["granularity"] == winner.compaction.granularity
+        assert f"{winner.cost:.4g}" in doc["granularity_choice"]["reason"]
+        # The file side's costs are its own model's, not the whole-level analysis's.
+        assert files.costs["write_amp"] == files.file_costs.write_amp
     with pytest.raises(ValueError, match="granularity must be one of"):
-        choose_granularity(rec, READS, system, "block")
+        recommend(READS, system, granularity="block")
 
 
 def test_the_rocksdb_target_refuses_what_its_model_cannot_price() -> None:
@@ -105,7 +112,7 @@ def test_the_rocksdb_target_refuses_what_its_model_cannot_price() -> None:
     from dataclasses import replace as _replace
 
     plain = Workload(point_reads=0.3, zero_reads=0.1, writes=0.6)
-    with pytest.raises(ValueError, match="uniform keys without a block cache"):
+    with pytest.raises(ValueError, match="skewed keys.*stock RocksDB target.*no skew stage"):
         recommend_rocksdb(_replace(plain, read_keys="zipf:0.9"), System(entries=2**24))
-    with pytest.raises(ValueError, match="cache_bytes 0"):
+    with pytest.raises(ValueError, match="block cache.*stock RocksDB target.*no cache stage"):
         recommend_rocksdb(plain, System(entries=2**24, cache_bytes=1 << 20))

@@ -190,7 +190,9 @@ def test_figure_10a_more_data_moves_from_scll_towards_lsm_bush():
     names = [families("projections", [w], System(entries=n))[0] for n in sizes]
     assert names[0] in ("SCLL", "Lazy Leveling") and names[-1] in ("QLSM-bush", "LSM-bush")
     xs = [recommend(w, System(entries=n), model="paper").design.X for n in sizes]
-    assert all(a <= b for a, b in zip(xs, xs[1:], strict=False)) and xs[-1] > xs[0]
+    # X grows with the data from SCLL's 1 towards the LSM-bush's; near X = 3 Theta is flat in X
+    # (the optimum at 2^40 has X 2.93 against 3.06 at 2^37), so the trend is what is checked.
+    assert all(a <= b + 0.2 for a, b in zip(xs, xs[1:], strict=False)) and xs[-1] > xs[0] + 1
 
 
 def test_figure_10b_no_memory_picks_leveling_more_memory_more_write_optimized():
@@ -249,27 +251,23 @@ def test_family_theta_with_and_without_a_prebuilt_space_agree():
         family_theta(System(entries=2**30), FAMILY_WORKLOAD, space)
 
 
-def test_lean_search_without_a_table_is_close_to_the_table():
-    """A one-off call builds no table: a short pattern search on the live model from the
-    projections and a few seeds. Over random systems (fixed buffers and memory budgets) it
-    stays within 1% of the table's design at the 95th percentile and 3% at worst."""
+def test_one_search_with_or_without_a_prebuilt_table():
+    """There is one search: a call without a space uses the system's table (space_for), so it
+    gives exactly what a call with a table built beforehand (the dashboard's) gives; and its
+    refinement on the live model never loses to the table lookup alone."""
     rng = np.random.default_rng(11)
-    systems = [s for s, _ in random_cases(seed=12, systems=3, per_system=1)]
-    systems += [System(entries=1e9, memory_bits_per_entry=14.0),
-                System(entries=2**34, memory_bits_per_entry=20.0)]
-    gaps = []
+    systems = [s for s, _ in random_cases(seed=12, systems=2, per_system=1)]
+    systems += [System(entries=1e9, memory_bits_per_entry=14.0)]
     for system in systems:
         space = DesignSpace.build(system)
         workloads = [Workload(*rng.dirichlet(np.full(4, 0.7)),
-                              range_blocks=float(rng.choice([0, 1, 10]))) for _ in range(8)]
+                              range_blocks=float(rng.choice([0, 1, 10]))) for _ in range(4)]
         table = recommend_many(workloads, system, space=space).cost
-        lean = np.array([recommend(w, system).cost for w in workloads])
-        gaps.append(lean / table - 1)
-    gaps = np.concatenate(gaps)
-    print(f"lean search against the table: median {np.median(gaps):.4%}, p95 "
-          f"{np.quantile(gaps, 0.95):.4%}, max {gaps.max():.4%}")
-    assert np.quantile(gaps, 0.95) <= 0.01
-    assert gaps.max() <= 0.03
+        for w, looked_up in zip(workloads, table, strict=True):
+            alone, prebuilt = recommend(w, system), recommend(w, system, space=space)
+            assert alone.design == prebuilt.design and alone.cost == prebuilt.cost
+            assert alone.system == prebuilt.system
+            assert alone.cost <= looked_up * (1 + 1e-12)
 
 
 def test_refining_a_table_lookup_never_loses():

@@ -90,9 +90,12 @@ def test_validate_refuses_skew_on_rocksdb_and_in_sweeps(wacky) -> None:
 
 
 @pytest.mark.parametrize(("flags", "message"), [
-    (("--target", "rocksdb"), "--target rocksdb prices uniform keys without a block cache"),
-    (("--robust", "0.5"), "robust tuning (--robust) is not combined with skewed keys"),
-    (("--granularity", "file"), "--granularity file is not searched under skewed keys"),
+    (("--target", "rocksdb"), "--write-dist, --read-dist or --update-fraction with --target "
+                              "rocksdb is not supported"),
+    (("--robust", "0.5"), "--write-dist, --read-dist or --update-fraction with --robust is not "
+                          "supported"),
+    (("--granularity", "file"), "--write-dist, --read-dist or --update-fraction with "
+                                "--granularity file is not supported"),
 ])
 def test_recommend_says_what_skew_is_not_combined_with(wacky, flags, message) -> None:
     out = wacky("recommend", "--entries", "1e6", *MIX, "--read-dist", "zipf:0.9", *flags)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -187,11 +188,6 @@ def recommend_command(
     if target not in ("wacky", "rocksdb"):
         raise ValueError(f"--target must be wacky or rocksdb; got {target!r}")
     if target == "rocksdb":
-        from wacky_model.skew import needs_skew_model
-
-        if needs_skew_model(workload, system):
-            raise ValueError("--target rocksdb prices uniform keys without a block cache: leave "
-                             "out --write-dist, --read-dist, --update-fraction and --cache-bytes")
         if compaction != COMPACTION_DEFAULTS:
             raise ValueError("--target rocksdb searches the level-0 trigger and the file size "
                              "itself: leave out --granularity, --file-bytes, --level1-runs and "
@@ -207,48 +203,50 @@ def recommend_command(
     granularity = compaction.granularity or "any"
     if granularity not in ("level", "file", "any"):
         raise ValueError(f"--granularity must be level or file; got {granularity!r}")
-    from wacky_model.granularity import choose_granularity
-
-    rec = recommend(workload, system, method=method, model=model, constraints=constraints,
-                    rho=robust)
-    choice = None
-    if rec.skew is not None:
-        # The file-granular model prices uniform keys without a cache: it cannot be compared
-        # with Θ under the skew, so the choice stays whole-level.
-        if granularity == "file":
-            raise ValueError("--granularity file is not searched under skewed keys, updates or "
-                             "a cache (the partial-merge model prices uniform keys)")
-    elif robust is None and constraints == Constraints():
-        choice = choose_granularity(rec, workload, system, granularity)
-    elif granularity == "file":
-        raise ValueError("--granularity file is not searched with --robust or the guardrails")
+    rec = _compat_words(lambda: recommend(workload, system, method=method, model=model,
+                                          constraints=constraints, rho=robust,
+                                          granularity=granularity))
     if as_json:
-        doc = rec.to_dict()
-        if choice is not None:
-            doc["granularity"] = choice.to_dict()
-        _print_json(doc)
+        _print_json(rec.to_dict())
         return
     print_recommendation(stdout_console(), rec)
-    if choice is not None:
-        stdout_console().print(f"[bold]granularity[/bold]: {choice.reason}")
+
+
+# The CLI's words for the features of wacky_model.compat, so a refusal names the flags.
+COMPAT_FLAGS = {
+    "skew": "--write-dist, --read-dist or --update-fraction",
+    "cache": "--cache-bytes", "files": "--granularity file", "paper": "--model paper",
+    "robust": "--robust", "guardrails": "--max-runs-per-level and the other guardrails",
+    "rocksdb": "--target rocksdb", "memory_split": "--memory-bits-per-entry",
+    "probe_cost": "--probe-cost", "hash_levels": "--hash-levels",
+}
+
+
+def _compat_words(call: Callable[[], Any]) -> Any:
+    """Run ``call``, a refusal of wacky_model.compat reworded with the CLI's flags."""
+    from wacky_model.compat import FEATURES
+
+    try:
+        return call()
+    except ValueError as err:
+        text = str(err)
+        for name, words in FEATURES.items():
+            text = text.replace(words, COMPAT_FLAGS[name])
+        raise ValueError(text) from None
 
 
 def _recommend_rocksdb(workload: Workload, system: System, constraints: Constraints,
                        method: str, model: str, robust: float | None, out: Path | None,
                        as_json: bool) -> None:
     from wacky_cli.render import print_rocksdb_recommendation, stdout_console
+    from wacky_model.compat import check, features_in
     from wacky_model.rocksdb_tuning import recommend_rocksdb
 
-    given = [flag for flag, used in (("--method", method != "global"),
-                                     ("--model", model != "finite"),
-                                     ("--robust", robust is not None),
-                                     ("--max-runs-per-level and the other guardrails",
-                                      constraints != Constraints()),
-                                     ("--hash-levels", system.hash_levels > 0),
-                                     ("--probe-cost", system.probe_cost > 0)) if used]
-    if given:
-        raise ValueError(f"--target rocksdb searches stock RocksDB's options with the partial-"
-                         f"merge model; leave out {', '.join(given)}")
+    if method != "global":
+        raise ValueError("--target rocksdb searches stock RocksDB's options over its own grid; "
+                         "leave out --method")
+    _compat_words(lambda: check(features_in(workload, system, model, robust, constraints)
+                                | {"rocksdb"}))
     if out is not None:
         _check_writable(out, "--out")
     rec = recommend_rocksdb(workload, system)

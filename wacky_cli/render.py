@@ -143,12 +143,22 @@ def print_analysis(console: Console, result: Analysis, title: str) -> None:
 
 def print_recommendation(console: Console, rec: Recommendation) -> None:
     console.print(system_text(rec.system), highlight=False)
-    searched = (f"the skew model's pick among {rec.skew.candidates} designs"
-                if rec.skew is not None else f"{rec.method} search of the {rec.model} model")
+    if rec.file_costs is not None:
+        searched = "the partial-merge model of file-granular merges"
+    elif rec.skew is not None:
+        searched = f"the skew model's pick among {rec.skew.candidates} designs"
+    else:
+        searched = f"{rec.method} search of the {rec.model} model"
+    c = rec.compaction
+    merges = ("whole-level merges" if c.granularity == "level" else
+              f"file-granular merges, files of {c.file_bytes:,} B, level-1 trigger "
+              f"{c.level1_runs}")
     console.print(
-        f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}): {rec.cost:.4g} I/O per operation "
-        f"({searched}, {rec.search_ms:.1f} ms)"
+        f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}; {merges}): {rec.cost:.4g} I/O per "
+        f"operation ({searched}, {rec.search_ms:.1f} ms)"
     )
+    if rec.granularity is not None:
+        console.print(f"[bold]granularity[/bold]: {rec.granularity['reason']}", highlight=False)
     beaten = rec.beaten_by
     if beaten is not None:
         console.print(
@@ -185,7 +195,10 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
             robust.add_row(label, *(f"{d['design'][k]:.4g}" for k in "TCXKZ"),
                            f"{d['nominal_cost']:.4g}", f"{d['worst_case_cost']:.4g}")
         print_table(console, robust)
-    alternatives = Table(title="Each family at its own best T")
+    # The families are the whole-level table's, priced by its model with uniform keys.
+    alternatives = Table(title="Each family at its own best T: whole levels, the "
+                         f"{'paper' if rec.model == 'paper' else 'finite'} model, uniform keys"
+                         + (", no cache" if rec.system.cache_bytes else ""))
     for col in ("family", "T", "C", "X", "I/O per op", "relative throughput"):
         alternatives.add_column(col, justify="right", overflow="fold")
     for alt in rec.alternatives:
@@ -193,7 +206,16 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
         alternatives.add_row(alt.family, f"{d.T:.4g}", f"{d.C:.4g}", f"{d.X:.4g}",
                              f"{alt.cost:.4g}", f"{alt.relative_throughput:.3f}")
     print_table(console, alternatives)
-    print_analysis(console, rec.analysis, "Recommended design, per level")
+    if rec.file_costs is None:
+        print_analysis(console, rec.analysis, "Recommended design, per level")
+        return
+    levels = Table(title="Recommended design, per level (the partial-merge model's window)")
+    for col in ("level", "mean entries", "write amp", "in use"):
+        levels.add_column(col, justify="right")
+    for row in rec.levels:
+        levels.add_row(str(row["level"]), f"{row['mean_entries']:,.0f}", f"{row['write_amp']:.3g}",
+                       f"{row['share_of_window_in_use']:.0%}")
+    print_table(console, levels)
 
 
 def print_rocksdb_recommendation(console: Console, rec, out) -> None:

@@ -139,11 +139,10 @@ def _memory_options(system: System) -> list[tuple[int, float]]:
 
 def recommend_rocksdb(workload: Workload, system: System) -> RocksDBRecommendation:
     """The stock RocksDB leveled configuration with the lowest Θ for ``workload``."""
-    if workload.skewed or system.cache_bytes > 0:
-        # The partial-merge model prices uniform keys without a cache: refused, not mispriced.
-        raise ValueError("recommend_rocksdb prices uniform keys without a block cache: the "
-                         "workload's write_keys and read_keys must be uniform, its "
-                         "update_fraction 0, and the system's cache_bytes 0")
+    from wacky_model.compat import check, features_in
+
+    # The partial-merge model prices uniform keys without a cache: refused, not mispriced.
+    check(features_in(workload, system) | {"rocksdb"})
     if system.sum_fpr is not None:
         raise ValueError("--target rocksdb takes the filter memory as bits per key "
                          "(--bits-per-entry) or a total memory budget, not --sum-fpr")

@@ -10,11 +10,13 @@ Theta is linear in the workload once a design's costs are known: Theta = cost ro
   vectorized pattern search on the live cost model, pruned to the designs that are the best for
   some direction of the weights.
 * **Per workload** (:func:`recommend`, :func:`recommend_many`): one matrix product with the
-  table and an argmin, so a batch of workloads costs a few array operations.
+  table and an argmin, so a batch of workloads costs a few array operations; then
+  (``refine``, :func:`recommend`'s default) a short pattern search on the live model from the
+  best candidates at distinct T.
 
-Without a prebuilt space, :func:`recommend` does a *lean* search instead of building the table:
-the projections on a coarse T axis seed a short pattern search on the live model.
-``refine=True`` adds that pattern search after the table lookup too.
+There is one search: :func:`recommend` without a prebuilt space uses the same table
+(:func:`space_for`, built once per system, model and constraints), so the API, the CLI and the
+dashboard, which passes its own copy of that table, give the same answer.
 
 Methods: ``global`` (default) as above; ``projections`` is the paper's (Section 5, "Tractable
 Search"): for each projection, step T upward from 2 until Theta reaches a local minimum, then
@@ -48,7 +50,7 @@ from cost_models.structure import num_levels, structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.families import PROJECTIONS, classify
 from wacky_model.guardrails import Constraints
-from wacky_model.types import Design, System, Workload, workload_vector
+from wacky_model.types import Compaction, Design, System, Workload, workload_vector
 
 # Search bounds. The lower bounds are the continuum's own (T >= 2, C >= 1, X >= 1, K and Z in
 # [0, 1]); the upper bounds for T, C and X are search limits, reported when an optimum hits them.
@@ -71,13 +73,6 @@ COARSE_Z = np.array([0.0, 0.5, 1.0])
 # With a memory budget: the buffer's share of the memory left after the fence pointers, a
 # factor 8 apart (the pattern search refines the share between them).
 SPLIT_SHARES = tuple(float(x) for x in np.geomspace(2.0**-12, 1.0, 5))
-# The lean search (no table): the projections on a coarse T axis.
-LEAN_T = np.unique(np.round(np.geomspace(2, 400, 20)))
-LEAN_SHARES = tuple(float(x) for x in np.geomspace(2.0**-9, 2.0**-1, 3))
-# ... and a few far-apart designs, so that an optimum away from every projection (say, huge T
-# with slightly lazy levels) still gets a start near it.
-LEAN_GRID = (np.log2([4.0, 16.0, 64.0, T_MAX]), np.log2([1.0, 16.0, 256.0, C_MAX]),
-             np.array([1.0, 2.0]), np.array([0.0, 1.0]), np.array([0.0, 1.0]))
 
 
 @dataclass(frozen=True)
@@ -88,9 +83,9 @@ class SearchEffort:
     iterations: int
 
 
-# Each of the table's sample workloads is refined from its best grid cell, for longer; a lean
-# search, or a refinement after a table lookup, starts from three candidates at distinct T and
-# must stay fast (tests/test_search.py measures both against an exhaustive fine grid).
+# Each of the table's sample workloads is refined from its best grid cell, for longer; a
+# refinement after a table lookup starts from three candidates at distinct T and must stay
+# fast (tests/test_search.py measures both against an exhaustive fine grid).
 SAMPLE_EFFORT = SearchEffort(starts=1, iterations=12)
 LIVE_EFFORT = SearchEffort(starts=3, iterations=8)
 # About half the table's spacing in each search coordinate.
@@ -113,6 +108,7 @@ TABLE_SAMPLES = 128  # sample workloads whose optima the table holds
 PRUNE_SEED = 14
 
 PROJECTION_T = np.arange(2, 400, dtype=float)
+GRANULARITY_CHOICES = ("level", "file", "any")
 
 # Every cost of a tree that cannot exist (cost_models.limits), so no workload's Theta picks it.
 # Finite, because a workload weighs some costs by 0 and 0 * inf is NaN.
@@ -357,9 +353,8 @@ class DesignSpace:
     upper: np.ndarray
     family_coords: np.ndarray  # (F, nB, nT, 6): projections x buffer sizes x T
     family_costs: np.ndarray  # (F, nB, nT, 6)
-    coords: np.ndarray  # (G, 6) the candidate table (a lean space: a few seed designs)
+    coords: np.ndarray  # (G, 6) the candidate table
     costs: np.ndarray  # (G, 6)
-    lean: bool
     # Each projection's candidates for its best design (the alternatives), padded with
     # UNPHYSICAL_COST rows: (F, A, 6) coords and cost rows.
     alt_coords: np.ndarray
@@ -371,34 +366,27 @@ class DesignSpace:
 
     @classmethod
     def build(cls, system: System, model: str = "finite",
-              constraints: Constraints | None = None, *, table: bool = True) -> DesignSpace:
-        """The tables for ``system``. ``table=False`` builds a lean space: the projections on
-        a coarse T axis, for one-off searches that refine on the live model."""
+              constraints: Constraints | None = None) -> DesignSpace:
+        """The tables for ``system`` (about half a second; :func:`space_for` keeps the last
+        few)."""
         if model not in MODELS:
             raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
         start = time.perf_counter()
         lower, upper = search_box(system)
-        t_axis, shares = (PROJECTION_T, SPLIT_SHARES) if table else (LEAN_T, LEAN_SHARES)
-        fam_u = _family_table(system, t_axis, shares)
-        blocks = _share_blocks(system, shares)
-        seeds = _grid(*LEAN_GRID, blocks[len(blocks) // 2 :][:1])
-        # One model call for the projections and the seeds (the call overhead dominates).
-        both = evaluate_coords(system, model, np.concatenate([fam_u.reshape(-1, DIMS), seeds]),
-                               constraints)
-        n_fam = fam_u.size // DIMS
-        fam_costs = both[:n_fam].reshape(*fam_u.shape[:-1], len(COST_ROW))
+        fam_u = _family_table(system, PROJECTION_T, SPLIT_SHARES)
+        fam_costs = evaluate_coords(system, model, fam_u, constraints)
         n_f = len(PROJECTIONS)
-        space = cls(system, model, lower, upper, fam_u, fam_costs, seeds, both[n_fam:],
-                    lean=not table, alt_coords=fam_u.reshape(n_f, -1, DIMS),
+        space = cls(system, model, lower, upper, fam_u, fam_costs, fam_u.reshape(-1, DIMS),
+                    fam_costs.reshape(-1, len(COST_ROW)),
+                    alt_coords=fam_u.reshape(n_f, -1, DIMS),
                     alt_costs=fam_costs.reshape(n_f, -1, len(COST_ROW)),
                     constraints=constraints)
-        if table:
-            coords, costs = _build_table(space)
-            alt_coords, alt_costs = _alternatives_table(space)
-            families = tuple(classify(_design(u), _split_at(space, u)) for u in coords)
-            space = dataclasses.replace(space, coords=coords, costs=costs, alt_coords=alt_coords,
-                                        alt_costs=alt_costs, table_families=families,
-                                        table_hash_levels=_hash_levels_of(space, coords))
+        coords, costs = _build_table(space)
+        alt_coords, alt_costs = _alternatives_table(space)
+        families = tuple(classify(_design(u), _split_at(space, u)) for u in coords)
+        space = dataclasses.replace(space, coords=coords, costs=costs, alt_coords=alt_coords,
+                                    alt_costs=alt_costs, table_families=families,
+                                    table_hash_levels=_hash_levels_of(space, coords))
         return dataclasses.replace(space, build_ms=(time.perf_counter() - start) * 1e3)
 
     def evaluate_coords(self, u: np.ndarray) -> np.ndarray:
@@ -502,7 +490,7 @@ def family_theta(
         raise ValueError("family_theta needs a fixed buffer: choose a split first "
                          "(System.with_buffer, or recommend)")
     weights = workload_vector(workload, system.write_cost_ratio, system.probe_cost)
-    if space is not None and not space.lean:
+    if space is not None:
         _check_space(space, system, model)
         rows = space.family_costs[:, 0]
     else:
@@ -560,14 +548,21 @@ class Recommendation:
     # Under skewed keys, updates or a cache: the skew model's pick (which ``design`` then is)
     # and the table search's pick it replaced (wacky_model.skew_search).
     skew: Any = None
+    # How merges are cut in the design priced: whole levels, or files (then ``file_costs``
+    # holds the partial-merge model's costs, ``model`` is "files", ``design`` is Leveling).
+    compaction: Compaction = field(default_factory=Compaction)
+    file_costs: Any = None  # wacky_model.files.LeveledCosts of a file-granular pick
+    # The whole-level against file-granular comparison: what each side cost, or why files were
+    # not compared (wacky_model.compat).
+    granularity: dict[str, Any] | None = None
 
     @property
     def beaten_by(self) -> Alternative | None:
         """The cheapest alternative when it costs less than the pick (the paper's projections
         method stops at the first T whose neighbour costs more, so a family's best T found
         another way can beat it); None otherwise."""
-        if self.skew is not None:  # the pick's cost is Θ under skew; the table's is not
-            return None
+        if self.skew is not None or self.file_costs is not None:
+            return None  # the pick was priced by another model than the table's
         best = min(self.alternatives, key=lambda a: a.cost, default=None)
         if best is None or not best.cost < self.cost * (1.0 - 1e-9):
             return None
@@ -581,7 +576,13 @@ class Recommendation:
 
     @property
     def costs(self) -> dict[str, float]:
-        """The recommended design's costs under the model the search optimized."""
+        """The recommended design's costs under the model that priced it."""
+        if self.file_costs is not None:
+            f = self.file_costs
+            return {"write_cost": f.write_amp / self.system.entries_per_block,
+                    "write_amp": f.write_amp, "point_read": f.point_read,
+                    "zero_result_read": f.zero_result_read, "range_runs": f.range_runs,
+                    "memory_bits_per_entry": f.memory_bits_per_entry}
         a = self.analysis.finite if self.model == "finite" else self.analysis
         assert a is not None  # analyze always reports the finite model
         return {
@@ -595,8 +596,12 @@ class Recommendation:
 
     def to_dict(self) -> dict:
         """The JSON document of ``wacky recommend --json``."""
+        c = self.compaction
         return {
             "design": self.design.knobs,
+            "granularity": c.granularity,
+            "compaction": {"granularity": c.granularity, "file_bytes": c.file_bytes,
+                           "level1_runs": c.level1_runs},
             "family": self.family,
             "model": self.model,
             "cost": self.cost,
@@ -611,31 +616,45 @@ class Recommendation:
                 }
                 for alt in self.alternatives
             ],
-            "levels": self.analysis.to_dict()["levels"],
+            "levels": self.levels,
             "method": self.method,
             "search_ms": self.search_ms,
             "bounds_hit": list(self.bounds_hit),
             "robust": self.robust,
             "skew": None if self.skew is None else self.skew.to_dict(),
+            "granularity_choice": self.granularity,
             "beaten_by": None if self.beaten_by is None else {
                 "family": self.beaten_by.family, "design": self.beaten_by.design.knobs,
                 "cost": self.beaten_by.cost},
             "space_amp": self.analysis.space_amp,
-            "warnings": list(self.analysis.warnings),
+            "warnings": [] if self.file_costs is not None else list(self.analysis.warnings),
             **self.memory,
         }
+
+    @property
+    def levels(self) -> list[dict[str, Any]]:
+        """Per level: the analysis's rows, or a file-granular pick's window sizes."""
+        if self.file_costs is None:
+            return self.analysis.to_dict()["levels"]
+        w = self.file_costs.window
+        return [{"level": i, "mean_entries": e, "write_amp": a, "share_of_window_in_use": u}
+                for i, (e, a, u) in enumerate(zip(w.level_entries, w.level_write_amp,
+                                                  w.level_in_use, strict=True), start=1)]
 
     @property
     def memory(self) -> dict[str, float]:
         """The memory of the system the design was tuned for: the chosen buffer/filter split
         when the system gave a total budget, and the hash levels chosen with a probe cost."""
         a = self.analysis
+        filters = (a.memory_bits_per_entry if self.file_costs is None
+                   else self.file_costs.memory_bits_per_entry)
         return {
             "hash_levels": a.system.hash_levels,
             "buffer_bytes": a.system.buffer_bytes,
-            "filter_bits_per_entry": a.memory_bits_per_entry,
+            "filter_bits_per_entry": filters,
             "fence_bits_per_entry": a.fence_bits_per_entry,
-            "memory_bits_per_entry_total": a.total_memory_bits_per_entry,
+            "memory_bits_per_entry_total": (a.total_memory_bits_per_entry
+                                            - a.memory_bits_per_entry + filters),
         }
 
 
@@ -771,8 +790,8 @@ def search_coords(
 ) -> SearchResult:
     """Best search coordinates for each workload row of ``weights`` (W, 6).
 
-    ``global`` takes the best of the table and of the projections and, with ``refine`` or on a
-    lean space, a short pattern search on the live model from the best candidates at distinct T.
+    ``global`` takes the best of the table and of the projections and, with ``refine``, a short
+    pattern search on the live model from the best candidates at distinct T.
     ``projections`` is the paper's method (:meth:`DesignSpace.paper_choice`).
     """
     if method not in ("global", "projections"):
@@ -788,7 +807,7 @@ def search_coords(
     wins = table_cost <= cost
     u = np.where(wins[:, None], space.coords[row], u)
     cost, row = np.where(wins, table_cost, cost), np.where(wins, row, -1)
-    if refine or space.lean:
+    if refine:
         # Starts: the best candidates of the table and the projections, at distinct T.
         starts, start_cost = _diverse_starts(
             np.concatenate([space.coords, space.alt_coords.reshape(-1, DIMS)]),
@@ -798,7 +817,7 @@ def search_coords(
         v, v_cost = _snap(space, v, weights)
         wins = v_cost < cost
         u, cost = np.where(wins[:, None], v, u), np.where(wins, v_cost, cost)
-        row = np.where(wins | space.lean, -1, row)  # a lean space's seeds are not classified
+        row = np.where(wins, -1, row)
     return SearchResult(u, cost, fam_u, fam_cost, row)
 
 
@@ -876,12 +895,21 @@ def _recommendation(space: DesignSpace, workload: Workload, found: SearchResult,
     )
 
 
+@functools.lru_cache(maxsize=8)
+def space_for(system: System, model: str = "finite",
+              constraints: Constraints | None = None) -> DesignSpace:
+    """The table of ``system``: built on first use, then kept (the last 8 systems), so that
+    every caller of :func:`recommend` searches the same candidates. A pure function of frozen
+    inputs, so keeping it changes no answer."""
+    return DesignSpace.build(system, model, _active(constraints))
+
+
 def _prepare(system: System, model: str, space: DesignSpace | None,
-             constraints: Constraints | None, table: bool) -> DesignSpace:
+             constraints: Constraints | None) -> DesignSpace:
     if model not in MODELS:
         raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
     if space is None:
-        return DesignSpace.build(system, model, constraints, table=table)
+        return space_for(system, model, _active(constraints))
     _check_space(space, system, model, constraints)
     return space
 
@@ -895,31 +923,92 @@ def recommend(
     model: str = "finite",
     constraints: Constraints | None = None,
     rho: float | None = None,
-    refine: bool = False,
+    refine: bool = True,
+    granularity: str = "any",
 ) -> Recommendation:
     """The design that minimizes Theta for ``workload`` on ``system`` under ``model``
     (:data:`MODELS`: the finite-N model by default, or the paper's Eq 8-16).
 
-    With a prebuilt :class:`DesignSpace` the search is a lookup in its table (``refine`` adds a
-    short pattern search on the live model); without one it is a lean search that builds no
-    table. With a total memory budget (``system.memory_bits_per_entry``) the buffer/filter
-    split is searched too, and the recommendation's ``system`` is the split. ``constraints``
-    (guardrails) exclude designs with too many runs or too much space amplification; a
-    prebuilt space must have been built with the same ones. With ``rho`` the design minimizes
-    the worst Theta over workloads within KL divergence ``rho`` of ``workload`` (Endure's
-    robust tuning); its ``cost`` is that worst case, and ``robust`` compares it with the
-    nominal design.
+    The search looks the workload up in the system's table (``space``, or :func:`space_for`'s)
+    and then refines on the live model; ``refine=False`` stops at the table lookup (what
+    :func:`recommend_many` does, for speed). With a total memory budget
+    (``system.memory_bits_per_entry``) the buffer/filter split is searched too, and the
+    recommendation's ``system`` is the split. ``constraints`` (guardrails) exclude designs with
+    too many runs or too much space amplification; a prebuilt space must have been built with
+    the same ones. With ``rho`` the design minimizes the worst Theta over workloads within KL
+    divergence ``rho`` of ``workload`` (Endure's robust tuning); its ``cost`` is that worst
+    case, and ``robust`` compares it with the nominal design.
+
+    ``granularity``: "level" searches whole-level merges (the continuum), "file" leveled
+    designs with file-granular merges and a level-1 trigger, "any" both, keeping the cheaper
+    (the one priced is the one returned). Combinations that cannot be priced together are
+    refused by :mod:`wacky_model.compat`, or, with "any", leave files out with the reason.
     """
     start = time.perf_counter()
-    # The paper's method steps T one by one, which the lean space's coarse T axis cannot.
-    space = _prepare(system, model, space, constraints, table=method == "projections")
+    from wacky_model.compat import check, features_in
+
+    if granularity not in GRANULARITY_CHOICES:
+        raise ValueError(f"granularity must be one of {', '.join(GRANULARITY_CHOICES)}; got "
+                         f"{granularity!r}")
+    features = features_in(workload, system, model, rho, constraints)
+    check(features | ({"files"} if granularity == "file" else set()))
+    rec = _recommend_level(workload, system, method, space, model, constraints, rho, refine,
+                           start)
+    if granularity == "level":
+        return rec
+    return _choose_granularity(rec, workload, granularity, features, start)
+
+
+def _choose_granularity(rec: Recommendation, workload: Workload, granularity: str,
+                        features: set[str], start: float) -> Recommendation:
+    """Whole levels (``rec``) or the best file-granular design, whichever has the lower Theta;
+    both are finite-N models of a store taking inserts, at the pick's memory split."""
+    from wacky_model.compat import refusals
+    from wacky_model.granularity import best_file_design
+
+    gaps = refusals(features | {"files"})
+    if gaps:  # only with "any": "file" was refused above
+        return replace(rec, granularity={"picked": "level", "file": None,
+                                         "reason": "files not compared: " + gaps[0].reason})
+    split = rec.system.with_buffer(rec.system.buffer_bytes) if rec.system.memory_split \
+        else rec.system
+    best = best_file_design(workload, split)
+    f, c = best.compaction, best.costs
+    file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
+                "file_bytes": f.file_bytes, "cost": best.cost, "write_amp": c.write_amp,
+                "zero_result_read": c.zero_result_read, "point_read": c.point_read,
+                "range_runs": c.range_runs}
+    level_doc = {"design": rec.design.knobs, "family": rec.family, "cost": rec.cost}
+    file_text = (f"file-granular Leveling T={best.design.T:g}, level-1 trigger {f.level1_runs},"
+                 f" files of {f.file_bytes:,} B: Θ {best.cost:.4g}")
+    level_text = f"whole-level {rec.family}: Θ {rec.cost:.4g}"
+    if granularity == "file" or best.cost < rec.cost:
+        reason = (f"{file_text} (files asked)" if granularity == "file" else
+                  f"{file_text} beats {level_text} by {1 - best.cost / rec.cost:.1%}")
+        alternatives = tuple(replace(a, relative_throughput=best.cost / a.cost)
+                             for a in rec.alternatives)
+        return replace(rec, design=best.design, family=classify(best.design, split),
+                       cost=best.cost, model="files", compaction=f, file_costs=c,
+                       alternatives=alternatives, bounds_hit=(),
+                       granularity={"picked": "file", "level": level_doc, "file": file_doc,
+                                    "reason": reason},
+                       search_ms=(time.perf_counter() - start) * 1e3)
+    return replace(rec, granularity={
+        "picked": "level", "level": level_doc, "file": file_doc,
+        "reason": f"{level_text} beats {file_text} by {1 - rec.cost / best.cost:.1%}"},
+        search_ms=(time.perf_counter() - start) * 1e3)
+
+
+def _recommend_level(workload: Workload, system: System, method: str,
+                     space: DesignSpace | None, model: str, constraints: Constraints | None,
+                     rho: float | None, refine: bool, start: float) -> Recommendation:
+    """The whole-level search: the table, the refinement, then the skew model's re-pricing
+    or the robust objective."""
+    space = _prepare(system, model, space, constraints)
     nominal_weights = workload_vector(workload, system.write_cost_ratio, system.probe_cost)[None]
     from wacky_model.skew import needs_skew_model
 
     skewed = needs_skew_model(workload, system)
-    if skewed and rho is not None:
-        raise ValueError("robust tuning (--robust) is not combined with skewed keys, updates or "
-                         "a cache yet: leave out one or the other")
     if rho is None:
         rec = _search_one(workload, space, method, constraints, nominal_weights, start, refine)
         if not skewed:
@@ -1001,7 +1090,7 @@ def recommend_many(
                          + (f"workloads[{skewed[0]}] has skewed keys or updates"
                             if skewed else "the system has cache_bytes > 0")
                          + ": use recommend() for each")
-    space = _prepare(system, model, space, constraints, table=True)
+    space = _prepare(system, model, space, constraints)
     weights = np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
                         for w in workloads])
     found = search_coords(space, weights, method, refine)

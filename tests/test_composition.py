@@ -1,0 +1,159 @@
+"""Issue 29: features compose, every refusal is in the one table, and the API, the CLI and the
+dashboard return the same recommendation."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from dashboard_helpers import SYSTEM, WORKLOAD, find, text_of, views
+
+from dashboard import layout as L
+from wacky_model.compat import FEATURES, REFUSALS, refusals
+from wacky_model.files import native_file_costs
+from wacky_model.granularity import WINDOW_FLUSHES, file_cost
+from wacky_model.guardrails import Constraints
+from wacky_model.rocksdb_tuning import recommend_rocksdb
+from wacky_model.search import recommend
+from wacky_model.skew_search import skew_theta
+from wacky_model.types import System, Workload
+
+BASE_SYSTEM = System(entries=2**22, buffer_bytes=1 << 20, bits_per_entry=8.0)
+BASE_WORKLOAD = Workload(point_reads=0.3, zero_reads=0.2, writes=0.5)
+
+# Each feature as a change to the inputs of recommend (the RocksDB target is its own call).
+SETTINGS = {
+    "skew": lambda a: {**a, "workload": replace(a["workload"], write_keys="zipf:0.9",
+                                                read_keys="zipf:0.9", update_fraction=0.5)},
+    "cache": lambda a: {**a, "system": replace(a["system"], cache_bytes=16 << 20)},
+    "files": lambda a: {**a, "granularity": "file"},  # the level-1 trigger is searched with it
+    "memory_split": lambda a: {**a, "system": replace(a["system"], bits_per_entry=None,
+                                                      memory_bits_per_entry=14.0)},
+    "robust": lambda a: {**a, "rho": 0.5},
+    "probe_cost": lambda a: {**a, "system": replace(a["system"], probe_cost=0.5)},
+    "guardrails": lambda a: {**a, "constraints": Constraints(max_runs_per_level=4)},
+    "rocksdb": lambda a: {**a, "target": "rocksdb"},
+}
+
+
+def inputs(*features: str) -> dict:
+    args = {"workload": BASE_WORKLOAD, "system": BASE_SYSTEM}
+    for name in features:
+        args = SETTINGS[name](args)
+    return args
+
+
+def run(args: dict):
+    args = dict(args)
+    if args.pop("target", None) == "rocksdb":
+        extra = {k: args.pop(k) for k in ("rho", "constraints", "granularity") if k in args}
+        if extra:  # the target takes none of these: the compat table must say so
+            from wacky_model.compat import check, features_in
+
+            check(features_in(args["workload"], args["system"], rho=extra.get("rho"),
+                              constraints=extra.get("constraints"))
+                  | {"rocksdb"} | ({"files"} if "granularity" in extra else set()))
+        return recommend_rocksdb(args["workload"], args["system"])
+    return recommend(**args)
+
+
+def reprice(rec) -> float:
+    """Θ of the recommendation's design priced again, by the model it names."""
+    w, s = rec.workload, rec.system
+    if rec.file_costs is not None:
+        costs = native_file_costs(rec.design, s, rec.compaction, s.entries,
+                                  WINDOW_FLUSHES * s.buffer_entries, settled=True)
+        return file_cost(costs, w, s)
+    if rec.skew is not None:
+        return skew_theta(rec.design, s, w).theta
+    from wacky_model.analysis import analyze
+
+    return analyze(rec.design, s, w, realizable=True).finite.theta
+
+
+def test_every_refusal_names_known_features_and_a_reason():
+    for r in REFUSALS:
+        assert set(r.features) <= set(FEATURES) and len(r.reason) > 20
+    assert len({frozenset(r.features) for r in REFUSALS}) == len(REFUSALS)
+
+
+@pytest.mark.parametrize("pair", list(itertools.combinations(SETTINGS, 2)),
+                         ids=lambda p: "+".join(p))
+def test_every_pair_composes_or_is_refused_by_the_table(pair):
+    args = inputs(*pair)
+    names = set(pair)
+    refused = refusals(names)
+    if refused:
+        with pytest.raises(ValueError, match="is not supported"):
+            run(args)
+        return
+    rec = run(args)
+    if "rocksdb" in names:
+        assert rec.best.theta > 0 and rec.export.options_file()
+        return
+    doc = rec.to_dict()
+    # The JSON design is the design priced, and its cost is the one reported.
+    assert doc["design"] == rec.design.knobs and doc["cost"] == rec.cost
+    if "files" in names:
+        assert doc["granularity"] == "file" and rec.model == "files"
+    if rec.robust is not None:
+        assert rec.robust["robust_design"]["design"] == rec.design.knobs
+    else:
+        assert reprice(rec) == pytest.approx(rec.cost, rel=1e-9)
+
+
+def random_inputs(count: int, seed: int) -> list[tuple[dict, dict, bool]]:
+    """Dashboard fields and the API's inputs they parse to: mixes, sizes, skew and a cache."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        mix = rng.dirichlet(np.full(4, 0.8)) * 100
+        mix = np.round(mix, 1)
+        mix[2] += 100 - mix.sum()  # the fields are percentages
+        blocks = float(rng.choice([0, 1, 16]))
+        entries = int(2 ** rng.integers(22, 32))
+        fields_w = {"point-reads": mix[0], "zero-reads": mix[1], "writes": mix[2],
+                    "range-reads": mix[3], "range-blocks": blocks}
+        fields_s = {"entries": entries, "buffer-mib": int(rng.choice([1, 8, 64])),
+                    "bits-per-entry": float(rng.choice([2, 5, 10]))}
+        skewed = i % 4 == 3
+        if skewed:
+            fields_w |= {"write-keys": "zipf:0.9", "read-keys": "zipf:0.9",
+                         "update-fraction": 50}
+            fields_s |= {"cache-mib": 16}
+        out.append((fields_w, fields_s, skewed))
+    return out
+
+
+def test_the_api_the_cli_and_the_dashboard_agree(wacky):
+    """20 random inputs, skewed ones among them: one design and one Θ from all three."""
+    from dashboard import callbacks as cb
+
+    for fields_w, fields_s, skewed in random_inputs(20, seed=29):
+        out = views(fields_w, fields_s)
+        page_w = {**WORKLOAD, **fields_w}
+        workload = cb.parse_workload(page_w)
+        system = cb.parse_system({**SYSTEM, **fields_s})
+        api = recommend(workload, system)
+        assert out[L.CURRENT]["design"] == api.design.knobs
+        assert out[L.CURRENT]["granularity"] == api.compaction.granularity
+        assert float(text_of(find(out[L.CARD], "card-theta"))) == pytest.approx(api.cost,
+                                                                                rel=1e-3)
+        flags = ["--entries", str(int(system.entries)),
+                 "--buffer-bytes", str(system.buffer_bytes),
+                 "--bits-per-entry", repr(float(system.bits_per_entry))]
+        for name in ("point-reads", "zero-reads", "writes", "range-reads", "range-blocks"):
+            flags += [f"--{name}", repr(float(getattr(workload, name.replace("-", "_"))))]
+        if skewed:
+            flags += ["--write-dist", "zipf:0.9", "--read-dist", "zipf:0.9",
+                      "--update-fraction", "0.5", "--cache-bytes", str(system.cache_bytes)]
+        cli = wacky("recommend", *flags, "--json")
+        assert cli.returncode == 0, cli.stderr
+        doc = json.loads(cli.stdout)
+        assert doc["design"] == pytest.approx(api.design.knobs, rel=1e-9)
+        assert doc["granularity"] == api.compaction.granularity
+        assert math.isclose(doc["cost"], api.cost, rel_tol=1e-9)

@@ -1,0 +1,107 @@
+"""The one table of combinations the library refuses, each with its reason.
+
+Every feature of a recommendation composes with every other except the pairs below. Each row
+says whether the refusal is physical (the combination cannot exist) or a gap of the models (a
+model that prices one feature does not price the other yet): a gap is a promise to close it,
+not a property of LSM-trees. Surfaces do not write their own refusals: they name the features
+in play and call :func:`check`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wacky_model.guardrails import Constraints
+    from wacky_model.types import System, Workload
+
+# The features a recommendation can combine, in the words of the API's arguments.
+FEATURES = {
+    "skew": "skewed keys or updates (Workload.write_keys, read_keys, update_fraction)",
+    "cache": "a block cache (System.cache_bytes)",
+    "files": "file-granular merges (granularity='file')",
+    "paper": "the paper's model (model='paper')",
+    "robust": "robust tuning (rho)",
+    "guardrails": "guardrails (constraints)",
+    "rocksdb": "the stock RocksDB target (recommend_rocksdb)",
+    "memory_split": "a total memory budget (System.memory_bits_per_entry)",
+    "probe_cost": "a probe cost (System.probe_cost)",
+    "hash_levels": "hash levels given (System.hash_levels)",
+}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    features: tuple[str, str]
+    physical: bool  # False: a gap of the models, to be closed
+    reason: str
+
+
+def _row(a: str, b: str, reason: str, physical: bool = False) -> Refusal:
+    return Refusal((a, b), physical, reason)
+
+
+_SKEW_FILES = ("the partial-merge model of file-granular merges prices uniform keys without a "
+               "cache, so its Θ cannot be compared with the skew model's")
+_ROCKSDB = ("the stock RocksDB target is priced by the partial-merge model over its own grid "
+            "of options, which has no {} yet")
+
+REFUSALS: tuple[Refusal, ...] = (
+    _row("skew", "files", _SKEW_FILES),
+    _row("cache", "files", _SKEW_FILES),
+    _row("paper", "files", "the paper's Eq 8-16 price whole levels only; file-granular merges "
+                           "are priced by the finite partial-merge model, and nothing is "
+                           "compared across models"),
+    _row("robust", "files", "robust tuning works on the table's cost rows, which hold whole-"
+                            "level designs only"),
+    _row("guardrails", "files", "the guardrails bound whole-level run counts and space "
+                                "amplification; the file-granular grid is not filtered by them"),
+    _row("skew", "robust", "the worst case over nearby workloads is taken over the table's "
+                           "uniform-key cost rows; the skew model is priced a design at a time"),
+    _row("cache", "robust", "the worst case over nearby workloads is taken over the table's "
+                            "cost rows, which have no cache"),
+    _row("skew", "rocksdb", _ROCKSDB.format("skew stage")),
+    _row("cache", "rocksdb", _ROCKSDB.format("cache stage")),
+    _row("robust", "rocksdb", _ROCKSDB.format("robust objective")),
+    _row("guardrails", "rocksdb", _ROCKSDB.format("guardrails")),
+    _row("probe_cost", "rocksdb", _ROCKSDB.format("hash levels (stock RocksDB builds Bloom "
+                                                  "filters only)")),
+    _row("hash_levels", "rocksdb", "stock RocksDB builds Bloom filters, not App. F's hash "
+                                   "tables", physical=True),
+    _row("paper", "rocksdb", "stock RocksDB merges files, which the paper's Eq 8-16 do not "
+                             "price", physical=True),
+    _row("probe_cost", "hash_levels", "with a probe cost the search chooses the hash levels; "
+                                      "giving them too says two things", physical=True),
+)
+
+
+def features_in(workload: Workload, system: System, model: str = "finite",
+                rho: float | None = None, constraints: Constraints | None = None) -> set[str]:
+    """The features of :data:`FEATURES` that a recommendation's inputs put in play."""
+    return {name for name, used in (
+        ("skew", workload.skewed), ("cache", system.cache_bytes > 0),
+        ("paper", model == "paper"), ("robust", rho is not None),
+        ("guardrails", constraints is not None and constraints.active),
+        ("memory_split", system.memory_split), ("probe_cost", system.probe_cost > 0),
+        ("hash_levels", system.hash_levels > 0)) if used}
+
+
+def refusals(features: set[str] | frozenset[str]) -> list[Refusal]:
+    """The rows of the table that the ``features`` in play fall under."""
+    unknown = set(features) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown features {sorted(unknown)}; known: {', '.join(FEATURES)}")
+    return [r for r in REFUSALS if set(r.features) <= set(features)]
+
+
+def check(features: set[str] | frozenset[str], names: dict[str, str] | None = None) -> None:
+    """Raise ``ValueError`` naming the first refused pair and its reason. ``names`` gives the
+    caller's words for a feature (the CLI's flags), default :data:`FEATURES`' words."""
+    found = refusals(features)
+    if not found:
+        return
+    words = {**FEATURES, **(names or {})}
+    r = found[0]
+    a, b = r.features
+    raise ValueError(f"{words[a]} with {words[b]} is not supported: {r.reason}")
