@@ -3,7 +3,8 @@
 ``composition`` (issue 29, "Slow where it composes"): every figure is a ratio to a reference
 timed in the same run, since these machines are shared and noisy; nothing is asserted.
 - against the plain uniform search, ``recommend(Workload(0.2, 0.2, 0.6), System(),
-  granularity="level")`` (the README's "From Python" call, whole levels only): (a) ``recommend`` under Zipf 0.9 with a block cache, (b) the
+  granularity="level")`` (the README's "From Python" call, whole levels only): (a)
+  ``recommend`` under Zipf 0.9 with a block cache, (b) the
   RocksDB-target recommendation (``recommend_rocksdb``, what ``wacky recommend --target rocksdb``
   calls), (c) ``recommend_many`` under skew, in workloads per second beside the plain
   ``recommend_many``'s rate, (d) the default ``recommend``, which also prices file-granular
