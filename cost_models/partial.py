@@ -21,17 +21,22 @@ engine's ``granularity='file'``. Derived in ``docs/MODEL.md`` ("Files and partia
   doubles the data, so the costs are those of the size path from an empty tree through the
   preload and the window, one flush at a time: an expectation over the mean sizes (no keys, no
   files), O(flushes x levels).
+
+:func:`window_costs` walks one design's flushes in Python; :func:`window_costs_many` walks many
+designs' flushes together with numpy, one row per design, and gives the same numbers bit for bit
+(the same floating-point operations in the same order per design).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from cost_models.structure import num_levels, structure
+from cost_models.structure import LEVEL_CEIL_TOLERANCE, num_levels, structure
 
 TARGET_RULES = ("static", "dynamic", "wacky")
 
@@ -214,18 +219,10 @@ def window_costs(policy: LeveledFiles, preload: float, window: float,
                  settled: bool = False) -> WindowCosts:
     """P1-P5: the costs of ``window`` inserts of new keys after ``preload`` of them, into a tree
     that starts empty (or, with ``settled``, starts at :func:`settled_sizes` for the preload)."""
-    if not preload >= 0 or not window >= policy.flush_entries:
-        raise ValueError(f"window must hold at least one flush ({policy.flush_entries:g} "
-                         f"entries) and preload must be >= 0; got {window}, {preload}")
+    _check_window(policy, preload, window)
     F, f, k = policy.flush_entries, policy.file_entries, policy.level0_runs
-    if settled:
-        S = settled_sizes(policy, preload)
-        preload = 0.0
-    else:
-        S = [0.0] * (policy.num_levels if policy.targets != "wacky" else 1)
+    S, flushes_before, flushes = _start(policy, preload, window, settled)
     level0 = 0
-    flushes_before = int(round(preload / F))
-    flushes = flushes_before + max(1, int(round(window / F)))
     written = [0.0] * len(S)
     flush_written = 0.0
     sizes = [0.0] * len(S)
@@ -249,33 +246,576 @@ def window_costs(policy: LeveledFiles, preload: float, window: float,
                 written[base] += batch + S[base]
             S[base] += batch
             level0 = 0
-        # Drains, the most overfull level first (P2): a level over its target sends whole
-        # files down until it is below it, half a file below on average.
-        while True:
-            over = [i for i in range(len(S) - 1) if S[i] > targets[i]]
-            if not over:
-                break
-            i = max(over, key=lambda j: S[j] / targets[j])
-            moved = S[i] - max(0.0, targets[i] - f / 2.0)
-            if counting:
-                # The sizes that set the overlap are each level's mean over its batch (P1):
-                # the upper one less half of what leaves, the lower one plus half of it.
-                written[i + 1] += _merge_cost(moved, S[i] - moved / 2, S[i + 1] + moved / 2, f,
-                                              policy.boundary_files)
-            S[i] -= moved
-            S[i + 1] += moved
+        _drain(S, targets, f, policy.boundary_files, written if counting else None)
         if counting:
             for i, s in enumerate(S):
                 sizes[i] += s
                 in_use[i] += s > 0
             level0_sum += level0
-    counted = flushes - flushes_before
+    return _window_result(F, flushes - flushes_before, flush_written, written, sizes, in_use,
+                          level0_sum)
+
+
+def _drain(S: list[float], targets: list[float], f: float, boundary_files: float,
+           written: list[float] | None) -> None:
+    """P2's drains of one tree, in place, the most overfull level first: a level over its
+    target sends whole files down until it is below it, half a file below on average. The
+    entries they write go to ``written`` (when the window counts them)."""
+    while True:
+        over = [i for i in range(len(S) - 1) if S[i] > targets[i]]
+        if not over:
+            return
+        i = max(over, key=lambda j: S[j] / targets[j])
+        moved = S[i] - max(0.0, targets[i] - f / 2.0)
+        if written is not None:
+            # The sizes that set the overlap are each level's mean over its batch (P1): the
+            # upper one less half of what leaves, the lower one plus half of it.
+            written[i + 1] += _merge_cost(moved, S[i] - moved / 2, S[i + 1] + moved / 2, f,
+                                          boundary_files)
+        S[i] -= moved
+        S[i + 1] += moved
+
+
+def _check_window(policy: LeveledFiles, preload: float, window: float) -> None:
+    if not preload >= 0 or not window >= policy.flush_entries:
+        raise ValueError(f"window must hold at least one flush ({policy.flush_entries:g} "
+                         f"entries) and preload must be >= 0; got {window}, {preload}")
+
+
+def _start(policy: LeveledFiles, preload: float, window: float,
+           settled: bool) -> tuple[list[float], int, int]:
+    """The sizes the walk starts from, the flushes before the window and the flushes in all."""
+    if settled:
+        return settled_sizes(policy, preload), *_flush_counts(policy, 0.0, window)
+    return _empty_sizes(policy), *_flush_counts(policy, preload, window)
+
+
+def _empty_sizes(policy: LeveledFiles) -> list[float]:
+    return [0.0] * (policy.num_levels if policy.targets != "wacky" else 1)
+
+
+def _flush_counts(policy: LeveledFiles, preload: float, window: float) -> tuple[int, int]:
+    """Flushes before the window, and in all."""
+    F = policy.flush_entries
+    flushes_before = int(round(preload / F))
+    return flushes_before, flushes_before + max(1, int(round(window / F)))
+
+
+def _window_result(F: float, counted: int, flush_written: float, written: list[float],
+                   sizes: list[float], in_use: list[float], level0_sum: float) -> WindowCosts:
+    """The window's totals turned into costs per entry inserted and means per flush."""
     inserted = counted * F
-    level_wa = tuple(w / inserted for w in written)
     return WindowCosts(
         write_amp=(flush_written + sum(written)) / inserted,
-        level_write_amp=level_wa,
+        level_write_amp=tuple(w / inserted for w in written),
         level_entries=tuple(s / counted for s in sizes),
         level_in_use=tuple(u / counted for u in in_use),
         level0_runs=level0_sum / counted,
     )
+
+
+# The batch walk (window_costs_many). Each design is a row; its levels sit in the last columns
+# of the level arrays (right-aligned), so every design's last level is column -1 and a level
+# added on top (Eq 10 asks for one more) is a column of zeros turning into a level, as the
+# scalar walk's insert at 0 is. Columns left of a design's levels hold nothing and target 0, so
+# they are never over a target and never the base. Every float is made by the scalar walk's
+# operations in its order (numpy's +, -, *, /, sqrt, min and max round as Python's do), so the
+# two agree bit for bit.
+_STATIC, _DYNAMIC, _WACKY = 0, 1, 2
+_RULE_CODES = {"static": _STATIC, "dynamic": _DYNAMIC, "wacky": _WACKY}
+_LEVEL_FIELDS = ("S", "targets", "written", "sizes", "in_use", "fractions")
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """The policies' rules as columns, one row per policy."""
+
+    rule: np.ndarray  # _STATIC, _DYNAMIC or _WACKY
+    T: np.ndarray
+    C: np.ndarray  # the wacky rule's C (T - 1 when unset; 1 for the others)
+    F: np.ndarray
+    f: np.ndarray
+    k: np.ndarray
+    base: np.ndarray
+    boundary: np.ndarray
+    flush_writes: np.ndarray
+    levels: np.ndarray  # num_levels (static and dynamic; 1 for wacky)
+    # T ** j for j = 0, 1, ... (left-aligned), by Python's pow as the scalar targets take it:
+    # numpy's may round differently.
+    powers: np.ndarray
+    # The static rule's targets (right-aligned; for the other rules none but the last level's).
+    static_targets: np.ndarray
+
+    @staticmethod
+    def of(policies: list[LeveledFiles]) -> _Rules:
+        depth = max((p.num_levels for p in policies if p.targets != "wacky"), default=1)
+        powers = np.ones((len(policies), depth))
+        static = np.zeros((len(policies), depth))
+        static[:, -1] = math.inf
+        for b, p in enumerate(policies):
+            if p.targets != "wacky":
+                powers[b, :p.num_levels] = [float(p.T ** j) for j in range(p.num_levels)]
+            if p.targets == "static":
+                static[b, depth - p.num_levels:] = _static_targets(p.num_levels, p.T,
+                                                                   p.base_entries)
+
+        def column(values: list, dtype: type = float) -> np.ndarray:
+            return np.array(values, dtype=dtype)
+
+        return _Rules(
+            rule=column([_RULE_CODES[p.targets] for p in policies], np.int64),
+            T=column([p.T for p in policies]),
+            C=column([(p.C if p.C is not None else p.T - 1) if p.targets == "wacky" else 1.0
+                      for p in policies]),
+            F=column([p.flush_entries for p in policies]),
+            f=column([p.file_entries for p in policies]),
+            k=column([p.level0_runs for p in policies], np.int64),
+            base=column([p.base_entries for p in policies]),
+            boundary=column([p.boundary_files for p in policies]),
+            flush_writes=column([p.flush_writes for p in policies], bool),
+            levels=column([p.num_levels if p.targets != "wacky" else 1 for p in policies],
+                          np.int64),
+            powers=powers,
+            static_targets=static,
+        )
+
+
+def _level_counts(T: np.ndarray, C: np.ndarray, n_buffers: np.ndarray) -> np.ndarray:
+    """:func:`num_levels` at X = 1 (Eq 3), the same operations in the same order without the
+    X != 1 branch it computes and drops: a third of the calls, and it runs once a flush."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        real = 1.0 + np.log(n_buffers / (C + 1.0) * (T - 1.0) / T) / np.log(T)
+        ceiled = np.ceil(real - LEVEL_CEIL_TOLERANCE * np.maximum(1.0, np.abs(real)))
+    return np.minimum(np.where(ceiled > 1.0, ceiled, 1.0), 1e9).astype(np.int64)
+
+
+def _wacky_counts(T: np.ndarray, C: np.ndarray, F: np.ndarray, n_est: np.ndarray) -> np.ndarray:
+    """:func:`_wacky_targets_at`'s L: Eq 10 at ``n_est`` entries, 1 for an empty tree."""
+    return np.where(n_est > 0, _level_counts(T, C, n_est / F), 1)
+
+
+def _upper_shares(T: float, C: float, L: int, n_est: float) -> tuple[float, ...]:
+    """Eq 9's shares of the upper levels, as :func:`_wacky_targets_at` takes them."""
+    return _fractions(T, C, L)[:-1] if n_est > 0 else ()
+
+
+def _dynamic_targets_many(S: np.ndarray, levels: np.ndarray, T: np.ndarray, base: np.ndarray,
+                          powers: np.ndarray) -> np.ndarray:
+    """:func:`_dynamic_targets` of each row (right-aligned, ``levels`` levels each)."""
+    rows, width = S.shape
+    r = np.arange(rows)
+    top = width - levels  # each row's first level's column
+    depth = powers.shape[1]
+    largest = S.max(axis=1)
+    level = (S > 0).argmax(axis=1) - top  # the first level holding data
+    size = largest / powers[r, np.clip(levels - 1 - level, 0, depth - 1)]
+    floor = base / T
+    low = size <= floor
+    size = np.where(low, floor, size)
+    # Up a level while the base would be over max_bytes_for_level_base: at most levels - 1 times.
+    climb = ~low & (level > 0) & (size > base)
+    while climb.any():
+        level = level - climb
+        size = np.where(climb, size / T, size)
+        climb &= (level > 0) & (size > base)
+    size = np.where(low, size, np.minimum(size, base))
+    j = np.arange(width) - (top + level)[:, None]
+    scaled = size[:, None] * powers[r[:, None], np.clip(j, 0, depth - 1)]
+    targets = np.where(j >= 0, np.maximum(scaled, base[:, None]), 0.0)
+    targets[largest <= 0] = 0.0
+    targets[:, -1] = math.inf
+    return targets
+
+
+def _settled_many(rules: _Rules, entries: list[float]) -> list[list[float]]:
+    """:func:`settled_sizes` of each row, bit for bit: the fixed-point iterations of all the
+    rows at once, each row stopping where its own would."""
+    n = rules.T.size
+    N = np.array([float(e) for e in entries])
+    tolerance = np.array([1e-9 * e for e in entries])  # Python's product, as the scalar's
+    wacky = np.flatnonzero(rules.rule == _WACKY)
+    levels = rules.levels.copy()
+    L = _wacky_counts(rules.T[wacky], rules.C[wacky], rules.F[wacky], N[wacky])
+    levels[wacky] = L
+    width = int(levels.max())
+    # Static and wacky targets do not move with the sizes (the wacky ones are those of N).
+    fixed = np.zeros((n, width))
+    fixed[:, width - rules.static_targets.shape[1]:] = rules.static_targets
+    for j, b in enumerate(wacky):
+        shares = _upper_shares(float(rules.T[b]), float(rules.C[b]), int(L[j]), float(N[b]))
+        fixed[b, width - len(shares) - 1: width - 1] = np.asarray(shares) * N[b]
+    S = np.zeros((n, width))
+    S[:, -1] = N
+    half = rules.f / 2.0
+    going = np.arange(n)
+    for _ in range(64):
+        targets = fixed[going]
+        dynamic = rules.rule[going] == _DYNAMIC
+        if dynamic.any():
+            d = going[dynamic]
+            targets[dynamic] = _dynamic_targets_many(S[d], levels[d], rules.T[d], rules.base[d],
+                                                     rules.powers[d])
+        new = np.empty((going.size, width))
+        rest = N[going]
+        for i in range(width - 1):
+            new[:, i] = np.minimum(rest, np.maximum(0.0, targets[:, i] - half[going]))
+            rest = rest - new[:, i]
+        new[:, -1] = rest
+        close = (np.abs(new - S[going]) <= tolerance[going][:, None]).all(axis=1)
+        S[going[~close]] = new[~close]
+        going = going[~close]
+        if going.size == 0:
+            break
+    return [S[b, width - levels[b]:].tolist() for b in range(n)]
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The designs still walking, one row each, and the walk's state. The arrays change in place
+    a flush at a time; rows leave (:meth:`take`) and columns come on the left (:meth:`widen`)
+    by copy."""
+
+    ids: np.ndarray  # position in the caller's list
+    rules: _Rules
+    flushes_before: np.ndarray
+    flushes: np.ndarray
+    levels: np.ndarray  # levels the design holds (len(S) in the scalar walk)
+    S: np.ndarray
+    # The targets of the sizes at the start of the flush. They move only with the sizes, so
+    # they are recomputed only for the rows whose sizes moved (``dirty``), and a row whose sizes
+    # did not move and whose level 0 does not merge has no level over its target.
+    targets: np.ndarray
+    dirty: np.ndarray
+    fractions: np.ndarray  # Eq 9's shares of a wacky row's upper levels for fraction_levels
+    fraction_levels: np.ndarray  # the L ``fractions`` are for (0: none yet)
+    written: np.ndarray  # entries written per level (only while counting)
+    sizes: np.ndarray
+    in_use: np.ndarray
+    level0: np.ndarray
+    flush_written: np.ndarray
+    level0_sum: np.ndarray
+
+    def take(self, keep: np.ndarray) -> _Rows:
+        return _Rows(**{x.name: getattr(self, x.name)[keep] for x in fields(self)
+                        if x.name != "rules"},
+                     rules=_Rules(**{x.name: getattr(self.rules, x.name)[keep]
+                                     for x in fields(self.rules)}))
+
+    def widen(self, width: int) -> _Rows:
+        extra = width - self.S.shape[1]
+        if extra <= 0:
+            return self
+        return replace(self, **{name: np.pad(getattr(self, name), ((0, 0), (extra, 0)))
+                                for name in _LEVEL_FIELDS})
+
+
+def _start_rows(rules: _Rules, starts: list[list[float]], counts: list[tuple[int, int]]) -> _Rows:
+    n = len(starts)
+    width = max(len(S) for S in starts)
+    S = np.zeros((n, width))
+    for b, S0 in enumerate(starts):
+        S[b, width - len(S0):] = S0
+    targets = np.zeros((n, width))  # the static rows' for good; the others' taken at flush 1
+    targets[:, width - rules.static_targets.shape[1]:] = rules.static_targets
+    return _Rows(
+        ids=np.arange(n),
+        rules=rules,
+        flushes_before=np.array([b for b, _ in counts], dtype=np.int64),
+        flushes=np.array([t for _, t in counts], dtype=np.int64),
+        levels=np.array([len(S0) for S0 in starts], dtype=np.int64),
+        S=S,
+        targets=targets,
+        dirty=np.ones(n, dtype=bool),
+        fractions=np.zeros((n, width)),
+        fraction_levels=np.zeros(n, dtype=np.int64),
+        written=np.zeros((n, width)),
+        sizes=np.zeros((n, width)),
+        in_use=np.zeros((n, width)),
+        level0=np.zeros(n, dtype=np.int64),
+        flush_written=np.zeros(n),
+        level0_sum=np.zeros(n),
+    )
+
+
+def _wacky_targets_many(rows: _Rows, w: np.ndarray) -> tuple[_Rows, np.ndarray]:
+    """:func:`_wacky_targets` of the wacky rows ``w``: Eq 10's L at n = S_L (C+1)/C, levels
+    added on top where it grew, Eq 9's shares refreshed where L changed (rarely: in Python, per
+    change). Returns the rows and those whose L fell below the levels they hold: the scalar
+    walk then reads its targets against the wrong levels, and those rows are left to it."""
+    rules = rows.rules
+    T, C = rules.T[w], rules.C[w]
+    n_est = rows.S[w, -1] * (C + 1) / C
+    L = _wacky_counts(T, C, rules.F[w], n_est)
+    odd = np.zeros(rows.ids.size, dtype=bool)
+    odd[w] = L < rows.levels[w]
+    rows = rows.widen(int(L.max()))
+    width = rows.S.shape[1]
+    for j in np.flatnonzero((L != rows.fraction_levels[w]) & ~odd[w]):
+        b, levels = w[j], int(L[j])
+        rows.fractions[b] = 0.0
+        rows.fractions[b, width - levels: width - 1] = _upper_shares(
+            float(T[j]), float(C[j]), levels, float(n_est[j]))
+        rows.fraction_levels[b] = levels
+    rows.levels[w] = np.maximum(rows.levels[w], L)
+    targets = rows.fractions[w] * n_est[:, None]
+    targets[:, -1] = math.inf
+    rows.targets[w] = targets
+    return rows, odd
+
+
+def _update_targets(rows: _Rows) -> tuple[_Rows, np.ndarray]:
+    """The targets (:func:`_targets`) of the rows whose sizes moved; the rows (perhaps widened)
+    and those the batch leaves to the scalar walk (see :func:`_wacky_targets_many`)."""
+    odd = np.zeros(rows.ids.size, dtype=bool)
+    dirty = np.flatnonzero(rows.dirty)
+    rule = rows.rules.rule[dirty]
+    w = dirty[rule == _WACKY]
+    if w.size:
+        rows, odd = _wacky_targets_many(rows, w)
+    d = dirty[rule == _DYNAMIC]
+    if d.size:
+        rules = rows.rules
+        rows.targets[d] = _dynamic_targets_many(rows.S[d], rows.levels[d], rules.T[d],
+                                                rules.base[d], rules.powers[d])
+    return rows, odd
+
+
+def _merge_level0(rows: _Rows, counting: np.ndarray) -> np.ndarray:
+    """P3: level 0 merges into the base level at its trigger, or (RocksDB) once it outgrows
+    :func:`_level0_limit`. Returns the rows that merged."""
+    rules, targets = rows.rules, rows.targets
+    base = (targets > 0).argmax(axis=1)
+    base_target = targets[np.arange(rows.ids.size), base]
+    batch = rows.level0 * rules.F
+    with np.errstate(invalid="ignore"):
+        limit = np.where((rules.rule == _DYNAMIC) & np.isfinite(base_target),
+                         np.maximum(rules.base, base_target / rules.T), rules.base)
+    merging = (rows.level0 >= rules.k) | ((rules.rule != _WACKY) & (batch > limit))
+    go = np.flatnonzero(merging)
+    if go.size:
+        col, add, old = base[go], batch[go], rows.S[go, base[go]]
+        c = counting[go]
+        rows.written[go[c], col[c]] += add[c] + old[c]
+        rows.S[go, col] = old + add
+        rows.level0[go] = 0
+    return merging
+
+
+def _merge_cost_many(moved: np.ndarray, upper: np.ndarray, lower: np.ndarray, file: np.ndarray,
+                     boundary: np.ndarray) -> np.ndarray:
+    """:func:`_merge_cost` elementwise, the same operations in the same order."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = lower / upper
+        share = np.minimum(1.0, file / upper)
+        overlap = np.maximum(0.0, (r - 1.0) * upper * (1.0 - np.sqrt(1.0 - share)))
+        overlap = np.minimum(lower, overlap + boundary * np.minimum(file, lower))
+        cost = moved * (1.0 + overlap / np.minimum(file, upper))
+    return np.where((lower <= 0) | (upper <= 0), moved, cost)
+
+
+@dataclass(frozen=True)
+class _Draining:
+    """The rows being drained this flush (rows ``at`` of the walk): their sizes (changed in
+    place), targets, what a drained level keeps (P2: its target less half a file; the last
+    level nothing, it never drains), file sizes, and where their writes go."""
+
+    S: np.ndarray
+    targets: np.ndarray
+    keep: np.ndarray
+    f: np.ndarray
+    boundary: np.ndarray
+    counting: np.ndarray
+    at: np.ndarray
+    written: np.ndarray  # the walk's, all rows
+
+    @staticmethod
+    def of(rows: _Rows, at: np.ndarray, counting: np.ndarray) -> _Draining:
+        everyone = at.size == rows.ids.size  # no copies: the walk's own arrays
+        return _Draining.make(rows.S if everyone else rows.S[at],
+                              rows.targets if everyone else rows.targets[at], rows.rules.f[at],
+                              rows.rules.boundary[at], counting[at], at, rows.written)
+
+    @staticmethod
+    def make(S: np.ndarray, targets: np.ndarray, f: np.ndarray, boundary: np.ndarray,
+             counting: np.ndarray, at: np.ndarray, written: np.ndarray) -> _Draining:
+        keep = np.maximum(0.0, targets - (f / 2.0)[:, None])
+        keep[:, -1] = 0.0
+        return _Draining(S, targets, keep, f, boundary, counting, at, written)
+
+    def write(self, r: np.ndarray, level: np.ndarray, moved: np.ndarray, upper: np.ndarray,
+              lower: np.ndarray) -> None:
+        """P1's cost of drains of rows ``r`` (of these) into ``level``, when counting."""
+        if not self.counting.all():
+            c = self.counting[r]
+            r, level, moved, upper, lower = r[c], level[c], moved[c], upper[c], lower[c]
+        self.written[self.at[r], level] += _merge_cost_many(moved, upper, lower, self.f[r],
+                                                            self.boundary[r])
+
+
+def _drain_chains(d: _Draining, single: np.ndarray, over: np.ndarray) -> np.ndarray:
+    """The drains of the ``single`` rows, those with one level over its target: that level
+    drains into the next, which drains in turn if that put it over, and so on down (the common
+    case, a flush's cascade), all in one pass. A drained level keeps ``keep``, so the entries
+    reaching each level and those leaving it are the running sums S_i - keep_i + S_{i+1} -
+    keep_{i+1} ..., which numpy's cumsum adds one at a time, as the scalar walk does. Returns
+    the rows left undone (a drained level stayed over its target, by rounding), for the
+    scalar walk's order."""
+    S, t = d.S, d.targets
+    width = S.shape[1]
+    cols = np.arange(width)
+    start = np.where(single, over.argmax(axis=1), width)[:, None]  # past the end: no cascade
+    before = cols < start
+    steps = np.empty((S.shape[0], 2 * width))
+    steps[:, 0::2] = np.where(before, 0.0, S)
+    steps[:, 1::2] = np.where(before, 0.0, -d.keep)
+    sums = steps.cumsum(axis=1)
+    arrived, moved = sums[:, 0::2], sums[:, 1::2]  # what each level holds, what leaves it
+    # The cascade stops at the first level below the start that it leaves within its target
+    # (the last level, of target inf, at the latest).
+    below = cols > start
+    end = (below & (arrived <= t)).argmax(axis=1)[:, None]
+    drained = ~before & (cols < end)
+    left = arrived - moved
+    undone = ((left > t) & drained).any(axis=1)
+    if undone.any():
+        drained &= ~undone[:, None]
+        below &= ~undone[:, None]
+    r, i = np.nonzero(drained)
+    m = moved[r, i]
+    d.write(r, i + 1, m, arrived[r, i] - m / 2, S[r, i + 1] + m / 2)
+    S[...] = np.where(drained, left, np.where(below & (cols == end), arrived, S))
+    return undone
+
+
+def _drain_once(d: _Draining, g: np.ndarray, over: np.ndarray) -> None:
+    """One drain of each row ``g``: its most overfull level, the first of equals, as max()
+    takes it in the scalar walk."""
+    S = d.S
+    ratio = np.divide(S[g], d.targets[g], where=over[g],
+                      out=np.full((g.size, S.shape[1]), -math.inf))
+    i = ratio.argmax(axis=1)
+    size, below = S[g, i], S[g, i + 1]
+    moved = size - d.keep[g, i]
+    d.write(g, i + 1, moved, size - moved / 2, below + moved / 2)
+    S[g, i] = size - moved
+    S[g, i + 1] = below + moved
+
+
+def _drain_many(d: _Draining) -> None:
+    """P2's drains, each row in the scalar walk's order: a row with one level over drains its
+    cascade at once, a row with more drains one level per pass; until no row has any."""
+    while True:
+        over = d.S > d.targets  # never the last level: its target is inf
+        count = over.sum(axis=1)
+        if not count.any():
+            return
+        undone = _drain_chains(d, count == 1, over)
+        many = np.flatnonzero((count > 1) | undone)
+        if many.size:
+            _drain_once(d, many, over)
+
+
+def _flush(rows: _Rows, counting: np.ndarray) -> None:
+    """One flush of every row (targets already taken): level 0's merge, the drains, and the
+    window's sums."""
+    rows.level0[:] += 1
+    np.add(rows.flush_written, rows.rules.F, out=rows.flush_written,
+           where=rows.rules.flush_writes & counting)
+    rows.dirty[:] = _merge_level0(rows, counting)
+    busy = np.flatnonzero((rows.S > rows.targets).any(axis=1))
+    if busy.size:
+        d = _Draining.of(rows, busy, counting)
+        _drain_many(d)
+        if d.S is not rows.S:
+            rows.S[busy] = d.S
+        rows.dirty[busy] = True
+    if counting.all():  # the window's flushes, the common case: no masks
+        rows.sizes[...] += rows.S
+        rows.in_use[...] += rows.S > 0
+        rows.level0_sum[...] += rows.level0
+        return
+    kept = counting[:, None]
+    np.add(rows.sizes, rows.S, out=rows.sizes, where=kept)
+    np.add(rows.in_use, rows.S > 0, out=rows.in_use, where=kept)
+    np.add(rows.level0_sum, rows.level0, out=rows.level0_sum, where=counting)
+
+
+@dataclass(frozen=True)
+class _Finished:
+    """A design's walk, summed."""
+
+    F: float
+    counted: int
+    flush_written: float
+    written: list[float]
+    sizes: list[float]
+    in_use: list[float]
+    level0_sum: float
+
+    @staticmethod
+    def of(rows: _Rows, b: int) -> _Finished:
+        first = rows.S.shape[1] - int(rows.levels[b])
+        return _Finished(float(rows.rules.F[b]), int(rows.flushes[b] - rows.flushes_before[b]),
+                         float(rows.flush_written[b]), rows.written[b, first:].tolist(),
+                         rows.sizes[b, first:].tolist(), rows.in_use[b, first:].tolist(),
+                         float(rows.level0_sum[b]))
+
+    def costs(self) -> WindowCosts:
+        return _window_result(self.F, self.counted, self.flush_written, self.written,
+                              self.sizes, self.in_use, self.level0_sum)
+
+
+def _per_policy(value: object, n: int, name: str) -> list:
+    """A scalar for every policy, or one value per policy."""
+    if np.ndim(value) == 0:
+        return [value] * n
+    values = list(value)  # type: ignore[call-overload]
+    if len(values) != n:
+        raise ValueError(f"{name} needs one value per policy ({n}); got {len(values)}")
+    return values
+
+
+def window_costs_many(policies: Sequence[LeveledFiles], preload: float | Sequence[float],
+                      window: float | Sequence[float],
+                      settled: bool | Sequence[bool] = False) -> list[WindowCosts]:
+    """:func:`window_costs` of each policy (``preload``, ``window`` and ``settled`` shared or one
+    per policy), equal to it bit for bit: the designs' flushes walked together, each numpy
+    operation on every design still walking."""
+    policies = list(policies)
+    n = len(policies)
+    preloads = _per_policy(preload, n, "preload")
+    windows = _per_policy(window, n, "window")
+    settleds = [bool(s) for s in _per_policy(settled, n, "settled")]
+    for p, a, w in zip(policies, preloads, windows, strict=True):
+        _check_window(p, a, w)
+    if n == 0:
+        return []
+    rules = _Rules.of(policies)
+    ready = [b for b in range(n) if settleds[b]]
+    starts = [_empty_sizes(p) for p in policies]
+    if ready:
+        kept = [policies[b] for b in ready]
+        for b, S in zip(ready, _settled_many(_Rules.of(kept), [preloads[b] for b in ready]),
+                        strict=True):
+            starts[b] = S
+    counts = [_flush_counts(p, 0.0 if s else a, w)
+              for p, a, w, s in zip(policies, preloads, windows, settleds, strict=True)]
+    rows = _start_rows(rules, starts, counts)
+    out: list[WindowCosts | None] = [None] * n
+    step = 0
+    while rows.ids.size:
+        done = rows.flushes <= step
+        if done.any():
+            for b in np.flatnonzero(done):
+                out[rows.ids[b]] = _Finished.of(rows, b).costs()
+            rows = rows.take(~done)
+            continue
+        rows, odd = _update_targets(rows)
+        if odd.any():
+            for b in np.flatnonzero(odd):
+                i = int(rows.ids[b])
+                out[i] = window_costs(policies[i], preloads[i], windows[i], settleds[i])
+            rows = rows.take(~odd)
+        _flush(rows, step >= rows.flushes_before)
+        step += 1
+    return out  # type: ignore[return-value]

@@ -5,6 +5,7 @@ the native engine's rules read into :mod:`cost_models.partial`, and the reads of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,13 @@ from cost_models.filters import (
 )
 from cost_models.finite import realized_fpr
 from cost_models.objective import cost_row
-from cost_models.partial import LeveledFiles, WindowCosts, capacities, window_costs
+from cost_models.partial import (
+    LeveledFiles,
+    WindowCosts,
+    capacities,
+    window_costs,
+    window_costs_many,
+)
 from wacky_model.types import Compaction, Design, System
 
 
@@ -98,21 +105,76 @@ def native_file_costs(design: Design, system: System, compaction: Compaction,
     (from an empty tree, or with ``settled`` from the settled one, P5)."""
     policy = native_policy(design, system, compaction)
     w = window_costs(policy, preload, window, settled)
-    sizes = np.asarray(w.level_entries, dtype=float)
-    runs = np.ones_like(sizes)
-    # The engine allocates the filter memory by the levels' capacities, not by what they hold
-    # at the moment (merge_policy.h AllocateFprs): the window's end, aligned at Level L.
-    caps = capacities(policy, preload + window)[-sizes.size:]
-    weights = np.concatenate([np.zeros(sizes.size - len(caps)), caps])
+    return _native_reads([design], system, [policy], [w], [preload + window])[0]
+
+
+def native_file_costs_many(designs: Sequence[Design], system: System,
+                           compactions: Sequence[Compaction],
+                           preload: float | Sequence[float], window: float | Sequence[float],
+                           settled: bool = False) -> list[LeveledCosts]:
+    """:func:`native_file_costs` of each design with its compaction (``preload`` and ``window``
+    shared or one per design), equal to it: the windows walked together
+    (:func:`cost_models.partial.window_costs_many`) and the filters of the designs with as many
+    levels allocated together."""
+    designs, compactions = list(designs), list(compactions)
+    if len(designs) != len(compactions):
+        raise ValueError(f"one compaction per design: got {len(designs)} designs and "
+                         f"{len(compactions)} compactions")
+    policies = [native_policy(d, system, c) for d, c in zip(designs, compactions, strict=True)]
+    preloads = _per_design(preload, len(designs), "preload")
+    windows = _per_design(window, len(designs), "window")
+    ws = window_costs_many(policies, preloads, windows, settled)
+    return _native_reads(designs, system, policies, ws,
+                         [a + w for a, w in zip(preloads, windows, strict=True)])
+
+
+def _per_design(value: float | Sequence[float], n: int, name: str) -> list[float]:
+    if np.ndim(value) == 0:
+        return [value] * n  # type: ignore[list-item]
+    values = list(value)  # type: ignore[arg-type]
+    if len(values) != n:
+        raise ValueError(f"{name} needs one value per design ({n}); got {len(values)}")
+    return values
+
+
+def _native_reads(designs: list[Design], system: System, policies: list[LeveledFiles],
+                  ws: list[WindowCosts], entries: list[float]) -> list[LeveledCosts]:
+    """P6 with the engine's filters. The allocation is per row of levels, so the designs with as
+    many levels and the same filter rule are solved as one array, each row as it would be
+    alone."""
+    groups: dict[tuple[int, str], list[int]] = {}
+    for b, (d, w) in enumerate(zip(designs, ws, strict=True)):
+        groups.setdefault((len(w.level_entries), d.filters), []).append(b)
+    out: list[LeveledCosts | None] = [None] * len(designs)
+    for (_, filters), members in groups.items():
+        sizes = np.array([ws[b].level_entries for b in members], dtype=float)
+        weights = np.array([_filter_weights(policies[b], sizes.shape[1], entries[b])
+                            for b in members])
+        bits = bloom_bits_per_key(_fprs(filters, system, weights))
+        realized = np.asarray(realized_fpr(bits), dtype=float)
+        bits_used = np.sum(sizes * bits, axis=-1) / np.maximum(1.0, sizes.sum(axis=-1))
+        for row, b in enumerate(members):
+            out[b] = window_reads(ws[b], realized[row], float(realized[row, 0]),
+                                  float(bits_used[row]))
+    return out  # type: ignore[return-value]
+
+
+def _filter_weights(policy: LeveledFiles, levels: int, entries: float) -> np.ndarray:
+    """The engine allocates the filter memory by the levels' capacities, not by what they hold
+    at the moment (merge_policy.h AllocateFprs): the window's end, aligned at Level L."""
+    caps = capacities(policy, entries)[-levels:]
+    return np.concatenate([np.zeros(levels - len(caps)), caps])
+
+
+def _fprs(filters: str, system: System, weights: np.ndarray) -> np.ndarray:
+    """The filters' false-positive rates of rows of levels weighted by ``weights``."""
+    runs = np.ones_like(weights)
     budget = system.budget
     if "sum_fpr" in budget:
-        p = (uniform_fprs_for_sum(runs, budget["sum_fpr"]) if design.filters == "uniform"
+        p = (uniform_fprs_for_sum(runs, budget["sum_fpr"]) if filters == "uniform"
              else lagrangian_fprs_for_sum(weights, runs, budget["sum_fpr"]))
     else:
         bits = budget["bits_per_entry"]
-        p = (uniform_fprs_for_memory(runs, bits) if design.filters == "uniform"
+        p = (uniform_fprs_for_memory(runs, bits) if filters == "uniform"
              else lagrangian_fprs_for_memory(weights, runs, bits))
-    p = np.asarray(p, dtype=float)
-    realized = np.asarray(realized_fpr(bloom_bits_per_key(p)), dtype=float)
-    bits_used = float(np.sum(sizes * bloom_bits_per_key(p)) / max(1.0, sizes.sum()))
-    return window_reads(w, realized, float(realized[0]), bits_used)
+    return np.asarray(p, dtype=float)

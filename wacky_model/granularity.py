@@ -14,7 +14,7 @@ import itertools
 from dataclasses import dataclass
 
 from cost_models.objective import theta_of_row
-from wacky_model.files import LeveledCosts, native_file_costs
+from wacky_model.files import LeveledCosts, native_file_costs_many
 from wacky_model.types import Compaction, Design, System, Workload, workload_vector
 
 FILE_RATIOS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 24.0, 32.0)
@@ -38,19 +38,16 @@ def file_cost(costs: LeveledCosts, workload: Workload, system: System) -> float:
 
 
 def best_file_design(workload: Workload, system: System) -> FileDesign:
-    """The file-granular leveled design with the lowest Θ on the grid."""
-    best: FileDesign | None = None
-    for T, k, share in itertools.product(FILE_RATIOS, LEVEL1_RUNS, FILE_SHARES):
-        if T > system.buffers:
-            continue
-        design = Design(T, T - 1.0, 1.0, 0.0, 0.0)
-        compaction = Compaction("file", max(system.block_bytes,
-                                            int(share * system.buffer_bytes)), k)
-        costs = native_file_costs(design, system, compaction, system.entries,
-                                  WINDOW_FLUSHES * system.buffer_entries, settled=True)
-        cost = file_cost(costs, workload, system)
-        if best is None or cost < best.cost:
-            best = FileDesign(design, compaction, costs, cost)
-    if best is None:
+    """The file-granular leveled design with the lowest Θ on the grid (priced as one batch)."""
+    grid = [(Design(T, T - 1.0, 1.0, 0.0, 0.0),
+             Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k))
+            for T, k, share in itertools.product(FILE_RATIOS, LEVEL1_RUNS, FILE_SHARES)
+            if T <= system.buffers]
+    if not grid:
         raise ValueError("no file-granular design fits this system (T must be below N/F)")
-    return best
+    designs, compactions = zip(*grid, strict=True)
+    priced = native_file_costs_many(designs, system, compactions, system.entries,
+                                    WINDOW_FLUSHES * system.buffer_entries, settled=True)
+    cost = [file_cost(c, workload, system) for c in priced]
+    i = min(range(len(cost)), key=cost.__getitem__)  # the first of equals, as the loop did
+    return FileDesign(designs[i], compactions[i], priced[i], cost[i])

@@ -24,7 +24,7 @@ import numpy as np
 
 from cost_models.finite import realized_fpr
 from cost_models.objective import theta_of_row
-from cost_models.partial import window_costs
+from cost_models.partial import window_costs_many
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_model import leveled_policy
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
@@ -111,15 +111,24 @@ class RocksDBRecommendation:
 
 
 def price(config: RocksDBConfig, workload: Workload, system: System) -> Priced:
-    export = config.export(system)
-    policy = leveled_policy(export)
-    F = policy.flush_entries
-    w = window_costs(policy, system.entries, WINDOW_FLUSHES * F, settled=True)
-    p = float(realized_fpr(config.bits_per_key))
-    costs = window_reads(w, np.full(len(w.level_entries), p), p, config.bits_per_key)
-    value = theta_of_row(costs.row(system.entries_per_block),
-                         workload_vector(workload, system.write_cost_ratio, system.probe_cost))
-    return Priced(config, costs, value)
+    return price_many([config], workload, system)[0]
+
+
+def price_many(configs: list[RocksDBConfig], workload: Workload, system: System
+               ) -> list[Priced]:
+    """Θ of each configuration, their windows priced as one batch."""
+    policies = [leveled_policy(c.export(system)) for c in configs]
+    windows = window_costs_many(policies, system.entries,
+                                [WINDOW_FLUSHES * p.flush_entries for p in policies],
+                                settled=True)
+    weights = workload_vector(workload, system.write_cost_ratio, system.probe_cost)
+    out = []
+    for config, w in zip(configs, windows, strict=True):
+        p = float(realized_fpr(config.bits_per_key))
+        costs = window_reads(w, np.full(len(w.level_entries), p), p, config.bits_per_key)
+        out.append(Priced(config, costs,
+                          theta_of_row(costs.row(system.entries_per_block), weights)))
+    return out
 
 
 def _memory_options(system: System) -> list[tuple[int, float]]:
@@ -146,23 +155,25 @@ def recommend_rocksdb(workload: Workload, system: System) -> RocksDBRecommendati
     if system.sum_fpr is not None:
         raise ValueError("--target rocksdb takes the filter memory as bits per key "
                          "(--bits-per-entry) or a total memory budget, not --sum-fpr")
-    priced: list[Priced] = []
+    configs = []
     for (buffer, bits), T, k, base, share in itertools.product(
             _memory_options(system), MULTIPLIERS, TRIGGERS, LEVEL_BASES, FILE_SIZES):
         config = RocksDBConfig(T, k, True, max(system.block_bytes, int(share * buffer)),
                                buffer, bits, base * buffer)
         try:
-            priced.append(price(config, workload, system))
+            config.export(system)
         except ValueError:  # a file larger than the first level at this N: not a choice
             continue
+        configs.append(config)
+    priced = price_many(configs, workload, system) if configs else []
     if not priced:
         raise ValueError("no stock RocksDB leveled configuration fits this system")
     best = min(priced, key=lambda p: p.theta)
     buffer, bits = best.config.buffer_bytes, best.config.bits_per_key
     default = price(RocksDBConfig(DEFAULT_MULTIPLIER, DEFAULT_TRIGGER, False, buffer, buffer, bits,
                                   DEFAULT_BASE_BUFFERS * buffer), workload, system)
-    by_multiplier = [price(replace(default.config, multiplier=T), workload, system)
-                     for T in MULTIPLIERS]
+    by_multiplier = price_many([replace(default.config, multiplier=T) for T in MULTIPLIERS],
+                               workload, system)
     best_t = min(by_multiplier, key=lambda p: p.theta)
     return RocksDBRecommendation(workload, system, best, default, best_t,
                                  _reasons(best, priced), len(priced))
