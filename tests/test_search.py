@@ -279,13 +279,25 @@ def test_refining_a_table_lookup_never_loses():
     assert np.all(plain.cost <= plain.family_cost.min(axis=1) * (1 + 1e-12))
 
 
-def test_recommend_many_refuses_what_its_table_cannot_price() -> None:
-    """Issue 29: a skewed workload or a cache used to be priced as uniform keys without one."""
+@pytest.mark.parametrize("extra", [{}, {"rho": 0.5}, {"granularity": "file"},
+                                   {"granularity": "level"}])
+def test_recommend_many_takes_recommends_inputs_and_gives_its_answers(extra) -> None:
+    """Issue 29: the batch takes skew, a cache, rho and the granularity, and each row is what
+    recommend gives for that workload with the same table lookup (refine=False)."""
     from dataclasses import replace as _replace
 
     plain = Workload(point_reads=0.3, zero_reads=0.1, writes=0.6)
-    skewed = _replace(plain, write_keys="zipf:0.9", read_keys="zipf:0.9")
-    with pytest.raises(ValueError, match=r"workloads\[1\] has skewed keys"):
-        recommend_many([plain, skewed], System(entries=2**24))
-    with pytest.raises(ValueError, match="cache_bytes > 0"):
-        recommend_many([plain], System(entries=2**24, cache_bytes=1 << 20))
+    skewed = _replace(plain, write_keys="zipf:0.9", read_keys="zipf:0.9", update_fraction=0.5)
+    ranges = Workload(point_reads=0.1, zero_reads=0.1, writes=0.3, range_reads=0.5,
+                      range_blocks=4.0)
+    cases = [(System(entries=2**24), [plain, ranges] + ([] if extra else [skewed])),
+             (System(entries=2**24, memory_bits_per_entry=12.0), [plain, ranges])]
+    if not extra:
+        cases.append((System(entries=2**24, cache_bytes=1 << 22), [plain, skewed]))
+    for system, workloads in cases:
+        batch = recommend_many(workloads, system, **extra)
+        for i, w in enumerate(workloads):
+            one = recommend(w, system, refine=False, **extra)
+            assert batch.designs[i] == one.design and batch.compactions[i] == one.compaction
+            assert batch.cost[i] == pytest.approx(one.cost, rel=1e-9)
+            assert batch.models[i] == ("skew" if one.skew is not None else one.model)

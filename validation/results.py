@@ -287,3 +287,22 @@ class ValidationResult:
         if self.skew is not None:
             out["skew"] = self.skew
         return out
+
+
+def measured_levels(engine: Any) -> tuple[tuple[LevelShape, ...], float]:
+    """The engine's tree (non-empty runs per level; a level of files is one sorted run; level
+    0, when the engine has one, is the row numbered 0) and its filter bits per stored entry."""
+    levels, bits, stored = [], 0.0, 0
+    for lvl in engine.levels():
+        runs = [r for r in lvl["runs"] if r["entries"] > 0]
+        number = 0 if lvl["level"] == 0 else sum(1 for row in levels if row.level > 0) + 1
+        levels.append(LevelShape(
+            level=number,
+            runs=min(1, len(runs)) if lvl.get("files") else len(runs),
+            entries=sum(r["entries"] for r in runs),
+            max_runs=int(lvl["max_runs"]),
+        ))
+        for r in runs:
+            bits += r["entries"] * r["filter_bits_per_key"]
+            stored += r["entries"]
+    return tuple(levels), (bits / stored if stored else 0.0)

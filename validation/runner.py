@@ -31,8 +31,15 @@ from native_engine import Engine
 from validation import generators
 from validation.engine_simulator import grow, grown_costs, steady_window
 from validation.replay import replay
-from validation.results import Checks, Costs, LevelShape, ValidationResult, with_theta
-from validation.scale import Scale
+from validation.results import (
+    Checks,
+    Costs,
+    LevelShape,
+    ValidationResult,
+    measured_levels,
+    with_theta,
+)
+from validation.scale import ENGINE_WAL, Scale
 from validation.skew_runner import check_skew_workload
 from validation.steady import WINDOW_CAP_LOADS, measure_window
 from wacky_model.analysis import analyze
@@ -47,8 +54,6 @@ LOAD_SHARE = 0.75  # of the progress bar: the load dominates the run time
 __all__ = ["Scale", "ValidationResult", "predict_finite", "predict_paper", "predict_simulated",
            "validate"]
 
-# Engines run without their write-ahead log: the cost model prices flushes and merges only.
-ENGINE_WAL = False
 PHASES = ("steady", "load")
 
 
@@ -196,25 +201,6 @@ def steady_references(
     return simulated, conditioned
 
 
-def _measured_levels(engine: Engine) -> tuple[tuple[LevelShape, ...], float]:
-    """The engine's tree (non-empty runs per level; a level of files is one sorted run; level
-    0, when the engine has one, is the row numbered 0) and its filter bits per stored entry."""
-    levels, bits, stored = [], 0.0, 0
-    for lvl in engine.levels():
-        runs = [r for r in lvl["runs"] if r["entries"] > 0]
-        number = 0 if lvl["level"] == 0 else sum(1 for row in levels if row.level > 0) + 1
-        levels.append(LevelShape(
-            level=number,
-            runs=min(1, len(runs)) if lvl.get("files") else len(runs),
-            entries=sum(r["entries"] for r in runs),
-            max_runs=int(lvl["max_runs"]),
-        ))
-        for r in runs:
-            bits += r["entries"] * r["filter_bits_per_key"]
-            stored += r["entries"]
-    return tuple(levels), (bits / stored if stored else 0.0)
-
-
 def _per_op(totals: dict[str, Any], kind: str, attr: str) -> float:
     t = totals.get(kind)
     if t is None or t.count == 0:
@@ -318,7 +304,7 @@ def validate(
                 engine, load,
                 progress=lambda done, total: report(LOAD_SHARE * done / total, "loading"),
             )
-            levels, memory = _measured_levels(engine)
+            levels, memory = measured_levels(engine)
             keys = load.keys
             level_L_keys = keys[: int(levels[-1].entries)]  # Level L holds the oldest entries
             window = None
@@ -329,7 +315,7 @@ def validate(
                     reads=scale.reads, range_entries=range_entries,
                     seed=scale.seed * 1_000_003 + 17,
                     fixed_writes=None if compaction.is_default else scale.entries)
-                levels, memory = _measured_levels(engine)
+                levels, memory = measured_levels(engine)
                 keys = np.concatenate([keys, window.inserted])
             parts = _read_parts(keys, level_L_keys, scale, workload, range_entries,
                                 mix_only=phase == "steady")

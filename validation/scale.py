@@ -8,6 +8,9 @@ import numpy as np
 
 from wacky_model.types import System
 
+# Engines run without their write-ahead log: the cost model prices flushes and merges only.
+ENGINE_WAL = False
+
 
 @dataclass(frozen=True)
 class Scale:

@@ -26,8 +26,8 @@ import numpy as np
 
 from validation import generators
 from validation.replay import replay
-from validation.results import Checks, Costs, ValidationResult, with_theta
-from validation.scale import Scale
+from validation.results import Checks, Costs, ValidationResult, measured_levels, with_theta
+from validation.scale import ENGINE_WAL, Scale
 from validation.skew_window import measure_skew_window
 from wacky_model.skew import skew_costs, skewed_workload
 from wacky_model.types import Design, System, Workload
@@ -67,7 +67,6 @@ def validate_skew(
     """Run ``design`` on the engine under ``workload``'s skew and ``system.cache_bytes``; the
     paper's and the finite model's predictions are passed in (validation.runner makes them)."""
     from native_engine import Engine
-    from validation.runner import ENGINE_WAL, _measured_levels
 
     workload = check_skew_workload(workload)
     report = progress or (lambda fraction, message: None)
@@ -99,7 +98,7 @@ def validate_skew(
                 warmup_writes=int(WARMUP_LOADS * n), window_writes=window_writes,
                 seed=scale.seed * 1_000_003 + 29, zero_keys=zero_keys,
                 ranges=np.stack([range_lo, range_hi], axis=1))
-            levels, memory = _measured_levels(engine)
+            levels, memory = measured_levels(engine)
         finally:
             engine.close()
     model = skew_costs(design, system, workload, history_writes=window.history_writes)

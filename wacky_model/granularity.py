@@ -13,7 +13,9 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from cost_models.objective import theta_of_row
+import numpy as np
+
+from cost_models.objective import theta_of_row, theta_of_rows
 from wacky_model.files import LeveledCosts, native_file_costs_many
 from wacky_model.types import Compaction, Design, System, Workload, workload_vector
 
@@ -37,8 +39,29 @@ def file_cost(costs: LeveledCosts, workload: Workload, system: System) -> float:
                         workload_vector(workload, system.write_cost_ratio, system.probe_cost))
 
 
-def best_file_design(workload: Workload, system: System) -> FileDesign:
-    """The file-granular leveled design with the lowest Θ on the grid (priced as one batch)."""
+@dataclass(frozen=True)
+class FileGrid:
+    """The file-granular designs of the grid, priced (their costs do not depend on the
+    workload, so one grid serves a batch of workloads)."""
+
+    designs: tuple[Design, ...]
+    compactions: tuple[Compaction, ...]
+    costs: tuple[LeveledCosts, ...]
+    rows: np.ndarray  # (G, len(COST_ROW)): each design's cost row
+
+    def best(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each workload's cheapest design (``weights`` (W, 6)): (index (W,), Θ (W,)); the first
+        of equals, as a loop over the grid would take."""
+        theta = theta_of_rows(self.rows, weights)
+        index = np.argmin(theta, axis=-1)
+        return index, theta[np.arange(theta.shape[0]), index]
+
+    def design(self, i: int, theta: float) -> FileDesign:
+        return FileDesign(self.designs[i], self.compactions[i], self.costs[i], float(theta))
+
+
+def file_grid(system: System) -> FileGrid:
+    """The grid (module doc) on ``system``, priced as one batch."""
     grid = [(Design(T, T - 1.0, 1.0, 0.0, 0.0),
              Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k))
             for T, k, share in itertools.product(FILE_RATIOS, LEVEL1_RUNS, FILE_SHARES)
@@ -48,6 +71,13 @@ def best_file_design(workload: Workload, system: System) -> FileDesign:
     designs, compactions = zip(*grid, strict=True)
     priced = native_file_costs_many(designs, system, compactions, system.entries,
                                     WINDOW_FLUSHES * system.buffer_entries, settled=True)
-    cost = [file_cost(c, workload, system) for c in priced]
-    i = min(range(len(cost)), key=cost.__getitem__)  # the first of equals, as the loop did
-    return FileDesign(designs[i], compactions[i], priced[i], cost[i])
+    rows = np.stack([c.row(system.entries_per_block) for c in priced])
+    return FileGrid(designs, compactions, tuple(priced), rows)
+
+
+def best_file_design(workload: Workload, system: System) -> FileDesign:
+    """The file-granular leveled design with the lowest Θ on the grid."""
+    grid = file_grid(system)
+    index, theta = grid.best(workload_vector(workload, system.write_cost_ratio,
+                                             system.probe_cost)[None])
+    return grid.design(int(index[0]), float(theta[0]))

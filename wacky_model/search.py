@@ -537,7 +537,7 @@ class Recommendation:
     design: Design
     family: str
     cost: float
-    model: str
+    model: str  # what priced ``cost``: "finite" or "paper" (the table), "skew", "files"
     system: System  # the system the design was tuned for: the chosen split of a memory budget
     workload: Workload
     alternatives: tuple[Alternative, ...]
@@ -583,8 +583,14 @@ class Recommendation:
                     "write_amp": f.write_amp, "point_read": f.point_read,
                     "zero_result_read": f.zero_result_read, "range_runs": f.range_runs,
                     "memory_bits_per_entry": f.memory_bits_per_entry}
-        a = self.analysis.finite if self.model == "finite" else self.analysis
+        a = self.analysis.finite if self.model in ("finite", "skew") else self.analysis
         assert a is not None  # analyze always reports the finite model
+        if self.skew is not None:  # what skew_theta priced: S2-S7, the rest uniform (finite)
+            k = self.skew.costs
+            return {"write_cost": k.write_amp / self.system.entries_per_block,
+                    "write_amp": k.write_amp, "point_read": k.point_read,
+                    "zero_result_read": a.zero_result_read, "range_runs": a.range_runs,
+                    "memory_bits_per_entry": a.memory_bits_per_entry}
         return {
             "write_cost": a.write_cost,
             "write_amp": a.write_amp,
@@ -1018,7 +1024,8 @@ def _recommend_level(workload: Workload, system: System, method: str,
         choice = choose_skewed(rec.design, tuple(a.design for a in rec.alternatives),
                                workload, rec.system, constraints)
         return replace(rec, design=choice.design, family=choice.family, cost=choice.theta,
-                       skew=choice, search_ms=(time.perf_counter() - start) * 1e3)
+                       model="skew", skew=choice,
+                       search_ms=(time.perf_counter() - start) * 1e3)
     robust_weights = RobustWeights.of([workload], system.write_cost_ratio, rho,
                                       system.probe_cost)
     rec = _search_one(workload, space, method, constraints, robust_weights, start, refine)
@@ -1055,12 +1062,16 @@ class RecommendationBatch:
 
     designs: tuple[Design, ...]
     families: tuple[str, ...]
-    cost: np.ndarray  # Theta of each recommended (realizable) design
+    cost: np.ndarray  # Theta of each recommended (realizable) design, by its own model
     family_cost: np.ndarray  # (W, families): each family at its own best T (and split)
     method: str
     search_ms: float  # wall time of the whole batch
     buffer_bytes: np.ndarray  # the buffer of each design (the chosen split, with a budget)
     hash_levels: np.ndarray | None = None  # each design's hash levels (chosen with a probe cost)
+    # Per workload: how its design merges, and the model that priced its cost ("finite" or
+    # "paper" for the table, "skew" under skewed keys or a cache, "files" for file merges).
+    compactions: tuple[Compaction, ...] = ()
+    models: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.designs)
@@ -1075,41 +1086,73 @@ def recommend_many(
     model: str = "finite",
     constraints: Constraints | None = None,
     refine: bool = False,
+    rho: float | None = None,
+    granularity: str = "any",
 ) -> RecommendationBatch:
-    """Recommend a design for each workload on one system: one lookup of every workload in the
-    space's table (built here when not given), and with ``refine`` one vectorized pattern
-    search for all of them."""
+    """:func:`recommend` for each workload on one system, with the same inputs: one lookup of
+    every workload in the system's table (and with ``refine`` one vectorized pattern search
+    for all of them), the file-granular grid priced once for the batch, and the skew model's
+    re-pricing for each workload with skewed keys or a cache (which is per workload)."""
     start = time.perf_counter()
+    from wacky_model.compat import check, features_in, refusals
+
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
-    # The table prices uniform keys without a cache; refused rather than priced wrongly until
-    # the skew stage is vectorized (issue 29).
-    skewed = [i for i, w in enumerate(workloads) if w.skewed]
-    if skewed or system.cache_bytes > 0:
-        raise ValueError("recommend_many prices uniform keys without a block cache; "
-                         + (f"workloads[{skewed[0]}] has skewed keys or updates"
-                            if skewed else "the system has cache_bytes > 0")
-                         + ": use recommend() for each")
+    if granularity not in GRANULARITY_CHOICES:
+        raise ValueError(f"granularity must be one of {', '.join(GRANULARITY_CHOICES)}; got "
+                         f"{granularity!r}")
+    features = set().union(*(features_in(w, system, model, rho, constraints) for w in workloads))
+    check(features | ({"files"} if granularity == "file" else set()))
     space = _prepare(system, model, space, constraints)
-    weights = np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
-                        for w in workloads])
+    weights: Weights = (np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
+                                  for w in workloads]) if rho is None else
+                        RobustWeights.of(workloads, system.write_cost_ratio, rho,
+                                         system.probe_cost))
     found = search_coords(space, weights, method, refine)
     _check_feasible(found.cost, constraints)
-    designs = tuple(_design(row) for row in found.coords)
-    buffers = _buffer_bytes(space, found.coords)
-    families = tuple(
-        space.table_families[row] if row >= 0
-        else classify(d, _split_at(space, u))
-        for d, u, row in zip(designs, found.coords, found.table_row, strict=True))
+    designs = [_design(row) for row in found.coords]
+    systems = [_system_at(space, u, row) for u, row in zip(found.coords, found.table_row,
+                                                             strict=True)]
+    families = [space.table_families[row] if row >= 0 else classify(d, at)
+                for d, at, row in zip(designs, systems, found.table_row, strict=True)]
+    cost = found.cost.copy()
+    compactions = [Compaction()] * len(workloads)
+    models = [model] * len(workloads)
+    from wacky_model.skew import needs_skew_model
+
+    for i, w in enumerate(workloads):
+        if needs_skew_model(w, system):
+            from wacky_model.skew_search import choose_skewed
+
+            choice = choose_skewed(designs[i], tuple(_design(u) for u in found.family_coords[i]),
+                                   w, systems[i], constraints)
+            designs[i], families[i], cost[i], models[i] = (choice.design, choice.family,
+                                                           choice.theta, "skew")
+    if granularity != "level" and not refusals(features | {"files"}):
+        from wacky_model.granularity import file_grid
+
+        at = [s.with_buffer(s.buffer_bytes) if s.memory_split else s for s in systems]
+        for split in dict.fromkeys(at):  # one grid per buffer the splits chose
+            mine = [i for i, s in enumerate(at) if s == split]
+            grid = file_grid(split)
+            index, theta = grid.best(np.stack([workload_vector(
+                workloads[i], split.write_cost_ratio, split.probe_cost) for i in mine]))
+            for i, j, t in zip(mine, index, theta, strict=True):
+                if granularity == "file" or t < cost[i]:
+                    designs[i], compactions[i], cost[i], models[i] = (
+                        grid.designs[j], grid.compactions[j], t, "files")
+                    families[i] = classify(designs[i], split)
     return RecommendationBatch(
-        designs=designs,
-        families=families,
-        cost=found.cost,
+        designs=tuple(designs),
+        families=tuple(families),
+        cost=cost,
         family_cost=found.family_cost,
         method=method,
         search_ms=(time.perf_counter() - start) * 1e3,
-        buffer_bytes=buffers,
+        buffer_bytes=_buffer_bytes(space, found.coords),
         hash_levels=_batch_hash_levels(space, found),
+        compactions=tuple(compactions),
+        models=tuple(models),
     )
 
 
