@@ -157,3 +157,21 @@ def test_the_api_the_cli_and_the_dashboard_agree(wacky):
         assert doc["design"] == pytest.approx(api.design.knobs, rel=1e-9)
         assert doc["granularity"] == api.compaction.granularity
         assert math.isclose(doc["cost"], api.cost, rel_tol=1e-9)
+
+
+def test_analyze_prices_a_file_granular_design_as_the_search_does(wacky):
+    """`wacky analyze --granularity file` gives the Θ that recommend's file side gave."""
+    system = System(entries=2**22, buffer_bytes=1 << 20, bits_per_entry=8.0)
+    rec = recommend(BASE_WORKLOAD, system, granularity="file")
+    c = rec.compaction
+    out = wacky("analyze", "--T", f"{rec.design.T!r}", "--C", f"{rec.design.C!r}", "--X", "1",
+                "--K", "0", "--Z", "0", "--granularity", "file", "--file-bytes",
+                str(c.file_bytes), "--level1-runs", str(c.level1_runs), "--entries",
+                str(2**22), "--buffer-bytes", str(1 << 20), "--bits-per-entry", "8",
+                "--point-reads", "0.3", "--zero-reads", "0.2", "--writes", "0.5", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["granularity"] == "file" and doc["theta"] == pytest.approx(rec.cost, rel=1e-12)
+    assert doc["write_amp"] == pytest.approx(rec.costs["write_amp"], rel=1e-12)
+    out = wacky("analyze", "--preset", "tiering", "--granularity", "file")
+    assert out.returncode == 2 and "--granularity='file' needs one run per level" in out.stderr

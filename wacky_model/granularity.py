@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cost_models.objective import theta_of_row, theta_of_rows
-from wacky_model.files import LeveledCosts, native_file_costs_many
+from wacky_model.files import LeveledCosts, native_file_costs, native_file_costs_many
 from wacky_model.types import Compaction, Design, System, Workload, workload_vector
 
 FILE_RATIOS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 24.0, 32.0)
@@ -81,3 +81,30 @@ def best_file_design(workload: Workload, system: System) -> FileDesign:
     index, theta = grid.best(workload_vector(workload, system.write_cost_ratio,
                                              system.probe_cost)[None])
     return grid.design(int(index[0]), float(theta[0]))
+
+
+def analyze_files(design: Design, system: System, compaction: Compaction,
+                  workload: Workload | None = None) -> dict:
+    """One file-granular design priced as the search prices it (the partial-merge model's
+    window of ``WINDOW_FLUSHES`` flushes from the settled tree): its costs, per-level window
+    and, with a workload, Θ. ``wacky analyze --granularity file``'s JSON."""
+    if compaction.granularity != "file":
+        raise ValueError("analyze_files prices granularity='file'; analyze prices whole levels")
+    if system.memory_split:
+        system = system.with_buffer(system.buffer_bytes)
+    c = native_file_costs(design, system, compaction, system.entries,
+                          WINDOW_FLUSHES * system.buffer_entries, settled=True)
+    w = c.window
+    return {
+        "design": design.knobs, "granularity": "file", "model": "files",
+        "compaction": {"file_bytes": compaction.file_bytes or system.buffer_bytes,
+                       "level1_runs": compaction.level1_runs},
+        "write_amp": c.write_amp, "write_cost": c.write_amp / system.entries_per_block,
+        "point_read": c.point_read, "point_read_uniform": c.point_read_uniform,
+        "zero_result_read": c.zero_result_read, "range_runs": c.range_runs,
+        "memory_bits_per_entry": c.memory_bits_per_entry,
+        "theta": None if workload is None else file_cost(c, workload, system),
+        "levels": [{"level": i, "mean_entries": e, "write_amp": a}
+                   for i, (e, a) in enumerate(zip(w.level_entries, w.level_write_amp,
+                                                  strict=True), start=1)],
+    }
