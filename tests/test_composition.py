@@ -50,14 +50,13 @@ def inputs(*features: str) -> dict:
 def run(args: dict):
     args = dict(args)
     if args.pop("target", None) == "rocksdb":
-        extra = {k: args.pop(k) for k in ("rho", "constraints", "granularity") if k in args}
-        if extra:  # the target takes none of these: the compat table must say so
+        extra = {k: args.pop(k) for k in ("rho", "granularity") if k in args}
+        if extra:  # the target takes neither: the compat table must say so
             from wacky_model.compat import check, features_in
 
-            check(features_in(args["workload"], args["system"], rho=extra.get("rho"),
-                              constraints=extra.get("constraints"))
+            check(features_in(args["workload"], args["system"], rho=extra.get("rho"))
                   | {"rocksdb"} | ({"files"} if "granularity" in extra else set()))
-        return recommend_rocksdb(args["workload"], args["system"])
+        return recommend_rocksdb(args["workload"], args["system"], args.get("constraints"))
     return recommend(**args)
 
 
@@ -94,7 +93,11 @@ def test_every_pair_composes_or_is_refused_by_the_table(pair):
     rec = run(args)
     if "rocksdb" in names:
         assert rec.best.theta > 0 and rec.export.options_file()
+        if "guardrails" in names:
+            assert rec.best.config.level0_trigger <= 4
         return
+    if "guardrails" in names and rec.compaction.granularity == "file":
+        assert rec.compaction.level1_runs <= 4
     doc = rec.to_dict()
     # The JSON design is the design priced, and its cost is the one reported.
     assert doc["design"] == rec.design.knobs and doc["cost"] == rec.cost
@@ -175,3 +178,13 @@ def test_analyze_prices_a_file_granular_design_as_the_search_does(wacky):
     assert doc["write_amp"] == pytest.approx(rec.costs["write_amp"], rel=1e-12)
     out = wacky("analyze", "--preset", "tiering", "--granularity", "file")
     assert out.returncode == 2 and "--granularity='file' needs one run per level" in out.stderr
+
+
+def test_guardrails_bound_file_granular_and_rocksdb_picks():
+    one_run = Constraints(max_runs_per_level=1)
+    rec = recommend(BASE_WORKLOAD, BASE_SYSTEM, granularity="file", constraints=one_run)
+    free = recommend(BASE_WORKLOAD, BASE_SYSTEM, granularity="file")
+    assert rec.compaction.level1_runs == 1 and rec.cost >= free.cost
+    assert recommend_rocksdb(BASE_WORKLOAD, BASE_SYSTEM, one_run).best.config.level0_trigger == 1
+    with pytest.raises(ValueError, match="no stock RocksDB leveled configuration meets"):
+        recommend_rocksdb(BASE_WORKLOAD, BASE_SYSTEM, Constraints(max_total_runs=1))

@@ -55,8 +55,6 @@ REFUSALS: tuple[Refusal, ...] = (
                            "compared across models"),
     _row("robust", "files", "robust tuning works on the table's cost rows, which hold whole-"
                             "level designs only"),
-    _row("guardrails", "files", "the guardrails bound whole-level run counts and space "
-                                "amplification; the file-granular grid is not filtered by them"),
     _row("skew", "robust", "the worst case over nearby workloads is taken over the table's "
                            "uniform-key cost rows; the skew model is priced a design at a time"),
     _row("cache", "robust", "the worst case over nearby workloads is taken over the table's "
@@ -64,7 +62,6 @@ REFUSALS: tuple[Refusal, ...] = (
     _row("skew", "rocksdb", _ROCKSDB.format("skew stage")),
     _row("cache", "rocksdb", _ROCKSDB.format("cache stage")),
     _row("robust", "rocksdb", _ROCKSDB.format("robust objective")),
-    _row("guardrails", "rocksdb", _ROCKSDB.format("guardrails")),
     _row("probe_cost", "rocksdb", _ROCKSDB.format("hash levels (stock RocksDB builds Bloom "
                                                   "filters only)")),
     _row("hash_levels", "rocksdb", "stock RocksDB builds Bloom filters, not App. F's hash "

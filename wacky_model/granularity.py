@@ -17,6 +17,7 @@ import numpy as np
 
 from cost_models.objective import theta_of_row, theta_of_rows
 from wacky_model.files import LeveledCosts, native_file_costs, native_file_costs_many
+from wacky_model.guardrails import Constraints
 from wacky_model.types import Compaction, Design, System, Workload, workload_vector
 
 FILE_RATIOS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 24.0, 32.0)
@@ -60,8 +61,9 @@ class FileGrid:
         return FileDesign(self.designs[i], self.compactions[i], self.costs[i], float(theta))
 
 
-def file_grid(system: System) -> FileGrid:
-    """The grid (module doc) on ``system``, priced as one batch."""
+def file_grid(system: System, constraints: Constraints | None = None) -> FileGrid:
+    """The grid (module doc) on ``system``, priced as one batch; with ``constraints``
+    (guardrails), only the designs they allow."""
     grid = [(Design(T, T - 1.0, 1.0, 0.0, 0.0),
              Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k))
             for T, k, share in itertools.product(FILE_RATIOS, LEVEL1_RUNS, FILE_SHARES)
@@ -71,13 +73,23 @@ def file_grid(system: System) -> FileGrid:
     designs, compactions = zip(*grid, strict=True)
     priced = native_file_costs_many(designs, system, compactions, system.entries,
                                     WINDOW_FLUSHES * system.buffer_entries, settled=True)
-    rows = np.stack([c.row(system.entries_per_block) for c in priced])
-    return FileGrid(designs, compactions, tuple(priced), rows)
+    keep = [i for i, (c, p) in enumerate(zip(compactions, priced, strict=True))
+            if constraints is None or constraints.allows_leveled(
+                c.level1_runs, p.window.level_entries,
+                p.window.level0_runs * system.buffer_entries)]
+    if not keep:
+        raise ValueError(f"no file-granular design meets the constraints "
+                         f"({constraints.describe()}) on this system; loosen them")
+    rows = np.stack([priced[i].row(system.entries_per_block) for i in keep])
+    return FileGrid(tuple(designs[i] for i in keep), tuple(compactions[i] for i in keep),
+                    tuple(priced[i] for i in keep), rows)
 
 
-def best_file_design(workload: Workload, system: System) -> FileDesign:
-    """The file-granular leveled design with the lowest Θ on the grid."""
-    grid = file_grid(system)
+def best_file_design(workload: Workload, system: System,
+                     constraints: Constraints | None = None) -> FileDesign:
+    """The file-granular leveled design with the lowest Θ on the grid (of those
+    ``constraints`` allow)."""
+    grid = file_grid(system, constraints)
     index, theta = grid.best(workload_vector(workload, system.write_cost_ratio,
                                              system.probe_cost)[None])
     return grid.design(int(index[0]), float(theta[0]))

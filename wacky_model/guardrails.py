@@ -10,6 +10,7 @@ prices them correctly.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,6 +58,24 @@ class Constraints:
         if self.max_space_amp is not None:
             ok &= space_amplification(s) <= self.max_space_amp * (1 + 1e-12)
         return ok
+
+    def allows_leveled(self, level0_runs: int, level_entries: Sequence[float],
+                       level0_entries: float) -> bool:
+        """For a leveled tree of files (stock RocksDB, or ``granularity='file'``): level 0 at
+        its trigger of ``level0_runs`` runs, one sorted run per non-empty level below, and
+        space amplification as :meth:`allows` defines it, Level L being one run, from the
+        sizes given (a window's means, ``level0_entries`` the level-0 share)."""
+        sizes = [float(e) for e in level_entries if e > 0]
+        runs = [int(level0_runs)] + [1] * len(sizes)
+        if self.max_runs_per_level is not None and max(runs) > self.max_runs_per_level:
+            return False
+        if self.max_total_runs is not None and sum(runs) > self.max_total_runs:
+            return False
+        if self.max_space_amp is not None and sizes:
+            amp = (sum(sizes[:-1]) + level0_entries) / sizes[-1]
+            if amp > self.max_space_amp * (1 + 1e-12):
+                return False
+        return True
 
     def describe(self) -> str:
         parts = [f"{name} {getattr(self, name):g}" for name in

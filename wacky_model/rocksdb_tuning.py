@@ -26,6 +26,7 @@ from cost_models.finite import realized_fpr
 from cost_models.objective import theta_of_row
 from cost_models.partial import window_costs_many
 from wacky_model.files import LeveledCosts, window_reads
+from wacky_model.guardrails import Constraints
 from wacky_model.rocksdb_model import leveled_policy
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
 from wacky_model.types import Design, System, Workload, workload_vector
@@ -146,12 +147,14 @@ def _memory_options(system: System) -> list[tuple[int, float]]:
     return out
 
 
-def recommend_rocksdb(workload: Workload, system: System) -> RocksDBRecommendation:
-    """The stock RocksDB leveled configuration with the lowest Θ for ``workload``."""
+def recommend_rocksdb(workload: Workload, system: System,
+                      constraints: Constraints | None = None) -> RocksDBRecommendation:
+    """The stock RocksDB leveled configuration with the lowest Θ for ``workload``, among those
+    ``constraints`` (guardrails: level 0 at its trigger, one run per level below) allow."""
     from wacky_model.compat import check, features_in
 
     # The partial-merge model prices uniform keys without a cache: refused, not mispriced.
-    check(features_in(workload, system) | {"rocksdb"})
+    check(features_in(workload, system, constraints=constraints) | {"rocksdb"})
     if system.sum_fpr is not None:
         raise ValueError("--target rocksdb takes the filter memory as bits per key "
                          "(--bits-per-entry) or a total memory budget, not --sum-fpr")
@@ -166,6 +169,13 @@ def recommend_rocksdb(workload: Workload, system: System) -> RocksDBRecommendati
             continue
         configs.append(config)
     priced = price_many(configs, workload, system) if configs else []
+    if constraints is not None and constraints.active:
+        priced = [p for p in priced if constraints.allows_leveled(
+            p.config.level0_trigger, p.costs.window.level_entries,
+            p.costs.window.level0_runs * p.config.buffer_bytes / system.entry_bytes)]
+        if not priced:
+            raise ValueError(f"no stock RocksDB leveled configuration meets the constraints "
+                             f"({constraints.describe()}) on this system; loosen them")
     if not priced:
         raise ValueError("no stock RocksDB leveled configuration fits this system")
     best = min(priced, key=lambda p: p.theta)

@@ -962,11 +962,12 @@ def recommend(
                            start)
     if granularity == "level":
         return rec
-    return _choose_granularity(rec, workload, granularity, features, start)
+    return _choose_granularity(rec, workload, granularity, features, constraints, start)
 
 
 def _choose_granularity(rec: Recommendation, workload: Workload, granularity: str,
-                        features: set[str], start: float) -> Recommendation:
+                        features: set[str], constraints: Constraints | None,
+                        start: float) -> Recommendation:
     """Whole levels (``rec``) or the best file-granular design, whichever has the lower Theta;
     both are finite-N models of a store taking inserts, at the pick's memory split."""
     from wacky_model.compat import refusals
@@ -978,7 +979,7 @@ def _choose_granularity(rec: Recommendation, workload: Workload, granularity: st
                                          "reason": "files not compared: " + gaps[0].reason})
     split = rec.system.with_buffer(rec.system.buffer_bytes) if rec.system.memory_split \
         else rec.system
-    best = best_file_design(workload, split)
+    best = best_file_design(workload, split, _active(constraints))
     f, c = best.compaction, best.costs
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
                 "file_bytes": f.file_bytes, "cost": best.cost, "write_amp": c.write_amp,
@@ -1134,7 +1135,7 @@ def recommend_many(
         at = [s.with_buffer(s.buffer_bytes) if s.memory_split else s for s in systems]
         for split in dict.fromkeys(at):  # one grid per buffer the splits chose
             mine = [i for i, s in enumerate(at) if s == split]
-            grid = file_grid(split)
+            grid = file_grid(split, _active(constraints))
             index, theta = grid.best(np.stack([workload_vector(
                 workloads[i], split.write_cost_ratio, split.probe_cost) for i in mine]))
             for i, j, t in zip(mine, index, theta, strict=True):
