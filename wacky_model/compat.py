@@ -53,8 +53,6 @@ REFUSALS: tuple[Refusal, ...] = (
     _row("paper", "files", "the paper's Eq 8-16 price whole levels only; file-granular merges "
                            "are priced by the finite partial-merge model, and nothing is "
                            "compared across models"),
-    _row("robust", "files", "robust tuning works on the table's cost rows, which hold whole-"
-                            "level designs only"),
     _row("skew", "robust", "the worst case over nearby workloads is taken over the table's "
                            "uniform-key cost rows; the skew model is priced a design at a time"),
     _row("cache", "robust", "the worst case over nearby workloads is taken over the table's "

@@ -50,13 +50,6 @@ class FileGrid:
     costs: tuple[LeveledCosts, ...]
     rows: np.ndarray  # (G, len(COST_ROW)): each design's cost row
 
-    def best(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each workload's cheapest design (``weights`` (W, 6)): (index (W,), Θ (W,)); the first
-        of equals, as a loop over the grid would take."""
-        theta = theta_of_rows(self.rows, weights)
-        index = np.argmin(theta, axis=-1)
-        return index, theta[np.arange(theta.shape[0]), index]
-
     def design(self, i: int, theta: float) -> FileDesign:
         return FileDesign(self.designs[i], self.compactions[i], self.costs[i], float(theta))
 
@@ -90,9 +83,10 @@ def best_file_design(workload: Workload, system: System,
     """The file-granular leveled design with the lowest Θ on the grid (of those
     ``constraints`` allow)."""
     grid = file_grid(system, constraints)
-    index, theta = grid.best(workload_vector(workload, system.write_cost_ratio,
-                                             system.probe_cost)[None])
-    return grid.design(int(index[0]), float(theta[0]))
+    theta = theta_of_rows(grid.rows, workload_vector(workload, system.write_cost_ratio,
+                                                     system.probe_cost))[0]
+    i = int(np.argmin(theta))  # the first of equals, as a loop over the grid would take
+    return grid.design(i, float(theta[i]))
 
 
 def analyze_files(design: Design, system: System, compaction: Compaction,

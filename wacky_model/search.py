@@ -44,7 +44,7 @@ from cost_models.evaluate import allocate_fprs, cost_rows, hash_overspend
 from cost_models.finite import finite_cost_rows
 from cost_models.limits import physical
 from cost_models.memory import split_memory
-from cost_models.objective import COST_ROW, theta_of_rows, theta_weights
+from cost_models.objective import COST_ROW, theta_of_row, theta_of_rows, theta_weights
 from cost_models.robust import worst_case_cost
 from cost_models.structure import num_levels, structure
 from wacky_model.analysis import Analysis, analyze
@@ -962,16 +962,32 @@ def recommend(
                            start)
     if granularity == "level":
         return rec
-    return _choose_granularity(rec, workload, granularity, features, constraints, start)
+    return _choose_granularity(rec, workload, granularity, features, constraints, rho, start)
+
+
+def _file_weights(workloads: list[Workload], system: System, rho: float | None) -> Weights:
+    """The weights the file grid is scored by: Θ, or with ``rho`` its worst case nearby."""
+    if rho is not None:
+        return RobustWeights.of(workloads, system.write_cost_ratio, rho, system.probe_cost)
+    return np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
+                     for w in workloads])
+
+
+def _file_best(grid: Any, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
+    """Each workload's cheapest design of a FileGrid: (index (W,), Θ (W,))."""
+    theta = _shared(grid.rows, weights)
+    index = np.argmin(theta, axis=-1)
+    return index, theta[np.arange(theta.shape[0]), index]
 
 
 def _choose_granularity(rec: Recommendation, workload: Workload, granularity: str,
                         features: set[str], constraints: Constraints | None,
-                        start: float) -> Recommendation:
-    """Whole levels (``rec``) or the best file-granular design, whichever has the lower Theta;
-    both are finite-N models of a store taking inserts, at the pick's memory split."""
+                        rho: float | None, start: float) -> Recommendation:
+    """Whole levels (``rec``) or the best file-granular design, whichever has the lower Theta
+    (with ``rho``, the lower worst case); both are finite-N models of a store taking inserts,
+    at the pick's memory split."""
     from wacky_model.compat import refusals
-    from wacky_model.granularity import best_file_design
+    from wacky_model.granularity import file_grid
 
     gaps = refusals(features | {"files"})
     if gaps:  # only with "any": "file" was refused above
@@ -979,7 +995,9 @@ def _choose_granularity(rec: Recommendation, workload: Workload, granularity: st
                                          "reason": "files not compared: " + gaps[0].reason})
     split = rec.system.with_buffer(rec.system.buffer_bytes) if rec.system.memory_split \
         else rec.system
-    best = best_file_design(workload, split, _active(constraints))
+    grid = file_grid(split, _active(constraints))
+    index, theta = _file_best(grid, _file_weights([workload], split, rho))
+    best = grid.design(int(index[0]), float(theta[0]))
     f, c = best.compaction, best.costs
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
                 "file_bytes": f.file_bytes, "cost": best.cost, "write_amp": c.write_amp,
@@ -994,9 +1012,17 @@ def _choose_granularity(rec: Recommendation, workload: Workload, granularity: st
                   f"{file_text} beats {level_text} by {1 - best.cost / rec.cost:.1%}")
         alternatives = tuple(replace(a, relative_throughput=best.cost / a.cost)
                              for a in rec.alternatives)
+        robust = rec.robust
+        if robust is not None:  # the robust pick is now this file-granular design
+            nominal = theta_of_row(c.row(split.entries_per_block), workload_vector(
+                workload, split.write_cost_ratio, split.probe_cost))
+            robust = {**robust, "robust_design": {
+                "design": best.design.knobs, "granularity": "file",
+                "buffer_bytes": split.buffer_bytes, "nominal_cost": nominal,
+                "worst_case_cost": best.cost}}
         return replace(rec, design=best.design, family=classify(best.design, split),
                        cost=best.cost, model="files", compaction=f, file_costs=c,
-                       alternatives=alternatives, bounds_hit=(),
+                       alternatives=alternatives, bounds_hit=(), robust=robust,
                        granularity={"picked": "file", "level": level_doc, "file": file_doc,
                                     "reason": reason},
                        search_ms=(time.perf_counter() - start) * 1e3)
@@ -1136,8 +1162,8 @@ def recommend_many(
         for split in dict.fromkeys(at):  # one grid per buffer the splits chose
             mine = [i for i, s in enumerate(at) if s == split]
             grid = file_grid(split, _active(constraints))
-            index, theta = grid.best(np.stack([workload_vector(
-                workloads[i], split.write_cost_ratio, split.probe_cost) for i in mine]))
+            index, theta = _file_best(grid, _file_weights([workloads[i] for i in mine],
+                                                          split, rho))
             for i, j, t in zip(mine, index, theta, strict=True):
                 if granularity == "file" or t < cost[i]:
                     designs[i], compactions[i], cost[i], models[i] = (
