@@ -9,9 +9,12 @@ table of designs for many workloads with one matrix product; the robust objectiv
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from cost_models.costs import range_cost
+from cost_models.robust import worst_case_cost
 from cost_models.structure import ArrayLike
 
 
@@ -115,3 +118,42 @@ def cost_row(
 def theta_of_row(row: np.ndarray, weights: np.ndarray) -> float:
     """Theta of one cost row for one workload's weights."""
     return float(np.asarray(row, dtype=float) @ np.asarray(weights, dtype=float))
+
+
+@dataclass(frozen=True)
+class RobustWeights:
+    """Workloads scored robustly (Endure): Theta at the worst workload within KL divergence
+    ``rho`` of each one (:mod:`cost_models.robust`). Indexes like the (W, 6) weight matrix it
+    replaces; ``wacky_model.types.robust_weights`` builds it from workloads."""
+
+    fractions: np.ndarray  # (W, 4) operation fractions
+    op_map: np.ndarray  # (W, c, 4): a cost row times this is the cost of each operation
+    rho: float
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.fractions.shape[0], len(COST_ROW))
+
+    def __getitem__(self, index) -> RobustWeights:
+        return RobustWeights(self.fractions[index], self.op_map[index], self.rho)
+
+
+Weights = np.ndarray | RobustWeights
+
+
+def theta_own(rows: np.ndarray, weights: Weights) -> np.ndarray:
+    """Theta of cost rows with a leading workload axis (W, ..., c) -> (W, ...)."""
+    if isinstance(weights, RobustWeights):
+        return np.stack([worst_case_cost(rows[w] @ weights.op_map[w], weights.fractions[w],
+                                         weights.rho)
+                         for w in range(weights.shape[0])])
+    return np.einsum("w...c,wc->w...", rows, weights)
+
+
+def theta_shared(rows: np.ndarray, weights: Weights) -> np.ndarray:
+    """Theta of cost rows every workload shares (..., c) -> (W, ...): nominal or robust."""
+    if isinstance(weights, RobustWeights):
+        return np.stack([worst_case_cost(rows @ weights.op_map[w], weights.fractions[w],
+                                         weights.rho)
+                         for w in range(weights.shape[0])])
+    return theta_of_rows(rows, weights)

@@ -70,7 +70,8 @@ def test_the_recommended_options_load_in_rocksdb(wacky, tmp_path) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--target", "rocksdb", "--robust", "0.1"], "--robust with --target rocksdb is not supported"),
+    (["--target", "rocksdb", "--model", "paper"], "--model paper with --target rocksdb is not "
+                                                 "supported"),
     (["--target", "rocksdb", "--level1-runs", "4"], "searches the level-0 trigger"),
     (["--target", "mongo"], "--target must be wacky or rocksdb"),
     (["--out", "x.options"], "--out writes the OPTIONS file of --target rocksdb"),

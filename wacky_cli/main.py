@@ -294,7 +294,7 @@ def _recommend_rocksdb(workload: Workload, system: System, constraints: Constrai
                                 | {"rocksdb"}))
     if out is not None:
         _check_writable(out, "--out")
-    rec = recommend_rocksdb(workload, system, constraints)
+    rec = recommend_rocksdb(workload, system, constraints, robust)
     if out is not None:
         _write(out, rec.export.options_file() + "\n", "--out")
     if as_json:

@@ -59,9 +59,6 @@ REFUSALS: tuple[Refusal, ...] = (
                             "cost rows, which have no cache"),
     _row("skew", "rocksdb", _ROCKSDB.format("skew stage")),
     _row("cache", "rocksdb", _ROCKSDB.format("cache stage")),
-    _row("robust", "rocksdb", _ROCKSDB.format("robust objective")),
-    _row("probe_cost", "rocksdb", _ROCKSDB.format("hash levels (stock RocksDB builds Bloom "
-                                                  "filters only)")),
     _row("hash_levels", "rocksdb", "stock RocksDB builds Bloom filters, not App. F's hash "
                                    "tables", physical=True),
     _row("paper", "rocksdb", "stock RocksDB merges files, which the paper's Eq 8-16 do not "

@@ -23,13 +23,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from cost_models.finite import realized_fpr
-from cost_models.objective import theta_of_row
+from cost_models.objective import theta_shared
 from cost_models.partial import window_costs_many
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.guardrails import Constraints
 from wacky_model.rocksdb_model import leveled_policy
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
-from wacky_model.types import Design, System, Workload, workload_vector
+from wacky_model.types import Design, System, Workload, robust_weights, workload_vector
 
 MULTIPLIERS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0)
 TRIGGERS = (1, 2, 4, 8)
@@ -111,24 +111,28 @@ class RocksDBRecommendation:
                 "export": self.export.to_dict()}
 
 
-def price(config: RocksDBConfig, workload: Workload, system: System) -> Priced:
-    return price_many([config], workload, system)[0]
+def price(config: RocksDBConfig, workload: Workload, system: System,
+          rho: float | None = None) -> Priced:
+    return price_many([config], workload, system, rho)[0]
 
 
-def price_many(configs: list[RocksDBConfig], workload: Workload, system: System
-               ) -> list[Priced]:
-    """Θ of each configuration, their windows priced as one batch."""
+def price_many(configs: list[RocksDBConfig], workload: Workload, system: System,
+               rho: float | None = None) -> list[Priced]:
+    """Θ of each configuration (with ``rho``, its worst case nearby, Endure's robust
+    objective), their windows priced as one batch."""
     policies = [leveled_policy(c.export(system)) for c in configs]
     windows = window_costs_many(policies, system.entries,
                                 [WINDOW_FLUSHES * p.flush_entries for p in policies],
                                 settled=True)
-    weights = workload_vector(workload, system.write_cost_ratio, system.probe_cost)
+    weights = (workload_vector(workload, system.write_cost_ratio, system.probe_cost)[None]
+               if rho is None else
+               robust_weights([workload], system.write_cost_ratio, rho, system.probe_cost))
     out = []
     for config, w in zip(configs, windows, strict=True):
         p = float(realized_fpr(config.bits_per_key))
         costs = window_reads(w, np.full(len(w.level_entries), p), p, config.bits_per_key)
-        out.append(Priced(config, costs,
-                          theta_of_row(costs.row(system.entries_per_block), weights)))
+        row = costs.row(system.entries_per_block)
+        out.append(Priced(config, costs, float(theta_shared(row, weights)[0])))
     return out
 
 
@@ -148,13 +152,15 @@ def _memory_options(system: System) -> list[tuple[int, float]]:
 
 
 def recommend_rocksdb(workload: Workload, system: System,
-                      constraints: Constraints | None = None) -> RocksDBRecommendation:
+                      constraints: Constraints | None = None,
+                      rho: float | None = None) -> RocksDBRecommendation:
     """The stock RocksDB leveled configuration with the lowest Θ for ``workload``, among those
-    ``constraints`` (guardrails: level 0 at its trigger, one run per level below) allow."""
+    ``constraints`` (guardrails: level 0 at its trigger, one run per level below) allow; with
+    ``rho``, the lowest worst case within KL ``rho`` of it (every Θ reported is that)."""
     from wacky_model.compat import check, features_in
 
     # The partial-merge model prices uniform keys without a cache: refused, not mispriced.
-    check(features_in(workload, system, constraints=constraints) | {"rocksdb"})
+    check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"})
     if system.sum_fpr is not None:
         raise ValueError("--target rocksdb takes the filter memory as bits per key "
                          "(--bits-per-entry) or a total memory budget, not --sum-fpr")
@@ -168,7 +174,7 @@ def recommend_rocksdb(workload: Workload, system: System,
         except ValueError:  # a file larger than the first level at this N: not a choice
             continue
         configs.append(config)
-    priced = price_many(configs, workload, system) if configs else []
+    priced = price_many(configs, workload, system, rho) if configs else []
     if constraints is not None and constraints.active:
         priced = [p for p in priced if constraints.allows_leveled(
             p.config.level0_trigger, p.costs.window.level_entries,
@@ -181,9 +187,9 @@ def recommend_rocksdb(workload: Workload, system: System,
     best = min(priced, key=lambda p: p.theta)
     buffer, bits = best.config.buffer_bytes, best.config.bits_per_key
     default = price(RocksDBConfig(DEFAULT_MULTIPLIER, DEFAULT_TRIGGER, False, buffer, buffer, bits,
-                                  DEFAULT_BASE_BUFFERS * buffer), workload, system)
+                                  DEFAULT_BASE_BUFFERS * buffer), workload, system, rho)
     by_multiplier = price_many([replace(default.config, multiplier=T) for T in MULTIPLIERS],
-                               workload, system)
+                               workload, system, rho)
     best_t = min(by_multiplier, key=lambda p: p.theta)
     return RocksDBRecommendation(workload, system, best, default, best_t,
                                  _reasons(best, priced), len(priced))

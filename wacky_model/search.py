@@ -44,13 +44,27 @@ from cost_models.evaluate import allocate_fprs, cost_rows, hash_overspend
 from cost_models.finite import finite_cost_rows
 from cost_models.limits import physical
 from cost_models.memory import split_memory
-from cost_models.objective import COST_ROW, theta_of_row, theta_of_rows, theta_weights
-from cost_models.robust import worst_case_cost
+from cost_models.objective import (
+    COST_ROW,
+    Weights,
+    theta_of_row,
+    theta_of_rows,
+    theta_own,
+    theta_shared,
+    theta_weights,
+)
 from cost_models.structure import num_levels, structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.families import PROJECTIONS, classify
 from wacky_model.guardrails import Constraints
-from wacky_model.types import Compaction, Design, System, Workload, workload_vector
+from wacky_model.types import (
+    Compaction,
+    Design,
+    System,
+    Workload,
+    robust_weights,
+    workload_vector,
+)
 
 # Search bounds. The lower bounds are the continuum's own (T >= 2, C >= 1, X >= 1, K and Z in
 # [0, 1]); the upper bounds for T, C and X are search limits, reported when an optimum hits them.
@@ -212,58 +226,6 @@ def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite",
     return (rows, hash_levels) if with_hash_levels else rows
 
 
-@dataclass(frozen=True)
-class RobustWeights:
-    """Workloads scored robustly (Endure): Theta at the worst workload within KL divergence
-    ``rho`` of each one (:mod:`cost_models.robust`). Indexes like the (W, 6) weight matrix it
-    replaces."""
-
-    fractions: np.ndarray  # (W, 4) operation fractions
-    op_map: np.ndarray  # (W, c, 4): a cost row times this is the cost of each operation
-    rho: float
-
-    @classmethod
-    def of(cls, workloads: list[Workload], write_cost_ratio: float, rho: float,
-           probe_cost: float = 0.0) -> RobustWeights:
-        if not isinstance(rho, (int, float)) or not math.isfinite(rho) or rho < 0:
-            raise ValueError(f"rho must be a finite number >= 0; got {rho!r}")
-        fractions = np.array([w.fractions for w in workloads], dtype=float)
-        # Each operation's cost is Theta of the workload that runs only it (one home: Eq 16).
-        op_map = np.stack([
-            np.stack([theta_weights(*np.eye(4)[j], w.range_blocks, write_cost_ratio,
-                                    w.expected_point_reads, probe_cost) for j in range(4)], axis=-1)
-            for w in workloads])
-        return cls(fractions, op_map, float(rho))
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return (self.fractions.shape[0], len(COST_ROW))
-
-    def __getitem__(self, index) -> RobustWeights:
-        return RobustWeights(self.fractions[index], self.op_map[index], self.rho)
-
-
-Weights = np.ndarray | RobustWeights
-
-
-def _own(rows: np.ndarray, weights: Weights) -> np.ndarray:
-    """Theta of cost rows with a leading workload axis (W, ..., 6) -> (W, ...)."""
-    if isinstance(weights, RobustWeights):
-        return np.stack([worst_case_cost(rows[w] @ weights.op_map[w], weights.fractions[w],
-                                         weights.rho)
-                         for w in range(weights.shape[0])])
-    return np.einsum("w...c,wc->w...", rows, weights)
-
-
-def _shared(rows: np.ndarray, weights: Weights) -> np.ndarray:
-    """Theta of cost rows every workload shares (..., 6) -> (W, ...)."""
-    if isinstance(weights, RobustWeights):
-        return np.stack([worst_case_cost(rows @ weights.op_map[w], weights.fractions[w],
-                                         weights.rho)
-                         for w in range(weights.shape[0])])
-    return theta_of_rows(rows, weights)
-
-
 def to_knobs(u: np.ndarray) -> tuple[np.ndarray, ...]:
     """Search coordinates to the five knobs (T, C, X, K, Z)."""
     return 2.0 ** u[..., 0], 2.0 ** u[..., 1], u[..., 2], u[..., 3], u[..., 4]
@@ -396,7 +358,7 @@ class DesignSpace:
     def family_best(self, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
         """Each family's best design for each workload (rows of ``weights``): (coords (W, F, 6),
         Theta (W, F))."""
-        theta = _shared(self.alt_costs, weights)  # (W, F, A)
+        theta = theta_shared(self.alt_costs, weights)  # (W, F, A)
         best = np.argmin(theta, axis=-1)
         f = np.arange(theta.shape[1])
         return self.alt_coords[f, best], np.take_along_axis(theta, best[..., None], -1)[..., 0]
@@ -405,7 +367,7 @@ class DesignSpace:
         """The paper's tractable search: in each projection, step T upward until Theta rises,
         at the buffer where that local minimum is lowest; keep the best projection. Returns
         (coords (W, 6), Theta (W,))."""
-        theta = _shared(self.family_costs, weights)  # (W, F, nB, nT)
+        theta = theta_shared(self.family_costs, weights)  # (W, F, nB, nT)
         n_w, n_f, n_b, n_t = theta.shape
         rising = np.diff(theta, axis=-1) > 0
         first_t = np.where(rising.any(axis=-1), np.argmax(rising, axis=-1), n_t - 1)
@@ -684,7 +646,7 @@ def _pattern_search(space: DesignSpace, starts: np.ndarray, weights: Weights,
     """
     lower, upper = space.lower, space.upper
     u = np.clip(starts, lower, upper)
-    cost = _own(space.evaluate_coords(u), weights) if start_cost is None else start_cost
+    cost = theta_own(space.evaluate_coords(u), weights) if start_cost is None else start_cost
     step = np.broadcast_to(INITIAL_STEP, u.shape).copy()
     unit = _moves(space)
     for _ in range(iterations):
@@ -692,7 +654,7 @@ def _pattern_search(space: DesignSpace, starts: np.ndarray, weights: Weights,
         rows = space.evaluate_coords(cand)
         if seen is not None:
             seen.append((cand.reshape(-1, DIMS), rows.reshape(-1, rows.shape[-1])))
-        cand_cost = _own(rows, weights)
+        cand_cost = theta_own(rows, weights)
         best = np.argmin(cand_cost, axis=-1)
         best_cost = np.take_along_axis(cand_cost, best[..., None], -1)[..., 0]
         improved = best_cost < cost * (1 - 1e-12)
@@ -719,7 +681,7 @@ def _diverse_starts(coords: np.ndarray, costs: np.ndarray, weights: Weights,
     out = np.empty((weights.shape[0], count, DIMS))
     out_theta = np.empty((weights.shape[0], count))
     for i in range(0, weights.shape[0], WORKLOAD_CHUNK):
-        theta = _shared(costs, weights[i : i + WORKLOAD_CHUNK])  # (w, G)
+        theta = theta_shared(costs, weights[i : i + WORKLOAD_CHUNK])  # (w, G)
         top = min(256, theta.shape[1])
         best = np.argpartition(theta, top - 1, axis=-1)[:, :top]
         best = np.take_along_axis(best, np.argsort(np.take_along_axis(theta, best, -1)), -1)
@@ -740,7 +702,7 @@ def _snap_options(
     one's."""
     cand = np.clip(np.stack([to_coords(*o) for o in options], axis=1), space.lower,
                    space.upper)
-    cost = _own(space.evaluate_coords(cand), weights)
+    cost = theta_own(space.evaluate_coords(cand), weights)
     canonical = np.sum(np.isclose(cand[..., :5], np.round(cand[..., :5])), axis=-1)
     acceptable = cost <= cost[:, :1] * (1 + 1e-9)
     score = np.where(acceptable, canonical - cost / (cost[:, :1] * 10), -np.inf)
@@ -770,7 +732,7 @@ def _table_best(space: DesignSpace, weights: Weights) -> tuple[np.ndarray, np.nd
     """The table's cheapest candidate per workload: (row index (W,), Theta (W,))."""
     index, cost = [], []
     for i in range(0, weights.shape[0], WORKLOAD_CHUNK):
-        theta = _shared(space.costs, weights[i : i + WORKLOAD_CHUNK])
+        theta = theta_shared(space.costs, weights[i : i + WORKLOAD_CHUNK])
         j = np.argmin(theta, axis=-1)
         index.append(j)
         cost.append(theta[np.arange(j.size), j])
@@ -968,14 +930,14 @@ def recommend(
 def _file_weights(workloads: list[Workload], system: System, rho: float | None) -> Weights:
     """The weights the file grid is scored by: Θ, or with ``rho`` its worst case nearby."""
     if rho is not None:
-        return RobustWeights.of(workloads, system.write_cost_ratio, rho, system.probe_cost)
+        return robust_weights(workloads, system.write_cost_ratio, rho, system.probe_cost)
     return np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
                      for w in workloads])
 
 
 def _file_best(grid: Any, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
     """Each workload's cheapest design of a FileGrid: (index (W,), Θ (W,))."""
-    theta = _shared(grid.rows, weights)
+    theta = theta_shared(grid.rows, weights)
     index = np.argmin(theta, axis=-1)
     return index, theta[np.arange(theta.shape[0]), index]
 
@@ -1053,9 +1015,8 @@ def _recommend_level(workload: Workload, system: System, method: str,
         return replace(rec, design=choice.design, family=choice.family, cost=choice.theta,
                        model="skew", skew=choice,
                        search_ms=(time.perf_counter() - start) * 1e3)
-    robust_weights = RobustWeights.of([workload], system.write_cost_ratio, rho,
-                                      system.probe_cost)
-    rec = _search_one(workload, space, method, constraints, robust_weights, start, refine)
+    robust_w = robust_weights([workload], system.write_cost_ratio, rho, system.probe_cost)
+    rec = _search_one(workload, space, method, constraints, robust_w, start, refine)
     nominal = _search_one(workload, space, method, constraints, nominal_weights,
                           time.perf_counter(), refine)
 
@@ -1063,8 +1024,8 @@ def _recommend_level(workload: Workload, system: System, method: str,
         u = to_coords(*r.design.knobs.values(), r.system.buffer_bytes // r.system.block_bytes)
         rows = space.evaluate_coords(u[None])
         return {"design": r.design.knobs, "buffer_bytes": r.system.buffer_bytes,
-                "nominal_cost": float(_own(rows, nominal_weights)[0]),
-                "worst_case_cost": float(_own(rows, robust_weights)[0])}
+                "nominal_cost": float(theta_own(rows, nominal_weights)[0]),
+                "worst_case_cost": float(theta_own(rows, robust_w)[0])}
 
     mine, theirs = both(rec), both(nominal)
     report = {"rho": float(rho), "robust_design": mine, "nominal_design": theirs}
@@ -1133,7 +1094,7 @@ def recommend_many(
     space = _prepare(system, model, space, constraints)
     weights: Weights = (np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
                                   for w in workloads]) if rho is None else
-                        RobustWeights.of(workloads, system.write_cost_ratio, rho,
+                        robust_weights(workloads, system.write_cost_ratio, rho,
                                          system.probe_cost))
     found = search_coords(space, weights, method, refine)
     _check_feasible(found.cost, constraints)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from cost_models.memory import fence_pointer_bits_per_entry, split_memory
-from cost_models.objective import theta_weights
+from cost_models.objective import RobustWeights, theta_weights
 from cost_models.skew import KeyDistribution
 
 if TYPE_CHECKING:
@@ -449,3 +449,18 @@ def workload_vector(w: Workload, write_cost_ratio: float = 1.0,
     filter probe ``probe_cost``). Every Theta in the project is a row times these."""
     return theta_weights(*w.fractions, w.range_blocks, write_cost_ratio,
                          w.expected_point_reads, probe_cost)
+
+
+def robust_weights(workloads: list[Workload], write_cost_ratio: float, rho: float,
+                   probe_cost: float = 0.0) -> RobustWeights:
+    """The robust objective's weights (Endure): each operation's cost is Theta of the workload
+    that runs only it (:func:`workload_vector`'s weights), the worst mix within KL ``rho``."""
+    if isinstance(rho, bool) or not isinstance(rho, (int, float)) or not math.isfinite(rho) \
+            or rho < 0:
+        raise ValueError(f"rho must be a finite number >= 0; got {rho!r}")
+    fractions = np.array([w.fractions for w in workloads], dtype=float)
+    op_map = np.stack([
+        np.stack([theta_weights(*np.eye(4)[j], w.range_blocks, write_cost_ratio,
+                                w.expected_point_reads, probe_cost) for j in range(4)], axis=-1)
+        for w in workloads])
+    return RobustWeights(fractions, op_map, float(rho))
