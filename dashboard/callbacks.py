@@ -720,7 +720,12 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         "design": design.knobs,
         "filters": design.filters,
         "family": family,
-        "granularity": rec.compaction.granularity if controls.design is None else "level",
+        # How the recommendation merges: files of a share of the buffer and a level-1 trigger
+        # (the validation scales the file size with its own buffer).
+        "compaction": ({"granularity": "file", "level1_runs": rec.compaction.level1_runs,
+                        "file_share": rec.compaction.file_bytes / system.buffer_bytes}
+                       if controls.design is None and rec.file_costs is not None
+                       else {"granularity": "level"}),
         "workload": w.to_dict(),
         "bits_per_entry": system.bits_per_entry,
         "entries": system.entries,

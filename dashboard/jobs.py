@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 
 from validation.results import ValidationResult
 from validation.scale import Scale
-from wacky_model.types import Design, Workload
+from wacky_model.types import Compaction, Design, Workload
 
 Progress = Callable[[float, str], None]
 
@@ -74,6 +74,7 @@ class ValidationRequest:
     cache_fraction: float = 0.0
     page_entries: float | None = None
     page_levels: int | None = None
+    compaction: Compaction = field(default_factory=Compaction)
 
     @property
     def cache_bytes(self) -> int:
@@ -114,6 +115,7 @@ def run_on_engine(request: ValidationRequest, progress: Progress) -> ValidationR
         bits_per_entry=request.bits_per_entry,
         progress=progress,
         cache_bytes=request.cache_bytes,
+        compaction=None if request.compaction.is_default else request.compaction,
     )
 
 

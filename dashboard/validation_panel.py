@@ -22,7 +22,7 @@ from dashboard.jobs import (
 )
 from validation.figures import validation_figure
 from validation.results import Costs, ValidationResult, relative_error
-from wacky_model.types import Design, Workload
+from wacky_model.types import Compaction, Design, Workload
 
 VALIDATED_METRICS = (
     ("theta", "Θ (I/O per op)"),
@@ -71,11 +71,17 @@ def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> Vali
     w = current["workload"]
     entries = current.get("entries")
     design = Design(k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized"))
+    scale = scale_named(scale_key)
+    c = current.get("compaction") or {"granularity": "level"}
+    compaction = (Compaction("file", max(1, round(c["file_share"] * scale.buffer_bytes)),
+                             int(c["level1_runs"])) if c["granularity"] == "file"
+                  else Compaction())
     return ValidationRequest(
         design=design,
         workload=Workload(**w),
         bits_per_entry=float(current["bits_per_entry"]),
-        scale=scale_named(scale_key),
+        scale=scale,
+        compaction=compaction,
         cache_fraction=_cache_fraction(current),
         page_entries=float(entries) if isinstance(entries, (int, float)) else None,
         page_levels=page_levels(current),

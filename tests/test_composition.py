@@ -143,7 +143,7 @@ def test_the_api_the_cli_and_the_dashboard_agree(wacky):
         system = cb.parse_system({**SYSTEM, **fields_s})
         api = recommend(workload, system)
         assert out[L.CURRENT]["design"] == api.design.knobs
-        assert out[L.CURRENT]["granularity"] == api.compaction.granularity
+        assert out[L.CURRENT]["compaction"]["granularity"] == api.compaction.granularity
         assert float(text_of(find(out[L.CARD], "card-theta"))) == pytest.approx(api.cost,
                                                                                 rel=1e-3)
         flags = ["--entries", str(int(system.entries)),
@@ -188,3 +188,18 @@ def test_guardrails_bound_file_granular_and_rocksdb_picks():
     assert recommend_rocksdb(BASE_WORKLOAD, BASE_SYSTEM, one_run).best.config.level0_trigger == 1
     with pytest.raises(ValueError, match="no stock RocksDB leveled configuration meets"):
         recommend_rocksdb(BASE_WORKLOAD, BASE_SYSTEM, Constraints(max_total_runs=1))
+
+
+def test_the_dashboard_validates_a_file_granular_pick_with_its_files():
+    """The validation request carries the pick's granularity and trigger, its file size scaled
+    to the validation's buffer."""
+    from dashboard.validation_panel import validation_request
+
+    current = {"design": {"T": 6.0, "C": 5.0, "X": 1.0, "K": 0.0, "Z": 0.0},
+               "workload": BASE_WORKLOAD.to_dict(), "bits_per_entry": 5.0,
+               "compaction": {"granularity": "file", "level1_runs": 4, "file_share": 0.25}}
+    request = validation_request(current)
+    assert request.compaction.granularity == "file" and request.compaction.level1_runs == 4
+    assert request.compaction.file_bytes == round(0.25 * request.scale.buffer_bytes)
+    del current["compaction"]
+    assert validation_request(current).compaction.is_default
