@@ -11,7 +11,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from cost_models.skew import SkewedCosts, SkewedWorkload, skewed_costs
+from cost_models.skew import (
+    KeyMap,
+    SkewedCosts,
+    SkewedTree,
+    SkewedWorkload,
+    key_map,
+    skewed_tree,
+)
 from wacky_model.types import Design, System, Workload
 
 # A read-only workload priced as one write per this many reads: runs then outlive any cache.
@@ -65,10 +72,18 @@ def skewed_workload(workload: Workload | None, *, history_writes: float = math.i
                           history_writes)
 
 
-def skew_costs(design: Design, system: System, workload: Workload | None, *,
-               history_writes: float = math.inf) -> SkewedCosts:
-    """S1-S7 for ``design`` holding ``system.entries`` keys. ``history_writes``: the writes since
-    the keys were loaded (inf: the steady state of the workload's writes)."""
+def skew_key_map(system: System, workload: Workload | None) -> KeyMap:
+    """What S1-S7 know of the keys of ``workload`` on ``system`` whatever the design: built
+    once, it prices any number of designs (``skew_costs(..., keys=)``)."""
+    return key_map(system.entries, skewed_workload(workload))
+
+
+def skew_tree(design: Design, system: System, workload: Workload | None, *,
+              history_writes: float = math.inf, keys: KeyMap | None = None) -> SkewedTree:
+    """S1-S4 (and S8) for ``design`` holding ``system.entries`` keys, before the cache:
+    ``.costs(cache_blocks(system))`` is :func:`skew_costs`. ``history_writes``: the writes since
+    the keys were loaded (inf: the steady state of the workload's writes). ``keys``: the
+    workload's :func:`skew_key_map` on this system, when pricing many designs."""
     if system.memory_split:
         system = system.with_buffer(system.buffer_bytes)
     if design.filters != "optimized":
@@ -77,14 +92,25 @@ def skew_costs(design: Design, system: System, workload: Workload | None, *,
     w = skewed_workload(workload, history_writes=history_writes)
     if math.isinf(w.reads_per_write):  # no writes: nothing invalidates, blocks live on
         w = replace(w, reads_per_write=NO_WRITES_READS_PER_WRITE)
-    return skewed_costs(
+    return skewed_tree(
         *design.knobs.values(), entries=system.entries, buffer_entries=system.buffer_entries,
-        entries_per_block=system.entries_per_block, **system.budget, workload=w,
-        cache_blocks=system.cache_bytes // system.block_bytes)
+        entries_per_block=system.entries_per_block, **system.budget, workload=w, keys=keys)
 
 
-def skew_analysis(design: Design, system: System, workload: Workload | None) -> SkewAnalysis:
-    c = skew_costs(design, system, workload)
+def cache_blocks(system: System) -> int:
+    """The LRU cache's size in blocks."""
+    return system.cache_bytes // system.block_bytes
+
+
+def skew_costs(design: Design, system: System, workload: Workload | None, *,
+               history_writes: float = math.inf, keys: KeyMap | None = None) -> SkewedCosts:
+    """S1-S7 for ``design`` holding ``system.entries`` keys (arguments as :func:`skew_tree`)."""
+    tree = skew_tree(design, system, workload, history_writes=history_writes, keys=keys)
+    return tree.costs(cache_blocks(system))
+
+
+def analysis_of(c: SkewedCosts) -> SkewAnalysis:
+    """The plain-words face of the skew model's costs."""
     return SkewAnalysis(
         write_amp=c.write_amp, point_read=c.point_read, cache_hit_rate=c.cache_hit_rate,
         cache_hit_rate_per_level=c.cache_hit_rate_per_level,
@@ -94,3 +120,8 @@ def skew_analysis(design: Design, system: System, workload: Workload | None) -> 
                             "point_read": c.weighted_point_read,
                             "zero_result_read": c.weighted_zero_result_read,
                             "zero_result_read_app_c": c.zero_result_read})
+
+
+def skew_analysis(design: Design, system: System, workload: Workload | None, *,
+                  keys: KeyMap | None = None) -> SkewAnalysis:
+    return analysis_of(skew_costs(design, system, workload, keys=keys))

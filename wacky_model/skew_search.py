@@ -1,14 +1,20 @@
 """Choosing a design when keys are skewed, writes update, or a cache serves reads.
 
 The table search prices designs with the finite model, which knows neither skew nor a cache.
-The skew model (:mod:`wacky_model.skew`) costs about 0.05-0.3 s a design, too slow for the whole
-table, so the choice is made in two steps:
+The skew model (:mod:`wacky_model.skew`) costs a few ms a design, too slow for the whole table,
+so the choice is made in two steps:
 
 1. candidates: the table search's pick and its alternatives (the best of every family), and a
    grid of the classic families (Leveling, Tiering, Lazy Leveling) over T, all at the pick's
    memory split;
 2. each is priced by the skew model's Theta, and the cheapest wins; a short local search then
    steps its T up and down while that lowers Theta.
+
+The workload's keys are mapped once for every candidate (:func:`wacky_model.skew.skew_key_map`).
+Each candidate is priced up to the cache first (S1-S4); the cache (S5-S7), most of the price, is
+then priced in order of the Theta floor a perfect cache would give, and skipped for a candidate
+whose floor is above the best Theta found: it cannot win, so the pick is the one pricing every
+cache gives.
 
 Theta under skew (Eq 16 with S2-S7): existing-key reads cost what a read drawn from the read
 distribution costs, cache hits included; writes cost the skew model's write amplification / B
@@ -23,13 +29,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cost_models.limits import check_physical
+from cost_models.limits import check_physical, physical
 from cost_models.objective import cost_row, theta_of_row
+from cost_models.skew import KeyMap, SkewedTree
 from cost_models.structure import structure
-from wacky_model.analysis import steady_costs
+from wacky_model.analysis import SteadyCosts, steady_costs, steady_costs_many
 from wacky_model.families import classify
 from wacky_model.guardrails import Constraints
-from wacky_model.skew import SkewAnalysis, needs_skew_model, skew_analysis
+from wacky_model.skew import (
+    SkewAnalysis,
+    analysis_of,
+    cache_blocks,
+    needs_skew_model,
+    skew_analysis,
+    skew_key_map,
+    skew_tree,
+)
 from wacky_model.types import Design, System, Workload, workload_vector
 
 GRID_T = (2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 16.0)
@@ -71,29 +86,79 @@ class SkewChoice:
         }
 
 
-def skew_theta(design: Design, system: System, workload: Workload) -> SkewPriced:
-    """Theta of ``design`` under the workload's skew and the system's cache (module doc)."""
-    s = skew_analysis(design, system, workload)
-    f = steady_costs(design, system, workload)
+def _theta(system: System, workload: Workload, finite: SteadyCosts, *, point_read: float,
+           write_amp: float) -> float:
+    """Theta under skew (module doc) from the skew model's existing-key read and write
+    amplification and the finite model's other costs."""
     # Existing-key reads are priced as drawn from the read distribution (S3-S7), so the
     # worst case and the uniform expectation both give way to it.
-    row = cost_row(point_read=s.point_read, zero_result_read=f.zero_result_read,
-                   write_cost=s.write_amp / system.entries_per_block, range_runs=f.range_runs,
-                   filter_probes=f.filter_probes)
-    theta = theta_of_row(row, workload_vector(workload, system.write_cost_ratio,
-                                              system.probe_cost))
-    return SkewPriced(design, theta, s)
+    row = cost_row(point_read=point_read, zero_result_read=finite.zero_result_read,
+                   write_cost=write_amp / system.entries_per_block,
+                   range_runs=finite.range_runs, filter_probes=finite.filter_probes)
+    return theta_of_row(row, workload_vector(workload, system.write_cost_ratio,
+                                             system.probe_cost))
 
 
-def _feasible(design: Design, system: System) -> bool:
-    """A design the engine can build on this system (the checks ``analyze`` makes)."""
+def skew_theta(design: Design, system: System, workload: Workload, *,
+               keys: KeyMap | None = None, finite: SteadyCosts | None = None) -> SkewPriced:
+    """Theta of ``design`` under the workload's skew and the system's cache (module doc).
+    A search pricing many designs passes the workload's ``keys`` (:func:`skew_key_map`) and
+    the design's ``finite`` costs when it has them (only workload-free ones are used)."""
+    s = skew_analysis(design, system, workload, keys=keys)
+    f = steady_costs(design, system, workload) if finite is None else finite
+    return SkewPriced(design, _theta(system, workload, f, point_read=s.point_read,
+                                     write_amp=s.write_amp), s)
+
+
+@dataclass(frozen=True)
+class _Staged:
+    """A candidate priced but for the cache (S1-S4), and the least Theta any cache could
+    give it: every block its reads need a hit, false positives alone read (S7)."""
+
+    design: Design
+    tree: SkewedTree
+    finite: SteadyCosts
+    floor: float
+
+
+def _feasible(design: Design, system: System) -> SteadyCosts | None:
+    """The finite model's costs of a design the engine can build on this system (the checks
+    ``analyze`` makes), None for one it cannot."""
     try:
         check_physical(structure(*design.knobs.values(), system.buffers), system.buffers,
                        system.entries)
-        steady_costs(design, system, None)
+        return steady_costs(design, system, None)
     except ValueError:
-        return False
-    return True
+        return None
+
+
+def _feasible_many(designs: list[Design], system: System
+                   ) -> dict[tuple[float, ...], SteadyCosts | None]:
+    """:func:`_feasible` of many designs by their knobs, in one vectorized pass of the limits
+    and the finite model (one pass costs about what one design does)."""
+    plain = [d for d in designs if d.filters == "optimized"]
+    if not plain:
+        return {tuple(d.knobs.values()): _feasible(d, system) for d in designs}
+    knobs = np.array([list(d.knobs.values()) for d in plain], dtype=float).reshape(-1, 5).T
+    try:
+        ok = physical(structure(*knobs, system.buffers), system.buffers, system.entries)
+        m = steady_costs_many(*knobs, system)
+    except ValueError:  # a knob out of range: each on its own, to find which
+        return {tuple(d.knobs.values()): _feasible(d, system) for d in designs}
+    B = system.entries_per_block
+    out: dict[tuple[float, ...], SteadyCosts | None] = {}
+    for j, d in enumerate(plain):  # as steady_costs(d, system, None) builds them
+        out[tuple(d.knobs.values())] = SteadyCosts(
+            write_amp=float(m.write_amp[j]), write_cost=float(m.write_amp[j]) / B,
+            full_merge_write_amp=float(m.full_merge_write_amp[j]),
+            point_read=float(m.point_read[j]), point_read_uniform=float(m.point_read_uniform[j]),
+            zero_result_read=float(m.zero_result_read[j]), range_runs=float(m.range_runs[j]),
+            memory_bits_per_entry=float(m.memory_bits_per_entry[j]),
+            filter_probes=float(m.filter_probes[j])) if ok[j] else None
+    for d in designs:
+        if d.filters != "optimized":
+            out[tuple(d.knobs.values())] = _feasible(d, system)
+    return out
 
 
 def _allowed(design: Design, system: System, constraints: Constraints | None) -> bool:
@@ -110,25 +175,48 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
     if not needs_skew_model(workload, system):
         raise ValueError("choose_skewed is for skewed workloads or a cache; the table search's "
                          "pick stands otherwise")
-    seen: dict[tuple, SkewPriced] = {}
+    keys = skew_key_map(system, workload)  # the workload's keys, the same for every candidate
+    blocks = cache_blocks(system)
+    grid = [Design(T, T - 1.0, 1.0, K, Z) for T in GRID_T for K, Z in GRID_SHAPES]
+    finite = _feasible_many([pick, *alternatives, *grid], system)
+    staged: dict[tuple, _Staged] = {}  # every feasible candidate, in the order it came
+    priced: dict[tuple, SkewPriced] = {}  # those whose cache was priced too
 
-    def price(d: Design) -> SkewPriced | None:
+    def stage(d: Design) -> _Staged | None:
         key = tuple(d.knobs.values())
-        if key not in seen:
-            if not _feasible(d, system) or not _allowed(d, system, constraints):
+        if key not in staged:
+            f = finite[key] if key in finite else _feasible(d, system)
+            if f is None or not _allowed(d, system, constraints):
                 return None
-            seen[key] = skew_theta(d, system, workload)
-        return seen[key]
+            tree = skew_tree(d, system, workload, keys=keys)
+            staged[key] = _Staged(d, tree, f, _theta(
+                system, workload, f, point_read=tree.point_read_floor,
+                write_amp=sum(tree.level_write_amp)))
+        return staged[key]
 
-    base = price(pick)
-    if base is None:  # the table's pick passed the guardrails; only infeasibility fails it
+    def price(st: _Staged) -> SkewPriced:
+        key = tuple(st.design.knobs.values())
+        if key not in priced:
+            a = analysis_of(st.tree.costs(blocks))
+            priced[key] = SkewPriced(st.design, _theta(system, workload, st.finite,
+                                                       point_read=a.point_read,
+                                                       write_amp=a.write_amp), a)
+        return priced[key]
+
+    first = stage(pick)
+    if first is None:  # the table's pick passed the guardrails; only infeasibility fails it
         raise ValueError("the table search's pick cannot be priced under skew")
-    for d in alternatives:
-        price(d)
-    for T in GRID_T:
-        for K, Z in GRID_SHAPES:
-            price(Design(T, T - 1.0, 1.0, K, Z))
-    best = min(seen.values(), key=lambda p: p.theta)
+    base = price(first)
+    others = [st for st in (stage(d) for d in (*alternatives, *grid)) if st is not None]
+    # The cache is most of a design's price. Priced cheapest floor first, a candidate whose
+    # floor is above the best Theta so far cannot win, nor can any after it: the pick is the
+    # one pricing every candidate gives (ties, which the margin keeps priced, go to the first).
+    bound = base.theta
+    for st in sorted(others, key=lambda st: st.floor):
+        if st.floor > bound * (1.0 + 1e-9):
+            break
+        bound = min(bound, price(st).theta)
+    best = min((priced[k] for k in staged if k in priced), key=lambda p: p.theta)
     for _ in range(LOCAL_ROUNDS):
         k = best.design.knobs
         moves = []
@@ -136,13 +224,17 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
             T = max(2.0, k["T"] * step)
             C = k["C"] if k["X"] != 1.0 or k["C"] != k["T"] - 1.0 else T - 1.0
             moves.append(Design(T, max(1.0, C), k["X"], k["K"], k["Z"]))
-        priced = [p for p in (price(d) for d in moves) if p is not None]
-        better = [p for p in priced if p.theta < best.theta * (1.0 - 1e-9)]
+        finite.update(_feasible_many([d for d in moves if tuple(d.knobs.values()) not in staged],
+                                     system))
+        # A move whose floor is at the best Theta cannot beat it.
+        better = [p for p in (price(st) for st in (stage(d) for d in moves)
+                              if st is not None and st.floor < best.theta)
+                  if p.theta < best.theta * (1.0 - 1e-9)]
         if not better:
             break
         best = min(better, key=lambda p: p.theta)
     return SkewChoice(best.design, classify(best.design, system), best.theta, best.costs,
-                      pick, base.theta, len(seen))
+                      pick, base.theta, len(staged))
 
 
 def describe(choice: SkewChoice) -> str:
