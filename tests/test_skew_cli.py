@@ -92,8 +92,6 @@ def test_validate_refuses_skew_on_rocksdb_and_in_sweeps(wacky) -> None:
 @pytest.mark.parametrize(("flags", "message"), [
     (("--target", "rocksdb"), "--write-dist, --read-dist or --update-fraction with --target "
                               "rocksdb is not supported"),
-    (("--robust", "0.5"), "--write-dist, --read-dist or --update-fraction with --robust is not "
-                          "supported"),
     (("--granularity", "file"), "--write-dist, --read-dist or --update-fraction with "
                                 "--granularity file is not supported"),
 ])
@@ -108,3 +106,16 @@ def test_validate_under_skew_refuses_to_save_a_trace(wacky, tmp_path) -> None:
                 "--save-trace", str(tmp_path / "t.lz4"))
     assert out.returncode == 2
     assert "--save-trace is not written under skewed keys" in out.stderr
+
+
+def test_recommend_under_skew_takes_robust_tuning(wacky) -> None:
+    """Issue 29: the skew model's candidates are ranked by their worst case nearby."""
+    out = wacky("recommend", "--entries", "1e6", *MIX, "--read-dist", "zipf:0.9", "--robust",
+                "0.5", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["model"] == "skew" and doc["robust"]["robust_design"]["design"] == doc["design"]
+    mine, theirs = doc["robust"]["robust_design"], doc["robust"]["nominal_design"]
+    assert mine["worst_case_cost"] <= theirs["worst_case_cost"] * (1 + 1e-9)
+    assert theirs["nominal_cost"] <= mine["nominal_cost"] * (1 + 1e-9)
+    assert doc["cost"] == mine["worst_case_cost"] >= mine["nominal_cost"]

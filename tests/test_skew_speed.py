@@ -40,7 +40,7 @@ from cost_models.skew import (
     unique_writes,
     writes_for_unique_many,
 )
-from wacky_model.skew import skew_costs, skew_key_map, skew_tree
+from wacky_model.skew import skew_costs, skew_key_map, skew_theta_of, skew_tree
 from wacky_model.skew_search import (
     GRID_SHAPES,
     GRID_T,
@@ -448,7 +448,7 @@ def test_skipping_caches_that_cannot_win_keeps_the_pick(workload, system, monkey
     # Skipped only where even a cache hitting every block could not reach the pick's Theta.
     for key, (design, tree) in staged.items():
         if key not in cached:
-            floor = search._theta(system, workload, search._feasible(design, system),
+            floor = skew_theta_of(system, workload, search._feasible(design, system),
                                   point_read=tree.point_read_floor,
                                   write_amp=sum(tree.level_write_amp))
             assert floor > choice.theta, design

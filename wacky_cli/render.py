@@ -195,10 +195,10 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
             robust.add_row(label, *(f"{d['design'][k]:.4g}" for k in "TCXKZ"),
                            f"{d['nominal_cost']:.4g}", f"{d['worst_case_cost']:.4g}")
         print_table(console, robust)
-    # The families are the whole-level table's, priced by its model with uniform keys.
-    alternatives = Table(title="Each family at its own best T: whole levels, the "
-                         f"{'paper' if rec.model == 'paper' else 'finite'} model, uniform keys"
-                         + (", no cache" if rec.system.cache_bytes else ""))
+    # The families are the whole-level table's, priced again under the skew when there is one.
+    priced = ("the skew model, under the skew and the cache" if rec.skew is not None else
+              f"the {'paper' if rec.model == 'paper' else 'finite'} model, uniform keys")
+    alternatives = Table(title=f"Each family at its own best T: whole levels, {priced}")
     for col in ("family", "T", "C", "X", "I/O per op", "relative throughput"):
         alternatives.add_column(col, justify="right", overflow="fold")
     for alt in rec.alternatives:

@@ -242,6 +242,7 @@ def analyze(
         range_cost = float(e.range_cost(workload.range_blocks))
         theta = theta_of_row(e.row, workload_vector(workload, system.write_cost_ratio,
                                                     system.probe_cost))
+    finite = steady_costs(design, system, workload)
     return Analysis(
         design=design,
         system=system,
@@ -258,23 +259,24 @@ def analyze(
         workload=workload,
         range_cost=range_cost,
         theta=theta,
-        finite=steady_costs(design, system, workload),
+        finite=finite,
         space_amp=float(space_amplification(s)),
         warnings=run_warnings([row.runs for row in rows]),
         filter_probes=float(e.filter_probes),
-        skew=_skew_of(design, system, workload),
+        skew=_skew_of(design, system, workload, finite),
     )
 
 
-def _skew_of(design: Design, system: System, workload: Workload | None) -> Any:
+def _skew_of(design: Design, system: System, workload: Workload | None,
+             finite: SteadyCosts) -> Any:
     from dataclasses import replace
 
-    from wacky_model.skew import needs_skew_model, skew_analysis
-    from wacky_model.skew_search import skew_theta
+    from wacky_model.skew import needs_skew_model, skew_analysis, skew_theta_of
 
     if not needs_skew_model(workload, system) or design.filters != "optimized":
         return None
+    s = skew_analysis(design, system, workload)
     if workload is None:
-        return skew_analysis(design, system, workload)
-    priced = skew_theta(design, system, workload)
-    return replace(priced.costs, theta=priced.theta)
+        return s
+    return replace(s, theta=skew_theta_of(system, workload, finite, point_read=s.point_read,
+                                          write_amp=s.write_amp))

@@ -53,10 +53,6 @@ REFUSALS: tuple[Refusal, ...] = (
     _row("paper", "files", "the paper's Eq 8-16 price whole levels only; file-granular merges "
                            "are priced by the finite partial-merge model, and nothing is "
                            "compared across models"),
-    _row("skew", "robust", "the worst case over nearby workloads is taken over the table's "
-                           "uniform-key cost rows; the skew model is priced a design at a time"),
-    _row("cache", "robust", "the worst case over nearby workloads is taken over the table's "
-                            "cost rows, which have no cache"),
     _row("skew", "rocksdb", _ROCKSDB.format("skew stage")),
     _row("cache", "rocksdb", _ROCKSDB.format("cache stage")),
     _row("hash_levels", "rocksdb", "stock RocksDB builds Bloom filters, not App. F's hash "

@@ -1006,15 +1006,18 @@ def _recommend_level(workload: Workload, system: System, method: str,
     skewed = needs_skew_model(workload, system)
     if rho is None:
         rec = _search_one(workload, space, method, constraints, nominal_weights, start, refine)
-        if not skewed:
-            return rec
-        from wacky_model.skew_search import choose_skewed
+    else:
+        rec = _robust(workload, space, method, constraints, nominal_weights, rho, start, refine)
+    if not skewed:
+        return rec
+    return _reprice_skewed(rec, workload, constraints, rho, start)
 
-        choice = choose_skewed(rec.design, tuple(a.design for a in rec.alternatives),
-                               workload, rec.system, constraints)
-        return replace(rec, design=choice.design, family=choice.family, cost=choice.theta,
-                       model="skew", skew=choice,
-                       search_ms=(time.perf_counter() - start) * 1e3)
+
+def _robust(workload: Workload, space: DesignSpace, method: str,
+            constraints: Constraints | None, nominal_weights: np.ndarray, rho: float,
+            start: float, refine: bool) -> Recommendation:
+    """The table's design with the least worst case, compared with the nominal design."""
+    system = space.system
     robust_w = robust_weights([workload], system.write_cost_ratio, rho, system.probe_cost)
     rec = _search_one(workload, space, method, constraints, robust_w, start, refine)
     nominal = _search_one(workload, space, method, constraints, nominal_weights,
@@ -1033,6 +1036,37 @@ def _recommend_level(workload: Workload, system: System, method: str,
     alternatives = tuple(dataclasses.replace(alt, relative_throughput=worst / alt.cost)
                          for alt in rec.alternatives)
     return dataclasses.replace(rec, cost=worst, alternatives=alternatives, robust=report)
+
+
+def _reprice_skewed(rec: Recommendation, workload: Workload, constraints: Constraints | None,
+                    rho: float | None, start: float) -> Recommendation:
+    """Skewed keys, updates or a cache: the skew model re-prices the table's pick, its
+    alternatives and the classic families, and the cheapest (or least worst case) wins; the
+    alternatives are shown at their Θ under the skew."""
+    from wacky_model.skew_search import choose_skewed, skew_theta
+
+    alts = tuple(a.design for a in rec.alternatives)
+    choice = choose_skewed(rec.design, alts, workload, rec.system, constraints, rho)
+    alternatives = tuple(replace(a, cost=t, relative_throughput=choice.theta / t)
+                         for a, t in zip(rec.alternatives, choice.alternatives_theta,
+                                         strict=True) if t is not None)
+    robust = None
+    if rho is not None:
+        nominal = choose_skewed(rec.design, alts, workload, rec.system, constraints)
+
+        def both(d: Design, nominal_cost: float | None, worst: float | None) -> dict[str, Any]:
+            at = (skew_theta(d, rec.system, workload, rho=rho).theta if worst is None
+                  else worst)
+            here = (skew_theta(d, rec.system, workload).theta if nominal_cost is None
+                    else nominal_cost)
+            return {"design": d.knobs, "buffer_bytes": rec.system.buffer_bytes,
+                    "nominal_cost": here, "worst_case_cost": at}
+
+        robust = {"rho": float(rho), "robust_design": both(choice.design, None, choice.theta),
+                  "nominal_design": both(nominal.design, nominal.theta, None)}
+    return replace(rec, design=choice.design, family=choice.family, cost=choice.theta,
+                   model="skew", skew=choice, alternatives=alternatives, robust=robust,
+                   search_ms=(time.perf_counter() - start) * 1e3)
 
 
 def _search_one(

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
+from cost_models.objective import cost_row, theta_shared
 from cost_models.skew import (
     KeyMap,
     SkewedCosts,
@@ -19,7 +21,7 @@ from cost_models.skew import (
     key_map,
     skewed_tree,
 )
-from wacky_model.types import Design, System, Workload
+from wacky_model.types import Design, System, Workload, robust_weights, workload_vector
 
 # A read-only workload priced as one write per this many reads: runs then outlive any cache.
 NO_WRITES_READS_PER_WRITE = 1e12
@@ -125,3 +127,20 @@ def analysis_of(c: SkewedCosts) -> SkewAnalysis:
 def skew_analysis(design: Design, system: System, workload: Workload | None, *,
                   keys: KeyMap | None = None) -> SkewAnalysis:
     return analysis_of(skew_costs(design, system, workload, keys=keys))
+
+
+def skew_theta_of(system: System, workload: Workload, finite: Any, *, point_read: float,
+                  write_amp: float, rho: float | None = None) -> float:
+    """Theta under skew (``wacky_model.skew_search``'s doc) from the skew model's existing-key
+    read and write amplification and the finite model's other costs (``finite``, the design's
+    ``SteadyCosts``); with ``rho``, its worst case over the mixes within KL ``rho`` (Endure's
+    robust objective on the same row: each operation keeps its cost at the nominal mix)."""
+    # Existing-key reads are priced as drawn from the read distribution (S3-S7), so the
+    # worst case and the uniform expectation both give way to it.
+    row = cost_row(point_read=point_read, zero_result_read=finite.zero_result_read,
+                   write_cost=write_amp / system.entries_per_block,
+                   range_runs=finite.range_runs, filter_probes=finite.filter_probes)
+    weights = (workload_vector(workload, system.write_cost_ratio, system.probe_cost)[None]
+               if rho is None else
+               robust_weights([workload], system.write_cost_ratio, rho, system.probe_cost))
+    return float(theta_shared(row, weights)[0])

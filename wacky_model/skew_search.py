@@ -30,7 +30,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from cost_models.limits import check_physical, physical
-from cost_models.objective import cost_row, theta_of_row
 from cost_models.skew import KeyMap, SkewedTree
 from cost_models.structure import structure
 from wacky_model.analysis import SteadyCosts, steady_costs, steady_costs_many
@@ -43,9 +42,10 @@ from wacky_model.skew import (
     needs_skew_model,
     skew_analysis,
     skew_key_map,
+    skew_theta_of,
     skew_tree,
 )
-from wacky_model.types import Design, System, Workload, workload_vector
+from wacky_model.types import Design, System, Workload
 
 GRID_T = (2.0, 3.0, 4.0, 6.0, 8.0, 10.0, 16.0)
 GRID_SHAPES = ((0.0, 0.0), (1.0, 1.0), (1.0, 0.0))  # (K, Z): Leveling, Tiering, Lazy Leveling
@@ -71,6 +71,7 @@ class SkewChoice:
     uniform_pick: Design
     uniform_pick_theta: float
     candidates: int
+    alternatives_theta: tuple[float | None, ...] = ()  # each alternative's Θ under skew
 
     @property
     def gain(self) -> float:
@@ -86,28 +87,16 @@ class SkewChoice:
         }
 
 
-def _theta(system: System, workload: Workload, finite: SteadyCosts, *, point_read: float,
-           write_amp: float) -> float:
-    """Theta under skew (module doc) from the skew model's existing-key read and write
-    amplification and the finite model's other costs."""
-    # Existing-key reads are priced as drawn from the read distribution (S3-S7), so the
-    # worst case and the uniform expectation both give way to it.
-    row = cost_row(point_read=point_read, zero_result_read=finite.zero_result_read,
-                   write_cost=write_amp / system.entries_per_block,
-                   range_runs=finite.range_runs, filter_probes=finite.filter_probes)
-    return theta_of_row(row, workload_vector(workload, system.write_cost_ratio,
-                                             system.probe_cost))
-
-
 def skew_theta(design: Design, system: System, workload: Workload, *,
-               keys: KeyMap | None = None, finite: SteadyCosts | None = None) -> SkewPriced:
+               keys: KeyMap | None = None, finite: SteadyCosts | None = None,
+               rho: float | None = None) -> SkewPriced:
     """Theta of ``design`` under the workload's skew and the system's cache (module doc).
     A search pricing many designs passes the workload's ``keys`` (:func:`skew_key_map`) and
     the design's ``finite`` costs when it has them (only workload-free ones are used)."""
     s = skew_analysis(design, system, workload, keys=keys)
     f = steady_costs(design, system, workload) if finite is None else finite
-    return SkewPriced(design, _theta(system, workload, f, point_read=s.point_read,
-                                     write_amp=s.write_amp), s)
+    return SkewPriced(design, skew_theta_of(system, workload, f, point_read=s.point_read,
+                                     write_amp=s.write_amp, rho=rho), s)
 
 
 @dataclass(frozen=True)
@@ -169,9 +158,11 @@ def _allowed(design: Design, system: System, constraints: Constraints | None) ->
 
 
 def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Workload,
-                  system: System, constraints: Constraints | None = None) -> SkewChoice:
+                  system: System, constraints: Constraints | None = None,
+                  rho: float | None = None) -> SkewChoice:
     """The cheapest candidate under skew (module doc); ``system`` is the pick's split. With
-    ``constraints`` (guardrails) only designs they allow are candidates."""
+    ``constraints`` (guardrails) only designs they allow are candidates; with ``rho``, the
+    cheapest worst case (:func:`wacky_model.skew.skew_theta_of`)."""
     if not needs_skew_model(workload, system):
         raise ValueError("choose_skewed is for skewed workloads or a cache; the table search's "
                          "pick stands otherwise")
@@ -189,18 +180,18 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
             if f is None or not _allowed(d, system, constraints):
                 return None
             tree = skew_tree(d, system, workload, keys=keys)
-            staged[key] = _Staged(d, tree, f, _theta(
+            staged[key] = _Staged(d, tree, f, skew_theta_of(
                 system, workload, f, point_read=tree.point_read_floor,
-                write_amp=sum(tree.level_write_amp)))
+                write_amp=sum(tree.level_write_amp), rho=rho))
         return staged[key]
 
     def price(st: _Staged) -> SkewPriced:
         key = tuple(st.design.knobs.values())
         if key not in priced:
             a = analysis_of(st.tree.costs(blocks))
-            priced[key] = SkewPriced(st.design, _theta(system, workload, st.finite,
+            priced[key] = SkewPriced(st.design, skew_theta_of(system, workload, st.finite,
                                                        point_read=a.point_read,
-                                                       write_amp=a.write_amp), a)
+                                                       write_amp=a.write_amp, rho=rho), a)
         return priced[key]
 
     first = stage(pick)
@@ -233,8 +224,11 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
         if not better:
             break
         best = min(better, key=lambda p: p.theta)
+    # The alternatives shown beside the pick are priced by the same model.
+    alt_theta = tuple(None if st is None else price(st).theta
+                      for st in (stage(d) for d in alternatives))
     return SkewChoice(best.design, classify(best.design, system), best.theta, best.costs,
-                      pick, base.theta, len(staged))
+                      pick, base.theta, len(staged), alt_theta)
 
 
 def describe(choice: SkewChoice) -> str:
