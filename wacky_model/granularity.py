@@ -10,6 +10,7 @@ window of ``WINDOW_FLUSHES`` flushes from the settled tree.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 
@@ -54,9 +55,11 @@ class FileGrid:
         return FileDesign(self.designs[i], self.compactions[i], self.costs[i], float(theta))
 
 
+@functools.lru_cache(maxsize=64)
 def file_grid(system: System, constraints: Constraints | None = None) -> FileGrid:
     """The grid (module doc) on ``system``, priced as one batch; with ``constraints``
-    (guardrails), only the designs they allow."""
+    (guardrails), only the designs they allow. Its costs depend on the system alone, so the
+    last 64 systems' grids are kept (a pure function of frozen inputs: no answer changes)."""
     grid = [(Design(T, T - 1.0, 1.0, 0.0, 0.0),
              Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k))
             for T, k, share in itertools.product(FILE_RATIOS, LEVEL1_RUNS, FILE_SHARES)
