@@ -924,7 +924,8 @@ def recommend(
                            start)
     if granularity == "level":
         return rec
-    return _choose_granularity(rec, workload, granularity, features, constraints, rho, start)
+    return _choose_granularity(rec, workload, system, granularity, features, constraints, rho,
+                               start)
 
 
 def _file_weights(workloads: list[Workload], system: System, rho: float | None) -> Weights:
@@ -935,31 +936,57 @@ def _file_weights(workloads: list[Workload], system: System, rho: float | None) 
                      for w in workloads])
 
 
-def _file_best(grid: Any, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
-    """Each workload's cheapest design of a FileGrid: (index (W,), Θ (W,))."""
-    theta = theta_shared(grid.rows, weights)
-    index = np.argmin(theta, axis=-1)
-    return index, theta[np.arange(theta.shape[0]), index]
+def _file_grids(system: System, constraints: Constraints | None) -> list[tuple[System, Any]]:
+    """The file-granular grids to search: the system's, or with a total memory budget one per
+    split of :data:`SPLIT_SHARES` (the file side chooses its own split, as the table does)."""
+    from wacky_model.granularity import file_grid
+
+    if not system.memory_split:
+        return [(system, file_grid(system, constraints))]
+    out = []
+    for blocks in _share_blocks(system, SPLIT_SHARES):
+        split = system.with_buffer(float(blocks) * system.block_bytes)
+        try:
+            out.append((split, file_grid(split, constraints)))
+        except ValueError:  # no file design fits (or passes the guardrails) at this split
+            continue
+    if not out:
+        raise ValueError("no file-granular design fits this system's memory budget")
+    return out
 
 
-def _choose_granularity(rec: Recommendation, workload: Workload, granularity: str,
-                        features: set[str], constraints: Constraints | None,
+def _file_best(grids: list[tuple[System, Any]], workloads: list[Workload], rho: float | None
+               ) -> list[tuple[System, Any, int, float]]:
+    """Each workload's cheapest file-granular design over ``grids``: (split, grid, index, Θ)
+    (with ``rho``, the least worst case); ties go to the earlier grid and design."""
+    index, theta = [], []
+    weights = _file_weights(workloads, grids[0][0], rho)  # the splits differ in memory only
+    for _, grid in grids:
+        t = theta_shared(grid.rows, weights)  # (W, G)
+        i = np.argmin(t, axis=-1)
+        index.append(i)
+        theta.append(t[np.arange(t.shape[0]), i])
+    theta_k = np.stack(theta, axis=-1)  # (W, grids)
+    k = np.argmin(theta_k, axis=-1)
+    return [(grids[g][0], grids[g][1], int(index[g][w]), float(theta_k[w, g]))
+            for w, g in enumerate(k)]
+
+
+def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
+                        granularity: str, features: set[str], constraints: Constraints | None,
                         rho: float | None, start: float) -> Recommendation:
     """Whole levels (``rec``) or the best file-granular design, whichever has the lower Theta
     (with ``rho``, the lower worst case); both are finite-N models of a store taking inserts,
-    at the pick's memory split."""
+    each at its own memory split."""
     from wacky_model.compat import refusals
-    from wacky_model.granularity import file_grid
 
     gaps = refusals(features | {"files"})
     if gaps:  # only with "any": "file" was refused above
         return replace(rec, granularity={"picked": "level", "file": None,
                                          "reason": "files not compared: " + gaps[0].reason})
-    split = rec.system.with_buffer(rec.system.buffer_bytes) if rec.system.memory_split \
-        else rec.system
-    grid = file_grid(split, _active(constraints))
-    index, theta = _file_best(grid, _file_weights([workload], split, rho))
-    best = grid.design(int(index[0]), float(theta[0]))
+    [(split, grid, index, theta)] = _file_best(_file_grids(system, _active(constraints)),
+                                               [workload], rho)
+    best = grid.design(index, theta)
     f, c = best.compaction, best.costs
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
                 "file_bytes": f.file_bytes, "cost": best.cost, "write_amp": c.write_amp,
@@ -983,6 +1010,7 @@ def _choose_granularity(rec: Recommendation, workload: Workload, granularity: st
                 "buffer_bytes": split.buffer_bytes, "nominal_cost": nominal,
                 "worst_case_cost": best.cost}}
         return replace(rec, design=best.design, family=classify(best.design, split),
+                       system=split,
                        cost=best.cost, model="files", compaction=f, file_costs=c,
                        alternatives=alternatives, bounds_hit=(), robust=robust,
                        granularity={"picked": "file", "level": level_doc, "file": file_doc,
@@ -1133,10 +1161,8 @@ def recommend_many(
     found = search_coords(space, weights, method, refine)
     _check_feasible(found.cost, constraints)
     designs = [_design(row) for row in found.coords]
-    systems = [_system_at(space, u, row) for u, row in zip(found.coords, found.table_row,
-                                                             strict=True)]
-    families = [space.table_families[row] if row >= 0 else classify(d, at)
-                for d, at, row in zip(designs, systems, found.table_row, strict=True)]
+    families = [space.table_families[row] if row >= 0 else classify(d, _split_at(space, u))
+                for d, u, row in zip(designs, found.coords, found.table_row, strict=True)]
     cost = found.cost.copy()
     compactions = [Compaction()] * len(workloads)
     models = [model] * len(workloads)
@@ -1146,24 +1172,19 @@ def recommend_many(
         if needs_skew_model(w, system):
             from wacky_model.skew_search import choose_skewed
 
+            at = _system_at(space, found.coords[i], int(found.table_row[i]))
             choice = choose_skewed(designs[i], tuple(_design(u) for u in found.family_coords[i]),
-                                   w, systems[i], constraints)
+                                   w, at, constraints, rho)
             designs[i], families[i], cost[i], models[i] = (choice.design, choice.family,
                                                            choice.theta, "skew")
+    buffers = _buffer_bytes(space, found.coords)
     if granularity != "level" and not refusals(features | {"files"}):
-        from wacky_model.granularity import file_grid
-
-        at = [s.with_buffer(s.buffer_bytes) if s.memory_split else s for s in systems]
-        for split in dict.fromkeys(at):  # one grid per buffer the splits chose
-            mine = [i for i, s in enumerate(at) if s == split]
-            grid = file_grid(split, _active(constraints))
-            index, theta = _file_best(grid, _file_weights([workloads[i] for i in mine],
-                                                          split, rho))
-            for i, j, t in zip(mine, index, theta, strict=True):
-                if granularity == "file" or t < cost[i]:
-                    designs[i], compactions[i], cost[i], models[i] = (
-                        grid.designs[j], grid.compactions[j], t, "files")
-                    families[i] = classify(designs[i], split)
+        picks = _file_best(_file_grids(system, _active(constraints)), workloads, rho)
+        for i, (split, grid, j, t) in enumerate(picks):
+            if granularity == "file" or t < cost[i]:
+                designs[i], compactions[i], cost[i], models[i] = (
+                    grid.designs[j], grid.compactions[j], t, "files")
+                families[i], buffers[i] = classify(designs[i], split), split.buffer_bytes
     return RecommendationBatch(
         designs=tuple(designs),
         families=tuple(families),
@@ -1171,7 +1192,7 @@ def recommend_many(
         family_cost=found.family_cost,
         method=method,
         search_ms=(time.perf_counter() - start) * 1e3,
-        buffer_bytes=_buffer_bytes(space, found.coords),
+        buffer_bytes=buffers,
         hash_levels=_batch_hash_levels(space, found),
         compactions=tuple(compactions),
         models=tuple(models),
