@@ -45,9 +45,9 @@ from wacky_model.skew_search import (
     GRID_SHAPES,
     GRID_T,
     LOCAL_ROUNDS,
-    T_STEPS,
     choose_skewed,
     skew_theta,
+    t_moves,
 )
 from wacky_model.types import Design, System, Workload
 
@@ -398,12 +398,7 @@ def _every_candidate_priced(pick: Design, alternatives: tuple[Design, ...], work
             price(Design(T, T - 1.0, 1.0, K, Z))
     best = min(seen.values(), key=lambda p: p.theta)
     for _ in range(LOCAL_ROUNDS):
-        k = best.design.knobs
-        moves = []
-        for step in T_STEPS:
-            T = max(2.0, k["T"] * step)
-            C = k["C"] if k["X"] != 1.0 or k["C"] != k["T"] - 1.0 else T - 1.0
-            moves.append(Design(T, max(1.0, C), k["X"], k["K"], k["Z"]))
+        moves = t_moves(best.design)
         priced = [p for p in (price(d) for d in moves) if p is not None]
         better = [p for p in priced if p.theta < best.theta * (1.0 - 1e-9)]
         if not better:

@@ -157,6 +157,18 @@ def _allowed(design: Design, system: System, constraints: Constraints | None) ->
     return bool(np.all(constraints.allows(s)))
 
 
+def t_moves(design: Design) -> list[Design]:
+    """The local search's moves: T up and down by :data:`T_STEPS` (C follows a leveled
+    C = T - 1; the other knobs stay)."""
+    k = design.knobs
+    moves = []
+    for step in T_STEPS:
+        T = max(2.0, k["T"] * step)
+        C = k["C"] if k["X"] != 1.0 or k["C"] != k["T"] - 1.0 else T - 1.0
+        moves.append(Design(T, max(1.0, C), k["X"], k["K"], k["Z"]))
+    return moves
+
+
 def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Workload,
                   system: System, constraints: Constraints | None = None,
                   rho: float | None = None) -> SkewChoice:
@@ -209,12 +221,7 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
         bound = min(bound, price(st).theta)
     best = min((priced[k] for k in staged if k in priced), key=lambda p: p.theta)
     for _ in range(LOCAL_ROUNDS):
-        k = best.design.knobs
-        moves = []
-        for step in T_STEPS:
-            T = max(2.0, k["T"] * step)
-            C = k["C"] if k["X"] != 1.0 or k["C"] != k["T"] - 1.0 else T - 1.0
-            moves.append(Design(T, max(1.0, C), k["X"], k["K"], k["Z"]))
+        moves = t_moves(best.design)
         finite.update(_feasible_many([d for d in moves if tuple(d.knobs.values()) not in staged],
                                      system))
         # A move whose floor is at the best Theta cannot beat it.
