@@ -40,6 +40,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -51,85 +52,22 @@ from cost_models.filters import (
 )
 from cost_models.finite import fill_layout, realized_fpr, runs_over_fill
 
-DISTRIBUTIONS = ("uniform", "zipf", "hotset", "latest")
-THETA_MAX = 1.5
-LATEST_THETA = 0.99  # YCSB's ZIPFIAN_CONSTANT, which its "latest" generator uses
 EXACT_RANKS = 512  # ranks below this get a bin each; above, bins grow geometrically
 BIN_GROWTH = 1.02
 BLOCK_SAMPLES = 2048  # blocks drawn per level to estimate S5's sums over blocks
 _SEED = 0x534B4557  # "SKEW": the block draws are part of the model, fixed for reproducibility
 
 
-@dataclass(frozen=True)
-class KeyDistribution:
-    """Which keys operations touch. Use :meth:`parse` for the ``zipf:0.9`` form."""
+class KeyDist(Protocol):
+    """Which keys operations touch (``wacky_model.types.KeyDist``, beside the
+    ``Workload`` that holds it): what S1-S8 read of it."""
 
-    kind: str = "uniform"
-    theta: float = 0.0  # zipf and latest
-    hot_keys: float = 0.0  # hotset: h, the share of the keys that is hot
-    hot_share: float = 0.0  # hotset: p, the share of operations they receive
+    kind: str  # uniform, zipf, hotset or latest
+    theta: float  # zipf and latest
+    hot_keys: float  # hotset: h, the share of the keys that is hot
+    hot_share: float  # hotset: p, the share of operations they receive
 
-    def __post_init__(self) -> None:
-        if self.kind not in DISTRIBUTIONS:
-            raise ValueError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}; got "
-                             f"{self.kind!r}")
-        for name in ("theta", "hot_keys", "hot_share"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ValueError(f"{name} must be a finite number; got {v!r}")
-            object.__setattr__(self, name, float(v))
-        if self.kind in ("zipf", "latest") and not 0.0 <= self.theta <= THETA_MAX:
-            raise ValueError(f"zipf theta must be in [0, {THETA_MAX}]; got {self.theta:g}")
-        if self.kind == "hotset":
-            for name, v in (("h", self.hot_keys), ("p", self.hot_share)):
-                if not 0.0 < v < 1.0:
-                    raise ValueError(f"hotset {name} must be in (0, 1) (exclusive); got {v:g}")
-
-    @classmethod
-    def parse(cls, text: str) -> KeyDistribution:
-        """``uniform``, ``zipf:THETA``, ``hotset:H:P``, ``latest`` or ``latest:THETA``."""
-        if not isinstance(text, str):
-            raise ValueError(f"a distribution is a string such as 'zipf:0.9'; got {text!r}")
-        kind, *args = text.strip().lower().split(":")
-        want = {"uniform": (0,), "zipf": (1,), "hotset": (2,), "latest": (0, 1)}
-        if kind not in want:
-            raise ValueError(f"unknown distribution {text!r}: use uniform, zipf:THETA, "
-                             "hotset:H:P or latest")
-        if len(args) not in want[kind]:
-            forms = {"uniform": "uniform", "zipf": "zipf:THETA (e.g. zipf:0.9)",
-                     "hotset": "hotset:H:P (e.g. hotset:0.1:0.9)",
-                     "latest": "latest or latest:THETA"}
-            raise ValueError(f"{text!r} is not of the form {forms[kind]}")
-        try:
-            nums = [float(a) for a in args]
-        except ValueError:
-            raise ValueError(f"{text!r}: {':'.join(args)} is not a number") from None
-        if kind == "zipf":
-            return cls("zipf", theta=nums[0])
-        if kind == "hotset":
-            return cls("hotset", hot_keys=nums[0], hot_share=nums[1])
-        if kind == "latest":
-            return cls("latest", theta=nums[0] if nums else LATEST_THETA)
-        return cls()
-
-    @property
-    def spec(self) -> str:
-        """The text :meth:`parse` reads back."""
-        if self.kind in ("zipf", "latest"):
-            return f"{self.kind}:{self.theta:g}"
-        if self.kind == "hotset":
-            return f"hotset:{self.hot_keys:g}:{self.hot_share:g}"
-        return "uniform"
-
-    @property
-    def is_uniform(self) -> bool:
-        """Every key equally likely (so rank order carries no information)."""
-        return (self.kind == "uniform" or (self.kind == "zipf" and self.theta == 0.0)
-                or (self.kind == "hotset" and self.hot_keys == self.hot_share))
-
-    def hot_count(self, n: int) -> int:
-        """The hot set's size for a population of n keys (at least 1, at most n - 1)."""
-        return int(min(max(1, round(self.hot_keys * n)), max(1, n - 1)))
+    def hot_count(self, n: int) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -161,7 +99,7 @@ def rank_bins(n: int, breaks: tuple[int, ...] = ()) -> RankBins:
     return RankBins(e[:-1], e[1:])
 
 
-def bins_for(n: int, *dists: KeyDistribution) -> RankBins:
+def bins_for(n: int, *dists: KeyDist) -> RankBins:
     """Bins fine enough for every distribution given (hot-set edges are bin edges)."""
     return rank_bins(n, tuple(d.hot_count(n) for d in dists if d.kind == "hotset"))
 
@@ -178,7 +116,7 @@ def _zipf_mass(lo: np.ndarray, hi: np.ndarray, theta: float) -> np.ndarray:
     return np.where(hi - lo == 1, single, wide)
 
 
-def key_probabilities(dist: KeyDistribution, bins: RankBins, n: int) -> np.ndarray:
+def key_probabilities(dist: KeyDist, bins: RankBins, n: int) -> np.ndarray:
     """Each key's probability per operation, by bin (sums to 1 over all n keys)."""
     lo, hi = bins.lo.astype(float), bins.hi.astype(float)
     if dist.kind in ("zipf", "latest") and dist.theta > 0.0:
@@ -255,8 +193,8 @@ def writes_for_unique(d: float, u: float, q: np.ndarray, count: np.ndarray) -> f
 class SkewedWorkload:
     """The operations the skew model prices (math layer: plain fields, checked by callers)."""
 
-    write_dist: KeyDistribution = field(default_factory=KeyDistribution)
-    read_dist: KeyDistribution = field(default_factory=KeyDistribution)
+    write_dist: KeyDist
+    read_dist: KeyDist
     update_fraction: float = 0.0  # u: writes that update an existing key
     correlated: bool = True  # the read-hot keys are the write-hot keys
     reads_per_write: float = 1.0  # existing-key reads per write
@@ -299,8 +237,8 @@ class KeyMap:
     it once (:func:`key_map`) and prices every candidate with it."""
 
     entries: int
-    write_dist: KeyDistribution
-    read_dist: KeyDistribution
+    write_dist: KeyDist
+    read_dist: KeyDist
     update_fraction: float
     bins: RankBins
     count: np.ndarray  # keys per bin

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from cost_models.skew import KeyDistribution, bins_for, key_probabilities
+from cost_models.skew import bins_for, key_probabilities
 from validation.generators import rank_sampler
 from wacky_model import System, Workload
+from wacky_model.types import KeyDistribution
 
 DRAWS = 200_000
 MIN_EXPECTED = 5.0  # the chi-square approximation's usual floor per cell

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 from cost_models.skew import (
-    KeyDistribution,
     SkewedWorkload,
     _hit,
     bins_for,
@@ -32,7 +31,7 @@ from wacky_model.analysis import analyze
 from wacky_model.search import recommend
 from wacky_model.skew import needs_skew_model, skew_costs
 from wacky_model.skew_search import skew_theta
-from wacky_model.types import Design, System, Workload
+from wacky_model.types import Design, KeyDistribution, System, Workload
 
 DISTS = ["uniform", "zipf:0.6", "zipf:0.99", "zipf:1.3", "hotset:0.1:0.9"]
 
@@ -174,7 +173,8 @@ def test_faster_compaction_lowers_the_hit_rate_more_for_greedier_policies() -> N
 def test_a_cache_larger_than_the_data_with_no_writes_is_all_hits() -> None:
     c = skewed_costs(10, 9, 1, 0, 0, entries=100_000, buffer_entries=1024,
                      entries_per_block=32, bits_per_entry=10,
-                     workload=SkewedWorkload(reads_per_write=1e12), cache_blocks=10**9)
+                     workload=SkewedWorkload(KeyDistribution(), KeyDistribution(),
+                                              reads_per_write=1e12), cache_blocks=10**9)
     assert math.isinf(c.characteristic_time_writes)
     assert c.cache_hit_rate > 0.98
     assert c.point_read < 0.02

@@ -22,7 +22,6 @@ from cost_models.finite import fill_layout, runs_over_fill
 from cost_models.skew import (
     _SEED,
     BLOCK_SAMPLES,
-    KeyDistribution,
     SkewedTree,
     SkewedWorkload,
     _age_edges,
@@ -49,7 +48,7 @@ from wacky_model.skew_search import (
     skew_theta,
     t_moves,
 )
-from wacky_model.types import Design, System, Workload
+from wacky_model.types import Design, KeyDistribution, System, Workload
 
 # --- the references: the computations the fast paths replaced ------------------------------
 

@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pytest
 
-from cost_models.skew import KeyDistribution
 from validation.generators import rank_sampler, skewed_trace
 from wacky_model.trace_skew import (
     SkewEstimate,
@@ -17,8 +16,9 @@ from wacky_model.trace_skew import (
     estimate_skew,
     fit_distribution,
     rank_ordered_theta,
+    workload_from_trace,
 )
-from wacky_model.types import Workload, workload_from_trace
+from wacky_model.types import KeyDistribution, Workload
 from wacky_traces import OpKind, Phase, Trace, build_trace
 
 N_LOAD, N_OPS, EB = 20_000, 200_000, 32

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from cost_models.skew import KeyDistribution
+from wacky_model.types import KeyDistribution
 from wacky_traces.format import U64_MAX, OpKind, Phase, Trace, checked_array
 
 

@@ -210,7 +210,7 @@ def recommend_command(
     from wacky_model.search import recommend
 
     if trace is not None:
-        from wacky_model.types import workload_from_trace
+        from wacky_model.trace_skew import workload_from_trace
         from wacky_traces import read_trace
 
         if workload is not None:

@@ -21,7 +21,14 @@ from cost_models.skew import (
     key_map,
     skewed_tree,
 )
-from wacky_model.types import Design, System, Workload, robust_weights, workload_vector
+from wacky_model.types import (
+    Design,
+    KeyDistribution,
+    System,
+    Workload,
+    robust_weights,
+    workload_vector,
+)
 
 # A read-only workload priced as one write per this many reads: runs then outlive any cache.
 NO_WRITES_READS_PER_WRITE = 1e12
@@ -66,7 +73,8 @@ def skewed_workload(workload: Workload | None, *, history_writes: float = math.i
                     ) -> SkewedWorkload:
     """The math layer's form of ``workload`` (uniform, one read per write, when None)."""
     if workload is None:
-        return SkewedWorkload(history_writes=history_writes)
+        return SkewedWorkload(KeyDistribution(), KeyDistribution(),
+                              history_writes=history_writes)
     lookups = workload.point_reads + workload.zero_reads
     return SkewedWorkload(workload.write_keys, workload.read_keys, workload.update_fraction,
                           workload.correlated, reads_per_write(workload),

@@ -37,13 +37,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import optimize, special, stats
 
-from cost_models.skew import (
-    THETA_MAX,
-    KeyDistribution,
-    bins_for,
-    key_probabilities,
-    rank_bins,
-)
+from cost_models.skew import bins_for, key_probabilities, rank_bins
+from wacky_model.types import THETA_MAX, KeyDistribution, Workload
 from wacky_traces import OpKind, operations_mask
 
 if TYPE_CHECKING:
@@ -452,4 +447,28 @@ def estimate_skew(trace: Trace) -> SkewEstimate:
         latest_theta=latest_theta, correlation=rho, correlation_shared=shared, population=n,
         puts=n_puts,
         write_samples=wfit.samples, read_samples=rfit.samples,
+    )
+
+
+def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:
+    """The :class:`Workload` a trace implies (its operations outside a "load" phase, if any).
+
+    A range's length in entries is estimated from its key span and the density of the keys the
+    trace writes, (distinct PUT keys) / (their key range); with no writes it counts as short.
+    ``write_keys``, ``read_keys``, ``update_fraction`` and ``correlated`` are estimated from the
+    operations' keys (:func:`estimate_skew`).
+    """
+    from wacky_traces import trace_fractions
+
+    f = trace_fractions(trace)
+    skew = estimate_skew(trace)
+    range_blocks = 0.0
+    puts = np.unique(trace.keys[trace.kinds == OpKind.PUT])
+    if f["range_reads"] > 0 and puts.size > 1:
+        density = puts.size / (float(puts[-1] - puts[0]) + 1.0)
+        range_blocks = f["range_span"] * density / float(entries_per_block)
+    return Workload(
+        f["point_reads"], f["zero_reads"], f["writes"], f["range_reads"], range_blocks,
+        write_keys=skew.write_keys, read_keys=skew.read_keys,
+        update_fraction=skew.update_fraction, correlated=skew.correlated,
     )

@@ -15,10 +15,9 @@ import numpy as np
 
 from cost_models.memory import fence_pointer_bits_per_entry, split_memory
 from cost_models.objective import RobustWeights, theta_weights
-from cost_models.skew import KeyDistribution
 
 if TYPE_CHECKING:
-    from wacky_traces import Trace
+    pass
 
 FilterPolicy = Literal["optimized", "uniform"]
 
@@ -302,6 +301,83 @@ class Compaction:
         return self == Compaction()
 
 
+DISTRIBUTIONS = ("uniform", "zipf", "hotset", "latest")
+THETA_MAX = 1.5
+LATEST_THETA = 0.99  # YCSB's ZIPFIAN_CONSTANT, which its "latest" generator uses
+
+
+@dataclass(frozen=True)
+class KeyDistribution:
+    """Which keys operations touch. Use :meth:`parse` for the ``zipf:0.9`` form."""
+
+    kind: str = "uniform"
+    theta: float = 0.0  # zipf and latest
+    hot_keys: float = 0.0  # hotset: h, the share of the keys that is hot
+    hot_share: float = 0.0  # hotset: p, the share of operations they receive
+
+    def __post_init__(self) -> None:
+        if self.kind not in DISTRIBUTIONS:
+            raise ValueError(f"distribution must be one of {', '.join(DISTRIBUTIONS)}; got "
+                             f"{self.kind!r}")
+        for name in ("theta", "hot_keys", "hot_share"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"{name} must be a finite number; got {v!r}")
+            object.__setattr__(self, name, float(v))
+        if self.kind in ("zipf", "latest") and not 0.0 <= self.theta <= THETA_MAX:
+            raise ValueError(f"zipf theta must be in [0, {THETA_MAX}]; got {self.theta:g}")
+        if self.kind == "hotset":
+            for name, v in (("h", self.hot_keys), ("p", self.hot_share)):
+                if not 0.0 < v < 1.0:
+                    raise ValueError(f"hotset {name} must be in (0, 1) (exclusive); got {v:g}")
+
+    @classmethod
+    def parse(cls, text: str) -> KeyDistribution:
+        """``uniform``, ``zipf:THETA``, ``hotset:H:P``, ``latest`` or ``latest:THETA``."""
+        if not isinstance(text, str):
+            raise ValueError(f"a distribution is a string such as 'zipf:0.9'; got {text!r}")
+        kind, *args = text.strip().lower().split(":")
+        want = {"uniform": (0,), "zipf": (1,), "hotset": (2,), "latest": (0, 1)}
+        if kind not in want:
+            raise ValueError(f"unknown distribution {text!r}: use uniform, zipf:THETA, "
+                             "hotset:H:P or latest")
+        if len(args) not in want[kind]:
+            forms = {"uniform": "uniform", "zipf": "zipf:THETA (e.g. zipf:0.9)",
+                     "hotset": "hotset:H:P (e.g. hotset:0.1:0.9)",
+                     "latest": "latest or latest:THETA"}
+            raise ValueError(f"{text!r} is not of the form {forms[kind]}")
+        try:
+            nums = [float(a) for a in args]
+        except ValueError:
+            raise ValueError(f"{text!r}: {':'.join(args)} is not a number") from None
+        if kind == "zipf":
+            return cls("zipf", theta=nums[0])
+        if kind == "hotset":
+            return cls("hotset", hot_keys=nums[0], hot_share=nums[1])
+        if kind == "latest":
+            return cls("latest", theta=nums[0] if nums else LATEST_THETA)
+        return cls()
+
+    @property
+    def spec(self) -> str:
+        """The text :meth:`parse` reads back."""
+        if self.kind in ("zipf", "latest"):
+            return f"{self.kind}:{self.theta:g}"
+        if self.kind == "hotset":
+            return f"hotset:{self.hot_keys:g}:{self.hot_share:g}"
+        return "uniform"
+
+    @property
+    def is_uniform(self) -> bool:
+        """Every key equally likely (so rank order carries no information)."""
+        return (self.kind == "uniform" or (self.kind == "zipf" and self.theta == 0.0)
+                or (self.kind == "hotset" and self.hot_keys == self.hot_share))
+
+    def hot_count(self, n: int) -> int:
+        """The hot set's size for a population of n keys (at least 1, at most n - 1)."""
+        return int(min(max(1, round(self.hot_keys * n)), max(1, n - 1)))
+
+
 @dataclass(frozen=True)
 class Workload:
     """Fractions of operations (they must sum to 1) and the range length in blocks.
@@ -315,7 +391,7 @@ class Workload:
     write_keys, read_keys: which keys writes and existing-key reads touch: "uniform" (default),
         "zipf:THETA" (THETA in [0, 1.5]), "hotset:H:P" (a share H of the keys gets a share P of
         the operations) or "latest" (reads of recently written keys, as in YCSB-D); a string or
-        a :class:`cost_models.skew.KeyDistribution`.
+        a :class:`KeyDistribution`.
     update_fraction: the share of writes that update an existing key; the rest insert new keys.
     correlated: whether the keys read most are the keys written most (default True).
 
@@ -412,34 +488,6 @@ class Workload:
         """Whether the key distributions or updates change the costs (cost_models.skew)."""
         return (not self.write_keys.is_uniform or not self.read_keys.is_uniform
                 or self.read_keys.kind == "latest" or self.update_fraction > 0.0)
-
-
-def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:
-    """The :class:`Workload` a trace implies (its operations outside a "load" phase, if any).
-
-    A range's length in entries is estimated from its key span and the density of the keys the
-    trace writes, (distinct PUT keys) / (their key range); with no writes it counts as short.
-    ``write_keys``, ``read_keys``, ``update_fraction`` and ``correlated`` are estimated from the
-    operations' keys (:func:`wacky_model.trace_skew.estimate_skew`).
-    """
-    import numpy as np
-
-    # Imported here: trace_skew imports cost_models and wacky_traces, which must not need us.
-    from wacky_model.trace_skew import estimate_skew
-    from wacky_traces import OpKind, trace_fractions
-
-    f = trace_fractions(trace)
-    skew = estimate_skew(trace)
-    range_blocks = 0.0
-    puts = np.unique(trace.keys[trace.kinds == OpKind.PUT])
-    if f["range_reads"] > 0 and puts.size > 1:
-        density = puts.size / (float(puts[-1] - puts[0]) + 1.0)
-        range_blocks = f["range_span"] * density / float(entries_per_block)
-    return Workload(
-        f["point_reads"], f["zero_reads"], f["writes"], f["range_reads"], range_blocks,
-        write_keys=skew.write_keys, read_keys=skew.read_keys,
-        update_fraction=skew.update_fraction, correlated=skew.correlated,
-    )
 
 
 def workload_vector(w: Workload, write_cost_ratio: float = 1.0,

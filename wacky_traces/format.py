@@ -3,7 +3,7 @@
 This package is the trace type and its file formats, and the values a trace's PUTs write. The
 random workload generators live in :mod:`validation.generators`, replay in
 :mod:`validation.replay`, and the workload a trace implies in
-:func:`wacky_model.types.workload_from_trace`.
+:func:`wacky_model.trace_skew.workload_from_trace`.
 
 A :class:`Trace` is three parallel arrays (kind, key, arg) split into named phases. Traces are
 saved as a small binary format (optionally inside an lz4 frame), can be written by hand as plain
