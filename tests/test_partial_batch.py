@@ -115,7 +115,8 @@ def test_several_levels_over_at_once_drain_in_the_scalar_order() -> None:
 
 
 def test_the_file_grid_prices_as_one_design_at_a_time() -> None:
-    """best_file_design's grid, through wacky_model.files: equal to native_file_costs."""
+    """The granularity choice's grid (granularity.file_grid), through wacky_model.files:
+    equal to native_file_costs."""
     system = System()
     grid = [(Design(T, T - 1.0, 1.0, 0.0, 0.0),
              Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cost_models.objective import theta_of_row, theta_of_rows
+from cost_models.objective import theta_of_row
 from wacky_model.files import LeveledCosts, native_file_costs, native_file_costs_many
 from wacky_model.guardrails import Constraints
 from wacky_model.types import Compaction, Design, System, Workload, workload_vector
@@ -79,17 +79,6 @@ def file_grid(system: System, constraints: Constraints | None = None) -> FileGri
     rows = np.stack([priced[i].row(system.entries_per_block) for i in keep])
     return FileGrid(tuple(designs[i] for i in keep), tuple(compactions[i] for i in keep),
                     tuple(priced[i] for i in keep), rows)
-
-
-def best_file_design(workload: Workload, system: System,
-                     constraints: Constraints | None = None) -> FileDesign:
-    """The file-granular leveled design with the lowest Θ on the grid (of those
-    ``constraints`` allow)."""
-    grid = file_grid(system, constraints)
-    theta = theta_of_rows(grid.rows, workload_vector(workload, system.write_cost_ratio,
-                                                     system.probe_cost))[0]
-    i = int(np.argmin(theta))  # the first of equals, as a loop over the grid would take
-    return grid.design(i, float(theta[i]))
 
 
 def analyze_files(design: Design, system: System, compaction: Compaction,

@@ -13,9 +13,9 @@ Theta is linear in the workload once a design's costs are known: Theta = cost ro
   table and an argmin, so a batch of workloads costs a few array operations; with ``refine``,
   then a short pattern search on the live model from the best candidates at distinct T.
 
-There is one search: :func:`recommend` without a prebuilt space uses the same table
-(:func:`space_for`, built once per system, model and constraints), so the API, the CLI and the
-dashboard, which passes its own copy of that table, give the same answer.
+There is one search: :func:`recommend` without a prebuilt space uses the system's table
+(:func:`space_for`, built once per system, model and constraints), which the CLI and the
+dashboard use too, so they give the same answer.
 
 Methods: ``global`` (default) as above; ``projections`` is the paper's (Section 5, "Tractable
 Search"): for each projection, step T upward from 2 until Theta reaches a local minimum, then
@@ -98,7 +98,7 @@ class SearchEffort:
 
 # Each of the table's sample workloads is refined from its best grid cell, for longer; a
 # refinement after a table lookup starts from three candidates at distinct T and must stay
-# fast (tests/test_search.py measures both against an exhaustive fine grid).
+# fast (tests/test_search.py measures the table against an exhaustive fine grid).
 SAMPLE_EFFORT = SearchEffort(starts=1, iterations=12)
 LIVE_EFFORT = SearchEffort(starts=3, iterations=8)
 # About half the table's spacing in each search coordinate.
@@ -915,9 +915,7 @@ def recommend(
     start = time.perf_counter()
     from wacky_model.compat import check, features_in
 
-    if granularity not in GRANULARITY_CHOICES:
-        raise ValueError(f"granularity must be one of {', '.join(GRANULARITY_CHOICES)}; got "
-                         f"{granularity!r}")
+    _check_granularity(granularity)
     features = features_in(workload, system, model, rho, constraints)
     check(features | ({"files"} if granularity == "file" else set()))
     rec = _recommend_level(workload, system, method, space, model, constraints, rho, refine,
@@ -970,6 +968,12 @@ def _file_best(grids: list[tuple[System, Any]], workloads: list[Workload], rho: 
     k = np.argmin(theta_k, axis=-1)
     return [(grids[g][0], grids[g][1], int(index[g][w]), float(theta_k[w, g]))
             for w, g in enumerate(k)]
+
+
+def _check_granularity(granularity: str) -> None:
+    if granularity not in GRANULARITY_CHOICES:
+        raise ValueError(f"granularity must be one of {', '.join(GRANULARITY_CHOICES)}; got "
+                         f"{granularity!r}")
 
 
 def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
@@ -1148,9 +1152,7 @@ def recommend_many(
 
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
-    if granularity not in GRANULARITY_CHOICES:
-        raise ValueError(f"granularity must be one of {', '.join(GRANULARITY_CHOICES)}; got "
-                         f"{granularity!r}")
+    _check_granularity(granularity)
     features = set().union(*(features_in(w, system, model, rho, constraints) for w in workloads))
     check(features | ({"files"} if granularity == "file" else set()))
     space = _prepare(system, model, space, constraints)
