@@ -14,12 +14,10 @@ from dashboard_helpers import SYSTEM, WORKLOAD, find, text_of, views
 
 from dashboard import layout as L
 from wacky_model.compat import FEATURES, REFUSALS, refusals
-from wacky_model.files import native_file_costs
-from wacky_model.granularity import WINDOW_FLUSHES, file_cost
 from wacky_model.guardrails import Constraints
-from wacky_model.rocksdb_tuning import recommend_rocksdb
+from wacky_model.pricing import price
+from wacky_model.rocksdb_tuning import RocksDBConfig, recommend_rocksdb
 from wacky_model.search import recommend
-from wacky_model.skew_search import skew_theta
 from wacky_model.types import System, Workload
 
 BASE_SYSTEM = System(entries=2**22, buffer_bytes=1 << 20, bits_per_entry=8.0)
@@ -36,6 +34,7 @@ SETTINGS = {
     "robust": lambda a: {**a, "rho": 0.5},
     "probe_cost": lambda a: {**a, "system": replace(a["system"], probe_cost=0.5)},
     "guardrails": lambda a: {**a, "constraints": Constraints(max_runs_per_level=4)},
+    "level0_trigger": lambda a: {**a, "level0_trigger": 4},
     "rocksdb": lambda a: {**a, "target": "rocksdb"},
 }
 
@@ -48,27 +47,13 @@ def inputs(*features: str) -> dict:
 
 
 def run(args: dict):
-    args = dict(args)
-    if args.pop("target", None) == "rocksdb":
-        # The target is file-granular leveled RocksDB: "files" is what it searches anyway.
-        args.pop("granularity", None)
-        return recommend_rocksdb(args["workload"], args["system"], args.get("constraints"),
-                                 args.get("rho"))
     return recommend(**args)
 
 
 def reprice(rec) -> float:
-    """Θ of the recommendation's design priced again, by the model it names."""
-    w, s = rec.workload, rec.system
-    if rec.file_costs is not None:
-        costs = native_file_costs(rec.design, s, rec.compaction, s.entries,
-                                  WINDOW_FLUSHES * s.buffer_entries, settled=True)
-        return file_cost(costs, w, s)
-    if rec.skew is not None:
-        return skew_theta(rec.design, s, w).theta
-    from wacky_model.analysis import analyze
-
-    return analyze(rec.design, s, w, realizable=True).finite.theta
+    """Θ of the recommendation's configuration priced again by the one pricing function."""
+    model = rec.model if rec.model in ("finite", "paper") else "finite"
+    return price(rec.configuration, rec.workload, rec.system, model=model).theta
 
 
 def test_every_refusal_names_known_features_and_a_reason():
@@ -89,20 +74,18 @@ def test_every_pair_composes_or_is_refused_by_the_table(pair):
         return
     rec = run(args)
     if "rocksdb" in names:
-        assert rec.best.theta > 0 and rec.export.options_file()
-        if "guardrails" in names:
-            assert rec.best.config.level0_trigger <= 4
-        if "robust" in names:  # every Θ is the worst case, which is above the nominal one
-            plain = recommend_rocksdb(args["workload"], args["system"])
-            assert rec.default.theta > plain.default.theta
-        return
+        assert rec.model == "rocksdb" and rec.configuration.target == "rocksdb"
+        assert RocksDBConfig.of(rec.configuration).export(rec.system).options_file()
+    if "level0_trigger" in names:
+        assert rec.compaction.level1_runs == 4
     if "guardrails" in names and rec.compaction.granularity == "file":
         assert rec.compaction.level1_runs <= 4
     doc = rec.to_dict()
     # The JSON design is the design priced, and its cost is the one reported.
     assert doc["design"] == rec.design.knobs and doc["cost"] == rec.cost
-    if "files" in names:
-        assert doc["granularity"] == "file" and rec.model == "files"
+    assert doc["configuration"] == rec.configuration.to_dict()
+    if names & {"files", "rocksdb", "level0_trigger"}:
+        assert doc["granularity"] == "file" and rec.model in ("files", "rocksdb")
     if rec.robust is not None:
         assert rec.robust["robust_design"]["design"] == rec.design.knobs
     else:

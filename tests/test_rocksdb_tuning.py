@@ -72,16 +72,50 @@ def test_the_recommended_options_load_in_rocksdb(wacky, tmp_path) -> None:
 @pytest.mark.parametrize("args, message", [
     (["--target", "rocksdb", "--model", "paper"], "--model paper with --target rocksdb is not "
                                                  "supported"),
-    (["--target", "rocksdb", "--level1-runs", "4"], "searches the level-0 trigger"),
+    (["--target", "rocksdb", "--granularity", "file"], "searches the file size itself"),
     (["--target", "mongo"], "--target must be wacky or rocksdb"),
     (["--out", "x.options"], "--out writes the OPTIONS file of --target rocksdb"),
     (["--granularity", "files"], "--granularity must be level or file"),
-    (["--level1-runs", "3"], "searches --file-bytes and --level1-runs itself"),
+    (["--file-bytes", "65536"], "searches --file-bytes itself"),
+    (["--granularity", "level", "--level1-runs", "3"], "--level1-runs above 1 goes with "
+                                                        "file-granular merges"),
 ])
 def test_recommend_flags_are_checked(wacky, args, message) -> None:
     out = wacky("recommend", "--point-reads", "0.4", "--zero-reads", "0.4", "--writes", "0.2",
                 "--range-reads", "0", *args)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_pinned_level0_trigger_is_kept_on_both_targets(wacky) -> None:
+    """--level1-runs pins the trigger: the native search's file side and stock RocksDB's grid
+    keep it, and the pick's configuration says it."""
+    system = System(entries=2e6, buffer_bytes=1 << 20, bits_per_entry=10.0)
+    for target in ("native", "rocksdb"):
+        rec = recommend(WRITES, system, target=target, level0_trigger=8)
+        assert rec.compaction.level1_runs == 8 and rec.compaction.granularity == "file"
+        assert rec.to_dict()["configuration"]["compaction"]["level0_trigger"] == 8
+    assert recommend_rocksdb(WRITES, system, level0_trigger=2).best.config.level0_trigger == 2
+    out = wacky("recommend", "--target", "rocksdb", "--level1-runs", "2", "--entries", "2e6",
+                "--point-reads", "0.1", "--zero-reads", "0.1", "--writes", "0.8",
+                "--range-reads", "0", "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["best"]["options"]["level0_file_num_compaction_trigger"] == 2
+
+
+def test_the_rocksdb_target_is_the_one_search_restricted() -> None:
+    """recommend(target="rocksdb") and recommend_rocksdb pick the same configuration at the
+    same Θ, and the configuration round-trips to RocksDB's options."""
+    from wacky_model.rocksdb_tuning import RocksDBConfig
+
+    system = System(entries=2e6, buffer_bytes=1 << 20, bits_per_entry=10.0)
+    for workload in (WRITES, READS):
+        rec = recommend(workload, system, target="rocksdb")
+        stock = recommend_rocksdb(workload, system)
+        assert rec.cost == stock.best.theta and rec.model == "rocksdb"
+        assert RocksDBConfig.of(rec.configuration) == stock.best.config
+        assert rec.configuration.target == "rocksdb"
+    with pytest.raises(ValueError, match="stock RocksDB merges files"):
+        recommend(WRITES, system, target="rocksdb", granularity="level")
 
 
 def test_granularity_is_chosen_by_theta() -> None:

@@ -232,25 +232,32 @@ def recommend_command(
                          "--hash-levels")
     if target not in ("wacky", "rocksdb"):
         raise ValueError(f"--target must be wacky or rocksdb; got {target!r}")
+    # --level1-runs pins the level-0 trigger; the search chooses it otherwise.
+    trigger = compaction.level1_runs if compaction.level1_runs != 1 else None
     if target == "rocksdb":
-        if compaction != COMPACTION_DEFAULTS:
-            raise ValueError("--target rocksdb searches the level-0 trigger and the file size "
-                             "itself: leave out --granularity, --file-bytes, --level1-runs and "
-                             "--file-pick")
-        _recommend_rocksdb(workload, system, constraints, method, model, robust, out, as_json)
+        if compaction.granularity is not None or compaction.file_bytes is not None or (
+                compaction.file_pick != "least_overlap"):
+            raise ValueError("--target rocksdb searches the file size itself (stock RocksDB "
+                             "merges files): leave out --granularity, --file-bytes and "
+                             "--file-pick (--level1-runs pins the level-0 trigger)")
+        _recommend_rocksdb(workload, system, constraints, method, model, robust, out, as_json,
+                           trigger)
         return
     if out is not None:
         raise ValueError("--out writes the OPTIONS file of --target rocksdb")
-    if compaction.file_bytes is not None or compaction.level1_runs != 1 or (
-            compaction.file_pick != "least_overlap"):
-        raise ValueError("recommend searches --file-bytes and --level1-runs itself; give only "
-                         "--granularity (level, file, or leave it out for both)")
+    if compaction.file_bytes is not None or compaction.file_pick != "least_overlap":
+        raise ValueError("recommend searches --file-bytes itself; give only --granularity "
+                         "(level, file, or leave it out for both) and, to pin the level-0 "
+                         "trigger, --level1-runs")
     granularity = compaction.granularity or "any"
     if granularity not in ("level", "file", "any"):
         raise ValueError(f"--granularity must be level or file; got {granularity!r}")
+    if granularity == "level" and trigger is not None:
+        raise ValueError("--level1-runs above 1 goes with file-granular merges: leave out "
+                         "--granularity level")
     rec = _compat_words(lambda: recommend(workload, system, method=method, model=model,
                                           constraints=constraints, rho=robust,
-                                          granularity=granularity))
+                                          granularity=granularity, level0_trigger=trigger))
     if as_json:
         _print_json(rec.to_dict())
         return
@@ -264,6 +271,7 @@ COMPAT_FLAGS = {
     "robust": "--robust", "guardrails": "--max-runs-per-level and the other guardrails",
     "rocksdb": "--target rocksdb", "memory_split": "--memory-bits-per-entry",
     "probe_cost": "--probe-cost", "hash_levels": "--hash-levels",
+    "level0_trigger": "--level1-runs above 1", "universal": "universal compaction",
 }
 
 
@@ -282,7 +290,7 @@ def _compat_words(call: Callable[[], Any]) -> Any:
 
 def _recommend_rocksdb(workload: Workload, system: System, constraints: Constraints,
                        method: str, model: str, robust: float | None, out: Path | None,
-                       as_json: bool) -> None:
+                       as_json: bool, trigger: int | None) -> None:
     from wacky_cli.render import print_rocksdb_recommendation, stdout_console
     from wacky_model.compat import check, features_in
     from wacky_model.rocksdb_tuning import recommend_rocksdb
@@ -294,7 +302,8 @@ def _recommend_rocksdb(workload: Workload, system: System, constraints: Constrai
                                 | {"rocksdb"}))
     if out is not None:
         _check_writable(out, "--out")
-    rec = recommend_rocksdb(workload, system, constraints, robust)
+    rec = _compat_words(lambda: recommend_rocksdb(workload, system, constraints, robust,
+                                                  trigger))
     if out is not None:
         _write(out, rec.export.options_file() + "\n", "--out")
     if as_json:

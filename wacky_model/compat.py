@@ -21,10 +21,12 @@ FEATURES = {
     "skew": "skewed keys or updates (Workload.write_keys, read_keys, update_fraction)",
     "cache": "a block cache (System.cache_bytes)",
     "files": "file-granular merges (granularity='file')",
+    "level0_trigger": "a level-0 trigger above 1 (level0_trigger)",
+    "universal": "RocksDB's universal compaction (Compaction(style='universal'))",
     "paper": "the paper's model (model='paper')",
     "robust": "robust tuning (rho)",
     "guardrails": "guardrails (constraints)",
-    "rocksdb": "the stock RocksDB target (recommend_rocksdb)",
+    "rocksdb": "the stock RocksDB target (target='rocksdb')",
     "memory_split": "a total memory budget (System.memory_bits_per_entry)",
     "probe_cost": "a probe cost (System.probe_cost)",
     "hash_levels": "hash levels given (System.hash_levels)",
@@ -61,6 +63,16 @@ REFUSALS: tuple[Refusal, ...] = (
                              "price", physical=True),
     _row("probe_cost", "hash_levels", "with a probe cost the search chooses the hash levels; "
                                       "giving them too says two things", physical=True),
+    _row("universal", "files", "universal compaction merges whole sorted runs; file-granular "
+                               "merges are leveled compaction's", physical=True),
+    _row("universal", "level0_trigger", "universal compaction's trigger is its merge width, "
+                                        "which the design's runs set (a_1 + 1)", physical=True),
+    _row("universal", "paper", "the paper's Eq 8-16 price the Wacky policy, not universal "
+                               "compaction's size rules (U1-U4)", physical=True),
+    _row("universal", "skew", "the universal model (U1-U4) prices uniform keys without a "
+                              "cache; it has no skew stage yet"),
+    _row("universal", "cache", "the universal model (U1-U4) prices uniform keys without a "
+                               "cache; it has no cache stage yet"),
 )
 
 
@@ -75,12 +87,18 @@ def features_in(workload: Workload, system: System, model: str = "finite",
         ("hash_levels", system.hash_levels > 0)) if used}
 
 
+# A feature that only exists with another: a level-0 trigger above 1 is a file-granular knob,
+# and only stock RocksDB builds universal compaction.
+IMPLIES = {"level0_trigger": "files", "universal": "rocksdb"}
+
+
 def refusals(features: set[str] | frozenset[str]) -> list[Refusal]:
-    """The rows of the table that the ``features`` in play fall under."""
+    """The rows of the table that the ``features`` in play (and what they imply) fall under."""
     unknown = set(features) - set(FEATURES)
     if unknown:
         raise ValueError(f"unknown features {sorted(unknown)}; known: {', '.join(FEATURES)}")
-    return [r for r in REFUSALS if set(r.features) <= set(features)]
+    features = set(features) | {IMPLIES[f] for f in features if f in IMPLIES}
+    return [r for r in REFUSALS if set(r.features) <= features]
 
 
 def check(features: set[str] | frozenset[str], names: dict[str, str] | None = None) -> None:

@@ -13,13 +13,21 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from cost_models.objective import theta_of_row
+from cost_models.objective import Weights, theta_of_row, theta_shared
 from wacky_model.files import LeveledCosts, native_file_costs, native_file_costs_many
 from wacky_model.guardrails import Constraints
-from wacky_model.types import Compaction, Design, System, Workload, workload_vector
+from wacky_model.types import (
+    Compaction,
+    Design,
+    System,
+    Workload,
+    robust_weights,
+    workload_vector,
+)
 
 FILE_RATIOS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 24.0, 32.0)
 LEVEL1_RUNS = (1, 2, 4, 8)
@@ -56,13 +64,16 @@ class FileGrid:
 
 
 @functools.lru_cache(maxsize=64)
-def file_grid(system: System, constraints: Constraints | None = None) -> FileGrid:
+def file_grid(system: System, constraints: Constraints | None = None,
+              level1_runs: int | None = None) -> FileGrid:
     """The grid (module doc) on ``system``, priced as one batch; with ``constraints``
-    (guardrails), only the designs they allow. Its costs depend on the system alone, so the
-    last 64 systems' grids are kept (a pure function of frozen inputs: no answer changes)."""
+    (guardrails), only the designs they allow; ``level1_runs`` pins the trigger. Its costs
+    depend on the system alone, so the last 64 systems' grids are kept (a pure function of
+    frozen inputs: no answer changes)."""
+    triggers = LEVEL1_RUNS if level1_runs is None else (level1_runs,)
     grid = [(Design(T, T - 1.0, 1.0, 0.0, 0.0),
              Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k))
-            for T, k, share in itertools.product(FILE_RATIOS, LEVEL1_RUNS, FILE_SHARES)
+            for T, k, share in itertools.product(FILE_RATIOS, triggers, FILE_SHARES)
             if T <= system.buffers]
     if not grid:
         raise ValueError("no file-granular design fits this system (T must be below N/F)")
@@ -106,3 +117,28 @@ def analyze_files(design: Design, system: System, compaction: Compaction,
                    for i, (e, a) in enumerate(zip(w.level_entries, w.level_write_amp,
                                                   strict=True), start=1)],
     }
+
+
+def file_weights(workloads: list[Workload], system: System, rho: float | None) -> Weights:
+    """The weights the file grid is scored by: Θ, or with ``rho`` its worst case nearby."""
+    if rho is not None:
+        return robust_weights(workloads, system.write_cost_ratio, rho, system.probe_cost)
+    return np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
+                     for w in workloads])
+
+
+def file_best(grids: list[tuple[System, Any]], workloads: list[Workload], rho: float | None
+               ) -> list[tuple[System, Any, int, float]]:
+    """Each workload's cheapest file-granular design over ``grids``: (split, grid, index, Θ)
+    (with ``rho``, the least worst case); ties go to the earlier grid and design."""
+    index, theta = [], []
+    weights = file_weights(workloads, grids[0][0], rho)  # the splits differ in memory only
+    for _, grid in grids:
+        t = theta_shared(grid.rows, weights)  # (W, G)
+        i = np.argmin(t, axis=-1)
+        index.append(i)
+        theta.append(t[np.arange(t.shape[0]), i])
+    theta_k = np.stack(theta, axis=-1)  # (W, grids)
+    k = np.argmin(theta_k, axis=-1)
+    return [(grids[g][0], grids[g][1], int(index[g][w]), float(theta_k[w, g]))
+            for w, g in enumerate(k)]

@@ -17,6 +17,7 @@ defaults, and a line per knob saying, in Θ, what the choice gained over its run
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, replace
 
@@ -25,11 +26,13 @@ import numpy as np
 from cost_models.finite import realized_fpr
 from cost_models.objective import theta_shared
 from cost_models.partial import window_costs_many
+from wacky_model.config import Configuration, Memory, weights_of
 from wacky_model.files import LeveledCosts, window_reads
+from wacky_model.granularity import FileGrid, file_best
 from wacky_model.guardrails import Constraints
 from wacky_model.rocksdb_model import leveled_policy
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
-from wacky_model.types import Design, System, Workload, robust_weights, workload_vector
+from wacky_model.types import Compaction, Design, System, Workload
 
 MULTIPLIERS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0)
 TRIGGERS = (1, 2, 4, 8)
@@ -56,11 +59,37 @@ class RocksDBConfig:
     bits_per_key: float
     level_base_bytes: int
 
-    def export(self, system: System) -> RocksDBExport:
+    @property
+    def design(self) -> Design:
+        """The merge policy: Leveling with one ratio and one bits per key at every level."""
         T = self.multiplier
-        return rocksdb_export(Design(T, T - 1.0, 1.0, 0.0, 0.0, "uniform"),
-                              self.system(system), self.level0_trigger, self.file_bytes,
-                              dynamic=self.dynamic, level_base_bytes=self.level_base_bytes)
+        return Design(T, T - 1.0, 1.0, 0.0, 0.0, "uniform")
+
+    @property
+    def configuration(self) -> Configuration:
+        """The same configuration in the library's one type (wacky_model.config)."""
+        return Configuration(self.design, Compaction(
+            "file", self.file_bytes, self.level0_trigger,
+            sizing="dynamic" if self.dynamic else "static",
+            level_base_bytes=self.level_base_bytes),
+            Memory(self.buffer_bytes, float(self.bits_per_key)))
+
+    @staticmethod
+    def of(config: Configuration) -> RocksDBConfig:
+        """The stock RocksDB leveled configuration ``config`` describes (RocksDB's sizing)."""
+        d, c, m = config.design, config.compaction, config.memory
+        if c.sizing == "wacky" or c.style != "wacky" or m is None or d.filters != "uniform" \
+                or (d.K, d.Z, d.X) != (0.0, 0.0, 1.0) or d.C != d.T - 1.0:
+            raise ValueError("a stock RocksDB leveled configuration is Leveling with C = T - 1, "
+                             "uniform filters, files with RocksDB's sizing and a fixed memory")
+        assert c.file_bytes is not None and c.level_base_bytes is not None
+        return RocksDBConfig(d.T, c.level1_runs, c.sizing == "dynamic", c.file_bytes,
+                             m.buffer_bytes, m.filter_bits_per_entry, c.level_base_bytes)
+
+    def export(self, system: System) -> RocksDBExport:
+        return rocksdb_export(self.design, self.system(system), self.level0_trigger,
+                              self.file_bytes, dynamic=self.dynamic,
+                              level_base_bytes=self.level_base_bytes)
 
     def system(self, system: System) -> System:
         return replace(system, buffer_bytes=self.buffer_bytes,
@@ -116,24 +145,85 @@ def price(config: RocksDBConfig, workload: Workload, system: System,
     return price_many([config], workload, system, rho)[0]
 
 
-def price_many(configs: list[RocksDBConfig], workload: Workload, system: System,
-               rho: float | None = None) -> list[Priced]:
-    """Θ of each configuration (with ``rho``, its worst case nearby, Endure's robust
-    objective), their windows priced as one batch."""
+def _windows(configs: list[RocksDBConfig], system: System) -> list[LeveledCosts]:
+    """The partial-merge model's costs of each configuration over ``WINDOW_FLUSHES`` flushes
+    from the settled tree (P5), their windows walked as one batch; one bits per key."""
     policies = [leveled_policy(c.export(system)) for c in configs]
     windows = window_costs_many(policies, system.entries,
                                 [WINDOW_FLUSHES * p.flush_entries for p in policies],
                                 settled=True)
-    weights = (workload_vector(workload, system.write_cost_ratio, system.probe_cost)[None]
-               if rho is None else
-               robust_weights([workload], system.write_cost_ratio, rho, system.probe_cost))
     out = []
     for config, w in zip(configs, windows, strict=True):
         p = float(realized_fpr(config.bits_per_key))
-        costs = window_reads(w, np.full(len(w.level_entries), p), p, config.bits_per_key)
-        row = costs.row(system.entries_per_block)
-        out.append(Priced(config, costs, float(theta_shared(row, weights)[0])))
+        out.append(window_reads(w, np.full(len(w.level_entries), p), p, config.bits_per_key))
     return out
+
+
+def stock_costs(design: Design, compaction: Compaction, system: System) -> LeveledCosts:
+    """One stock RocksDB leveled configuration's costs (``wacky_model.config.price``): the
+    design and compaction on ``system``'s memory."""
+    bits = system.bits_per_entry if system.bits_per_entry is not None else 10.0
+    config = RocksDBConfig.of(Configuration(design, compaction,
+                                            Memory(int(system.buffer_bytes), float(bits))))
+    return _windows([config], system)[0]
+
+
+def price_many(configs: list[RocksDBConfig], workload: Workload, system: System,
+               rho: float | None = None) -> list[Priced]:
+    """Θ of each configuration (with ``rho``, its worst case nearby, Endure's robust
+    objective), their windows priced as one batch."""
+    weights = weights_of(workload, system, rho)
+    return [Priced(config, costs, float(theta_shared(costs.row(system.entries_per_block),
+                                                     weights)[0]))
+            for config, costs in zip(configs, _windows(configs, system), strict=True)]
+
+
+@functools.lru_cache(maxsize=16)
+def stock_grid(system: System, constraints: Constraints | None = None,
+               level0_trigger: int | None = None) -> tuple[tuple[System, FileGrid], ...]:
+    """The stock RocksDB leveled configurations the target searches (module doc), priced, as
+    one grid per memory option (``wacky_model.search``'s file side searches them as it searches
+    the native engine's file-granular grid): (the system at that memory, its grid). With
+    ``constraints``, only the configurations they allow; ``level0_trigger`` pins the trigger.
+    Costs depend on the system alone, so the last 16 systems' grids are kept."""
+    if system.sum_fpr is not None:
+        raise ValueError("--target rocksdb takes the filter memory as bits per key "
+                         "(--bits-per-entry) or a total memory budget, not --sum-fpr")
+    triggers = TRIGGERS if level0_trigger is None else (level0_trigger,)
+    out = []
+    for buffer, bits in _memory_options(system):
+        configs = []
+        for T, k, base, share in itertools.product(MULTIPLIERS, triggers, LEVEL_BASES,
+                                                   FILE_SIZES):
+            config = RocksDBConfig(T, k, True, max(system.block_bytes, int(share * buffer)),
+                                   buffer, bits, base * buffer)
+            try:
+                config.export(system)
+            except ValueError:  # a file larger than the first level at this N: not a choice
+                continue
+            configs.append(config)
+        if not configs:
+            continue
+        at = configs[0].system(system)
+        costs = _windows(configs, system)
+        keep = [i for i, (c, p) in enumerate(zip(configs, costs, strict=True))
+                if constraints is None or not constraints.active or constraints.allows_leveled(
+                    c.level0_trigger, p.window.level_entries,
+                    p.window.level0_runs * c.buffer_bytes / system.entry_bytes)]
+        if keep:
+            chosen = [configs[i].configuration for i in keep]
+            out.append((at, FileGrid(tuple(c.design for c in chosen),
+                                     tuple(c.compaction for c in chosen),
+                                     tuple(costs[i] for i in keep),
+                                     np.stack([costs[i].row(at.entries_per_block)
+                                               for i in keep]))))
+    if not out:
+        what = ("meets the constraints (" + constraints.describe() + ")"
+                if constraints is not None and constraints.active else "fits")
+        raise ValueError(f"no stock RocksDB leveled configuration {what} on this system; "
+                         "loosen them" if "meets" in what else
+                         f"no stock RocksDB leveled configuration {what} this system")
+    return tuple(out)
 
 
 def _memory_options(system: System) -> list[tuple[int, float]]:
@@ -153,46 +243,67 @@ def _memory_options(system: System) -> list[tuple[int, float]]:
 
 def recommend_rocksdb(workload: Workload, system: System,
                       constraints: Constraints | None = None,
-                      rho: float | None = None) -> RocksDBRecommendation:
+                      rho: float | None = None,
+                      level0_trigger: int | None = None) -> RocksDBRecommendation:
     """The stock RocksDB leveled configuration with the lowest Θ for ``workload``, among those
     ``constraints`` (guardrails: level 0 at its trigger, one run per level below) allow; with
-    ``rho``, the lowest worst case within KL ``rho`` of it (every Θ reported is that)."""
-    from wacky_model.compat import check, features_in
+    ``rho``, the lowest worst case within KL ``rho`` of it (every Θ reported is that).
 
-    # The partial-merge model prices uniform keys without a cache: refused, not mispriced.
-    check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"})
-    if system.sum_fpr is not None:
-        raise ValueError("--target rocksdb takes the filter memory as bits per key "
-                         "(--bits-per-entry) or a total memory budget, not --sum-fpr")
-    configs = []
-    for (buffer, bits), T, k, base, share in itertools.product(
-            _memory_options(system), MULTIPLIERS, TRIGGERS, LEVEL_BASES, FILE_SIZES):
-        config = RocksDBConfig(T, k, True, max(system.block_bytes, int(share * buffer)),
-                               buffer, bits, base * buffer)
-        try:
-            config.export(system)
-        except ValueError:  # a file larger than the first level at this N: not a choice
-            continue
-        configs.append(config)
-    priced = price_many(configs, workload, system, rho) if configs else []
-    if constraints is not None and constraints.active:
-        priced = [p for p in priced if constraints.allows_leveled(
-            p.config.level0_trigger, p.costs.window.level_entries,
-            p.costs.window.level0_runs * p.config.buffer_bytes / system.entry_bytes)]
-        if not priced:
-            raise ValueError(f"no stock RocksDB leveled configuration meets the constraints "
-                             f"({constraints.describe()}) on this system; loosen them")
-    if not priced:
-        raise ValueError("no stock RocksDB leveled configuration fits this system")
-    best = min(priced, key=lambda p: p.theta)
+    It is the one search's pick for ``target="rocksdb"`` (``wacky_model.search.recommend``,
+    which searches the same :func:`stock_grid`), with RocksDB's defaults and the best
+    multiplier alone priced beside it, and a line per knob against its runner-up."""
+    active = constraints if constraints is not None and constraints.active else None
+    split, grid, index, theta = stock_pick(workload, system, active, rho, level0_trigger)
+    grids = stock_grid(system, active, level0_trigger)
+    weights = weights_of(workload, system, rho)
+    priced = []
+    for at, g in grids:
+        thetas = theta_shared(g.rows, weights)[0]
+        priced += [Priced(RocksDBConfig.of(Configuration(d, c, Memory.of(at))), costs, float(t))
+                   for d, c, costs, t in zip(g.designs, g.compactions, g.costs, thetas,
+                                             strict=True)]
+    best = Priced(RocksDBConfig.of(Configuration(grid.designs[index], grid.compactions[index],
+                                                 Memory.of(split))), grid.costs[index], theta)
     buffer, bits = best.config.buffer_bytes, best.config.bits_per_key
-    default = price(RocksDBConfig(DEFAULT_MULTIPLIER, DEFAULT_TRIGGER, False, buffer, buffer, bits,
-                                  DEFAULT_BASE_BUFFERS * buffer), workload, system, rho)
-    by_multiplier = price_many([replace(default.config, multiplier=T) for T in MULTIPLIERS],
-                               workload, system, rho)
+    default_costs, multiplier_costs = _references(system, buffer, bits)
+    default = _priced(default_costs[0], workload, system, rho)
+    by_multiplier = [_priced(c, workload, system, rho) for c in multiplier_costs]
     best_t = min(by_multiplier, key=lambda p: p.theta)
     return RocksDBRecommendation(workload, system, best, default, best_t,
                                  _reasons(best, priced), len(priced))
+
+
+def stock_pick(workload: Workload, system: System, constraints: Constraints | None = None,
+               rho: float | None = None, level0_trigger: int | None = None
+               ) -> tuple[System, FileGrid, int, float]:
+    """The one search restricted to stock RocksDB (``recommend(target="rocksdb")``): the
+    cheapest configuration of :func:`stock_grid` as (the system at its memory, its grid, its
+    index there, its Θ), scored as the native search scores its file side."""
+    from wacky_model.compat import check, features_in
+
+    check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
+          | ({"level0_trigger"} if (level0_trigger or 1) > 1 else set()))
+    return file_best(list(stock_grid(system, constraints, level0_trigger)), [workload], rho)[0]
+
+
+def _priced(pair: tuple[RocksDBConfig, LeveledCosts], workload: Workload, system: System,
+            rho: float | None) -> Priced:
+    config, costs = pair
+    row = costs.row(system.entries_per_block)
+    return Priced(config, costs, float(theta_shared(row, weights_of(workload, system, rho))[0]))
+
+
+@functools.lru_cache(maxsize=64)
+def _references(system: System, buffer: int, bits: float
+                ) -> tuple[tuple[tuple[RocksDBConfig, LeveledCosts], ...], ...]:
+    """RocksDB's defaults at this memory, and the same with each multiplier, priced (kept:
+    they depend on the system and the memory alone)."""
+    default = RocksDBConfig(DEFAULT_MULTIPLIER, DEFAULT_TRIGGER, False, buffer, buffer, bits,
+                            DEFAULT_BASE_BUFFERS * buffer)
+    others = [replace(default, multiplier=T) for T in MULTIPLIERS]
+    costs = _windows([default, *others], system)
+    pairs = tuple(zip([default, *others], costs, strict=True))
+    return pairs[:1], pairs[1:]
 
 
 def _reasons(best: Priced, priced: list[Priced]) -> tuple[str, ...]:

@@ -54,7 +54,9 @@ from cost_models.objective import (
 )
 from cost_models.structure import num_levels, structure
 from wacky_model.analysis import Analysis, analyze
+from wacky_model.config import Configuration, Memory, keys_of
 from wacky_model.families import PROJECTIONS, classify
+from wacky_model.granularity import file_best
 from wacky_model.guardrails import Constraints
 from wacky_model.types import (
     Compaction,
@@ -529,6 +531,16 @@ class Recommendation:
             return None
         return best
 
+    @property
+    def configuration(self) -> Configuration:
+        """What was priced, in the one configuration type: the design, how its merges are cut
+        (whole levels or files, the trigger, the sizing) and its memory."""
+        bits = self.system.bits_per_entry  # what the pick was priced with, when given
+        return Configuration(self.design, self.compaction, Memory(
+            int(self.system.buffer_bytes),
+            float(self.memory["filter_bits_per_entry"] if bits is None else bits),
+            int(self.system.hash_levels)))
+
     @functools.cached_property
     def analysis(self) -> Analysis:
         """The per-level table and every cost of the design (computed when first asked for,
@@ -569,8 +581,10 @@ class Recommendation:
             "granularity": c.granularity,
             "compaction": {"granularity": c.granularity, "file_bytes": c.file_bytes,
                            "level1_runs": c.level1_runs},
+            "configuration": self.configuration.to_dict(),
             "family": self.family,
             "model": self.model,
+            "keys": keys_of(self.workload, self.system),
             "cost": self.cost,
             "costs": self.costs,
             "alternatives": [
@@ -892,6 +906,8 @@ def recommend(
     rho: float | None = None,
     refine: bool = False,
     granularity: str = "any",
+    target: str = "native",
+    level0_trigger: int | None = None,
 ) -> Recommendation:
     """The design that minimizes Theta for ``workload`` on ``system`` under ``model``
     (:data:`MODELS`: the finite-N model by default, or the paper's Eq 8-16).
@@ -911,63 +927,128 @@ def recommend(
     designs with file-granular merges and a level-1 trigger, "any" both, keeping the cheaper
     (the one priced is the one returned). Combinations that cannot be priced together are
     refused by :mod:`wacky_model.compat`, or, with "any", leave files out with the reason.
+
+    ``target``: "native" searches what the native engine builds (and RocksDB under the Wacky
+    driver); "rocksdb" restricts the search to what stock RocksDB expresses: its leveled
+    compaction with files, its level sizing and one bits per key (the file side of the same
+    search, over :func:`wacky_model.rocksdb_tuning.stock_grid`). ``level0_trigger`` pins the
+    level-0 trigger (flushes gathered before they merge); above 1 only file-granular designs
+    have one.
     """
     start = time.perf_counter()
     from wacky_model.compat import check, features_in
 
     _check_granularity(granularity)
-    features = features_in(workload, system, model, rho, constraints)
-    check(features | ({"files"} if granularity == "file" else set()))
+    _check_target(target, granularity, level0_trigger)
+    features = features_in(workload, system, model, rho, constraints) | _pinned(
+        granularity, target, level0_trigger)
+    check(features)
+    if target == "rocksdb":
+        return _recommend_stock(workload, system, constraints, rho, level0_trigger, start)
+    if granularity == "file" or (level0_trigger or 1) > 1:
+        return _recommend_files(workload, system, constraints, rho, level0_trigger, start)
     rec = _recommend_level(workload, system, method, space, model, constraints, rho, refine,
                            start)
-    if granularity == "level":
+    if granularity == "level" or level0_trigger == 1:
         return rec
     return _choose_granularity(rec, workload, system, granularity, features, constraints, rho,
                                start)
 
 
-def _file_weights(workloads: list[Workload], system: System, rho: float | None) -> Weights:
-    """The weights the file grid is scored by: Θ, or with ``rho`` its worst case nearby."""
+TARGETS = ("native", "rocksdb")
+
+
+def _check_target(target: str, granularity: str, level0_trigger: int | None) -> None:
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
+    if target == "rocksdb" and granularity == "level":
+        raise ValueError("target='rocksdb' with granularity='level': stock RocksDB merges "
+                         "files; a whole-level design runs on RocksDB under the Wacky driver "
+                         "(target='native')")
+    if level0_trigger is not None and (isinstance(level0_trigger, bool) or not isinstance(
+            level0_trigger, int) or not 1 <= level0_trigger <= 1000):
+        raise ValueError(f"level0_trigger must be a whole number in [1, 1000]; got "
+                         f"{level0_trigger!r}")
+    if granularity == "level" and (level0_trigger or 1) > 1:
+        raise ValueError("level0_trigger above 1 with granularity='level': whole-level merges "
+                         "absorb every flush into Level 1; the trigger is a file-granular knob")
+
+
+def _pinned(granularity: str, target: str, level0_trigger: int | None) -> set[str]:
+    """The compat features the caller's pins put in play."""
+    return {name for name, used in (
+        ("files", granularity == "file" or (level0_trigger or 1) > 1),
+        ("level0_trigger", (level0_trigger or 1) > 1), ("rocksdb", target == "rocksdb"))
+        if used}
+
+
+def _recommend_stock(workload: Workload, system: System, constraints: Constraints | None,
+                     rho: float | None, level0_trigger: int | None, start: float
+                     ) -> Recommendation:
+    from wacky_model.rocksdb_tuning import stock_pick
+
+    split, grid, index, theta = stock_pick(workload, system, _active(constraints), rho,
+                                           level0_trigger)
+    return _file_recommendation(workload, split, grid, index, theta, "rocksdb", rho,
+                                "stock RocksDB's leveled compaction (target rocksdb)", start)
+
+
+def _recommend_files(workload: Workload, system: System, constraints: Constraints | None,
+                     rho: float | None, level0_trigger: int | None, start: float
+                     ) -> Recommendation:
+    grids = _file_grids(system, _active(constraints), "native", level0_trigger)
+    [(split, grid, index, theta)] = file_best(grids, [workload], rho)
+    return _file_recommendation(workload, split, grid, index, theta, "files", rho,
+                                "files asked", start)
+
+
+def _file_recommendation(workload: Workload, split: System, grid: Any, index: int,
+                         theta: float, model: str, rho: float | None, reason: str,
+                         start: float) -> Recommendation:
+    """A recommendation of the file side's pick, with no whole-level side to compare."""
+    design, compaction, costs = grid.designs[index], grid.compactions[index], grid.costs[index]
+    robust = None
     if rho is not None:
-        return robust_weights(workloads, system.write_cost_ratio, rho, system.probe_cost)
-    return np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
-                     for w in workloads])
+        nominal = theta_of_row(costs.row(split.entries_per_block), workload_vector(
+            workload, split.write_cost_ratio, split.probe_cost))
+        robust = {"rho": float(rho), "robust_design": {
+            "design": design.knobs, "granularity": "file", "buffer_bytes": split.buffer_bytes,
+            "nominal_cost": nominal, "worst_case_cost": theta}}
+    return Recommendation(
+        design=design, family=classify(design, split), cost=theta, model=model, system=split,
+        workload=workload, alternatives=(), method="grid",
+        search_ms=(time.perf_counter() - start) * 1e3, bounds_hit=(), robust=robust,
+        compaction=compaction, file_costs=costs,
+        granularity={"picked": "file", "level": None, "reason": reason,
+                     "file": {"design": design.knobs, "cost": theta,
+                              "level1_runs": compaction.level1_runs,
+                              "file_bytes": compaction.file_bytes}})
 
 
-def _file_grids(system: System, constraints: Constraints | None) -> list[tuple[System, Any]]:
+def _file_grids(system: System, constraints: Constraints | None, target: str = "native",
+                level0_trigger: int | None = None) -> list[tuple[System, Any]]:
     """The file-granular grids to search: the system's, or with a total memory budget one per
-    split of :data:`SPLIT_SHARES` (the file side chooses its own split, as the table does)."""
+    split of :data:`SPLIT_SHARES` (the file side chooses its own split, as the table does);
+    for ``target="rocksdb"`` stock RocksDB's (:func:`wacky_model.rocksdb_tuning.stock_grid`).
+    ``level0_trigger`` keeps the designs with that trigger."""
+    if target == "rocksdb":
+        from wacky_model.rocksdb_tuning import stock_grid
+
+        return list(stock_grid(system, constraints, level0_trigger))
     from wacky_model.granularity import file_grid
 
     if not system.memory_split:
-        return [(system, file_grid(system, constraints))]
+        return [(system, file_grid(system, constraints, level0_trigger))]
     out = []
     for blocks in _share_blocks(system, SPLIT_SHARES):
         split = system.with_buffer(float(blocks) * system.block_bytes)
         try:
-            out.append((split, file_grid(split, constraints)))
+            out.append((split, file_grid(split, constraints, level0_trigger)))
         except ValueError:  # no file design fits (or passes the guardrails) at this split
             continue
     if not out:
         raise ValueError("no file-granular design fits this system's memory budget")
     return out
-
-
-def _file_best(grids: list[tuple[System, Any]], workloads: list[Workload], rho: float | None
-               ) -> list[tuple[System, Any, int, float]]:
-    """Each workload's cheapest file-granular design over ``grids``: (split, grid, index, Θ)
-    (with ``rho``, the least worst case); ties go to the earlier grid and design."""
-    index, theta = [], []
-    weights = _file_weights(workloads, grids[0][0], rho)  # the splits differ in memory only
-    for _, grid in grids:
-        t = theta_shared(grid.rows, weights)  # (W, G)
-        i = np.argmin(t, axis=-1)
-        index.append(i)
-        theta.append(t[np.arange(t.shape[0]), i])
-    theta_k = np.stack(theta, axis=-1)  # (W, grids)
-    k = np.argmin(theta_k, axis=-1)
-    return [(grids[g][0], grids[g][1], int(index[g][w]), float(theta_k[w, g]))
-            for w, g in enumerate(k)]
 
 
 def _check_granularity(granularity: str) -> None:
@@ -988,7 +1069,7 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
     if gaps:  # only with "any": "file" was refused above
         return replace(rec, granularity={"picked": "level", "file": None,
                                          "reason": "files not compared: " + gaps[0].reason})
-    [(split, grid, index, theta)] = _file_best(_file_grids(system, _active(constraints)),
+    [(split, grid, index, theta)] = file_best(_file_grids(system, _active(constraints)),
                                                [workload], rho)
     best = grid.design(index, theta)
     f, c = best.compaction, best.costs
@@ -1181,7 +1262,7 @@ def recommend_many(
                                                            choice.theta, "skew")
     buffers = _buffer_bytes(space, found.coords)
     if granularity != "level" and not refusals(features | {"files"}):
-        picks = _file_best(_file_grids(system, _active(constraints)), workloads, rho)
+        picks = file_best(_file_grids(system, _active(constraints)), workloads, rho)
         for i, (split, grid, j, t) in enumerate(picks):
             if granularity == "file" or t < cost[i]:
                 designs[i], compactions[i], cost[i], models[i] = (

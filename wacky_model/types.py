@@ -260,6 +260,8 @@ class System:
 
 GRANULARITIES = ("level", "file")
 FILE_PICKS = ("least_overlap", "round_robin")
+STYLES = ("wacky", "universal")
+SIZINGS = ("wacky", "dynamic", "static")
 
 
 @dataclass(frozen=True)
@@ -274,12 +276,21 @@ class Compaction:
         (RocksDB's ``level0_file_num_compaction_trigger``); 1 merges each flush at once.
     file_pick: which file of an overflowing level goes down: the one with the least overlap
         below (RocksDB's default) or round-robin (LevelDB's).
+    style: "wacky" runs the design's merge policy; "universal" is RocksDB's universal
+        compaction (U1-U4: whole runs merged by their sizes), which stock RocksDB builds for a
+        tiered design.
+    sizing: how file-granular levels are sized: "wacky" (the design's capacities, App. E, as the
+        native engine does) or RocksDB's "dynamic" / "static" targets from
+        ``level_base_bytes`` (``max_bytes_for_level_base``) and the ratio T.
     """
 
     granularity: str = "level"
     file_bytes: int | None = None
     level1_runs: int = 1
     file_pick: str = "least_overlap"
+    style: str = "wacky"
+    sizing: str = "wacky"
+    level_base_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if self.granularity not in GRANULARITIES:
@@ -287,9 +298,22 @@ class Compaction:
         if self.file_pick not in FILE_PICKS:
             raise ValueError(f"file_pick must be 'least_overlap' or 'round_robin'; got "
                              f"{self.file_pick!r}")
+        if self.style not in STYLES:
+            raise ValueError(f"style must be 'wacky' or 'universal'; got {self.style!r}")
+        if self.sizing not in SIZINGS:
+            raise ValueError(f"sizing must be one of {', '.join(SIZINGS)}; got {self.sizing!r}")
+        if self.style == "universal" and self.granularity != "level":
+            raise ValueError("style='universal' merges whole runs: granularity must be 'level'")
+        if (self.sizing == "wacky") != (self.level_base_bytes is None) or (
+                self.sizing != "wacky" and self.granularity != "file"):
+            raise ValueError("sizing='dynamic' or 'static' (RocksDB's level targets) needs "
+                             "granularity='file' and level_base_bytes; sizing='wacky' takes no "
+                             f"level_base_bytes; got sizing={self.sizing!r}, "
+                             f"level_base_bytes={self.level_base_bytes!r}")
         for name, value, low in (("level1_runs", self.level1_runs, 1),
-                                 ("file_bytes", self.file_bytes, 1)):
-            if value is None and name == "file_bytes":
+                                 ("file_bytes", self.file_bytes, 1),
+                                 ("level_base_bytes", self.level_base_bytes, 1)):
+            if value is None and name != "level1_runs":
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{name} must be a whole number >= {low}; got {value!r}")
