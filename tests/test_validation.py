@@ -303,3 +303,21 @@ def test_sweep_scales_shrink_the_buffer_not_the_data() -> None:
     assert [s.entries for s in scales] == [Scale().entries] * 3
     ratios = [s.entries * s.entry_bytes / s.buffer_bytes for s in scales]
     assert ratios[1] == pytest.approx(8 * ratios[0]) and ratios[2] == pytest.approx(64 * ratios[0])
+
+
+def test_every_sweep_keeps_the_sections_it_does_not_write(tmp_path) -> None:
+    """The families sweep rewrites the head and keeps every marked section (the skew section
+    was once dropped); a marked sweep replaces its own section only."""
+    from validation.sections import MARKERS, existing_section, write_section
+
+    doc = tmp_path / "VALIDATION.md"
+    olds = {n: f"{b}\nold {n}\n{e}\n" for n, (b, e) in MARKERS.items()}
+    doc.write_text("# Validation\n\nold head\n\n" + "\n".join(olds.values()))
+    write_section(doc, "families", "# Validation\n\nnew head\n")
+    text = doc.read_text()
+    assert "new head" in text and "old head" not in text
+    assert all(existing_section(doc, *MARKERS[n]) == old for n, old in olds.items())
+    b, e = MARKERS["skew"]
+    write_section(doc, "skew", f"{b}\nnew skew\n{e}\n")
+    assert "new skew" in doc.read_text() and "old skew" not in doc.read_text()
+    assert "new head" in doc.read_text() and "old files" in doc.read_text()

@@ -37,8 +37,8 @@ import numpy as np
 
 from cost_models import filters
 from cost_models.structure import num_levels, shape_at_depth
-
-_REL_TOL = 1e-9  # absorbs floating-point noise in N_i / a_i, as the engine does
+from validation import window
+from validation.window import TOLERANCE
 
 
 @dataclass(frozen=True)
@@ -99,10 +99,10 @@ class _Level:
     def active_full(self) -> bool:
         if not self.runs:
             return True
-        return self.runs[-1] >= self.capacity / self.max_runs * (1.0 - _REL_TOL)
+        return self.runs[-1] >= self.capacity / self.max_runs * (1.0 - TOLERANCE)
 
     def would_overflow(self, incoming: int) -> bool:
-        if sum(self.runs) + incoming > self.capacity * (1.0 + _REL_TOL):
+        if sum(self.runs) + incoming > self.capacity * (1.0 + TOLERANCE):
             return True
         return self.active_full() and len(self.runs) >= self.max_runs
 
@@ -282,7 +282,7 @@ def grow(
 
 @dataclass(frozen=True)
 class SimulatedWindow:
-    """The steady window of :mod:`validation.steady`, replayed on entry counts."""
+    """The steady window of :mod:`validation.window`, replayed on entry counts."""
 
     write_amp: float  # blocks written per block inserted over the window
     writes: int  # inserts in the window
@@ -292,67 +292,32 @@ class SimulatedWindow:
     complete: bool  # ended at a run boundary, not at the cap
 
 
-@dataclass(frozen=True)
-class WindowRun:
-    """How a steady window went (:func:`run_window`)."""
+@dataclass
+class ReplaySession:
+    """:class:`PolicyReplay` as a :class:`validation.window.Session`: a step is one buffer's
+    flush; ``flush`` does it (the RocksDB driver's carries it out on RocksDB too)."""
 
-    writes: int  # inserts in the window
-    major_compactions: int
-    full_merges_skipped: int
-    level_L_runs_at_start: int
-    complete: bool  # ended at a run boundary, not at the cap
-    warmup_cycle: int  # inserts between the warm-up's last two merges into Level L (0: fewer)
+    replay: PolicyReplay
+    flush: Callable[[], bool]
 
+    def can_step(self) -> bool:
+        return True
 
-def run_window(
-    replay: PolicyReplay,
-    flush: Callable[[], bool],
-    *,
-    entries: int,
-    cap_loads: float,
-    on_start: Callable[[int], None] = lambda cycle: None,
-    on_buffer: Callable[[bool], None] = lambda ending: None,
-) -> WindowRun:
-    """The steady window's rules (``validation.steady``) over buffers that ``flush()`` writes
-    (True when the flush reached Level L), with ``replay`` the policy's state: warm up to a run
-    boundary of Level L (a merge into it that leaves its active run full), then measure buffers
-    to the next one, starting again after a full merge of Level L when a_L > 1. The warm-up and
-    the window each stop after ``cap_loads`` times ``entries`` inserts. ``on_start(cycle)`` runs
-    when the window (re)starts, given the warm-up's cycle (``WindowRun.warmup_cycle``), and
-    ``on_buffer(ending)`` after each buffer of the window."""
-    F = replay.buffer_entries
-    cap = max(int(cap_loads * entries), 4 * F)
-    runs_at_start, warm, last_major, cycle = 0, 0, None, 0
-    while warm < cap:
-        warm += F
-        if flush():
-            cycle = 0 if last_major is None else warm - last_major
-            last_major = warm
-            runs, boundary = replay.level_L_state()
-            if boundary:
-                runs_at_start = runs
-                break
-    on_start(cycle)
-    writes, majors, skipped, complete = 0, 0, 0, False
-    while writes < cap:
-        major = flush()
-        writes += F
-        majors += major
-        ending = False
-        if major:
-            runs, boundary = replay.level_L_state()
-            if runs == 1 and replay.levels[-1].max_runs > 1:
-                skipped += 1  # a full merge of Level L: not a typical window
-                on_start(cycle)
-                writes, majors, runs_at_start = 0, 0, 1
-                continue
-            ending = boundary
-        on_buffer(ending)
-        if ending:
-            complete = True
-            break
-    return WindowRun(writes=writes, major_compactions=majors, full_merges_skipped=skipped,
-                     level_L_runs_at_start=runs_at_start, complete=complete, warmup_cycle=cycle)
+    def step(self) -> tuple[int, int]:
+        return self.replay.buffer_entries, int(self.flush())
+
+    def level_L(self) -> tuple[int, bool, float]:
+        return (*self.replay.level_L_state(), self.replay.levels[-1].max_runs)
+
+    def cycle_hint(self) -> float:
+        levels = self.replay.levels
+        return levels[-2].capacity if len(levels) > 1 else self.replay.buffer_entries
+
+    def counters(self) -> int:
+        return self.replay.blocks_written
+
+    def idle(self) -> None:
+        pass
 
 
 def steady_window(
@@ -368,23 +333,17 @@ def steady_window(
     bits_per_entry: float | None = None,
     sum_fpr: float | None = None,
     uniform: bool = False,
-    cap_loads: float = 2.0,
 ) -> SimulatedWindow:
-    """Preload ``entries``, then :func:`run_window` on entry counts."""
+    """Preload ``entries``, then the whole-level window (:func:`validation.window.measure`)."""
     replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block,
                                 bits_per_entry, sum_fpr, uniform)
     for _ in range((entries - 1) // buffer_entries):  # its last buffer flushes in the warm-up
         replay.flush()
-    start_blocks = replay.blocks_written
-
-    def start(cycle: int) -> None:
-        nonlocal start_blocks
-        start_blocks = replay.blocks_written
-
-    run = run_window(replay, replay.flush, entries=entries, cap_loads=cap_loads, on_start=start)
-    blocks = replay.blocks_written - start_blocks
+    run = window.measure(ReplaySession(replay, replay.flush),
+                         window.whole_levels(entries, buffer_entries))
     return SimulatedWindow(
-        write_amp=blocks * entries_per_block / run.writes if run.writes else math.nan,
+        write_amp=(run.end - run.begin) * entries_per_block / run.writes if run.writes
+        else math.nan,
         writes=run.writes,
         major_compactions=run.major_compactions,
         full_merges_skipped=run.full_merges_skipped,

@@ -19,11 +19,9 @@ from validation import sections
 from validation.results import ValidationResult
 from validation.runner import validate
 from validation.scale import Scale
-from validation.sections import replace_section
 from wacky_model.types import Compaction, Design
 
-BEGIN = "<!-- files section: written by wacky validate --sweep --granularity file -->"
-END = "<!-- end of the files section -->"
+BEGIN, END = sections.MARKERS["files"]
 RATIOS = (4.0, 10.0)
 TRIGGERS = (1, 4)
 BUFFERS = (250, 2_000, 16_000)  # N/F
@@ -124,9 +122,6 @@ def run_files_sweep(scale: Scale, *, out: Path, console: Any, bits_per_entry: fl
         for i, case in enumerate(cases, start=1):
             results.append((case, run_case(case, scale, bits_per_entry)))
             bar.update(task, completed=i, description=f"files: {case.name}")
-    section = render_section(results, scale, command)
-    document = out.read_text(encoding="utf-8") if out.exists() else "# Validation\n"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(replace_section(document, section, BEGIN, END), encoding="utf-8")
+    sections.write_section(out, "files", render_section(results, scale, command))
     console.print(f"wrote the file-granularity section of {out} ({len(results)} validations)")
     return results

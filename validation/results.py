@@ -192,13 +192,13 @@ class ValidationResult:
     mix_io_per_op: float | None = None
     # The engine ran without its write-ahead log: the model prices flushes and merges only.
     wal: bool = False
-    # "steady": costs over a window of inserts into a preloaded tree (validation.steady);
+    # "steady": costs over a window of inserts into a preloaded tree (validation.window);
     # "load": averages over the load into an empty tree.
     phase: str = "load"
     window_writes: int | None = None
     major_compactions: int | None = None
     # The window ended at a run boundary of Level L (not at its cap), and how many windows that
-    # held a full merge of Level L were set aside first (validation.steady).
+    # held a full merge of Level L were set aside first (validation.window).
     window_complete: bool | None = None
     full_merges_skipped: int | None = None
     # How many runs Level L held when the window began (its history decides it, M7 in
@@ -226,7 +226,7 @@ class ValidationResult:
     # The native engine's compaction options, when not the paper's (wacky_model.types).
     compaction: Compaction | None = None
     # Under skewed keys or a cache (model "skew"): the window, the skew model's detail and the
-    # cache's figures (validation.skew_runner).
+    # cache's figures (validation.runner).
     skew: dict[str, Any] | None = None
 
     @property

@@ -3,7 +3,7 @@
 With ``stock`` the design runs as the options of ``wacky export --rocksdb`` under RocksDB's own
 compaction, with one bits-per-key for every level: the models price that design, with uniform
 filters. The phases follow the native engine's steady measurement
-(:mod:`validation.steady`), simplified where RocksDB hides the merge schedule:
+(:mod:`validation.window`), simplified where RocksDB hides the merge schedule:
 
 1. **load**: the preload's N keys (the same keys as the native engine's), one buffer at a time;
 2. **window**: N more fresh keys the same way. RocksDB's statistics give write amplification
@@ -21,8 +21,8 @@ fall into it (the model's amortized costs, full merges included, are the predict
 
 Without ``stock`` the Wacky compaction driver (:mod:`validation.rocksdb_driver`) runs the design,
 Monkey filters included, and the phases are the native engine's: the preload, a warm-up to a run
-boundary of Level L and the window to the next one (``validation.steady``'s rules), with the
-reads above spread over the window at the native engine's rate. Flushes and merges are
+boundary of Level L and the window to the next one (``validation.window.whole_levels``), with
+the reads above spread over the window at the native engine's rate. Flushes and merges are
 synchronous, so the writer never outruns compaction (``throttle_seconds`` is 0). Besides
 RocksDB's statistics the result carries ``tree_write_amp``, the entries the policy wrote per
 insert, which leaves out the level-0 file of each flush that the driver merges at once.
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -40,10 +41,10 @@ import numpy as np
 import rocksdb_bridge
 from cost_models.limits import runs_limit
 from cost_models.structure import structure
-from validation import generators
-from validation.engine_simulator import run_window
+from validation import generators, window
+from validation.engine_simulator import ReplaySession
 from validation.results import Checks, Costs, LevelShape, ValidationResult, with_theta
-from validation.rocksdb_driver import WackyDriver
+from validation.rocksdb_driver import DriverCounts, WackyDriver
 from validation.runner import (
     Progress,
     leveled_to_costs,
@@ -54,7 +55,7 @@ from validation.runner import (
     steady_references,
 )
 from validation.scale import Scale
-from validation.steady import READ_BATCH, WINDOW_CAP_LOADS
+from validation.window import NoReads, ReadPacing
 from wacky_model.rocksdb_model import leveled_costs, universal_costs_of
 from wacky_model.rocksdb_options import driver_export, rocksdb_export
 from wacky_model.types import Design, System, Workload
@@ -67,21 +68,11 @@ DRIVER_MAX_RUNS = 900
 LOAD_SHARE = 0.45  # of the progress bar, for the load (the window takes as much)
 
 
-def _write_all(db, keys: np.ndarray, value_bytes: int, per_batch: int,
-               report, start: float, share: float, after_batch=None) -> float:
-    """Insert ``keys`` one buffer at a time, waiting for compaction to keep up after each (then
-    calling ``after_batch(inserted so far)``); returns the seconds the writer waited."""
-    values = np.zeros((per_batch, value_bytes), dtype=np.uint8)
-    waited = 0.0
-    for i in range(0, keys.size, per_batch):
-        chunk = keys[i : i + per_batch]
-        db.put_many(chunk, values[: chunk.size])
-        if db.busy():
-            waited += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
-        if after_batch is not None:
-            after_batch(i + chunk.size)
-        report(start + share * min(1.0, (i + per_batch) / keys.size), "writing")
-    return waited
+def _put(db, keys: np.ndarray, values: np.ndarray) -> float:
+    """Insert one buffer, then wait while RocksDB flushes or compacts (so reads never overlap a
+    compaction and the writer never outruns it); returns the seconds waited."""
+    db.put_many(keys, values[: keys.size])
+    return db.wait_for_background_work(COMPACTION_TIMEOUT_S) if db.busy() else 0.0
 
 
 def _levels(db) -> tuple[LevelShape, ...]:
@@ -104,6 +95,63 @@ def disk_bytes_per_entry(db) -> float:
     return sum(int(level["bytes"]) for level in levels) / max(1, entries)
 
 
+@dataclass
+class StockSession:
+    """Stock RocksDB as a :class:`validation.window.Session`: a step is a buffer of ``keys``
+    (the last may be short), compaction RocksDB's own; ``throttle`` is the writer's waits."""
+
+    db: object
+    keys: np.ndarray
+    values: np.ndarray
+    F: int
+    inserted: int = 0
+    throttle: float = 0.0
+
+    def can_step(self) -> bool:
+        return self.inserted < self.keys.size
+
+    def step(self) -> tuple[int, int]:
+        chunk = self.keys[self.inserted : self.inserted + self.F]
+        self.throttle += _put(self.db, chunk, self.values)
+        self.inserted += chunk.size
+        return chunk.size, 0  # RocksDB's merge schedule is hidden: a fixed window
+
+    def level_L(self) -> tuple[int, bool, float]:
+        raise NotImplementedError("a stock window is fixed: no boundary of Level L")
+
+    def cycle_hint(self) -> float:
+        return self.F
+
+    def counters(self) -> dict:
+        return self.db.tickers()
+
+    def idle(self) -> None:
+        self.db.flush()
+        self.throttle += self.db.wait_for_background_work(COMPACTION_TIMEOUT_S)
+
+
+@dataclass
+class DrivenSession(ReplaySession):
+    """The Wacky compaction driver as a session: each step writes a buffer of ``stream`` and
+    carries out the flush and merges the policy plans (synchronous: nothing runs between)."""
+
+    driver: WackyDriver | None = None
+    stream: np.ndarray | None = None
+    values: np.ndarray | None = None
+    pos: int = 0
+
+    def buffer(self) -> bool:
+        F = self.driver.buffer_entries
+        if self.pos + F > self.stream.size:
+            raise RuntimeError("the driven run ran out of fresh keys")
+        step = self.driver.insert_buffer(self.stream[self.pos : self.pos + F], self.values)
+        self.pos += F
+        return step.major
+
+    def counters(self) -> tuple[dict, DriverCounts]:
+        return self.driver.db.tickers(), replace(self.driver.counts)
+
+
 @dataclass(frozen=True)
 class StockWindow:
     """What a stock run measured over its window."""
@@ -121,43 +169,28 @@ class StockWindow:
 def _run(db, keys: np.ndarray, window_keys: np.ndarray, absent: np.ndarray, value_bytes: int,
          F: int, n_reads: int, range_entries: int, rng: np.random.Generator,
          report) -> StockWindow:
-    """Load, then the window with ``n_reads`` reads of each kind spread over it (a batch after
-    each buffer, once compaction has caught up), on an open database."""
+    """Load, then a fixed window of ``window_keys`` with ``n_reads`` reads of each kind spread
+    over it (a batch after a buffer, once compaction has caught up), on an open database."""
     report(0.0, "loading")
-    throttle = _write_all(db, keys, value_bytes, F, report, 0.0, LOAD_SHARE)
+    values = np.zeros((F, value_bytes), dtype=np.uint8)
+    throttle = sum(_put(db, keys[i : i + F], values) for i in range(0, keys.size, F))
     throttle += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
-    before = db.tickers()
     report(LOAD_SHARE, "steady-state window")
-    meter = _ReadMeter(db, absent, keys, max(1, range_entries), rng)
-    meter.reset()
-    per_buffer = n_reads * F / max(F, window_keys.size)
-    owed = 0.0
-
-    def reads(inserted: int) -> None:
-        nonlocal owed
-        owed += per_buffer
-        ending = inserted >= window_keys.size
-        if owed >= READ_BATCH or (ending and owed > 0) or meter.totals["zero"][0] == 0:
-            due = max(1, round(owed))
-            meter.batch(due, np.concatenate([keys, window_keys[:inserted]]))
-            owed -= due
-
+    session = StockSession(db, window_keys, values, F)
+    reads = RocksReads(_ReadMeter(db, absent, keys, max(1, range_entries), rng), n_reads, F,
+                       lambda: np.concatenate([keys, window_keys[: session.inserted]]))
     # Reads count data-block misses only, so RocksDB's own tickers for writes are unaffected.
-    throttle += _write_all(db, window_keys, value_bytes, F, report, LOAD_SHARE,
-                           2 * LOAD_SHARE, reads)
-    db.flush()
-    throttle += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
-    after = db.tickers()
-    write_amp_bytes = _window_write_amp(before, after)
+    run = window.measure(session, window.fixed(window_keys.size, settle_reads=False), reads)
+    delta = {k: run.end[k] - run.begin[k] for k in run.end}
     per_entry = disk_bytes_per_entry(db)
-    delta = {k: after[k] - before[k] for k in after}
     written = delta["rocksdb.flush.write.bytes"] + delta["rocksdb.compact.write.bytes"]
     present = np.concatenate([keys, window_keys])
     return StockWindow(
         write_amp=written / per_entry / max(1, window_keys.size),
-        write_amp_bytes=write_amp_bytes, bytes_per_entry=per_entry, levels=_levels(db),
-        present=present, reads=meter.result(),
-        memory_bits_per_entry=8.0 * db.filter_bytes() / present.size, throttle=throttle)
+        write_amp_bytes=_window_write_amp(run.begin, run.end), bytes_per_entry=per_entry,
+        levels=_levels(db), present=present, reads=reads.meter.result(),
+        memory_bits_per_entry=8.0 * db.filter_bytes() / present.size,
+        throttle=throttle + session.throttle)
 
 
 def _read_kinds(db, n: int, absent: np.ndarray, oldest: np.ndarray, present: np.ndarray,
@@ -193,7 +226,7 @@ def _window_write_amp(before: dict, after: dict) -> float:
 
 @dataclass(frozen=True)
 class DrivenWindow:
-    """The steady window of a driven run (the rules of ``validation.steady``)."""
+    """The whole-level window of a driven run (:mod:`validation.window`)."""
 
     write_amp: float  # RocksDB's statistics: (flush + compaction bytes) / user bytes
     tree_write_amp: float  # entries the design's policy wrote per insert (driver counts)
@@ -209,8 +242,8 @@ class DrivenWindow:
 
 @dataclass
 class _ReadMeter:
-    """Reads of each kind, in batches between buffers: counts, data-block misses, and the
-    wrong answers (an existing key not found, an absent one found)."""
+    """Reads of each kind: counts, data-block misses, and the wrong answers (an existing key
+    not found, an absent one found)."""
 
     db: object
     absent: np.ndarray
@@ -234,75 +267,61 @@ class _ReadMeter:
         return {kind: (t[1] / max(1, t[0]), int(t[2])) for kind, t in self.totals.items()}
 
 
+@dataclass
+class RocksReads(NoReads):
+    """The meter's reads paced over a window (:class:`validation.window.ReadPacing`):
+    ``n_reads`` of each kind over about one cycle, of the keys ``present()`` holds."""
+
+    meter: _ReadMeter
+    n_reads: int
+    F: int
+    present: Callable[[], np.ndarray]
+    pacing: ReadPacing = field(default_factory=ReadPacing)
+
+    def start(self, cycle: float) -> None:
+        self.pacing.restart()
+        self.pacing.per_step = self.n_reads * self.F / max(cycle, self.F)
+        self.meter.reset()
+
+    def after(self, ending: bool) -> None:
+        due = self.pacing.due(ending)
+        if due:
+            self.meter.batch(due, self.present())
+
+
 def _run_driven(driver: WackyDriver, keys: np.ndarray, fresh: np.ndarray, absent: np.ndarray,
                 value_bytes: int, n_reads: int, range_entries: int, rng: np.random.Generator,
                 report) -> DrivenWindow:
-    """Preload, warm up to a run boundary of Level L, then measure the window to the next one,
-    starting again after a full merge of Level L, with reads spread over the window
-    (``validation.steady``'s rules; ``engine_simulator.steady_window`` replays the writes)."""
+    """Preload, then the whole-level window (:func:`validation.window.whole_levels`, which
+    ``engine_simulator.steady_window`` replays) with reads spread over it."""
     db, F, n = driver.db, driver.buffer_entries, int(keys.size)
-    stream = np.concatenate([keys, fresh])
-    values = np.zeros((F, value_bytes), dtype=np.uint8)
-    cap = max(int(WINDOW_CAP_LOADS * n), 4 * F)
-    pos = 0
-
-    def buffer():
-        nonlocal pos
-        if pos + F > stream.size:
-            raise RuntimeError("the driven run ran out of fresh keys")
-        step = driver.insert_buffer(stream[pos : pos + F], values)
-        pos += F
-        return step
-
+    session = DrivenSession(driver.replay, lambda: session.buffer(), driver=driver,
+                            stream=np.concatenate([keys, fresh]),
+                            values=np.zeros((F, value_bytes), dtype=np.uint8))
     preload = (n - 1) // F  # the preload's last buffer flushes in the warm-up
     for i in range(preload):
-        buffer()
+        session.buffer()
         report(LOAD_SHARE * (i + 1) / max(1, preload), "loading")
     meter = _ReadMeter(db, absent, keys[: int(sum(driver.replay.levels[-1].runs))],
                        max(1, range_entries), rng)
-    report(LOAD_SHARE, "warm-up")
-    before: dict = {}
-    owed = 0.0  # reads of each kind due but not yet run
-    per_buffer = 0.0
-    windowed = 0
-
-    def start(cycle: int) -> None:
-        nonlocal before, owed, per_buffer, windowed
-        if not before:
-            # Reads of each kind: n_reads over about one major cycle (the warm-up's last, else
-            # Level L-1's capacity), at that rate to the window's end (validation.steady).
-            levels = driver.replay.levels
-            cycle = cycle or (levels[-2].capacity if len(levels) > 1 else F)
-            per_buffer = n_reads * F / max(cycle, F)
-        driver.reset_counts()
-        meter.reset()
-        before, owed, windowed = db.tickers(), 0.0, 0
-
-    def after_buffer(ending: bool) -> None:
-        nonlocal owed, windowed
-        owed += per_buffer
-        windowed += F
-        report(LOAD_SHARE + (1 - LOAD_SHARE) * min(1.0, windowed / cap), "steady-state window")
-        if owed >= READ_BATCH or (ending and owed > 0) or meter.totals["zero"][0] == 0:
-            due = max(1, round(owed))
-            meter.batch(due, stream[:pos])
-            owed -= due
-
-    run = run_window(driver.replay, lambda: buffer().major, entries=n,
-                     cap_loads=WINDOW_CAP_LOADS, on_start=start, on_buffer=after_buffer)
-    write_amp = _window_write_amp(before, db.tickers())
+    report(LOAD_SHARE, "steady-state window")
+    reads = RocksReads(meter, n_reads, F, lambda: session.stream[: session.pos])
+    run = window.measure(session, window.whole_levels(n, F), reads)
+    (before, counted), (after, counts) = run.begin, run.end
     driver.check()
     levels = tuple(
         LevelShape(level=i + 1, runs=len(level.runs), entries=float(sum(level.runs)),
                    max_runs=int(level.max_runs))
         for i, level in enumerate(driver.replay.levels))
+    tree = DriverCounts(*(getattr(counts, f) - getattr(counted, f)
+                          for f in ("inserted", "flushed", "merged", "kept_flushes",
+                                    "major_merges")))
     return DrivenWindow(
-        write_amp=write_amp,
-        tree_write_amp=driver.counts.tree_write_amp,
+        write_amp=_window_write_amp(before, after), tree_write_amp=tree.tree_write_amp,
         writes=run.writes, major_compactions=run.major_compactions,
         full_merges_skipped=run.full_merges_skipped,
         level_L_runs_at_start=run.level_L_runs_at_start, complete=run.complete, levels=levels,
-        present=stream[:pos], reads=meter.result())
+        present=session.stream[: session.pos], reads=meter.result())
 
 
 def _check_driveable(design: Design, system: System) -> None:
@@ -328,7 +347,7 @@ def _validate_driven(design: Design, system: System, scale: Scale, workload: Wor
     load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes, seed=scale.seed)
     keys = load.keys
     F = system.buffer_entries
-    cap = max(int(WINDOW_CAP_LOADS * scale.entries), 4 * F)
+    cap = window.whole_levels(scale.entries, F).cap
     rng = np.random.default_rng([scale.seed, 0x44524956])  # stream tag: "DRIV"
     fresh = generators.fresh_keys(rng, 2 * cap + 2 * F + scale.reads, np.sort(keys))
     absent, fresh = fresh[: scale.reads], fresh[scale.reads :]
@@ -340,35 +359,35 @@ def _validate_driven(design: Design, system: System, scale: Scale, workload: Wor
                              driven=True)
         try:
             driver = WackyDriver(db, design, system)
-            window = _run_driven(driver, keys, fresh, absent, scale.entry_bytes - KEY_BYTES,
+            run = _run_driven(driver, keys, fresh, absent, scale.entry_bytes - KEY_BYTES,
                                  scale.reads, range_entries, rng, report)
-            memory = 8.0 * db.filter_bytes() / window.present.size
+            memory = 8.0 * db.filter_bytes() / run.present.size
         finally:
             del db
-    reads = window.reads
+    reads = run.reads
     measured = with_theta(Costs(
-        write_amp=window.write_amp,
+        write_amp=run.write_amp,
         zero_result_read=reads["zero"][0],
         point_read=reads["oldest"][0],
         point_read_uniform=reads["uniform"][0],
-        range_runs=float(sum(row.runs for row in window.levels)),
+        range_runs=float(sum(row.runs for row in run.levels)),
         range_io=reads["range"][0],
         memory_bits_per_entry=memory,
-        levels=window.levels,
+        levels=run.levels,
     ), workload, B)
     # The simulator flushes a buffer once one more entry arrives; the driver flushed every
     # buffer it wrote, as the simulator does with one entry more.
     simulated, conditioned = steady_references(
-        design, system, workload, range_entries, int(window.present.size) + 1,
-        window.levels[-1].max_runs, window.level_L_runs_at_start)
+        design, system, workload, range_entries, int(run.present.size) + 1,
+        run.levels[-1].max_runs, run.level_L_runs_at_start)
     return dict(
         design=design, measured=measured, simulated=simulated, conditioned=conditioned,
         predicted=predict_finite(design, system, workload, range_entries, steady_window=True),
         paper=predict_paper(design, system, workload), reads=reads, grade=exported.grade,
-        window_writes=window.writes, major_compactions=window.major_compactions,
-        window_complete=window.complete, full_merges_skipped=window.full_merges_skipped,
-        level_L_runs_at_start=window.level_L_runs_at_start, throttle=0.0,
-        tree_write_amp=window.tree_write_amp)
+        window_writes=run.writes, major_compactions=run.major_compactions,
+        window_complete=run.complete, full_merges_skipped=run.full_merges_skipped,
+        level_L_runs_at_start=run.level_L_runs_at_start, throttle=0.0,
+        tree_write_amp=run.tree_write_amp)
 
 
 def predict_stock(exported, workload: Workload | None, preload: int, window: int,

@@ -29,8 +29,7 @@ from wacky_model.families import TABLE
 from wacky_model.presets import preset
 from wacky_model.types import Design
 
-BEGIN = "<!-- rocksdb section: written by wacky validate --sweep --engine rocksdb -->"
-END = "<!-- end of the rocksdb section -->"
+BEGIN, END = sections.MARKERS["rocksdb"]
 METRICS = sections.COST_COLUMNS
 
 
@@ -241,9 +240,7 @@ def run_rocksdb_sweep(scale: Scale, *, out: Path, console: Any,
                                   on_done=lambda done, total, name: bar.update(
                                       task, total=total, completed=done,
                                       description=f"ranking: {name}"))
-    section = render_section(results, scale, command, refused, ranking)
-    document = out.read_text(encoding="utf-8") if out.exists() else "# Validation\n"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(replace_section(document, section), encoding="utf-8")
+    sections.write_section(out, "rocksdb", render_section(results, scale, command, refused,
+                                                          ranking))
     console.print(f"wrote the RocksDB section of {out} ({len(results)} validations)")
     return results

@@ -21,15 +21,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from validation import sections
 from validation.results import ValidationResult
 from validation.runner import validate
 from validation.scale import Scale
-from validation.sections import replace_section
 from wacky_model.presets import preset
 from wacky_model.types import Design, Workload
 
-BEGIN = "<!-- skew section: written by wacky validate --sweep --skew -->"
-END = "<!-- end of the skew section -->"
+BEGIN, END = sections.MARKERS["skew"]
 FIGURE = "validation-cache.png"
 DISTRIBUTIONS = ("zipf:0.6", "zipf:0.9", "zipf:1.2", "hotset:0.1:0.9")
 CACHE_SHARE = 0.05  # of the data's bytes
@@ -92,7 +91,7 @@ def render_section(table: Sequence[tuple[SkewCase, ValidationResult]],
         f"per entry, an LRU block cache of {cache_bytes(scale):,} B ({CACHE_SHARE:.0%} of the "
         "data) for point reads. Then half existing-key reads, half updates, both drawn from "
         "the distribution (the same keys hot for both), over whole cycles of the largest "
-        "level after a warm-up (validation/skew_window.py). Each cell is the skew model "
+        "level after a warm-up (validation/window.py). Each cell is the skew model "
         "(S1-S7 in docs/MODEL.md) / the engine. Targets: write amplification within "
         f"{TARGET_WA:.0%}, the overall hit rate within {TARGET_HIT} (absolute), read I/O "
         f"within {TARGET_READ:.0%} or {TARGET_READ_ABS} I/O.",
@@ -217,10 +216,7 @@ def run_skew_sweep(scale: Scale, *, out: Path, console: Any,
                       f"{result.measured.write_amp:.3g}, hit rate "
                       f"{result.predicted.cache_hit_rate:.3f} / "
                       f"{result.measured.cache_hit_rate:.3f} ({result.seconds:.0f} s)")
-    section = render_section(table, effect, scale, command)
-    document = out.read_text(encoding="utf-8") if out.exists() else "# Validation\n"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(replace_section(document, section, BEGIN, END), encoding="utf-8")
+    sections.write_section(out, "skew", render_section(table, effect, scale, command))
     effect_figure(effect).write_image(str(out.parent / FIGURE), scale=1.5)
     console.print(f"wrote the skew section of {out} and {out.parent / FIGURE} "
                   f"({total} validations)")

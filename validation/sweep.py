@@ -26,6 +26,7 @@ from cost_models.limits import physical
 from cost_models.structure import structure
 from validation.results import Costs, Errors, ValidationResult, with_theta
 from validation.runner import Scale, validate
+from validation.sections import write_section
 from wacky_model.families import TABLE
 from wacky_model.presets import preset
 from wacky_model.search import DesignSpace, recommend
@@ -543,17 +544,8 @@ def run_sweep(
         ranking = rank(workloads, per_workload, by_key)
         console.print(f"{len(refused)} refused: " + "; ".join(f"{n}: {m}" for n, m in refused))
         load = run("load phase", cases, scale, "load")
-    from validation import files_sweep, rocksdb_sweep
-    from validation.sections import existing_section, replace_section
-
-    text = render_markdown(by_scale, ranking, budget, command, load=(load, []), refused=refused)
-    # The RocksDB and file-granularity sections have their own commands: kept as they are.
-    for begin, end in ((files_sweep.BEGIN, files_sweep.END),
-                       (rocksdb_sweep.BEGIN, rocksdb_sweep.END)):
-        kept = existing_section(out, begin, end)
-        if kept:
-            text = replace_section(text, kept, begin, end)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
+    # The other sections (files, skew, RocksDB) have their own sweeps: kept as they are.
+    write_section(out, "families", render_markdown(by_scale, ranking, budget, command,
+                                                   load=(load, []), refused=refused))
     console.print(f"wrote {out} ({done_count} validations)")
     return [*first, *more], ranking

@@ -1,0 +1,204 @@
+"""The one measurement window, for every engine: a warm-up, then a window of writes with reads
+paced over it.
+
+Eq 14-16 are amortized costs per operation in a tree that already holds N entries, and the paper
+measured them that way. After the preload (the session's own, not counted), :func:`measure`
+steps an engine :class:`Session` (one buffer, or a chunk of one, per step) under a
+:class:`WindowRule`, the rule of the model that predicts the window:
+
+* **whole levels** (:func:`whole_levels`): warm up until a merge into the largest level leaves
+  Level L's newest run full (a *run boundary*), then measure to the next one. With a_L = 1 that
+  is one major compaction, as in the paper; with a_L > 1 it is the q_L major compactions that
+  fill one run of Level L. A window that holds a *full merge* of Level L (every a_L run fills)
+  is not a typical one: it is counted in ``full_merges_skipped`` and the window starts again;
+* **whole levels under skew** (:func:`full_merges`): a warm-up of at least some writes, then on
+  to a merge that leaves Level L one run, and a window of at least some writes that ends at the
+  next such *full-merge boundary*, so it holds whole cycles of Level L;
+* **a fixed number of writes** (:func:`fixed`): file-granular merges and stock RocksDB keep
+  every level near its target and have no cycle of Level L to align with.
+
+Every step's first write carries the flush and merges of the previous buffer, so a window's I/O
+is whole flush cycles. Reads run between steps at a fixed rate per write (:class:`ReadPacing`
+owns the batch and the reads owed), only once the engine is idle, so reads never overlap a
+compaction. A warm-up or window that reaches its cap says so (``complete`` False).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from cost_models.finite import REL_TOL
+
+TOLERANCE = REL_TOL  # kRelTol in native_engine/src/level.cc: N_i / a_i and N_i up to rounding
+WINDOW_CAP_LOADS = 2.0  # whole levels: the warm-up and the window each stop after 2 N writes
+READ_BATCH = 16  # reads of each kind run together once this many are due
+
+
+@dataclass(frozen=True)
+class WindowRule:
+    """Where the warm-up and the window end. ``cap``: the window's writes at most (the warm-up's
+    too, unless ``warmup_cap``); ``settle_reads``: in a fixed window, the reads still owed run
+    after the last step (the native engine's) rather than with it (stock RocksDB's)."""
+
+    warmup: Literal["none", "run_boundary", "full_merge"]
+    end: Literal["run_boundary", "full_merge", "fixed"]
+    cap: int
+    warmup_cap: int | None = None
+    warmup_min: int = 0  # full_merge: the warm-up's writes at least
+    min_writes: int = 0  # the window's writes at least
+    skip_full_merges: bool = False
+    settle_reads: bool = False
+
+
+def whole_levels(entries: int, step: int) -> WindowRule:
+    """Run boundary to run boundary, skipping full merges, each phase capped at 2 N writes."""
+    return WindowRule("run_boundary", "run_boundary", max(int(WINDOW_CAP_LOADS * entries),
+                                                          4 * step), skip_full_merges=True)
+
+
+def full_merges(warmup: int, window: int, cap_factor: int) -> WindowRule:
+    """Full-merge boundaries after ``warmup`` writes, a window of at least ``window`` writes;
+    each phase stops after ``cap_factor`` times ``window`` more."""
+    return WindowRule("full_merge", "full_merge", cap_factor * window,
+                      warmup_cap=warmup + cap_factor * window, warmup_min=warmup,
+                      min_writes=window)
+
+
+def fixed(writes: int, *, settle_reads: bool) -> WindowRule:
+    return WindowRule("none", "fixed", writes, settle_reads=settle_reads)
+
+
+class Session(Protocol):
+    """An engine holding the preload, written one step at a time."""
+
+    def can_step(self) -> bool: ...  # False once its fresh keys run out (the window stops)
+    def step(self) -> tuple[int, int]: ...  # write one step: (writes, merges into Level L)
+    def level_L(self) -> tuple[int, bool, float]: ...  # runs, active run full, a_L
+    def cycle_hint(self) -> float: ...  # Level L-1's capacity (else a buffer): a cycle's writes
+    def counters(self) -> Any: ...  # what the caller needs at the window's start and end
+    def idle(self) -> None: ...  # wait until no flush or compaction runs
+
+
+class Reads(Protocol):
+    """Reads paced over the warm-up and the window (hooks of :func:`measure`)."""
+
+    def start(self, cycle: float) -> None: ...  # the window (re)starts: forget what it read
+    def warming(self) -> None: ...  # after a warm-up step
+    def before(self) -> None: ...  # before a window step
+    def after(self, ending: bool) -> None: ...  # after a window step
+    def settle(self) -> None: ...  # after a fixed window's last step
+
+
+class NoReads:
+    def start(self, cycle: float) -> None: ...
+    def warming(self) -> None: ...
+    def before(self) -> None: ...
+    def after(self, ending: bool) -> None: ...
+    def settle(self) -> None: ...
+
+
+@dataclass
+class ReadPacing:
+    """The reads of each kind owed, ``per_step`` more after every step. Batched (``batch`` > 0):
+    they run once ``batch`` are due, at a window's end, and on the window's first step, so a
+    small buffer does not pay a read phase per buffer. ``batch`` 0: every whole read owed runs
+    at once (the skewed window's small chunks)."""
+
+    per_step: float = 0.0
+    batch: int = READ_BATCH
+    owed: float = 0.0
+    ran: bool = False
+
+    def restart(self) -> None:
+        self.owed, self.ran = 0.0, False
+
+    def due(self, ending: bool = False) -> int:
+        self.owed += self.per_step
+        if not self.batch:
+            n = int(self.owed)
+        elif self.owed >= self.batch or (ending and self.owed > 0) or not self.ran:
+            n = max(1, round(self.owed))
+        else:
+            return 0
+        self.owed -= n
+        self.ran = True
+        return n
+
+    def rest(self) -> int:
+        """The reads still owed, at least one if any are."""
+        if self.owed <= 0:
+            return 0
+        n = max(1, round(self.owed))
+        self.owed -= n
+        return n
+
+
+@dataclass(frozen=True)
+class WindowRun:
+    """How a window went; ``begin`` and ``end`` are the session's counters at the window's
+    (last) start and after its end, once the engine was idle."""
+
+    writes: int
+    warmup_writes: int
+    major_compactions: int
+    full_merges_skipped: int
+    level_L_runs_at_start: int
+    complete: bool  # ended at its boundary (or its fixed length), not at the cap
+    warmup_cycle: int  # writes between the warm-up's last two merges into Level L (0: fewer)
+    begin: Any = field(repr=False)
+    end: Any = field(repr=False)
+
+
+def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> WindowRun:
+    """Warm up, then measure one window of ``session`` under ``rule``."""
+    reads = reads or NoReads()
+    warm, runs_at_start, cycle, last_major = 0, 0, 0, None
+    warmup_cap = rule.cap if rule.warmup_cap is None else rule.warmup_cap
+    while rule.warmup != "none" and warm < warmup_cap and session.can_step():
+        written, majors = session.step()
+        warm += written
+        if majors:
+            cycle = 0 if last_major is None else warm - last_major
+            last_major = warm
+            runs, full, _ = session.level_L()
+            if full if rule.warmup == "run_boundary" else runs == 1 and warm >= rule.warmup_min:
+                runs_at_start = runs
+                break
+        reads.warming()
+    # Reads spread over about one cycle: the window itself when fixed, else the warm-up's last
+    # cycle, else Level L-1's capacity.
+    pace = rule.cap if rule.end == "fixed" else cycle or session.cycle_hint()
+    reads.start(pace)
+    begin = session.counters()
+    writes, majors_total, skipped, complete = 0, 0, 0, False
+    while writes < rule.cap and session.can_step():
+        reads.before()
+        written, majors = session.step()
+        writes += written
+        majors_total += majors
+        ending = False
+        if rule.end == "fixed":
+            ending = writes >= rule.cap and not rule.settle_reads
+        elif majors:
+            runs, full, max_runs = session.level_L()
+            if rule.skip_full_merges and runs == 1 and max_runs > 1:
+                # A full merge of Level L recurs only every a_L run fills: not a typical window.
+                skipped += 1
+                writes, majors_total, runs_at_start = 0, 0, runs
+                reads.start(pace)
+                begin = session.counters()
+                continue
+            boundary = full if rule.end == "run_boundary" else runs == 1
+            ending = boundary and writes >= rule.min_writes
+        reads.after(ending)
+        if ending:
+            complete = True
+            break
+        if rule.end == "fixed" and writes >= rule.cap:
+            reads.settle()
+            complete = True
+            break
+    session.idle()
+    return WindowRun(writes, warm, majors_total, skipped, runs_at_start, complete, cycle, begin,
+                     session.counters())
