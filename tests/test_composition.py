@@ -186,3 +186,19 @@ def test_the_dashboard_validates_a_file_granular_pick_with_its_files():
     assert request.compaction.file_bytes == round(0.25 * request.scale.buffer_bytes)
     del current["compaction"]
     assert validation_request(current).compaction.is_default
+
+
+@pytest.mark.parametrize("pins", [{"target": "rocksdb"}, {"granularity": "file"},
+                                  {"level0_trigger": 4}, {"target": "rocksdb", "rho": 0.5}],
+                         ids=lambda p: ",".join(f"{k}={v}" for k, v in p.items()))
+def test_recommend_many_takes_the_targets_and_pins_of_recommend(pins):
+    from wacky_model.search import recommend_many
+
+    workloads = [Workload(point_reads=a, zero_reads=b, writes=1 - a - b)
+                 for a, b in ((0.1, 0.1), (0.4, 0.4), (0.2, 0.5))]
+    batch = recommend_many(workloads, BASE_SYSTEM, **pins)
+    for i, w in enumerate(workloads):
+        one = recommend(w, BASE_SYSTEM, **pins)
+        assert batch.designs[i] == one.design and batch.compactions[i] == one.compaction
+        assert batch.cost[i] == pytest.approx(one.cost, rel=1e-12)
+        assert batch.models[i] == one.model and batch.buffer_bytes[i] == one.system.buffer_bytes

@@ -1223,19 +1223,26 @@ def recommend_many(
     refine: bool = False,
     rho: float | None = None,
     granularity: str = "any",
+    target: str = "native",
+    level0_trigger: int | None = None,
 ) -> RecommendationBatch:
     """:func:`recommend` for each workload on one system, with the same inputs: one lookup of
     every workload in the system's table (and with ``refine`` one vectorized pattern search
-    for all of them), the file-granular grid priced once for the batch, and the skew model's
-    re-pricing for each workload with skewed keys or a cache (which is per workload)."""
+    for all of them), the file-granular grid (or with ``target="rocksdb"`` stock RocksDB's)
+    priced once for the batch, and the skew model's re-pricing for each workload with skewed
+    keys or a cache (which is per workload)."""
     start = time.perf_counter()
     from wacky_model.compat import check, features_in, refusals
 
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
     _check_granularity(granularity)
+    _check_target(target, granularity, level0_trigger)
     features = set().union(*(features_in(w, system, model, rho, constraints) for w in workloads))
-    check(features | ({"files"} if granularity == "file" else set()))
+    check(features | _pinned(granularity, target, level0_trigger))
+    if target == "rocksdb" or granularity == "file" or (level0_trigger or 1) > 1:
+        return _many_files(workloads, system, constraints, rho, target, level0_trigger, method,
+                           start)
     space = _prepare(system, model, space, constraints)
     weights: Weights = (np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
                                   for w in workloads]) if rho is None else
@@ -1279,6 +1286,28 @@ def recommend_many(
         hash_levels=_batch_hash_levels(space, found),
         compactions=tuple(compactions),
         models=tuple(models),
+    )
+
+
+def _many_files(workloads: list[Workload], system: System, constraints: Constraints | None,
+                rho: float | None, target: str, level0_trigger: int | None, method: str,
+                start: float) -> RecommendationBatch:
+    """:func:`recommend_many` on the file side alone (files asked, a trigger pinned, or the
+    stock RocksDB target): one scoring of the grids for the whole batch."""
+    picks = file_best(_file_grids(system, _active(constraints), target, level0_trigger),
+                      workloads, rho)
+    model = "rocksdb" if target == "rocksdb" else "files"
+    return RecommendationBatch(
+        designs=tuple(g.designs[j] for _, g, j, _ in picks),
+        families=tuple(classify(g.designs[j], split) for split, g, j, _ in picks),
+        cost=np.array([t for *_, t in picks]),
+        family_cost=np.zeros((len(workloads), 0)),  # no whole-level families on this side
+        method=method,
+        search_ms=(time.perf_counter() - start) * 1e3,
+        buffer_bytes=np.array([split.buffer_bytes for split, *_ in picks]),
+        hash_levels=np.zeros(len(workloads), dtype=int),
+        compactions=tuple(g.compactions[j] for _, g, j, _ in picks),
+        models=(model,) * len(workloads),
     )
 
 
