@@ -25,6 +25,11 @@ Writes are a share ``u`` of updates of existing keys (drawn from the write distr
 * S7 Hit rates per level and overall, and the I/O of a read.
 * S8 (a what-if) The filter memory allocated for these reads by the weighted Lagrangian.
 
+S3-S8 take a per-level ledger from any cycle model (:func:`tree_of_levels`): the whole-level
+cycle (:func:`skewed_tree`, S2), file-granular partial merges (:func:`file_trees`, S2f: the
+native engine's ``granularity="file"`` and RocksDB's leveled compaction, sizes from
+``cost_models.partial``) and RocksDB's universal compaction (:func:`universal_tree`, U5).
+
 Everything is a sum over bins of ranks (:func:`rank_bins`), so a design costs O(bins x levels),
 independent of N, except S5's block composition, drawn once from a fixed seed. What depends on
 the workload alone (the bins, the keys' chances, S1 tabulated) is a :class:`KeyMap` that a search
@@ -39,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -51,6 +57,8 @@ from cost_models.filters import (
     memory_bits_per_entry,
 )
 from cost_models.finite import fill_layout, realized_fpr, runs_over_fill
+from cost_models.partial import LeveledFiles, WindowCosts, window_costs_many
+from cost_models.universal import UniversalRules, _pick
 
 EXACT_RANKS = 512  # ranks below this get a bin each; above, bins grow geometrically
 BIN_GROWTH = 1.02
@@ -319,6 +327,14 @@ class _Level:
     batch_writes: float  # writes one arriving batch spans
     lives: np.ndarray  # lifetimes of its run versions, in writes
     weights: np.ndarray  # each version's share of the level's block-time
+    # S3: the distinct keys of the level's age band, whose S1 inverse is the band's writes
+    # (None: the level's mean entries, as for whole levels; a file-granular level's band
+    # varies along the keys, S2f).
+    band_entries: float | None = None
+
+    @property
+    def band(self) -> float:
+        return self.entries if self.band_entries is None else self.band_entries
 
     def __post_init__(self) -> None:
         # Versions of equal life are one class to S6 (most live one batch): merge them.
@@ -806,6 +822,32 @@ class SkewedTree:
         return _with_cache(self, cache_blocks)
 
 
+@dataclass(frozen=True, eq=False)
+class LevelFilters:
+    """The filters a ledger's levels have (S4) and S8's what-if: ``fpr`` is each run's false-
+    positive rate per ledger level, as the engine builds them; ``reweigh`` maps S8's probe
+    weights per ledger level to the rates the weighted Lagrangian gives the same memory."""
+
+    fpr: np.ndarray
+    reweigh: Callable[[np.ndarray], np.ndarray]
+
+
+def _structure_filters(s: object, L: int, budget: dict[str, np.float64]) -> LevelFilters:
+    """App. C's filters of a whole-level design's structure ``s`` (S4), and S8's reweighing."""
+    fprs = allocate_fprs(s, **budget)
+    memory = float(memory_bits_per_entry(np.where(s.valid, s.fractions, 0.0), fprs))
+    fpr = np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs)), 0.0)[:L]
+
+    def reweigh(weights: np.ndarray) -> np.ndarray:
+        padded = np.zeros(s.runs.shape[-1])
+        padded[:L] = weights
+        fprs_w = lagrangian_fprs_for_memory(s.fractions, np.maximum(s.runs, 0.0),
+                                            np.float64(memory), weights=padded)
+        return np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs_w)), 0.0)[:L]
+
+    return LevelFilters(fpr, reweigh)
+
+
 def skewed_tree(
     T: float, C: float, X: float, K: float, Z: float, *,
     entries: float, buffer_entries: float, entries_per_block: int,
@@ -815,19 +857,15 @@ def skewed_tree(
     """S1-S4 and S8 for one whole-level design holding ``entries`` keys (the population reads
     and updates draw from). The filter memory is ``bits_per_entry`` or ``sum_fpr`` (App. C).
     ``keys``: the workload's :func:`key_map`, when pricing many designs for one workload
-    (built here otherwise)."""
+    (built here otherwise). S2's whole-level cycle (:func:`_levels`), then
+    :func:`tree_of_levels`."""
     if (bits_per_entry is None) == (sum_fpr is None):
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
     w = workload
     n = int(entries)
-    if keys is None:
-        keys = key_map(n, w, tabulate=False)
-    elif not keys.serves(n, w):
-        raise ValueError("keys is the key map of another population or workload")
+    keys = checked_key_map(n, w, keys)
     u = keys.update_fraction
     F = float(buffer_entries)
-    B = int(entries_per_block)
-    bins, count, q, r = keys.bins, keys.count, keys.q, keys.r
     hist = float(w.history_writes)
     S = n + (1.0 - u) * (hist if math.isfinite(hist) else 0.0)
     levels, level_wa, cycle, s = _levels(T, C, X, K, Z, S, F, keys)
@@ -835,10 +873,44 @@ def skewed_tree(
         # Several runs at Level L hold duplicates: size the levels by what they hold (S2).
         levels, level_wa, cycle, s = _levels(T, C, X, K, Z, S, F, keys,
                                              layout_size=levels[-1].entries)
+    budget = ({"bits_per_entry": np.float64(bits_per_entry)} if sum_fpr is None
+              else {"sum_fpr": np.float64(sum_fpr)})
+    filters = _structure_filters(s, len(levels), budget)
+    return tree_of_levels(levels, level_wa, cycle, filters, entries=n, buffer_entries=F,
+                          entries_per_block=entries_per_block, workload=w, keys=keys)
+
+
+def checked_key_map(entries: int, workload: SkewedWorkload, keys: KeyMap | None) -> KeyMap:
+    """``keys`` if it is the map of ``entries`` keys under ``workload``; built when None."""
+    if keys is None:
+        return key_map(entries, workload, tabulate=False)
+    if not keys.serves(entries, workload):
+        raise ValueError("keys is the key map of another population or workload")
+    return keys
+
+
+def tree_of_levels(
+    levels: Sequence[_Level], level_wa: Sequence[float], cycle_writes: float,
+    filters: LevelFilters, *, entries: int, buffer_entries: float, entries_per_block: int,
+    workload: SkewedWorkload, keys: KeyMap,
+) -> SkewedTree:
+    """S3, S4 and S8 for any cycle model's per-level ledger: ``levels`` (mean entries and runs,
+    S3's band, S6's run-version lives and weights; level 0's runs first when a ledger has
+    them), ``level_wa`` (S2's write amplification per write, one per ledger level),
+    ``cycle_writes`` and the filters (S4, S8). The whole-level cycle (:func:`skewed_tree`) and
+    the file-granular one (:func:`file_tree`) both end here; S5-S7 follow in
+    :meth:`SkewedTree.costs`."""
+    w = workload
+    n = int(entries)
+    u = keys.update_fraction
+    F = float(buffer_entries)
+    B = int(entries_per_block)
+    bins, count, q, r = keys.bins, keys.count, keys.q, keys.r
+    hist = float(w.history_writes)
     L = len(levels)
 
     # S3: age bands, the buffer (half full on average) then Level 1, ..., Level L-1.
-    edges_arr = _age_edges(np.array([F / 2.0] + [lev.entries for lev in levels[:-1]]),
+    edges_arr = _age_edges(np.array([F / 2.0] + [lev.band for lev in levels[:-1]]),
                            keys, hist)
 
     def older_than(A: np.ndarray, qk: np.ndarray) -> np.ndarray:
@@ -889,12 +961,8 @@ def skewed_tree(
     share = np.sum(place * pop_rate * pop_count[None, :], axis=1)  # reads landing in each band
     share = share / share.sum()
 
-    # S4: false positives, with the filters the engine builds (App. C, as in the finite model).
-    budget = ({"bits_per_entry": np.float64(bits_per_entry)} if sum_fpr is None
-              else {"sum_fpr": np.float64(sum_fpr)})
-    fprs = allocate_fprs(s, **budget)
-    memory = float(memory_bits_per_entry(np.where(s.valid, s.fractions, 0.0), fprs))
-    fpr = np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs)), 0.0)[:L]
+    # S4: false positives, with the filters the engine builds.
+    fpr = filters.fpr
     runs = np.array([lev.runs for lev in levels])
     per_level_fp = runs * fpr
     passing = np.maximum(1.0 - np.cumsum(share)[1:], 0.0)  # reads that go past Level i
@@ -906,15 +974,418 @@ def skewed_tree(
     z = float(w.zero_read_share)
     probe = passing + target * np.maximum(runs - 1.0, 0.0) / (2.0 * np.maximum(runs, 1.0))
     weights = z + (1.0 - z) * probe
-    padded = np.zeros(s.runs.shape[-1])
-    padded[:L] = weights
-    fprs_w = lagrangian_fprs_for_memory(s.fractions, np.maximum(s.runs, 0.0),
-                                        np.float64(memory), weights=padded)
-    fpr_w = np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs_w)), 0.0)[:L]
+    fpr_w = filters.reweigh(weights)
     fp_w = passing * runs * fpr_w + target * fpr_w * np.maximum(runs - 1.0, 0.0) / 2.0
 
-    return SkewedTree(tuple(levels), tuple(level_wa), cycle, place, pop_count, pop_rate, share,
-                      runs, fpr, fp_i, weights, fpr_w, fp_w, B, float(w.reads_per_write))
+    return SkewedTree(tuple(levels), tuple(float(x) for x in level_wa), float(cycle_writes),
+                      place, pop_count, pop_rate, share, runs, fpr, fp_i, weights, fpr_w, fp_w,
+                      B, float(w.reads_per_write))
+
+
+# ---- S2f: file-granular leveled trees (docs/MODEL.md, "S2f. Files") ----------------------------
+
+SETTLED_FLUSHES = 32  # S2f: the uniform walk's window from the settled sizes, in flushes
+
+
+def mean_unique(p: np.ndarray | float, keys: KeyMap) -> np.ndarray:
+    """S2f: the mean over a band uniform on [0, p] writes of S1's D, (1/p) int_0^p D(w) dw =
+    (1 - u) p / 2 + sum_k (1 - (1 - e^{-x_k}) / x_k), x_k = u q_k p: a level whose band at a
+    key grows from 0 (its sweep just passed) to p (about to pass) holds this many entries."""
+    p = np.asarray(p, dtype=float)
+    return _mean_unique_and_slope(p, keys)[0]
+
+
+def _mean_unique_and_slope(p: np.ndarray, keys: KeyMap) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mean_unique` and its derivative in p, elementwise."""
+    u, q, count = keys.update_fraction, keys.q, keys.count
+    x = np.multiply.outer(p * u, q)
+    small = x < 1e-4
+    xs = np.where(small, 1.0, x)
+    em = np.expm1(-xs)  # e^{-x} - 1
+    # g(x) = 1 - (1 - e^{-x}) / x and g'(x) = (1 - e^{-x} - x e^{-x}) / x^2, by series near 0.
+    g = np.where(small, x / 2.0 - x * x / 6.0, 1.0 + em / xs)
+    dg = np.where(small, 0.5 - x / 3.0, (-em - xs * (1.0 + em)) / (xs * xs))
+    value = (1.0 - u) * p / 2.0 + np.sum(count * g, axis=-1)
+    slope = (1.0 - u) / 2.0 + np.sum(count * (u * q) * dg, axis=-1)
+    return value, slope
+
+
+def writes_for_mean_unique(e: np.ndarray | float, keys: KeyMap) -> np.ndarray:
+    """S2f: :func:`mean_unique` inverted elementwise, the sweep period p (writes) of a level
+    holding e entries on average (inf if updates alone cannot fill it). Newton's method from
+    2 D^-1(e), which is left of the root (Jensen: the mean of concave D over [0, p] is at most
+    D(p / 2)); the mean is increasing and concave too, so the iterates climb to the root."""
+    e = np.asarray(e, dtype=float)
+    out = np.zeros(e.shape)
+    u = keys.update_fraction
+    never = np.full(e.shape, u >= 1.0) & (e >= keys.count.sum() * (1.0 - 1e-9))
+    out[never] = math.inf
+    todo = (e > 0.0) & ~never
+    target = e[todo]
+    p = 2.0 * keys.writes_for(target)
+    for _ in range(NEWTON_STEPS):
+        got, slope = _mean_unique_and_slope(p, keys)
+        step = (target - got) / slope
+        p = np.maximum(p + step, target)
+        if np.all(np.abs(step) <= NEWTON_TOL * p):
+            break
+    out[todo] = p
+    return out
+
+
+def _unique_or_all(w: np.ndarray, keys: KeyMap) -> np.ndarray:
+    """S1's D(w), with D(inf) the whole key population (u = 1) or inf."""
+    w = np.asarray(w, dtype=float)
+    finite = np.where(np.isfinite(w), w, UNREACHABLE)
+    d = keys.unique(finite)
+    return np.where(np.isfinite(w) | (keys.update_fraction >= 1.0), d, math.inf)
+
+
+@dataclass(frozen=True)
+class FileLedger:
+    """S2f's ledger of one file-granular design: the levels (level 0's runs first when it
+    holds any, then the levels below it that hold data), the write amplification per write of
+    each (flushes and level 0's staging in the first), the sweep period of Level L-1 (the
+    writes in which every key's Level-L block is rewritten once: ``cycle_writes``), which
+    levels of the uniform walk the ledger's levels are (-1: level 0), and the duplicates the
+    upper levels hold (the layout's fixed-point step)."""
+
+    levels: tuple[_Level, ...]
+    level_wa: tuple[float, ...]
+    cycle_writes: float
+    walk_level: tuple[int, ...]
+    duplicates: float
+
+
+def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
+                flush_writes_last: bool | None = None, flush_span: float | None = None
+                ) -> FileLedger:
+    """S2f: the per-level ledger of a file-granular leveled tree under S1's updates, from the
+    uniform partial-merge walk ``walk`` (P1-P5) at the layout's size. Sizes in entries are
+    the walk's (the engines size levels in entries, whatever the keys); what skew changes is
+    how many writes a level's band spans, so how much each merge writes and absorbs:
+
+    * level 0 (trigger k): (k - 1)/2 runs of F entries, run j living (k - j) flushes;
+    * the base level takes k flushes, k s_1 writes (s_1 = D^-1(F)), merged with the B entries
+      it holds, an older band of D^-1(B) writes, into D(k s_1 + D^-1(B)) entries; B is what
+      the uniform walk's P1 rewrites per entry moved, B = k F (W_base - 1);
+    * a level below, the same with the level above's sweep period p (its mean entries E =
+      mean_unique(p)) as the push and B = 2 E_above (W - 1), 2 E_above the uniform push;
+    * blocks live the push period (the level above's sweep passes their keys once a period),
+      and with a boundary file (the native engine) one file per push lives one drain interval
+      of the level above, f p / D(p).
+
+    ``flush_writes_last``: the flush that triggers level 0's merge is written as a level-0
+    run too (RocksDB; default unless the policy is the native engine's, which merges the
+    buffer directly). ``flush_span``: S1's D^-1(F), when the caller has it."""
+    if flush_writes_last is None:
+        flush_writes_last = policy.targets != "wacky"
+    F, f = float(policy.flush_entries), float(policy.file_entries)
+    # S1: a flush holds F distinct keys.
+    s1 = float(keys.writes_for(F)) if flush_span is None else float(flush_span)
+    E = np.asarray(walk.level_entries, dtype=float)
+    W = np.asarray(walk.level_write_amp, dtype=float)
+    used = np.flatnonzero(E > 0.0)
+    if used.size == 0:
+        raise ValueError("the walk holds no data below level 0")
+    k_eff = 2.0 * float(walk.level0_runs) + 1.0  # flushes per merge into the base level
+    levels: list[_Level] = []
+    level_wa: list[float] = []
+    walk_level: list[int] = []
+    if policy.flush_writes:
+        staged = k_eff if flush_writes_last else k_eff - 1.0
+        flush_wa = F * staged / (k_eff * s1)
+    else:
+        flush_wa = 0.0
+    if walk.level0_runs > 1e-9:
+        k_int = max(2, int(round(k_eff)))
+        life = (k_int - np.arange(1, k_int)) * s1  # run j waits k - j flushes for the merge
+        runs0 = float(walk.level0_runs)
+        levels.append(_Level(runs0 * F, runs0, s1, life, life / life.sum(),
+                             band_entries=float(keys.unique_one(runs0 * s1))))
+        level_wa.append(flush_wa)
+        walk_level.append(-1)
+        flush_wa = 0.0
+    # The pushes: the base level takes k flushes at once; a level below takes its upper
+    # level's sweep, whose period p_i solves mean_unique(p_i) = E_i, but is never shorter
+    # than the pushes the upper level takes (a level whose target is below its batch drains
+    # every key at every push). The last level sweeps nothing.
+    natural = writes_for_mean_unique(E[used[:-1]], keys)
+    push, push_u = [k_eff * s1], [k_eff * F]  # under skew, and as the uniform walk has it
+    for t in range(used.size - 1):
+        push.append(max(push[t], float(natural[t])))
+        push_u.append(max(push_u[t], 2.0 * float(E[used[t]])))
+    periods = np.array(push[1:])
+    push = np.array(push)
+    below = np.maximum(np.array(push_u) * (W[used] - 1.0), 0.0)  # B: P1's entries rewritten
+    below_writes = np.where(below > 0, keys.writes_for(below), 0.0)
+    pushed = _unique_or_all(push, keys)
+    written = _unique_or_all(push + below_writes, keys)
+    wa = written / push
+    duplicates = 0.0
+    u = keys.update_fraction
+    for t, j in enumerate(used):
+        last = t == used.size - 1
+        lives = [push[t]]
+        weights = [1.0]
+        if t > 0 and policy.boundary_files > 0:
+            # One boundary file a push is cut through and merged again by the next drain of
+            # the level above, a drain interval later (f of its D(p) entries a sweep).
+            share = min(1.0, policy.boundary_files * f / max(written[t] / pushed[t] * f, f))
+            drain = f * push[t] / max(float(pushed[t]), 1.0)
+            # Block-time weights (S6): each class's blocks times its life.
+            short = min(drain, float(push[t]))
+            lives, weights = [push[t], short], [(1.0 - share) * push[t], share * short]
+            if share >= 1.0:  # every file of the push is cut through (no overlap below)
+                lives, weights = lives[1:], [1.0]
+        band = None
+        if not last:
+            # S3's mean span in writes: half the sweep's period for a level that sweeps at
+            # its own pace; a level drained at every push holds one push's span on the share
+            # E / D(push) of the keys it keeps.
+            span = (periods[t] / 2.0 if natural[t] > push[t]
+                    else float(E[j]) * push[t] / max(float(pushed[t]), 1e-300))
+            band = float(keys.unique_one(span))
+            duplicates += E[j] - (1.0 - u) * span
+        weights_arr = np.array(weights) / float(np.sum(weights))
+        levels.append(_Level(float(E[j]), 1.0, float(push[t]), np.array(lives), weights_arr,
+                             band_entries=band))
+        level_wa.append(float(wa[t]) + (flush_wa if t == 0 else 0.0))
+        walk_level.append(int(j))
+    cycle = float(push[-1])
+    return FileLedger(tuple(levels), tuple(level_wa), cycle, tuple(walk_level),
+                      max(duplicates, 0.0))
+
+
+def settled_window(policy: LeveledFiles, entries: float) -> tuple[float, float]:
+    """S2f's uniform walk: (preload, window) for :func:`cost_models.partial.window_costs`
+    from the settled sizes, a window of SETTLED_FLUSHES flushes centred on ``entries``."""
+    window = SETTLED_FLUSHES * float(policy.flush_entries)
+    return max(0.0, float(entries) - window / 2.0), window
+
+
+def file_keys(entries: int, workload: SkewedWorkload) -> float:
+    """The keys the tree holds: the population and the inserts since the load (S2)."""
+    hist = float(workload.history_writes)
+    u = float(workload.update_fraction)
+    return float(entries) + (1.0 - u) * (hist if math.isfinite(hist) else 0.0)
+
+
+def file_walks(policies: Sequence[LeveledFiles], totals: Sequence[float]
+               ) -> list[WindowCosts]:
+    """The uniform walks (P1-P5) of ``policies`` from their settled sizes at ``totals``
+    entries, walked together (:func:`cost_models.partial.window_costs_many`)."""
+    args = [settled_window(p, m) for p, m in zip(policies, totals, strict=True)]
+    return window_costs_many(policies, [a for a, _ in args], [w for _, w in args],
+                             settled=True)
+
+
+FilterRates = Callable[[Sequence[LeveledFiles], Sequence[WindowCosts], Sequence[float]],
+                       list[tuple[np.ndarray, float, float]]]
+
+
+def file_trees(
+    policies: Sequence[LeveledFiles], filter_rates: FilterRates, *, entries: float,
+    entries_per_block: int, workload: SkewedWorkload, keys: KeyMap | None = None,
+    flush_writes_last: bool | None = None,
+) -> list[SkewedTree]:
+    """S2f then S3, S4 and S8 (:func:`tree_of_levels`) for file-granular designs holding
+    ``entries`` keys; :meth:`SkewedTree.costs` adds the cache. The layout is the uniform walk
+    at the entries the levels hold, duplicates included (the engines size levels by them):
+    once at the keys, then again with the upper levels' duplicates added (S2's one fixed-point
+    step). ``filter_rates(policies, walks, totals)`` gives, per design, the realized false-
+    positive rate of each walk level's filter, level 0's, and the filter memory per entry
+    (S8 reallocates that memory). Many designs for one workload share the key map and walk
+    together."""
+    policies = list(policies)
+    n = int(entries)
+    keys = checked_key_map(n, workload, keys)
+    K = file_keys(n, workload)
+    walks = file_walks(policies, [K] * len(policies))
+    flushes = sorted({float(p.flush_entries) for p in policies})
+    span = dict(zip(flushes, keys.writes_for(np.array(flushes)).tolist(), strict=True))
+
+    def ledger(p: LeveledFiles, w: WindowCosts) -> FileLedger:
+        return file_ledger(p, w, keys, flush_writes_last=flush_writes_last,
+                           flush_span=span[float(p.flush_entries)])
+
+    ledgers = [ledger(p, w) for p, w in zip(policies, walks, strict=True)]
+    again = [b for b, led in enumerate(ledgers) if led.duplicates > 1e-9 * K]
+    if again:
+        totals = [K + ledgers[b].duplicates for b in again]
+        for b, w in zip(again, file_walks([policies[b] for b in again], totals), strict=True):
+            walks[b] = w
+            ledgers[b] = ledger(policies[b], w)
+    totals = [K + led.duplicates for led in ledgers]
+    rates = filter_rates(policies, walks, totals)
+    trees = []
+    for p, led, (fpr, fpr0, memory) in zip(policies, ledgers, rates, strict=True):
+        fpr = np.asarray(fpr, dtype=float)
+        at = np.array(led.walk_level)
+        ledger_fpr = np.where(at < 0, fpr0, fpr[np.maximum(at, 0)])
+        filters = _file_filters(led, ledger_fpr, memory)
+        trees.append(tree_of_levels(led.levels, led.level_wa, led.cycle_writes, filters,
+                                    entries=n, buffer_entries=p.flush_entries,
+                                    entries_per_block=entries_per_block, workload=workload,
+                                    keys=keys))
+    return trees
+
+
+def _file_filters(ledger: FileLedger, fpr: np.ndarray, memory: float) -> LevelFilters:
+    """S4's rates as the engine builds them and S8's what-if: the same memory per entry
+    allocated by the weighted Lagrangian over the ledger's levels and runs."""
+    sizes = np.array([lev.entries for lev in ledger.levels])
+    runs = np.array([lev.runs for lev in ledger.levels])
+
+    def reweigh(weights: np.ndarray) -> np.ndarray:
+        fprs_w = lagrangian_fprs_for_memory(sizes, runs, np.float64(memory), weights=weights)
+        return np.asarray(realized_fpr(bloom_bits_per_key(fprs_w)), dtype=float)
+
+    return LevelFilters(fpr, reweigh)
+
+
+def file_tree(policy: LeveledFiles, filter_rates: FilterRates, *, entries: float,
+              entries_per_block: int, workload: SkewedWorkload, keys: KeyMap | None = None,
+              flush_writes_last: bool | None = None) -> SkewedTree:
+    """:func:`file_trees` of one design."""
+    return file_trees([policy], filter_rates, entries=entries,
+                      entries_per_block=entries_per_block, workload=workload, keys=keys,
+                      flush_writes_last=flush_writes_last)[0]
+
+
+# ---- Universal compaction under skew (docs/MODEL.md, "U5: skew") ---------------------------
+
+
+@dataclass
+class _UniRun:
+    """One sorted run of a universal walk: the load's writes and the later writes it holds (a
+    contiguous span of write times), its entries and when it was written."""
+
+    loaded: float
+    later: float
+    entries: float
+    born: int
+    ident: int
+
+
+def _run_entries(loaded: float, later: float, n: float, keys: KeyMap) -> float:
+    """U5: the distinct keys of a run holding ``loaded`` of the load's n inserts (random keys)
+    and ``later`` writes after it: the load's keys, the later inserts, and the distinct keys
+    the later updates touch (S1), less those that fall among its own loaded keys."""
+    if later <= 0.0:
+        return loaded
+    u = keys.update_fraction
+    updated = keys.unique_one(later) - (1.0 - u) * later
+    return loaded + (1.0 - u) * later + updated * (1.0 - min(1.0, loaded / n))
+
+
+@dataclass(frozen=True)
+class UniversalLedger:
+    """U5's ledger: one ledger level per run position (newest first), its mean entries and
+    presence over the window, the lives of the runs that sat there, and the write
+    amplification per write (flushes and merges)."""
+
+    levels: tuple[_Level, ...]
+    write_amp: float
+    full_merges: int
+    mean_runs: float
+
+
+def universal_ledger(rules: UniversalRules, preload: float, window: float, keys: KeyMap
+                     ) -> UniversalLedger:
+    """U1-U4 applied to run sizes in entries, with every run's entries S1's distinct keys of
+    the writes it spans (:func:`_run_entries`): the load (``preload`` inserts, one flush of F
+    at a time), then ``window`` writes of the workload, a flush every D^-1(F) writes. Merges
+    write the distinct keys of the runs they merge. The ledger's level j is the j-th newest
+    run: its entries and presence averaged over the window's flushes, and the lives of the
+    runs that sat there, weighed by their entries and the flushes they sat there (S6)."""
+    F = float(rules.flush_entries)
+    n = float(keys.entries)
+    s1 = float(keys.writes_for(F))
+    before = int(round(preload / F))
+    total = before + max(1, int(round(window / s1)))
+    runs: list[_UniRun] = []
+    written = 0.0
+    full = 0
+    ident = 0
+    # (flush, position, run id, entries) while counting; lives by id once known.
+    seen: list[tuple[int, int, float]] = []
+    born: dict[int, int] = {}
+    died: dict[int, int] = {}
+    runs_sum = 0.0
+    for step in range(total):
+        counting = step >= before
+        if step < before:
+            run = _UniRun(F, 0.0, F, step, ident)
+        else:
+            run = _UniRun(0.0, s1, F, step, ident)
+        born[ident] = step
+        ident += 1
+        runs.insert(0, run)
+        if counting:
+            written += F
+        while (stretch := _pick([r.entries for r in runs], rules)) is not None:
+            start, end = stretch
+            parts = runs[start:end]
+            loaded = sum(r.loaded for r in parts)
+            later = sum(r.later for r in parts)
+            merged = _UniRun(loaded, later, _run_entries(loaded, later, n, keys), step, ident)
+            born[ident] = step
+            ident += 1
+            for r in parts:
+                died[r.ident] = step
+            if counting:
+                written += merged.entries
+                full += end - start == len(runs)
+            runs[start:end] = [merged]
+        if counting:
+            runs_sum += len(runs)
+            seen.extend((pos, r.ident, r.entries) for pos, r in enumerate(runs))
+    counted = total - before
+    end_step = total
+    by_position: dict[int, list[tuple[int, float]]] = {}
+    for pos, i, e in seen:
+        by_position.setdefault(pos, []).append((i, e))
+    levels = []
+    for pos in range(len(by_position)):
+        rows = by_position[pos]
+        entries = sum(e for _, e in rows) / counted
+        lives, weights = [], []
+        for i, e in rows:
+            # A run still alive at the end is taken to be halfway through its life.
+            life = died.get(i, end_step + (end_step - born[i])) - born[i]
+            lives.append(max(life, 1) * s1)
+            weights.append(e * max(life, 1))
+        w = np.array(weights)
+        levels.append(_Level(entries, len(rows) / counted, s1, np.array(lives),
+                             w / max(w.sum(), 1e-300)))
+    return UniversalLedger(tuple(levels), written / (counted * s1), full, runs_sum / counted)
+
+
+def universal_tree(rules: UniversalRules, bits_per_key: float, *, entries: float,
+                   entries_per_block: int, workload: SkewedWorkload, preload: float,
+                   window: float, keys: KeyMap | None = None) -> SkewedTree:
+    """U5 then S3, S4 and S8 (:func:`tree_of_levels`) for RocksDB's universal compaction under
+    ``workload``: every run's filter at ``bits_per_key`` (``realized_fpr``); the ledger's levels
+    are run positions, newest first (per-level tuples of the costs follow them)."""
+    n = int(entries)
+    keys = checked_key_map(n, workload, keys)
+    led = universal_ledger(rules, preload, window, keys)
+    rate = float(realized_fpr(bits_per_key))
+    fpr = np.full(len(led.levels), rate)
+    sizes = np.array([lev.entries for lev in led.levels])
+    presence = np.array([lev.runs for lev in led.levels])
+
+    def reweigh(weights: np.ndarray) -> np.ndarray:
+        fprs_w = lagrangian_fprs_for_memory(sizes, presence, np.float64(bits_per_key),
+                                            weights=weights)
+        return np.asarray(realized_fpr(bloom_bits_per_key(fprs_w)), dtype=float)
+
+    wa = [led.write_amp] + [0.0] * (len(led.levels) - 1)
+    cycle = max(float(np.max(lev.lives)) for lev in led.levels)
+    return tree_of_levels(led.levels, wa, cycle, LevelFilters(fpr, reweigh), entries=n,
+                          buffer_entries=rules.flush_entries,
+                          entries_per_block=entries_per_block, workload=workload, keys=keys)
 
 
 def skewed_costs(

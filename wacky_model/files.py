@@ -147,15 +147,46 @@ def _native_reads(designs: list[Design], system: System, policies: list[LeveledF
         groups.setdefault((len(w.level_entries), d.filters), []).append(b)
     out: list[LeveledCosts | None] = [None] * len(designs)
     for (_, filters), members in groups.items():
-        sizes = np.array([ws[b].level_entries for b in members], dtype=float)
-        weights = np.array([_filter_weights(policies[b], sizes.shape[1], entries[b])
-                            for b in members])
-        bits = bloom_bits_per_key(_fprs(filters, system, weights))
-        realized = np.asarray(realized_fpr(bits), dtype=float)
-        bits_used = np.sum(sizes * bits, axis=-1) / np.maximum(1.0, sizes.sum(axis=-1))
+        realized, bits_used = _group_filters(filters, system, [policies[b] for b in members],
+                                             [ws[b] for b in members],
+                                             [entries[b] for b in members])
         for row, b in enumerate(members):
             out[b] = window_reads(ws[b], realized[row], float(realized[row, 0]),
                                   float(bits_used[row]))
+    return out  # type: ignore[return-value]
+
+
+def _group_filters(filters: str, system: System, policies: list[LeveledFiles],
+                   ws: list[WindowCosts], entries: list[float]
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The engine's filters of designs with as many levels: each level's realized false-
+    positive rate and the bits per entry used, one row per design."""
+    sizes = np.array([w.level_entries for w in ws], dtype=float)
+    weights = np.array([_filter_weights(p, sizes.shape[1], n)
+                        for p, n in zip(policies, entries, strict=True)])
+    bits = bloom_bits_per_key(_fprs(filters, system, weights))
+    realized = np.asarray(realized_fpr(bits), dtype=float)
+    bits_used = np.sum(sizes * bits, axis=-1) / np.maximum(1.0, sizes.sum(axis=-1))
+    return realized, bits_used
+
+
+def native_filter_rates(filters: Sequence[str], system: System,
+                        policies: Sequence[LeveledFiles], ws: Sequence[WindowCosts],
+                        entries: Sequence[float]) -> list[tuple[np.ndarray, float, float]]:
+    """The filters the native engine builds for file-granular designs (as
+    :func:`native_file_costs` prices them): per design, the realized rate of each level's
+    filter (Level 1 first), level 0's (its runs take Level 1's) and the bits per entry used.
+    Designs with as many levels and the same rule are allocated as one array."""
+    groups: dict[tuple[int, str], list[int]] = {}
+    for b, (rule, w) in enumerate(zip(filters, ws, strict=True)):
+        groups.setdefault((len(w.level_entries), rule), []).append(b)
+    out: list[tuple[np.ndarray, float, float] | None] = [None] * len(ws)
+    for (_, rule), members in groups.items():
+        realized, bits_used = _group_filters(rule, system, [policies[b] for b in members],
+                                             [ws[b] for b in members],
+                                             [entries[b] for b in members])
+        for row, b in enumerate(members):
+            out[b] = (realized[row], float(realized[row, 0]), float(bits_used[row]))
     return out  # type: ignore[return-value]
 
 

@@ -4,24 +4,37 @@ The plain-words face of S1-S7 (docs/MODEL.md, "Skew and a block cache"): a :clas
 says which keys writes and reads touch and how many writes are updates; a :class:`System` says
 how big the cache is. With uniform keys, no updates and no cache nothing here is used, and every
 cost is the finite model's exactly (``Workload.skewed`` and ``System.cache_bytes`` decide).
+File-granular designs (S2f) are priced by :func:`file_skew_costs` (the native engine) and
+:func:`leveled_skew_costs` (RocksDB's leveled options), universal compaction by
+:func:`universal_skew_costs` (U5).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
+
+from cost_models.finite import realized_fpr
 from cost_models.objective import cost_row, theta_shared
+from cost_models.partial import LeveledFiles, WindowCosts
 from cost_models.skew import (
     KeyMap,
     SkewedCosts,
     SkewedTree,
     SkewedWorkload,
+    file_trees,
     key_map,
     skewed_tree,
+    universal_tree,
 )
+from cost_models.universal import UniversalRules
+from wacky_model.files import native_filter_rates, native_policy
 from wacky_model.types import (
+    Compaction,
     Design,
     KeyDistribution,
     System,
@@ -99,12 +112,139 @@ def skew_tree(design: Design, system: System, workload: Workload | None, *,
     if design.filters != "optimized":
         raise ValueError("the skew model prices optimized (App. C) filters only; got filters="
                          f"{design.filters!r}")
-    w = skewed_workload(workload, history_writes=history_writes)
-    if math.isinf(w.reads_per_write):  # no writes: nothing invalidates, blocks live on
-        w = replace(w, reads_per_write=NO_WRITES_READS_PER_WRITE)
+    w = _priced_workload(workload, history_writes)
     return skewed_tree(
         *design.knobs.values(), entries=system.entries, buffer_entries=system.buffer_entries,
         entries_per_block=system.entries_per_block, **system.budget, workload=w, keys=keys)
+
+
+def _priced_workload(workload: Workload | None, history_writes: float) -> SkewedWorkload:
+    """:func:`skewed_workload`, a read-only one priced with rare writes."""
+    w = skewed_workload(workload, history_writes=history_writes)
+    if math.isinf(w.reads_per_write):  # no writes: nothing invalidates, blocks live on
+        w = replace(w, reads_per_write=NO_WRITES_READS_PER_WRITE)
+    return w
+
+
+def file_skew_trees(designs: Sequence[Design], system: System,
+                    compactions: Compaction | Sequence[Compaction], workload: Workload | None,
+                    *, history_writes: float = math.inf, keys: KeyMap | None = None
+                    ) -> list[SkewedTree]:
+    """S2f and S3-S4, S8 (before the cache) for native-engine designs with file-granular
+    merges (``Compaction(granularity="file")``, leveled designs), each holding
+    ``system.entries`` keys: ``.costs(cache_blocks(system))`` is :func:`file_skew_costs`.
+    ``compactions``: one for all or one per design. The designs' uniform walks run together
+    and share ``keys`` (:func:`skew_key_map`), so a search prices many at once."""
+    designs = list(designs)
+    if isinstance(compactions, Compaction):
+        compactions = [compactions] * len(designs)
+    compactions = list(compactions)
+    if len(compactions) != len(designs):
+        raise ValueError(f"one compaction per design: got {len(designs)} designs and "
+                         f"{len(compactions)} compactions")
+    if system.memory_split:
+        system = system.with_buffer(system.buffer_bytes)
+    for c in compactions:
+        if c.granularity != "file":
+            raise ValueError("file_skew_costs prices granularity='file'; whole-level merges "
+                             "are skew_costs'")
+    policies = [native_policy(d, system, c) for d, c in zip(designs, compactions, strict=True)]
+    rules = [d.filters for d in designs]
+
+    def rates(ps: Sequence[LeveledFiles], ws: Sequence[WindowCosts], totals: Sequence[float]
+              ) -> list[tuple[np.ndarray, float, float]]:
+        return native_filter_rates(rules, system, ps, ws, totals)
+
+    return file_trees(policies, rates, entries=system.entries,
+                      entries_per_block=system.entries_per_block,
+                      workload=_priced_workload(workload, history_writes), keys=keys,
+                      flush_writes_last=False)
+
+
+def file_skew_costs(design: Design, system: System, compaction: Compaction,
+                    workload: Workload | None, *, history_writes: float = math.inf,
+                    keys: KeyMap | None = None) -> SkewedCosts:
+    """S1-S8 for a native-engine design with file-granular merges (docs/MODEL.md, S2f) under
+    ``workload``'s skew and updates and ``system.cache_bytes`` of LRU block cache. The per-level
+    tuples start at level 0 when its trigger (``level1_runs``) is above 1, else at Level 1.
+    ``history_writes``: the writes since the keys were loaded (inf: the steady state)."""
+    return file_skew_costs_many([design], system, compaction, workload,
+                                history_writes=history_writes, keys=keys)[0]
+
+
+def file_skew_costs_many(designs: Sequence[Design], system: System,
+                         compactions: Compaction | Sequence[Compaction],
+                         workload: Workload | None, *, history_writes: float = math.inf,
+                         keys: KeyMap | None = None) -> list[SkewedCosts]:
+    """:func:`file_skew_costs` of each design (one compaction for all, or one each)."""
+    blocks = cache_blocks(system)
+    return [t.costs(blocks) for t in file_skew_trees(
+        designs, system, compactions, workload, history_writes=history_writes, keys=keys)]
+
+
+def leveled_skew_trees(policies: Sequence[LeveledFiles], bits_per_key: float | Sequence[float],
+                       system: System, workload: Workload | None, *,
+                       history_writes: float = math.inf, keys: KeyMap | None = None
+                       ) -> list[SkewedTree]:
+    """S2f and S3-S4, S8 for RocksDB leveled configurations (``wacky_model.rocksdb_model.
+    leveled_policy``), each filter at one ``bits_per_key`` (one for all or one per policy, as
+    RocksDB builds them, priced by ``cost_models.finite.realized_fpr``). ``system`` gives the
+    keys (``entries``), the blocks' entries (``entries_per_block``) and the cache; a flush is
+    always written to level 0 first."""
+    policies = list(policies)
+    bits = ([float(bits_per_key)] * len(policies) if np.ndim(bits_per_key) == 0
+            else [float(b) for b in bits_per_key])  # type: ignore[union-attr]
+    if len(bits) != len(policies):
+        raise ValueError(f"bits_per_key needs one value per policy ({len(policies)}); got "
+                         f"{len(bits)}")
+
+    def rates(ps: Sequence[LeveledFiles], ws: Sequence[WindowCosts], totals: Sequence[float]
+              ) -> list[tuple[np.ndarray, float, float]]:
+        out = []
+        for w, b in zip(ws, bits, strict=True):  # file_trees asks for every policy, in order
+            rate = float(realized_fpr(b))
+            out.append((np.full(len(w.level_entries), rate), rate, b))
+        return out
+
+    return file_trees(policies, rates, entries=system.entries,
+                      entries_per_block=system.entries_per_block,
+                      workload=_priced_workload(workload, history_writes), keys=keys,
+                      flush_writes_last=True)
+
+
+def leveled_skew_costs(policy: LeveledFiles, bits_per_key: float, system: System,
+                       workload: Workload | None, *, history_writes: float = math.inf,
+                       keys: KeyMap | None = None) -> SkewedCosts:
+    """S1-S8 for a RocksDB leveled configuration under skew and ``system.cache_bytes``
+    (arguments as :func:`leveled_skew_trees`)."""
+    return leveled_skew_costs_many([policy], bits_per_key, system, workload,
+                                   history_writes=history_writes, keys=keys)[0]
+
+
+def leveled_skew_costs_many(policies: Sequence[LeveledFiles],
+                            bits_per_key: float | Sequence[float], system: System,
+                            workload: Workload | None, *, history_writes: float = math.inf,
+                            keys: KeyMap | None = None) -> list[SkewedCosts]:
+    """:func:`leveled_skew_costs` of each policy."""
+    blocks = cache_blocks(system)
+    return [t.costs(blocks) for t in leveled_skew_trees(
+        policies, bits_per_key, system, workload, history_writes=history_writes, keys=keys)]
+
+
+def universal_skew_costs(rules: UniversalRules, bits_per_key: float, system: System,
+                         workload: Workload | None, *, preload: float, window: float,
+                         history_writes: float = math.inf, keys: KeyMap | None = None
+                         ) -> SkewedCosts:
+    """S1, U5 (docs/MODEL.md) and S3-S8 for RocksDB's universal compaction under ``workload``'s
+    skew and updates and ``system.cache_bytes``: the load of ``preload`` keys, then ``window``
+    writes of the workload (``wacky_model.rocksdb_model.universal_rules`` reads the rules from
+    an export). Per-level tuples are run positions, newest first; the write amplification is
+    all in the first. ``system`` gives the keys (``entries``), the blocks and the cache."""
+    tree = universal_tree(rules, bits_per_key, entries=system.entries,
+                          entries_per_block=system.entries_per_block,
+                          workload=_priced_workload(workload, history_writes),
+                          preload=preload, window=window, keys=keys)
+    return tree.costs(cache_blocks(system))
 
 
 def cache_blocks(system: System) -> int:
