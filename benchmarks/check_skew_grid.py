@@ -1,8 +1,11 @@
-"""How many ratios the skew search's seed grid needs (wacky_model.skew_search.GRID_T).
+"""How few candidates the skew stage can re-price and keep the search's picks.
 
-Runs recommend on random skewed workloads and systems with the module's grid and with the seven
-ratios it had before (2, 3, 4, 6, 8, 10, 16), and prints the designs each priced and the worst
-and mean Θ difference. Usage: ``.venv/bin/python benchmarks/check_skew_grid.py [SEED ...]``.
+Whole levels: runs recommend on random skewed workloads and systems with the seed grid of
+wacky_model.skew_search.GRID_T and with the seven ratios it had before (2, 3, 4, 6, 8, 10, 16),
+and prints the designs each priced and the worst and mean Θ difference. ``--files``: the file
+side (native and stock RocksDB) re-pricing the best FILE_REPRICE designs by the uniform Θ
+against re-pricing every design of the grid. Usage:
+``.venv/bin/python benchmarks/check_skew_grid.py [--files] [SEED ...]``.
 """
 
 from __future__ import annotations
@@ -56,5 +59,29 @@ def main(seeds: list[int]) -> None:
               f"mean {np.mean(b / a - 1):+.4%}")
 
 
+def files(seeds: list[int]) -> None:
+    import wacky_model.granularity as granularity
+    from wacky_model.search import _file_grids
+
+    now = granularity.FILE_REPRICE
+    for seed in seeds:
+        for target in ("native", "rocksdb"):
+            gaps = []
+            for w, s in cases(seed, 12):
+                grids = _file_grids(s, None, target)
+                granularity.FILE_REPRICE = now
+                few = granularity.file_pick(grids, w, None).theta
+                granularity.FILE_REPRICE = 10**6
+                every = granularity.file_pick(grids, w, None).theta
+                gaps.append(few / every - 1)
+            granularity.FILE_REPRICE = now
+            print(f"seed {seed}, {target}: the best {now} re-priced against every design of the "
+                  f"grid, 12 cases: worst {max(gaps):+.3%}, mean {np.mean(gaps):+.4%}")
+
+
 if __name__ == "__main__":
-    main([int(x) for x in sys.argv[1:]] or [5, 11])
+    args = sys.argv[1:]
+    if "--files" in args:
+        files([int(x) for x in args if x != "--files"] or [5, 11])
+    else:
+        main([int(x) for x in args] or [5, 11])

@@ -142,12 +142,24 @@ def test_granularity_is_chosen_by_theta() -> None:
         recommend(READS, system, granularity="block")
 
 
-def test_the_rocksdb_target_refuses_what_its_model_cannot_price() -> None:
-    """Issue 29: skew and a cache used to be priced as uniform keys without one."""
+def test_the_rocksdb_target_prices_skew_and_a_cache_with_the_skew_stage() -> None:
+    """Issue 29: skew and a cache were refused (and before that priced as uniform keys without
+    a cache). The pick, RocksDB's defaults and the runners-up are all priced by the skew stage
+    (S2f), as wacky_model.pricing.price prices the same configurations."""
     from dataclasses import replace as _replace
 
+    from wacky_model.pricing import price
+
     plain = Workload(point_reads=0.3, zero_reads=0.1, writes=0.6)
-    with pytest.raises(ValueError, match="skewed keys.*stock RocksDB target.*no skew stage"):
-        recommend_rocksdb(_replace(plain, read_keys="zipf:0.9"), System(entries=2**24))
-    with pytest.raises(ValueError, match="block cache.*stock RocksDB target.*no cache stage"):
-        recommend_rocksdb(plain, System(entries=2**24, cache_bytes=1 << 20))
+    skewed = _replace(plain, write_keys="zipf:0.9", read_keys="zipf:0.9", update_fraction=0.5)
+    system = System(entries=2**24, cache_bytes=16 << 20)
+    rec = recommend_rocksdb(skewed, system)
+    assert rec.best.theta != recommend_rocksdb(plain, System(entries=2**24)).best.theta
+    for p in (rec.best, rec.default, rec.best_multiplier_only):
+        again = price(p.config.configuration, skewed, p.config.system(system))
+        assert again.theta == pytest.approx(p.theta, rel=1e-9)
+        assert again.cache_hit_rate is not None and 0 < again.cache_hit_rate < 1
+    one = recommend(skewed, system, target="rocksdb")
+    assert one.cost == rec.best.theta and one.skew is not None and one.model == "rocksdb"
+    assert "zipf:0.9" in one.to_dict()["keys"] and "cache" in one.to_dict()["keys"]
+

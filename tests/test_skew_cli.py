@@ -89,16 +89,18 @@ def test_validate_refuses_skew_on_rocksdb_and_in_sweeps(wacky) -> None:
     assert "--skew goes with --sweep on the native engine" in out.stderr
 
 
-@pytest.mark.parametrize(("flags", "message"), [
-    (("--target", "rocksdb"), "--write-dist, --read-dist or --update-fraction with --target "
-                              "rocksdb is not supported"),
-    (("--granularity", "file"), "--write-dist, --read-dist or --update-fraction with "
-                                "--granularity file is not supported"),
-])
-def test_recommend_says_what_skew_is_not_combined_with(wacky, flags, message) -> None:
-    out = wacky("recommend", "--entries", "1e6", *MIX, "--read-dist", "zipf:0.9", *flags)
-    assert out.returncode == 2, out.stdout
-    assert message in out.stderr
+@pytest.mark.parametrize("flags", [("--target", "rocksdb"), ("--granularity", "file")])
+def test_recommend_prices_skew_with_files_and_the_rocksdb_target(wacky, flags) -> None:
+    """Issue 29: both were refused; the skew stage of file-granular merges (S2f) prices them."""
+    out = wacky("recommend", "--entries", "1e6", *MIX, "--read-dist", "zipf:0.9",
+                "--cache-bytes", str(1 << 20), *flags, "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    if flags[1] == "rocksdb":
+        assert doc["target"] == "rocksdb" and doc["best"]["theta"] > 0
+    else:
+        assert doc["model"] == "files" and "zipf:0.9" in doc["keys"]
+        assert doc["skew"]["costs"]["cache_hit_rate"] > 0
 
 
 def test_validate_under_skew_refuses_to_save_a_trace(wacky, tmp_path) -> None:

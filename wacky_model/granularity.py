@@ -142,3 +142,91 @@ def file_best(grids: list[tuple[System, Any]], workloads: list[Workload], rho: f
     k = np.argmin(theta_k, axis=-1)
     return [(grids[g][0], grids[g][1], int(index[g][w]), float(theta_k[w, g]))
             for w, g in enumerate(k)]
+
+
+# File-granular designs re-priced under skew or a cache: the best this many by the uniform Θ
+# (the skew stage costs a few ms a design, too slow for the whole grid). On 48 random skewed
+# workloads and systems the pick is the whole grid's re-priced best within 0.72% (worst; native
+# and stock RocksDB grids; benchmarks/check_skew_grid.py --files).
+FILE_REPRICE = 12
+
+
+@dataclass(frozen=True)
+class FilePick:
+    """The file side's pick for one workload: its memory split, configuration and costs
+    (skewed ones when the skew stage priced it, then ``skew`` is its SkewChoice)."""
+
+    system: System
+    design: Design
+    compaction: Compaction
+    costs: LeveledCosts
+    theta: float
+    skew: Any = None
+    # Under skew with a bound: the least floor of the designs left unpriced because it was
+    # above the bound (the file side's best is at least min(theta, floor)); inf otherwise.
+    floor: float = float("inf")
+
+
+def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: float | None,
+              bound: float = float("inf")) -> FilePick:
+    """The cheapest design of ``grids`` for ``workload`` (with ``rho``, the least worst case).
+    Under skewed keys, updates or a cache the best :data:`FILE_REPRICE` by the uniform Θ are
+    priced again with the skew stage (S2f, S3-S7), the uniform pick first, then the others'
+    caches cheapest floor first, skipped once a floor is above the best Θ found or ``bound``
+    (the Θ the pick must beat; the floor is Θ with every needed block cached)."""
+    from wacky_model.skew import needs_skew_model
+
+    [(split, grid, index, theta)] = file_best(grids, [workload], rho)
+    if not needs_skew_model(workload, grids[0][0]):
+        return FilePick(split, grid.designs[index], grid.compactions[index], grid.costs[index],
+                        theta)
+    return _file_pick_skewed(grids, workload, rho, (split, grid, index), bound)
+
+
+def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
+                      rho: float | None, uniform: tuple[System, FileGrid, int], bound: float
+                      ) -> FilePick:
+    from wacky_model.config import Configuration, Memory
+    from wacky_model.families import classify
+    from wacky_model.pricing import file_skew_trees, skewed
+    from wacky_model.skew import analysis_of, cache_blocks, skew_key_map
+    from wacky_model.skew_search import SkewChoice
+
+    weights = file_weights([workload], grids[0][0], rho)
+    ranked = sorted((float(t), g, j) for g, (_, grid) in enumerate(grids)
+                    for j, t in enumerate(theta_shared(grid.rows, weights)[0]))[:FILE_REPRICE]
+    keys = skew_key_map(grids[0][0], workload)  # the splits differ in memory only
+    staged = []  # (floor Θ, grid, index, tree)
+    for g in sorted({g for _, g, _ in ranked}):
+        split, grid = grids[g]
+        index = [j for _, gg, j in ranked if gg == g]
+        configs = [Configuration(grid.designs[j], grid.compactions[j], Memory.of(split))
+                   for j in index]
+        for j, tree in zip(index, file_skew_trees(configs, split, workload, keys), strict=True):
+            floor = skewed(grid.costs[j], tree.point_read_floor, sum(tree.level_write_amp))
+            staged.append((float(theta_shared(floor.row(split.entries_per_block), weights)[0]),
+                           g, j, tree))
+
+    def priced(g: int, j: int, tree: Any) -> tuple[float, LeveledCosts, Any]:
+        split, grid = grids[g]
+        k = tree.costs(cache_blocks(split))
+        costs = skewed(grid.costs[j], k.point_read, k.write_amp)
+        return float(theta_shared(costs.row(split.entries_per_block), weights)[0]), costs, k
+
+    u_split, u_grid, u_index = uniform
+    first = next(s for s in staged if grids[s[1]][1] is u_grid and s[2] == u_index)
+    best = (*priced(*first[1:]), first[1], first[2])
+    uniform_theta, skipped = best[0], float("inf")
+    for floor, g, j, tree in sorted(staged, key=lambda s: s[0]):
+        if floor > min(best[0], bound) * (1.0 + 1e-9):
+            skipped = floor if floor <= best[0] * (1.0 + 1e-9) else float("inf")
+            break
+        t, costs, k = priced(g, j, tree)
+        if t < best[0]:
+            best = (t, costs, k, g, j)
+    theta, costs, k, g, j = best
+    split, grid = grids[g]
+    design = grid.designs[j]
+    choice = SkewChoice(design, classify(design, split), theta, analysis_of(k),
+                        u_grid.designs[u_index], uniform_theta, len(staged))
+    return FilePick(split, design, grid.compactions[j], costs, theta, choice, skipped)

@@ -18,13 +18,13 @@ recommendation's cost can always be checked against.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from cost_models.objective import COST_ROW, cost_row, theta_shared
-from wacky_model.config import Configuration, features_of, keys_of, weights_of
+from wacky_model.config import Configuration, Memory, features_of, keys_of, weights_of
 from wacky_model.types import Compaction, Design, System, Workload
 
 # What priced a configuration (Priced.model).
@@ -81,9 +81,10 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     point_read, write_amp, hit, detail = costs.point_read, costs.write_amp, None, costs
     if needs_skew_model(workload, s):
         if c.granularity == "file" or c.style == "universal":
-            from wacky_model.skew import file_skew_analysis
+            from wacky_model.skew import analysis_of
 
-            k = file_skew_analysis(config.design, c, s, workload)
+            k = analysis_of(file_skew_trees([config], s, workload)[0].costs(
+                s.cache_bytes // s.block_bytes))
         else:
             from wacky_model.skew import skew_analysis
 
@@ -124,6 +125,87 @@ def _file_costs(design: Design, compaction: Compaction, system: System) -> Any:
 
         return native_file_costs(design, system, compaction, system.entries,
                                  WINDOW_FLUSHES * system.buffer_entries, settled=True)
-    from wacky_model.rocksdb_tuning import stock_costs
+    if compaction.style == "universal":
+        from wacky_model.rocksdb_model import universal_costs_of
+        from wacky_model.rocksdb_options import rocksdb_export
 
-    return stock_costs(design, compaction, system)
+        # N inserts after a preload of N, the window docs/VALIDATION.md checks U1-U4 on: a
+        # shorter one may end before the size-amplification rule's next full merge.
+        return universal_costs_of(rocksdb_export(design, system), system.entries,
+                                  system.entries)
+    return stock_windows([Configuration(design, compaction, Memory.of(system))], system)[0]
+
+
+def stock_export(config: Configuration, system: System) -> Any:
+    """The RocksDB options of a stock leveled configuration (RocksDB's sizing) on ``system``."""
+    from wacky_model.rocksdb_options import rocksdb_export
+
+    c, m = config.compaction, config.memory
+    if c.sizing == "wacky" or c.style != "wacky" or m is None:
+        raise ValueError("a stock RocksDB leveled configuration has files with RocksDB's sizing "
+                         "and a fixed memory")
+    at = replace(system, buffer_bytes=m.buffer_bytes, bits_per_entry=m.filter_bits_per_entry,
+                 sum_fpr=None, memory_bits_per_entry=None)
+    return rocksdb_export(config.design, at, c.level1_runs, c.file_bytes,
+                          dynamic=c.sizing == "dynamic", level_base_bytes=c.level_base_bytes)
+
+
+def stock_windows(configs: list[Configuration], system: System) -> list[Any]:
+    """The partial-merge model's costs (``LeveledCosts``) of stock RocksDB leveled
+    configurations over ``WINDOW_FLUSHES`` flushes from the settled tree (P5), their windows
+    walked as one batch; one bits per key, as RocksDB builds its filters."""
+    from cost_models.finite import realized_fpr
+    from cost_models.partial import window_costs_many
+    from wacky_model.files import window_reads
+    from wacky_model.rocksdb_model import leveled_policy
+
+    policies = [leveled_policy(stock_export(c, system)) for c in configs]
+    windows = window_costs_many(policies, system.entries,
+                                [WINDOW_FLUSHES * p.flush_entries for p in policies],
+                                settled=True)
+    out = []
+    for config, w in zip(configs, windows, strict=True):
+        assert config.memory is not None
+        bits = config.memory.filter_bits_per_entry
+        p = float(realized_fpr(bits))
+        out.append(window_reads(w, np.full(len(w.level_entries), p), p, bits))
+    return out
+
+
+def file_skew_trees(configs: list[Configuration], system: System, workload: Workload,
+                    keys: Any = None) -> list[Any]:
+    """S2f and S3-S4 of file-granular configurations sharing ``system``'s memory, before the
+    cache (``.costs(cache_blocks)`` adds S5-S7): the native engine's
+    (``wacky_model.skew.file_skew_trees``) or stock RocksDB's leveled compaction
+    (``leveled_skew_trees``). Universal compaction's skew stage (U5) is not searched or priced
+    here until it is checked against RocksDB (wacky_model.compat)."""
+    from wacky_model import skew
+    from wacky_model.rocksdb_model import leveled_policy
+
+    keys = skew.skew_key_map(system, workload) if keys is None else keys
+    out: list[Any] = [None] * len(configs)
+    native = [i for i, c in enumerate(configs) if c.target == "native"]
+    if native:
+        trees = skew.file_skew_trees([configs[i].design for i in native], system,
+                                     [configs[i].compaction for i in native], workload,
+                                     keys=keys)
+        for i, t in zip(native, trees, strict=True):
+            out[i] = t
+    stock = [i for i, c in enumerate(configs) if c.target == "rocksdb"
+             and c.compaction.style != "universal"]
+    if stock:
+        trees = skew.leveled_skew_trees(
+            [leveled_policy(stock_export(configs[i], system)) for i in stock],
+            [configs[i].memory.filter_bits_per_entry for i in stock],  # type: ignore[union-attr]
+            system, workload, keys=keys)
+        for i, t in zip(stock, trees, strict=True):
+            out[i] = t
+    return out
+
+
+def skewed(costs: Any, point_read: float, write_amp: float) -> Any:
+    """A file-granular configuration's costs (``LeveledCosts``) with the skew stage's existing-key
+    read and write amplification: its cost row is then the skewed one (existing-key reads drawn
+    from the read distribution, so the worst case and the uniform expectation both give way)."""
+    return replace(costs, point_read=point_read, point_read_uniform=point_read,
+                   write_amp=write_amp)

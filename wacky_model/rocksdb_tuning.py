@@ -23,14 +23,12 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from cost_models.finite import realized_fpr
 from cost_models.objective import theta_shared
-from cost_models.partial import window_costs_many
 from wacky_model.config import Configuration, Memory, weights_of
-from wacky_model.files import LeveledCosts, window_reads
-from wacky_model.granularity import FileGrid, file_best
+from wacky_model.files import LeveledCosts
+from wacky_model.granularity import FileGrid, FilePick, file_pick
 from wacky_model.guardrails import Constraints
-from wacky_model.rocksdb_model import leveled_policy
+from wacky_model.pricing import stock_windows
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
 from wacky_model.types import Compaction, Design, System, Workload
 
@@ -146,26 +144,7 @@ def price(config: RocksDBConfig, workload: Workload, system: System,
 
 
 def _windows(configs: list[RocksDBConfig], system: System) -> list[LeveledCosts]:
-    """The partial-merge model's costs of each configuration over ``WINDOW_FLUSHES`` flushes
-    from the settled tree (P5), their windows walked as one batch; one bits per key."""
-    policies = [leveled_policy(c.export(system)) for c in configs]
-    windows = window_costs_many(policies, system.entries,
-                                [WINDOW_FLUSHES * p.flush_entries for p in policies],
-                                settled=True)
-    out = []
-    for config, w in zip(configs, windows, strict=True):
-        p = float(realized_fpr(config.bits_per_key))
-        out.append(window_reads(w, np.full(len(w.level_entries), p), p, config.bits_per_key))
-    return out
-
-
-def stock_costs(design: Design, compaction: Compaction, system: System) -> LeveledCosts:
-    """One stock RocksDB leveled configuration's costs (``wacky_model.config.price``): the
-    design and compaction on ``system``'s memory."""
-    bits = system.bits_per_entry if system.bits_per_entry is not None else 10.0
-    config = RocksDBConfig.of(Configuration(design, compaction,
-                                            Memory(int(system.buffer_bytes), float(bits))))
-    return _windows([config], system)[0]
+    return stock_windows([c.configuration for c in configs], system)
 
 
 def price_many(configs: list[RocksDBConfig], workload: Workload, system: System,
@@ -253,7 +232,7 @@ def recommend_rocksdb(workload: Workload, system: System,
     which searches the same :func:`stock_grid`), with RocksDB's defaults and the best
     multiplier alone priced beside it, and a line per knob against its runner-up."""
     active = constraints if constraints is not None and constraints.active else None
-    split, grid, index, theta = stock_pick(workload, system, active, rho, level0_trigger)
+    pick = stock_pick(workload, system, active, rho, level0_trigger)
     grids = stock_grid(system, active, level0_trigger)
     weights = weights_of(workload, system, rho)
     priced = []
@@ -262,28 +241,55 @@ def recommend_rocksdb(workload: Workload, system: System,
         priced += [Priced(RocksDBConfig.of(Configuration(d, c, Memory.of(at))), costs, float(t))
                    for d, c, costs, t in zip(g.designs, g.compactions, g.costs, thetas,
                                              strict=True)]
-    best = Priced(RocksDBConfig.of(Configuration(grid.designs[index], grid.compactions[index],
-                                                 Memory.of(split))), grid.costs[index], theta)
+    best = Priced(RocksDBConfig.of(Configuration(pick.design, pick.compaction,
+                                                 Memory.of(pick.system))), pick.costs, pick.theta)
     buffer, bits = best.config.buffer_bytes, best.config.bits_per_key
     default_costs, multiplier_costs = _references(system, buffer, bits)
-    default = _priced(default_costs[0], workload, system, rho)
-    by_multiplier = [_priced(c, workload, system, rho) for c in multiplier_costs]
+    default, *by_multiplier = _under_skew(
+        [_priced(c, workload, system, rho) for c in (*default_costs, *multiplier_costs)],
+        workload, system, rho)
     best_t = min(by_multiplier, key=lambda p: p.theta)
+    runners = _under_skew(_runners_up(best, priced), workload, system, rho)
     return RocksDBRecommendation(workload, system, best, default, best_t,
-                                 _reasons(best, priced), len(priced))
+                                 _reasons(best, runners), len(priced))
+
+
+def _under_skew(items: list[Priced], workload: Workload, system: System,
+                rho: float | None) -> list[Priced]:
+    """``items`` priced again by the skew stage (S2f) when the workload is skewed or the system
+    has a cache, as the pick was; unchanged otherwise."""
+    from wacky_model.pricing import file_skew_trees, skewed
+    from wacky_model.skew import cache_blocks, needs_skew_model, skew_key_map
+
+    if not items or not needs_skew_model(workload, system):
+        return items
+    keys = skew_key_map(system, workload)
+    out = list(items)
+    for memory in {(p.config.buffer_bytes, p.config.bits_per_key) for p in items}:
+        index = [i for i, p in enumerate(items)
+                 if (p.config.buffer_bytes, p.config.bits_per_key) == memory]
+        at = items[index[0]].config.system(system)
+        weights = weights_of(workload, at, rho)
+        trees = file_skew_trees([items[i].config.configuration for i in index], at, workload,
+                                keys)
+        for i, tree in zip(index, trees, strict=True):
+            k = tree.costs(cache_blocks(at))
+            costs = skewed(items[i].costs, k.point_read, k.write_amp)
+            out[i] = Priced(items[i].config, costs, float(
+                theta_shared(costs.row(at.entries_per_block), weights)[0]))
+    return out
 
 
 def stock_pick(workload: Workload, system: System, constraints: Constraints | None = None,
-               rho: float | None = None, level0_trigger: int | None = None
-               ) -> tuple[System, FileGrid, int, float]:
+               rho: float | None = None, level0_trigger: int | None = None) -> FilePick:
     """The one search restricted to stock RocksDB (``recommend(target="rocksdb")``): the
-    cheapest configuration of :func:`stock_grid` as (the system at its memory, its grid, its
-    index there, its Θ), scored as the native search scores its file side."""
+    cheapest configuration of :func:`stock_grid`, scored as the native search scores its file
+    side (under skew or a cache, re-priced by the skew stage, S2f)."""
     from wacky_model.compat import check, features_in
 
     check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
           | ({"level0_trigger"} if (level0_trigger or 1) > 1 else set()))
-    return file_best(list(stock_grid(system, constraints, level0_trigger)), [workload], rho)[0]
+    return file_pick(list(stock_grid(system, constraints, level0_trigger)), workload, rho)
 
 
 def _priced(pair: tuple[RocksDBConfig, LeveledCosts], workload: Workload, system: System,
@@ -306,25 +312,34 @@ def _references(system: System, buffer: int, bits: float
     return pairs[:1], pairs[1:]
 
 
-def _reasons(best: Priced, priced: list[Priced]) -> tuple[str, ...]:
+KNOBS = {"multiplier": "max_bytes_for_level_multiplier",
+         "level0_trigger": "level0_file_num_compaction_trigger",
+         "level_base_bytes": "max_bytes_for_level_base",
+         "file_bytes": "target_file_size_base"}
+
+
+def _runners_up(best: Priced, priced: list[Priced]) -> list[Priced]:
     """For each knob, the best configuration that differs from the pick in that knob alone."""
-    lines = []
-    names = {"multiplier": "max_bytes_for_level_multiplier",
-             "level0_trigger": "level0_file_num_compaction_trigger",
-             "level_base_bytes": "max_bytes_for_level_base",
-             "file_bytes": "target_file_size_base"}
-    for knob, option in names.items():
+    out = []
+    for knob in KNOBS:
         others = [p for p in priced
                   if getattr(p.config, knob) != getattr(best.config, knob)
                   and all(getattr(p.config, k) == getattr(best.config, k)
-                          for k in names if k != knob)
+                          for k in KNOBS if k != knob)
                   and p.config.buffer_bytes == best.config.buffer_bytes]
-        if not others:
-            continue
-        runner = min(others, key=lambda p: p.theta)
+        if others:
+            out.append(min(others, key=lambda p: p.theta))
+    return out
+
+
+def _reasons(best: Priced, runners: list[Priced]) -> tuple[str, ...]:
+    """A line per knob: the pick against its runner-up in that knob (:func:`_runners_up`)."""
+    lines = []
+    for runner in runners:
+        knob = next(k for k in KNOBS if getattr(runner.config, k) != getattr(best.config, k))
         b, r = best.costs, runner.costs
         lines.append(
-            f"{option} = {_value(getattr(best.config, knob))} rather than "
+            f"{KNOBS[knob]} = {_value(getattr(best.config, knob))} rather than "
             f"{_value(getattr(runner.config, knob))}: Θ {best.theta:.4g} vs {runner.theta:.4g} "
             f"({best.theta / runner.theta - 1:+.1%}); write amplification {b.write_amp:.3g} vs "
             f"{r.write_amp:.3g}, zero-result read {b.zero_result_read:.3g} vs "

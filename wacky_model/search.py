@@ -56,7 +56,7 @@ from cost_models.structure import num_levels, structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.config import Configuration, Memory, keys_of
 from wacky_model.families import PROJECTIONS, classify
-from wacky_model.granularity import file_best
+from wacky_model.granularity import FilePick, file_best, file_pick
 from wacky_model.guardrails import Constraints
 from wacky_model.types import (
     Compaction,
@@ -987,40 +987,43 @@ def _recommend_stock(workload: Workload, system: System, constraints: Constraint
                      ) -> Recommendation:
     from wacky_model.rocksdb_tuning import stock_pick
 
-    split, grid, index, theta = stock_pick(workload, system, _active(constraints), rho,
-                                           level0_trigger)
-    return _file_recommendation(workload, split, grid, index, theta, "rocksdb", rho,
+    pick = stock_pick(workload, system, _active(constraints), rho, level0_trigger)
+    return _file_recommendation(workload, pick, "rocksdb", rho,
                                 "stock RocksDB's leveled compaction (target rocksdb)", start)
 
 
 def _recommend_files(workload: Workload, system: System, constraints: Constraints | None,
                      rho: float | None, level0_trigger: int | None, start: float
                      ) -> Recommendation:
-    grids = _file_grids(system, _active(constraints), "native", level0_trigger)
-    [(split, grid, index, theta)] = file_best(grids, [workload], rho)
-    return _file_recommendation(workload, split, grid, index, theta, "files", rho,
-                                "files asked", start)
+    pick = file_pick(_file_grids(system, _active(constraints), "native", level0_trigger),
+                     workload, rho)
+    return _file_recommendation(workload, pick, "files", rho, "files asked", start)
 
 
-def _file_recommendation(workload: Workload, split: System, grid: Any, index: int,
-                         theta: float, model: str, rho: float | None, reason: str,
-                         start: float) -> Recommendation:
+def _file_robust(workload: Workload, pick: FilePick, rho: float | None) -> dict | None:
+    """With ``rho``: the file pick's nominal Θ beside its worst case (its ``theta``)."""
+    if rho is None:
+        return None
+    split = pick.system
+    nominal = theta_of_row(pick.costs.row(split.entries_per_block), workload_vector(
+        workload, split.write_cost_ratio, split.probe_cost))
+    return {"rho": float(rho), "robust_design": {
+        "design": pick.design.knobs, "granularity": "file", "buffer_bytes": split.buffer_bytes,
+        "nominal_cost": nominal, "worst_case_cost": pick.theta}}
+
+
+def _file_recommendation(workload: Workload, pick: FilePick, model: str, rho: float | None,
+                         reason: str, start: float) -> Recommendation:
     """A recommendation of the file side's pick, with no whole-level side to compare."""
-    design, compaction, costs = grid.designs[index], grid.compactions[index], grid.costs[index]
-    robust = None
-    if rho is not None:
-        nominal = theta_of_row(costs.row(split.entries_per_block), workload_vector(
-            workload, split.write_cost_ratio, split.probe_cost))
-        robust = {"rho": float(rho), "robust_design": {
-            "design": design.knobs, "granularity": "file", "buffer_bytes": split.buffer_bytes,
-            "nominal_cost": nominal, "worst_case_cost": theta}}
+    design, compaction = pick.design, pick.compaction
     return Recommendation(
-        design=design, family=classify(design, split), cost=theta, model=model, system=split,
-        workload=workload, alternatives=(), method="grid",
-        search_ms=(time.perf_counter() - start) * 1e3, bounds_hit=(), robust=robust,
-        compaction=compaction, file_costs=costs,
+        design=design, family=classify(design, pick.system), cost=pick.theta, model=model,
+        system=pick.system, workload=workload, alternatives=(), method="grid",
+        search_ms=(time.perf_counter() - start) * 1e3, bounds_hit=(),
+        robust=_file_robust(workload, pick, rho), compaction=compaction, file_costs=pick.costs,
+        skew=pick.skew,
         granularity={"picked": "file", "level": None, "reason": reason,
-                     "file": {"design": design.knobs, "cost": theta,
+                     "file": {"design": design.knobs, "cost": pick.theta,
                               "level1_runs": compaction.level1_runs,
                               "file_bytes": compaction.file_bytes}})
 
@@ -1069,41 +1072,40 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
     if gaps:  # only with "any": "file" was refused above
         return replace(rec, granularity={"picked": "level", "file": None,
                                          "reason": "files not compared: " + gaps[0].reason})
-    [(split, grid, index, theta)] = file_best(_file_grids(system, _active(constraints)),
-                                               [workload], rho)
-    best = grid.design(index, theta)
-    f, c = best.compaction, best.costs
+    best = file_pick(_file_grids(system, _active(constraints)), workload, rho,
+                     bound=rec.cost if granularity == "any" else math.inf)
+    f, c, split = best.compaction, best.costs, best.system
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
-                "file_bytes": f.file_bytes, "cost": best.cost, "write_amp": c.write_amp,
+                "file_bytes": f.file_bytes, "cost": best.theta, "write_amp": c.write_amp,
                 "zero_result_read": c.zero_result_read, "point_read": c.point_read,
                 "range_runs": c.range_runs}
     level_doc = {"design": rec.design.knobs, "family": rec.family, "cost": rec.cost}
     file_text = (f"file-granular Leveling T={best.design.T:g}, level-1 trigger {f.level1_runs},"
-                 f" files of {f.file_bytes:,} B: Θ {best.cost:.4g}")
+                 f" files of {f.file_bytes:,} B: Θ {best.theta:.4g}")
+    if best.floor < best.theta:  # designs left unpriced could be cheaper, but not below this
+        file_text = (f"the file-granular designs: Θ at least {best.floor:.4g} (the best priced, "
+                     f"Leveling T={best.design.T:g}, {best.theta:.4g})")
     level_text = f"whole-level {rec.family}: Θ {rec.cost:.4g}"
-    if granularity == "file" or best.cost < rec.cost:
+    if granularity == "file" or best.theta < rec.cost:
         reason = (f"{file_text} (files asked)" if granularity == "file" else
-                  f"{file_text} beats {level_text} by {1 - best.cost / rec.cost:.1%}")
-        alternatives = tuple(replace(a, relative_throughput=best.cost / a.cost)
+                  f"{file_text} beats {level_text} by {1 - best.theta / rec.cost:.1%}")
+        alternatives = tuple(replace(a, relative_throughput=best.theta / a.cost)
                              for a in rec.alternatives)
         robust = rec.robust
         if robust is not None:  # the robust pick is now this file-granular design
-            nominal = theta_of_row(c.row(split.entries_per_block), workload_vector(
-                workload, split.write_cost_ratio, split.probe_cost))
-            robust = {**robust, "robust_design": {
-                "design": best.design.knobs, "granularity": "file",
-                "buffer_bytes": split.buffer_bytes, "nominal_cost": nominal,
-                "worst_case_cost": best.cost}}
+            robust = {**robust, **(_file_robust(workload, best, rho) or {})}
         return replace(rec, design=best.design, family=classify(best.design, split),
-                       system=split,
-                       cost=best.cost, model="files", compaction=f, file_costs=c,
-                       alternatives=alternatives, bounds_hit=(), robust=robust,
+                       system=split, cost=best.theta, model="files", compaction=f,
+                       file_costs=c, skew=best.skew, alternatives=alternatives, bounds_hit=(),
+                       robust=robust,
                        granularity={"picked": "file", "level": level_doc, "file": file_doc,
                                     "reason": reason},
                        search_ms=(time.perf_counter() - start) * 1e3)
+    margin = 1 - rec.cost / min(best.theta, best.floor)
     return replace(rec, granularity={
         "picked": "level", "level": level_doc, "file": file_doc,
-        "reason": f"{level_text} beats {file_text} by {1 - rec.cost / best.cost:.1%}"},
+        "reason": f"{level_text} beats {file_text} by "
+                  f"{'at least ' if best.floor < best.theta else ''}{margin:.1%}"},
         search_ms=(time.perf_counter() - start) * 1e3)
 
 
@@ -1269,12 +1271,13 @@ def recommend_many(
                                                            choice.theta, "skew")
     buffers = _buffer_bytes(space, found.coords)
     if granularity != "level" and not refusals(features | {"files"}):
-        picks = file_best(_file_grids(system, _active(constraints)), workloads, rho)
-        for i, (split, grid, j, t) in enumerate(picks):
-            if granularity == "file" or t < cost[i]:
+        for i, pick in enumerate(_file_picks(_file_grids(system, _active(constraints)),
+                                             workloads, rho)):
+            if pick.theta < cost[i]:
                 designs[i], compactions[i], cost[i], models[i] = (
-                    grid.designs[j], grid.compactions[j], t, "files")
-                families[i], buffers[i] = classify(designs[i], split), split.buffer_bytes
+                    pick.design, pick.compaction, pick.theta, "files")
+                families[i] = classify(pick.design, pick.system)
+                buffers[i] = pick.system.buffer_bytes
     return RecommendationBatch(
         designs=tuple(designs),
         families=tuple(families),
@@ -1294,21 +1297,35 @@ def _many_files(workloads: list[Workload], system: System, constraints: Constrai
                 start: float) -> RecommendationBatch:
     """:func:`recommend_many` on the file side alone (files asked, a trigger pinned, or the
     stock RocksDB target): one scoring of the grids for the whole batch."""
-    picks = file_best(_file_grids(system, _active(constraints), target, level0_trigger),
-                      workloads, rho)
+    picks = _file_picks(_file_grids(system, _active(constraints), target, level0_trigger),
+                        workloads, rho)
     model = "rocksdb" if target == "rocksdb" else "files"
     return RecommendationBatch(
-        designs=tuple(g.designs[j] for _, g, j, _ in picks),
-        families=tuple(classify(g.designs[j], split) for split, g, j, _ in picks),
-        cost=np.array([t for *_, t in picks]),
+        designs=tuple(p.design for p in picks),
+        families=tuple(classify(p.design, p.system) for p in picks),
+        cost=np.array([p.theta for p in picks]),
         family_cost=np.zeros((len(workloads), 0)),  # no whole-level families on this side
         method=method,
         search_ms=(time.perf_counter() - start) * 1e3,
-        buffer_bytes=np.array([split.buffer_bytes for split, *_ in picks]),
+        buffer_bytes=np.array([p.system.buffer_bytes for p in picks]),
         hash_levels=np.zeros(len(workloads), dtype=int),
-        compactions=tuple(g.compactions[j] for _, g, j, _ in picks),
+        compactions=tuple(p.compaction for p in picks),
         models=(model,) * len(workloads),
     )
+
+
+def _file_picks(grids: list[tuple[System, Any]], workloads: list[Workload], rho: float | None
+                ) -> list[FilePick]:
+    """:func:`wacky_model.granularity.file_pick` for each workload: the uniform ones scored
+    together, the skewed ones re-priced one by one (their skew stage is per workload)."""
+    from wacky_model.skew import needs_skew_model
+
+    out = [FilePick(split, g.designs[j], g.compactions[j], g.costs[j], t)
+           for split, g, j, t in file_best(grids, workloads, rho)]
+    for i, w in enumerate(workloads):
+        if needs_skew_model(w, grids[0][0]):
+            out[i] = file_pick(grids, w, rho)
+    return out
 
 
 def _batch_hash_levels(space: DesignSpace, found: SearchResult) -> np.ndarray:
