@@ -202,3 +202,30 @@ def test_recommend_many_takes_the_targets_and_pins_of_recommend(pins):
         assert batch.designs[i] == one.design and batch.compactions[i] == one.compaction
         assert batch.cost[i] == pytest.approx(one.cost, rel=1e-12)
         assert batch.models[i] == one.model and batch.buffer_bytes[i] == one.system.buffer_bytes
+
+
+@pytest.mark.parametrize("feature", ["skew", "cache", "memory_split", "robust", "probe_cost",
+                                     "level0_trigger", "files"])
+def test_universal_compaction_is_priced_with_each_feature_or_refused_by_the_table(feature):
+    """Universal compaction is a configuration the pricing function prices (U1-U4); it is not
+    searched yet. With each other feature it is priced, or refused by the one table."""
+    from wacky_model.config import Configuration
+    from wacky_model.types import Compaction, Design
+
+    compaction = (Compaction(style="universal", level1_runs=4) if feature == "level0_trigger"
+                  else Compaction(style="universal"))
+    if feature == "files":
+        with pytest.raises(ValueError, match="universal"):
+            Compaction("file", style="universal")
+        assert refusals({"universal", "files"})
+        return
+    config = Configuration(Design(4.0, 3.0, 1.0, 1.0, 1.0, "uniform"), compaction)
+    args = inputs(feature) if feature in SETTINGS else inputs()
+    rho = args.get("rho")
+    if refusals({"universal", feature}):
+        with pytest.raises(ValueError, match="is not supported"):
+            price(config, args["workload"], args["system"], rho=rho)
+        return
+    priced = price(config, args["workload"], args["system"], rho=rho)
+    assert priced.model == "universal" and priced.configuration.target == "rocksdb"
+    assert priced.theta > 0 and math.isfinite(priced.write_amp)
