@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from validation.rocksdb_runner import validate_rocksdb
 from validation.runner import validate
 from validation.scale import Scale
 from wacky_model.types import Design
@@ -33,14 +32,15 @@ def main() -> None:
     validate(leveling, scale=scale)
     native_s = time.perf_counter() - start
     start = time.perf_counter()
-    stock = validate_rocksdb(leveling, scale=scale)
+    stock = validate(leveling, scale=scale, engine="rocksdb", stock=True)
     stock_s = time.perf_counter() - start
     start = time.perf_counter()
-    driven = validate_rocksdb(leveling, scale=scale, stock=False)
+    driven = validate(leveling, scale=scale, engine="rocksdb")
     driver_s = time.perf_counter() - start
     print(f"native engine: {native_s:.1f} s")
-    print(f"stock RocksDB {stock.engine_version}: {stock_s:.1f} s ({stock_s / native_s:.2f}x the "
-          f"native engine; the writer waited {stock.throttle_seconds:.1f} s for RocksDB's "
+    d = stock.detail
+    print(f"stock RocksDB {d('rocksdb_version')}: {stock_s:.1f} s ({stock_s / native_s:.2f}x "
+          f"the native engine; the writer waited {d('throttle_seconds'):.1f} s for RocksDB's "
           "compactions to keep up)")
     print(f"RocksDB with the compaction driver: {driver_s:.1f} s ({driver_s / native_s:.2f}x the "
           f"native engine; a window of {driven.window_writes:,} inserts against stock's "

@@ -92,7 +92,7 @@ def test_run_on_engine_validates_the_design_at_small_scale_with_skew_and_a_cache
     seen = []
     result = run_on_engine(request, lambda f, m: seen.append(f))
     assert result.scale.entries <= 200_000 and result.model == "skew"
-    assert result.skew["cache_bytes"] == request.cache_bytes > 0
+    assert result.detail("skew")["cache_bytes"] == request.cache_bytes > 0
     assert result.measured.write_amp > 0 and result.predicted.write_amp > 0
     assert seen and max(seen) <= 1.0
     rows = vp.comparison_rows(result)  # no simulator under skew: dashes, not a crash
@@ -245,12 +245,13 @@ def test_a_large_error_on_a_small_predicted_figure_is_explained():
 
 
 def test_an_incomplete_window_or_wrong_answers_are_said():
-    result = replace(_result(), window_complete=False, phase="steady", major_compactions=0,
-                     checks=Checks(get_misses=2))
+    result = replace(_result(), phase="steady", checks=Checks(get_misses=2),
+                     engine_detail={"window_complete": False, "major_compactions": 0})
     notes = " ".join(vp.window_notes(result))
     assert "hit its length cap" in notes and "No merge into the largest level" in notes
     assert "2 missed keys" in notes
-    assert vp.window_notes(replace(_result(), window_complete=True, major_compactions=3)) == []
+    assert vp.window_notes(replace(_result(), engine_detail={"window_complete": True,
+                                                             "major_compactions": 3})) == []
     state = JobState("done", result=result, seconds=1.0)
     notes_list = find(vp.validation_view(state), L.VALIDATION_NOTES)
     assert "hit its length cap" in text_of(notes_list)

@@ -254,7 +254,7 @@ ENGINE_DESIGNS = [random_designs(HELD_OUT_SEED, 16)[i] for i in (0, 3, 9)]  # a_
 @pytest.fixture(scope="module")
 def engine_runs():
     """The three held-out designs built in the engine at each scale, at steady state."""
-    from validation import sweep
+    from validation import sweep  # the driver: SweepCase, run_cases
     from validation.scale import Scale
 
     out = {}
@@ -280,10 +280,10 @@ def test_the_model_predicts_the_engine_at_three_scales(engine_runs) -> None:
         e = r.relative_error
         given = c.zero_result_read / r.measured.zero_result_read - 1
         print(f"{name} {r.design.knobs}: window {r.window_writes}, Level-L runs "
-              f"{r.level_L_runs_at_start}; write amp {e.write_amp:+.1%}; zero-result "
+              f"{r.detail('level_L_runs_at_start')}; write amp {e.write_amp:+.1%}; zero-result "
               f"{e.zero_result_read:+.1%} ({given:+.1%} given the runs); worst-case read "
               f"{e.point_read:+.1%}; uniform read {e.point_read_uniform:+.1%}")
-        assert r.window_complete and not r.checks.any
+        assert r.detail("window_complete") and not r.checks.any
         wa.append(abs(e.write_amp))
         m = r.measured
         assert abs(c.zero_result_read - m.zero_result_read) <= max(

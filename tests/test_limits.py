@@ -51,7 +51,7 @@ def test_every_family_preset_is_physical_at_the_papers_size():
 
 
 def test_the_sweep_leaves_out_what_cannot_exist_at_its_size():
-    from validation.sweep import sweep_cases
+    from validation.families import sweep_cases
 
     cases = sweep_cases(TINY, n_random=5)
     assert "qlsm-bush T=4" not in {c.name for c in cases}

@@ -122,40 +122,38 @@ def test_validate_with_the_driver(wacky) -> None:
 
 def test_rocksdb_sweep_section_replaces_the_old_one(tmp_path) -> None:
     bridge()
-    from validation.rocksdb_sweep import (
-        BEGIN,
-        END,
-        RocksCase,
-        existing_section,
-        render_section,
-        replace_section,
-        rocksdb_cases,
-        run_rocksdb_cases,
-    )
+    from validation import cases
     from validation.scale import Scale
+    from validation.sweep import MARKERS, SweepCase, existing_section, run_cases, write_section
+    from wacky_model.types import Compaction
 
+    begin, end = MARKERS["rocksdb"]
     scale = Scale(entries=30_000, buffer_bytes=1 << 16, reads=300)
-    cases = rocksdb_cases(scale, 5.0, None)
-    assert sum(not c.stock for c in cases) == 6  # every Figure 8 family with a preset
-    assert {c.level0_trigger for c in cases if c.stock} == {1, 4}
-    picked = [RocksCase("Tiering (T=4)", Design(4, 3, 1, 1, 1), stock=False),
-              RocksCase("Leveling T=4, level-0 trigger 4", Design(4, 3, 1, 0, 0), stock=True,
-                        level0_trigger=4),
-              RocksCase("refused", Design(4, 3, 1, 1, 1), stock=True, level0_trigger=4)]
+    listed = cases.cases("rocksdb", scale, {"bits_per_entry": 5.0})
+    assert sum(c.group == "driver" for c in listed) == 6  # every Figure 8 family with a preset
+    assert {c.options["compaction"].level1_runs for c in listed if c.group == "stock"} == {1, 4}
+
+    def case(name, design, stock, trigger=1):
+        return SweepCase(name, "stock" if stock else "driver", design, {
+            "engine": "rocksdb", "stock": stock, "compaction": Compaction(level1_runs=trigger)})
+
+    picked = [case("Tiering (T=4)", Design(4, 3, 1, 1, 1), False),
+              case("Leveling T=4, level-0 trigger 4", Design(4, 3, 1, 0, 0), True, 4),
+              case("refused", Design(4, 3, 1, 1, 1), True, 4)]
     refused: list = []
-    results = run_rocksdb_cases(picked, scale, 5.0, None, refused=refused)
+    results = run_cases(picked, scale, {"bits_per_entry": 5.0}, workers=1, refused=refused)
     assert len(results) == 2 and refused[0][0] == "refused"
-    section = render_section(results, scale, "test", refused)
-    assert section.startswith(BEGIN) and section.rstrip().endswith(END)
+    section = cases.render("rocksdb", results, scale, {"bits_per_entry": 5.0}, "test", refused)
+    assert section.startswith(begin) and section.rstrip().endswith(end)
     assert "| Tiering (T=4) |" in section and "| yes |" in section
     assert "| Leveling T=4, level-0 trigger 4 |" in section and "| partial |" in section
     assert "Leveled: write amplification within 15% in" in section
     doc = tmp_path / "VALIDATION.md"
-    doc.write_text("# Validation\n\nnative part\n\n" + BEGIN + "\nold\n" + END + "\n\ntail\n")
-    doc.write_text(replace_section(doc.read_text(), section))
+    doc.write_text("# Validation\n\nnative part\n\n" + begin + "\nold\n" + end + "\n\ntail\n")
+    write_section(doc, "rocksdb", section)
     text = doc.read_text()
     assert "old" not in text and "native part" in text and "tail" in text
-    assert existing_section(doc) == section
+    assert existing_section(doc, "rocksdb") == section
 
 
 @pytest.mark.parametrize("args, message", [

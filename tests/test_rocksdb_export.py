@@ -12,7 +12,7 @@ from rocksdb_helpers import SMALL, bridge
 import rocksdb_bridge
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.rocksdb_options import GRADES, rocksdb_export
-from wacky_model.types import Design, System
+from wacky_model.types import Compaction, Design, System
 
 SYSTEM = System(entries=2e6, entry_bytes=128, buffer_bytes=1 << 20)
 
@@ -242,12 +242,12 @@ def test_rocksdbs_compaction_model_predicts_rocksdb(design, trigger, tolerance) 
     scale's table is in docs/VALIDATION.md). Small files have sparser filters than the model's
     (RocksDB rounds each filter up to whole cache lines), so reads get a looser bound here."""
     bridge()
-    from validation.rocksdb_runner import validate_rocksdb
+    from validation.runner import validate
     from validation.scale import Scale
 
-    r = validate_rocksdb(design, scale=Scale(entries=200_000, buffer_bytes=1 << 18, reads=2000),
-                         stock=True, level0_trigger=trigger)
+    r = validate(design, scale=Scale(entries=200_000, buffer_bytes=1 << 18, reads=2000),
+                 engine="rocksdb", stock=True, compaction=Compaction(level1_runs=trigger))
     assert r.model == ("universal" if design.K else "partial")
     assert r.predicted.write_amp == pytest.approx(r.measured.write_amp, rel=tolerance)
     assert r.predicted.zero_result_read == pytest.approx(r.measured.zero_result_read, rel=0.5)
-    assert r.write_amp_bytes is not None and 128 < r.bytes_per_entry < 160
+    assert r.detail("write_amp_bytes") is not None and 128 < r.detail("bytes_per_entry") < 160

@@ -94,7 +94,8 @@ class NativeSession:
 @dataclass
 class UniformReads:
     """Reads of each kind (zero-result, a key of the preload's Level L, a key uniform over all
-    present, a short range) in batches between buffers, ``reads`` over about one cycle."""
+    present, a short range), ``batch`` of each at a time (paced by
+    :class:`validation.window.PacedReads`)."""
 
     session: NativeSession
     loaded: np.ndarray
@@ -103,7 +104,6 @@ class UniformReads:
     range_entries: int
     seed: int
     rng: np.random.Generator
-    pacing: ReadPacing = field(default_factory=ReadPacing)
     totals: dict[str, list[int]] = field(default_factory=dict)  # kind -> [count, read, probed]
 
     def __post_init__(self) -> None:
@@ -117,20 +117,10 @@ class UniformReads:
                                          range_entries=self.range_entries, seed=self.seed + 2)
         self.pool, self.at = pool, 0
 
-    def start(self, cycle: float) -> None:
+    def reset(self) -> None:
+        """The window (re)starts: its steps are "win" phases, its reads counted afresh."""
         self.session.tag = "win"
-        self.pacing.restart()
-        self.pacing.per_step = self.reads * self.session.F / max(cycle, self.session.F)
         self.totals = {k: [0, 0, 0] for k in READ_KINDS}
-
-    def warming(self) -> None: ...
-    def before(self) -> None: ...
-
-    def after(self, ending: bool) -> None:
-        self.batch(self.pacing.due(ending))
-
-    def settle(self) -> None:
-        self.batch(self.pacing.rest())
 
     def batch(self, k: int) -> None:
         if k <= 0:

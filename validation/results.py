@@ -8,12 +8,12 @@ Everything here is a frozen dataclass; ``to_dict`` gives the JSON of ``wacky val
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from cost_models.objective import cost_row, theta_of_row
 from validation.scale import Scale
-from wacky_model.types import Compaction, Design, Workload, workload_vector
+from wacky_model.types import Design, Workload, workload_vector
 
 # The per-operation figures compared between a model and the engine, in report order.
 METRICS = (
@@ -170,13 +170,46 @@ class Checks:
 
 
 @dataclass(frozen=True)
-class ValidationResult:
-    """One design predicted, simulated and measured at one scale.
+class EngineRun:
+    """What an engine's run hands the runner core (:func:`validation.runner.validate`): the
+    measured costs with the predictions that depend on the run, and the engine's detail."""
 
-    ``predicted`` is the default model, the finite-N model (:mod:`cost_models.finite`);
-    ``paper`` is Eq 8-16 with whole run counts; ``simulated`` is the engine simulator
-    (:mod:`validation.engine_simulator`), an executable specification of the engine's merge
-    policy whose agreement checks the engine, not any model; ``measured`` is the engine.
+    measured: Costs
+    checks: Checks
+    predicted: Costs
+    simulated: Costs | None
+    model: str = "finite"
+    phase: str = "steady"
+    window_writes: int | None = None
+    conditioned: Costs | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    design: Design | None = None  # as it ran, when not as asked (stock RocksDB: uniform filters)
+
+
+WINDOW_FACTS = ("major_compactions", "window_complete", "full_merges_skipped",
+                "level_L_runs_at_start")
+
+
+def window_detail(run: Any, *names: str) -> dict[str, Any]:
+    """A window's facts for ``engine_detail``: ``names`` of them (default all) from ``run``
+    (:class:`validation.window.WindowRun`), the others None, as without a window."""
+    got = {} if run is None else {
+        "major_compactions": run.major_compactions, "window_complete": run.complete,
+        "full_merges_skipped": run.full_merges_skipped,
+        "level_L_runs_at_start": run.level_L_runs_at_start}
+    return {n: got.get(n) if n in (names or WINDOW_FACTS) else None for n in WINDOW_FACTS}
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    """One design predicted, simulated and measured at one scale, on any engine.
+
+    ``predicted`` is the model of the window measured (``model``: "finite", "partial",
+    "universal" or "skew"); ``paper`` is Eq 8-16 with whole run counts; ``simulated`` is the
+    engine simulator (:mod:`validation.engine_simulator`), an executable specification of the
+    merge policy whose agreement checks the engine, not any model (None under skew: it replays
+    uniform inserts only); ``measured`` is the engine; ``conditioned`` is the finite model told
+    Level L's runs at the window's start (a_L > 1).
     """
 
     design: Design
@@ -185,49 +218,27 @@ class ValidationResult:
     workload: Workload | None
     predicted: Costs
     paper: Costs
-    simulated: Costs | None  # None under skew: the simulator replays uniform inserts only
+    simulated: Costs | None
     measured: Costs
     checks: Checks
     seconds: float
-    mix_io_per_op: float | None = None
-    # The engine ran without its write-ahead log: the model prices flushes and merges only.
-    wal: bool = False
-    # "steady": costs over a window of inserts into a preloaded tree (validation.window);
-    # "load": averages over the load into an empty tree.
-    phase: str = "load"
-    window_writes: int | None = None
-    major_compactions: int | None = None
-    # The window ended at a run boundary of Level L (not at its cap), and how many windows that
-    # held a full merge of Level L were set aside first (validation.window).
-    window_complete: bool | None = None
-    full_merges_skipped: int | None = None
-    # How many runs Level L held when the window began (its history decides it, M7 in
-    # docs/MODEL.md), and the finite-N model told that one number.
-    level_L_runs_at_start: int | None = None
-    conditioned: Costs | None = None
-    # "native" (this project's engine) or "rocksdb" (stock RocksDB with the exported options:
-    # its version, the seconds the writer waited for compaction to keep up, and the export's
-    # grade).
-    engine: str = "native"
-    engine_version: str | None = None
-    throttle_seconds: float | None = None
-    rocksdb_grade: str | None = None
-    # On RocksDB: stock compaction, or the Wacky compaction driver; with the driver, the entries
-    # the design's policy wrote per insert (RocksDB's statistics also count each merged flush).
-    stock: bool | None = None
-    tree_write_amp: float | None = None
-    level0_trigger: int | None = None  # stock: flushes level 0 gathers before merging
-    # Stock: RocksDB's own write amplification in bytes (its format stores bytes_per_entry
-    # bytes per entry; write_amp is in entries, as the models count), and which model
-    # "predicted" is: "partial" (cost_models.partial, leveled) or "finite" (the Wacky model).
-    write_amp_bytes: float | None = None
-    bytes_per_entry: float | None = None
+    engine: str = "native"  # or "rocksdb"
     model: str = "finite"
-    # The native engine's compaction options, when not the paper's (wacky_model.types).
-    compaction: Compaction | None = None
-    # Under skewed keys or a cache (model "skew"): the window, the skew model's detail and the
-    # cache's figures (validation.runner).
-    skew: dict[str, Any] | None = None
+    # "steady": a window of writes into the preloaded tree (validation.window); "load":
+    # averages over the load into an empty tree.
+    phase: str = "load"
+    wal: bool = False  # False: the model prices flushes and merges only, as the engine did
+    window_writes: int | None = None
+    conditioned: Costs | None = None
+    # What only some engines, windows or features report, JSON-ready and flat in ``to_dict``:
+    # the window's merges (major_compactions, window_complete, full_merges_skipped,
+    # level_L_runs_at_start), the mix (mix_io_per_op), the native engine's compaction
+    # (compaction), RocksDB's run (rocksdb_version, stock, throttle_seconds, rocksdb_grade,
+    # tree_write_amp, level0_trigger, write_amp_bytes, bytes_per_entry) and skew's (skew).
+    engine_detail: dict[str, Any] = field(default_factory=dict)
+
+    def detail(self, name: str, default: Any = None) -> Any:
+        return self.engine_detail.get(name, default)
 
     @property
     def relative_error(self) -> Errors:
@@ -243,49 +254,33 @@ class ValidationResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``wacky validate --json``."""
+        def doc(x: Any) -> Any:
+            return None if x is None else x.to_dict()
+
         out = {
             "design": {**self.design.knobs, "filters": self.design.filters},
             "scale": asdict(self.scale),
             "budget": self.budget,
-            "workload": None if self.workload is None else self.workload.to_dict(),
-            "predicted": self.predicted.to_dict(),
-            "paper": self.paper.to_dict(),
-            "simulated": None if self.simulated is None else self.simulated.to_dict(),
-            "measured": self.measured.to_dict(),
-            "relative_error": self.relative_error.to_dict(),
-            "paper_relative_error": self.paper_relative_error.to_dict(),
-            "simulated_relative_error": (None if self.simulated_relative_error is None
-                                         else self.simulated_relative_error.to_dict()),
+            "workload": doc(self.workload),
+            "predicted": doc(self.predicted),
+            "paper": doc(self.paper),
+            "simulated": doc(self.simulated),
+            "measured": doc(self.measured),
+            "relative_error": doc(self.relative_error),
+            "paper_relative_error": doc(self.paper_relative_error),
+            "simulated_relative_error": doc(self.simulated_relative_error),
             "checks": asdict(self.checks),
             "seconds": self.seconds,
             "wal": self.wal,
             "phase": self.phase,
             "window_writes": self.window_writes,
-            "major_compactions": self.major_compactions,
-            "window_complete": self.window_complete,
-            "full_merges_skipped": self.full_merges_skipped,
-            "level_L_runs_at_start": self.level_L_runs_at_start,
             "engine": self.engine,
             "model": self.model,
+            **self.engine_detail,
         }
-        if self.compaction is not None:
-            out["compaction"] = asdict(self.compaction)
-        if self.engine == "rocksdb":
-            out.update(rocksdb_version=self.engine_version, stock=self.stock,
-                       throttle_seconds=self.throttle_seconds, rocksdb_grade=self.rocksdb_grade)
-            if self.stock:
-                out.update(level0_trigger=self.level0_trigger,
-                           write_amp_bytes=self.write_amp_bytes,
-                           bytes_per_entry=self.bytes_per_entry)
-            else:
-                out["tree_write_amp"] = self.tree_write_amp
         if self.conditioned is not None:
             out["predicted_given_level_L_runs"] = self.conditioned.to_dict()
             out["conditioned_relative_error"] = compare(self.conditioned, self.measured).to_dict()
-        if self.mix_io_per_op is not None:
-            out["mix_io_per_op"] = self.mix_io_per_op
-        if self.skew is not None:
-            out["skew"] = self.skew
         return out
 
 

@@ -1,20 +1,25 @@
-"""One validation: predict a design's costs, build it in the engine, measure, compare.
+"""One validation, on any engine: predict a design's costs, build it, measure, compare.
 
-``validate`` loads ``scale.entries`` unique entries into a fresh engine, then measures one
-window (:mod:`validation.window`) with reads of each kind spread over it and, given a workload,
-that workload's mix. It reports the same :class:`Costs` from several sources:
+:func:`validate` is the one runner core. It checks the request, prices the paper's model, hands
+the run to the engine (the native engine here; RocksDB stock or driven in
+:mod:`validation.rocksdb`), which measures one window (:mod:`validation.window`) with reads of
+each kind spread over it and returns an :class:`EngineRun`, and assembles the one result type.
+Every engine reports the same :class:`Costs` from several sources:
 
 * ``predicted``: the model of the window measured: the finite-N model (whole levels), the
-  partial-merge model (files), or the skew model (skewed keys, updates, a block cache);
+  partial-merge model (files), the skew model (skewed keys, updates, a block cache), or on
+  stock RocksDB the model of its own compaction;
 * ``paper``: Eq 8-16 with whole run counts; its Θ is what ``analyze`` reports;
 * ``simulated``: :mod:`validation.engine_simulator`, which replays the engine's merge policy
   (a check of the engine against its specification, not of the model; uniform inserts only);
 * ``measured``: what the engine did, counted in blocks.
 
-and the relative error (predicted - measured) / measured of each. Under skew, the worst-case
-read of a key at Level L is not measured (``point_read`` is None: updates move keys out of Level
-L), ``point_read_uniform`` is an existing-key read drawn from the workload's read distribution,
-cache hits included, and the hit rates are compared in absolute terms.
+On the native engine, ``validate`` loads ``scale.entries`` unique entries and then measures the
+window (or, ``phase="load"``, the load itself and a read phase after it), with the workload's
+mix replayed after. Under skew, the worst-case read of a key at Level L is not measured
+(``point_read`` is None: updates move keys out of Level L), ``point_read_uniform`` is an
+existing-key read drawn from the workload's read distribution, cache hits included, and the
+hit rates are compared in absolute terms.
 """
 
 from __future__ import annotations
@@ -31,24 +36,29 @@ from typing import Any
 import numpy as np
 
 import wacky_traces as tr
-from cost_models.costs import range_cost
-from cost_models.finite import finite_costs
 from native_engine import Engine
 from validation import generators, window
-from validation.engine_simulator import grow, grown_costs, steady_window
 from validation.native import NativeSession, SkewReads, SkewSession, UniformReads
+from validation.predict import (
+    predict_files,
+    predict_finite,
+    predict_paper,
+    predict_simulated,
+    range_entries_for,
+    steady_references,
+)
 from validation.replay import replay
 from validation.results import (
     Checks,
     Costs,
-    LevelShape,
+    EngineRun,
     ValidationResult,
     measured_levels,
+    window_detail,
     with_theta,
 )
 from validation.scale import ENGINE_WAL, Scale
-from wacky_model.analysis import analyze
-from wacky_model.files import LeveledCosts, native_file_costs
+from validation.window import PacedReads
 from wacky_model.skew import needs_skew_model, skew_costs, skewed_workload
 from wacky_model.types import Compaction, Design, System, Workload
 
@@ -60,154 +70,10 @@ LOAD_SHARE = 0.75  # of the progress bar: the load dominates the run time
 # full-merge boundary.
 WARMUP_LOADS, WINDOW_LOADS, WINDOW_CYCLES, WINDOW_MAX_LOADS, CAP_FACTOR = 0.5, 0.5, 1.2, 8.0, 3
 
-__all__ = ["Scale", "ValidationResult", "predict_finite", "predict_paper", "predict_simulated",
-           "validate"]
+__all__ = ["Scale", "ValidationResult", "validate"]
 
 PHASES = ("steady", "load")
-
-
-def range_entries_for(scale: Scale, workload: Workload | None, entries_per_block: int) -> int:
-    """Entries per range read: the workload's range length if it has one, else a short range."""
-    if workload is not None and workload.range_blocks > 0:
-        return max(1, round(workload.range_blocks * entries_per_block))
-    return scale.range_entries
-
-
-def predict_paper(design: Design, system: System, workload: Workload | None) -> Costs:
-    """The paper's model (realizable run counts) at exactly this scale, read off ``analyze``."""
-    a = analyze(design, system, workload, realizable=True)
-    costs = Costs(
-        write_amp=a.write_amp,
-        zero_result_read=a.zero_result_read,
-        point_read=a.point_read,
-        point_read_uniform=a.point_read_uniform,
-        range_runs=a.range_runs,
-        # Without a workload, the paper's short range: one block per run.
-        range_io=a.range_runs if a.range_cost is None else a.range_cost,
-        memory_bits_per_entry=a.memory_bits_per_entry,
-        levels=tuple(
-            LevelShape(level=row.level, runs=int(row.runs), entries=row.capacity_entries)
-            for row in a.levels
-        ),
-    )
-    return with_theta(costs, workload, system.entries_per_block, system.write_cost_ratio)
-
-
-def predict_finite(
-    design: Design, system: System, workload: Workload | None, range_entries: int,
-    *, steady_window: bool = True, level_L_runs: int | None = None,
-) -> Costs:
-    """The finite-N model (:mod:`cost_models.finite`) at exactly this scale.
-
-    ``steady_window``: write amplification of the whole-level window (:mod:`validation.window`),
-    which leaves out Level L's rare full merges (the model's ``window_write_amp``); otherwise the
-    amortized figure with them. ``level_L_runs``: Level L's runs when the window starts, if
-    known (else the model averages over it).
-    """
-    m = finite_costs(
-        design.T, design.C, design.X, design.K, design.Z,
-        entries=system.entries, buffer_entries=system.buffer_entries,
-        uniform=design.filters == "uniform", level_L_runs=level_L_runs, **system.budget,
-    )
-    runs = m.level_runs[: int(m.levels)]
-    entries = m.level_entries[: int(m.levels)]
-    costs = Costs(
-        write_amp=float(m.window_write_amp if steady_window else m.write_amp),
-        zero_result_read=float(m.zero_result_read),
-        point_read=float(m.point_read),
-        point_read_uniform=float(m.point_read_uniform),
-        range_runs=float(m.range_runs),
-        range_io=float(range_cost(m.range_runs, 1.0, range_entries / system.entries_per_block)),
-        memory_bits_per_entry=float(m.memory_bits_per_entry),
-        levels=tuple(
-            LevelShape(level=i + 1, runs=int(round(float(r))), entries=float(e))
-            for i, (r, e) in enumerate(zip(runs, entries, strict=True))
-        ),
-    )
-    return with_theta(costs, workload, system.entries_per_block, system.write_cost_ratio)
-
-
-def leveled_to_costs(m: LeveledCosts, workload: Workload | None, range_entries: int,
-                     entries_per_block: int) -> Costs:
-    """A file-granular or RocksDB model's costs (:class:`wacky_model.files.LeveledCosts`) as
-    :class:`Costs`: each non-empty level one sorted run."""
-    sizes = m.window.level_entries if m.window is not None else ()
-    levels = tuple(LevelShape(level=i + 1, runs=1, entries=float(e))
-                   for i, e in enumerate(e for e in sizes if e > 0))
-    return with_theta(Costs(
-        write_amp=m.write_amp,
-        zero_result_read=m.zero_result_read,
-        point_read=m.point_read,
-        point_read_uniform=m.point_read_uniform,
-        range_runs=m.range_runs,
-        range_io=float(range_cost(m.range_runs, 1.0, range_entries / entries_per_block)),
-        memory_bits_per_entry=m.memory_bits_per_entry,
-        levels=levels,
-    ), workload, entries_per_block)
-
-
-def predict_files(design: Design, system: System, compaction: Compaction,
-                  workload: Workload | None, range_entries: int, window: int) -> Costs:
-    """The partial-merge model (:mod:`wacky_model.files`) of the engine with file-granular
-    merges: ``window`` inserts after the preload of ``system.entries``, from an empty tree."""
-    m = native_file_costs(design, system, compaction, system.entries, float(window))
-    return leveled_to_costs(m, workload, range_entries, system.entries_per_block)
-
-
-def predict_simulated(
-    design: Design, system: System, workload: Workload | None, range_entries: int
-) -> Costs:
-    """:mod:`validation.engine_simulator`: the tree the engine's policy grows from N inserts."""
-    tree = grow(
-        design.T, design.C, design.X, design.K, design.Z,
-        entries=int(system.entries),
-        buffer_entries=int(system.buffer_entries),
-        entries_per_block=system.entries_per_block,
-        uniform=design.filters == "uniform",
-        **system.budget,
-    )
-    c = grown_costs(tree, range_entries)
-    costs = Costs(
-        write_amp=c.write_amp,
-        zero_result_read=c.zero_result_read,
-        point_read=c.point_read,
-        point_read_uniform=c.point_read_uniform,
-        range_runs=c.range_runs,
-        # The simulated tree holds every entry, so the range's blocks are all of its result.
-        range_io=float(range_cost(c.range_runs, 1.0, range_entries / system.entries_per_block)),
-        memory_bits_per_entry=c.memory_bits_per_entry,
-        levels=tuple(
-            LevelShape(level=i + 1, runs=len(lvl.run_entries), entries=lvl.entries)
-            for i, lvl in enumerate(tree.levels)
-        ),
-    )
-    return with_theta(costs, workload, system.entries_per_block, system.write_cost_ratio)
-
-
-def steady_references(
-    design: Design, system: System, workload: Workload | None, range_entries: int,
-    final_entries: int, level_L_max_runs: int | None, level_L_runs_at_start: int,
-) -> tuple[Costs, Costs | None]:
-    """The simulator's costs for a steady window, and the finite model told Level L's runs at
-    the window's start (None when a_L = 1): (simulated, conditioned).
-
-    The model is asked at N, the preload: Eq 14-16 price a tree of N entries (the warm-up and
-    the window add up to one fill cycle each). The simulator grows the tree the engine ended
-    with (``final_entries``, every key inserted), so its levels can be compared exactly, and its
-    write amplification is that of the same window, replayed (``steady_window``)."""
-    B = system.entries_per_block
-    final = replace(system, entries=float(final_entries))
-    simulated = predict_simulated(design, final, workload, range_entries)
-    sim_window = steady_window(
-        *design.knobs.values(), entries=int(system.entries),
-        buffer_entries=system.buffer_entries, entries_per_block=B,
-        uniform=design.filters == "uniform", **system.budget)
-    simulated = with_theta(replace(simulated, write_amp=sim_window.write_amp), workload, B)
-    conditioned = None
-    if level_L_max_runs and level_L_max_runs > 1:
-        conditioned = predict_finite(design, system, workload, range_entries,
-                                     level_L_runs=level_L_runs_at_start)
-    return simulated, conditioned
+ENGINES = ("native", "rocksdb")
 
 
 def _per_op(totals: dict[str, Any], kind: str, attr: str) -> float:
@@ -256,37 +122,78 @@ def validate(
     scale: Scale | None = None,
     bits_per_entry: float | None = None,
     sum_fpr: float | None = None,
+    engine: str = "native",
+    stock: bool = False,
+    compaction: Compaction | None = None,
+    cache_bytes: int = 0,
+    phase: str = "steady",
     progress: Progress | None = None,
     save_trace: str | Path | None = None,
     workdir: str | Path | None = None,
-    phase: str = "steady",
-    compaction: Compaction | None = None,
-    cache_bytes: int = 0,
 ) -> ValidationResult:
-    """Predict, build, measure and compare ``design`` at ``scale`` (default: 2M entries).
+    """Predict, build, measure and compare ``design`` at ``scale`` (default: 2M entries) on
+    ``engine`` ("native", or "rocksdb": the Wacky compaction driver, or with ``stock`` the
+    exported options under RocksDB's own compaction, :mod:`validation.rocksdb`).
 
     Give the filter memory as ``bits_per_entry`` (default 5) or ``sum_fpr``. ``phase`` is
     "steady" (default: amortized costs over a window of inserts into the preloaded tree,
-    :mod:`validation.window`) or "load" (averages over the load into an empty tree).
-    ``compaction`` (file granularity, a level-1 trigger): the engine runs it, the window is N
-    inserts after the preload (no Level L cycle to align with), and the prediction is the
+    :mod:`validation.window`) or "load" (averages over the load into an empty tree, native
+    only). ``compaction`` on the native engine (file granularity, a level-1 trigger): the window
+    is N inserts after the preload (no Level L cycle to align with), and the prediction is the
     partial-merge model's (``model`` "partial"); whole-level merges with a trigger above 1 are
-    predicted by the finite model, which does not price the trigger (``model`` "finite").
-    A workload with skewed keys or updates, or a block cache of ``cache_bytes``, is validated
-    against the skew model (``model`` "skew") over whole cycles of Level L.
+    predicted by the finite model, which does not price the trigger. On stock RocksDB its
+    ``level1_runs``, ``file_bytes`` and ``file_pick`` are the level-0 trigger, the target file
+    size and the pick. A workload with skewed keys or updates, or a block cache of
+    ``cache_bytes``, is validated on the native engine against the skew model (``model``
+    "skew") over whole cycles of Level L.
     """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {', '.join(PHASES)}; got {phase!r}")
     compaction = compaction or Compaction()
-    if not compaction.is_default and phase != "steady":
-        raise ValueError("granularity, file_bytes and level1_runs are validated in the steady "
-                         "phase only")
     scale = scale or Scale()
     if bits_per_entry is None and sum_fpr is None:
         bits_per_entry = 5.0
     system = scale.system(bits_per_entry, sum_fpr)  # validates the budget
     if cache_bytes:
         system = replace(system, cache_bytes=cache_bytes)
+    report = progress or (lambda fraction, message: None)
+    start = time.perf_counter()
+    range_entries = range_entries_for(scale, workload, system.entries_per_block)
+    if engine == "rocksdb":
+        if save_trace is not None or phase != "steady" or needs_skew_model(workload, system):
+            raise ValueError("RocksDB is validated in the steady phase with uniform keys and "
+                             "no cache, and saves no trace")
+        from validation.rocksdb import run_rocksdb
+
+        run = run_rocksdb(design, system, scale, workload, range_entries, stock=stock,
+                          compaction=compaction, report=report, workdir=workdir)
+    else:
+        if stock:
+            raise ValueError("stock applies to the rocksdb engine only")
+        run = _native(design, system, scale, workload, range_entries, phase=phase,
+                      compaction=compaction, save_trace=save_trace, report=report,
+                      workdir=workdir)
+    report(1.0, "done")
+    ran = run.design or design
+    return ValidationResult(
+        design=ran, scale=scale, budget=dict(system.budget), workload=workload,
+        predicted=run.predicted, paper=predict_paper(ran, system, workload),
+        simulated=run.simulated, measured=run.measured, checks=run.checks,
+        seconds=time.perf_counter() - start, engine=engine, model=run.model, phase=run.phase,
+        wal=ENGINE_WAL, window_writes=run.window_writes, conditioned=run.conditioned,
+        engine_detail=run.detail)
+
+
+def _native(design: Design, system: System, scale: Scale, workload: Workload | None,
+            range_entries: int, *, phase: str, compaction: Compaction,
+            save_trace: str | Path | None, report: Progress,
+            workdir: str | Path | None) -> EngineRun:
+    """The native engine: the load, then the window of uniform or skewed keys."""
+    if not compaction.is_default and phase != "steady":
+        raise ValueError("granularity, file_bytes and level1_runs are validated in the steady "
+                         "phase only")
     skew = needs_skew_model(workload, system)
     if skew and (not compaction.is_default or phase != "steady"):
         raise ValueError("skewed keys, updates and a cache are validated with whole-level "
@@ -297,10 +204,6 @@ def validate(
         if save_trace is not None:
             raise ValueError("save_trace is not written under skewed keys or a cache yet: the "
                              "skewed window drives the engine directly")
-    report = progress or (lambda fraction, message: None)
-    start = time.perf_counter()
-    range_entries = range_entries_for(scale, workload, system.entries_per_block)
-    paper = predict_paper(design, system, workload)
     with open_engine(design, workdir, entry_bytes=scale.entry_bytes,
                      block_bytes=scale.block_bytes, buffer_bytes=scale.buffer_bytes,
                      cache_bytes=system.cache_bytes, **system.budget,
@@ -312,12 +215,9 @@ def validate(
             LOAD_SHARE * done / total, "loading"))
         report(LOAD_SHARE, "steady-state window" if phase == "steady" else "reading")
         measure = _skewed if skew else _uniform
-        found = measure(engine, design, system, scale, workload, range_entries, load, loaded,
-                        phase=phase, compaction=compaction, save_trace=save_trace, report=report)
-    report(1.0, "done")
-    return ValidationResult(design=design, scale=scale, budget=dict(system.budget),
-                            workload=workload, paper=paper, wal=ENGINE_WAL,
-                            seconds=time.perf_counter() - start, **found)
+        return measure(engine, design, system, scale, workload, range_entries, load, loaded,
+                       phase=phase, compaction=compaction, save_trace=save_trace,
+                       report=report)
 
 
 def _uniform(engine: Any, design: Design, system: System, scale: Scale,
@@ -347,7 +247,8 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
         session = NativeSession(engine, generators.fresh_keys(rng, 2 * rule.cap + F,
                                                               np.sort(keys)), scale.entry_bytes)
         reads = UniformReads(session, keys, level_L_keys, scale.reads, range_entries, seed, rng)
-        run = window.measure(session, rule, reads)
+        run = window.measure(session, rule,
+                             PacedReads(reads.batch, reads.reset, scale.reads, session.F))
         levels, memory = measured_levels(engine)
         keys = np.concatenate([keys, session.fresh[: session.used]])
     parts = _read_parts(keys, level_L_keys, scale, workload, range_entries,
@@ -397,25 +298,24 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
         simulated, conditioned = steady_references(
             design, system, workload, range_entries, scale.entries + session.used,
             levels[-1].max_runs, run.level_L_runs_at_start)
-    mix_io_per_op = None
-    if "mix" in phases:
-        mix = phases["mix"]
-        ops = sum(t.count for t in mix.values())
-        io = sum(t.blocks_read + t.blocks_written for t in mix.values())
-        mix_io_per_op = io / ops if ops else None
     counts = [a + b + c for a, b, c in zip(
         (loaded.get_misses, loaded.zero_hits, loaded.wrong_values),
         [0, 0, 0] if later is None else (later.get_misses, later.zero_hits, later.wrong_values),
         [0, 0, 0] if session is None else session.checks, strict=True)]
-    steady = None if run is None else dict(
-        window_writes=run.writes, major_compactions=run.major_compactions,
-        window_complete=run.complete, full_merges_skipped=run.full_merges_skipped,
-        level_L_runs_at_start=run.level_L_runs_at_start)
-    return dict(
-        predicted=predicted, simulated=simulated, measured=with_theta(measured, workload, B),
-        checks=Checks(*counts), mix_io_per_op=mix_io_per_op, phase=phase,
-        conditioned=conditioned, model="partial" if files else "finite",
-        compaction=None if compaction.is_default else compaction, **(steady or {}))
+    detail = window_detail(run)
+    if "mix" in phases:
+        mix = phases["mix"]
+        ops = sum(t.count for t in mix.values())
+        io = sum(t.blocks_read + t.blocks_written for t in mix.values())
+        if ops:
+            detail["mix_io_per_op"] = io / ops
+    if not compaction.is_default:
+        detail["compaction"] = asdict(compaction)
+    return EngineRun(
+        measured=with_theta(measured, workload, B), checks=Checks(*counts), predicted=predicted,
+        simulated=simulated, model="partial" if files else "finite", phase=phase,
+        window_writes=None if run is None else run.writes, conditioned=conditioned,
+        detail=detail)
 
 
 def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload: Workload,
@@ -502,14 +402,15 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
                                            else model.characteristic_time_writes),
         },
     }
-    return dict(
-        predicted=theta_of(predicted), simulated=None, measured=theta_of(measured),
+    return EngineRun(
+        measured=theta_of(measured), predicted=theta_of(predicted), simulated=None,
         checks=Checks(get_misses=loaded.get_misses + reads.not_found,
                       zero_hits=loaded.zero_hits + reads.zero_hits,
                       wrong_values=loaded.wrong_values + reads.wrong_values),
-        phase="steady", window_writes=run.writes,
-        major_compactions=int(end["major_compactions"] - begin["major_compactions"]),
-        window_complete=run.complete, model="skew", skew=detail)
+        model="skew", window_writes=run.writes,
+        detail={**window_detail(run, "window_complete"),
+                "major_compactions": int(end["major_compactions"] - begin["major_compactions"]),
+                "skew": detail})
 
 
 def _read_parts(

@@ -1,139 +1,49 @@
-"""The continuum sweep: validate many designs, summarize the accuracy, check the ranking.
+"""The one sweep driver: case sets validated in bulk, each writing its section of
+docs/VALIDATION.md (``wacky sweep CASESET``; ``wacky validate --sweep`` is an alias).
 
-``run_sweep`` validates every Figure 8 family at several T, Leveling and Tiering with uniform
-filters, and random Wacky designs from a fixed seed, at three entries-per-buffer ratios (the
-given buffer, an eighth of it and a 64th: the data stays, the buffer shrinks). Then, for the 12
-Figure 9 workloads and 12 random ones, it measures the design the full five-knob search
-recommends (finite-N model) against each family at its own best T, and checks that the
-recommendation is the measured best or within 5% of it. It writes docs/VALIDATION.md, which is
-never edited by hand.
+A case set is an entry of :data:`SWEEPS`: the module that lists its cases (``cases(scale,
+budget)``, :class:`SweepCase` each) and renders its section (``render(results, scale, budget,
+command, refused)``). The driver runs the cases (in parallel where the engine allows), keeps the
+cases an engine refuses as a list, and writes the section between its two marker lines, keeping
+every other section as it is, whichever set runs; the families set writes the document's head.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import statistics
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from cost_models.limits import physical
-from cost_models.structure import structure
 from validation.results import Costs, Errors, ValidationResult, with_theta
-from validation.runner import Scale, validate
-from validation.sections import write_section
-from wacky_model.families import TABLE
-from wacky_model.presets import preset
-from wacky_model.search import DesignSpace, recommend
-from wacky_model.types import Design, System, Workload
+from validation.runner import validate
+from validation.scale import Scale
+from wacky_model.types import Design, Workload
 
-# Every Figure 8 column that has a preset, at the base ratios its row of the family table gives.
-FAMILY_T = {f.preset: f.sweep_T for f in TABLE if f.figure8 and f.preset}
-FAMILY_PRESETS = tuple(FAMILY_T)
-# The industry baselines: the family table's presets with uniform filters, at T = 10.
-UNIFORM_PRESETS = tuple(f.preset for f in TABLE if f.preset and f.filters == "uniform")
-SUMMARY_METRICS = ("write_amp", "point_read", "point_read_uniform", "zero_result_read",
-                   "range_runs", "memory_bits_per_entry")
-TARGETS = {"write_amp": 0.10, "point_read": 0.05, "zero_result_read": 0.15}
-ZERO_READ_FLOOR = 0.01  # I/O: the zero-result target is 15% or this, whichever is larger
-RANKING_SLACK = 0.05
-MODELS = ("finite", "paper", "simulator")
-BUFFER_DIVISORS = (1, 8, 64)  # the three entries-per-buffer ratios of the accuracy sweep
-SEARCH = "search"
-# The random designs' seed. The finite model was developed against seed 7's designs (and the
-# Figure 8 families); this seed's designs were never looked at before the sweep that reports them.
-HELD_OUT_SEED = 20261124  # the candidate name of the five-knob recommendation in the ranking
+# The cost columns of the engine tables: (Costs field, column label).
+COST_COLUMNS = (("write_amp", "write amp"), ("zero_result_read", "zero-result I/O"),
+                ("point_read", "existing-key I/O (Level L)"),
+                ("point_read_uniform", "existing-key I/O (uniform)"))
 
 
 @dataclass(frozen=True)
 class SweepCase:
+    """One run of a case set: ``validate(design, ...)`` with ``options`` (its keywords: scale,
+    engine, compaction, ...), or ``measure(**options)`` when the set measures something else."""
+
     name: str
-    group: str  # "family", "uniform filters", "random" or "ranking"
-    design: Design
+    group: str
+    design: Design | None
+    options: dict[str, Any] = field(default_factory=dict)
+    measure: Callable[..., Any] | None = None
 
-
-def _key(design: Design) -> tuple:
-    return (*(round(v, 9) for v in design.knobs.values()), design.filters)
-
-
-def _physical(design: Design, system: System) -> bool:
-    s = structure(*design.knobs.values(), system.buffers, integer_runs=True)
-    return bool(physical(s, system.buffers, system.entries))
-
-
-def sweep_cases(
-    system: System, *, n_random: int = 20, seed: int = HELD_OUT_SEED
-) -> list[SweepCase]:
-    """The designs of the sweep: families at several T, uniform baselines, random designs.
-
-    Designs whose tree cannot exist at this size (cost_models.limits; e.g. QLSM-bush at T=2 on
-    a few thousand entries) are left out, and random draws are redrawn until they can exist.
-    """
-    cases = []
-    for name in FAMILY_PRESETS:
-        for T in FAMILY_T[name]:
-            cases.append(SweepCase(f"{name} T={T:g}", "family", preset(name, T, system)))
-    for name in UNIFORM_PRESETS:
-        cases.append(SweepCase(f"{name} T=10", "uniform filters", preset(name, 10.0, system)))
-    cases = [c for c in cases if _physical(c.design, system)]
-    rng = np.random.default_rng(seed)
-    drawn = 0
-    while drawn < n_random:
-        T = float(np.round(rng.uniform(2, 12), 2))
-        C = float(np.round(rng.uniform(1, 10), 2))
-        X = float(np.round(rng.choice([1.0, rng.uniform(1, 2.5)]), 2))
-        K, Z = (float(np.round(v, 2)) for v in rng.uniform(0, 1, size=2))
-        design = Design(T, C, X, K, Z)
-        if _physical(design, system):
-            drawn += 1
-            cases.append(SweepCase(f"random {drawn}", "random", design))
-    return cases
-
-
-def ranking_workloads(n_random: int = 12, seed: int = 11) -> list[tuple[str, Workload]]:
-    """The 12 workloads spanning Figure 9 (reads vs writes (A, B) and range reads (C)), then
-    ``n_random`` mixes drawn from a fixed seed (a flat Dirichlet over the four operations; a
-    range read returns 0, 1 or 10 blocks)."""
-    out = []
-    for w in (0.9, 0.7, 0.5, 0.3, 0.1):
-        out.append((f"9A zero-result reads {1 - w:.0%}", Workload(0, 1 - w, w, 0)))
-    for w in (0.7, 0.5, 0.3, 0.1):
-        out.append((f"9B existing reads {1 - w:.0%}", Workload(1 - w, 0, w, 0)))
-    for v in (0.001, 0.01, 0.1):
-        out.append((f"9C range reads {v:.1%}", Workload(0.5 - v / 2, 0.0, 0.5 - v / 2, v)))
-    rng = np.random.default_rng(seed)
-    for i in range(n_random):
-        mix = np.round(rng.dirichlet(np.ones(4)), 3)
-        mix[2] += 1.0 - mix.sum()  # exact sum; writes absorb the rounding
-        blocks = float(rng.choice([0.0, 1.0, 10.0]))
-        w = Workload(*(float(x) for x in mix), range_blocks=blocks)
-        out.append((f"random {i + 1} ({', '.join(f'{x:.2f}' for x in mix)}; {blocks:g} blocks)",
-                    w))
-    return out
-
-
-def ranking_candidates(
-    system: System, workloads: Sequence[tuple[str, Workload]]
-) -> tuple[list[SweepCase], dict[str, list[tuple[str, Design]]]]:
-    """Per workload: the five-knob search's recommendation (finite-N model), then each family at
-    its own best T by the same model."""
-    space = DesignSpace.build(system)
-    cases: dict[tuple, SweepCase] = {}
-    per_workload: dict[str, list[tuple[str, Design]]] = {}
-    for wname, workload in workloads:
-        rec = recommend(workload, system, space=space)
-        options = [(SEARCH, rec.design)] + [(alt.family, alt.design) for alt in rec.alternatives]
-        per_workload[wname] = options
-        for family, design in options:
-            label = rec.family if family == SEARCH else family
-            cases.setdefault(_key(design), SweepCase(f"{label} T={design.T:.3g}", "ranking",
-                                                     design))
-    return list(cases.values()), per_workload
+    def run(self, scale: Scale, budget: dict[str, float]) -> Any:
+        if self.measure is not None:
+            return self.measure(**self.options)
+        return validate(self.design, **{"scale": scale, **budget, **self.options})
 
 
 @dataclass(frozen=True)
@@ -146,7 +56,7 @@ class SweepResult:
         return self.case.name
 
     def source(self, model: str) -> Costs:
-        """The figures of ``model`` (:data:`MODELS`) or "measured"."""
+        """The figures of ``model`` ("finite", "paper", "simulator") or "measured"."""
         r = self.result
         return {"finite": r.predicted, "paper": r.paper, "simulator": r.simulated,
                 "measured": r.measured}[model]
@@ -164,22 +74,17 @@ class SweepResult:
         return theta
 
 
-def _run_case(case: SweepCase, scale: Scale, budget: dict[str, float],
-              phase: str) -> SweepResult:
-    return SweepResult(case, validate(case.design, scale=scale, phase=phase, **budget))
+def _run_case(case: SweepCase, scale: Scale, budget: dict[str, float]) -> SweepResult:
+    return SweepResult(case, case.run(scale, budget))
 
 
 def run_cases(
-    cases: Sequence[SweepCase],
-    scale: Scale,
-    budget: dict[str, float],
-    *,
-    workers: int = 2,
+    cases: Sequence[SweepCase], scale: Scale, budget: dict[str, float], *, workers: int = 2,
     on_done: Callable[[int, int, str], None] | None = None,
-    phase: str = "steady",
     refused: list[tuple[str, str]] | None = None,
 ) -> list[SweepResult]:
-    """Validate every case, ``workers`` at a time; results come back in the cases' order.
+    """Run every case, ``workers`` at a time (1: in this process, one after another, as RocksDB
+    needs the other core for its compactions); results come back in the cases' order.
 
     With ``refused`` given, a case that fails (a design the engine or the model refuses at this
     scale, a ``ValueError``, or any other error) is left out and listed there as (name,
@@ -187,365 +92,122 @@ def run_cases(
     if workers < 1:
         raise ValueError(f"workers must be >= 1; got {workers}")
     results: list[SweepResult | None] = [None] * len(cases)
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_run_case, c, scale, budget, phase): i
-                   for i, c in enumerate(cases)}
-        for done, fut in enumerate(as_completed(futures), start=1):
-            i = futures[fut]
-            try:
-                results[i] = fut.result()
-            except Exception as err:  # one case must not cost the whole sweep; it is listed
-                if refused is None:
-                    raise
-                kind = "" if isinstance(err, ValueError) else f"{type(err).__name__}: "
-                refused.append((cases[i].name, kind + str(err)))
-            if on_done is not None:
-                on_done(done, len(cases), cases[i].name)
+
+    def settle(i: int, done: int, get: Callable[[], SweepResult]) -> None:
+        try:
+            results[i] = get()
+        except Exception as err:  # one case must not cost the whole sweep; it is listed
+            if refused is None:
+                raise
+            kind = "" if isinstance(err, ValueError) else f"{type(err).__name__}: "
+            refused.append((cases[i].name, kind + str(err)))
+        if on_done is not None:
+            on_done(done, len(cases), cases[i].name)
+
+    if workers == 1:
+        for i, case in enumerate(cases):
+            settle(i, i + 1, lambda c=case: _run_case(c, scale, budget))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_run_case, c, scale, budget): i for i, c in enumerate(cases)}
+            for done, fut in enumerate(as_completed(futures), start=1):
+                settle(futures[fut], done, fut.result)
     return [r for r in results if r is not None]
 
 
-def _abs_errors(results: Iterable[SweepResult], model: str, metric: str):
-    return [(abs(e), r.name) for r in results
-            if (e := r.errors(model).metric(metric)) is not None]
+@dataclass(frozen=True)
+class CaseSet:
+    name: str
+    module: str  # lists the cases (``cases``) and renders the section (``render``)
+    about: str
+    minutes: float  # expected wall time at the default scale on this machine (2 cores)
+    marked: bool = True  # False: the document's head
+    workers: int | None = None  # None: as many as the command asks for
+    alias: str = ""  # the ``wacky validate --sweep`` flags that run it too, if any
+
+    @property
+    def command(self) -> str:
+        return (f"wacky validate --sweep{self.alias}".rstrip() if self.alias
+                else f"wacky sweep {self.name}")
+
+    @property
+    def markers(self) -> tuple[str, str]:  # the documents written so far carry these
+        return (f"<!-- {self.name} section: written by {self.command} -->",
+                f"<!-- end of the {self.name} section -->")
 
 
-def summarize(results: Sequence[SweepResult]) -> list[dict[str, Any]]:
-    """Per metric and model: median and worst |relative error|, and the worst design."""
-    rows = []
-    for metric in SUMMARY_METRICS:
-        row: dict[str, Any] = {"metric": metric}
-        for model in MODELS:
-            errs = _abs_errors(results, model, metric)
-            if not errs:
-                continue
-            worst = max(errs)
-            row[model] = {"median": statistics.median(e for e, _ in errs), "worst": worst[0],
-                          "worst_design": worst[1]}
-        rows.append(row)
-    return rows
+SWEEPS = {s.name: s for s in (
+    CaseSet("families", "validation.families", "every Figure 8 family, uniform baselines and "
+            "random designs at three buffer sizes, the ranking, the load phase", 30.0,
+            marked=False, alias=" "),
+    CaseSet("files", "validation.cases", "file-granular merges: the partial-merge model", 12.0,
+            alias=" --granularity file"),
+    CaseSet("skew", "validation.cases", "skewed keys and a block cache: the skew model", 25.0,
+            workers=1, alias=" --skew"),
+    CaseSet("rocksdb", "validation.cases", "RocksDB: the driver on every family, stock "
+            "RocksDB, the ranking of recommend --target rocksdb", 20.0, workers=1,
+            alias=" --engine rocksdb"),
+    CaseSet("smoke", "validation.cases", "three designs, one of each window, at a small scale",
+            1.5),
+)}
+MARKERS = {s.name: s.markers for s in SWEEPS.values() if s.marked}
 
 
-def _zero_read_gap(r: SweepResult, model: str) -> float:
-    return abs(r.source(model).zero_result_read - r.result.measured.zero_result_read)
+def _pattern(begin: str, end: str) -> re.Pattern[str]:
+    return re.compile(re.escape(begin) + r".*?" + re.escape(end) + r"\n?", re.S)
 
 
-def _zero_read_within(results: Sequence[SweepResult], model: str) -> float:
-    """Share of designs whose zero-result error is within max(15%, 0.01 I/O)."""
-    ok = sum(
-        _zero_read_gap(r, model) <= max(ZERO_READ_FLOOR, 0.15 * r.result.measured.zero_result_read)
-        for r in results
-    )
-    return ok / len(results) if results else 0.0
+def existing_section(path: Path, name: str) -> str | None:
+    """Case set ``name``'s section of the file at ``path``, if it has one."""
+    if not path.exists():
+        return None
+    found = _pattern(*MARKERS[name]).search(path.read_text(encoding="utf-8"))
+    return found.group(0) if found else None
 
 
-def _structure_matches(results: Sequence[SweepResult], model: str) -> int:
-    return sum(r.errors(model).levels_match for r in results)
+def write_section(out: Path, name: str, section: str) -> None:
+    """Write case set ``name``'s ``section`` into ``out``, keeping every other section: a marked
+    section replaces its old text (or is appended); the head replaces everything outside the
+    marked sections, which follow it in the order the file had them."""
+    old = out.read_text(encoding="utf-8") if out.exists() else ""
+    if name in MARKERS:
+        pattern = _pattern(*MARKERS[name])
+        doc = old or "# Validation\n"
+        text = (pattern.sub(lambda _: section, doc) if pattern.search(doc)
+                else doc.rstrip("\n") + "\n\n" + section)
+    else:
+        found = sorted((m.start(), m.group(0)) for begin, end in MARKERS.values()
+                       if (m := _pattern(begin, end).search(old)))
+        text = section
+        for _, kept in found:
+            text = text.rstrip("\n") + "\n\n" + kept
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
 
 
-def rank(
-    workloads: Sequence[tuple[str, Workload]],
-    per_workload: dict[str, list[tuple[str, Design]]],
-    by_key: dict[tuple, SweepResult],
-) -> list[dict[str, Any]]:
-    """For each workload: the search's recommendation and each model's pick among the
-    candidates, each against the measured best of the candidates.
-
-    The candidates are the five-knob recommendation and each family at its best T (both by the
-    finite-N model). "search" is the recommendation as measured; each model in
-    :data:`MODELS` also picks the candidate it predicts cheapest.
-    """
-    rows = []
-    for wname, workload in workloads:
-        # A candidate the engine could not build at this scale is not in by_key.
-        options = [(fam, by_key[_key(d)]) for fam, d in per_workload[wname]
-                   if _key(d) in by_key]
-        best_fam, best = min(options, key=lambda o: o[1].theta("measured", workload))
-        best_cost = best.theta("measured", workload)
-        row: dict[str, Any] = {
-            "workload": wname,
-            "measured_best": f"{_label(best_fam, best)}",
-            "best_cost": best_cost,
-        }
-        if options[0][0] == SEARCH:
-            row[SEARCH] = _scored(*options[0], workload, best_cost)
-        else:
-            row[SEARCH] = {"pick": "search: refused at this scale", "cost": math.inf,
-                           "gap": math.inf, "ok": False}
-        for model in MODELS:
-            pick = min(options, key=lambda o, m=model: o[1].theta(m, workload))
-            row[model] = _scored(*pick, workload, best_cost)
-        rows.append(row)
-    return rows
+def case_list(name: str, scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
+    return import_module(SWEEPS[name].module).cases(name, scale, budget)
 
 
-def _scored(family: str, pick: SweepResult, workload: Workload,
-            best_cost: float) -> dict[str, Any]:
-    cost = pick.theta("measured", workload)
-    return {"pick": _label(family, pick), "cost": cost, "gap": cost / best_cost - 1.0,
-            "ok": cost <= (1.0 + RANKING_SLACK) * best_cost}
-
-
-def _label(family: str, r: SweepResult) -> str:
-    d = r.case.design
-    if family == SEARCH:
-        return (f"search: T={d.T:.3g} C={d.C:.3g} X={d.X:.3g} K={d.K:.2g} Z={d.Z:.2g}")
-    return f"{family} (T={d.T:.3g})"
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
-
-
-def _met(ok: bool) -> str:
-    return "met" if ok else "missed"
-
-
-MODEL_LABELS = {"finite": "finite model", "paper": "paper model", "simulator": "engine simulator"}
-
-
-def _accuracy_lines(results: Sequence[SweepResult]) -> list[str]:
-    """The accuracy-per-metric and fidelity-target tables."""
-    summary = summarize(results)
-    lines = [
-        "| metric | " + " | ".join(f"{MODEL_LABELS[m]} median | worst | worst design"
-                                   for m in MODELS) + " |",
-        "|---|" + "---|---|---|" * len(MODELS),
-    ]
-    for row in summary:
-        cells = []
-        for m in MODELS:
-            x = row.get(m)
-            cells.append(f"{_pct(x['median'])} | {_pct(x['worst'])} | {x['worst_design']}"
-                         if x else "- | - | -")
-        lines.append(f"| {row['metric']} | " + " | ".join(cells) + " |")
-    n = len(results)
-    lines += [
-        "",
-        "| target | " + " | ".join(MODEL_LABELS[m] for m in MODELS) + " |",
-        "|---|" + "---|" * len(MODELS),
-    ]
-    med = {row["metric"]: row for row in summary}
-    for metric, limit in TARGETS.items():
-        meds = {m: med[metric][m]["median"] for m in MODELS}
-        if metric == "zero_result_read":
-            cells = []
-            for m in MODELS:
-                gap = statistics.median(_zero_read_gap(x, m) for x in results)
-                ok = meds[m] <= 0.15 or gap <= ZERO_READ_FLOOR
-                cells.append(f"{_pct(meds[m])}, {gap:.3g} I/O ({_met(ok)})")
-            lines.append(f"| median zero-result error <= 15% or <= {ZERO_READ_FLOOR} I/O | "
-                         + " | ".join(cells) + " |")
-            lines.append("| zero-result reads within max(15%, 0.01 I/O), share of designs | "
-                         + " | ".join(_pct(_zero_read_within(results, m)) for m in MODELS)
-                         + " |")
-            continue
-        lines.append(f"| median {metric} error <= {_pct(limit)} | " + " | ".join(
-            f"{_pct(meds[m])} ({_met(meds[m] <= limit)})" for m in MODELS) + " |")
-    lines.append("| worst write_amp error <= 25% | " + " | ".join(
-        f"{_pct(w)} ({_met(w <= 0.25)})"
-        for w in (med["write_amp"][m]["worst"] for m in MODELS)) + " |")
-    lines.append("| runs per level match exactly (designs) | " + " | ".join(
-        f"{_structure_matches(results, m)}/{n}" for m in MODELS) + " |")
-    return lines
-
-
-def _ranking_lines(ranking: Sequence[dict[str, Any]]) -> list[str]:
-    passed = {m: sum(r[m]["ok"] for r in ranking) for m in (SEARCH, *MODELS)}
-    n = len(ranking)
-    lines = [
-        f"For each workload, the design the five-knob search recommends (finite-N model) and "
-        f"each family at its own best T (same model) were measured at steady state. The "
-        f"recommendation must be the best of them by measured cost (Θ from measured I/O per "
-        f"operation), or within {_pct(RANKING_SLACK)} of it. **The search's recommendation: "
-        f"{passed[SEARCH]}/{n} workloads pass ({_pct(passed[SEARCH] / n)}; target 90%).** "
-        f"Each model's own pick among the same candidates: " + ", ".join(
-            f"{MODEL_LABELS[m]} {passed[m]}/{n}" for m in MODELS) + ".",
-        "",
-        "| workload | measured best | search's recommendation | gap | ok | paper model's pick "
-        "| gap | ok | simulator's pick | gap | ok |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in ranking:
-        cells = []
-        for m in (SEARCH, "paper", "simulator"):
-            x = r[m]
-            cells.append(f"{x['pick']} | {_pct(x['gap'])} | {'yes' if x['ok'] else '**no**'}")
-        lines.append(f"| {r['workload']} | {r['measured_best']} | " + " | ".join(cells) + " |")
-    failures = [r for r in ranking if not r[SEARCH]["ok"]]
-    lines += ["", f"Failures of the search's recommendation: {len(failures)}."]
-    lines += [f"- {r['workload']}: recommended {r[SEARCH]['pick']} measured "
-              f"{_pct(r[SEARCH]['gap'])} above {r['measured_best']}." for r in failures]
-    return lines
-
-
-def _design_lines(results: Sequence[SweepResult]) -> list[str]:
-    lines = [
-        "| design | group | T | C | X | K | Z | filters | window inserts | Level-L runs at "
-        "start | write amp (finite / paper / simulator / measured) | Level-L read (finite / "
-        "measured) | zero-result read (finite / paper / measured) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in results:
-        d, f, p, s, m = (r.case.design, r.result.predicted, r.result.paper, r.result.simulated,
-                         r.result.measured)
-        lines.append(
-            f"| {r.name} | {r.case.group} | {d.T:.4g} | {d.C:.4g} | {d.X:.4g} | "
-            f"{d.K:.4g} | {d.Z:.4g} | {d.filters} | {r.result.window_writes or '-'} | "
-            f"{r.result.level_L_runs_at_start if r.result.window_writes else '-'} | "
-            f"{f.write_amp:.3g} / {p.write_amp:.3g} / {s.write_amp:.3g} / {m.write_amp:.3g} | "
-            f"{f.point_read:.4g} / {m.point_read:.4g} | {f.zero_result_read:.3g} / "
-            f"{p.zero_result_read:.3g} / {m.zero_result_read:.3g} |"
-        )
-    return lines
-
-
-def _scale_text(scale: Scale) -> str:
-    F = scale.buffer_bytes // scale.entry_bytes
-    return f"{scale.buffer_bytes:,} B buffer, N/F = {scale.entries / F:,.0f}"
-
-
-def render_markdown(
-    by_scale: Sequence[tuple[Scale, Sequence[SweepResult]]],
-    ranking: Sequence[dict[str, Any]],
-    budget: dict[str, float],
-    command: str,
-    load: tuple[Sequence[SweepResult], Sequence[dict[str, Any]]] | None = None,
-    refused: Sequence[tuple[str, str]] = (),
-) -> str:
-    """The document: the steady phase at each scale and the ranking, then the load phase's
-    tables (at the first scale) if given, and the designs that could not be built."""
-    scale, first = by_scale[0]
-    everything = [r for _, rs in by_scale for r in rs]
-    windows = [r.result.window_writes for r in everything if r.result.window_writes]
-    majors = [r.result.major_compactions for r in everything
-              if r.result.major_compactions is not None]
-    incomplete = sum(not r.result.window_complete for r in everything if r.result.window_writes)
-    lines = [
-        "# Validation: the models against the engine",
-        "",
-        f"Generated by `{command}`; do not edit by hand. {len(first)} designs, each preloaded "
-        f"with {scale.entries:,} entries of {scale.entry_bytes} B (blocks of "
-        f"{scale.block_bytes} B, filter budget {budget}) at "
-        + "; ".join(_scale_text(sc) for sc, _ in by_scale)
-        + ", then measured at steady state: a window of inserts between two run boundaries of "
-        f"the largest level, with {scale.reads:,} reads of each kind spread over it "
-        f"(README, 'Checking the model on the engine').",
-    ]
-    if windows:
-        lines.append(
-            f"Windows held {min(windows):,} to {max(windows):,} inserts (median "
-            f"{int(statistics.median(windows)):,}) and {min(majors)} to {max(majors)} merges "
-            f"into the largest level; {incomplete} of {len(windows)} windows reached their cap "
-            f"before a run boundary.")
-    lines += [
-        "",
-        "Errors are |model - measured| / measured. The **finite** model "
-        "(`cost_models/finite.py`, docs/MODEL.md) is the model the design search optimizes by "
-        "default: a closed-form expectation over the fill cycle at this N, derived on paper; its "
-        "errors are the evidence of accuracy. Its random designs come from a seed never used "
-        "while it was derived; the Figure 8 families (and seed 7's designs) were compared with "
-        "the engine simulator during its derivation, and nothing was fitted. The **paper** "
-        "model is Eq 8-16 with whole run counts, asked at N. The **engine "
-        "simulator** (`validation/engine_simulator.py`) replays the engine's own merge policy "
-        "(same planner, tolerances and shape rule) on entry counts, growing the tree the engine "
-        "ended with, and replays the same steady window for its write amplification; its "
-        "agreement checks that the engine does what its specification says and is **not** "
-        "evidence that any model is accurate.",
-    ]
-    for sc, rs in by_scale:
-        lines += ["", f"## Accuracy per metric (steady state, {_scale_text(sc)})", "",
-                  *_accuracy_lines(rs)]
-    if len(by_scale) > 1:
-        lines += ["", "## Accuracy per metric (steady state, all three scales together)", "",
-                  *_accuracy_lines(everything)]
-    lines += ["", f"## Ranking (steady state, {_scale_text(scale)})", "",
-              *_ranking_lines(ranking)]
-    for sc, rs in by_scale:
-        lines += ["", f"## Every design (steady state, {_scale_text(sc)})", "",
-                  *_design_lines(rs)]
-    if load is not None:
-        load_results, load_ranking = load
-        lines += [
-            "",
-            f"## Load phase: averages over the load into an empty tree ({_scale_text(scale)})",
-            "",
-            "The same designs measured the old way (`wacky validate --phase load`): costs "
-            "averaged over loading N entries into an empty tree, and reads after the load.",
-            "",
-            *_accuracy_lines(load_results),
-        ]
-        if load_ranking:
-            lines += ["", *_ranking_lines(load_ranking)]
-    if refused:
-        lines += ["", "## Designs left out", "",
-                  "Refused by the model's physical limits (cost_models.limits) at a scale, or "
-                  "failed, so neither measured nor counted above:", ""]
-        lines += [f"- {name}: {message}" for name, message in refused]
-    return "\n".join(lines) + "\n"
-
-
-def sweep_scales(scale: Scale) -> list[Scale]:
-    """The accuracy sweep's scales: ``scale`` and its buffer divided by 8 and by 64, as long as
-    a buffer holds at least one block."""
-    return [dataclasses.replace(scale, buffer_bytes=scale.buffer_bytes // k)
-            for k in BUFFER_DIVISORS if scale.buffer_bytes // k >= scale.block_bytes]
-
-
-def run_sweep(
-    scale: Scale,
-    *,
-    out: Path,
-    workers: int,
-    console: Any,
-    bits_per_entry: float | None = None,
-    sum_fpr: float | None = None,
-    n_random: int = 20,
-    command: str = "wacky validate --sweep",
-) -> tuple[list[SweepResult], list[dict[str, Any]]]:
-    """Run the accuracy sweep at each of :func:`sweep_scales` (steady phase), the ranking check
-    at ``scale`` (steady), and the accuracy sweep's load phase at ``scale``; write the markdown
-    document to ``out``. Returns the steady results at ``scale`` and the ranking."""
+def run_sweep(name: str, scale: Scale, *, out: Path, console: Any, workers: int = 2,
+              budget: dict[str, float] | None = None, command: str | None = None) -> list:
+    """Run case set ``name`` and write its section of ``out``; returns its results."""
     from validation.progress import progress
 
-    if bits_per_entry is None and sum_fpr is None:
-        bits_per_entry = 5.0
-    budget = {"bits_per_entry": bits_per_entry} if bits_per_entry is not None else {
-        "sum_fpr": sum_fpr}
-    system = scale.system(bits_per_entry, sum_fpr)
-    cases = sweep_cases(system, n_random=n_random)
-    workloads = ranking_workloads()
-    extra, per_workload = ranking_candidates(system, workloads)
-    seen = {_key(c.design) for c in cases}
-    ranking_only = [c for c in extra if _key(c.design) not in seen]
-    done_count = 0
+    entry, budget = SWEEPS[name], budget or {"bits_per_entry": 5.0}
+    module = import_module(entry.module)
+    cases = module.cases(name, scale, budget)
     refused: list[tuple[str, str]] = []
-
     with progress(console) as bar:
-        def run(what: str, todo: Sequence[SweepCase], sc: Scale, phase: str) -> list[SweepResult]:
-            nonlocal done_count
-            task = bar.add_task(what, total=len(todo))
-            results = run_cases(
-                todo, sc, budget, workers=workers, phase=phase, refused=refused,
-                on_done=lambda done, total, name: bar.update(
-                    task, completed=done, description=f"{what}: {name}"))
-            done_count += len(todo)
-            return results
-
-        by_scale = []
-        for sc in sweep_scales(scale):
-            sc_system = sc.system(bits_per_entry, sum_fpr)
-            todo = [c for c in cases if _physical(c.design, sc_system)]
-            refused.extend((f"{c.name} ({_scale_text(sc)})", "not physical at this scale")
-                           for c in cases if c not in todo)
-            by_scale.append((sc, run(f"steady, {_scale_text(sc)}", todo, sc, "steady")))
-        first = by_scale[0][1]
-        more = run("ranking candidates (steady)", ranking_only, scale, "steady")
-        by_key = {_key(r.case.design): r for r in [*first, *more]}
-        ranking = rank(workloads, per_workload, by_key)
+        task = bar.add_task(name, total=len(cases))
+        results = run_cases(cases, scale, budget, workers=entry.workers or workers,
+                            refused=refused, on_done=lambda done, total, case: bar.update(
+                                task, completed=done, description=f"{name}: {case}"))
+    if refused:
         console.print(f"{len(refused)} refused: " + "; ".join(f"{n}: {m}" for n, m in refused))
-        load = run("load phase", cases, scale, "load")
-    # The other sections (files, skew, RocksDB) have their own sweeps: kept as they are.
-    write_section(out, "families", render_markdown(by_scale, ranking, budget, command,
-                                                   load=(load, []), refused=refused))
-    console.print(f"wrote {out} ({done_count} validations)")
-    return [*first, *more], ranking
+    section = module.render(name, results, scale, budget, command or entry.command, refused)
+    write_section(out, name, section)
+    if hasattr(module, "after"):  # a figure beside the document
+        module.after(name, results, scale, out)
+    console.print(f"wrote the {name} section of {out} ({len(results)} runs)")
+    return results

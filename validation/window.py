@@ -25,6 +25,7 @@ compaction. A warm-up or window that reaches its cap says so (``complete`` False
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -132,6 +133,32 @@ class ReadPacing:
         n = max(1, round(self.owed))
         self.owed -= n
         return n
+
+
+@dataclass
+class PacedReads(NoReads):
+    """``reads`` of each kind over about one cycle, batched between window steps of ``step``
+    writes (:class:`ReadPacing`): ``run(k)`` reads k of each kind, ``reset()`` forgets what the
+    window read so far (it restarts)."""
+
+    run: Callable[[int], None]
+    reset: Callable[[], None]
+    reads: int
+    step: int
+    pacing: ReadPacing = field(default_factory=ReadPacing)
+
+    def start(self, cycle: float) -> None:
+        self.reset()
+        self.pacing.restart()
+        self.pacing.per_step = self.reads * self.step / max(cycle, self.step)
+
+    def after(self, ending: bool) -> None:
+        if k := self.pacing.due(ending):
+            self.run(k)
+
+    def settle(self) -> None:
+        if k := self.pacing.rest():
+            self.run(k)
 
 
 @dataclass(frozen=True)

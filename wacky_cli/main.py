@@ -85,6 +85,10 @@ def _fail_on_wrong_answers(get_misses: int, zero_hits: int, wrong_values: int) -
         raise typer.Exit(1)
 
 
+# One declaration of --workers for validate --sweep and sweep (tests/test_cli.py checks).
+Workers = Annotated[int, typer.Option("--workers", help="Parallel runs of a sweep's cases.")]
+
+
 @app.command("analyze")
 @takes(system=SYSTEM_OPTIONS, design=DESIGN_OPTIONS, workload=WORKLOAD_OPTIONS,
        compaction=COMPACTION_OPTIONS)
@@ -331,14 +335,13 @@ def frontier_command(
     print(f"wrote {out}")
 
 
-def _stock_compaction(choice: CompactionChoice) -> dict[str, Any]:
-    """The compaction flags as rocksdb_export's arguments: stock leveled RocksDB merges files."""
+def _stock_compaction(choice: CompactionChoice) -> Compaction:
+    """The compaction flags of stock RocksDB: its leveled compaction merges files."""
     compaction = choice.resolve("file")
     if compaction.granularity != "file":
         raise ValueError("--granularity level: stock RocksDB's leveled compaction merges a file "
                          "at a time; whole-level merges need the Wacky compaction driver")
-    return dict(level0_trigger=compaction.level1_runs, file_bytes=compaction.file_bytes,
-                file_pick=compaction.file_pick)
+    return compaction
 
 
 @app.command("validate")
@@ -360,7 +363,7 @@ def validate_command(
     sweep: Annotated[bool, typer.Option(
         "--sweep", help="Validate the whole continuum; write a markdown table.")] = False,
     out: OutFile = Path("docs/VALIDATION.md"),
-    workers: Annotated[int, typer.Option("--workers", help="Parallel runs (--sweep).")] = 2,
+    workers: Workers = 2,
     phase: Annotated[str, typer.Option(
         "--phase", help="steady: costs over a window of inserts into the preloaded tree, "
         "spanning a merge into the largest level; load: averages over the load into an empty "
@@ -415,7 +418,7 @@ def validate_command(
     if engine == "rocksdb" and stock:
         engine_compaction = _stock_compaction(compaction)
     else:
-        engine_compaction = {}
+        engine_compaction = None
         files_sweep = sweep and engine == "native" and native_compaction == Compaction("file")
         if not native_compaction.is_default and (engine == "rocksdb" or sweep) and not files_sweep:
             raise ValueError("--granularity, --file-bytes, --level1-runs and --file-pick apply "
@@ -424,44 +427,14 @@ def validate_command(
         if not native_compaction.is_default and phase != "steady":
             raise ValueError("--granularity, --file-bytes and --level1-runs are validated in "
                              "the steady phase: leave out --phase load")
-    if skew_sweep:
-        if not sweep or engine != "native" or workload is not None or cache_bytes:
-            raise ValueError("--skew goes with --sweep on the native engine, which sets the "
-                             "workloads and the cache itself: leave out --engine, the workload "
-                             "flags and --cache-bytes")
-        _check_writable(out, "--out")
-        from validation.scale import Scale
-        from validation.skew_sweep import run_skew_sweep
-
-        command = "wacky validate --sweep --skew" + (
-            f" --entries {scale.entries}" if scale.entries != Scale().entries else "")
-        run_skew_sweep(scale, out=out, console=console, command=command)
-        return
-    if sweep and engine == "rocksdb":
-        _check_writable(out, "--out")
-        import rocksdb_bridge
-        from validation.rocksdb_sweep import run_rocksdb_sweep
-
-        rocksdb_bridge.load()  # says how to install it before any run starts
-        run_rocksdb_sweep(scale, out=out, console=console, bits_per_entry=budget.bits_per_entry,
-                          sum_fpr=budget.sum_fpr)
-        return
-    if sweep and native_compaction.granularity == "file":
-        _check_writable(out, "--out")
-        from validation.files_sweep import run_files_sweep
-        from validation.scale import Scale
-
-        command = "wacky validate --sweep --granularity file" + (
-            f" --entries {scale.entries}" if scale.entries != Scale().entries else "")
-        run_files_sweep(scale, out=out, console=console,
-                        bits_per_entry=budget.bits_per_entry or 5.0, command=command)
-        return
-    if sweep:
-        _check_writable(out, "--out")
-        from validation.sweep import run_sweep
-
-        run_sweep(scale, out=out, workers=workers, console=console,
-                  bits_per_entry=budget.bits_per_entry, sum_fpr=budget.sum_fpr)
+    if skew_sweep and (not sweep or engine != "native" or workload is not None or cache_bytes):
+        raise ValueError("--skew goes with --sweep on the native engine, which sets the "
+                         "workloads and the cache itself: leave out --engine, the workload "
+                         "flags and --cache-bytes")
+    if sweep:  # an alias of `wacky sweep`: the flags name the case set
+        name = ("skew" if skew_sweep else "rocksdb" if engine == "rocksdb"
+                else "files" if native_compaction.granularity == "file" else "families")
+        _run_sweep(name, scale, budget, out, workers, console)
         return
     from validation.runner import validate
 
@@ -485,17 +458,11 @@ def validate_command(
         def report(fraction: float, message: str) -> None:
             bar.update(task, completed=fraction, description=message)
 
-        if engine == "rocksdb":
-            from validation.rocksdb_runner import validate_rocksdb
-
-            result = validate_rocksdb(
-                resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
-                sum_fpr=budget.sum_fpr, stock=stock, progress=report, **engine_compaction)
-        else:
-            result = validate(
-                resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
-                sum_fpr=budget.sum_fpr, save_trace=save_trace, phase=phase, progress=report,
-                compaction=native_compaction, cache_bytes=cache_bytes)
+        result = validate(
+            resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
+            sum_fpr=budget.sum_fpr, engine=engine, stock=stock, save_trace=save_trace,
+            phase=phase, progress=report, compaction=engine_compaction or native_compaction,
+            cache_bytes=cache_bytes)
     if html is not None:
         from validation.figures import validation_html
 
@@ -508,42 +475,42 @@ def validate_command(
         stdout.print(f"[bold]{knob_text(resolved)}[/bold] ({result.design.filters} filters), "
                      f"{scale.entries:,} entries of {scale.entry_bytes} B, "
                      f"{result.seconds:.1f} s")
-        if result.engine == "rocksdb" and result.stock:
-            stdout.print(f"RocksDB {result.engine_version}, stock compaction with the exported "
-                         f"options (grade: {result.rocksdb_grade}): a window of "
+        d = result.detail
+        if result.engine == "rocksdb" and d("stock"):
+            stdout.print(f"RocksDB {d('rocksdb_version')}, stock compaction with the exported "
+                         f"options (grade: {d('rocksdb_grade')}): a window of "
                          f"{result.window_writes:,} inserts into the preloaded tree; the writer "
-                         f"waited {result.throttle_seconds:.1f} s for compaction to keep up.")
+                         f"waited {d('throttle_seconds'):.1f} s for compaction to keep up.")
         elif result.engine == "rocksdb":
-            stdout.print(f"RocksDB {result.engine_version}, run by the Wacky compaction driver: "
+            stdout.print(f"RocksDB {d('rocksdb_version')}, run by the Wacky compaction driver: "
                          f"a window of {result.window_writes:,} inserts into the preloaded "
-                         f"tree, spanning {result.major_compactions} merge(s) into the largest "
-                         f"level. The policy wrote {result.tree_write_amp:.3g} entries per "
+                         f"tree, spanning {d('major_compactions')} merge(s) into the largest "
+                         f"level. The policy wrote {d('tree_write_amp'):.3g} entries per "
                          "insert; RocksDB's statistics (write_amp) also count the level-0 file "
                          "of each flush the driver merges at once, and SST overhead.")
-        elif result.compaction is not None:
-            c = result.compaction
-            stdout.print(f"Granularity {c.granularity} (level-1 trigger {c.level1_runs}"
-                         + (f", files of {c.file_bytes or scale.buffer_bytes:,} B, "
-                            f"{c.file_pick.replace('_', ' ')} picking"
-                            if c.granularity == "file" else "")
+        elif (c := d("compaction")) is not None:
+            stdout.print(f"Granularity {c['granularity']} (level-1 trigger {c['level1_runs']}"
+                         + (f", files of {c['file_bytes'] or scale.buffer_bytes:,} B, "
+                            f"{c['file_pick'].replace('_', ' ')} picking"
+                            if c["granularity"] == "file" else "")
                          + f"): a window of {result.window_writes:,} inserts after the preload; "
                          + ("predicted by the partial-merge model" if result.model == "partial"
                             else "the finite model does not price the level-1 trigger"))
         elif result.model == "skew":
-            sk = result.skew or {}
+            sk = d("skew") or {}
             wl = sk.get("workload", {})
             stdout.print(
                 f"Skew: writes {wl.get('write_keys')} ({wl.get('update_fraction', 0):.0%} "
                 f"updates), reads {wl.get('read_keys')}"
                 f"{'' if wl.get('correlated', True) else ' (uncorrelated)'}, a cache of "
                 f"{sk.get('cache_bytes', 0):,} B: a window of {result.window_writes:,} writes "
-                f"after the preload, spanning {result.major_compactions} merge(s) into the "
-                f"largest level{'' if result.window_complete else ' (cut short: no full merge)'}"
+                f"after the preload, spanning {d('major_compactions')} merge(s) into the "
+                f"largest level{'' if d('window_complete') else ' (cut short: no full merge)'}"
                 f"; {sk.get('invalidated_blocks', 0):,} cached blocks dropped by merges. "
                 "Predicted by the skew model (docs/MODEL.md, S1-S7).")
         elif result.phase == "steady":
             stdout.print(f"Steady state: a window of {result.window_writes:,} inserts into the "
-                         f"preloaded tree, spanning {result.major_compactions} merge(s) into "
+                         f"preloaded tree, spanning {d('major_compactions')} merge(s) into "
                          "the largest level.")
         if not result.wal:
             stdout.print("The engine ran without its write-ahead log: the I/O measured is "
@@ -552,6 +519,50 @@ def validate_command(
             print_table(stdout, table)
     checks = result.checks
     _fail_on_wrong_answers(checks.get_misses, checks.zero_hits, checks.wrong_values)
+
+
+def _run_sweep(name: str, scale: Any, budget: FilterBudget, out: Path, workers: int,
+               console: Any) -> None:
+    """Run case set ``name`` of validation.sweep.SWEEPS into ``out``."""
+    from validation.scale import Scale
+    from validation.sweep import SWEEPS, run_sweep
+
+    _check_writable(out, "--out")
+    if SWEEPS[name].module == "validation.cases" and name in ("rocksdb",):
+        import rocksdb_bridge
+
+        rocksdb_bridge.load()  # says how to install it before any run starts
+    command = SWEEPS[name].command + (
+        f" --entries {scale.entries}" if scale.entries != Scale().entries else "")
+    budget_kw = ({"bits_per_entry": budget.bits_per_entry} if budget.bits_per_entry is not None
+                 else {"sum_fpr": budget.sum_fpr} if budget.sum_fpr is not None else None)
+    run_sweep(name, scale, out=out, console=console, workers=workers, budget=budget_kw,
+              command=command)
+
+
+@app.command("sweep")
+@takes(scale=scale_options(), budget=FILTER_BUDGET_OPTIONS)
+def sweep_command(
+    scale: Any,
+    budget: FilterBudget,
+    caseset: Annotated[str | None, typer.Argument(
+        help="The case set to run (see --list); it writes its section of --out.")] = None,
+    list_sets: Annotated[bool, typer.Option("--list", help="Name the case sets.")] = False,
+    out: OutFile = Path("docs/VALIDATION.md"),
+    workers: Workers = 2,
+) -> None:
+    """Validate a case set in bulk and write its section of docs/VALIDATION.md."""
+    from rich.console import Console
+
+    from validation.sweep import SWEEPS
+
+    if list_sets or caseset is None:
+        for s in SWEEPS.values():
+            print(f"{s.name:10} ~{s.minutes:g} min   {s.about} (also: {s.command})")
+        return
+    if caseset not in SWEEPS:
+        raise ValueError(f"case set must be one of {', '.join(SWEEPS)}; got {caseset!r}")
+    _run_sweep(caseset, scale, budget, out, workers, Console(stderr=True))
 
 
 @app.command("replay")

@@ -1,0 +1,154 @@
+"""What the models and the engine simulator predict for a validation, as :class:`Costs`.
+
+Every engine's run (:mod:`validation.runner`) is compared with the same sources: the paper's
+model, the model of the window it measured (finite, partial, universal or skew), and the
+simulator replaying the engine's merge policy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from cost_models.costs import range_cost
+from cost_models.finite import finite_costs
+from validation.engine_simulator import grow, grown_costs, steady_window
+from validation.results import Costs, LevelShape, with_theta
+from validation.scale import Scale
+from wacky_model.analysis import analyze
+from wacky_model.files import native_file_costs
+from wacky_model.rocksdb_model import leveled_costs, universal_costs_of
+from wacky_model.types import Compaction, Design, System, Workload
+
+
+def range_entries_for(scale: Scale, workload: Workload | None, entries_per_block: int) -> int:
+    """Entries per range read: the workload's range length if it has one, else a short range."""
+    if workload is not None and workload.range_blocks > 0:
+        return max(1, round(workload.range_blocks * entries_per_block))
+    return scale.range_entries
+
+
+def costs_of(m: Any, levels: tuple[LevelShape, ...], workload: Workload | None, B: int,
+             range_entries: int | None = None, *, range_io: float | None = None,
+             write_amp: float | None = None, write_cost_ratio: float = 1.0) -> Costs:
+    """Any model's per-operation figures (the attributes every model's result shares) as
+    :class:`Costs`, with Θ for ``workload``. A range read costs ``range_io``, else one block per
+    run it probes plus the blocks of ``range_entries``."""
+    if range_io is None:
+        range_io = float(range_cost(m.range_runs, 1.0, range_entries / B))
+    costs = Costs(write_amp=float(m.write_amp if write_amp is None else write_amp),
+                  range_io=range_io, levels=levels,
+                  **{k: float(getattr(m, k)) for k in ("zero_result_read", "point_read",
+                                                       "point_read_uniform", "range_runs",
+                                                       "memory_bits_per_entry")})
+    return with_theta(costs, workload, B, write_cost_ratio)
+
+
+def predict_paper(design: Design, system: System, workload: Workload | None) -> Costs:
+    """The paper's model (realizable run counts) at exactly this scale, read off ``analyze``."""
+    a = analyze(design, system, workload, realizable=True)
+    levels = tuple(LevelShape(level=row.level, runs=int(row.runs), entries=row.capacity_entries)
+                   for row in a.levels)
+    # Without a workload, the paper's short range: one block per run.
+    return costs_of(a, levels, workload, system.entries_per_block,
+                    range_io=a.range_runs if a.range_cost is None else a.range_cost,
+                    write_cost_ratio=system.write_cost_ratio)
+
+
+def predict_finite(
+    design: Design, system: System, workload: Workload | None, range_entries: int,
+    *, steady_window: bool = True, level_L_runs: int | None = None,
+) -> Costs:
+    """The finite-N model (:mod:`cost_models.finite`) at exactly this scale.
+
+    ``steady_window``: write amplification of the whole-level window (:mod:`validation.window`),
+    which leaves out Level L's rare full merges (the model's ``window_write_amp``); otherwise the
+    amortized figure with them. ``level_L_runs``: Level L's runs when the window starts, if
+    known (else the model averages over it).
+    """
+    m = finite_costs(
+        design.T, design.C, design.X, design.K, design.Z,
+        entries=system.entries, buffer_entries=system.buffer_entries,
+        uniform=design.filters == "uniform", level_L_runs=level_L_runs, **system.budget,
+    )
+    L = int(m.levels)
+    levels = tuple(LevelShape(level=i + 1, runs=int(round(float(r))), entries=float(e))
+                   for i, (r, e) in enumerate(zip(m.level_runs[:L], m.level_entries[:L],
+                                                  strict=True)))
+    return costs_of(m, levels, workload, system.entries_per_block, range_entries,
+                    write_amp=m.window_write_amp if steady_window else m.write_amp,
+                    write_cost_ratio=system.write_cost_ratio)
+
+
+def leveled_to_costs(m: Any, workload: Workload | None, range_entries: int,
+                     entries_per_block: int) -> Costs:
+    """A file-granular or RocksDB model's costs (:class:`wacky_model.files.LeveledCosts`): each
+    non-empty level one sorted run."""
+    sizes = m.window.level_entries if m.window is not None else ()
+    levels = tuple(LevelShape(level=i + 1, runs=1, entries=float(e))
+                   for i, e in enumerate(e for e in sizes if e > 0))
+    return costs_of(m, levels, workload, entries_per_block, range_entries)
+
+
+def predict_files(design: Design, system: System, compaction: Compaction,
+                  workload: Workload | None, range_entries: int, window: int) -> Costs:
+    """The partial-merge model (:mod:`wacky_model.files`) of the engine with file-granular
+    merges: ``window`` inserts after the preload of ``system.entries``, from an empty tree."""
+    m = native_file_costs(design, system, compaction, system.entries, float(window))
+    return leveled_to_costs(m, workload, range_entries, system.entries_per_block)
+
+
+def predict_stock(exported: Any, workload: Workload | None, preload: int, window: int,
+                  range_entries: int) -> Costs | None:
+    """The model of RocksDB's own compaction for the exported options
+    (:mod:`wacky_model.rocksdb_model`): partial merges for leveled compaction with one
+    multiplier, the universal rules for universal compaction; None otherwise."""
+    try:
+        m = (universal_costs_of if exported.style == "universal" else leveled_costs)(
+            exported, preload, window)
+    except ValueError:
+        return None
+    return leveled_to_costs(m, workload, range_entries, exported.system.entries_per_block)
+
+
+def predict_simulated(
+    design: Design, system: System, workload: Workload | None, range_entries: int
+) -> Costs:
+    """:mod:`validation.engine_simulator`: the tree the engine's policy grows from N inserts.
+    The simulated tree holds every entry, so the range's blocks are all of its result."""
+    tree = grow(
+        *design.knobs.values(), entries=int(system.entries),
+        buffer_entries=int(system.buffer_entries), entries_per_block=system.entries_per_block,
+        uniform=design.filters == "uniform", **system.budget,
+    )
+    levels = tuple(LevelShape(level=i + 1, runs=len(lvl.run_entries), entries=lvl.entries)
+                   for i, lvl in enumerate(tree.levels))
+    return costs_of(grown_costs(tree, range_entries), levels, workload,
+                    system.entries_per_block, range_entries,
+                    write_cost_ratio=system.write_cost_ratio)
+
+
+def steady_references(
+    design: Design, system: System, workload: Workload | None, range_entries: int,
+    final_entries: int, level_L_max_runs: int | None, level_L_runs_at_start: int,
+) -> tuple[Costs, Costs | None]:
+    """The simulator's costs for a steady window, and the finite model told Level L's runs at
+    the window's start (None when a_L = 1): (simulated, conditioned).
+
+    The model is asked at N, the preload: Eq 14-16 price a tree of N entries (the warm-up and
+    the window add up to one fill cycle each). The simulator grows the tree the engine ended
+    with (``final_entries``, every key inserted), so its levels can be compared exactly, and its
+    write amplification is that of the same window, replayed (``steady_window``)."""
+    B = system.entries_per_block
+    final = replace(system, entries=float(final_entries))
+    simulated = predict_simulated(design, final, workload, range_entries)
+    sim_window = steady_window(
+        *design.knobs.values(), entries=int(system.entries),
+        buffer_entries=system.buffer_entries, entries_per_block=B,
+        uniform=design.filters == "uniform", **system.budget)
+    simulated = with_theta(replace(simulated, write_amp=sim_window.write_amp), workload, B)
+    conditioned = None
+    if level_L_max_runs and level_L_max_runs > 1:
+        conditioned = predict_finite(design, system, workload, range_entries,
+                                     level_L_runs=level_L_runs_at_start)
+    return simulated, conditioned
