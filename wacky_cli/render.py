@@ -144,7 +144,8 @@ def print_analysis(console: Console, result: Analysis, title: str) -> None:
 def print_recommendation(console: Console, rec: Recommendation) -> None:
     console.print(system_text(rec.system), highlight=False)
     if rec.file_costs is not None:
-        searched = "the partial-merge model of file-granular merges"
+        searched = ("the partial-merge model of file-granular merges"
+                    + (" with the skew stage (S2f)" if rec.skew is not None else ""))
     elif rec.skew is not None:
         searched = f"the skew model's pick among {rec.skew.candidates} designs"
     else:
@@ -157,6 +158,7 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
         f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}; {merges}): {rec.cost:.4g} I/O per "
         f"operation ({searched}, {rec.search_ms:.1f} ms)"
     )
+    console.print(f"keys: {rec.to_dict()['keys']}", highlight=False)
     if rec.granularity is not None:
         console.print(f"[bold]granularity[/bold]: {rec.granularity['reason']}", highlight=False)
     beaten = rec.beaten_by
@@ -205,11 +207,13 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
         d = alt.design
         alternatives.add_row(alt.family, f"{d.T:.4g}", f"{d.C:.4g}", f"{d.X:.4g}",
                              f"{alt.cost:.4g}", f"{alt.relative_throughput:.3f}")
-    print_table(console, alternatives)
+    if rec.alternatives:  # a file-side pick alone (files asked, or stock RocksDB) has none
+        print_table(console, alternatives)
     if rec.file_costs is None:
         print_analysis(console, rec.analysis, "Recommended design, per level")
         return
-    levels = Table(title="Recommended design, per level (the partial-merge model's window)")
+    levels = Table(title="Recommended design, per level (the partial-merge model's window, "
+                   "uniform keys)")
     for col in ("level", "mean entries", "write amp", "in use"):
         levels.add_column(col, justify="right")
     for row in rec.levels:
