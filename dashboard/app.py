@@ -30,9 +30,10 @@ def make_services(runner: Runner = run_on_engine) -> callbacks.Services:
     # coming back to a workload, should not repeat it.
     @lru_cache(maxsize=RECOMMENDATION_CACHE_SIZE)
     def recommend_for(workload: Workload, system: System, rho: float | None,
-                      constraints: Constraints | None) -> Recommendation:
+                      constraints: Constraints | None,
+                      pins: callbacks.SearchPins = callbacks.SEARCHED) -> Recommendation:
         return recommend(workload, system, space=space_for(system, constraints), rho=rho,
-                         constraints=constraints)
+                         constraints=constraints, **pins.arguments())
 
     return callbacks.Services(space_for=space_for, jobs=ValidationJobs(runner),
                               recommend_for=recommend_for)

@@ -26,11 +26,14 @@ from dashboard import validation_panel
 from dashboard.jobs import ValidationJobs
 from dashboard.payload import lighten
 from wacky_model.analysis import Analysis, analyze
+from wacky_model.compat import FEATURES
+from wacky_model.config import Configuration
 from wacky_model.figures.design import structure_figure, theta_by_family
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
 from wacky_model.guardrails import Constraints
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
+from wacky_model.rocksdb_tuning import RocksDBConfig
 from wacky_model.search import Alternative, DesignSpace, Recommendation, classify, recommend
 from wacky_model.skew import needs_skew_model
 from wacky_model.types import Design, KeyDistribution, System, Workload
@@ -39,15 +42,21 @@ WORKLOAD_IDS = tuple(i for i, _, _ in L.WORKLOAD_FIELDS)
 KEY_IDS = tuple(i for i, _, _ in L.KEY_FIELDS)
 SYSTEM_IDS = tuple(i for i, _, _ in L.SYSTEM_FIELDS)
 KNOB_NAMES = tuple(name for name, *_ in L.KNOBS)
+SEARCH_IDS = tuple(i for i, *_ in L.SEARCH_CHOICES)
 # The workload dict holds the weights, the key fields, updates, the correlation and rho; the
-# system dict holds the system fields and the memory split.
+# system dict holds the system fields, the memory split and what the search may pick (the run
+# limit, merges, level-0 trigger and target), as the guardrail always has.
 WORKLOAD_CONTROLS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], *KEY_IDS, L.UPDATE_FRACTION[0],
                      L.CORRELATED, L.ROBUST[0])
-SYSTEM_CONTROLS = (*SYSTEM_IDS, L.MEMORY_SPLIT, L.MEMORY_BITS[0], L.MAX_RUNS[0])
+SYSTEM_CONTROLS = (*SYSTEM_IDS, L.MEMORY_SPLIT, L.MEMORY_BITS[0], L.MAX_RUNS[0], *SEARCH_IDS)
 LABELS = {i: label for i, label, _ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
                                        L.UPDATE_FRACTION, L.ROBUST, *L.SYSTEM_FIELDS,
                                        L.MEMORY_BITS, L.MAX_RUNS)}
 LABELS.update({name: label for name, label, *_ in L.KNOBS})
+LABELS.update({i: label for i, label, *_ in L.SEARCH_CHOICES})
+# Each menu's choices: value -> the text the page shows for it.
+CHOICE_TEXT = {i: dict(options) for i, _, options, _ in L.SEARCH_CHOICES}
+CHOICE_DEFAULTS = {i: default for i, *_, default in L.SEARCH_CHOICES}
 # The model's own parameter names, as its errors spell them, in the page's words.
 MODEL_NAMES = {
     "write_keys": LABELS["write-keys"], "read_keys": LABELS["read-keys"],
@@ -58,6 +67,7 @@ MODEL_NAMES = {
     "point_reads": LABELS["point-reads"], "zero_reads": LABELS["zero-reads"],
     "range_reads": LABELS["range-reads"], "sum_fpr": "sum of false-positive rates",
     "--max-runs-per-level": f"the field “{LABELS['max-runs']}”",
+    "max_runs_per_level": f"the field “{LABELS['max-runs']}” at",  # Constraints.describe()
 }
 _MODEL_NAME = re.compile(r"(?<![\w-])(" + "|".join(sorted(MODEL_NAMES, key=len, reverse=True))
                          + r")\b")
@@ -68,24 +78,79 @@ def page_words(message: str) -> str:
     return _MODEL_NAME.sub(lambda m: MODEL_NAMES[m.group(1)], message)
 
 
+def choice_words(field: str, value: str) -> str:
+    """A menu's choice as the page shows it: “Target: Stock RocksDB”."""
+    return f"“{LABELS[field]}: {CHOICE_TEXT[field][value]}”"
+
+
+def _field(field: str) -> str:
+    return f"“{LABELS[field]}”"
+
+
+# The library's refusals name its arguments (wacky_model.compat.FEATURES, and search's checks
+# of granularity, target and level0_trigger): here they name the page's fields and choices.
+SEARCH_WORDS = {
+    FEATURES["skew"]: f"skewed keys or updates ({_field('write-keys')}, {_field('read-keys')}, "
+                      f"{_field('update-fraction')})",
+    FEATURES["cache"]: f"a block cache ({_field('cache-mib')})",
+    FEATURES["memory_split"]: f"a total memory budget ({_field('memory-bits')})",
+    FEATURES["robust"]: f"robust tuning ({_field('robust-rho')})",
+    FEATURES["guardrails"]: f"a run limit ({_field('max-runs')})",
+    FEATURES["files"]: f"file-granular merges ({choice_words('merges', 'file')})",
+    FEATURES["level0_trigger"]: f"a level-0 trigger above 1 ({_field('level0-trigger')})",
+    FEATURES["rocksdb"]: f"the stock RocksDB target ({choice_words('target', 'rocksdb')})",
+    "level0_trigger above 1": f"{_field('level0-trigger')} above 1",
+    "target='rocksdb'": choice_words("target", "rocksdb"),
+    "target='native'": choice_words("target", "native"),
+    "granularity='level'": choice_words("merges", "level"),
+    "granularity='file'": choice_words("merges", "file"),
+}
+
+
+def search_words(message: str) -> str:
+    """A refusal of the search in the page's words (the longest phrases first: the features'
+    words contain the arguments' own)."""
+    for api in sorted(SEARCH_WORDS, key=len, reverse=True):
+        message = message.replace(api, SEARCH_WORDS[api])
+    return page_words(message)
+
+
+@dataclass(frozen=True)
+class SearchPins:
+    """What the search may pick: ``recommend``'s granularity, target and level-0 trigger
+    (None: searched)."""
+
+    granularity: str = "any"
+    target: str = "native"
+    level0_trigger: int | None = None
+
+    def arguments(self) -> dict[str, Any]:
+        return {"granularity": self.granularity, "target": self.target,
+                "level0_trigger": self.level0_trigger}
+
+
+SEARCHED = SearchPins()  # the search chooses everything: the page's defaults
+
+
 @dataclass(frozen=True)
 class Services:
     """What the callbacks need beyond their inputs; created by ``create_app``, one per app.
 
-    ``recommend_for`` (workload, system, rho) caches recommendations: under skew one takes
-    seconds, and editing a manual design's knobs should not repeat it.
+    ``recommend_for`` (workload, system, rho, limits, pins) caches recommendations: under
+    skew one takes seconds, and editing a manual design's knobs should not repeat it.
     """
 
     space_for: Callable[..., DesignSpace]  # (system, constraints=None)
     jobs: ValidationJobs
-    recommend_for: Callable[..., Recommendation] | None = None  # (workload, system, rho, limits)
+    recommend_for: Callable[..., Recommendation] | None = None
 
     def recommend(self, workload: Workload, system: System, rho: float | None,
-                  constraints: Constraints | None = None) -> Recommendation:
+                  constraints: Constraints | None = None,
+                  pins: SearchPins = SEARCHED) -> Recommendation:
         if self.recommend_for is not None:
-            return self.recommend_for(workload, system, rho, constraints)
+            return self.recommend_for(workload, system, rho, constraints, pins)
         return recommend(workload, system, space=self.space_for(system, constraints), rho=rho,
-                         constraints=constraints)
+                         constraints=constraints, **pins.arguments())
 
 
 @dataclass(frozen=True)
@@ -98,6 +163,7 @@ class Controls:
     design: Design | None  # None: recommend one
     rho: float | None = None
     constraints: Constraints | None = None  # guardrails on the recommendation
+    pins: SearchPins = SEARCHED  # what the search may pick
 
 
 def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, Any], str]:
@@ -108,6 +174,7 @@ def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, A
     system: dict[str, Any] = {i: L.display_value(i, v) for i, _, v in (*L.SYSTEM_FIELDS,
                                                                       L.MEMORY_BITS, L.MAX_RUNS)}
     system[L.MEMORY_SPLIT] = []
+    system.update(CHOICE_DEFAULTS)
     knobs = {name: default for name, *_, default in L.KNOBS}
     return workload, system, "recommend", knobs, "optimized"
 
@@ -251,6 +318,39 @@ def parse_constraints(values: dict[str, Any]) -> Constraints | None:
     return Constraints(max_runs_per_level=int(limit)) if limit >= 1 else None
 
 
+def _choice(field: str, values: dict[str, Any]) -> str:
+    """One menu's value (its default when absent); anything else, from a hand-made link, is
+    refused naming the field and its choices."""
+    raw = values.get(field)
+    if raw is None or raw == "":
+        return CHOICE_DEFAULTS[field]
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)
+    text = str(raw)
+    if text not in CHOICE_TEXT[field]:
+        names = list(CHOICE_TEXT[field].values())
+        raise ValueError(f"{LABELS[field]}: {_quoted(raw)} is not a choice; choose "
+                         f"{', '.join(names[:-1])} or {names[-1]}")
+    return text
+
+
+def parse_pins(values: dict[str, Any]) -> SearchPins:
+    """Merges, the level-0 trigger and the target, as ``recommend`` takes them. Which of them
+    go together is the library's to say (its refusal comes back in the page's words)."""
+    errors = []
+    chosen = {}
+    for field in SEARCH_IDS:
+        try:
+            chosen[field] = _choice(field, values)
+        except ValueError as err:
+            errors.append(str(err))
+    if errors:
+        raise ValueError("\n".join(errors))
+    trigger = chosen[L.LEVEL0_TRIGGER[0]]
+    return SearchPins(granularity=chosen[L.MERGES[0]], target=chosen[L.TARGET[0]],
+                      level0_trigger=None if trigger == "searched" else int(trigger))
+
+
 def parse_rho(values: dict[str, Any]) -> float | None:
     """The robust tuning's rho from the workload controls; 0 (or empty) is off."""
     raw = values.get(L.ROBUST[0])
@@ -350,7 +450,8 @@ def parse_controls(
     steps = (("workload", lambda: parse_workload(workload)),
              ("rho", lambda: parse_rho(workload)),
              ("system", lambda: parse_system(system)),
-             ("constraints", lambda: parse_constraints(system)))
+             ("constraints", lambda: parse_constraints(system)),
+             ("pins", lambda: parse_pins(system)))
     if mode == "manual":
         steps += (("design", lambda: parse_design(knobs, filters)),)
     for key, step in steps:
@@ -366,7 +467,7 @@ def parse_controls(
     if errors:
         raise ValueError("\n".join(errors))
     return Controls(parsed["workload"], parsed["system"], parsed.get("design"), parsed["rho"],
-                    parsed["constraints"])
+                    parsed["constraints"], parsed["pins"])
 
 
 def mix_text(workload: dict[str, Any]) -> str:
@@ -457,21 +558,28 @@ def robust_text(robust: dict[str, Any]) -> str:
 
 
 def card(title: str, family: str, analysis: Analysis, note: str = "",
-         extra: tuple[str, ...] = (), files: Recommendation | None = None) -> html.Div:
+         extra: tuple[str, ...] = (), files: Recommendation | None = None,
+         configuration: html.Div | None = None) -> html.Div:
     """The design's costs by the finite-N model (what the search optimizes), beside the
     paper's closed forms; under skew, the skew model's Θ heads it; for a file-granular
-    recommendation (``files``), the partial-merge model's."""
+    recommendation (``files``), the partial-merge model's (of stock RocksDB's compaction for a
+    stock RocksDB pick). ``configuration``: what a recommendation priced, below the costs."""
     a = analysis
     f = a.finite
     w = a.workload
     right = {"textAlign": "right", "paddingLeft": "12px"}
     if files is not None:
         c = files.compaction
+        how = ("on stock RocksDB (its leveled compaction with dynamic level sizes; "
+               "partial-merge model)" if files.model == "rocksdb" else
+               "with file-granular merges (partial-merge model)")
+        if files.skew is not None:
+            how += " under the key skew (its skew stage)"
         headline = ["Θ = ", html.B(f"{files.cost:.4g}", id="card-theta"),
-                    f" I/O per operation with file-granular merges (files of {c.file_bytes:,} B,"
-                    f" level-1 trigger {c.level1_runs}; partial-merge model). The table below "
-                    f"is the same knobs merging whole levels: finite-N {f.theta:.4g}, the "
-                    "paper's Eq 16 ", html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
+                    f" I/O per operation {how}: files of {_bytes(c.file_bytes)}, level-0 "
+                    f"trigger {c.level1_runs}. The table below is the same knobs merging whole "
+                    f"levels: finite-N {f.theta:.4g}, the paper's Eq 16 ",
+                    html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
     elif a.skew is not None and a.skew.theta is not None:
         headline = ["Θ = ", html.B(f"{a.skew.theta:.4g}", id="card-theta"),
                     " I/O per operation under the key skew (skew model); with uniform keys the "
@@ -511,6 +619,7 @@ def card(title: str, family: str, analysis: Analysis, note: str = "",
                 style={"fontSize": "85%", "color": "#666"},
             ),
             html.Div(note, style={"fontSize": "85%", "color": "#666"}),
+            configuration,
             *[html.Div(line, className="card-extra", style={"fontSize": "85%", "color": "#333",
                                                              "marginTop": "4px"})
               for line in extra],
@@ -520,13 +629,89 @@ def card(title: str, family: str, analysis: Analysis, note: str = "",
     )
 
 
-def rocksdb_view(design: Design, system: System) -> html.Div:
-    """The stock RocksDB options for the design (as ``wacky export --rocksdb`` writes them):
-    each knob's grade, then the OPTIONS file with a reason above each option."""
-    try:
-        exported = rocksdb_export(design, system)
-    except ValueError as err:
-        return html.Div(f"No RocksDB export for this design: {err}", id="rocksdb-error",
+# The options a stock RocksDB pick sets, as the card lists them (the rest are in the file).
+CARD_ROCKSDB_OPTIONS = ("compaction_style", "max_bytes_for_level_multiplier",
+                        "level0_file_num_compaction_trigger", "target_file_size_base",
+                        "max_bytes_for_level_base", "level_compaction_dynamic_level_bytes",
+                        "write_buffer_size")
+BYTE_OPTIONS = ("target_file_size_base", "max_bytes_for_level_base", "write_buffer_size")
+
+
+def compaction_doc(rec: Recommendation) -> dict[str, Any]:
+    """How a recommendation merges, for the ``current-design`` store: whole levels, or files
+    of a share of the buffer and a level-0 trigger (the validation scales the file size with
+    its own buffer), and ``target`` "rocksdb" when only stock RocksDB builds it."""
+    c = rec.compaction
+    if rec.file_costs is None:
+        return {"granularity": "level"}
+    doc = {"granularity": "file", "level1_runs": c.level1_runs, "file_bytes": c.file_bytes,
+           "file_share": c.file_bytes / rec.system.buffer_bytes}
+    if rec.configuration.target == "rocksdb":
+        doc["target"] = "rocksdb"
+    return doc
+
+
+def stock_config(rec: Recommendation) -> RocksDBConfig | None:
+    """A stock RocksDB pick's options (None for any other pick)."""
+    return RocksDBConfig.of(rec.configuration) if rec.configuration.target == "rocksdb" else None
+
+
+def export_for(design: Design, system: System, compaction: dict[str, Any] | None = None,
+               stock: dict[str, Any] | None = None) -> RocksDBExport:
+    """The RocksDB options of what the page shows: a stock RocksDB pick's own (``stock``,
+    RocksDBConfig's fields), a file-granular pick's files and trigger, or the design's."""
+    if stock is not None:
+        return RocksDBConfig(**stock).export(system)
+    if compaction and compaction.get("granularity") == "file":
+        return rocksdb_export(design, system, int(compaction["level1_runs"]),
+                              int(compaction["file_bytes"]))
+    return rocksdb_export(design, system)
+
+
+def _option_value(name: str, value: str) -> str:
+    return f"{int(value):,} ({_bytes(int(value))})" if name in BYTE_OPTIONS else value
+
+
+def configuration_view(rec: Recommendation, exported: RocksDBExport | None) -> html.Div:
+    """What the recommendation priced: how it merges and, for a stock RocksDB pick
+    (``exported``), the RocksDB options that carry it, each with its reason on hover."""
+    c = rec.compaction
+    merges = ("Merges: whole levels (every flush merges into Level 1 at once)."
+              if c.granularity == "level" else
+              f"Merges: files of {_bytes(c.file_bytes)} ({c.file_bytes:,} B), one at a time "
+              f"into the next level; level-0 trigger {c.level1_runs}.")
+    sizing = ("Level sizes: RocksDB's dynamic level sizing, the first level "
+              f"{_bytes(c.level_base_bytes)}." if c.sizing == "dynamic" else
+              "Level sizes: the design's (T, C, X).")
+    children: list[Any] = [html.B("Configuration priced"), html.Div(merges), html.Div(sizing)]
+    if exported is not None:
+        reasons = {o.name: o.reason for o in exported.options}
+        options = exported.options_dict()
+        rows = [html.Tr([html.Td(name, title=reasons[name], style={"cursor": "help"}),
+                         html.Td(_option_value(name, options[name]),
+                                 style={"textAlign": "right", "paddingLeft": "10px"})])
+                for name in CARD_ROCKSDB_OPTIONS if name in options]
+        rows.append(html.Tr([html.Td("bits per key", title=reasons["filter_policy"],
+                                     style={"cursor": "help"}),
+                             html.Td(f"{exported.bits_per_key:g}",
+                                     style={"textAlign": "right", "paddingLeft": "10px"})]))
+        children += [html.Div("Stock RocksDB options:", style={"marginTop": "4px"}),
+                     html.Table(rows, id="card-rocksdb-options",
+                                style={"fontFamily": "monospace", "fontSize": "95%"}),
+                     html.A("The OPTIONS file and its download are below.",
+                            href=f"#{L.ROCKSDB_PANEL}")]
+    return html.Div(children, id="card-configuration",
+                    style={"fontSize": "85%", "marginTop": "6px", "padding": "4px 8px",
+                           "background": "#f4f8ff", "border": "1px solid #d8e2f0",
+                           "borderRadius": "4px"})
+
+
+def rocksdb_view(exported: RocksDBExport | str) -> html.Div:
+    """The stock RocksDB options of what the page shows (as ``wacky export --rocksdb`` writes
+    them), or why there are none: each knob's grade, then the OPTIONS file with a reason above
+    each option."""
+    if isinstance(exported, str):
+        return html.Div(f"No RocksDB export for this design: {exported}", id="rocksdb-error",
                         style={"color": "#a40000"})
     return html.Div(
         [
@@ -551,7 +736,8 @@ def rocksdb_download(kind: Any, current: dict | None) -> Any:
         k = current["design"]
         design = Design(k["T"], k["C"], k["X"], k["K"], k["Z"],
                         current.get("filters", "optimized"))
-        exported: RocksDBExport = rocksdb_export(design, System(**current["system"]))
+        exported = export_for(design, System(**current["system"]), current.get("compaction"),
+                              current.get("rocksdb"))
     except (ValueError, KeyError, TypeError):
         return no_update
     if kind == L.ROCKSDB_JSON_BUTTON:
@@ -636,6 +822,10 @@ def update_views(
         return out
     try:
         out.update(_views_of(controls, services))
+    except Refused as err:  # the search refused the inputs together: say which and why
+        out[L.MESSAGE], out[MESSAGE_STYLE] = message_children([f"Cannot recommend: {err}"])
+        out[L.CURRENT] = None
+        return out
     except ValueError as err:  # a corner of the model the controls reach: say it, keep going
         out[L.MESSAGE], out[MESSAGE_STYLE] = message_children(
             [f"Cannot evaluate: {page_words(str(err))}"])
@@ -645,19 +835,46 @@ def update_views(
     return out
 
 
+class Refused(ValueError):
+    """The library refused the inputs (a combination it does not price), in the page's words."""
+
+
+def _recommendation(controls: Controls, services: Services) -> Recommendation:
+    """The library's recommendation for the controls; its refusal in the page's words."""
+    try:
+        return services.recommend(controls.workload, controls.system, controls.rho,
+                                  controls.constraints, controls.pins)
+    except ValueError as err:
+        raise Refused(search_words(str(err))) from None
+
+
+def search_note(rec: Recommendation) -> str:
+    """What the search covered, as the recommendation reports it, and how long it took."""
+    if rec.skew is not None:
+        return (f"The skew model priced {rec.skew.candidates} candidate designs in "
+                f"{rec.search_ms / 1e3:.1f} s.")
+    if rec.model == "rocksdb":
+        what = ("stock RocksDB's options (multiplier, level-0 trigger, file and first-level "
+                "sizes)")
+    elif rec.file_costs is not None and (rec.granularity or {}).get("level") is None:
+        what = "leveled designs with files (T, file size, level-0 trigger)"  # no whole levels
+    else:
+        what = "all five knobs"
+    return f"Searched {what} in {rec.search_ms:.0f} ms."
+
+
 def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    rec = services.recommend(controls.workload, controls.system, controls.rho,
-                             controls.constraints)
+    rec = _recommendation(controls, services)
     extra: list[str] = []
+    configuration = None
     if controls.design is None:
         design, family, analysis = rec.design, rec.family, rec.analysis
-        note = (f"Searched all five knobs in {rec.search_ms:.0f} ms." if rec.skew is None else
-                f"The skew model priced {rec.skew.candidates} candidate designs in "
-                f"{rec.search_ms / 1e3:.1f} s.")
+        note = search_note(rec)
         if rec.bounds_hit:
             note += f" The optimum sits on the search bound of {', '.join(rec.bounds_hit)}."
-        title = "Recommended design"
+        title = ("Recommended stock RocksDB configuration" if rec.model == "rocksdb"
+                 else "Recommended design")
         if rec.robust is not None:
             extra.append(robust_text(rec.robust))
     else:
@@ -684,16 +901,30 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     # manual design, the buffer given and the rest of the budget for filters).
     system = analysis.system
     label = f"{family} (T={design.T:.3g})"
-    if controls.design is None and rec.granularity is not None:
+    # Why whole levels or files, when the search chose between them (a pin says it already).
+    if controls.design is None and rec.granularity is not None and controls.pins == SEARCHED:
         extra.append("Granularity: " + rec.granularity["reason"])
     files = rec if controls.design is None and rec.file_costs is not None else None
-    out[L.CARD] = card(title, family, analysis, note, tuple(extra), files)
+    # What the panel, the card and the downloads export: the recommendation's own merges (a
+    # stock RocksDB pick's options), or a manual design merging whole levels.
+    compaction = compaction_doc(rec) if controls.design is None else {"granularity": "level"}
+    stock = stock_config(rec) if controls.design is None else None
+    stock_fields = None if stock is None else dataclasses.asdict(stock)
+    try:
+        exported: RocksDBExport | str = export_for(design, analysis.system, compaction,
+                                                   stock_fields)
+    except ValueError as err:
+        exported = page_words(str(err))
+    if controls.design is None:
+        configuration = configuration_view(rec, None if stock is None or isinstance(
+            exported, str) else exported)
+    out[L.CARD] = card(title, family, analysis, note, tuple(extra), files, configuration)
     # The table prices uniform keys (the shown design's finite-N Θ is its peer) or, with rho,
     # the worst case, which only the recommendation's cost gives.
     reference = (analysis.finite.theta if rec.robust is None
                  else rec.cost if controls.design is None else None)
     out[L.ALTERNATIVES] = alternative_rows(rec.alternatives, reference)
-    out[L.ROCKSDB] = rocksdb_view(design, system)
+    out[L.ROCKSDB] = rocksdb_view(exported)
     out[L.STRUCTURE] = structure_figure(analysis)
     out[L.LEVELS] = level_rows(analysis)
     # Each family's whole curve, guardrails aside: the card flags the levels they would limit.
@@ -720,12 +951,11 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         "design": design.knobs,
         "filters": design.filters,
         "family": family,
-        # How the recommendation merges: files of a share of the buffer and a level-1 trigger
-        # (the validation scales the file size with its own buffer).
-        "compaction": ({"granularity": "file", "level1_runs": rec.compaction.level1_runs,
-                        "file_share": rec.compaction.file_bytes / system.buffer_bytes}
-                       if controls.design is None and rec.file_costs is not None
-                       else {"granularity": "level"}),
+        "compaction": compaction,
+        # What was priced (wacky_model.config), and a stock RocksDB pick's options.
+        "configuration": (rec.configuration if controls.design is None
+                          else Configuration(design)).to_dict(),
+        "rocksdb": stock_fields,
         "workload": w.to_dict(),
         "bits_per_entry": system.bits_per_entry,
         "entries": system.entries,
@@ -811,7 +1041,7 @@ def set_knobs(
 
 URL_NUMBER_FIELDS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], L.UPDATE_FRACTION[0], L.ROBUST[0],
                      *SYSTEM_IDS, L.MEMORY_BITS[0], L.MAX_RUNS[0])
-URL_TEXT_FIELDS = KEY_IDS
+URL_TEXT_FIELDS = (*KEY_IDS, *SEARCH_IDS)  # the menus' values are text too
 URL_FLAGS = (L.CORRELATED, L.MEMORY_SPLIT)
 
 

@@ -51,6 +51,17 @@ CONTROLS: dict[str, str] = {
     "max-runs": "A guardrail: recommend only designs with at most this many runs in any level. "
                 "RocksDB stops writes at 36 level-0 files (level0_stop_writes_trigger); 0 sets "
                 "no limit.",
+    "merges": "How merges are cut. Any: the search prices whole-level merges and leveled "
+              "designs merging one file at a time, and keeps the cheaper. Whole levels: the "
+              "paper's continuum. Files: leveled designs with files, as RocksDB's leveled "
+              "compaction (target_file_size_base).",
+    "level0-trigger": "Flushes that gather before they merge into the tree (RocksDB "
+                      "level0_file_num_compaction_trigger). Searched: the search picks it; "
+                      "above 1 it means file-granular merges.",
+    "target": "What the design must run on. This project's engine: any design of the "
+              "continuum (RocksDB runs them under the Wacky compaction driver). Stock "
+              "RocksDB: only what its own leveled compaction expresses (multiplier, level-0 "
+              "trigger, file and first-level sizes, dynamic level sizes, one bits per key).",
     "T": "Size ratio between adjacent levels (RocksDB max_bytes_for_level_multiplier). "
          "Larger T: fewer levels, cheaper reads, costlier merges.",
     "C": "Capping ratio: the last level's capacity over all the levels above it together "

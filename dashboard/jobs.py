@@ -58,6 +58,44 @@ def scale_named(key: object) -> Scale:
     return choice.scale
 
 
+# The workload's fields as ``wacky validate`` spells them.
+_WORKLOAD_FLAGS = (("point_reads", "--point-reads"), ("zero_reads", "--zero-reads"),
+                   ("writes", "--writes"), ("range_reads", "--range-reads"),
+                   ("range_blocks", "--range-blocks"))
+
+
+def stock_rocksdb_command(current: dict, scale: Scale) -> str:
+    """The ``wacky validate`` command that runs a stock RocksDB pick (the ``current-design``
+    store) on stock RocksDB at ``scale``: its multiplier, level-0 trigger and bits per key,
+    and its file size as the same share of this run's buffer (as a file-granular pick's is
+    scaled for the native engine)."""
+    k, w, c = current["design"], current["workload"], current["compaction"]
+    file_bytes = max(1, round(float(c["file_share"]) * scale.buffer_bytes))
+    words = ["wacky validate --engine rocksdb --stock",
+             *(f"--{n} {float(k[n]):g}" for n in ("T", "C", "X", "K", "Z")),
+             f"--filters {current.get('filters', 'uniform')}",
+             f"--granularity file --level1-runs {int(c['level1_runs'])}",
+             f"--file-bytes {file_bytes}", f"--bits-per-entry {float(current['bits_per_entry']):g}",
+             *(f"{flag} {float(w[name]):.6g}" for name, flag in _WORKLOAD_FLAGS),
+             f"--entries {scale.entries} --entry-bytes {scale.entry_bytes}",
+             f"--block-bytes {scale.block_bytes} --buffer-bytes {scale.buffer_bytes}",
+             f"--reads {scale.reads}"]
+    return " ".join(words)
+
+
+def stock_rocksdb_refusal(current: dict, scale: Scale) -> str:
+    """Why a stock RocksDB pick is not built on the native engine, and the command that
+    validates it where it runs."""
+    w = current["workload"]
+    skewed = (w.get("write_keys", "uniform") != "uniform" or w.get("read_keys", "uniform")
+              != "uniform" or w.get("update_fraction") or current.get("cache_fraction"))
+    # wacky validate runs skewed keys and a cache on the native engine only.
+    keys = " under uniform keys with no cache" if skewed else ""
+    return ("the native engine cannot build stock RocksDB's level sizing (dynamic level bytes "
+            f"from max_bytes_for_level_base); validate this pick on stock RocksDB{keys} with: "
+            + stock_rocksdb_command(current, scale))
+
+
 @dataclass(frozen=True)
 class ValidationRequest:
     """What to build on the engine: the design shown, its workload and its filter budget, at

@@ -46,6 +46,16 @@ MEMORY_SPLIT = "memory-split"
 MEMORY_BITS = ("memory-bits", "Total memory (bits/entry)", 10.0)
 MAX_RUNS = ("max-runs", "Max runs per level (0: no limit)", 0.0)
 ROBUST = ("robust-rho", "Uncertainty ρ (robust tuning)", 0.0)
+# What the search may pick (recommend's granularity, level0_trigger and target): (id, label,
+# ((value, text), ...), default). The values are text so they travel in the URL unchanged.
+MERGES = ("merges", "Merges", (("any", "Any — the search chooses"), ("level", "Whole levels"),
+                               ("file", "Files")), "any")
+LEVEL0_TRIGGER = ("level0-trigger", "Level-0 trigger",
+                  (("searched", "Searched"), ("1", "1"), ("2", "2"), ("4", "4"), ("8", "8")),
+                  "searched")
+TARGET = ("target", "Target", (("native", "This project's engine"),
+                               ("rocksdb", "Stock RocksDB")), "native")
+SEARCH_CHOICES = (MERGES, LEVEL0_TRIGGER, TARGET)
 # (id, label, min, max, step, default). The ranges are the search's bounds, so every
 # recommendation fits; each slider's input box sets exact values where dragging is too coarse.
 KNOBS = (
@@ -90,6 +100,7 @@ SCROLLED = "validation-scrolled"
 ROCKSDB_OPTIONS_BUTTON = "rocksdb-options-button"
 ROCKSDB_JSON_BUTTON = "rocksdb-json-button"
 ROCKSDB_DOWNLOAD = "rocksdb-download"
+ROCKSDB_PANEL = "rocksdb-panel"
 VALIDATION_SCALE = "validation-scale"
 VALIDATION_EXPLAINED = "validation-explained"
 VALIDATION_NOTES = "validation-notes"
@@ -103,6 +114,9 @@ MESSAGE_STYLE = {"color": "#a40000", "background": "#fff0f0", "border": "1px sol
 FIELD = {"display": "flex", "justifyContent": "space-between", "alignItems": "center",
          "margin": "3px 0", "gap": "8px"}
 INPUT = {"width": "170px", "flex": "0 0 170px", "boxSizing": "border-box"}  # aligned boxes
+# A menu's longest choice ("Any — the search chooses") needs a little more than a number box,
+# and a slightly smaller font to fit beside its label.
+WIDE_INPUT = {**INPUT, "width": "240px", "flex": "0 0 240px", "fontSize": "14px"}
 
 
 def knob_id(name: str) -> str:
@@ -156,6 +170,14 @@ def _key_field(field_id: str, text: str, value: str) -> html.Div:
     box = dcc.Input(id=field_id, type="text", value=value, debounce=True, list=KEY_SUGGESTIONS_LIST,
                     style=INPUT)
     return html.Div([label(field_id, text), box], style=FIELD)
+
+
+def _choice_field(field_id: str, text: str, options: tuple[tuple[str, str], ...],
+                  value: str) -> html.Div:
+    """A closed list of choices, aligned with the number boxes."""
+    menu = dcc.Dropdown(id=field_id, value=value, clearable=False, searchable=False,
+                        options=[{"label": t, "value": v} for v, t in options])
+    return html.Div([label(field_id, text), html.Div(menu, style=WIDE_INPUT)], style=FIELD)
 
 
 def _flag(field_id: str, text: str, value: bool) -> dcc.Checklist:
@@ -256,6 +278,7 @@ def _controls() -> html.Div:
                         inputStyle={"marginLeft": "10px"},
                     ),
                     _number_field(*MAX_RUNS),
+                    *[_choice_field(*choice) for choice in SEARCH_CHOICES],
                     html.Div(
                         [
                             html.Div("Figure 8 presets:", style={"marginTop": "8px"}),
@@ -366,7 +389,7 @@ def _model_views() -> list:
                     ),
                     html.Div(id=ROCKSDB),
                 ],
-                style=PANEL,
+                id=ROCKSDB_PANEL, style=PANEL,
             ),
             html.Div(
                 [dcc.Graph(id=STRUCTURE, config={"displaylogo": False}),

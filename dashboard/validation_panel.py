@@ -19,6 +19,7 @@ from dashboard.jobs import (
     ValidationJobs,
     ValidationRequest,
     scale_named,
+    stock_rocksdb_refusal,
 )
 from validation.figures import validation_figure
 from validation.results import Costs, ValidationResult, relative_error
@@ -73,6 +74,8 @@ def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> Vali
     design = Design(k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized"))
     scale = scale_named(scale_key)
     c = current.get("compaction") or {"granularity": "level"}
+    if c.get("target") == "rocksdb":  # RocksDB's own level sizing: not the native engine's
+        raise ValueError(stock_rocksdb_refusal(current, scale))
     compaction = (Compaction("file", max(1, round(c["file_share"] * scale.buffer_bytes)),
                              int(c["level1_runs"])) if c["granularity"] == "file"
                   else Compaction())
@@ -241,16 +244,15 @@ def large_error_notes(result: ValidationResult) -> list[str]:
 def window_notes(result: ValidationResult) -> list[str]:
     """Warnings about the measurement itself: an incomplete window, compaction behind."""
     notes = []
-    if result.window_complete is False:
+    if result.detail("window_complete") is False:
         notes.append("The measurement window hit its length cap before the largest level "
                      "finished a merge cycle: write amplification and Θ cover part of a cycle "
                      "only and may be off.")
-    if result.phase == "steady" and result.major_compactions == 0:
+    if result.phase == "steady" and result.detail("major_compactions") == 0:
         notes.append("No merge into the largest level happened during the window: the measured "
                      "write amplification leaves out the largest level's merges.")
-    if result.throttle_seconds:
-        notes.append(f"The writer waited {result.throttle_seconds:.1f} s for compaction to keep "
-                     "up.")
+    if waited := result.detail("throttle_seconds"):
+        notes.append(f"The writer waited {waited:.1f} s for compaction to keep up.")
     if result.checks.any:
         c = result.checks
         notes.append(f"The engine gave wrong answers ({c.get_misses} missed keys, {c.zero_hits} "

@@ -301,6 +301,17 @@ def choose_validation_size(driver, name: str) -> None:
               f"the {name} size chosen")
 
 
+def choose(driver, menu_id: str, label: str) -> None:
+    """Pick the choice ``label`` in the menu ``menu_id`` (a dropdown of the controls)."""
+    (menu,) = wait_until(driver, lambda d: d.find_elements(By.ID, menu_id), f"the {menu_id} menu")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", menu)
+    menu.click()
+    option = f"//*[@role='option'][normalize-space()=\"{label}\"]"
+    wait_until(driver, lambda d: d.find_elements(By.XPATH, option), f"the {label} choice")
+    driver.find_element(By.XPATH, option).click()
+    wait_text(driver, menu_id, lambda t: t.startswith(label), f"{label} chosen")
+
+
 def wait_for_stable_layout(driver, polls: int = 3) -> None:
     """Wait until the page's height is the same over ``polls`` checks 0.2 s apart."""
     seen: list[int] = []
@@ -414,6 +425,22 @@ def test_skew_a_cache_a_memory_budget_and_help_on_every_label(url, browser, scre
     wait_text(d, "card", lambda t: "Robust tuning for ρ = 0.5" in t, "the robust card")
     type_into(d, "write-keys", "zipf:0.9")
     expect_message(d, "Uncertainty ρ (robust tuning): robust tuning is not combined with key")
+
+    # Target = Stock RocksDB: the card lists the RocksDB options it priced, and validating it
+    # gives the command that runs it on stock RocksDB (the native engine cannot build it).
+    d.get(url)
+    wait_text(d, "card-theta", lambda t: float(t) > 0, "the first recommendation")
+    choose(d, "target", "Stock RocksDB")
+    options = wait_text(d, "card-rocksdb-options", lambda t: "max_bytes_for_level_multiplier"
+                        in t, "the RocksDB options on the card")
+    for name in ("level0_file_num_compaction_trigger", "target_file_size_base",
+                 "max_bytes_for_level_base", "write_buffer_size", "bits per key"):
+        assert name in options
+    assert "Recommended stock RocksDB configuration" in text(d, "card")
+    assert "target=rocksdb" in d.current_url
+    d.find_element(By.ID, "validate-button").click()
+    wait_text(d, "validation-status", lambda t: "wacky validate --engine rocksdb --stock" in t,
+              "the command for stock RocksDB")
 
 
 def test_the_first_paint_has_the_views_without_waiting_for_a_callback(url, browser,

@@ -488,3 +488,158 @@ def test_a_manual_design_is_compared_with_the_robust_pick_at_the_same_workload()
                     realizable=True).finite.theta
     assert (f"has Θ = {nominal:.4g} at this workload (worst case {rec.cost:.4g}): this design "
             f"reaches {nominal / theta:.0%} of its throughput here") in text_of(out[L.CARD])
+
+
+# ------------------------------------------------------------------ merges, trigger, target
+
+STOCK = {"target": "rocksdb"}
+
+
+def test_the_search_menus_have_labels_help_and_the_searched_defaults():
+    page = L.build_layout()
+    for field, label, options, default in L.SEARCH_CHOICES:
+        menu = find(page, field)
+        assert menu is not None and menu.value == default and menu.clearable is False
+        assert [o["label"] for o in menu.options] == [text for _, text in options]
+        assert len(HELP.CONTROLS[field]) > 40 and cb.LABELS[field] == label
+    assert [o["label"] for o in find(page, "merges").options] == [
+        "Any — the search chooses", "Whole levels", "Files"]
+    assert [o["label"] for o in find(page, "level0-trigger").options] == [
+        "Searched", "1", "2", "4", "8"]
+    assert [o["label"] for o in find(page, "target").options] == [
+        "This project's engine", "Stock RocksDB"]
+    # The defaults are the library's: the search chooses everything.
+    assert cb.parse_pins(cb.default_controls()[1]) == cb.SEARCHED == cb.SearchPins()
+
+
+def test_a_stock_rocksdb_pick_is_the_librarys_with_its_options_on_the_card():
+    from wacky_model.rocksdb_tuning import RocksDBConfig
+
+    out = views(system=STOCK)
+    assert out[L.MESSAGE] == []
+    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), System(), target="rocksdb")
+    assert rec.model == "rocksdb"
+    assert out[L.CURRENT]["configuration"] == rec.configuration.to_dict()
+    assert float(text_of(find(out[L.CARD], "card-theta"))) == pytest.approx(rec.cost, rel=1e-3)
+    card = text_of(out[L.CARD])
+    assert "Recommended stock RocksDB configuration" in card and "on stock RocksDB" in card
+    exported = RocksDBConfig.of(rec.configuration).export(rec.system)
+    options = exported.options_dict()
+    table = text_of(find(out[L.CARD], "card-rocksdb-options"))
+    for name in ("compaction_style", "max_bytes_for_level_multiplier",
+                 "level0_file_num_compaction_trigger", "target_file_size_base",
+                 "max_bytes_for_level_base", "write_buffer_size"):
+        value = options[name]
+        assert name in table and (f"{int(value):,}" if value.isdigit() else value) in table
+    assert f"bits per key {exported.bits_per_key:g}" in table
+    # The panel below shows the same OPTIONS file, and its download is that file.
+    assert text_of(find(out[L.ROCKSDB], "rocksdb-options")) == exported.options_file()
+    download = cb.rocksdb_download(L.ROCKSDB_OPTIONS_BUTTON, out[L.CURRENT])
+    assert download["content"] == exported.options_file() + "\n"
+    full = json.loads(cb.rocksdb_download(L.ROCKSDB_JSON_BUTTON, out[L.CURRENT])["content"])
+    assert full == exported.to_dict()
+
+
+def test_a_file_granular_pick_shows_and_exports_its_files_and_trigger():
+    out = views(system={"merges": "file", "level0-trigger": "4"})
+    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), System(), granularity="file",
+                    level0_trigger=4)
+    c = rec.compaction
+    assert out[L.CURRENT]["configuration"] == rec.configuration.to_dict()
+    assert out[L.CURRENT]["compaction"]["level1_runs"] == c.level1_runs == 4
+    assert out[L.CURRENT]["rocksdb"] is None  # not a stock RocksDB configuration
+    configuration = text_of(find(out[L.CARD], "card-configuration"))
+    assert f"files of {cb._bytes(c.file_bytes)} ({c.file_bytes:,} B)" in configuration
+    assert "level-0 trigger 4" in configuration
+    assert "Level sizes: the design's" in configuration
+    options = text_of(find(out[L.ROCKSDB], "rocksdb-options"))
+    assert "level0_file_num_compaction_trigger=4" in options
+    assert f"target_file_size_base={c.file_bytes}" in options
+    # Whole levels only: the card says so, and the search's note says what it covered.
+    level = views(system={"merges": "level"})
+    assert "Merges: whole levels" in text_of(find(level[L.CARD], "card-configuration"))
+    assert level[L.CURRENT]["configuration"]["compaction"]["granularity"] == "level"
+
+
+def test_the_menus_round_trip_through_the_url():
+    system = {**SYSTEM, "merges": "file", "level0-trigger": "4", "target": "rocksdb"}
+    query = cb.state_query(WORKLOAD, system, "recommend", KNOBS, "optimized")
+    assert "merges=file" in query and "level0-trigger=4" in query and "target=rocksdb" in query
+    state = cb.state_from_query(query)
+    assert (state["merges"], state["level0-trigger"], state["target"]) == ("file", "4",
+                                                                           "rocksdb")
+    restored = dict(zip(cb.URL_CONTROLS, cb.sync_url(None, query, {})[1:], strict=True))
+    assert (restored["merges"], restored["level0-trigger"], restored["target"]) == (
+        "file", "4", "rocksdb")
+    # Editing a menu writes the URL.
+    values = {**WORKLOAD, **SYSTEM, **KNOBS, "mode": "recommend", "filters": "optimized",
+              "target": "rocksdb"}
+    assert "target=rocksdb" in cb.sync_url("target", "", values)[0]
+
+
+@pytest.mark.parametrize(
+    ("pins", "expected"),
+    [
+        ({"merges": "level", "level0-trigger": "4"},
+         "Cannot recommend: “Level-0 trigger” above 1 with “Merges: Whole levels”: whole-level "
+         "merges absorb every flush into Level 1"),
+        ({"merges": "level", "target": "rocksdb"},
+         "Cannot recommend: “Target: Stock RocksDB” with “Merges: Whole levels”: stock RocksDB "
+         "merges files; a whole-level design runs on RocksDB under the Wacky driver (“Target: "
+         "This project's engine”)"),
+        ({"level0-trigger": "3"}, "Level-0 trigger: '3' is not a choice; choose Searched, 1, "
+                                  "2, 4 or 8"),
+        ({"merges": "files", "target": "stock"},
+         "Merges: 'files' is not a choice; choose Any — the search chooses, Whole levels or "
+         "Files"),
+        ({"max-runs": 1, "level0-trigger": "4"},
+         "the field “Max runs per level (0: no limit)” at 1"),
+    ],
+)
+def test_bad_combinations_are_refused_inline_by_the_fields_labels(pins, expected):
+    out = views(system=pins)
+    message = text_of(out[L.MESSAGE])
+    assert expected in message
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b|='|target|granularity", message), message
+    assert out[L.CURRENT] is None and out[L.CARD] is no_update
+
+
+def test_every_library_word_for_a_feature_the_page_reaches_becomes_the_pages():
+    from wacky_model.compat import FEATURES
+
+    for name in ("skew", "cache", "memory_split", "robust", "guardrails", "files",
+                 "level0_trigger", "rocksdb"):
+        words = cb.search_words(f"{FEATURES[name]} with x is not supported: a reason")
+        assert not re.search(r"\b[a-z]+_[a-z_]+\b|='|\bSystem\.|\bWorkload\.|\(constraints\)",
+                             words), words
+        assert "“" in words  # it names a field as the page labels it
+
+
+def test_validating_a_stock_rocksdb_pick_gives_the_command_for_stock_rocksdb():
+    import shlex
+
+    import typer.main
+
+    from dashboard.validation_panel import validation_tick
+    from wacky_cli.main import app
+
+    started = []
+    jobs = services(lambda request, progress: started.append(request)).jobs
+    current = views(system=STOCK)[L.CURRENT]
+    out = validation_tick(L.VALIDATE, None, current, jobs, "small")
+    status = text_of(out[4])
+    assert status.startswith("Cannot validate: the native engine cannot build stock RocksDB's "
+                             "level sizing")
+    assert out[0] is no_update and out[2] is False and started == []  # nothing ran
+    command = status.split(" with: ", 1)[1]
+    assert command.startswith("wacky validate --engine rocksdb --stock ")
+    # The CLI takes it as it stands: its flags and values parse.
+    args = shlex.split(command)[2:]
+    params = typer.main.get_command(app).commands["validate"].make_context("validate",
+                                                                         args).params
+    stock = current["rocksdb"]
+    assert params["stock"] and params["engine"] == "rocksdb" and params["T"] == stock[
+        "multiplier"]
+    assert params["level1_runs"] == stock["level0_trigger"]
+    assert params["file_bytes"] == round(current["compaction"]["file_share"] * 65536)
+    assert params["bits_per_entry"] == stock["bits_per_key"] and params["entries"] == 100_000
