@@ -147,3 +147,13 @@ def classify(design: Design, system: System) -> str:
     table's order), or "Wacky" when none does."""
     holders = [f for f in TABLE if f.on_map and f.holds(design, system)]
     return min(holders, key=lambda f: len(f.free)).name if holders else WACKY
+
+
+def name_of(design: Design, system: System) -> str:
+    """:func:`classify`, but a design no map family holds is named by any family that holds it
+    (the uniform-filter baselines: stock RocksDB's leveled picks are "Leveling, uniform
+    filters", not "Wacky"). For what a recommendation is called, not for the maps' colours."""
+    name = classify(design, system)
+    if name != WACKY:
+        return name
+    return next((f.name for f in TABLE if not f.on_map and f.holds(design, system)), WACKY)

@@ -187,7 +187,7 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
                       rho: float | None, uniform: tuple[System, FileGrid, int], bound: float
                       ) -> FilePick:
     from wacky_model.config import Configuration, Memory
-    from wacky_model.families import classify
+    from wacky_model.families import name_of
     from wacky_model.pricing import file_skew_trees, skewed
     from wacky_model.skew import analysis_of, cache_blocks, skew_key_map
     from wacky_model.skew_search import SkewChoice
@@ -227,6 +227,6 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     theta, costs, k, g, j = best
     split, grid = grids[g]
     design = grid.designs[j]
-    choice = SkewChoice(design, classify(design, split), theta, analysis_of(k),
+    choice = SkewChoice(design, name_of(design, split), theta, analysis_of(k),
                         u_grid.designs[u_index], uniform_theta, len(staged))
     return FilePick(split, design, grid.compactions[j], costs, theta, choice, skipped)

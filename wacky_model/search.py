@@ -55,7 +55,7 @@ from cost_models.objective import (
 from cost_models.structure import num_levels, structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.config import Configuration, Memory, keys_of
-from wacky_model.families import PROJECTIONS, classify
+from wacky_model.families import PROJECTIONS, classify, name_of
 from wacky_model.granularity import FilePick, file_best, file_pick
 from wacky_model.guardrails import Constraints
 from wacky_model.types import (
@@ -949,10 +949,10 @@ def recommend(
         return _recommend_files(workload, system, constraints, rho, level0_trigger, start)
     rec = _recommend_level(workload, system, method, space, model, constraints, rho, refine,
                            start)
-    if granularity == "level" or level0_trigger == 1:
+    if granularity == "level":
         return rec
     return _choose_granularity(rec, workload, system, granularity, features, constraints, rho,
-                               start)
+                               start, level0_trigger)
 
 
 TARGETS = ("native", "rocksdb")
@@ -1017,7 +1017,7 @@ def _file_recommendation(workload: Workload, pick: FilePick, model: str, rho: fl
     """A recommendation of the file side's pick, with no whole-level side to compare."""
     design, compaction = pick.design, pick.compaction
     return Recommendation(
-        design=design, family=classify(design, pick.system), cost=pick.theta, model=model,
+        design=design, family=name_of(design, pick.system), cost=pick.theta, model=model,
         system=pick.system, workload=workload, alternatives=(), method="grid",
         search_ms=(time.perf_counter() - start) * 1e3, bounds_hit=(),
         robust=_file_robust(workload, pick, rho), compaction=compaction, file_costs=pick.costs,
@@ -1062,7 +1062,8 @@ def _check_granularity(granularity: str) -> None:
 
 def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
                         granularity: str, features: set[str], constraints: Constraints | None,
-                        rho: float | None, start: float) -> Recommendation:
+                        rho: float | None, start: float, level0_trigger: int | None = None
+                        ) -> Recommendation:
     """Whole levels (``rec``) or the best file-granular design, whichever has the lower Theta
     (with ``rho``, the lower worst case); both are finite-N models of a store taking inserts,
     each at its own memory split."""
@@ -1072,8 +1073,8 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
     if gaps:  # only with "any": "file" was refused above
         return replace(rec, granularity={"picked": "level", "file": None,
                                          "reason": "files not compared: " + gaps[0].reason})
-    best = file_pick(_file_grids(system, _active(constraints)), workload, rho,
-                     bound=rec.cost if granularity == "any" else math.inf)
+    best = file_pick(_file_grids(system, _active(constraints), "native", level0_trigger),
+                     workload, rho, bound=rec.cost if granularity == "any" else math.inf)
     f, c, split = best.compaction, best.costs, best.system
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
                 "file_bytes": f.file_bytes, "cost": best.theta, "write_amp": c.write_amp,
@@ -1094,7 +1095,7 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
         robust = rec.robust
         if robust is not None:  # the robust pick is now this file-granular design
             robust = {**robust, **(_file_robust(workload, best, rho) or {})}
-        return replace(rec, design=best.design, family=classify(best.design, split),
+        return replace(rec, design=best.design, family=name_of(best.design, split),
                        system=split, cost=best.theta, model="files", compaction=f,
                        file_costs=c, skew=best.skew, alternatives=alternatives, bounds_hit=(),
                        robust=robust,
@@ -1271,12 +1272,12 @@ def recommend_many(
                                                            choice.theta, "skew")
     buffers = _buffer_bytes(space, found.coords)
     if granularity != "level" and not refusals(features | {"files"}):
-        for i, pick in enumerate(_file_picks(_file_grids(system, _active(constraints)),
-                                             workloads, rho)):
+        grids = _file_grids(system, _active(constraints), "native", level0_trigger)
+        for i, pick in enumerate(_file_picks(grids, workloads, rho)):
             if pick.theta < cost[i]:
                 designs[i], compactions[i], cost[i], models[i] = (
                     pick.design, pick.compaction, pick.theta, "files")
-                families[i] = classify(pick.design, pick.system)
+                families[i] = name_of(pick.design, pick.system)
                 buffers[i] = pick.system.buffer_bytes
     return RecommendationBatch(
         designs=tuple(designs),
@@ -1302,7 +1303,7 @@ def _many_files(workloads: list[Workload], system: System, constraints: Constrai
     model = "rocksdb" if target == "rocksdb" else "files"
     return RecommendationBatch(
         designs=tuple(p.design for p in picks),
-        families=tuple(classify(p.design, p.system) for p in picks),
+        families=tuple(name_of(p.design, p.system) for p in picks),
         cost=np.array([p.theta for p in picks]),
         family_cost=np.zeros((len(workloads), 0)),  # no whole-level families on this side
         method=method,
