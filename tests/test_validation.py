@@ -322,5 +322,7 @@ def test_every_sweep_keeps_the_sections_it_does_not_write(tmp_path) -> None:
     assert all(existing_section(doc, n) == old for n, old in olds.items())
     b, e = MARKERS["skew"]
     write_section(doc, "skew", f"{b}\nnew skew\n{e}\n")
-    assert "new skew" in doc.read_text() and "old skew" not in doc.read_text()
+    # "old skew\n": the skew-files section's "old skew-files" stays, as it should.
+    assert "new skew" in doc.read_text() and "old skew\n" not in doc.read_text()
+    assert "old skew-files" in doc.read_text()
     assert "new head" in doc.read_text() and "old files" in doc.read_text()

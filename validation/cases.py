@@ -8,6 +8,11 @@ docs/VALIDATION.md.
 * **skew**: the skew model (S1-S7 in docs/MODEL.md) against the native engine with a block
   cache: Zipf 0.6, 0.9 and 1.2 and a hot set on four families, half reads and half updates, and
   the cache under compaction (docs/validation-cache.png) as the share of writes grows;
+* **skew-files**: the file-granular skew model (S2f with S3-S7 in docs/MODEL.md,
+  ``file_skew_costs``) against the native engine with file-granular merges and a block cache:
+  Leveling at T = 4 and 10 with level-1 triggers 1 and 4, under Zipf 0.9, Zipf 1.2 and a hot
+  set with half the writes updates, and uniform keys without updates as controls; a fixed
+  window after a fixed warm-up, priced at its middle;
 * **rocksdb**: the Wacky compaction driver on every Figure 8 family; stock RocksDB on the
   families it expresses (Leveling at T = 4, 6 and 10 with level-0 triggers 1 and 4, the tiered
   families under universal compaction); and the ranking of ``recommend --target rocksdb``:
@@ -21,6 +26,7 @@ docs/VALIDATION.md.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -286,6 +292,180 @@ def effect_figure(effect: Sequence[tuple[SkewCase, ValidationResult]]) -> Any:
     fig.update_layout(width=1100, height=420, template="plotly_white",
                       margin=dict(l=60, r=20, t=50, b=50))
     return fig
+
+
+
+# -- skew-files ----------------------------------------------------------------------------------
+SKEW_FILE_DISTRIBUTIONS = ("uniform", "zipf:0.9", "zipf:1.2", "hotset:0.1:0.9")
+SKEW_FILE_UPDATES = 0.5  # of the skewed cases' writes; the uniform controls insert only
+SKEW_FILE_CACHE_SHARE = 0.15  # of the loaded data's bytes
+SKEW_FILE_BUFFER = 64 << 10  # bytes: 512 entries of 128 B a flush
+# File-granular merges cost the engine more per write than whole levels, and every case runs
+# a load and a window of a load: a tenth of the sweep's entries (200,000 at the default scale,
+# N/F = 390) keeps the set to a few minutes.
+SKEW_FILE_ENTRIES_DIVISOR = 10
+
+
+@dataclass(frozen=True)
+class SkewFileCase:
+    T: int
+    level1_runs: int
+    distribution: str
+
+    @property
+    def updates(self) -> float:
+        return 0.0 if self.distribution == "uniform" else SKEW_FILE_UPDATES
+
+    @property
+    def skewed(self) -> bool:
+        return self.distribution != "uniform"
+
+    @property
+    def name(self) -> str:
+        return f"T={self.T}, trigger {self.level1_runs}, {self.distribution}"
+
+    @property
+    def workload(self) -> Workload:
+        return Workload(0.5, 0.0, 0.5, write_keys=self.distribution,
+                        read_keys=self.distribution, update_fraction=self.updates)
+
+
+def skew_file_cases() -> list[SkewFileCase]:
+    """Uniform controls first, then the skewed cases (check_skew_files.py's sixteen)."""
+    return [SkewFileCase(T, k, dist) for dist in SKEW_FILE_DISTRIBUTIONS
+            for T in (4, 10) for k in TRIGGERS]
+
+
+def skew_file_scale(scale: Scale) -> Scale:
+    """A tenth of ``scale``'s entries (at least 64 buffers) and a 64 KiB buffer."""
+    buffer_entries = SKEW_FILE_BUFFER // scale.entry_bytes
+    entries = max(scale.entries // SKEW_FILE_ENTRIES_DIVISOR, 64 * buffer_entries)
+    return replace(scale, entries=entries, buffer_bytes=SKEW_FILE_BUFFER)
+
+
+def skew_file_runs(sc: Scale, bits: float,
+                   which: Sequence[SkewFileCase] | None = None) -> list[SweepCase]:
+    """The runs of ``which`` (default every case) at exactly ``sc``: files of one buffer,
+    least-overlap picking, a cache of 15% of the data (benchmarks/check_skew_files.py runs
+    these at its own scale)."""
+    return [SweepCase(c.name, "skew-files", Design(c.T, c.T - 1, 1, 0, 0), {
+        "workload": c.workload, "scale": sc, "bits_per_entry": bits,
+        "cache_bytes": skew_file_cache(sc),
+        "compaction": Compaction("file", None, c.level1_runs)})
+        for c in (skew_file_cases() if which is None else which)]
+
+
+def skew_file_cache(scale: Scale) -> int:
+    return int(SKEW_FILE_CACHE_SHARE * scale.entries * scale.entry_bytes)
+
+
+def skew_file_errors(r: ValidationResult) -> dict[str, float]:
+    """Write amplification (relative), the hit rate and read I/O (absolute), model - engine."""
+    p, m = r.predicted, r.measured
+    return {"write_amp": p.write_amp / m.write_amp - 1.0,
+            "hit_rate": p.cache_hit_rate - m.cache_hit_rate,
+            "point_read": p.point_read_uniform - m.point_read_uniform,
+            "zero_result_read": (p.zero_result_read / m.zero_result_read - 1.0
+                                 if m.zero_result_read else math.nan)}
+
+
+def skew_file_verdict(r: ValidationResult) -> dict[str, bool]:
+    """Each target met (the whole-level skew section's): write amplification within 15%, the
+    overall hit rate within 0.05, existing-key read I/O within 15% or 0.02 I/O."""
+    e = skew_file_errors(r)
+    return {"write_amp": abs(e["write_amp"]) <= TARGET_WA,
+            "hit_rate": abs(e["hit_rate"]) <= TARGET_HIT,
+            "point_read": _read_ok(r)}
+
+
+def _level_rates(r: ValidationResult) -> str:
+    """Per-level hit rates, model/engine, level 0 first when the trigger stages flushes."""
+    p, m = r.predicted, r.measured
+    pairs = list(zip(p.cache_hit_rate_per_level or (), m.cache_hit_rate_per_level or (),
+                     strict=False))
+    level0 = (r.detail("skew") or {}).get("level0_cache_hit_rate")
+    cells = [f"{a:.2f}/{b:.2f}" for a, b in pairs]
+    if level0 is not None:
+        a, b = level0["predicted"], level0["measured"]
+        cells.insert(0, "L0 " + "/".join("-" if x is None else f"{x:.2f}" for x in (a, b)))
+    return ", ".join(cells)
+
+
+SKEW_FILE_METRICS = (("write_amp", "Write amplification", "within 15%"),
+                     ("hit_rate", "Overall hit rate", "within 0.05"),
+                     ("point_read", "Existing-key read I/O", "within 15% or 0.02 I/O"))
+
+
+def _verdict_line(key: str, label: str, target: str,
+                  rows: Sequence[tuple[SkewFileCase, ValidationResult]]) -> str:
+    skewed = [(c, r) for c, r in rows if c.skewed]
+    controls = [(c, r) for c, r in rows if not c.skewed]
+    errs = [abs(skew_file_errors(r)[key]) for _, r in skewed]
+    met = sum(skew_file_verdict(r)[key] for _, r in skewed)
+    missed = [c.name for c, r in skewed if not skew_file_verdict(r)[key]]
+    unit = (lambda x: f"{x:.1%}") if key == "write_amp" else (lambda x: f"{x:.3f}")
+    line = (f"{label} ({target}): {met} of {len(skewed)} skewed cases"
+            + (f", median error {unit(statistics.median(errs))}, worst {unit(max(errs))}"
+               if errs else ""))
+    if controls:
+        line += (f"; {sum(skew_file_verdict(r)[key] for _, r in controls)} of "
+                 f"{len(controls)} uniform controls")
+    return line + (f". Missed: {'; '.join(missed)}." if missed else ".")
+
+
+def _skew_files_section(rows: Sequence[tuple[SkewFileCase, ValidationResult]], scale: Scale,
+                        command: str, refused: Sequence[tuple[str, str]]) -> str:
+    sc = skew_file_scale(scale)
+    F = sc.buffer_bytes // sc.entry_bytes
+    lines = [
+        SWEEPS["skew-files"].markers[0],
+        "## Skewed keys and a cache with file-granular merges: S2f against the native engine",
+        "",
+        f"Generated by `{command}`; do not edit by hand. The native engine with "
+        "`granularity=\"file\"` (files of one buffer, least-overlap picking), Leveling "
+        f"(C = T - 1), {sc.entries:,} entries of {sc.entry_bytes} B preloaded, a "
+        f"{sc.buffer_bytes:,} B buffer (N/F = {sc.entries / F:,.0f}), 5 filter bits per entry "
+        f"and an LRU block cache of {skew_file_cache(sc):,} B ({SKEW_FILE_CACHE_SHARE:.0%} of "
+        "the data) for point reads. Then one existing-key read per write, both drawn from the "
+        f"distribution (the same keys hot for both), {SKEW_FILE_UPDATES:.0%} of the writes "
+        "updates (the uniform controls insert only): a warm-up of half a load, then a window "
+        "of half a load (validation/window.py, `fixed`). Each cell is the file-granular skew "
+        "model (`file_skew_costs`: S2f with S3-S7 in docs/MODEL.md, at the window's middle) / "
+        "the engine; errors are relative for write amplification and zero-result reads, "
+        "absolute for read I/O and hit rates. Targets (the whole-level skew section's): write "
+        f"amplification within {TARGET_WA:.0%}, the overall hit rate within {TARGET_HIT} "
+        f"(absolute), read I/O within {TARGET_READ:.0%} or {TARGET_READ_ABS} I/O; zero-result "
+        "reads have no target here.",
+        "",
+        "| case | keys | write amp | existing-key read I/O | cache hit rate | hit rate by "
+        "level (model / engine) | zero-result I/O | window |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for case, r in rows:
+        p, m, e = r.predicted, r.measured, skew_file_errors(r)
+        ok = skew_file_verdict(r)
+        warmup = (r.detail("skew") or {}).get("warmup_writes", 0)
+        flag = "" if all(ok.values()) else " (outside: " + ", ".join(
+            k.replace("_", " ") for k, v in ok.items() if not v) + ")"
+        lines.append(
+            f"| T={case.T}, trigger {case.level1_runs}{flag} | {case.distribution}"
+            f"{f', {case.updates:.0%} updates' if case.updates else ''} | "
+            f"{p.write_amp:.3g} / {m.write_amp:.3g} ({e['write_amp']:+.0%}) | "
+            f"{p.point_read_uniform:.3g} / {m.point_read_uniform:.3g} "
+            f"({e['point_read']:+.3f}) | "
+            f"{p.cache_hit_rate:.3f} / {m.cache_hit_rate:.3f} ({e['hit_rate']:+.3f}) | "
+            f"{_level_rates(r)} | {p.zero_result_read:.3g} / {m.zero_result_read:.3g} "
+            f"({e['zero_result_read']:+.0%}) | {warmup:,} + {r.window_writes:,} writes |")
+    if rows:
+        lines += [""] + [_verdict_line(k, label, target, rows) + "  "
+                         for k, label, target in SKEW_FILE_METRICS]
+        zero = [abs(skew_file_errors(r)["zero_result_read"]) for _, r in rows]
+        lines.append(f"Zero-result read I/O (no target): median error "
+                     f"{statistics.median(zero):.0%}, worst {max(zero):.0%}.")
+    if refused:
+        lines += ["", "Not run:", ""] + [f"- {name}: {message}" for name, message in refused]
+    lines.append(SWEEPS["skew-files"].markers[1])
+    return "\n".join(lines) + "\n"
 
 
 
@@ -598,6 +778,8 @@ def cases(name: str, scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
         return [SweepCase(_skew_name(c), group, c.design, {
             "workload": c.workload, "scale": sc, "bits_per_entry": 10.0,
             "cache_bytes": cache_bytes(sc)}) for c, sc, group in _skew_cases(scale)]
+    if name == "skew-files":
+        return skew_file_runs(skew_file_scale(scale), bits)
     if name == "rocksdb":
         return [SweepCase(c.name, "stock" if c.stock else "driver", c.design, {
             "engine": "rocksdb", "stock": c.stock,
@@ -632,6 +814,10 @@ def render(name: str, results: Sequence[SweepResult], scale: Scale, budget: dict
         named = {_skew_name(c): c for c, _, _ in _skew_cases(scale)}
         return _skew_section(*([(named[c.name], r) for c, r in pairs[g]]
                                for g in ("table", "effect")), scale, command)
+    if name == "skew-files":
+        named = {c.name: c for c in skew_file_cases()}
+        return _skew_files_section([(named[r.name], r.result) for r in results], scale,
+                                   command, refused)
     if name == "rocksdb":
         ran = [(RocksCase(c.name, c.design, c.options["stock"],
                           c.options["compaction"].level1_runs), r)

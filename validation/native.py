@@ -329,11 +329,23 @@ class SkewReads:
         total = int(self.hits.sum()) + int(self.misses.sum())
         return int(self.hits.sum()) / total if total else 0.0
 
-    @property
-    def hit_rate_per_level(self) -> tuple[float, ...]:
-        """Levels 1..L (level 0's staging runs are not part of whole-level designs)."""
+    def _per_level(self) -> list[tuple[int, int]]:
+        """(hits, misses) per engine level, level 0 first."""
         n = max(self.hits.size, self.misses.size)
         h = np.pad(self.hits, (0, n - self.hits.size))
         m = np.pad(self.misses, (0, n - self.misses.size))
-        return tuple(int(a) / int(a + b) if a + b else 0.0 for a, b in zip(h[1:], m[1:],
-                                                                          strict=True))
+        return [(int(a), int(b)) for a, b in zip(h, m, strict=True)]
+
+    @property
+    def hit_rate_per_level(self) -> tuple[float, ...]:
+        """Levels 1..L (level 0's staging runs are not part of whole-level designs)."""
+        return tuple(a / (a + b) if a + b else 0.0 for a, b in self._per_level()[1:])
+
+    @property
+    def level0_hit_rate(self) -> float | None:
+        """Level 0's, where a level-1 trigger above 1 stages flushes (None: no read reached
+        it)."""
+        rows = self._per_level()
+        if not rows or sum(rows[0]) == 0:
+            return None
+        return rows[0][0] / sum(rows[0])

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 import wacky_traces as tr
+from cost_models.skew import SkewedCosts
 from native_engine import Engine
 from validation import generators, window
 from validation.native import NativeSession, SkewReads, SkewSession, UniformReads
@@ -59,7 +60,7 @@ from validation.results import (
 )
 from validation.scale import ENGINE_WAL, Scale
 from validation.window import PacedReads
-from wacky_model.skew import needs_skew_model, skew_costs, skewed_workload
+from wacky_model.skew import file_skew_costs, needs_skew_model, skew_costs, skewed_workload
 from wacky_model.types import Compaction, Design, System, Workload
 
 Progress = Callable[[float, str], None]
@@ -67,7 +68,8 @@ Progress = Callable[[float, str], None]
 LOAD_SHARE = 0.75  # of the progress bar: the load dominates the run time
 # Under skew: a warm-up of half a load, then a window of at least half a load and 1.2 predicted
 # cycles of Level L, at most 8 loads; each stops after CAP_FACTOR times the window without a
-# full-merge boundary.
+# full-merge boundary. With file-granular merges (no cycle of Level L): a warm-up of half a
+# load and a window of half a load, both fixed.
 WARMUP_LOADS, WINDOW_LOADS, WINDOW_CYCLES, WINDOW_MAX_LOADS, CAP_FACTOR = 0.5, 0.5, 1.2, 8.0, 3
 
 __all__ = ["Scale", "ValidationResult", "validate"]
@@ -145,7 +147,8 @@ def validate(
     ``level1_runs``, ``file_bytes`` and ``file_pick`` are the level-0 trigger, the target file
     size and the pick. A workload with skewed keys or updates, or a block cache of
     ``cache_bytes``, is validated on the native engine against the skew model (``model``
-    "skew") over whole cycles of Level L.
+    "skew"): over whole cycles of Level L with whole-level merges, and with file-granular
+    merges (S2f) over a fixed window after a fixed warm-up, priced at the window's middle.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
@@ -195,10 +198,12 @@ def _native(design: Design, system: System, scale: Scale, workload: Workload | N
         raise ValueError("granularity, file_bytes and level1_runs are validated in the steady "
                          "phase only")
     skew = needs_skew_model(workload, system)
-    if skew and (not compaction.is_default or phase != "steady"):
-        raise ValueError("skewed keys, updates and a cache are validated with whole-level "
-                         "merges in the steady phase: leave out --granularity file, "
-                         "--level1-runs and --phase load")
+    files = compaction.granularity == "file"
+    if skew and ((not compaction.is_default and not files) or phase != "steady"):
+        raise ValueError("skewed keys, updates and a cache are validated in the steady phase, "
+                         "with whole-level merges or --granularity file (the skew model prices "
+                         "a level-1 trigger with files only): leave out --phase load, or give "
+                         "--level1-runs with --granularity file")
     if skew:
         check_skew_workload(workload)
         if save_trace is not None:
@@ -318,17 +323,52 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
         detail=detail)
 
 
-def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload: Workload,
-            range_entries: int, load: tr.Trace, loaded: Any, **_: Any) -> dict[str, Any]:
-    """Skewed keys, updates, a block cache: the workload's writes with its existing-key reads
-    between them over whole cycles of Level L (the full-merge window), zero-result and range
-    reads spread over it; the skew model predicts (the finite model for zero-result and range
-    reads, which skew does not change). No simulator: it replays uniform inserts only."""
-    B, n = system.entries_per_block, scale.entries
-    finite = predict_finite(design, system, workload, range_entries, steady_window=False)
+def _skew_rule(design: Design, system: System, compaction: Compaction, workload: Workload,
+               n: int) -> window.WindowRule:
+    """Whole levels: full-merge boundaries around at least 1.2 predicted cycles of Level L.
+    Files: half a load of warm-up, then half a load, the window ``file_skew_costs`` prices at
+    its middle (there is no cycle of Level L to align with)."""
+    if compaction.granularity == "file":
+        return window.fixed(int(WINDOW_LOADS * n), settle_reads=True,
+                            warmup=int(WARMUP_LOADS * n))
     window_writes = int(min(WINDOW_MAX_LOADS * n, max(
         WINDOW_LOADS * n, WINDOW_CYCLES * skew_costs(design, system, workload).cycle_writes)))
-    rule = window.full_merges(int(WARMUP_LOADS * n), window_writes, CAP_FACTOR)
+    return window.full_merges(int(WARMUP_LOADS * n), window_writes, CAP_FACTOR)
+
+
+def _skew_model(design: Design, system: System, compaction: Compaction, workload: Workload,
+                history: float) -> SkewedCosts:
+    """The skew model of the design as the engine merges it (S2 whole levels, S2f files), with
+    ``history`` writes since the load."""
+    if compaction.granularity == "file":
+        return file_skew_costs(design, system, compaction, workload, history_writes=history)
+    return skew_costs(design, system, workload, history_writes=history)
+
+
+def _split_level0(per_level: Sequence[float], level0_staged: bool) -> tuple[float | None,
+                                                                           tuple[float, ...]]:
+    """A file-granular model's per-level tuple (level 0 first when a trigger above 1 stages
+    flushes there) as (level 0's value or None, Levels 1..L): the result type's tuples start at
+    Level 1."""
+    if level0_staged and per_level:
+        return per_level[0], tuple(per_level[1:])
+    return None, tuple(per_level)
+
+
+def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload: Workload,
+            range_entries: int, load: tr.Trace, loaded: Any, *, compaction: Compaction,
+            **_: Any) -> EngineRun:
+    """Skewed keys, updates, a block cache: the workload's writes with its existing-key reads
+    between them (whole levels: over whole cycles of Level L, the full-merge window; files: a
+    fixed window after a fixed warm-up), zero-result and range reads spread over it; the skew
+    model predicts (S2 or S2f). Zero-result and range reads, which skew does not change, are the
+    finite model's with whole levels; with files the partial-merge model's range reads and S2f's
+    zero-result reads (its tree holds the updates absorbed). No simulator: it replays uniform
+    inserts only."""
+    B, n = system.entries_per_block, scale.entries
+    files = compaction.granularity == "file"
+    rule = _skew_rule(design, system, compaction, workload, n)
+    warmup_cap = rule.cap if rule.warmup_cap is None else rule.warmup_cap
     _, zero_keys, _ = generators.read_ops(
         load.keys, n=scale.reads, get_pool=load.keys, fractions={"zero": 1.0},
         range_entries=range_entries, seed=scale.seed * 1_000_003 + 31)
@@ -338,7 +378,8 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
     chunk = max(1, int(engine.buffer_entries) // 8)
     session = SkewSession(engine, load.keys, skewed_workload(workload),
                           np.random.default_rng([scale.seed * 1_000_003 + 29, 0x534B4557]),
-                          rule.warmup_cap + rule.cap + 2 * chunk)  # stream tag: "SKEW"
+                          warmup_cap + rule.cap + 2 * chunk)  # stream tag: "SKEW"
+    window_writes = rule.min_writes or rule.cap
     reads = SkewReads(session, window_writes, zero_keys, np.stack([range_lo, range_hi], axis=1))
     run = window.measure(session, rule, reads)
     levels, memory = measured_levels(engine)
@@ -354,7 +395,15 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
     if per_level:
         per_level[0] += int(end["flush"]["blocks_written"] - begin["flush"]["blocks_written"])
     history = run.warmup_writes + run.writes / 2.0  # writes since the load, mid-window
-    model = skew_costs(design, system, workload, history_writes=history)
+    model = _skew_model(design, system, compaction, workload, history)
+    staged = files and compaction.level1_runs > 1
+    model_level0, model_hits = _split_level0(model.cache_hit_rate_per_level, staged)
+    if files:
+        inserts = max(1.0, (1.0 - workload.update_fraction) * (run.warmup_writes + run.writes))
+        base = replace(predict_files(design, system, compaction, workload, range_entries,
+                                     round(inserts)), zero_result_read=model.zero_result_read)
+    else:
+        base = predict_finite(design, system, workload, range_entries, steady_window=False)
     zero, ranged = reads.side["zero"], reads.side["range"]
     measured = Costs(
         write_amp=(written(end) - written(begin)) * B / run.writes,
@@ -376,9 +425,9 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
         return replace(with_theta(replace(c, point_read=0.0), priced, B),
                        point_read=c.point_read)
 
-    predicted = replace(finite, write_amp=model.write_amp, point_read_uniform=model.point_read,
+    predicted = replace(base, write_amp=model.write_amp, point_read_uniform=model.point_read,
                         cache_hit_rate=model.cache_hit_rate,
-                        cache_hit_rate_per_level=model.cache_hit_rate_per_level)
+                        cache_hit_rate_per_level=model_hits)
     detail = {
         "workload": {"write_keys": workload.write_keys.spec, "read_keys": workload.read_keys.spec,
                      "update_fraction": workload.update_fraction,
@@ -402,13 +451,19 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
                                            else model.characteristic_time_writes),
         },
     }
+    if staged:  # level 0's hit rate, apart: the result's per-level tuples start at Level 1
+        detail["level0_cache_hit_rate"] = {"predicted": model_level0,
+                                           "measured": reads.level0_hit_rate}
+    facts = window_detail(run, "window_complete")
+    if files:
+        facts["compaction"] = asdict(compaction)
     return EngineRun(
         measured=theta_of(measured), predicted=theta_of(predicted), simulated=None,
         checks=Checks(get_misses=loaded.get_misses + reads.not_found,
                       zero_hits=loaded.zero_hits + reads.zero_hits,
                       wrong_values=loaded.wrong_values + reads.wrong_values),
         model="skew", window_writes=run.writes,
-        detail={**window_detail(run, "window_complete"),
+        detail={**facts,
                 "major_compactions": int(end["major_compactions"] - begin["major_compactions"]),
                 "skew": detail})
 

@@ -144,6 +144,8 @@ SWEEPS = {s.name: s for s in (
             alias=" --granularity file"),
     CaseSet("skew", "validation.cases", "skewed keys and a block cache: the skew model", 25.0,
             workers=1, alias=" --skew"),
+    CaseSet("skew-files", "validation.cases", "skewed keys and a cache with file-granular "
+            "merges: S2f (file_skew_costs), T 4 and 10, triggers 1 and 4", 2.0),
     CaseSet("rocksdb", "validation.cases", "RocksDB: the driver on every family, stock "
             "RocksDB, the ranking of recommend --target rocksdb", 20.0, workers=1,
             alias=" --engine rocksdb"),

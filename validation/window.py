@@ -15,7 +15,9 @@ steps an engine :class:`Session` (one buffer, or a chunk of one, per step) under
   to a merge that leaves Level L one run, and a window of at least some writes that ends at the
   next such *full-merge boundary*, so it holds whole cycles of Level L;
 * **a fixed number of writes** (:func:`fixed`): file-granular merges and stock RocksDB keep
-  every level near its target and have no cycle of Level L to align with.
+  every level near its target and have no cycle of Level L to align with; under skew, after a
+  warm-up of a fixed number of writes too (the file-granular skew model prices the window at
+  its middle, so it needs to know where that is, not a boundary).
 
 Every step's first write carries the flush and merges of the previous buffer, so a window's I/O
 is whole flush cycles. Reads run between steps at a fixed rate per write (:class:`ReadPacing`
@@ -42,10 +44,10 @@ class WindowRule:
     too, unless ``warmup_cap``); ``settle_reads``: in a fixed window, the reads still owed run
     after the last step (the native engine's) rather than with it (stock RocksDB's)."""
 
-    warmup: Literal["none", "run_boundary", "full_merge"]
+    warmup: Literal["none", "run_boundary", "full_merge", "fixed"]
     end: Literal["run_boundary", "full_merge", "fixed"]
     cap: int
-    warmup_cap: int | None = None
+    warmup_cap: int | None = None  # "fixed": the warm-up's writes
     warmup_min: int = 0  # full_merge: the warm-up's writes at least
     min_writes: int = 0  # the window's writes at least
     skip_full_merges: bool = False
@@ -66,7 +68,10 @@ def full_merges(warmup: int, window: int, cap_factor: int) -> WindowRule:
                       min_writes=window)
 
 
-def fixed(writes: int, *, settle_reads: bool) -> WindowRule:
+def fixed(writes: int, *, settle_reads: bool, warmup: int = 0) -> WindowRule:
+    """``writes`` after a warm-up of ``warmup`` writes (none by default)."""
+    if warmup > 0:
+        return WindowRule("fixed", "fixed", writes, warmup_cap=warmup, settle_reads=settle_reads)
     return WindowRule("none", "fixed", writes, settle_reads=settle_reads)
 
 
@@ -188,10 +193,12 @@ def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> W
         if majors:
             cycle = 0 if last_major is None else warm - last_major
             last_major = warm
-            runs, full, _ = session.level_L()
-            if full if rule.warmup == "run_boundary" else runs == 1 and warm >= rule.warmup_min:
-                runs_at_start = runs
-                break
+            if rule.warmup != "fixed":  # a fixed warm-up ends at its length, not a boundary
+                runs, full, _ = session.level_L()
+                if (full if rule.warmup == "run_boundary"
+                        else runs == 1 and warm >= rule.warmup_min):
+                    runs_at_start = runs
+                    break
         reads.warming()
     # Reads spread over about one cycle: the window itself when fixed, else the warm-up's last
     # cycle, else Level L-1's capacity.

@@ -488,7 +488,7 @@ def validate_command(
                          f"level. The policy wrote {d('tree_write_amp'):.3g} entries per "
                          "insert; RocksDB's statistics (write_amp) also count the level-0 file "
                          "of each flush the driver merges at once, and SST overhead.")
-        elif (c := d("compaction")) is not None:
+        elif (c := d("compaction")) is not None and result.model != "skew":
             stdout.print(f"Granularity {c['granularity']} (level-1 trigger {c['level1_runs']}"
                          + (f", files of {c['file_bytes'] or scale.buffer_bytes:,} B, "
                             f"{c['file_pick'].replace('_', ' ')} picking"
@@ -499,15 +499,20 @@ def validate_command(
         elif result.model == "skew":
             sk = d("skew") or {}
             wl = sk.get("workload", {})
+            files = d("compaction") or {}  # file-granular merges: a fixed window (S2f)
+            span = (f"after a warm-up of {sk.get('warmup_writes', 0):,} writes, with "
+                    f"file-granular merges (level-1 trigger {files.get('level1_runs')})"
+                    if files else
+                    f"after the preload, spanning {d('major_compactions')} merge(s) into the "
+                    f"largest level{'' if d('window_complete') else ' (cut short: no full merge)'}")
             stdout.print(
                 f"Skew: writes {wl.get('write_keys')} ({wl.get('update_fraction', 0):.0%} "
                 f"updates), reads {wl.get('read_keys')}"
                 f"{'' if wl.get('correlated', True) else ' (uncorrelated)'}, a cache of "
                 f"{sk.get('cache_bytes', 0):,} B: a window of {result.window_writes:,} writes "
-                f"after the preload, spanning {d('major_compactions')} merge(s) into the "
-                f"largest level{'' if d('window_complete') else ' (cut short: no full merge)'}"
-                f"; {sk.get('invalidated_blocks', 0):,} cached blocks dropped by merges. "
-                "Predicted by the skew model (docs/MODEL.md, S1-S7).")
+                f"{span}; {sk.get('invalidated_blocks', 0):,} cached blocks dropped by merges. "
+                "Predicted by the skew model (docs/MODEL.md, "
+                + ("S2f, S3-S7)." if files else "S1-S7)."))
         elif result.phase == "steady":
             stdout.print(f"Steady state: a window of {result.window_writes:,} inserts into the "
                          f"preloaded tree, spanning {d('major_compactions')} merge(s) into "
