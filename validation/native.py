@@ -105,6 +105,8 @@ class UniformReads:
     seed: int
     rng: np.random.Generator
     totals: dict[str, list[int]] = field(default_factory=dict)  # kind -> [count, read, probed]
+    last_used: int = -1  # the writes at the last batch, and how many batches came at that count
+    repeat: int = 0
 
     def __post_init__(self) -> None:
         pool = max(self.reads, 1)  # read operations drawn once and cycled through
@@ -133,10 +135,15 @@ class UniformReads:
         present = np.where(pick < n, self.loaded[np.minimum(pick, n - 1)],
                            s.fresh[np.maximum(pick - n, 0)])
         (zk, zkeys, _), (rk, rkeys, rargs) = self.zero, self.range
-        parts = [(f"zero{s.used}", zk[take], zkeys[take], np.zeros(k, np.uint64)),
-                 (f"levelL{s.used}", *_ops(tr.OpKind.GET, self.rng.choice(self.level_L_keys, k))),
-                 (f"uniform{s.used}", *_ops(tr.OpKind.GET, present)),
-                 (f"range{s.used}", rk[take], rkeys[take], rargs[take])]
+        # Phases are named by the writes so far; a second batch between the same writes (the
+        # pacing can owe more than one) gets a suffix, so the saved trace's names stay unique.
+        self.repeat = self.repeat + 1 if s.used == self.last_used else 0
+        self.last_used = s.used
+        at = f"{s.used}" + (f".{self.repeat}" if self.repeat else "")
+        parts = [(f"zero{at}", zk[take], zkeys[take], np.zeros(k, np.uint64)),
+                 (f"levelL{at}", *_ops(tr.OpKind.GET, self.rng.choice(self.level_L_keys, k))),
+                 (f"uniform{at}", *_ops(tr.OpKind.GET, present)),
+                 (f"range{at}", rk[take], rkeys[take], rargs[take])]
         phases = s.run(parts)
         for kind, (name, *_rest) in zip(READ_KINDS, parts, strict=True):
             for t in phases[name].values():
