@@ -170,8 +170,9 @@ def export_command(
     if not rocksdb:
         raise ValueError("give --rocksdb: RocksDB is the only export target")
     try:
-        exported = rocksdb_export(design.resolve(system), system,
-                                  **_stock_compaction(compaction))
+        c = _stock_compaction(compaction)
+        exported = rocksdb_export(design.resolve(system), system, level0_trigger=c.level1_runs,
+                                  file_bytes=c.file_bytes, file_pick=c.file_pick)
     except ValueError as e:
         raise ValueError(compaction_flags(str(e))) from None
     text = json.dumps(exported.to_dict(), indent=2) if as_json else exported.options_file()
