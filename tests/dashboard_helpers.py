@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
+import numpy as np
 from dash import no_update
 
 from dashboard import callbacks as cb
@@ -82,3 +83,24 @@ def find(component, component_id):
             if hit is not None:
                 return hit
     return None
+
+
+def random_inputs(count: int, seed: int) -> list[tuple[dict, dict, bool]]:
+    """Dashboard fields for mixes, sizes and memory; every fourth with skew and a cache."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        mix = np.round(rng.dirichlet(np.full(4, 0.8)) * 100, 1)
+        mix[2] += 100 - mix.sum()  # the fields are percentages
+        fields_w = {"point-reads": mix[0], "zero-reads": mix[1], "writes": mix[2],
+                    "range-reads": mix[3], "range-blocks": float(rng.choice([0, 1, 16]))}
+        fields_s = {"entries": int(2 ** rng.integers(22, 32)),
+                    "buffer-mib": int(rng.choice([1, 8, 64])),
+                    "bits-per-entry": float(rng.choice([2, 5, 10]))}
+        skewed = i % 4 == 3
+        if skewed:
+            fields_w |= {"write-keys": "zipf:0.9", "read-keys": "zipf:0.9",
+                         "update-fraction": 50}
+            fields_s |= {"cache-mib": 16}
+        out.append((fields_w, fields_s, skewed))
+    return out

@@ -8,9 +8,8 @@ import json
 import math
 from dataclasses import replace
 
-import numpy as np
 import pytest
-from dashboard_helpers import SYSTEM, WORKLOAD, find, text_of, views
+from dashboard_helpers import SYSTEM, WORKLOAD, find, random_inputs, text_of, views
 
 from dashboard import layout as L
 from wacky_model.compat import FEATURES, REFUSALS, refusals
@@ -90,29 +89,6 @@ def test_every_pair_composes_or_is_refused_by_the_table(pair):
         assert rec.robust["robust_design"]["design"] == rec.design.knobs
     else:
         assert reprice(rec) == pytest.approx(rec.cost, rel=1e-9)
-
-
-def random_inputs(count: int, seed: int) -> list[tuple[dict, dict, bool]]:
-    """Dashboard fields and the API's inputs they parse to: mixes, sizes, skew and a cache."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for i in range(count):
-        mix = rng.dirichlet(np.full(4, 0.8)) * 100
-        mix = np.round(mix, 1)
-        mix[2] += 100 - mix.sum()  # the fields are percentages
-        blocks = float(rng.choice([0, 1, 16]))
-        entries = int(2 ** rng.integers(22, 32))
-        fields_w = {"point-reads": mix[0], "zero-reads": mix[1], "writes": mix[2],
-                    "range-reads": mix[3], "range-blocks": blocks}
-        fields_s = {"entries": entries, "buffer-mib": int(rng.choice([1, 8, 64])),
-                    "bits-per-entry": float(rng.choice([2, 5, 10]))}
-        skewed = i % 4 == 3
-        if skewed:
-            fields_w |= {"write-keys": "zipf:0.9", "read-keys": "zipf:0.9",
-                         "update-fraction": 50}
-            fields_s |= {"cache-mib": 16}
-        out.append((fields_w, fields_s, skewed))
-    return out
 
 
 def test_the_api_the_cli_and_the_dashboard_agree(wacky):
