@@ -74,12 +74,10 @@ class Configuration:
     memory: Memory | None = None  # None: the system's
 
     def __post_init__(self) -> None:
-        c = self.compaction
-        if c.granularity == "file" or c.style == "universal":
-            if c.granularity == "file" and (self.design.K, self.design.Z, self.design.X) != (
-                    0.0, 0.0, 1.0):
-                raise ValueError("granularity='file' needs a leveled design (K = 0, Z = 0, "
-                                 f"X = 1); got {self.design.knobs}")
+        if self.compaction.granularity == "file":
+            from wacky_model.files import check_leveled
+
+            check_leveled(self.design)
 
     @property
     def target(self) -> str:
