@@ -951,8 +951,8 @@ def recommend(
                            start)
     if granularity == "level":
         return rec
-    return _choose_granularity(rec, workload, system, granularity, features, constraints, rho,
-                               start, level0_trigger)
+    return _choose_granularity(rec, workload, system, features, constraints, rho, start,
+                               level0_trigger)
 
 
 TARGETS = ("native", "rocksdb")
@@ -1061,20 +1061,19 @@ def _check_granularity(granularity: str) -> None:
 
 
 def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
-                        granularity: str, features: set[str], constraints: Constraints | None,
-                        rho: float | None, start: float, level0_trigger: int | None = None
-                        ) -> Recommendation:
-    """Whole levels (``rec``) or the best file-granular design, whichever has the lower Theta
-    (with ``rho``, the lower worst case); both are finite-N models of a store taking inserts,
-    each at its own memory split."""
+                        features: set[str], constraints: Constraints | None, rho: float | None,
+                        start: float, level0_trigger: int | None = None) -> Recommendation:
+    """granularity="any": whole levels (``rec``) or the best file-granular design, whichever
+    has the lower Theta (with ``rho``, the lower worst case); both are finite-N models of a
+    store taking inserts, each at its own memory split ("file" alone is _recommend_files)."""
     from wacky_model.compat import refusals
 
     gaps = refusals(features | {"files"})
-    if gaps:  # only with "any": "file" was refused above
+    if gaps:
         return replace(rec, granularity={"picked": "level", "file": None,
                                          "reason": "files not compared: " + gaps[0].reason})
     best = file_pick(_file_grids(system, _active(constraints), "native", level0_trigger),
-                     workload, rho, bound=rec.cost if granularity == "any" else math.inf)
+                     workload, rho, bound=rec.cost)
     f, c, split = best.compaction, best.costs, best.system
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
                 "file_bytes": f.file_bytes, "cost": best.theta, "write_amp": c.write_amp,
@@ -1087,9 +1086,8 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
         file_text = (f"the file-granular designs: Θ at least {best.floor:.4g} (the best priced, "
                      f"Leveling T={best.design.T:g}, {best.theta:.4g})")
     level_text = f"whole-level {rec.family}: Θ {rec.cost:.4g}"
-    if granularity == "file" or best.theta < rec.cost:
-        reason = (f"{file_text} (files asked)" if granularity == "file" else
-                  f"{file_text} beats {level_text} by {1 - best.theta / rec.cost:.1%}")
+    if best.theta < rec.cost:
+        reason = f"{file_text} beats {level_text} by {1 - best.theta / rec.cost:.1%}"
         alternatives = tuple(replace(a, relative_throughput=best.theta / a.cost)
                              for a in rec.alternatives)
         robust = rec.robust
