@@ -105,7 +105,10 @@ class RocksDBConfig:
 
 
 @dataclass(frozen=True)
-class Priced:
+class StockPriced:
+    """A stock configuration in RocksDB's terms with its costs and Θ, for the report beside the
+    pick (wacky_model.pricing.Priced is the one cost type of any configuration)."""
+
     config: RocksDBConfig
     costs: LeveledCosts
     theta: float
@@ -115,9 +118,9 @@ class Priced:
 class RocksDBRecommendation:
     workload: Workload
     system: System
-    best: Priced
-    default: Priced  # RocksDB's defaults scaled to the buffer, the same bits per key
-    best_multiplier_only: Priced  # the best multiplier, the other options at the defaults
+    best: StockPriced
+    default: StockPriced  # RocksDB's defaults scaled to the buffer, the same bits per key
+    best_multiplier_only: StockPriced  # the best multiplier, the other options at the defaults
     reasons: tuple[str, ...]  # per knob: the choice against its runner-up, in Θ
     configurations: int
 
@@ -126,7 +129,7 @@ class RocksDBRecommendation:
         return self.best.config.export(self.system)
 
     def to_dict(self) -> dict:
-        def one(p: Priced) -> dict:
+        def one(p: StockPriced) -> dict:
             c = p.costs
             return {"options": p.config.to_dict(), "theta": p.theta,
                     "write_amp": c.write_amp, "zero_result_read": c.zero_result_read,
@@ -139,7 +142,7 @@ class RocksDBRecommendation:
 
 
 def price(config: RocksDBConfig, workload: Workload, system: System,
-          rho: float | None = None) -> Priced:
+          rho: float | None = None) -> StockPriced:
     return price_many([config], workload, system, rho)[0]
 
 
@@ -148,11 +151,11 @@ def _windows(configs: list[RocksDBConfig], system: System) -> list[LeveledCosts]
 
 
 def price_many(configs: list[RocksDBConfig], workload: Workload, system: System,
-               rho: float | None = None) -> list[Priced]:
+               rho: float | None = None) -> list[StockPriced]:
     """Θ of each configuration (with ``rho``, its worst case nearby, Endure's robust
     objective), their windows priced as one batch."""
     weights = weights_of(workload, system, rho)
-    return [Priced(config, costs, float(theta_shared(costs.row(system.entries_per_block),
+    return [StockPriced(config, costs, float(theta_shared(costs.row(system.entries_per_block),
                                                      weights)[0]))
             for config, costs in zip(configs, _windows(configs, system), strict=True)]
 
@@ -238,10 +241,11 @@ def recommend_rocksdb(workload: Workload, system: System,
     priced = []
     for at, g in grids:
         thetas = theta_shared(g.rows, weights)[0]
-        priced += [Priced(RocksDBConfig.of(Configuration(d, c, Memory.of(at))), costs, float(t))
+        priced += [StockPriced(RocksDBConfig.of(Configuration(d, c, Memory.of(at))), costs,
+                               float(t))
                    for d, c, costs, t in zip(g.designs, g.compactions, g.costs, thetas,
                                              strict=True)]
-    best = Priced(RocksDBConfig.of(Configuration(pick.design, pick.compaction,
+    best = StockPriced(RocksDBConfig.of(Configuration(pick.design, pick.compaction,
                                                  Memory.of(pick.system))), pick.costs, pick.theta)
     buffer, bits = best.config.buffer_bytes, best.config.bits_per_key
     default_costs, multiplier_costs = _references(system, buffer, bits)
@@ -254,8 +258,8 @@ def recommend_rocksdb(workload: Workload, system: System,
                                  _reasons(best, runners), len(priced))
 
 
-def _under_skew(items: list[Priced], workload: Workload, system: System,
-                rho: float | None) -> list[Priced]:
+def _under_skew(items: list[StockPriced], workload: Workload, system: System,
+                rho: float | None) -> list[StockPriced]:
     """``items`` priced again by the skew stage (S2f) when the workload is skewed or the system
     has a cache, as the pick was; unchanged otherwise."""
     from wacky_model.pricing import file_skew_trees, skewed
@@ -275,7 +279,7 @@ def _under_skew(items: list[Priced], workload: Workload, system: System,
         for i, tree in zip(index, trees, strict=True):
             k = tree.costs(cache_blocks(at))
             costs = skewed(items[i].costs, k.point_read, k.write_amp)
-            out[i] = Priced(items[i].config, costs, float(
+            out[i] = StockPriced(items[i].config, costs, float(
                 theta_shared(costs.row(at.entries_per_block), weights)[0]))
     return out
 
@@ -293,10 +297,11 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
 
 
 def _priced(pair: tuple[RocksDBConfig, LeveledCosts], workload: Workload, system: System,
-            rho: float | None) -> Priced:
+            rho: float | None) -> StockPriced:
     config, costs = pair
     row = costs.row(system.entries_per_block)
-    return Priced(config, costs, float(theta_shared(row, weights_of(workload, system, rho))[0]))
+    theta = float(theta_shared(row, weights_of(workload, system, rho))[0])
+    return StockPriced(config, costs, theta)
 
 
 @functools.lru_cache(maxsize=64)
@@ -318,7 +323,7 @@ KNOBS = {"multiplier": "max_bytes_for_level_multiplier",
          "file_bytes": "target_file_size_base"}
 
 
-def _runners_up(best: Priced, priced: list[Priced]) -> list[Priced]:
+def _runners_up(best: StockPriced, priced: list[StockPriced]) -> list[StockPriced]:
     """For each knob, the best configuration that differs from the pick in that knob alone."""
     out = []
     for knob in KNOBS:
@@ -332,7 +337,7 @@ def _runners_up(best: Priced, priced: list[Priced]) -> list[Priced]:
     return out
 
 
-def _reasons(best: Priced, runners: list[Priced]) -> tuple[str, ...]:
+def _reasons(best: StockPriced, runners: list[StockPriced]) -> tuple[str, ...]:
     """A line per knob: the pick against its runner-up in that knob (:func:`_runners_up`)."""
     lines = []
     for runner in runners:
