@@ -43,8 +43,8 @@ from wacky_model.rocksdb_tuning import (
     DEFAULT_BASE_BUFFERS,
     DEFAULT_MULTIPLIER,
     DEFAULT_TRIGGER,
-    Priced,
     RocksDBConfig,
+    StockPriced,
     recommend_rocksdb,
 )
 from wacky_model.types import Compaction, Design, System, Workload
@@ -640,7 +640,7 @@ class RankingRow:
     workload_name: str
     workload: Workload
     recommended: RocksDBConfig
-    predicted: Priced
+    predicted: StockPriced
     measured_theta: dict[str, float]  # label -> measured Θ ("recommended", "defaults", "T=…")
 
     @property
