@@ -104,3 +104,14 @@ def random_inputs(count: int, seed: int) -> list[tuple[dict, dict, bool]]:
             fields_s |= {"cache-mib": 16}
         out.append((fields_w, fields_s, skewed))
     return out
+
+
+def cli_flags(workload, system, skewed: bool) -> list[str]:
+    flags = ["--entries", str(int(system.entries)), "--buffer-bytes", str(system.buffer_bytes),
+             "--bits-per-entry", repr(float(system.bits_per_entry))]
+    for name in ("point-reads", "zero-reads", "writes", "range-reads", "range-blocks"):
+        flags += [f"--{name}", repr(float(getattr(workload, name.replace("-", "_"))))]
+    if skewed:
+        flags += ["--write-dist", "zipf:0.9", "--read-dist", "zipf:0.9",
+                  "--update-fraction", "0.5", "--cache-bytes", str(system.cache_bytes)]
+    return flags

@@ -9,7 +9,7 @@ import math
 from dataclasses import replace
 
 import pytest
-from dashboard_helpers import SYSTEM, WORKLOAD, find, random_inputs, text_of, views
+from dashboard_helpers import SYSTEM, WORKLOAD, cli_flags, find, random_inputs, text_of, views
 
 from dashboard import layout as L
 from wacky_model.compat import FEATURES, REFUSALS, refusals
@@ -105,15 +105,7 @@ def test_the_api_the_cli_and_the_dashboard_agree(wacky):
         assert out[L.CURRENT]["compaction"]["granularity"] == api.compaction.granularity
         assert float(text_of(find(out[L.CARD], "card-theta"))) == pytest.approx(api.cost,
                                                                                 rel=1e-3)
-        flags = ["--entries", str(int(system.entries)),
-                 "--buffer-bytes", str(system.buffer_bytes),
-                 "--bits-per-entry", repr(float(system.bits_per_entry))]
-        for name in ("point-reads", "zero-reads", "writes", "range-reads", "range-blocks"):
-            flags += [f"--{name}", repr(float(getattr(workload, name.replace("-", "_"))))]
-        if skewed:
-            flags += ["--write-dist", "zipf:0.9", "--read-dist", "zipf:0.9",
-                      "--update-fraction", "0.5", "--cache-bytes", str(system.cache_bytes)]
-        cli = wacky("recommend", *flags, "--json")
+        cli = wacky("recommend", *cli_flags(workload, system, skewed), "--json")
         assert cli.returncode == 0, cli.stderr
         doc = json.loads(cli.stdout)
         assert doc["design"] == pytest.approx(api.design.knobs, rel=1e-9)

@@ -12,7 +12,7 @@ import json
 import math
 
 import pytest
-from dashboard_helpers import SYSTEM, WORKLOAD, find, random_inputs, text_of, views
+from dashboard_helpers import SYSTEM, WORKLOAD, cli_flags, find, random_inputs, text_of, views
 
 from dashboard import callbacks as cb
 from dashboard import layout as L
@@ -33,17 +33,6 @@ PINS = (
     ({"merges": "level"}, ["--granularity", "level"]),
     ({}, []),
 )
-
-
-def cli_flags(workload, system, skewed: bool) -> list[str]:
-    flags = ["--entries", str(int(system.entries)), "--buffer-bytes", str(system.buffer_bytes),
-             "--bits-per-entry", repr(float(system.bits_per_entry))]
-    for name in ("point-reads", "zero-reads", "writes", "range-reads", "range-blocks"):
-        flags += [f"--{name}", repr(float(getattr(workload, name.replace("-", "_"))))]
-    if skewed:
-        flags += ["--write-dist", "zipf:0.9", "--read-dist", "zipf:0.9",
-                  "--update-fraction", "0.5", "--cache-bytes", str(system.cache_bytes)]
-    return flags
 
 
 def test_the_api_the_cli_and_the_dashboard_agree_with_the_search_pinned(wacky):
