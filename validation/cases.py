@@ -13,6 +13,9 @@ docs/VALIDATION.md.
   Leveling at T = 4 and 10 with level-1 triggers 1 and 4, under Zipf 0.9, Zipf 1.2 and a hot
   set with half the writes updates, and uniform keys without updates as controls; a fixed
   window after a fixed warm-up, priced at its middle;
+* **rocksdb-skew**: the skew model (S2f for leveled compaction, U5 for universal) against
+  stock RocksDB with a block cache: Leveling T = 10 and universal Tiering under the skew-files
+  distributions, workload and cache share, a 128 KiB buffer;
 * **rocksdb**: the Wacky compaction driver on every Figure 8 family; stock RocksDB on the
   families it expresses (Leveling at T = 4, 6 and 10 with level-0 triggers 1 and 4, the tiered
   families under universal compaction); and the ranking of ``recommend --target rocksdb``:
@@ -20,8 +23,8 @@ docs/VALIDATION.md.
   grid of multipliers measured on stock RocksDB once each, Θ (Eq 16) taken from the
   measurements for every workload; the pick must be the best measured or within
   ``TOLERANCE`` of it;
-* **smoke**: one design per window (whole levels, files, skew) at a small scale, in about a
-  minute: the whole path, end to end.
+* **smoke**: eight designs, each window (whole levels, files, skew) at a small scale, in about
+  half a minute: the whole path, end to end.
 """
 
 from __future__ import annotations
@@ -321,8 +324,12 @@ class SkewFileCase:
         return self.distribution != "uniform"
 
     @property
+    def label(self) -> str:
+        return f"T={self.T}, trigger {self.level1_runs}"
+
+    @property
     def name(self) -> str:
-        return f"T={self.T}, trigger {self.level1_runs}, {self.distribution}"
+        return f"{self.label}, {self.distribution}"
 
     @property
     def workload(self) -> Workload:
@@ -437,6 +444,17 @@ def _skew_files_section(rows: Sequence[tuple[SkewFileCase, ValidationResult]], s
         f"(absolute), read I/O within {TARGET_READ:.0%} or {TARGET_READ_ABS} I/O; zero-result "
         "reads have no target here.",
         "",
+        *_skew_file_table(rows),
+    ]
+    if refused:
+        lines += ["", "Not run:", ""] + [f"- {name}: {message}" for name, message in refused]
+    lines.append(SWEEPS["skew-files"].markers[1])
+    return "\n".join(lines) + "\n"
+
+
+def _skew_file_table(rows: Sequence[tuple[SkewFileCase, ValidationResult]]) -> list[str]:
+    """A skew-files table (model / engine per case) and the targets it met, metric by metric."""
+    lines = [
         "| case | keys | write amp | existing-key read I/O | cache hit rate | hit rate by "
         "level (model / engine) | zero-result I/O | window |",
         "|---|---|---|---|---|---|---|---|",
@@ -448,7 +466,7 @@ def _skew_files_section(rows: Sequence[tuple[SkewFileCase, ValidationResult]], s
         flag = "" if all(ok.values()) else " (outside: " + ", ".join(
             k.replace("_", " ") for k, v in ok.items() if not v) + ")"
         lines.append(
-            f"| T={case.T}, trigger {case.level1_runs}{flag} | {case.distribution}"
+            f"| {case.label}{flag} | {case.distribution}"
             f"{f', {case.updates:.0%} updates' if case.updates else ''} | "
             f"{p.write_amp:.3g} / {m.write_amp:.3g} ({e['write_amp']:+.0%}) | "
             f"{p.point_read_uniform:.3g} / {m.point_read_uniform:.3g} "
@@ -462,11 +480,86 @@ def _skew_files_section(rows: Sequence[tuple[SkewFileCase, ValidationResult]], s
         zero = [abs(skew_file_errors(r)["zero_result_read"]) for _, r in rows]
         lines.append(f"Zero-result read I/O (no target): median error "
                      f"{statistics.median(zero):.0%}, worst {max(zero):.0%}.")
+    return lines
+
+
+# -- rocksdb-skew --------------------------------------------------------------------------------
+# RocksDB syncs every file a flush or compaction writes (about 0.1 s each here): a 128 KiB buffer
+# (N/F = 195 at the skew-files entries, three levels at T = 10) keeps each case near a minute.
+ROCKSDB_SKEW_BUFFER = 128 << 10
+
+
+@dataclass(frozen=True)
+class RocksSkewCase(SkewFileCase):
+    """A skew-files case on stock RocksDB: Leveling at T with the level-0 trigger
+    ``level1_runs`` (leveled compaction), or ``universal``: Tiering T = 4 (universal
+    compaction)."""
+
+    universal: bool = False
+
+    @property
+    def design(self) -> Design:
+        return Design(4, 3, 1, 1, 1) if self.universal else Design(self.T, self.T - 1, 1, 0, 0)
+
+    @property
+    def label(self) -> str:
+        return ("Tiering T=4 (universal)" if self.universal
+                else f"Leveling T={self.T} (trigger {self.level1_runs})")
+
+
+def rocksdb_skew_cases() -> list[RocksSkewCase]:
+    """Leveling T = 10 at the export's level-0 trigger (1), then universal Tiering, each under
+    the skew-files distributions (a uniform control first)."""
+    return [RocksSkewCase(10, 1, dist, universal) for universal in (False, True)
+            for dist in SKEW_FILE_DISTRIBUTIONS]
+
+
+def rocksdb_skew_scale(scale: Scale) -> Scale:
+    return replace(skew_file_scale(scale), buffer_bytes=ROCKSDB_SKEW_BUFFER)
+
+
+def _rocksdb_skew_section(rows: Sequence[tuple[RocksSkewCase, ValidationResult]],
+                          scale: Scale, command: str,
+                          refused: Sequence[tuple[str, str]]) -> str:
+    sc = rocksdb_skew_scale(scale)
+    F = sc.buffer_bytes // sc.entry_bytes
+    version = rows[0][1].detail("rocksdb_version") if rows else "?"
+    redone = sum(r.detail("read_batches_discarded") or 0 for _, r in rows)
+    lines = [
+        SWEEPS["rocksdb-skew"].markers[0],
+        "## Skewed keys and a block cache on stock RocksDB: the skew model against an engine "
+        "this project did not write",
+        "",
+        f"Generated by `{command}`; do not edit by hand. RocksDB {version} under its own "
+        "compaction with the options of `wacky export --rocksdb`: Leveling T = 10 (leveled "
+        "compaction, files of one buffer, the export's level-0 trigger) and Tiering T = 4 "
+        f"(universal compaction); {sc.entries:,} entries of {sc.entry_bytes} B preloaded, a "
+        f"{sc.buffer_bytes:,} B write buffer (N/F = {sc.entries / F:,.0f}), 5 filter bits per "
+        f"key and an LRU block cache of {skew_file_cache(sc):,} B ({SKEW_FILE_CACHE_SHARE:.0%} "
+        "of the data; one shard, no high-priority pool) of data blocks only (index and filter "
+        "blocks stay in memory), which point reads fill and flushes and compactions do not. "
+        "Then one existing-key read per write, both drawn from the distribution (the same keys "
+        f"hot for both), {SKEW_FILE_UPDATES:.0%} of the writes updates (the uniform controls "
+        "insert only): a warm-up of half a load, then a window of half a load "
+        "(validation/window.py, `half_loads`), the writer waiting while RocksDB flushes or "
+        "compacts. A read batch is counted only if no flush or compaction ran during it, "
+        f"otherwise redone ({redone} redone in this set). Each cell is the skew model of "
+        "RocksDB's compaction at the window's middle (S2f, `leveled_skew_costs`, for leveled; "
+        "U5, `universal_skew_costs`, for universal; S3-S7 in docs/MODEL.md) / RocksDB. Write "
+        "amplification is RocksDB's flush and compaction bytes in entries (as in the RocksDB "
+        "section); read I/O is data-block cache misses per read (RocksDB's per-level "
+        "PerfContext); hit rates by level are RocksDB's levels 1 on, against the model's levels "
+        "(for universal compaction its run positions, newest first: not the same rows). "
+        f"Targets (the native engine's): write amplification within {TARGET_WA:.0%}, the "
+        f"overall hit rate within {TARGET_HIT} (absolute), read I/O within {TARGET_READ:.0%} "
+        f"or {TARGET_READ_ABS} I/O; zero-result reads have no target here.",
+        "",
+        *_skew_file_table(rows),
+    ]
     if refused:
         lines += ["", "Not run:", ""] + [f"- {name}: {message}" for name, message in refused]
-    lines.append(SWEEPS["skew-files"].markers[1])
+    lines.append(SWEEPS["rocksdb-skew"].markers[1])
     return "\n".join(lines) + "\n"
-
 
 
 # -- rocksdb -------------------------------------------------------------------------------------
@@ -742,23 +835,35 @@ SMOKE_SCALE = Scale.small()
 
 
 def _smoke_cases() -> list[SweepCase]:
-    skewed = Workload(0.5, 0.0, 0.5, write_keys="zipf:0.9", read_keys="zipf:0.9",
-                      update_fraction=1.0)
-    return [SweepCase("Leveling T=4 (whole levels)", "smoke", Design(4, 3, 1, 0, 0)),
-            SweepCase("Leveling T=4 (files, level-1 trigger 4)", "smoke", Design(4, 3, 1, 0, 0),
-                      {"compaction": Compaction("file", None, 4)}),
-            SweepCase("Tiering T=4 (Zipf 0.9, a cache)", "smoke", Design(4, 3, 1, 1, 1),
-                      {"workload": skewed, "cache_bytes": 640_000})]
+    """Cases of a few seconds each, the longest first, so that two workers finish together."""
+    leveling, cache = Design(4, 3, 1, 0, 0), SMOKE_SCALE.entries * SMOKE_SCALE.entry_bytes // 20
+
+    def skewed(label: str, keys: str, design: Design = leveling) -> SweepCase:
+        workload = Workload(0.5, 0.0, 0.5, write_keys=keys, read_keys=keys, update_fraction=1.0)
+        return SweepCase(f"{label} ({keys}, a cache)", "smoke", design,
+                         {"workload": workload, "cache_bytes": cache})
+
+    def files(label: str, design: Design, trigger: int) -> SweepCase:
+        return SweepCase(f"{label} (files, level-1 trigger {trigger})", "smoke", design,
+                         {"compaction": Compaction("file", None, trigger)})
+
+    return [skewed("Leveling T=4", "hotset:0.1:0.9"), skewed("Leveling T=4", "zipf:1.2"),
+            files("Leveling T=10", Design(10, 9, 1, 0, 0), 1), skewed("Leveling T=4", "zipf:0.9"),
+            files("Leveling T=4", leveling, 4),
+            skewed("Lazy Leveling T=4", "zipf:0.9", Design(4, 3, 1, 1, 0)),
+            SweepCase("Tiering T=4 (whole levels)", "smoke", Design(4, 3, 1, 1, 1)),
+            SweepCase("Leveling T=4 (whole levels)", "smoke", leveling)]
 
 
 def _smoke_section(results: Sequence[SweepResult], command: str) -> str:
     sc = SMOKE_SCALE
     lines = [SWEEPS["smoke"].markers[0],
-             "## Smoke: one design per window, end to end", "",
+             "## Smoke: every window, end to end", "",
              f"Generated by `{command}`; do not edit by hand. {sc.entries:,} entries of "
-             f"{sc.entry_bytes} B, a {sc.buffer_bytes:,} B buffer, on the native engine: a "
-             "whole-level window, a fixed window of file-granular merges, and a full-merge window "
-             "under skew with a cache. Each cell is model / engine.", "",
+             f"{sc.entry_bytes} B, a {sc.buffer_bytes:,} B buffer, on the native engine: "
+             "whole-level windows, fixed windows of file-granular merges, and full-merge windows "
+             "under skew (half reads, half updates) with a cache of 5% of the data. Each cell is "
+             "model / engine.", "",
              "| design | model | " + " | ".join(label for _, label in COST_COLUMNS) + " |",
              "|---" * (len(COST_COLUMNS) + 2) + "|"]
     lines += [f"| {r.name} | {r.result.model} | "
@@ -780,6 +885,12 @@ def cases(name: str, scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
             "cache_bytes": cache_bytes(sc)}) for c, sc, group in _skew_cases(scale)]
     if name == "skew-files":
         return skew_file_runs(skew_file_scale(scale), bits)
+    if name == "rocksdb-skew":
+        sc = rocksdb_skew_scale(scale)
+        return [SweepCase(c.name, name, c.design, {
+            "workload": c.workload, "scale": sc, "bits_per_entry": bits, "engine": "rocksdb",
+            "stock": True, "cache_bytes": skew_file_cache(sc),
+            "compaction": Compaction(level1_runs=c.level1_runs)}) for c in rocksdb_skew_cases()]
     if name == "rocksdb":
         return [SweepCase(c.name, "stock" if c.stock else "driver", c.design, {
             "engine": "rocksdb", "stock": c.stock,
@@ -818,6 +929,10 @@ def render(name: str, results: Sequence[SweepResult], scale: Scale, budget: dict
         named = {c.name: c for c in skew_file_cases()}
         return _skew_files_section([(named[r.name], r.result) for r in results], scale,
                                    command, refused)
+    if name == "rocksdb-skew":
+        named = {c.name: c for c in rocksdb_skew_cases()}
+        return _rocksdb_skew_section([(named[r.name], r.result) for r in results], scale,
+                                     command, refused)
     if name == "rocksdb":
         ran = [(RocksCase(c.name, c.design, c.options["stock"],
                           c.options["compaction"].level1_runs), r)

@@ -162,21 +162,25 @@ class UniformReads:
 
 @dataclass
 class SkewSession:
-    """The engine under a skewed workload: a step is a chunk of writes, a share
+    """The engine under a skewed workload: a step is a chunk of writes (:meth:`draw`), a share
     ``update_fraction`` of them updates of a loaded key drawn from the write distribution (ranks
     map to keys through a seeded shuffle), the rest fresh inserts. ``history`` is every write's
-    key, in order, for ``latest`` reads."""
+    key, in order, for ``latest`` reads (:meth:`read_keys`). ``engine`` None: another engine
+    puts what :meth:`draw` gives (stock RocksDB, ``validation.rocksdb``), with buffers of
+    ``F`` entries."""
 
     engine: Any
     loaded: np.ndarray
     workload: SkewedWorkload
     rng: np.random.Generator
     total: int  # writes the session can make at most
+    F: int = 0  # the buffer's entries (0: the engine's)
 
     def __post_init__(self) -> None:
-        w, n, F = self.workload, self.loaded.size, int(self.engine.buffer_entries)
-        self.F, self.chunk = F, max(1, F // 8)
-        self.vb = int(self.engine.value_bytes)
+        w, n = self.workload, self.loaded.size
+        F = self.F = self.F or int(self.engine.buffer_entries)
+        self.chunk = max(1, F // 8)
+        self.vb = 0 if self.engine is None else int(self.engine.value_bytes)
         self.write_rank_keys = self.rng.permutation(self.loaded)
         self.read_rank_keys = (self.write_rank_keys if w.correlated
                                else self.rng.permutation(self.loaded))
@@ -192,8 +196,14 @@ class SkewSession:
         return True  # runs out of fresh keys with an error, not a short window
 
     def step(self) -> tuple[int, int]:
-        k, rng = self.chunk, self.rng
         before = self.engine.stats()["major_compactions"]
+        keys = self.draw()
+        self.engine.put_many(keys, tr.value_for(keys, self.vb))
+        return keys.size, self.engine.stats()["major_compactions"] - before
+
+    def draw(self) -> np.ndarray:
+        """The next chunk's keys, in ``history``."""
+        k, rng = self.chunk, self.rng
         is_update = rng.random(k) < self.workload.update_fraction
         keys = np.empty(k, dtype=np.uint64)
         nu = int(is_update.sum())
@@ -202,10 +212,17 @@ class SkewSession:
             raise RuntimeError("the window ran out of fresh keys")
         keys[~is_update] = self.fresh[self.used_fresh : self.used_fresh + k - nu]
         self.used_fresh += k - nu
-        self.engine.put_many(keys, tr.value_for(keys, self.vb))
         self.history[self.written : self.written + k] = keys
         self.written += k
-        return k, self.engine.stats()["major_compactions"] - before
+        return keys
+
+    def read_keys(self, k: int) -> np.ndarray:
+        """``k`` existing keys from the read distribution (``latest``: the key of the r-th most
+        recent write)."""
+        ranks = self.reads_by.draw(self.rng, k)
+        if self.workload.read_dist.kind == "latest":
+            return self.history[self.written - 1 - np.minimum(ranks, self.written - 1)]
+        return self.read_rank_keys[ranks]
 
     def level_L(self) -> tuple[int, bool, float]:
         return level_L_state(self.engine)
@@ -225,7 +242,8 @@ def _cache_counts(stats: dict) -> tuple[np.ndarray, np.ndarray]:
             np.array(stats["cache_misses_per_level"], dtype=np.int64))
 
 
-def _add(acc: np.ndarray, after: np.ndarray, before: np.ndarray) -> np.ndarray:
+def add_counts(acc: np.ndarray, after: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """``acc`` plus ``after`` - ``before`` (per level; a level ``before`` lacks counts 0)."""
     d = after.copy()
     d[: before.size] -= before
     if acc.size < d.size:
@@ -283,7 +301,7 @@ class SkewReads:
             after = engine.stats()
             self.blocks += after["point_read"]["blocks_read"] - before["point_read"]["blocks_read"]
             (h0, m0), (h1, m1) = _cache_counts(before), _cache_counts(after)
-            self.hits, self.misses = _add(self.hits, h1, h0), _add(self.misses, m1, m0)
+            self.hits, self.misses = add_counts(self.hits, h1, h0), add_counts(self.misses, m1, m0)
 
     def after(self, ending: bool) -> None:
         self.writes += self.session.chunk
@@ -299,11 +317,7 @@ class SkewReads:
         if k <= 0:
             return
         s = self.session
-        ranks = s.reads_by.draw(s.rng, k)
-        if s.workload.read_dist.kind == "latest":
-            keys = s.history[s.written - 1 - np.minimum(ranks, s.written - 1)]
-        else:
-            keys = s.read_rank_keys[ranks]
+        keys = s.read_keys(k)
         values, found = s.engine.get_many(keys)
         self.not_found += int((~found).sum())
         self.wrong_values += int(np.any(values[found] != tr.value_for(keys[found], s.vb), axis=1)

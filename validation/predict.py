@@ -7,6 +7,7 @@ simulator replaying the engine's merge policy.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -152,3 +153,48 @@ def steady_references(
         conditioned = predict_finite(design, system, workload, range_entries,
                                      level_L_runs=level_L_runs_at_start)
     return simulated, conditioned
+
+
+def predict_skew(model: Any, base: Costs, measured: Costs, workload: Workload, system: System,
+                 run: Any, reads: int, *, level0_staged: bool,
+                 level0_measured: float | None = None) -> tuple[Costs, Costs, dict[str, Any]]:
+    """The skew model's costs (``model``, S1-S7 or a file-granular or RocksDB variant, priced
+    at ``history_writes`` mid-window of ``run``) over ``base``, the design's model for the
+    zero-result and range reads; returns (measured, predicted, the ``skew`` detail), Θ priced
+    under skew for both: every existing-key read at the read distribution's mean (the worst
+    case is not measured: updates move keys out of Level L). ``level0_staged``: the model's
+    per-level tuples start at level 0, which goes apart (``level0_cache_hit_rate``, with
+    ``level0_measured``): the result's start at Level 1."""
+    per_level = tuple(model.cache_hit_rate_per_level)
+    level0 = per_level[0] if level0_staged and per_level else None
+    predicted = replace(base, write_amp=model.write_amp, point_read_uniform=model.point_read,
+                        cache_hit_rate=model.cache_hit_rate,
+                        cache_hit_rate_per_level=per_level[1:] if level0_staged else per_level)
+    priced = replace(workload, expected_point_reads=1.0)
+
+    def theta_of(c: Costs) -> Costs:  # the worst case carries no weight when u = 1
+        return replace(with_theta(replace(c, point_read=0.0), priced, system.entries_per_block),
+                       point_read=c.point_read)
+
+    detail = {
+        "workload": {"write_keys": workload.write_keys.spec, "read_keys": workload.read_keys.spec,
+                     "update_fraction": workload.update_fraction,
+                     "correlated": workload.correlated},
+        "cache_bytes": system.cache_bytes,
+        "cache_hit_rate_error": model.cache_hit_rate - measured.cache_hit_rate,  # model - engine
+        "warmup_writes": run.warmup_writes,
+        "history_writes": run.warmup_writes + run.writes / 2.0,
+        "reads": reads,
+        "model": {
+            "level_write_amp": list(model.level_write_amp),
+            "cycle_writes": model.cycle_writes,
+            "read_buffer_share": model.read_buffer_share,
+            "read_level_share": list(model.read_level_share),
+            "run_lifetime_writes": list(model.run_lifetime_writes),
+            "characteristic_time_writes": (None if math.isinf(model.characteristic_time_writes)
+                                           else model.characteristic_time_writes),
+        },
+    }
+    if level0_staged:  # level 0's hit rate, apart: the result's per-level tuples start at Level 1
+        detail["level0_cache_hit_rate"] = {"predicted": level0, "measured": level0_measured}
+    return theta_of(measured), theta_of(predicted), detail

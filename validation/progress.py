@@ -62,7 +62,7 @@ class LineProgress:
         else:
             count = ""
         self.console.print(f"[{elapsed:7.1f} s] {count} {task.description}".replace("  ", " "),
-                           highlight=False)
+                           highlight=False, soft_wrap=True)  # a log line is never folded
 
 
 def _step(completed: float, total: float) -> int:
@@ -71,17 +71,29 @@ def _step(completed: float, total: float) -> int:
     return int(10 * completed / total) if total > 10 else int(completed)
 
 
-def progress(console: Any) -> Any:
-    """A rich bar on a terminal, :class:`LineProgress` elsewhere."""
+def time_left(seconds: float, ran: int, left: int) -> str:
+    """``"; about ... left"`` for ``left`` more items at the pace of the ``ran`` that took
+    ``seconds`` (in parallel or not: the pace is wall time); nothing before the first."""
+    if not ran or not left:
+        return ""
+    eta = seconds / ran * left
+    return f"; about {eta:.0f} s left" if eta < 90 else f"; about {eta / 60:.0f} min left"
+
+
+def progress(console: Any, count: bool = False) -> Any:
+    """A rich bar on a terminal, :class:`LineProgress` elsewhere; ``count``: the bar shows
+    items done of the total (a sweep's cases) instead of a percentage."""
     if getattr(console, "is_terminal", False):
         from rich.progress import (
             BarColumn,
+            MofNCompleteColumn,
             Progress,
             TaskProgressColumn,
             TextColumn,
             TimeElapsedColumn,
         )
 
-        return Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(),
+        done = MofNCompleteColumn() if count else TaskProgressColumn()
+        return Progress(TextColumn("{task.description}"), BarColumn(), done,
                         TimeElapsedColumn(), console=console, transient=True)
     return LineProgress(console)

@@ -243,3 +243,38 @@ def replay(
     return ReplayResult(
         out, get_misses, zero_hits, wrong_values, done, time.perf_counter() - t_start
     )
+
+
+# -- summary -------------------------------------------------------------------------------------
+PARTS = ("load", "warm_up", "measured")  # the parts of a trace a summary totals apart
+
+
+def replay_summary(phases: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Totals of a replay's per-phase tables (``ReplayResult.to_dict()["phases"]``): per part
+    of the trace (``load``, ``warm_up``: the phases :func:`wacky_traces.warmup_phase` names;
+    ``measured``: the rest) and kind, and over everything (``total``). Each is ``count``,
+    ``blocks_read``, ``blocks_written``, ``seconds`` and the per-operation ``read_per_op``,
+    ``write_per_op``; parts and kinds that did not occur are left out."""
+    from wacky_traces import warmup_phase
+
+    fields = ("count", "blocks_read", "blocks_written", "seconds")
+    parts: dict[str, dict[str, dict[str, float]]] = {}
+    total = dict.fromkeys(fields, 0)
+    for name, kinds in phases.items():
+        part = parts.setdefault(warmup_phase(name) or "measured", {})
+        for kind, t in kinds.items():
+            acc = part.setdefault(kind, dict.fromkeys(fields, 0))
+            for f in fields:
+                acc[f] += t[f]
+                total[f] += t[f]
+
+    def per_op(t: dict[str, float]) -> dict[str, float]:
+        n = t["count"]
+        return {**t, "read_per_op": t["blocks_read"] / n if n else 0.0,
+                "write_per_op": t["blocks_written"] / n if n else 0.0}
+
+    return {
+        "parts": {p: {k: per_op(parts[p][k]) for k in KIND_NAMES if k in parts[p]}
+                  for p in PARTS if p in parts},
+        "total": per_op(total),
+    }

@@ -234,7 +234,8 @@ class ValidationResult:
     # the window's merges (major_compactions, window_complete, full_merges_skipped,
     # level_L_runs_at_start), the mix (mix_io_per_op), the native engine's compaction
     # (compaction), RocksDB's run (rocksdb_version, stock, throttle_seconds, rocksdb_grade,
-    # tree_write_amp, level0_trigger, write_amp_bytes, bytes_per_entry) and skew's (skew).
+    # tree_write_amp, level0_trigger, write_amp_bytes, bytes_per_entry, read_batches_discarded)
+    # and skew's (skew).
     engine_detail: dict[str, Any] = field(default_factory=dict)
 
     def detail(self, name: str, default: Any = None) -> Any:

@@ -16,10 +16,14 @@ merges are synchronous (``throttle_seconds`` is 0). ``tree_write_amp`` is the en
 wrote per insert, which leaves out the level-0 file of each flush the driver merges at once.
 
 Either way reads of each kind are spread over the window (zero-result, the preload's Level L
-keys, keys uniform over all present, ranges), run only once compaction has caught up. A read's
-I/O is its data-block cache misses: the block cache is small and reads do not fill it, and
-index and filter blocks stay in memory (``cache_index_and_filter_blocks=false``), as the model
-assumes.
+keys, keys uniform over all present, ranges). A read's I/O is its data-block cache misses
+(RocksDB's per-level PerfContext of the reading thread): the block cache is small and reads do
+not fill it, and index and filter blocks stay in memory (``cache_index_and_filter_blocks=false``),
+as the model assumes. **Skewed** keys, updates and a block cache (stock only): the native
+engine's skewed writes (:class:`validation.native.SkewSession`) over its file-granular skew
+window, with a cache of the given size that point reads fill, predicted by the skew model of
+RocksDB's compaction (S2f or U5). A read batch is counted only if no flush or compaction ran
+during it (:func:`counted`): otherwise it waits for them and is redone.
 """
 
 from __future__ import annotations
@@ -29,21 +33,36 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 import rocksdb_bridge
 from cost_models.limits import runs_limit
+from cost_models.skew import SkewedWorkload
 from cost_models.structure import structure
 from validation import generators, window
 from validation.engine_simulator import ReplaySession
-from validation.predict import predict_finite, predict_simulated, predict_stock, steady_references
+from validation.native import SkewSession, add_counts
+from validation.predict import (
+    predict_finite,
+    predict_simulated,
+    predict_skew,
+    predict_stock,
+    steady_references,
+)
 from validation.results import Checks, Costs, EngineRun, LevelShape, window_detail, with_theta
 from validation.rocksdb_driver import DriverCounts, WackyDriver
 from validation.scale import Scale
-from validation.window import PacedReads
+from validation.window import PacedReads, ReadPacing
+from wacky_model.rocksdb_model import leveled_policy, universal_rules
 from wacky_model.rocksdb_options import driver_export, rocksdb_export
+from wacky_model.skew import (
+    leveled_skew_costs,
+    needs_skew_model,
+    skewed_workload,
+    universal_skew_costs,
+)
 from wacky_model.types import Compaction, Design, System, Workload
 
 BLOCK_CACHE_BYTES = 1 << 20  # small: reads do not fill it, so each data block read is a miss
@@ -53,16 +72,26 @@ COMPACTION_TIMEOUT_S = 600.0
 DRIVER_MAX_RUNS = 900
 LOAD_SHARE = 0.45  # of the progress bar, for the load (the window takes as much)
 READ_KINDS = ("zero", "oldest", "uniform", "range")
+SIDES = ("zero", "range")  # under skew: spread over the window as the uniform runs do
+BATCH_TRIES = 5  # a read batch that overlapped a flush or compaction is redone so many times
+T = TypeVar("T")
 
 
 def _quiet(fraction: float, message: str) -> None: ...
 
 
 def _put(db: Any, keys: np.ndarray, values: np.ndarray) -> float:
-    """Insert one buffer, then wait while RocksDB flushes or compacts (so reads never overlap a
-    compaction and the writer never outruns it); returns the seconds waited."""
+    """Insert ``keys``, then wait while RocksDB flushes or compacts (so the writer never
+    outruns compaction); returns the seconds waited. A compaction RocksDB reports pending but
+    leaves unscheduled (universal compaction below its merge width) is waited for once, not
+    again after writes that flushed nothing."""
+    flushed = db.tickers()["rocksdb.flush.write.bytes"]
     db.put_many(keys, values[: keys.size])
-    return db.wait_for_background_work(COMPACTION_TIMEOUT_S) if db.busy() else 0.0
+    if not db.busy() or (db.tickers()["rocksdb.flush.write.bytes"] == flushed
+                         and not db.int_property("rocksdb.mem-table-flush-pending")
+                         and not _background(db)[0]):
+        return 0.0
+    return db.wait_for_background_work(COMPACTION_TIMEOUT_S)
 
 
 def _levels(db: Any) -> tuple[LevelShape, ...]:
@@ -90,30 +119,30 @@ def _bytes_write_amp(before: dict, after: dict) -> float:
 
 @dataclass
 class StockSession:
-    """Stock RocksDB as a :class:`validation.window.Session`: a step is a buffer of ``keys``
-    (the last may be short), compaction RocksDB's own; ``throttle`` is the writer's waits."""
+    """Stock RocksDB as a :class:`validation.window.Session`: a step puts ``draw()``'s keys (a
+    buffer of fresh keys, or a chunk of skewed writes), compaction RocksDB's own; ``throttle``
+    is the writer's waits. The window is fixed: RocksDB hides its merge schedule."""
 
     db: Any
-    keys: np.ndarray
+    draw: Callable[[], np.ndarray]
     values: np.ndarray
-    F: int
-    inserted: int = 0
+    inserted: int = 0  # writes so far
     throttle: float = 0.0
 
     def can_step(self) -> bool:
-        return self.inserted < self.keys.size
+        return True  # a fixed window: its length stops it
 
     def step(self) -> tuple[int, int]:
-        chunk = self.keys[self.inserted : self.inserted + self.F]
-        self.throttle += _put(self.db, chunk, self.values)
-        self.inserted += chunk.size
-        return chunk.size, 0  # RocksDB's merge schedule is hidden: a fixed window
+        keys = self.draw()
+        self.throttle += _put(self.db, keys, self.values)
+        self.inserted += keys.size
+        return keys.size, 0
 
     def level_L(self) -> tuple[int, bool, float]:
         raise NotImplementedError("a stock window is fixed: no boundary of Level L")
 
     def cycle_hint(self) -> float:
-        return self.F
+        return self.values.shape[0]
 
     def counters(self) -> dict:
         return self.db.tickers()
@@ -145,70 +174,142 @@ class DrivenSession(ReplaySession):
         return self.driver.db.tickers(), replace(self.driver.counts)
 
 
-def _scan(db: Any, starts: np.ndarray, range_entries: int) -> int:
-    """Range reads from ``starts``; a scan has no wrong answer to count here: 0."""
-    db.scan_many(starts, range_entries)
-    return 0
+def _background(db: Any) -> tuple[int, int]:
+    """(flushes and compactions running, bytes flushes and compactions have written)."""
+    t = db.tickers()
+    return (db.int_property("rocksdb.num-running-compactions")
+            + db.int_property("rocksdb.num-running-flushes"),
+            t["rocksdb.flush.write.bytes"] + t["rocksdb.compact.write.bytes"])
+
+
+def counted(db: Any, batch: Callable[[], T]) -> tuple[T, int]:
+    """``batch()`` run while no flush or compaction ran (their reads, their new files and the
+    blocks they leave would count), and the tries discarded because one did: each try starts
+    once nothing runs, and a flush or compaction running at its end or having written
+    meanwhile discards it, up to ``BATCH_TRIES`` tries."""
+    for discarded in range(BATCH_TRIES):
+        running, written = _background(db)
+        while running:
+            db.wait_for_background_work(COMPACTION_TIMEOUT_S)
+            running, written = _background(db)
+        out = batch()
+        if _background(db) == (0, written):
+            return out, discarded
+    raise RuntimeError(f"a RocksDB flush or compaction ran during each of {BATCH_TRIES} tries "
+                       "of a read batch, so its reads were never counted")
+
+
+def _counts(db: Any) -> np.ndarray:
+    """The data-block cache (hits, misses) of the reads so far, a row per level."""
+    return np.array(db.read_counts(), dtype=np.int64).reshape(-1, 2)
 
 
 @dataclass
 class ReadMeter:
-    """Reads of each kind: counts, data-block misses and wrong answers (an existing key not
-    found, an absent one found). ``present()``: the keys the database holds now."""
+    """Reads of each kind (``draws``: kind -> k -> k keys, or range starts), counted by batch
+    (:func:`counted`): reads, data-block cache hits and misses per level (RocksDB's levels,
+    level 0 first), and wrong answers (an existing key not found, an absent one found; every
+    try's). ``during(db)``: a test's hook, run inside every try after its first kind."""
 
     db: Any
-    absent: np.ndarray
-    level_L_keys: np.ndarray
+    draws: dict[str, Callable[[int], np.ndarray]]
     range_entries: int
-    rng: np.random.Generator
-    present: Callable[[], np.ndarray]
-    totals: dict[str, list[float]] = field(default_factory=dict)
+    during: Callable[[Any], None] | None = None
+    totals: dict[str, list[Any]] = field(init=False)  # kind -> [reads, hits, misses]
+    wrong: dict[str, int] = field(default_factory=lambda: dict.fromkeys(READ_KINDS, 0))
+    discarded: int = 0
+
+    def __post_init__(self) -> None:
+        self.reset()
 
     def reset(self) -> None:
-        self.totals = {kind: [0, 0, 0] for kind in READ_KINDS}
+        self.totals = {kind: [0, np.zeros(0, np.int64), np.zeros(0, np.int64)]
+                       for kind in self.draws}
 
-    def batch(self, k: int) -> None:
-        db, rng, present = self.db, self.rng, self.present()
-        runs = {
-            "zero": lambda: db.get_many(rng.choice(self.absent, k)).sum(),
-            "oldest": lambda: (~db.get_many(rng.choice(self.level_L_keys, k))).sum(),
-            "uniform": lambda: (~db.get_many(rng.choice(present, k))).sum(),
-            "range": lambda: _scan(db, rng.choice(present, k), self.range_entries),
-        }
-        for kind, run in runs.items():
-            misses = db.tickers()["rocksdb.block.cache.data.miss"]
-            wrong = int(run())
-            io = (db.tickers()["rocksdb.block.cache.data.miss"] - misses) / k
-            acc = self.totals[kind]
-            acc[0] += k
-            acc[1] += io * k
-            acc[2] += wrong
+    def batch(self, k: int, kinds: tuple[str, ...] | None = None) -> None:
+        def run() -> list[tuple[str, np.ndarray, np.ndarray]]:
+            out = []
+            for kind in kinds or self.draws:
+                keys, before = self.draws[kind](k), _counts(self.db)
+                if kind == "range":
+                    self.db.scan_many(keys, self.range_entries)
+                else:
+                    found = self.db.get_many(keys)
+                    self.wrong[kind] += int(found.sum() if kind == "zero" else (~found).sum())
+                out.append((kind, before, _counts(self.db)))
+                if self.during is not None and len(out) == 1:
+                    self.during(self.db)
+            return out
+
+        got, discarded = counted(self.db, run)
+        self.discarded += discarded
+        for kind, before, after in got:
+            t = self.totals[kind]
+            t[0] += k
+            t[1] = add_counts(t[1], after[:, 0], before[:, 0])
+            t[2] = add_counts(t[2], after[:, 1], before[:, 1])
 
     def per_read(self, kind: str) -> float:
-        count, io, _ = self.totals[kind]
-        return io / max(1, count)
+        """Data blocks read (cache misses) per read of ``kind``."""
+        count, _, misses = self.totals[kind]
+        return int(misses.sum()) / max(1, count)
 
-    def costs(self, write_amp: float, levels: tuple[LevelShape, ...], memory: float) -> Costs:
+    def hit_rates(self, kind: str) -> tuple[float, tuple[float | None, ...]]:
+        """The hit rate of ``kind``'s reads overall and per level (None: no read reached it)."""
+        _, hits, misses = self.totals[kind]
+        n = max(hits.size, misses.size)
+        h, m = np.pad(hits, (0, n - hits.size)), np.pad(misses, (0, n - misses.size))
+        return (int(h.sum()) / max(1, int(h.sum() + m.sum())),
+                tuple(int(a) / int(a + b) if a + b else None
+                      for a, b in zip(h, m, strict=True)))
+
+    def costs(self, write_amp: float, levels: tuple[LevelShape, ...], memory: float,
+              skewed: bool = False) -> Costs:
+        hit, per_level = self.hit_rates("uniform")
         return Costs(write_amp=write_amp, zero_result_read=self.per_read("zero"),
-                     point_read=self.per_read("oldest"),
+                     # Under skew, updates move keys out of Level L: its worst case is not read.
+                     point_read=None if skewed else self.per_read("oldest"),  # type: ignore
                      point_read_uniform=self.per_read("uniform"),
                      range_runs=float(sum(row.runs for row in levels)),
                      range_io=self.per_read("range"), memory_bits_per_entry=memory,
-                     levels=levels)
+                     levels=levels, cache_hit_rate=hit if skewed else None,
+                     # Levels 1 on that existing-key reads reached (level 0 is apart).
+                     cache_hit_rate_per_level=tuple(r for r in per_level[1:] if r is not None)
+                     if skewed else None)
 
     def checks(self) -> Checks:
-        wrong = {kind: int(t[2]) for kind, t in self.totals.items()}
-        return Checks(get_misses=wrong["oldest"] + wrong["uniform"], zero_hits=wrong["zero"])
+        return Checks(get_misses=self.wrong["oldest"] + self.wrong["uniform"],
+                      zero_hits=self.wrong["zero"])
+
+
+@dataclass(kw_only=True)
+class SkewPaced(PacedReads):
+    """:class:`PacedReads` of the zero-result and range reads, and before every step (in the
+    warm-up too: they warm the cache) the existing-key reads the workload owes, ``owed`` per
+    step: ``existing(k)``."""
+
+    existing: Callable[[int], None]
+    owed: ReadPacing = field(default_factory=ReadPacing)
+
+    def warming(self) -> None:
+        if k := self.owed.due():
+            self.existing(k)
+
+    before = warming
 
 
 @contextmanager
-def _database(exported: Any, workdir: str | Path | None, **how: Any) -> Iterator[Any]:
-    """A fresh database with ``exported``'s options in a temporary directory."""
+def _database(exported: Any, workdir: str | Path | None, cache_bytes: int = 0,
+              **how: Any) -> Iterator[Any]:
+    """A fresh database with ``exported``'s options in a temporary directory; with
+    ``cache_bytes``, a block cache of that size that reads fill (else a small one they do not
+    fill)."""
     native = rocksdb_bridge.load()
     with tempfile.TemporaryDirectory(prefix="wacky-rocksdb-", dir=workdir) as tmp:
         options = Path(tmp) / "OPTIONS"
         options.write_text(exported.options_file())
-        yield native.Database(str(Path(tmp) / "db"), str(options), BLOCK_CACHE_BYTES, **how)
+        yield native.Database(str(Path(tmp) / "db"), str(options),
+                              cache_bytes or BLOCK_CACHE_BYTES, fill_cache=cache_bytes > 0, **how)
 
 
 @dataclass(frozen=True)
@@ -218,49 +319,84 @@ class StockRun:
     costs: Costs
     checks: Checks
     present: int  # keys in the database at the end
-    detail: dict[str, Any]  # throttle_seconds, write_amp_bytes, bytes_per_entry
+    detail: dict[str, Any]  # throttle_seconds, write_amp_bytes, bytes_per_entry, ...
+    window: window.WindowRun
+    reads: int = 0  # under skew: the existing-key reads counted
+    level0_hit_rate: float | None = None  # under skew: their hit rate at level 0
+
+
+def _draws(rng: np.random.Generator, absent: np.ndarray, oldest: np.ndarray,
+           present: Callable[[], np.ndarray]) -> dict[str, Callable[[int], np.ndarray]]:
+    """The uniform reads: zero-result, a key of the preload's Level L, a key uniform over all
+    present, a range from one."""
+    return {"zero": lambda k: rng.choice(absent, k), "oldest": lambda k: rng.choice(oldest, k),
+            "uniform": lambda k: rng.choice(present(), k),
+            "range": lambda k: rng.choice(present(), k)}
 
 
 def run_stock(exported: Any, scale: Scale, range_entries: int, *,
+              skew: SkewedWorkload | None = None, cache_bytes: int = 0,
               workdir: str | Path | None = None, report: Callable = _quiet) -> StockRun:
     """The stock protocol on a fresh database with ``exported``'s options: the preload's N keys
-    (the native engine's), then a window of N fresh keys with the reads spread over it."""
+    (the native engine's), then a window of N fresh keys with the reads spread over it. With
+    ``skew`` (skewed keys, updates, a cache of ``cache_bytes`` that reads fill): the workload's
+    writes (:class:`validation.native.SkewSession`), N/2 of warm-up then N/2 measured
+    (:func:`validation.window.half_loads`), its existing-key reads before every chunk of
+    writes, zero-result and range reads spread over the window."""
     keys = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
                                  seed=scale.seed).keys
     rng = np.random.default_rng([scale.seed, 0x524F434B])  # stream tag: "ROCK"
     fresh = generators.fresh_keys(rng, scale.entries + scale.reads, np.sort(keys))
-    window_keys, absent = fresh[: scale.entries], fresh[scale.entries :]
-    with _database(exported, workdir) as db:
-        out = _stock_window(db, keys, window_keys, absent, exported.system.buffer_entries,
-                            scale, range_entries, rng, report)
-        del db  # closes the database before its directory goes
-    return out
-
-
-def _stock_window(db: Any, keys: np.ndarray, window_keys: np.ndarray, absent: np.ndarray,
-                  F: int, scale: Scale, range_entries: int, rng: np.random.Generator,
-                  report: Callable) -> StockRun:
+    F = exported.system.buffer_entries
     values = np.zeros((F, scale.entry_bytes - KEY_BYTES), dtype=np.uint8)
-    report(0.0, "loading")
-    throttle = sum(_put(db, keys[i : i + F], values) for i in range(0, keys.size, F))
-    throttle += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
-    report(LOAD_SHARE, "steady-state window")
-    session = StockSession(db, window_keys, values, F)
-    meter = ReadMeter(db, absent, keys, max(1, range_entries), rng,
-                      lambda: np.concatenate([keys, window_keys[: session.inserted]]))
-    # Reads count data-block misses only, so RocksDB's own tickers for writes are unaffected.
-    run = window.measure(session, window.fixed(window_keys.size, settle_reads=False),
-                         PacedReads(meter.batch, meter.reset, scale.reads, F))
+    with _database(exported, workdir, cache_bytes) as db:
+        report(0.0, "loading")
+        throttle = sum(_put(db, keys[i : i + F], values) for i in range(0, keys.size, F))
+        throttle += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
+        report(LOAD_SHARE, "steady-state window")
+        out = _stock_window(db, keys, fresh, values, scale, max(1, range_entries), rng, skew)
+        del db  # closes the database before its directory goes
+    return replace(out, detail={**out.detail,
+                                "throttle_seconds": throttle + out.detail["throttle_seconds"]})
+
+
+def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarray,
+                  scale: Scale, range_entries: int, rng: np.random.Generator,
+                  skew: SkewedWorkload | None) -> StockRun:
+    F, n = values.shape[0], keys.size
+    window_keys, absent = fresh[:n], fresh[n:]
+    if skew is None:
+        stream = np.concatenate([keys, window_keys])
+        session = StockSession(db, lambda: window_keys[session.inserted : session.inserted + F],
+                               values)
+        meter = ReadMeter(db, _draws(rng, absent, keys, lambda: stream[: n + session.inserted]),
+                          range_entries)
+        rule, reads = (window.fixed(n, settle_reads=False),
+                       PacedReads(meter.batch, meter.reset, scale.reads, F))
+    else:
+        writes = SkewSession(None, keys, skew, rng, n + 2 * F, F=F)
+        session = StockSession(db, writes.draw, values)
+        meter = ReadMeter(db, {"zero": lambda k: rng.choice(absent, k),
+                               "uniform": writes.read_keys,
+                               "range": lambda k: rng.choice(keys, k)}, range_entries)
+        rule = window.half_loads(n)
+        reads = SkewPaced(lambda k: meter.batch(k, SIDES), meter.reset, scale.reads,
+                          writes.chunk, existing=lambda k: meter.batch(k, ("uniform",)),
+                          owed=ReadPacing(skew.reads_per_write * writes.chunk, batch=0))
+    # Reads are counted from RocksDB's per-level PerfContext of this thread, so its tickers
+    # for writes are unaffected.
+    run = window.measure(session, rule, reads)
     delta = {k: run.end[k] - run.begin[k] for k in run.end}
     per_entry = disk_bytes_per_entry(db)
     written = delta["rocksdb.flush.write.bytes"] + delta["rocksdb.compact.write.bytes"]
-    present = keys.size + window_keys.size
+    present = n + (session.inserted if skew is None else writes.used_fresh)
     return StockRun(
-        meter.costs(written / per_entry / max(1, window_keys.size), _levels(db),
-                    8.0 * db.filter_bytes() / present),
+        meter.costs(written / per_entry / max(1, run.writes), _levels(db),
+                    8.0 * db.filter_bytes() / present, skewed=skew is not None),
         meter.checks(), present,
-        dict(throttle_seconds=throttle + session.throttle,
-             write_amp_bytes=_bytes_write_amp(run.begin, run.end), bytes_per_entry=per_entry))
+        dict(throttle_seconds=session.throttle, read_batches_discarded=meter.discarded,
+             write_amp_bytes=_bytes_write_amp(run.begin, run.end), bytes_per_entry=per_entry),
+        run, meter.totals["uniform"][0], (meter.hit_rates("uniform")[1] or (None,))[0])
 
 
 def _check_driveable(design: Design, system: System) -> None:
@@ -322,8 +458,8 @@ def _driven_window(db: Any, design: Design, system: System, scale: Scale,
     for i in range(preload):
         session.buffer()
         report(LOAD_SHARE * (i + 1) / max(1, preload), "loading")
-    meter = ReadMeter(db, absent, keys[: int(sum(driver.replay.levels[-1].runs))],
-                      max(1, range_entries), rng, lambda: session.stream[: session.pos])
+    meter = ReadMeter(db, _draws(rng, absent, keys[: int(sum(driver.replay.levels[-1].runs))],
+                                 lambda: session.stream[: session.pos]), max(1, range_entries))
     report(LOAD_SHARE, "steady-state window")
     run = window.measure(session, rule, PacedReads(meter.batch, meter.reset, scale.reads, F))
     (before, counted), (after, counts) = run.begin, run.end
@@ -352,6 +488,10 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
     # Stock RocksDB gives every level the same bits per key (the export's filter_policy), so
     # the models price the design RocksDB runs: uniform filters.
     ran = replace(design, filters="uniform")
+    facts = dict(stock=True, rocksdb_grade=exported.grade, level0_trigger=compaction.level1_runs)
+    if needs_skew_model(workload, system):
+        return _stock_skewed(exported, ran, system, scale, workload, range_entries, facts,
+                             report, workdir)
     run = run_stock(exported, scale, range_entries, workdir=workdir, report=report)
     partial = predict_stock(exported, workload, scale.entries, scale.entries, range_entries)
     return EngineRun(
@@ -363,8 +503,39 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
         model=("finite" if partial is None else
                "universal" if exported.style == "universal" else "partial"),
         window_writes=scale.entries, design=ran,
-        detail=dict(window_detail(None), stock=True, rocksdb_grade=exported.grade,
-                    level0_trigger=compaction.level1_runs, **run.detail))
+        detail=dict(window_detail(None), **facts, **run.detail))
+
+
+def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,
+                  workload: Workload, range_entries: int, facts: dict[str, Any],
+                  report: Callable, workdir: str | Path | None) -> EngineRun:
+    """Skewed keys, updates, a block cache on stock RocksDB, predicted by the skew model of its
+    compaction at the window's middle: S2f for leveled compaction (``leveled_skew_costs``),
+    U5 for universal (``universal_skew_costs``, walked from the load through the warm-up and
+    the window); zero-result reads the skew model's, range reads the uniform model's
+    (:func:`validation.predict.predict_stock`)."""
+    run = run_stock(exported, scale, range_entries, skew=skewed_workload(workload),
+                    cache_bytes=system.cache_bytes, workdir=workdir, report=report)
+    w = run.window
+    history, after_load = w.warmup_writes + w.writes / 2.0, w.warmup_writes + w.writes
+    if exported.style == "universal":
+        model = universal_skew_costs(universal_rules(exported), exported.bits_per_key, system,
+                                     workload, preload=scale.entries, window=after_load,
+                                     history_writes=history)
+    else:
+        model = leveled_skew_costs(leveled_policy(exported), exported.bits_per_key, system,
+                                   workload, history_writes=history)
+    inserts = max(1, round((1.0 - workload.update_fraction) * after_load))
+    base = (predict_stock(exported, workload, scale.entries, inserts, range_entries)
+            or predict_finite(ran, system, workload, range_entries))
+    measured, predicted, detail = predict_skew(
+        model, replace(base, zero_result_read=model.zero_result_read), run.costs, workload,
+        system, w, run.reads, level0_measured=run.level0_hit_rate,
+        level0_staged=exported.style == "level" and facts["level0_trigger"] > 1)
+    return EngineRun(measured=measured, checks=run.checks, predicted=predicted, simulated=None,
+                     model="skew", window_writes=w.writes, design=ran,
+                     detail=dict(window_detail(w, "window_complete"), **facts, **run.detail,
+                                 skew=detail))
 
 
 def run_rocksdb(design: Design, system: System, scale: Scale, workload: Workload | None,

@@ -24,10 +24,9 @@ hit rates are compared in absolute terms.
 
 from __future__ import annotations
 
-import math
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -45,6 +44,7 @@ from validation.predict import (
     predict_finite,
     predict_paper,
     predict_simulated,
+    predict_skew,
     range_entries_for,
     steady_references,
 )
@@ -146,9 +146,10 @@ def validate(
     predicted by the finite model, which does not price the trigger. On stock RocksDB its
     ``level1_runs``, ``file_bytes`` and ``file_pick`` are the level-0 trigger, the target file
     size and the pick. A workload with skewed keys or updates, or a block cache of
-    ``cache_bytes``, is validated on the native engine against the skew model (``model``
-    "skew"): over whole cycles of Level L with whole-level merges, and with file-granular
-    merges (S2f) over a fixed window after a fixed warm-up, priced at the window's middle.
+    ``cache_bytes``, is validated against the skew model (``model`` "skew"): on the native
+    engine over whole cycles of Level L with whole-level merges, and with file-granular merges
+    (S2f) over a fixed window after a fixed warm-up, priced at the window's middle; on stock
+    RocksDB over the same fixed window, with S2f or U5 for its compaction.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
@@ -165,9 +166,14 @@ def validate(
     start = time.perf_counter()
     range_entries = range_entries_for(scale, workload, system.entries_per_block)
     if engine == "rocksdb":
-        if save_trace is not None or phase != "steady" or needs_skew_model(workload, system):
-            raise ValueError("RocksDB is validated in the steady phase with uniform keys and "
-                             "no cache, and saves no trace")
+        if save_trace is not None or phase != "steady":
+            raise ValueError("RocksDB is validated in the steady phase and saves no trace")
+        if needs_skew_model(workload, system):
+            if not stock:
+                raise ValueError("skewed keys, updates and a cache are validated on stock "
+                                 "RocksDB only (stock=True): the compaction driver runs "
+                                 "uniform inserts")
+            check_skew_workload(workload)
         from validation.rocksdb import run_rocksdb
 
         run = run_rocksdb(design, system, scale, workload, range_entries, stock=stock,
@@ -329,8 +335,7 @@ def _skew_rule(design: Design, system: System, compaction: Compaction, workload:
     Files: half a load of warm-up, then half a load, the window ``file_skew_costs`` prices at
     its middle (there is no cycle of Level L to align with)."""
     if compaction.granularity == "file":
-        return window.fixed(int(WINDOW_LOADS * n), settle_reads=True,
-                            warmup=int(WARMUP_LOADS * n))
+        return window.half_loads(n)
     window_writes = int(min(WINDOW_MAX_LOADS * n, max(
         WINDOW_LOADS * n, WINDOW_CYCLES * skew_costs(design, system, workload).cycle_writes)))
     return window.full_merges(int(WARMUP_LOADS * n), window_writes, CAP_FACTOR)
@@ -343,16 +348,6 @@ def _skew_model(design: Design, system: System, compaction: Compaction, workload
     if compaction.granularity == "file":
         return file_skew_costs(design, system, compaction, workload, history_writes=history)
     return skew_costs(design, system, workload, history_writes=history)
-
-
-def _split_level0(per_level: Sequence[float], level0_staged: bool) -> tuple[float | None,
-                                                                           tuple[float, ...]]:
-    """A file-granular model's per-level tuple (level 0 first when a trigger above 1 stages
-    flushes there) as (level 0's value or None, Levels 1..L): the result type's tuples start at
-    Level 1."""
-    if level0_staged and per_level:
-        return per_level[0], tuple(per_level[1:])
-    return None, tuple(per_level)
 
 
 def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload: Workload,
@@ -394,10 +389,8 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
         per_level[i] -= int(m["blocks_written"])
     if per_level:
         per_level[0] += int(end["flush"]["blocks_written"] - begin["flush"]["blocks_written"])
-    history = run.warmup_writes + run.writes / 2.0  # writes since the load, mid-window
-    model = _skew_model(design, system, compaction, workload, history)
-    staged = files and compaction.level1_runs > 1
-    model_level0, model_hits = _split_level0(model.cache_hit_rate_per_level, staged)
+    model = _skew_model(design, system, compaction, workload,
+                        run.warmup_writes + run.writes / 2.0)  # writes since the load
     if files:
         inserts = max(1.0, (1.0 - workload.update_fraction) * (run.warmup_writes + run.writes))
         base = replace(predict_files(design, system, compaction, workload, range_entries,
@@ -405,7 +398,7 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
     else:
         base = predict_finite(design, system, workload, range_entries, steady_window=False)
     zero, ranged = reads.side["zero"], reads.side["range"]
-    measured = Costs(
+    measured, predicted, detail = predict_skew(model, base, Costs(
         write_amp=(written(end) - written(begin)) * B / run.writes,
         zero_result_read=zero[1] / max(zero[0], 1),
         # The worst case needs keys known to sit at Level L, which updates move: not measured.
@@ -417,48 +410,18 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
         levels=levels,
         cache_hit_rate=reads.hit_rate,
         cache_hit_rate_per_level=reads.hit_rate_per_level,
-    )
-    # Under skew an existing-key read costs what a read drawn from the read distribution costs.
-    priced = replace(workload, expected_point_reads=1.0)
-
-    def theta_of(c: Costs) -> Costs:  # the worst case carries no weight when u = 1
-        return replace(with_theta(replace(c, point_read=0.0), priced, B),
-                       point_read=c.point_read)
-
-    predicted = replace(base, write_amp=model.write_amp, point_read_uniform=model.point_read,
-                        cache_hit_rate=model.cache_hit_rate,
-                        cache_hit_rate_per_level=model_hits)
-    detail = {
-        "workload": {"write_keys": workload.write_keys.spec, "read_keys": workload.read_keys.spec,
-                     "update_fraction": workload.update_fraction,
-                     "correlated": workload.correlated},
-        "cache_bytes": system.cache_bytes,
-        "cache_hit_rate_error": model.cache_hit_rate - reads.hit_rate,  # predicted - measured
-        "warmup_writes": run.warmup_writes,
-        "history_writes": history,
-        "reads": reads.reads,
-        "invalidated_blocks": int(end["cache_invalidated_blocks"]
-                                  - begin["cache_invalidated_blocks"]),
-        "timeline": [{"writes": w, "hit_rate": h} for w, h in reads.timeline],
-        "measured_level_write_amp": [b * B / run.writes for b in per_level],
-        "model": {
-            "level_write_amp": list(model.level_write_amp),
-            "cycle_writes": model.cycle_writes,
-            "read_buffer_share": model.read_buffer_share,
-            "read_level_share": list(model.read_level_share),
-            "run_lifetime_writes": list(model.run_lifetime_writes),
-            "characteristic_time_writes": (None if math.isinf(model.characteristic_time_writes)
-                                           else model.characteristic_time_writes),
-        },
-    }
-    if staged:  # level 0's hit rate, apart: the result's per-level tuples start at Level 1
-        detail["level0_cache_hit_rate"] = {"predicted": model_level0,
-                                           "measured": reads.level0_hit_rate}
+    ), workload, system, run, reads.reads, level0_staged=files and compaction.level1_runs > 1,
+        level0_measured=reads.level0_hit_rate)
+    detail.update(
+        invalidated_blocks=int(end["cache_invalidated_blocks"]
+                               - begin["cache_invalidated_blocks"]),
+        timeline=[{"writes": w, "hit_rate": h} for w, h in reads.timeline],
+        measured_level_write_amp=[b * B / run.writes for b in per_level])
     facts = window_detail(run, "window_complete")
     if files:
         facts["compaction"] = asdict(compaction)
     return EngineRun(
-        measured=theta_of(measured), predicted=theta_of(predicted), simulated=None,
+        measured=measured, predicted=predicted, simulated=None,
         checks=Checks(get_misses=loaded.get_misses + reads.not_found,
                       zero_hits=loaded.zero_hits + reads.zero_hits,
                       wrong_values=loaded.wrong_values + reads.wrong_values),
@@ -525,4 +488,9 @@ def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str
         result = replay(engine, trace)
     out = result.to_dict()
     out["design"] = {**design.knobs, "filters": design.filters}
+    # What the engine was built with, and whether the design came from the trace.
+    out["engine"] = {"entry_bytes": trace.entry_bytes,
+                     "block_bytes": int(scale.get("block_bytes", 4096)),
+                     "buffer_bytes": int(scale.get("buffer_bytes", 1 << 20)), **budget,
+                     "design_from_trace": "design" in meta}
     return out

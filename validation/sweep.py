@@ -3,18 +3,28 @@ docs/VALIDATION.md (``wacky sweep CASESET``; ``wacky validate --sweep`` is an al
 
 A case set is an entry of :data:`SWEEPS`: the module that lists its cases (``cases(scale,
 budget)``, :class:`SweepCase` each) and renders its section (``render(results, scale, budget,
-command, refused)``). The driver runs the cases (in parallel where the engine allows), keeps the
-cases an engine refuses as a list, and writes the section between its two marker lines, keeping
-every other section as it is, whichever set runs; the families set writes the document's head.
+command, refused)``). The driver runs the cases as Dask tasks (:func:`run_cases`), keeps each
+finished case on disk by case and code version (:class:`Cache`: an interrupted sweep resumes where
+it stopped), lists the cases an engine refuses, and writes the section between its two marker
+lines, keeping every other section as it is, whichever set runs; the families set writes the
+document's head.
 """
 
 from __future__ import annotations
 
+import hashlib
+import itertools
+import os
+import pickle
 import re
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import import_module
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -40,16 +50,18 @@ class SweepCase:
     options: dict[str, Any] = field(default_factory=dict)
     measure: Callable[..., Any] | None = None
 
-    def run(self, scale: Scale, budget: dict[str, float]) -> Any:
-        if self.measure is not None:
+    def run(self, scale: Scale, budget: dict[str, float], workdir: str | None = None) -> Any:
+        if self.measure is not None:  # makes its own temporary directories
             return self.measure(**self.options)
-        return validate(self.design, **{"scale": scale, **budget, **self.options})
+        return validate(self.design, **{"scale": scale, **budget, **self.options},
+                        workdir=workdir)
 
 
 @dataclass(frozen=True)
 class SweepResult:
     case: SweepCase
     result: ValidationResult
+    seconds: float = 0.0  # the case's wall time where it ran
 
     @property
     def name(self) -> str:
@@ -75,44 +87,153 @@ class SweepResult:
 
 
 def _run_case(case: SweepCase, scale: Scale, budget: dict[str, float]) -> SweepResult:
-    return SweepResult(case, case.run(scale, budget))
+    """One Dask task: the case in a temporary directory of its own on the worker."""
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="wacky-case-") as tmp:
+        result = case.run(scale, budget, tmp)
+    return SweepResult(case, result, time.perf_counter() - start)
+
+
+# What a result depends on: the Python of these packages and the engines compiled beside it.
+CODE = ("cost_models", "wacky_model", "validation", "wacky_traces", "native_engine",
+        "rocksdb_bridge")
+
+
+def code_version() -> str:
+    """A hash of the .py and .so files of :data:`CODE` wherever they are installed."""
+    digest = hashlib.sha256()
+    for package in CODE:
+        spec = find_spec(package)
+        for root in sorted(spec.submodule_search_locations or []) if spec else []:
+            for path in sorted(Path(root).rglob("*")):
+                if path.suffix in (".py", ".so") and "__pycache__" not in path.parts:
+                    digest.update(f"{package}/{path.relative_to(root)}".encode())
+                    digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def default_cache_dir() -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wacky" / "sweeps"
+
+
+@dataclass(frozen=True)
+class Cache:
+    """Finished cases of case set ``caseset`` on disk, one pickled :class:`SweepResult` a file
+    named by a hash of the case (name, design, options), the scale, the budget and the code
+    version: a rerun skips what is done, and any change of code or case runs it again.
+    ``fresh`` reads nothing, so every case runs and its entry is overwritten."""
+
+    directory: Path
+    caseset: str
+    fresh: bool = False
+    version: str = field(default_factory=code_version)
+
+    def path(self, case: SweepCase, scale: Scale, budget: dict[str, float]) -> Path:
+        measure = case.measure and case.measure.__qualname__  # a function's repr has its address
+        what = repr((self.caseset, case.name, case.design, case.options, measure, scale,
+                     sorted(budget.items()), self.version))
+        return self.directory / self.caseset / f"{hashlib.sha256(what.encode()).hexdigest()}.pkl"
+
+    def get(self, case: SweepCase, scale: Scale, budget: dict[str, float]) -> SweepResult | None:
+        if self.fresh:
+            return None
+        try:
+            found = pickle.loads(self.path(case, scale, budget).read_bytes())
+        except Exception:  # none yet, or unreadable (torn by a disk error, old classes): rerun
+            return None
+        return found if isinstance(found, SweepResult) else None
+
+    def put(self, found: SweepResult, scale: Scale, budget: dict[str, float]) -> None:
+        """Write to a temporary file, then rename: a kill never leaves half an entry."""
+        path = self.path(found.case, scale, budget)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as f:
+            pickle.dump(found, f)
+        os.replace(f.name, path)
+
+
+@contextmanager
+def _client(workers: int, scheduler: str | None) -> Iterator[Any]:
+    """A Dask client of the scheduler at ``scheduler``, or of a cluster of ``workers`` processes
+    on this machine that lives as long as the sweep."""
+    from distributed import Client, LocalCluster
+
+    if scheduler is None:  # memory_limit=0: an engine's memory is no Dask data to spill, and
+        # Dask must not pause or restart a worker over it
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                          dashboard_address=None, memory_limit=0) as cluster, \
+                Client(cluster) as client:
+            yield client
+        return
+    try:
+        client = Client(scheduler)
+    except (OSError, ValueError) as err:  # nothing answered in 30 s, or not an address
+        raise ConnectionError(f"no Dask scheduler at {scheduler}: {err}") from None
+    with client:
+        yield client
 
 
 def run_cases(
     cases: Sequence[SweepCase], scale: Scale, budget: dict[str, float], *, workers: int = 2,
-    on_done: Callable[[int, int, str], None] | None = None,
+    scheduler: str | None = None, cache: Cache | None = None,
+    on_done: Callable[[int, int, str, str], None] | None = None,
     refused: list[tuple[str, str]] | None = None,
 ) -> list[SweepResult]:
-    """Run every case, ``workers`` at a time (1: in this process, one after another, as RocksDB
-    needs the other core for its compactions); results come back in the cases' order.
+    """Run every case not in ``cache`` as one Dask task and return the results in the cases'
+    order, each stored in ``cache`` as it comes back.
 
-    With ``refused`` given, a case that fails (a design the engine or the model refuses at this
-    scale, a ``ValueError``, or any other error) is left out and listed there as (name,
-    message); without it, the error stops the sweep."""
+    The tasks go to the scheduler at ``scheduler`` if given, else to a cluster of ``workers``
+    processes of one thread each on this machine (a case is an engine: processes make it
+    parallel); ``workers=1`` runs them here, one after another, as RocksDB needs the other core
+    for its compactions. No cluster starts when every case is cached. A worker that dies
+    mid-case has the case rerun on another by the scheduler, up to its allowed failures.
+
+    ``on_done(done, total, name, note)`` follows each case, the cached ones first; the note is
+    "cached", the case's seconds, or "failed: why". With ``refused`` given, a case that fails (a
+    design the engine or the model refuses at this scale, a ``ValueError``, a lost worker or
+    any other error) is left out and listed there as (name, message); without it, the error
+    stops the sweep."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1; got {workers}")
-    results: list[SweepResult | None] = [None] * len(cases)
+    results: dict[int, SweepResult] = {}
+    count = itertools.count(1)
 
-    def settle(i: int, done: int, get: Callable[[], SweepResult]) -> None:
+    def settle(i: int, get: Callable[[], SweepResult], note: str = "") -> None:
         try:
-            results[i] = get()
+            results[i] = found = get()
         except Exception as err:  # one case must not cost the whole sweep; it is listed
             if refused is None:
                 raise
-            kind = "" if isinstance(err, ValueError) else f"{type(err).__name__}: "
-            refused.append((cases[i].name, kind + str(err)))
+            message = ("" if isinstance(err, ValueError) else f"{type(err).__name__}: ") + str(err)
+            refused.append((cases[i].name, message))
+            note = f"failed: {message}"
+        if not note:
+            note = f"{found.seconds:.1f} s"
+            if cache is not None:
+                cache.put(found, scale, budget)
         if on_done is not None:
-            on_done(done, len(cases), cases[i].name)
+            on_done(next(count), len(cases), cases[i].name, note)
 
-    if workers == 1:
-        for i, case in enumerate(cases):
-            settle(i, i + 1, lambda c=case: _run_case(c, scale, budget))
+    todo = []
+    for i, case in enumerate(cases):
+        cached = cache.get(case, scale, budget) if cache is not None else None
+        if cached is None:
+            todo.append(i)
+        else:
+            settle(i, lambda c=cached: c, "cached")
+    if todo and (workers > 1 or scheduler is not None):
+        from distributed import as_completed
+
+        token = uuid.uuid4().hex[:8]  # keys unique on a cluster that other sweeps share
+        with _client(workers, scheduler) as client:
+            futures = {client.submit(_run_case, cases[i], scale, budget, pure=False,
+                                     key=f"wacky-case-{token}-{i}"): i for i in todo}
+            for future in as_completed(futures):
+                settle(futures[future], future.result)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_run_case, c, scale, budget): i for i, c in enumerate(cases)}
-            for done, fut in enumerate(as_completed(futures), start=1):
-                settle(futures[fut], done, fut.result)
-    return [r for r in results if r is not None]
+        for i in todo:
+            settle(i, lambda c=cases[i]: _run_case(c, scale, budget))
+    return [results[i] for i in sorted(results)]
 
 
 @dataclass(frozen=True)
@@ -149,8 +270,10 @@ SWEEPS = {s.name: s for s in (
     CaseSet("rocksdb", "validation.cases", "RocksDB: the driver on every family, stock "
             "RocksDB, the ranking of recommend --target rocksdb", 20.0, workers=1,
             alias=" --engine rocksdb"),
-    CaseSet("smoke", "validation.cases", "three designs, one of each window, at a small scale",
-            1.5),
+    CaseSet("rocksdb-skew", "validation.cases", "skewed keys and a block cache on stock "
+            "RocksDB: the skew model (S2f leveled, U5 universal)", 9.0, workers=1),
+    CaseSet("smoke", "validation.cases", "eight designs over the three windows, at a small "
+            "scale", 0.5),
 )}
 MARKERS = {s.name: s.markers for s in SWEEPS.values() if s.marked}
 
@@ -187,29 +310,39 @@ def write_section(out: Path, name: str, section: str) -> None:
     out.write_text(text, encoding="utf-8")
 
 
-def case_list(name: str, scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
-    return import_module(SWEEPS[name].module).cases(name, scale, budget)
-
-
 def run_sweep(name: str, scale: Scale, *, out: Path, console: Any, workers: int = 2,
-              budget: dict[str, float] | None = None, command: str | None = None) -> list:
-    """Run case set ``name`` and write its section of ``out``; returns its results."""
-    from validation.progress import progress
+              budget: dict[str, float] | None = None, command: str | None = None,
+              scheduler: str | None = None, cache_dir: Path | None = None,
+              fresh: bool = False) -> list:
+    """Run case set ``name`` (see :func:`run_cases`) and write its section of ``out``; returns
+    its results. Finished cases are kept in ``cache_dir`` (default :func:`default_cache_dir`),
+    which ``fresh`` ignores and overwrites."""
+    from validation.progress import progress, time_left
 
     entry, budget = SWEEPS[name], budget or {"bits_per_entry": 5.0}
     module = import_module(entry.module)
     cases = module.cases(name, scale, budget)
     refused: list[tuple[str, str]] = []
-    with progress(console) as bar:
+    cache = Cache(cache_dir or default_cache_dir(), name, fresh)
+    start, notes = time.perf_counter(), []
+
+    def show(done: int, total: int, case: str, note: str) -> None:
+        notes.append(note)
+        ran = sum(n != "cached" for n in notes)  # the pace is the cases run, not the cached
+        left = time_left(time.perf_counter() - start, ran, total - done)
+        bar.update(task, completed=done, description=f"{name}: {case}: {note}{left}")
+
+    with progress(console, count=True) as bar:
         task = bar.add_task(name, total=len(cases))
         results = run_cases(cases, scale, budget, workers=entry.workers or workers,
-                            refused=refused, on_done=lambda done, total, case: bar.update(
-                                task, completed=done, description=f"{name}: {case}"))
+                            scheduler=scheduler, cache=cache, refused=refused, on_done=show)
     if refused:
         console.print(f"{len(refused)} refused: " + "; ".join(f"{n}: {m}" for n, m in refused))
     section = module.render(name, results, scale, budget, command or entry.command, refused)
     write_section(out, name, section)
     if hasattr(module, "after"):  # a figure beside the document
         module.after(name, results, scale, out)
-    console.print(f"wrote the {name} section of {out} ({len(results)} runs)")
+    cached = f", {notes.count('cached')} of them cached" if "cached" in notes else ""
+    console.print(f"wrote the {name} section of {out} ({len(results)} runs{cached})",
+                  soft_wrap=True)
     return results

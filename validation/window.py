@@ -75,6 +75,13 @@ def fixed(writes: int, *, settle_reads: bool, warmup: int = 0) -> WindowRule:
     return WindowRule("none", "fixed", writes, settle_reads=settle_reads)
 
 
+def half_loads(entries: int) -> WindowRule:
+    """Skewed writes with no cycle of Level L to align with (file-granular merges, stock
+    RocksDB): a warm-up of half a load, then a window of half a load, which the skew models
+    price at its middle."""
+    return fixed(entries // 2, settle_reads=True, warmup=entries // 2)
+
+
 class Session(Protocol):
     """An engine holding the preload, written one step at a time."""
 

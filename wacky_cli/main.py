@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -86,7 +87,9 @@ def _fail_on_wrong_answers(get_misses: int, zero_hits: int, wrong_values: int) -
 
 
 # One declaration of --workers for validate --sweep and sweep (tests/test_cli.py checks).
-Workers = Annotated[int, typer.Option("--workers", help="Parallel runs of a sweep's cases.")]
+Workers = Annotated[int, typer.Option("--workers", help="Parallel runs of a sweep's cases: the "
+                                     "processes of a local Dask cluster (1: one at a time).")]
+CORES = os.cpu_count() or 1  # sweep's default --workers: a Dask worker per core
 
 
 @app.command("analyze")
@@ -187,6 +190,7 @@ def export_command(
 @takes(system=SYSTEM_OPTIONS, workload=WORKLOAD_OPTIONS, constraints=GUARDRAIL_OPTIONS,
        compaction=COMPACTION_OPTIONS)
 def recommend_command(
+    ctx: typer.Context,
     system: System,
     workload: Workload | None,
     constraints: Constraints,
@@ -196,7 +200,9 @@ def recommend_command(
         "--model", help="The cost model to optimize: finite (steady state at this N, the "
         "default) or paper (Eq 8-16).")] = "finite",
     trace: Annotated[Path | None, typer.Option(
-        "--trace", help="Derive the workload from a trace file (lz4, binary or text).",
+        "--trace", help="Derive the workload from a trace file (lz4, binary or text), less "
+        "its load and warm-up, and the system from its metadata (entries, entry size, block "
+        "and buffer size, filter budget); a system flag you give wins.",
         rich_help_panel="Workload")] = None,
     robust: Annotated[float | None, typer.Option(
         "--robust", help="rho: minimize the worst Θ over workloads within KL divergence rho "
@@ -214,17 +220,11 @@ def recommend_command(
     from wacky_cli.render import print_recommendation, stdout_console
     from wacky_model.search import recommend
 
+    derived: dict[str, Any] | None = None  # what --trace derived, for the output
     if trace is not None:
-        from wacky_model.trace_skew import workload_from_trace
-        from wacky_traces import read_trace
-
         if workload is not None:
             raise ValueError("give either --trace or the workload fractions, not both")
-        try:
-            parsed = read_trace(trace)
-        except OSError as err:
-            raise ValueError(f"--trace: cannot read {trace}: {err.strerror}") from None
-        workload = workload_from_trace(parsed, system.entries_per_block)
+        workload, system, derived = _from_trace(trace, system, _given(ctx, SYSTEM_PARAMS))
     elif workload is None:
         raise ValueError("give the workload: --point-reads, --zero-reads, --writes and "
                          "--range-reads (fractions summing to 1), or --trace FILE")
@@ -246,7 +246,7 @@ def recommend_command(
                              "merges files): leave out --granularity, --file-bytes and "
                              "--file-pick (--level1-runs pins the level-0 trigger)")
         _recommend_rocksdb(workload, system, constraints, method, model, robust, out, as_json,
-                           trigger)
+                           trigger, derived)
         return
     if out is not None:
         raise ValueError("--out writes the OPTIONS file of --target rocksdb")
@@ -264,9 +264,120 @@ def recommend_command(
                                           constraints=constraints, rho=robust,
                                           granularity=granularity, level0_trigger=trigger))
     if as_json:
-        _print_json(rec.to_dict())
+        _print_json(rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived})
         return
-    print_recommendation(stdout_console(), rec)
+    console = stdout_console()
+    if derived is not None:
+        _print_trace_inputs(console, derived, None)
+    print_recommendation(console, rec)
+
+
+# What recommend --trace takes from a trace's metadata, as System fields and their flags. The
+# filter budget is taken only when none of BUDGET_FLAGS is given.
+TRACE_SYSTEM_FLAGS = {"entries": "--entries", "entry_bytes": "--entry-bytes",
+                      "block_bytes": "--block-bytes", "buffer_bytes": "--buffer-bytes",
+                      "bits_per_entry": "--bits-per-entry", "sum_fpr": "--sum-fpr"}
+BUDGET_FLAGS = {"bits_per_entry", "sum_fpr", "memory_bits_per_entry", "memory_bytes"}
+SYSTEM_PARAMS = set(TRACE_SYSTEM_FLAGS) | BUDGET_FLAGS
+
+
+def _given(ctx: typer.Context, names: set[str]) -> set[str]:
+    """Which of these parameters the user gave (on the command line or in the environment),
+    rather than left at their defaults."""
+    sources = {n: ctx.get_parameter_source(n) for n in names}
+    return {n for n, src in sources.items()
+            if src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")}
+
+
+def _from_trace(path: Path, system: System,
+                given: set[str]) -> tuple[Workload, System, dict[str, Any]]:
+    """The workload and the system ``recommend --trace`` derives: the trace's operations
+    outside its load and warm-up, its entry size, and the scale and filter budget its metadata
+    holds, each unless the user gave that flag; and how it got them, for the output."""
+    from dataclasses import asdict, replace
+
+    from wacky_model.trace_skew import system_from_trace, workload_from_trace
+    from wacky_traces import left_out, operations_mask, read_trace
+
+    try:
+        parsed = read_trace(path)
+    except OSError as err:
+        raise ValueError(f"--trace: cannot read {path}: {err.strerror}") from None
+    offered = system_from_trace(parsed)
+    taken = {name: v for name, v in offered.items()
+             if not (given & BUDGET_FLAGS if name in ("bits_per_entry", "sum_fpr")
+                     else name in given)}
+    changes: dict[str, Any] = dict(taken)
+    if "sum_fpr" in taken:
+        changes["bits_per_entry"] = None
+    if "entries" in taken and "memory_bytes" in given and "memory_bits_per_entry" not in given:
+        # --memory-bytes was turned into bits per entry with the flags' entries.
+        changes["memory_bits_per_entry"] = (system.memory_bits_per_entry * system.entries
+                                            / taken["entries"])
+    try:
+        system = replace(system, **changes)
+    except ValueError as err:
+        words = ", ".join(f"{TRACE_SYSTEM_FLAGS[n]} {_number(v)}" for n, v in taken.items())
+        raise ValueError(f"{in_flags(str(err))} (from the trace {path}: {words}; a flag "
+                         "given on the command line wins over the trace)") from None
+    workload = workload_from_trace(parsed, system.entries_per_block)
+    skipped = left_out(parsed)
+    derived = {
+        "path": str(path),
+        "records": len(parsed),
+        "operations": int(operations_mask(parsed).sum()),
+        "left_out": skipped,
+        "workload": workload.to_dict(),
+        "system": asdict(system),
+        "from_trace": taken,
+        "from_flags": sorted(TRACE_SYSTEM_FLAGS.get(n, "--" + n.replace("_", "-"))
+                             for n in given),
+        "overridden": {n: v for n, v in offered.items() if n not in taken},
+    }
+    return workload, system, derived
+
+
+def _number(v: float) -> str:
+    return f"{v:,}" if isinstance(v, int) else f"{v:g}"
+
+
+def _print_trace_inputs(console: Any, derived: dict[str, Any], system: System | None) -> None:
+    """recommend --trace: which operations made the workload, the workload as flags, and which
+    system values came from the trace (``system``: also print the system line)."""
+    from wacky_cli.render import system_text
+
+    skipped = derived["left_out"]
+    parts = []
+    if skipped["load"]:
+        parts.append(f"the load ({skipped['load']:,} records)")
+    if skipped["warm_up"]:
+        parts.append(f"the warm-up ({skipped['warm_up']:,} inserts before the measured window)")
+    console.print(f"trace {derived['path']}: {derived['records']:,} records; the workload is "
+                  f"its {derived['operations']:,} measured operations"
+                  + (f", leaving out {' and '.join(parts)}" if parts else ""), highlight=False)
+    w = derived["workload"]
+    flags = [f"--point-reads {w['point_reads']:.4g}", f"--zero-reads {w['zero_reads']:.4g}",
+             f"--writes {w['writes']:.4g}", f"--range-reads {w['range_reads']:.4g}"]
+    if w["range_reads"]:
+        flags.append(f"--range-blocks {w['range_blocks']:.4g}")
+    if w["write_keys"] != "uniform":
+        flags.append(f"--write-dist {w['write_keys']}")
+    if w["read_keys"] != "uniform":
+        flags.append(f"--read-dist {w['read_keys']}")
+    if w["update_fraction"]:
+        flags.append(f"--update-fraction {w['update_fraction']:.4g}")
+    if not w["correlated"]:
+        flags.append("--uncorrelated")
+    console.print(f"workload: {' '.join(flags)}", highlight=False)
+    taken = ", ".join(f"{TRACE_SYSTEM_FLAGS[n]} {_number(v)}"
+                      for n, v in derived["from_trace"].items())
+    line = f"from the trace: {taken or 'nothing'}"
+    if derived["overridden"]:
+        line += "; your flags win over the trace's " + ", ".join(
+            f"{TRACE_SYSTEM_FLAGS[n]} {_number(v)}" for n, v in derived["overridden"].items())
+    console.print(line + "; the rest: the flags' defaults or yours", highlight=False)
+    if system is not None:
+        console.print(system_text(system), highlight=False)
 
 
 # The CLI's words for the features of wacky_model.compat, so a refusal names the flags.
@@ -295,7 +406,8 @@ def _compat_words(call: Callable[[], Any]) -> Any:
 
 def _recommend_rocksdb(workload: Workload, system: System, constraints: Constraints,
                        method: str, model: str, robust: float | None, out: Path | None,
-                       as_json: bool, trigger: int | None) -> None:
+                       as_json: bool, trigger: int | None,
+                       derived: dict[str, Any] | None = None) -> None:
     from wacky_cli.render import print_rocksdb_recommendation, stdout_console
     from wacky_model.compat import check, features_in
     from wacky_model.rocksdb_tuning import recommend_rocksdb
@@ -312,9 +424,12 @@ def _recommend_rocksdb(workload: Workload, system: System, constraints: Constrai
     if out is not None:
         _write(out, rec.export.options_file() + "\n", "--out")
     if as_json:
-        _print_json(rec.to_dict())
+        _print_json(rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived})
         return
-    print_rocksdb_recommendation(stdout_console(), rec, out)
+    console = stdout_console()
+    if derived is not None:
+        _print_trace_inputs(console, derived, system)
+    print_rocksdb_recommendation(console, rec, out)
 
 
 @app.command("frontier")
@@ -404,10 +519,11 @@ def validate_command(
     if skewed and save_trace is not None:
         raise ValueError("--save-trace is not written under skewed keys or a cache yet: the "
                          "skewed window drives the engine directly")
-    if skewed and (engine != "native" or sweep):
+    if skewed and (sweep or (engine == "rocksdb" and not stock)):
         raise ValueError("--write-dist, --read-dist, --update-fraction and --cache-bytes run on "
-                         "the native engine, one design at a time (--sweep --skew for the "
-                         "table): leave out --engine rocksdb and --sweep")
+                         "the native engine or on stock RocksDB (--stock), one design at a "
+                         "time (wacky sweep skew or rocksdb-skew for the tables): add --stock "
+                         "to --engine rocksdb, and leave out --sweep")
     if engine == "rocksdb":
         if save_trace is not None or phase != "steady":
             raise ValueError("--engine rocksdb runs in the steady phase and saves no trace: "
@@ -480,7 +596,9 @@ def validate_command(
         if result.engine == "rocksdb" and d("stock"):
             stdout.print(f"RocksDB {d('rocksdb_version')}, stock compaction with the exported "
                          f"options (grade: {d('rocksdb_grade')}): a window of "
-                         f"{result.window_writes:,} inserts into the preloaded tree; the writer "
+                         f"{result.window_writes:,} "
+                         f"{'writes' if result.model == 'skew' else 'inserts'} into the "
+                         "preloaded tree; the writer "
                          f"waited {d('throttle_seconds'):.1f} s for compaction to keep up.")
         elif result.engine == "rocksdb":
             stdout.print(f"RocksDB {d('rocksdb_version')}, run by the Wacky compaction driver: "
@@ -528,12 +646,21 @@ def validate_command(
 
 
 def _run_sweep(name: str, scale: Any, budget: FilterBudget, out: Path, workers: int,
-               console: Any) -> None:
+               console: Any, scheduler: str | None = None, cache_dir: Path | None = None,
+               fresh: bool = False) -> None:
     """Run case set ``name`` of validation.sweep.SWEEPS into ``out``."""
     from validation.scale import Scale
-    from validation.sweep import SWEEPS, run_sweep
+    from validation.sweep import SWEEPS, default_cache_dir, run_sweep
 
     _check_writable(out, "--out")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1; got {workers}")
+    cache_dir = cache_dir or default_cache_dir()
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ValueError(f"--cache-dir: cannot write {cache_dir}: {err.strerror}") from None
+    _check_writable(cache_dir / ".probe", "--cache-dir")
     if SWEEPS[name].module == "validation.cases" and name in ("rocksdb",):
         import rocksdb_bridge
 
@@ -542,8 +669,11 @@ def _run_sweep(name: str, scale: Any, budget: FilterBudget, out: Path, workers: 
         f" --entries {scale.entries}" if scale.entries != Scale().entries else "")
     budget_kw = ({"bits_per_entry": budget.bits_per_entry} if budget.bits_per_entry is not None
                  else {"sum_fpr": budget.sum_fpr} if budget.sum_fpr is not None else None)
-    run_sweep(name, scale, out=out, console=console, workers=workers, budget=budget_kw,
-              command=command)
+    try:
+        run_sweep(name, scale, out=out, console=console, workers=workers, budget=budget_kw,
+                  command=command, scheduler=scheduler, cache_dir=cache_dir, fresh=fresh)
+    except ConnectionError as err:
+        raise ValueError(f"--scheduler: {err}") from None
 
 
 @app.command("sweep")
@@ -555,7 +685,15 @@ def sweep_command(
         help="The case set to run (see --list); it writes its section of --out.")] = None,
     list_sets: Annotated[bool, typer.Option("--list", help="Name the case sets.")] = False,
     out: OutFile = Path("docs/VALIDATION.md"),
-    workers: Workers = 2,
+    workers: Workers = CORES,
+    scheduler: Annotated[str | None, typer.Option(
+        "--scheduler", help="Run the cases on the Dask cluster of this scheduler "
+        "(tcp://HOST:PORT) instead of local workers.")] = None,
+    cache_dir: Annotated[Path | None, typer.Option(
+        "--cache-dir", help="Where finished cases are kept, so that a rerun skips them "
+        "(default: $XDG_CACHE_HOME/wacky/sweeps or ~/.cache/wacky/sweeps).")] = None,
+    fresh: Annotated[bool, typer.Option(
+        "--fresh", help="Run every case again, replacing what the cache holds.")] = False,
 ) -> None:
     """Validate a case set in bulk and write its section of docs/VALIDATION.md."""
     from rich.console import Console
@@ -568,23 +706,30 @@ def sweep_command(
         return
     if caseset not in SWEEPS:
         raise ValueError(f"case set must be one of {', '.join(SWEEPS)}; got {caseset!r}")
-    _run_sweep(caseset, scale, budget, out, workers, Console(stderr=True))
+    _run_sweep(caseset, scale, budget, out, workers, Console(stderr=True), scheduler,
+               cache_dir, fresh)
 
 
 @app.command("replay")
 def replay_command(
     path: Annotated[Path, typer.Argument(help="A trace file (lz4, binary or text).")],
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Also print every phase of the trace (validation traces have "
+        "hundreds), with its operations and I/O per operation.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Replay a saved trace through a fresh engine built with the trace's design."""
+    """Replay a saved trace through a fresh engine built with the trace's design: the design,
+    the operations and I/O by kind, and whether every answer was right."""
+    from validation.replay import replay_summary
     from validation.runner import replay_file
-    from wacky_cli.render import print_table, replay_table, stdout_console
+    from wacky_cli.render import print_replay, stdout_console
 
     result = replay_file(path)
+    result["summary"] = replay_summary(result["phases"])
     if as_json:
         _print_json(result)
     else:
-        print_table(stdout_console(), replay_table(result, f"Replay of {path}"))
+        print_replay(stdout_console(), result, str(path), verbose)
     _fail_on_wrong_answers(result["get_misses"], result["zero_hits"], result["wrong_values"])
 
 
@@ -600,6 +745,10 @@ def verify_command(
     checksum, the live logs replayed in memory, and what opening would move to lost/."""
     from native_engine import CorruptionError, verify_directory
 
+    if not path.is_dir():  # a usage error, named before the engine looks for a MANIFEST
+        what = "not a directory" if path.exists() else "no such directory"
+        raise ValueError(f"cannot verify {path}: {what}, so not an engine directory (nothing "
+                         "was read or changed)")
     try:
         report = verify_directory(path)
     except (CorruptionError, FileNotFoundError) as err:

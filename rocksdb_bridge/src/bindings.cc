@@ -47,9 +47,10 @@ PYBIND11_MODULE(_rocksdb, m) {
   m.def("check_options_file", &wacky_rocksdb::CheckOptionsFile, py::arg("path"));
   py::class_<Database>(m, "Database")
       .def(py::init<const std::string&, const std::string&, size_t, const std::vector<double>&,
-                    bool>(),
+                    bool, bool>(),
            py::arg("path"), py::arg("options_file"), py::arg("block_cache_bytes"),
-           py::arg("filter_bits_per_level") = std::vector<double>{}, py::arg("driven") = false)
+           py::arg("filter_bits_per_level") = std::vector<double>{}, py::arg("driven") = false,
+           py::arg("fill_cache") = false)
       .def("set_next_file_bits", &Database::SetNextFileBits, py::arg("bits_per_key"))
       .def("compact_files",
            [](Database& db, const std::vector<std::string>& inputs, int output_level) {
@@ -94,6 +95,11 @@ PYBIND11_MODULE(_rocksdb, m) {
       .def("wait_for_background_work", &Database::WaitForBackgroundWork,
            py::arg("timeout_seconds"), py::call_guard<py::gil_scoped_release>())
       .def("tickers", &Database::Tickers)
+      .def("read_counts", [](const Database& db) {  // [(hits, misses)] by level, level 0 first
+        py::list out;
+        for (const auto& c : db.ReadCounts()) out.append(py::make_tuple(c.hits, c.misses));
+        return out;
+      })
       .def("int_property", &Database::IntProperty, py::arg("name"))
       .def("filter_bytes", &Database::FilterBytes)
       .def("levels", [](const Database& db) {

@@ -9,6 +9,8 @@
 #include <rocksdb/listener.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
@@ -54,6 +56,13 @@ void LoadOptions(const std::string& options_file, rocksdb::DBOptions* db_options
                            " has no [CFOptions \"default\"] section");
 }
 
+// Starts counting the calling thread's block cache lookups per level (AddReadCounts).
+void StartCounting() {
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  rocksdb::get_perf_context()->EnablePerLevelPerfContext();
+  rocksdb::get_perf_context()->Reset();
+}
+
 std::string Relative(const std::string& name) {
   const size_t slash = name.find_last_of('/');
   return slash == std::string::npos ? name : name.substr(slash + 1);
@@ -63,7 +72,8 @@ std::string Relative(const std::string& name) {
 
 Database::Database(const std::string& path, const std::string& options_file,
                    size_t block_cache_bytes, const std::vector<double>& filter_bits_per_level,
-                   bool driven) {
+                   bool driven, bool fill_cache)
+    : fill_cache_(fill_cache) {
   rocksdb::DBOptions db_options;
   rocksdb::ColumnFamilyOptions cf_options;
   LoadOptions(options_file, &db_options, &cf_options);
@@ -80,8 +90,16 @@ Database::Database(const std::string& path, const std::string& options_file,
   if (table == nullptr) {
     throw std::runtime_error("the OPTIONS file must use the block-based table format");
   }
-  table->block_cache = rocksdb::NewLRUCache(block_cache_bytes);
+  if (table->cache_index_and_filter_blocks) {
+    throw std::invalid_argument("the OPTIONS file must keep index and filter blocks out of the "
+                                "block cache (cache_index_and_filter_blocks=false)");
+  }
+  table->block_cache = rocksdb::NewLRUCache(block_cache_bytes, /*num_shard_bits=*/0,
+                                            /*strict_capacity_limit=*/false,
+                                            /*high_pri_pool_ratio=*/0.0);
   table->no_block_cache = false;
+  table->prepopulate_block_cache =
+      rocksdb::BlockBasedTableOptions::PrepopulateBlockCache::kDisable;
   if (driven && !filter_bits_per_level.empty()) {
     throw std::invalid_argument("a driven database sets its filters file by file: give no "
                                 "filter bits per level");
@@ -118,19 +136,22 @@ void Database::PutMany(const uint64_t* keys, size_t n, const uint8_t* values,
 
 void Database::GetMany(const uint64_t* keys, size_t n, bool* found) const {
   rocksdb::ReadOptions read;
-  read.fill_cache = false;
+  read.fill_cache = fill_cache_;
   std::string value;
+  StartCounting();
   for (size_t i = 0; i < n; ++i) {
     rocksdb::Status s = db_->Get(read, EncodeKey(keys[i]), &value);
     if (!s.ok() && !s.IsNotFound()) Check(s, "get");
     found[i] = s.ok();
   }
+  AddReadCounts();
 }
 
 uint64_t Database::ScanMany(const uint64_t* starts, size_t n, size_t length) const {
   rocksdb::ReadOptions read;
   read.fill_cache = false;
   uint64_t total = 0;
+  StartCounting();
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
   for (size_t i = 0; i < n; ++i) {
     size_t got = 0;
@@ -138,7 +159,26 @@ uint64_t Database::ScanMany(const uint64_t* starts, size_t n, size_t length) con
     Check(it->status(), "scan");
     total += got;
   }
+  AddReadCounts();
   return total;
+}
+
+void Database::AddReadCounts() const {
+  rocksdb::PerfContext* perf = rocksdb::get_perf_context();
+  std::lock_guard<std::mutex> lock(counts_mutex_);
+  if (perf->level_to_perf_context != nullptr) {
+    for (const auto& [level, counts] : *perf->level_to_perf_context) {
+      if (read_counts_.size() <= level) read_counts_.resize(level + 1);
+      read_counts_[level].hits += counts.block_cache_hit_count;
+      read_counts_[level].misses += counts.block_cache_miss_count;
+    }
+  }
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+}
+
+std::vector<CacheCounts> Database::ReadCounts() const {
+  std::lock_guard<std::mutex> lock(counts_mutex_);
+  return read_counts_;
 }
 
 void Database::Flush() {

@@ -1,8 +1,12 @@
 // A RocksDB database opened from an OPTIONS file, for validation runs.
 //
 // Contract: the constructor opens (creating) the database at `path` with the column-family
-// options of the given OPTIONS file, RocksDB statistics enabled and an LRU block cache of
-// `block_cache_bytes`; the destructor closes it. Keys are unsigned 64-bit integers stored as 8
+// options of the given OPTIONS file, RocksDB statistics enabled and a plain LRU block cache of
+// `block_cache_bytes` (one shard, no high-priority pool: one LRU list, as the models price it);
+// the destructor closes it. The OPTIONS file must keep index and filter blocks out of the cache
+// (cache_index_and_filter_blocks=false: they stay in memory with each table), so the cache holds
+// and counts data blocks only; flushes and compactions never insert their output
+// (prepopulate_block_cache=kDisable), and reads insert what they read only with `fill_cache`. Keys are unsigned 64-bit integers stored as 8
 // big-endian bytes, so RocksDB's bytewise order is numeric order. Writes skip the WAL (the
 // measurements are of the tree, not of logging). Every failed RocksDB call throws
 // std::runtime_error with RocksDB's status message.
@@ -13,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -50,24 +55,33 @@ struct LevelInfo {
   uint64_t entries;
 };
 
+// Data-block cache lookups at one level.
+struct CacheCounts {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+};
+
 class Database {
  public:
   // A non-empty filter_bits_per_level replaces the file's filter policy by a
   // LevelFilterPolicy (each level its own bits per key). `driven` opens it for the Wacky
   // compaction driver: the OPTIONS file must disable automatic compactions, and the filter
-  // policy becomes a DriverFilterPolicy (SetNextFileBits).
+  // policy becomes a DriverFilterPolicy (SetNextFileBits). `fill_cache`: GetMany inserts the
+  // data blocks it reads into the cache (a cache sized for the workload); otherwise reads only
+  // look blocks up, so with an empty cache every data block read is a miss.
   Database(const std::string& path, const std::string& options_file, size_t block_cache_bytes,
-           const std::vector<double>& filter_bits_per_level = {}, bool driven = false);
+           const std::vector<double>& filter_bits_per_level = {}, bool driven = false,
+           bool fill_cache = false);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
   // n keys and n values of value_bytes bytes each (values laid out back to back).
   void PutMany(const uint64_t* keys, size_t n, const uint8_t* values, size_t value_bytes);
-  // found[i] = whether keys[i] is present; reads do not fill the block cache.
+  // found[i] = whether keys[i] is present; fills the block cache only with `fill_cache`.
   void GetMany(const uint64_t* keys, size_t n, bool* found) const;
   // For each start key, reads up to `length` entries in key order from it; returns the
-  // entries read. Reads do not fill the block cache.
+  // entries read. Scans never fill the block cache.
   uint64_t ScanMany(const uint64_t* starts, size_t n, size_t length) const;
   void Flush();
   // True while a flush or compaction is running or pending.
@@ -77,6 +91,11 @@ class Database {
   // timeout_seconds.
   double WaitForBackgroundWork(double timeout_seconds) const;
   std::map<std::string, uint64_t> Tickers() const;
+  // The data-block cache hits and misses of GetMany and ScanMany since the database opened, per
+  // level (index = RocksDB's level, that of a file when its table reader opened): RocksDB's
+  // per-level PerfContext of the reading thread, so a flush's or compaction's reads never
+  // count.
+  std::vector<CacheCounts> ReadCounts() const;
   std::vector<LevelInfo> Levels() const;
   uint64_t IntProperty(const std::string& name) const;
   // Bytes of Bloom filter in every live SST file (their table properties).
@@ -92,8 +111,13 @@ class Database {
 
  private:
   void RequireDriven(const char* what) const;
+  // Adds the calling thread's per-level PerfContext (reset by StartCounting) to read_counts_.
+  void AddReadCounts() const;
 
   std::unique_ptr<rocksdb::DB> db_;
+  bool fill_cache_;
+  mutable std::mutex counts_mutex_;
+  mutable std::vector<CacheCounts> read_counts_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
   std::shared_ptr<DriverFilterPolicy> driver_filter_;
 };

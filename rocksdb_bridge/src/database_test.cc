@@ -93,6 +93,29 @@ TEST(Database, DriverCallsNeedADrivenDatabase) {
   CHECK_THROWS(db.CompactFiles({"000001.sst"}, 0), std::logic_error, "opened for the driver");
 }
 
+TEST(Database, ReadsFillTheCacheOnlyWhenAskedAndCountPerLevel) {
+  wacky::test::TempDir dir;
+  for (const bool fill : {false, true}) {
+    Database db(dir.path() + (fill ? "/fill" : "/nofill"), WriteOptions(dir, false), 1 << 20,
+                {}, false, fill);
+    PutKeys(&db, 0, 1000);
+    db.Flush();  // one level-0 file (the trigger is 1000)
+    bool found[1];
+    const uint64_t key = 500;
+    db.GetMany(&key, 1, found);
+    db.GetMany(&key, 1, found);
+    CHECK(found[0]);
+    const std::vector<CacheCounts> counts = db.ReadCounts();
+    CHECK_EQ(counts.size(), size_t{1});  // level 0 only
+    CHECK_EQ(counts[0].misses, uint64_t{fill ? 1u : 2u});
+    CHECK_EQ(counts[0].hits, uint64_t{fill ? 1u : 0u});
+    const uint64_t start = 0;
+    CHECK_EQ(db.ScanMany(&start, 1, 10), uint64_t{10});  // a scan counts, never fills
+    CHECK_EQ(db.ReadCounts()[0].misses + db.ReadCounts()[0].hits,
+             counts[0].misses + counts[0].hits + 1);
+  }
+}
+
 }  // namespace
 }  // namespace wacky_rocksdb
 
