@@ -12,17 +12,52 @@ $(PY):
 	python3 -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
+# The install is incremental. A stamp in the venv records it, so a second `make demo` or
+# `make test` skips pip while nothing the C++ modules are built from has changed (the Python
+# code is installed editable: its changes need no install). When something has, pip rebuilds
+# without build isolation, with the build tools installed in the venv, in one persistent
+# directory (build/venv), so CMake and Ninja recompile only what changed. A plain
+# `pip install -e .` still works as before (isolated, in build/{wheel_tag}).
+STAMP := $(VENV)/.wacky-installed
+DEV_STAMP := $(VENV)/.wacky-installed-dev
+BUILD_TOOLS := "scikit-build-core>=0.9" "pybind11>=2.12" "cmake>=3.18" ninja
+NATIVE_INPUTS := pyproject.toml CMakeLists.txt $(wildcard native_engine/src/* rocksdb_bridge/src/*)
+# Whether librocksdb-dev was there when the modules were built: the bridge is built only if so.
+ROCKSDB_STATE := $(VENV)/.wacky-rocksdb-$(if $(wildcard /usr/include/rocksdb/db.h),yes,no)
+EDITABLE = $(PIP) install --quiet --no-build-isolation -C build-dir=build/venv -e
+
+# The stamps are made by a second make, which looks for librocksdb-dev after rocksdb-dev ran.
 install: $(PY) rocksdb-dev
-	$(PIP) install --quiet -e .
+	@$(PY) -c "import native_engine._engine" 2>/dev/null || rm -f $(STAMP) $(DEV_STAMP)
+	@$(MAKE) --no-print-directory -q $(STAMP) && echo "the install is up to date" || \
+	  $(MAKE) --no-print-directory $(STAMP)
 
 install-dev: $(PY) rocksdb-dev
-	$(PIP) install --quiet -e ".[dev]"
+	@$(PY) -c "import native_engine._engine" 2>/dev/null || rm -f $(STAMP) $(DEV_STAMP)
+	@$(MAKE) --no-print-directory -q $(DEV_STAMP) && echo "the install is up to date" || \
+	  $(MAKE) --no-print-directory $(DEV_STAMP)
+
+$(STAMP): $(NATIVE_INPUTS) $(ROCKSDB_STATE)
+	$(PIP) install --quiet $(BUILD_TOOLS)
+	$(EDITABLE) .
+	touch $@
+
+$(DEV_STAMP): $(NATIVE_INPUTS) $(ROCKSDB_STATE)
+	$(PIP) install --quiet $(BUILD_TOOLS)
+	$(EDITABLE) ".[dev]"
+	touch $@ $(STAMP)
+
+$(VENV)/.wacky-rocksdb-%:
+	rm -f $(VENV)/.wacky-rocksdb-*
+	touch $@
 
 # Debian's librocksdb-dev for the RocksDB bridge (rocksdb_bridge), installed with apt when it is
-# missing and apt can run; otherwise the bridge is not built and says how to install it.
+# missing and apt can run (it says so first); otherwise the bridge is not built and says how
+# to install it.
 rocksdb-dev:
 	@if [ ! -f /usr/include/rocksdb/db.h ]; then \
 	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's librocksdb-dev with apt-get (for the RocksDB bridge)"; \
 	    export DEBIAN_FRONTEND=noninteractive; \
 	    apt-get install -y -qq --no-install-recommends librocksdb-dev >/dev/null 2>&1 || \
 	      { apt-get update -qq && apt-get install -y -qq --no-install-recommends \

@@ -9,6 +9,7 @@ from dash import Dash, no_update
 from dashboard import callbacks, layout
 from dashboard.jobs import Runner, ValidationJobs, run_on_engine
 from wacky_model.guardrails import Constraints
+from wacky_model.rocksdb_tuning import RocksDBRecommendation, recommend_rocksdb
 from wacky_model.search import DesignSpace, Recommendation, recommend
 from wacky_model.search import space_for as search_space_for
 from wacky_model.types import System, Workload
@@ -35,8 +36,16 @@ def make_services(runner: Runner = run_on_engine) -> callbacks.Services:
         return recommend(workload, system, space=space_for(system, constraints), rho=rho,
                          constraints=constraints, **pins.arguments())
 
+    # What --target rocksdb prints beside its pick (RocksDB's defaults, the gain), kept too.
+    @lru_cache(maxsize=RECOMMENDATION_CACHE_SIZE)
+    def rocksdb_report_for(workload: Workload, system: System, rho: float | None,
+                           constraints: Constraints | None,
+                           level0_trigger: int | None) -> RocksDBRecommendation:
+        return recommend_rocksdb(workload, system, constraints, rho, level0_trigger)
+
     return callbacks.Services(space_for=space_for, jobs=ValidationJobs(runner),
-                              recommend_for=recommend_for)
+                              recommend_for=recommend_for,
+                              rocksdb_report_for=rocksdb_report_for)
 
 
 def create_app(*, runner: Runner = run_on_engine) -> Dash:

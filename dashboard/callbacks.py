@@ -33,7 +33,7 @@ from wacky_model.figures.frontiers import memory_frontier, range_frontier
 from wacky_model.guardrails import Constraints
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
-from wacky_model.rocksdb_tuning import RocksDBConfig
+from wacky_model.rocksdb_tuning import RocksDBConfig, RocksDBRecommendation, recommend_rocksdb
 from wacky_model.search import Alternative, DesignSpace, Recommendation, classify, recommend
 from wacky_model.skew import needs_skew_model
 from wacky_model.types import Design, KeyDistribution, System, Workload
@@ -143,6 +143,8 @@ class Services:
     space_for: Callable[..., DesignSpace]  # (system, constraints=None)
     jobs: ValidationJobs
     recommend_for: Callable[..., Recommendation] | None = None
+    # (workload, system, rho, limits, level-0 trigger): recommend_rocksdb's report, cached
+    rocksdb_report_for: Callable[..., RocksDBRecommendation] | None = None
 
     def recommend(self, workload: Workload, system: System, rho: float | None,
                   constraints: Constraints | None = None,
@@ -151,6 +153,16 @@ class Services:
             return self.recommend_for(workload, system, rho, constraints, pins)
         return recommend(workload, system, space=self.space_for(system, constraints), rho=rho,
                          constraints=constraints, **pins.arguments())
+
+    def rocksdb_report(self, workload: Workload, system: System, rho: float | None,
+                       constraints: Constraints | None = None,
+                       pins: SearchPins = SEARCHED) -> RocksDBRecommendation:
+        """What ``wacky recommend --target rocksdb`` prints beside its pick: RocksDB's defaults
+        and the best multiplier alone, priced, and a reason per option."""
+        if self.rocksdb_report_for is not None:
+            return self.rocksdb_report_for(workload, system, rho, constraints,
+                                           pins.level0_trigger)
+        return recommend_rocksdb(workload, system, constraints, rho, pins.level0_trigger)
 
 
 @dataclass(frozen=True)
@@ -231,19 +243,34 @@ def number(field: str, value: Any, *, minimum: float | None = None,
         v = _to_float(value)
     except (TypeError, ValueError, OverflowError, ZeroDivisionError):
         raise ValueError(f"{label}: {_quoted(value)} is not a number") from None
-    if isinstance(v, complex) or not math.isfinite(v):
-        raise ValueError(f"{label}: must be a finite number")
+    if isinstance(v, complex) or math.isnan(v):
+        raise ValueError(f"{label}: {_quoted(value)} is not a number")
+    # A number too large for a double (500 nines) is out of the field's range, not missing.
+    got = f"{v:.6g}" if math.isfinite(v) else _too_large(value)
     if minimum is None and maximum is None and field in FIELD_RANGES:
         lo, hi, words = FIELD_RANGES[field]
         if not lo <= v <= hi:
-            raise ValueError(f"{label}: must be {words}; got {v:.6g}")
+            raise ValueError(f"{label}: must be {words}; got {got}")
     if minimum is not None and maximum is not None and not minimum <= v <= maximum:
-        raise ValueError(f"{label}: must be between {minimum:g} and {maximum:g}; got {v:.6g}")
+        raise ValueError(f"{label}: must be between {minimum:g} and {maximum:g}; got {got}")
+    if not math.isfinite(v):
+        raise ValueError(f"{label}: must be a finite number; got {got}")
     if minimum is not None and v < minimum:
-        raise ValueError(f"{label}: must be at least {minimum:g}; got {v:.6g}")
+        raise ValueError(f"{label}: must be at least {minimum:g}; got {got}")
     if maximum is not None and v > maximum:
-        raise ValueError(f"{label}: must be at most {maximum:g}; got {v:.6g}")
+        raise ValueError(f"{label}: must be at most {maximum:g}; got {got}")
     return v
+
+
+def _too_large(value: Any) -> str:
+    """A value beyond a double's range as the message quotes it: "a 500-digit number" for a
+    run of digits, the typed text (shortened) otherwise."""
+    text = str(value).strip().replace(",", "").replace("_", "").replace(" ", "")
+    sign = "negative " if text.startswith("-") else ""
+    digits = text.lstrip("+-")
+    if digits.isdigit():
+        return f"a {sign}{len(digits):,}-digit number"
+    return _quoted(value)
 
 
 def is_on(value: Any) -> bool:
@@ -251,15 +278,23 @@ def is_on(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and "on" in value
 
 
+# What each key field takes, in the page's words: writes refuse "latest" (reads of recently
+# written keys), so the write keys' messages do not offer it.
+KEY_CHOICES = {"write-keys": "uniform, zipf:θ or hotset:h:p",
+               "read-keys": "uniform, zipf:θ, hotset:h:p or latest"}
+_LIBRARY_CHOICES = re.compile(r"use uniform, zipf:\S+,? hotset:\S+ or latest\S*")
+
+
 def _key_distribution(field: str, value: Any) -> str:
     text = "uniform" if value is None or not str(value).strip() else str(value).strip()
     if len(text) > MAX_SHOWN:
-        raise ValueError(f"{LABELS[field]}: {_quoted(text)} is not a distribution; use uniform, "
-                         "zipf:θ, hotset:h:p or latest")
+        raise ValueError(f"{LABELS[field]}: {_quoted(text)} is not a distribution; use "
+                         f"{KEY_CHOICES[field]}")
     try:
         KeyDistribution.parse(text)
     except ValueError as err:
-        raise ValueError(f"{LABELS[field]}: {page_words(str(err))}") from None
+        words = _LIBRARY_CHOICES.sub(f"use {KEY_CHOICES[field]}", page_words(str(err)))
+        raise ValueError(f"{LABELS[field]}: {words}") from None
     return text
 
 
@@ -281,7 +316,7 @@ def parse_workload(values: dict[str, Any]) -> Workload:
             errors.append(str(err))
     if keys.get("write_keys", "").startswith("latest"):
         errors.append(f"{LABELS['write-keys']}: 'latest' describes reads of recently written "
-                      "keys; for writes use uniform, zipf:θ or hotset:h:p")
+                      f"keys; for writes use {KEY_CHOICES['write-keys']}")
     try:
         updates = number(L.UPDATE_FRACTION[0], values.get(L.UPDATE_FRACTION[0], 0.0),
                          minimum=0.0, maximum=100.0)
@@ -366,11 +401,32 @@ def _whole_bytes(field: str, value: float) -> int:
     return int(value)
 
 
-def parse_system(values: dict[str, Any]) -> System:
+def split_overrides(split: Any, mode: Any) -> tuple[str, ...]:
+    """The system fields a ticked memory split overrides (the page disables them and nothing
+    reads them): the filter memory, and the buffer too when the search chooses the split (a
+    manual design is shown at the buffer given, the rest of the budget for filters)."""
+    if not is_on(split):
+        return ()
+    return ("bits-per-entry",) if mode == "manual" else ("buffer-mib", "bits-per-entry")
+
+
+def memory_fields_disabled(split: Any, mode: Any) -> tuple[bool, bool, bool]:
+    """(buffer, filter memory, total memory) disabled: the fields the split overrides, and
+    the total memory while there is no split to give it to."""
+    overridden = split_overrides(split, mode)
+    return ("buffer-mib" in overridden, "bits-per-entry" in overridden, not is_on(split))
+
+
+def parse_system(values: dict[str, Any], mode: Any = "recommend") -> System:
+    """The system fields as a System; with the memory split ticked, the fields it overrides
+    (:func:`split_overrides`, for ``mode``) are not read."""
     # Every problem at once: each check runs when the fields it needs are usable.
     problems = []
     v = {}
-    fields = SYSTEM_IDS + ((L.MEMORY_BITS[0],) if is_on(values.get(L.MEMORY_SPLIT)) else ())
+    split = is_on(values.get(L.MEMORY_SPLIT))
+    overridden = split_overrides(values.get(L.MEMORY_SPLIT), mode)
+    fields = tuple(f for f in SYSTEM_IDS if f not in overridden) + (
+        (L.MEMORY_BITS[0],) if split else ())
     for field in fields:
         try:
             v[field] = number(field, values.get(field, 0.0) if field == "cache-mib"
@@ -394,17 +450,11 @@ def parse_system(values: dict[str, Any]) -> System:
                         f"({entry_bytes:,} bytes); got {block_bytes:,}")
     if problems:
         raise ValueError("\n".join(problems))
-    buffer_bytes = int(round(v["buffer-mib"] * 2**20))
-    if buffer_bytes < block_bytes:
-        raise ValueError(f"{LABELS['buffer-mib']}: the buffer must hold at least one block "
-                         f"({block_bytes:,} bytes)")
-    # System checks this too, but in its own field names; say it in the page's words.
-    entries_in_buffer = (buffer_bytes // block_bytes) * (block_bytes // entry_bytes)
-    if entries_in_buffer >= entries:
-        raise ValueError(
-            f"{LABELS['buffer-mib']}: the buffer holds {entries_in_buffer:,} entries, as many "
-            f"as the data ({entries:,.0f} entries) or more; make it smaller than the data")
-    budget = ({"memory_bits_per_entry": v[L.MEMORY_BITS[0]]} if L.MEMORY_BITS[0] in v
+    if "buffer-mib" in overridden:
+        buffer_bytes = _unread_buffer(values, entries, entry_bytes, block_bytes)
+    else:
+        buffer_bytes = _buffer(v["buffer-mib"], entries, entry_bytes, block_bytes)
+    budget = ({"memory_bits_per_entry": v[L.MEMORY_BITS[0]]} if split
               else {"bits_per_entry": v["bits-per-entry"]})
     try:
         return System(
@@ -418,6 +468,33 @@ def parse_system(values: dict[str, Any]) -> System:
         )
     except ValueError as err:
         raise ValueError(page_words(str(err))) from None
+
+
+def _unread_buffer(values: dict[str, Any], entries: float, entry_bytes: int,
+                   block_bytes: int) -> int:
+    """The System's buffer while the search splits the memory: only where a design sits before
+    a split is chosen (the search does not depend on it). The field's value when it is usable,
+    else one block: a disabled field must not block the page."""
+    try:
+        return _buffer(number("buffer-mib", values.get("buffer-mib")), entries, entry_bytes,
+                       block_bytes)
+    except ValueError:
+        return block_bytes
+
+
+def _buffer(mib: float, entries: float, entry_bytes: int, block_bytes: int) -> int:
+    """The buffer field in bytes, checked against the data in the page's words."""
+    buffer_bytes = int(round(mib * 2**20))
+    if buffer_bytes < block_bytes:
+        raise ValueError(f"{LABELS['buffer-mib']}: the buffer must hold at least one block "
+                         f"({block_bytes:,} bytes)")
+    # System checks this too, but in its own field names; say it in the page's words.
+    entries_in_buffer = (buffer_bytes // block_bytes) * (block_bytes // entry_bytes)
+    if entries_in_buffer >= entries:
+        raise ValueError(
+            f"{LABELS['buffer-mib']}: the buffer holds {entries_in_buffer:,} entries, as many "
+            f"as the data ({entries:,.0f} entries) or more; make it smaller than the data")
+    return buffer_bytes
 
 
 KNOB_RANGES = {name: (lo, hi) for name, _, lo, hi, *_ in L.KNOBS}
@@ -449,7 +526,7 @@ def parse_controls(
     parsed: dict[str, Any] = {}
     steps = (("workload", lambda: parse_workload(workload)),
              ("rho", lambda: parse_rho(workload)),
-             ("system", lambda: parse_system(system)),
+             ("system", lambda: parse_system(system, mode)),
              ("constraints", lambda: parse_constraints(system)),
              ("pins", lambda: parse_pins(system)))
     if mode == "manual":
@@ -499,15 +576,30 @@ def _bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def system_summary(system: dict[str, Any]) -> str:
-    """What the system fields add up to, or nothing while they are unusable."""
+def system_summary(system: dict[str, Any], mode: Any = "recommend",
+                   split: System | None = None) -> str:
+    """What the system fields add up to, or nothing while they are unusable. With the memory
+    split ticked, the buffer is the split's (``split``: the system the design shown was priced
+    on), not the buffer field's, which the split overrides."""
     try:
-        s = parse_system(system)
+        s = parse_system(system, mode)
     except ValueError:
         return ""
     text = (f"{s.entries:,.0f} entries = {_bytes(s.entries * s.entry_bytes)} of data, "
-            f"{s.entries_per_block} entries per block; the buffer holds "
-            f"{s.buffer_entries:,} entries")
+            f"{s.entries_per_block} entries per block; ")
+    if not s.memory_split:
+        text += f"the buffer holds {s.buffer_entries:,} entries"
+    elif split is None or split.memory_split:  # before a split is known
+        text += (f"{s.memory_bits_per_entry:g} bits/entry of memory, split between the buffer "
+                 "and the filters " + ("by the search" if mode != "manual" else
+                                       f"(the buffer {_bytes(s.buffer_bytes)}, the rest for "
+                                       "filters)"))
+    else:
+        who = "you gave" if mode == "manual" else "the search chose"
+        text += (f"{s.memory_bits_per_entry:g} bits/entry of memory split ({who} the buffer): "
+                 f"the buffer holds {split.buffer_entries:,} entries "
+                 f"({_bytes(split.buffer_bytes)}), the filters get "
+                 f"{split.bits_per_entry or 0.0:.3g} bits/entry")
     if s.cache_bytes:
         text += f"; the cache holds {s.cache_bytes / (s.entries * s.entry_bytes):.2%} of the data"
     return text + "."
@@ -557,6 +649,41 @@ def robust_text(robust: dict[str, Any]) -> str:
             "is each family's worst case.")
 
 
+@dataclass(frozen=True)
+class Headline:
+    """The model the card headlines and its figures: every chart marks the design shown at
+    these, so a marker and the card never disagree."""
+
+    model: str  # in words: "finite-N model", "skew model", "partial-merge model"
+    column: str | None  # the card table's column for it (None: the finite-N column)
+    theta: float
+    costs: dict[str, float]  # COST_ROWS' keys that this model prices
+
+    @property
+    def write_amp(self) -> float:
+        return self.costs["write_amp"]
+
+
+def headline_of(analysis: Analysis, files: Recommendation | None = None) -> Headline:
+    """What the card headlines: the partial-merge model's costs for a file-granular pick
+    (``files``), the skew model's under skewed keys, updates or a cache (its write
+    amplification and existing-key reads; the rest as with uniform keys), else the
+    finite-N model's."""
+    f = analysis.finite
+    finite = {key: float(getattr(f, key)) for _, key in COST_ROWS
+              if getattr(f, key, None) is not None}
+    if files is not None:
+        model = "partial-merge model" + (", stock RocksDB" if files.model == "rocksdb" else "")
+        return Headline(model, "stock RocksDB" if files.model == "rocksdb" else "files",
+                        files.cost, dict(files.costs))
+    k = analysis.skew
+    if k is not None and k.theta is not None:
+        costs = {key: v for key, v in finite.items() if key != "write_cost"}
+        costs.update(write_amp=k.write_amp, point_read=k.point_read)
+        return Headline("skew model", "skew", k.theta, costs)
+    return Headline("finite-N model", None, f.theta, finite)
+
+
 def card(title: str, family: str, analysis: Analysis, note: str = "",
          extra: tuple[str, ...] = (), files: Recommendation | None = None,
          configuration: html.Div | None = None) -> html.Div:
@@ -589,9 +716,19 @@ def card(title: str, family: str, analysis: Analysis, note: str = "",
         headline = ["Θ = ", html.B(f"{f.theta:.4g}", id="card-theta"),
                     " I/O per operation at steady state (finite-N model); the paper's Eq 16 "
                     "gives ", html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
-    rows = [html.Tr([_help_cell(name), html.Td(_fmt(getattr(f, key) or 0.0), style=right),
-                     html.Td(_fmt(getattr(a, key) or 0.0), style=right)])
+    # The headline model's own column first, when it is not the finite-N model: the charts'
+    # markers sit at its figures.
+    head = headline_of(a, files)
+    lead = [] if head.column is None else [html.Th(head.column, style=right,
+                                                   title=f"The card's Θ: the {head.model}.")]
+    rows = [html.Tr([_help_cell(name)]
+                    + ([] if head.column is None else [html.Td(
+                        _fmt(head.costs[key]) if key in head.costs else "–", style=right,
+                        className="card-headline-cost")])
+                    + [html.Td(_fmt(getattr(f, key) or 0.0), style=right),
+                       html.Td(_fmt(getattr(a, key) or 0.0), style=right)])
             for name, key in COST_ROWS]
+    blank = [html.Td("")] * (2 if head.column is not None else 1)
     return html.Div(
         [
             html.Div(title, style={"color": "#666", "fontSize": "90%"}),
@@ -601,15 +738,16 @@ def card(title: str, family: str, analysis: Analysis, note: str = "",
             html.Div(headline, title=HELP.METRICS["Θ"],
                      style={"fontSize": "120%", "margin": "6px 0"}),
             html.Table(
-                [html.Tr([html.Th(""), html.Th("finite N", style=right,
-                                               title="The finite-N model at steady state "
-                                               "(docs/MODEL.md): what the search optimizes."),
+                [html.Tr([html.Th(""), *lead,
+                          html.Th("finite N", style=right,
+                                  title="The finite-N model at steady state "
+                                  "(docs/MODEL.md): what the search optimizes."),
                           html.Th("paper", style=right,
                                   title="The paper's closed forms (Eq 8-16).")])]
                 + rows
-                + [html.Tr([_help_cell("sum of FPRs (paper)"), html.Td(""),
+                + [html.Tr([_help_cell("sum of FPRs (paper)"), *blank,
                             html.Td(_fmt(a.sum_fpr), style=right)]),
-                   html.Tr([_help_cell("levels"), html.Td(""),
+                   html.Tr([_help_cell("levels"), *blank,
                             html.Td(str(len(a.levels)), style=right)])],
                 style={"fontSize": "90%"},
             ),
@@ -672,9 +810,11 @@ def _option_value(name: str, value: str) -> str:
     return f"{int(value):,} ({_bytes(int(value))})" if name in BYTE_OPTIONS else value
 
 
-def configuration_view(rec: Recommendation, exported: RocksDBExport | None) -> html.Div:
+def configuration_view(rec: Recommendation, exported: RocksDBExport | None,
+                       report: RocksDBRecommendation | str | None = None) -> html.Div:
     """What the recommendation priced: how it merges and, for a stock RocksDB pick
-    (``exported``), the RocksDB options that carry it, each with its reason on hover."""
+    (``exported``), the RocksDB options that carry it, each with its reason on hover, and
+    (``report``) its gain over RocksDB's defaults."""
     c = rec.compaction
     merges = ("Merges: whole levels (every flush merges into Level 1 at once)."
               if c.granularity == "level" else
@@ -697,24 +837,98 @@ def configuration_view(rec: Recommendation, exported: RocksDBExport | None) -> h
                                      style={"textAlign": "right", "paddingLeft": "10px"})]))
         children += [html.Div("Stock RocksDB options:", style={"marginTop": "4px"}),
                      html.Table(rows, id="card-rocksdb-options",
-                                style={"fontFamily": "monospace", "fontSize": "95%"}),
-                     html.A("The OPTIONS file and its download are below.",
-                            href=f"#{L.ROCKSDB_PANEL}")]
+                                style={"fontFamily": "monospace", "fontSize": "95%"})]
+        if isinstance(report, RocksDBRecommendation):
+            children.append(html.Div(
+                [f"RocksDB's defaults: Θ {report.default.theta:.4g}; this pick: ",
+                 html.B(gain_text(report))], id="card-rocksdb-gain"))
+        children.append(html.A("RocksDB's defaults beside it, the OPTIONS file and its "
+                               "download are below.", href=f"#{L.ROCKSDB_PANEL}"))
     return html.Div(children, id="card-configuration",
                     style={"fontSize": "85%", "marginTop": "6px", "padding": "4px 8px",
                            "background": "#f4f8ff", "border": "1px solid #d8e2f0",
                            "borderRadius": "4px"})
 
 
-def rocksdb_view(exported: RocksDBExport | str) -> html.Div:
+def gain_text(report: RocksDBRecommendation) -> str:
+    """The pick against RocksDB's defaults, in I/O per operation."""
+    gain = report.to_dict()["gain_over_defaults"]
+    return (f"{gain:.1%} fewer I/O per operation" if gain >= 0 else
+            f"{-gain:.1%} more I/O per operation")
+
+
+def _bytes_in_buffers(n: int, buffer: int) -> str:
+    share = n / buffer
+    return "one buffer" if share == 1 else f"{share:g} buffers"
+
+
+def stock_report_view(report: RocksDBRecommendation) -> html.Div:
+    """What ``wacky recommend --target rocksdb`` prints: the options picked and their Θ, the
+    same costs for RocksDB's defaults (scaled to this buffer) and for the best multiplier with
+    the other options at the defaults, the gain, and why each option."""
+    b, c, d = report.best, report.best.config, report.default.config
+    right = {"textAlign": "right", "padding": "2px 8px"}
+    head = ("configuration", "I/O per op (Θ)", "write amp", "zero-result I/O",
+            "existing-key I/O", "runs per range read")
+    rows = []
+    alone = report.best_multiplier_only
+    for name, p in (("recommended", b), ("RocksDB's defaults", report.default),
+                    (f"defaults, best multiplier ({alone.config.multiplier:g})", alone)):
+        k = p.costs
+        rows.append(html.Tr([html.Td(name, style={"padding": "2px 8px"})]
+                            + [html.Td(v, style=right) for v in (
+                                f"{p.theta:.4g}", f"{k.write_amp:.3g}",
+                                f"{k.zero_result_read:.3g}", f"{k.point_read:.3g}",
+                                f"{k.range_runs:.3g}")]))
+    defaults = (f"trigger {d.level0_trigger}, a first level of "
+                f"{_bytes_in_buffers(d.level_base_bytes, d.buffer_bytes)}, multiplier "
+                f"{d.multiplier:g}, files of {_bytes_in_buffers(d.file_bytes, d.buffer_bytes)}")
+    return html.Div(
+        [
+            html.Div([html.B("Stock RocksDB, leveled compaction"),
+                      f": {b.theta:.4g} I/O per operation (partial-merge model, "
+                      f"{report.configurations:,} configurations searched)"]),
+            html.Div(f"write_buffer_size={c.buffer_bytes:,} max_bytes_for_level_multiplier="
+                     f"{c.multiplier:g} level0_file_num_compaction_trigger={c.level0_trigger} "
+                     f"max_bytes_for_level_base={c.level_base_bytes:,} target_file_size_base="
+                     f"{c.file_bytes:,} level_compaction_dynamic_level_bytes="
+                     f"{str(c.dynamic).lower()}, {c.bits_per_key:.3g} bits per key",
+                     style={"fontFamily": "monospace", "fontSize": "90%",
+                            "overflowWrap": "anywhere", "margin": "4px 0"}),
+            html.Div(html.Table(
+                [html.Tr([html.Th(h, style=right) for h in head])] + rows,
+                id="rocksdb-comparison", style={"fontSize": "90%", "borderCollapse": "collapse"}),
+                style={"overflowX": "auto", "maxWidth": "100%"}),
+            html.Div([f"Gain over RocksDB's defaults (scaled to this buffer: {defaults}): ",
+                      html.B(gain_text(report))], id="rocksdb-gain", style={"margin": "4px 0"}),
+            html.Div("Why each option (against the best configuration that differs in it "
+                     "alone):"),
+            html.Ul([html.Li(line) for line in report.reasons], id="rocksdb-reasons",
+                    style={"fontSize": "85%"}),
+        ],
+        id="rocksdb-report",
+        style={"marginBottom": "8px", "paddingBottom": "6px", "borderBottom": "1px solid #eee"},
+    )
+
+
+def rocksdb_view(exported: RocksDBExport | str,
+                 report: RocksDBRecommendation | str | None = None) -> html.Div:
     """The stock RocksDB options of what the page shows (as ``wacky export --rocksdb`` writes
-    them), or why there are none: each knob's grade, then the OPTIONS file with a reason above
-    each option."""
+    them), or why there are none: for a stock RocksDB pick, ``recommend --target rocksdb``'s
+    report first (``report``, or why there is none); then each knob's grade, then the OPTIONS
+    file with a reason above each option."""
     if isinstance(exported, str):
         return html.Div(f"No RocksDB export for this design: {exported}", id="rocksdb-error",
                         style={"color": "#a40000"})
+    top: Any = None
+    if isinstance(report, RocksDBRecommendation):
+        top = stock_report_view(report)
+    elif isinstance(report, str):
+        top = html.Div(f"No comparison with RocksDB's defaults: {report}",
+                       id="rocksdb-report-error", style={"color": "#a40000"})
     return html.Div(
         [
+            top,
             html.Div(["Grade of the design: ", html.B(exported.grade, id="rocksdb-grade"),
                       f" (compaction style: {exported.style})"]),
             html.Ul([html.Li([html.B(g.knob), f": {g.grade}: {g.note}"])
@@ -813,7 +1027,7 @@ def update_views(
     """
     out: dict[str, Any] = {key: no_update for key, _, _ in VIEW_OUTPUTS}
     out[L.MIX] = mix_text(workload)
-    out[L.SYSTEM_SUMMARY] = system_summary(system)
+    out[L.SYSTEM_SUMMARY] = system_summary(system, mode)
     try:
         controls = parse_controls(workload, system, mode, knobs, filters)
     except ValueError as err:
@@ -832,6 +1046,9 @@ def update_views(
         out[L.CURRENT] = None
         return out
     out[L.MESSAGE], out[MESSAGE_STYLE] = message_children([])
+    if controls.system.memory_split:  # the split the design shown was priced at
+        out[L.SYSTEM_SUMMARY] = system_summary(system, mode,
+                                               System(**out[L.CURRENT]["system"]))
     return out
 
 
@@ -915,35 +1132,56 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
                                                    stock_fields)
     except ValueError as err:
         exported = page_words(str(err))
+    # A stock RocksDB pick comes with the CLI's report: RocksDB's defaults beside it, the gain.
+    report: RocksDBRecommendation | str | None = None
+    if stock is not None:
+        try:
+            report = services.rocksdb_report(controls.workload, controls.system, controls.rho,
+                                             controls.constraints, controls.pins)
+        except ValueError as err:
+            report = search_words(str(err))
     if controls.design is None:
         configuration = configuration_view(rec, None if stock is None or isinstance(
-            exported, str) else exported)
+            exported, str) else exported, report)
     out[L.CARD] = card(title, family, analysis, note, tuple(extra), files, configuration)
     # The table prices uniform keys (the shown design's finite-N Θ is its peer) or, with rho,
     # the worst case, which only the recommendation's cost gives.
     reference = (analysis.finite.theta if rec.robust is None
                  else rec.cost if controls.design is None else None)
     out[L.ALTERNATIVES] = alternative_rows(rec.alternatives, reference)
-    out[L.ROCKSDB] = rocksdb_view(exported)
+    out[L.ROCKSDB] = rocksdb_view(exported, report)
     out[L.STRUCTURE] = structure_figure(analysis)
     out[L.LEVELS] = level_rows(analysis)
+    # Every chart marks the design at the figures of the model the card headlines (its Θ,
+    # write amplification, range runs and memory), whatever model draws the curves.
+    head = headline_of(analysis, files)
     # Each family's whole curve, guardrails aside: the card flags the levels they would limit.
     out[L.THETA] = theta_by_family(system, controls.workload, space=services.space_for(system),
-                                   current=(design.T, analysis.finite.theta, label))
-    # Hold the point-read cost at the shown design's own sum of FPRs, so its marker sits at
-    # the memory budget given in the controls and the curves show what others need for it.
-    # Every family has at least one run, so any p <= 1 is reachable by all of them.
+                                   current=(design.T, head.theta, label))
+    # Hold the point-read cost at the shown design's own sum of FPRs, so the curves show what
+    # others need for the point reads the design has. Every family has at least one run, so
+    # any p <= 1 is reachable by all of them.
     frontier_p = min(max(analysis.sum_fpr, 1e-9), 1.0)
     out[L.MEMORY_FRONTIER] = memory_frontier(system, frontier_p, design=design, label=label)
     out[L.RANGE_FRONTIER] = range_frontier(system, design=design, label=label)
-    _keep_in_view(out[L.THETA], analysis.finite.theta)
+    _keep_in_view(out[L.THETA], head.theta)
     for key in (L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
         _fit_half_width(out[key])
         # Write amplification spans decades (about 1 to several hundred): a log axis keeps
         # the useful designs from crowding into a corner.
         out[key].update_xaxes(type="log")
-    if analysis.sum_fpr > 1.0:
-        _star_at_own_memory(out[L.MEMORY_FRONTIER], analysis)
+    if head.column is not None:  # the Θ curves are the finite-N model's, whole levels
+        _mark_headline(out[L.THETA], design.T, head.theta,
+                       f"★ at the card's Θ ({head.model}); curves: finite-N, whole levels")
+    curves = "curves: the paper's closed forms"
+    memory_note = f"★ at the card's figures ({head.model}); {curves}"
+    if analysis.sum_fpr > 1.0:  # the curves are held at p = 1, which the design exceeds
+        memory_note += (f"<br>sum of FPRs {analysis.sum_fpr:.3g} > 1: shown at its own "
+                        "memory")
+    _mark_headline(out[L.MEMORY_FRONTIER], head.write_amp,
+                   head.costs.get("memory_bits_per_entry"), memory_note)
+    _mark_headline(out[L.RANGE_FRONTIER], head.write_amp, head.costs.get("range_runs"),
+                   f"★ at the card's figures ({head.model}); {curves}")
     for key in (L.STRUCTURE, L.THETA, L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
         lighten(out[key])
     w = controls.workload
@@ -966,16 +1204,21 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     return out
 
 
-def _star_at_own_memory(fig: go.Figure, analysis: Analysis) -> None:
-    """A design whose sum of FPRs is above 1 cannot be drawn at the curves' p (capped at 1):
-    mark it at the memory it has, and say so, rather than at the memory p = 1 would need."""
+def _mark_headline(fig: go.Figure, x: float, y: float | None, note: str) -> None:
+    """Move the design's star to (``x``, ``y``), the card's headline figures (``y`` None:
+    where the figure put it), and say under the title which model they are."""
     for trace in fig.data:
         if trace.marker is not None and trace.marker.symbol == "star":
-            trace.y = [analysis.memory_bits_per_entry]
-            note = f"sum of FPRs {analysis.sum_fpr:.3g} > 1: shown at its own memory"
-            trace.hovertemplate = f"{trace.name}<br>{note}<br>%{{x:.4g}}, %{{y:.4g}}<extra></extra>"
-            fig.update_layout(title_text=f"{fig.layout.title.text}<br>★ {note}",
-                              margin={"t": 95})
+            trace.x = [x]
+            if y is not None:
+                trace.y = [y]
+            words = note.replace("<br>", "; ")
+            trace.hovertemplate = (f"{trace.name}<br>{words}<br>%{{x:.4g}}, %{{y:.4g}}"
+                                   "<extra></extra>")
+    lines = note.count("<br>") + 1
+    top = (fig.layout.margin.t or 70) + 16 * lines
+    fig.update_layout(title_text=f"{fig.layout.title.text}<br><span style='font-size:11px'>"
+                                 f"{note}</span>", margin={"t": top})
 
 
 def _keep_in_view(fig: go.Figure, theta: float) -> None:
@@ -1050,9 +1293,12 @@ def _url_number(value: Any) -> str:
         return str(value)
     if isinstance(value, str):  # a box's text: "2,147,483,648" goes in the URL as 2147483648
         try:
-            value = _to_float(value)
+            parsed = _to_float(value)
         except (ValueError, OverflowError, ZeroDivisionError):
             return value
+        if not math.isfinite(parsed):  # 500 nines stay as typed, for the message to name
+            return value
+        value = parsed
     if isinstance(value, (int, float)):
         v = float(value)
         if math.isfinite(v) and v == int(v) and abs(v) < 1e18:
@@ -1085,7 +1331,9 @@ def state_from_query(search: Any) -> dict[str, Any]:
         if key in URL_NUMBER_FIELDS or key in KNOB_NAMES:
             try:
                 v = float(raw)
-                out[key] = int(v) if math.isfinite(v) and v == int(v) else v
+                # Beyond a double (500 nines, "inf"): the text, which the page's JSON keeps
+                # (an infinite number would arrive as an empty field).
+                out[key] = (raw if not math.isfinite(v) else int(v) if v == int(v) else v)
             except ValueError:
                 out[key] = raw
         elif key in URL_TEXT_FIELDS:
@@ -1192,6 +1440,12 @@ def register(app: Dash, services: Services) -> None:
     @app.callback(Output(L.MANUAL_CONTROLS, "style"), Input(L.MODE, "value"))
     def _manual_style(mode):
         return manual_controls_style(mode)
+
+    @app.callback(Output("buffer-mib", "disabled"), Output("bits-per-entry", "disabled"),
+                  Output(L.MEMORY_BITS[0], "disabled"),
+                  Input(L.MEMORY_SPLIT, "value"), Input(L.MODE, "value"))
+    def _memory_fields(split, mode):
+        return memory_fields_disabled(split, mode)
 
     url_ids = tuple(L.knob_id(k) if k in KNOB_NAMES else (L.MODE if k == "mode" else
                     L.FILTERS if k == "filters" else k) for k in URL_CONTROLS)

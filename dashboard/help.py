@@ -38,10 +38,12 @@ CONTROLS: dict[str, str] = {
     "cache-mib": "LRU cache of data blocks for point reads, in MiB; 0 for none (RocksDB "
                  "block_cache). Merges drop the cached blocks of the runs they rewrite.",
     "memory-split": "Give one memory budget for the write buffer, filters and fence pointers "
-                    "together, and let the search choose how to split it (as Endure does).",
+                    "together, and let the search choose how to split it (as Endure does). "
+                    "The fields it overrides are disabled: the filter memory, and the buffer "
+                    "too in recommend mode (a manual design keeps the buffer given).",
     "memory-bits": "Total memory in bits per entry: write buffer + Bloom filters + fence "
-                   "pointers. With the split on, this replaces the buffer and filter fields "
-                   "for the recommendation.",
+                   "pointers. With the split on, this replaces the filter field, and the "
+                   "buffer field for the recommendation; off without the split.",
     # Design
     "mode": "recommend: search all five knobs for the cheapest design for this workload. "
             "manual: set the knobs yourself and compare with the recommendation.",
@@ -61,7 +63,9 @@ CONTROLS: dict[str, str] = {
     "target": "What the design must run on. This project's engine: any design of the "
               "continuum (RocksDB runs them under the Wacky compaction driver). Stock "
               "RocksDB: only what its own leveled compaction expresses (multiplier, level-0 "
-              "trigger, file and first-level sizes, dynamic level sizes, one bits per key).",
+              "trigger, file and first-level sizes, dynamic level sizes, one bits per key), "
+              "as `wacky recommend --target rocksdb`: the pick beside RocksDB's defaults, the "
+              "gain, and its OPTIONS file to download.",
     "T": "Size ratio between adjacent levels (RocksDB max_bytes_for_level_multiplier). "
          "Larger T: fewer levels, cheaper reads, costlier merges.",
     "C": "Capping ratio: the last level's capacity over all the levels above it together "

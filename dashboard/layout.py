@@ -31,7 +31,11 @@ KEY_FIELDS = (
     ("write-keys", "Write keys", "uniform"),
     ("read-keys", "Read keys", "uniform"),
 )
-KEY_SUGGESTIONS = ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9", "latest")
+# Each field's suggestions: "latest" (reads of recently written keys) is for reads only.
+KEY_SUGGESTIONS = {
+    "write-keys": ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9"),
+    "read-keys": ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9", "latest"),
+}
 UPDATE_FRACTION = ("update-fraction", "Updates (% of writes)", 0.0)
 CORRELATED = "correlated"
 SYSTEM_FIELDS = (
@@ -69,7 +73,6 @@ KNOBS = (
 MESSAGE = "message"
 MIX = "mix"
 SYSTEM_SUMMARY = "system-summary"
-KEY_SUGGESTIONS_LIST = "key-suggestions"
 LOADING = "views-loading"
 LOADING_NOTE = "views-loading-note"
 MODE = "mode"
@@ -155,21 +158,24 @@ def label(help_key: str, text: str, target: str | None = None) -> html.Label:
                       title=tip)
 
 
-def _number_field(field_id: str, text: str, value: float | str) -> html.Div:
-    return html.Div(
-        [
-            label(field_id, text),
-            _box(field_id, display_value(field_id, value), INPUT),
-        ],
-        style=FIELD,
-    )
+def _number_field(field_id: str, text: str, value: float | str,
+                  disabled: bool = False) -> html.Div:
+    box = _box(field_id, display_value(field_id, value), INPUT)
+    box.disabled = disabled
+    return html.Div([label(field_id, text), box], style=FIELD)
+
+
+def key_suggestions_list(field_id: str) -> str:
+    return f"{field_id}-suggestions"
 
 
 def _key_field(field_id: str, text: str, value: str) -> html.Div:
     """A distribution in the CLI's syntax, with the common ones suggested."""
-    box = dcc.Input(id=field_id, type="text", value=value, debounce=True, list=KEY_SUGGESTIONS_LIST,
-                    style=INPUT)
-    return html.Div([label(field_id, text), box], style=FIELD)
+    box = dcc.Input(id=field_id, type="text", value=value, debounce=True,
+                    list=key_suggestions_list(field_id), style=INPUT)
+    suggestions = html.Datalist([html.Option(value=v) for v in KEY_SUGGESTIONS[field_id]],
+                                id=key_suggestions_list(field_id))
+    return html.Div([label(field_id, text), box, suggestions], style=FIELD)
 
 
 def _choice_field(field_id: str, text: str, options: tuple[tuple[str, str], ...],
@@ -249,9 +255,7 @@ def _controls() -> html.Div:
                    html.Details(
                        [html.Summary("Key skew and updates", style={"cursor": "pointer"})]
                        + [_key_field(*f) for f in KEY_FIELDS]
-                       + [html.Datalist([html.Option(value=v) for v in KEY_SUGGESTIONS],
-                                        id=KEY_SUGGESTIONS_LIST),
-                          _number_field(*UPDATE_FRACTION),
+                       + [_number_field(*UPDATE_FRACTION),
                           _flag(CORRELATED, "hot reads are hot writes", True)],
                        style={"marginTop": "6px"},
                    )],
@@ -262,7 +266,9 @@ def _controls() -> html.Div:
                 + [_number_field(i, text, v) for i, text, v in SYSTEM_FIELDS]
                 + [_flag(MEMORY_SPLIT, "search the buffer/filter split of a total budget",
                          False),
-                   _number_field(*MEMORY_BITS),
+                   # Off until the split is ticked; the split then disables the fields it
+                   # overrides (callbacks.memory_fields_disabled).
+                   _number_field(*MEMORY_BITS, disabled=True),
                    html.Div(id=SYSTEM_SUMMARY, style={"fontSize": "90%", "color": "#444"})],
                 style=PANEL,
             ),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import plotly.graph_objects as go
 from dash import Dash, Input, Output, State, ctx, dash_table, dcc, html, no_update
 
 from dashboard import layout as L
@@ -273,6 +274,13 @@ def explanation(result: ValidationResult, request: ValidationRequest | None) -> 
     return html.Div(parts, id=L.VALIDATION_EXPLAINED)
 
 
+def _narrow(fig: go.Figure) -> go.Figure:
+    """The validation figure in a card of about 800 px (a 1280 px window): smaller panel
+    titles, so that the two do not run into each other."""
+    fig.update_annotations(font_size=12)
+    return fig
+
+
 def validation_view(state: JobState) -> html.Div:
     result = state.result
     if result is None:
@@ -291,10 +299,14 @@ def validation_view(state: JobState) -> html.Div:
                 id="validation-table",
                 columns=[{"id": c, "name": n} for c, n in columns],
                 data=comparison_rows(result),
+                # At 1280 px the headers wrap, and a table still too wide scrolls inside its
+                # card rather than the page sideways.
                 style_cell={"fontFamily": "sans-serif", "fontSize": "13px",
-                            "padding": "3px 8px", "textAlign": "right"},
+                            "padding": "3px 8px", "textAlign": "right", "whiteSpace": "normal",
+                            "height": "auto"},
+                style_table={"overflowX": "auto", "maxWidth": "100%"},
             ),
-            dcc.Graph(id="validation-figure", figure=validation_figure(result),
+            dcc.Graph(id="validation-figure", figure=_narrow(validation_figure(result)),
                       config={"displaylogo": False}),
         ]
     )

@@ -415,6 +415,8 @@ def test_skew_a_cache_a_memory_budget_and_help_on_every_label(url, browser, scre
     type_into(d, "read-keys", "uniform")
     type_into(d, "cache-mib", "0")
     d.find_element(By.ID, "memory-split").find_element(By.TAG_NAME, "input").click()
+    wait_until(d, lambda d: d.find_element(By.ID, "memory-bits").is_enabled(),
+               "the total memory field to be enabled")
     type_into(d, "memory-bits", "12")
     wait_text(d, "card", lambda t: "Memory, split by the search: buffer" in t
               and "= 12 bits/entry" in t, "the memory split on the card")
@@ -460,3 +462,130 @@ def test_the_first_paint_has_the_views_without_waiting_for_a_callback(url, brows
     d.get(url + "?writes=30")
     wait_text(d, "mix", lambda t: "write 43%" in t, "the linked mix")
     assert len(calls) >= 1
+
+
+# ------------------------------------------------------------------ issue 31: usable as it comes
+
+
+@pytest.fixture(scope="module")
+def fake_url() -> Iterator[str]:
+    """The app with a made-up validation (tests/dashboard_helpers.py): the views are the real
+    ones, a validation's table appears at once."""
+    from dashboard_helpers import fake_runner
+
+    werkzeug_log = logging.getLogger("werkzeug")
+    level = werkzeug_log.level
+    werkzeug_log.setLevel(logging.ERROR)
+    server = make_server("127.0.0.1", 0, create_app(runner=fake_runner).server, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        thread.join(10)
+        werkzeug_log.setLevel(level)
+
+
+def no_horizontal_scroll(driver) -> bool:
+    return driver.execute_script(
+        "return document.body.scrollWidth <= window.innerWidth"
+        " && document.documentElement.scrollWidth <= document.documentElement.clientWidth;")
+
+
+def test_the_stock_rocksdb_mode_end_to_end(fake_url, browser, downloads):
+    """A workload, Target = Stock RocksDB: the pick of `wacky recommend --target rocksdb`, its
+    gain over RocksDB's defaults, and its OPTIONS file downloaded."""
+    from wacky_model.rocksdb_tuning import recommend_rocksdb
+    from wacky_model.types import System, Workload
+
+    d = browser
+    d.get(fake_url)
+    wait_text(d, "card-theta", lambda t: float(t) > 0, "the first recommendation")
+    type_into(d, "writes", "30")
+    type_into(d, "point-reads", "50")
+    wait_text(d, "mix", lambda t: "write 30%" in t, "the new mix")
+    choose(d, "target", "Stock RocksDB")
+    report = recommend_rocksdb(Workload(0.5, 0.2, 0.3, 0.0), System(bits_per_entry=5.0))
+    c = report.best.config
+    wait_text(d, "card-rocksdb-gain", lambda t: "fewer I/O per operation" in t,
+              "the gain over RocksDB's defaults on the card")
+    assert float(text(d, "card-theta")) == pytest.approx(report.best.theta, rel=1e-3)
+    options = text(d, "card-rocksdb-options")
+    assert f"max_bytes_for_level_multiplier {c.multiplier:g}" in options
+    assert f"level0_file_num_compaction_trigger {c.level0_trigger}" in options
+    assert f"Θ {report.default.theta:.4g}" in text(d, "card-rocksdb-gain")
+    comparison = text(d, "rocksdb-comparison")
+    assert "RocksDB's defaults" in comparison and f"{report.default.theta:.4g}" in comparison
+    gain = report.to_dict()["gain_over_defaults"]
+    assert f"{gain:.1%} fewer I/O per operation" in text(d, "rocksdb-gain")
+    assert len(d.find_elements(By.CSS_SELECTOR, "#rocksdb-reasons li")) == len(report.reasons)
+    # The OPTIONS download is the file `wacky recommend --target rocksdb --out` writes.
+    for old in downloads.glob("OPTIONS-wacky*.ini"):
+        old.unlink()
+    button = d.find_element(By.ID, "rocksdb-options-button")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
+    options_file = downloads / "OPTIONS-wacky.ini"
+    expected = report.export.options_file() + "\n"
+    wait_until(d, lambda d: options_file.exists() and options_file.read_text() == expected,
+               "the OPTIONS file downloaded")
+    assert f"max_bytes_for_level_multiplier={c.multiplier:g}" in options_file.read_text()
+    # The wide comparison fits the window too.
+    assert no_horizontal_scroll(d), f"the page scrolls sideways at {window(d)}"
+
+
+def test_the_memory_split_disables_the_fields_it_overrides(fake_url, browser):
+    d = browser
+    d.get(fake_url)
+    wait_text(d, "card-theta", lambda t: float(t) > 0, "the first recommendation")
+    enabled = lambda d, i: d.find_element(By.ID, i).is_enabled()  # noqa: E731
+    assert enabled(d, "buffer-mib") and enabled(d, "bits-per-entry")
+    assert not enabled(d, "memory-bits")  # nothing to split yet
+    assert "the buffer holds 65,536 entries" in text(d, "system-summary")
+    d.find_element(By.ID, "memory-split").find_element(By.TAG_NAME, "input").click()
+    wait_until(d, lambda d: not enabled(d, "buffer-mib") and not enabled(d, "bits-per-entry")
+               and enabled(d, "memory-bits"), "the split to disable the buffer and filters")
+    type_into(d, "memory-bits", "12")
+    summary = wait_text(d, "system-summary", lambda t: "the search chose the buffer" in t
+                        and "12 bits/entry" in t, "the split's buffer in the summary")
+    assert "65,536 entries" not in summary
+    wait_text(d, "card", lambda t: "Memory, split by the search: buffer" in t,
+              "the split on the card")
+    # A manual design keeps the buffer given: only the filter field stays disabled.
+    d.find_element(By.CSS_SELECTOR, "#mode input[value='manual']").click()
+    wait_until(d, lambda d: enabled(d, "buffer-mib") and not enabled(d, "bits-per-entry"),
+               "the buffer field back for a manual design")
+    wait_text(d, "system-summary", lambda t: "you gave the buffer" in t
+              and "65,536 entries" in t, "the manual design's buffer in the summary")
+    # Unticked, the split gives the fields back, and its total is disabled.
+    d.find_element(By.CSS_SELECTOR, "#mode input[value='recommend']").click()
+    d.find_element(By.ID, "memory-split").find_element(By.TAG_NAME, "input").click()
+    wait_until(d, lambda d: enabled(d, "buffer-mib") and enabled(d, "bits-per-entry")
+               and not enabled(d, "memory-bits"), "the fields back without the split")
+    # A number beyond a double is out of range, typed or from a link (it was "empty").
+    type_into(d, "entries", "9" * 500)
+    expect_message(d, "Entries N: must be between 1 and 2^53; got a 500-digit number")
+    wait_until(d, lambda d: "entries=" + "9" * 500 in d.current_url, "the URL to keep it")
+    d.get(d.current_url)
+    expect_message(d, "Entries N: must be between 1 and 2^53; got a 500-digit number")
+
+
+def test_the_page_fits_the_window_with_a_validation_shown(fake_url, browser, screenshots):
+    """At 1280x800 (and 1600x1000) nothing scrolls sideways, the validation table included:
+    it wraps its headers, and would scroll inside its card rather than the page."""
+    d = browser
+    d.get(fake_url)
+    wait_text(d, "card-theta", lambda t: float(t) > 0, "the first recommendation")
+    d.find_element(By.ID, "validate-button").click()
+    wait_until(d, lambda d: d.find_elements(By.CSS_SELECTOR, "#validation-table tbody tr"),
+               "the validation table")
+    wait_for_stable_layout(d)
+    table = d.find_element(By.CSS_SELECTOR, "#validation-table table")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", table)
+    d.save_screenshot(str(screenshots / f"validation-{window(d)}.png"))
+    save_full_page(d, screenshots / f"fits-{window(d)}.png")
+    assert no_horizontal_scroll(d), f"the page scrolls sideways at {window(d)}"
+    panel = d.find_element(By.ID, "validation-panel").rect
+    assert table.rect["x"] + table.rect["width"] <= panel["x"] + panel["width"] + 1, \
+        f"the validation table is cut off at {window(d)}"

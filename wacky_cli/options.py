@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import sys
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ import typer
 from cost_models.limits import MAX_RUNS_PER_LEVEL
 from wacky_model.guardrails import Constraints
 from wacky_model.presets import PRESET_NAMES, preset
-from wacky_model.types import Compaction, Design, System, Workload
+from wacky_model.types import DEFAULT_RANGE_BLOCKS, Compaction, Design, System, Workload
 
 
 @dataclass(frozen=True)
@@ -35,32 +36,55 @@ class Flag:
     type: Any
     help: str
     panel: str
+    parser: Callable[[str], Any] | None = None
 
     def parameter(self, default: Any) -> inspect.Parameter:
-        option = typer.Option(self.flag, help=self.help, rich_help_panel=self.panel)
+        option = typer.Option(self.flag, help=self.help, rich_help_panel=self.panel,
+                              parser=self.parser)
         return inspect.Parameter(self.name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                  annotation=Annotated[self.type, option])
 
 
 SYSTEM, DESIGN, WORKLOAD, RUN = "System", "Design", "Workload", "Engine run"
 
-# The float type lets users write 1e9; System and Scale check that a count is whole.
+
+def whole(text: str) -> int | float:
+    """A byte or count flag in the forms --entries takes: 4096, 1.5e9, 2_000_000. A whole value
+    arrives as an int; any other as a float, which the API refuses naming its parameter."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a number (4096 and 1.5e9 are)") from None
+    return int(value) if value.is_integer() else value
+
+
+# The float type lets users write 1e9; System and Scale check that a count is whole. The other
+# byte and count flags parse the same forms (``whole``).
 ENTRIES = Flag("entries", "--entries", float, "Number of entries N (1e9 is accepted).", SYSTEM)
 ENTRY_BYTES = Flag("entry_bytes", "--entry-bytes", int, "Bytes per entry (key and value).",
-                   SYSTEM)
-KEY_BYTES = Flag("key_bytes", "--key-bytes", int, "Bytes per key.", SYSTEM)
-BLOCK_BYTES = Flag("block_bytes", "--block-bytes", int, "Bytes per storage block.", SYSTEM)
-BUFFER_BYTES = Flag("buffer_bytes", "--buffer-bytes", int, "Bytes of write buffer.", SYSTEM)
+                   SYSTEM, whole)
+KEY_BYTES = Flag("key_bytes", "--key-bytes", int, "Bytes per key.", SYSTEM, whole)
+BLOCK_BYTES = Flag("block_bytes", "--block-bytes", int, "Bytes per storage block.", SYSTEM,
+                   whole)
+BUFFER_BYTES = Flag("buffer_bytes", "--buffer-bytes", int | None,
+                    "Bytes of write buffer (default 8 MiB). With --memory-bits-per-entry or "
+                    "--memory-bytes it fixes the buffer, and the rest of the memory after the "
+                    "fence pointers goes to the filters.", SYSTEM, whole)
 SUM_FPR = Flag("sum_fpr", "--sum-fpr", float | None,
                "Filter budget as the sum of the runs' false-positive rates p.", SYSTEM)
 BITS_PER_ENTRY = Flag("bits_per_entry", "--bits-per-entry", float | None,
                       "Filter budget in bits per entry (default 5).", SYSTEM)
 HASH_LEVELS = Flag("hash_levels", "--hash-levels", int,
-                   "Smallest levels served by a hash table instead of a filter (App. F).", SYSTEM)
+                   "Smallest levels served by a hash table instead of a filter (App. F).", SYSTEM,
+                   whole)
 MEMORY_BITS = Flag("memory_bits_per_entry", "--memory-bits-per-entry", float | None,
                    "Total memory per entry (buffer + filters + fence pointers); recommend then "
-                   "chooses the buffer/filter split. Replaces --buffer-bytes and the filter "
-                   "budget.", SYSTEM)
+                   "chooses the buffer/filter split (fixed by --buffer-bytes if given). "
+                   "Replaces the filter budget.", SYSTEM)
 WRITE_COST_RATIO = Flag("write_cost_ratio", "--write-cost-ratio", float,
                         "phi: a block written costs phi block reads in Θ (device asymmetry; "
                         "default 1).", SYSTEM)
@@ -95,8 +119,10 @@ ZERO_READS = Flag("zero_reads", "--zero-reads", float, "Fraction of zero-result 
                   WORKLOAD)
 WRITES = Flag("writes", "--writes", float, "Fraction of writes.", WORKLOAD)
 RANGE_READS = Flag("range_reads", "--range-reads", float, "Fraction of range reads.", WORKLOAD)
-RANGE_BLOCKS = Flag("range_blocks", "--range-blocks", float, "Blocks each range read returns.",
-                    WORKLOAD)
+RANGE_BLOCKS = Flag("range_blocks", "--range-blocks", float | None,
+                    "Blocks of data each range read returns, on top of one I/O per run. Not "
+                    "given: 0, the paper's short range (a seek and a few nexts), with a note on "
+                    "stderr when --range-reads is given.", WORKLOAD)
 EXPECTED_POINT_READS = Flag(
     "expected_point_reads", "--expected-point-reads", float,
     "Share of the existing-key reads priced at their expected cost (keys uniform over the "
@@ -116,21 +142,21 @@ CORRELATED = Flag("correlated", "--correlated/--uncorrelated", bool,
                   WORKLOAD)
 CACHE_BYTES = Flag("cache_bytes", "--cache-bytes", int,
                    "Bytes of LRU block cache for point reads (RocksDB's block_cache); 0: none. "
-                   "Compaction drops the blocks of the runs it rewrites.", SYSTEM)
+                   "Compaction drops the blocks of the runs it rewrites.", SYSTEM, whole)
 
 GUARDRAILS = "Guardrails"
 MAX_RUNS_PER_LEVEL = Flag("max_runs_per_level", "--max-runs-per-level", int | None,
                           "Recommend only designs with at most this many runs in any level "
                           "(RocksDB stops writes at 36 level-0 files). Off by default.",
-                          GUARDRAILS)
+                          GUARDRAILS, whole)
 MAX_TOTAL_RUNS = Flag("max_total_runs", "--max-total-runs", int | None,
                       "Recommend only designs with at most this many runs in all. Off by "
-                      "default.", GUARDRAILS)
+                      "default.", GUARDRAILS, whole)
 MAX_SPACE_AMP = Flag("max_space_amp", "--max-space-amp", float | None,
                      "Recommend only designs whose worst-case space amplification (obsolete "
                      "over live entries) is at most this. Off by default.", GUARDRAILS)
 
-READS = Flag("reads", "--reads", int, "Reads of each kind measured.", RUN)
+READS = Flag("reads", "--reads", int, "Reads of each kind measured.", RUN, whole)
 GRANULARITY = Flag("granularity", "--granularity", str | None,
                    "level: merge whole levels (the paper's policy, the native engine's default); "
                    "file: cut levels into files of --file-bytes and merge one file at a time "
@@ -138,10 +164,11 @@ GRANULARITY = Flag("granularity", "--granularity", str | None,
                    "both unless one is given.", RUN)
 FILE_BYTES = Flag("file_bytes", "--file-bytes", int | None,
                   "Target size of one file (RocksDB's target_file_size_base), from one block to "
-                  "Level 1's capacity; default: the buffer's size.", RUN)
+                  "Level 1's capacity; default: the buffer's size.", RUN, whole)
 LEVEL1_RUNS = Flag("level1_runs", "--level1-runs", int,
                    "Flushes that gather as separate runs before merging into the tree together "
-                   "(RocksDB's level0_file_num_compaction_trigger); 1 merges each at once.", RUN)
+                   "(RocksDB's level0_file_num_compaction_trigger); 1 merges each at once.", RUN,
+                   whole)
 FILE_PICK = Flag("file_pick", "--file-pick", str,
                  "With --granularity file: least_overlap (RocksDB's default) or round_robin "
                  "(LevelDB's) picks the file that goes down.", RUN)
@@ -149,7 +176,7 @@ SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.",
 
 # Single flags that are not part of a group, declared here so every command spells them alike.
 CacheBytesFlag = Annotated[int, typer.Option(CACHE_BYTES.flag, help=CACHE_BYTES.help,
-                                             rich_help_panel=CACHE_BYTES.panel)]
+                                             rich_help_panel=CACHE_BYTES.panel, parser=whole)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 OutFile = Annotated[Path, typer.Option(
     "--out", help="File to write: frontier's HTML page, the table of validate --sweep, or "
@@ -189,7 +216,7 @@ class DesignChoice:
 
 
 def workload_or_none(point_reads: float, zero_reads: float, writes: float, range_reads: float,
-                     range_blocks: float, expected_point_reads: float = 0.0,
+                     range_blocks: float | None, expected_point_reads: float = 0.0,
                      write_keys: str = "uniform", read_keys: str = "uniform",
                      update_fraction: float = 0.0, correlated: bool = True) -> Workload | None:
     """The workload the flags give, or None when no fraction was given."""
@@ -201,6 +228,11 @@ def workload_or_none(point_reads: float, zero_reads: float, writes: float, range
             raise ValueError(f"{', '.join(given)} describe a workload: give its fractions too "
                              "(--point-reads, --zero-reads, --writes, --range-reads)")
         return None
+    if range_reads > 0 and range_blocks is None:  # the default, said out loud (stderr)
+        print(f"note: --range-reads without --range-blocks: each range read is priced as the "
+              f"paper's short range, one I/O per run and no further blocks (--range-blocks "
+              f"{DEFAULT_RANGE_BLOCKS:g}); give --range-blocks N for ranges that return N blocks",
+              file=sys.stderr)
     return Workload(point_reads, zero_reads, writes, range_reads, range_blocks,
                     expected_point_reads, write_keys, read_keys, update_fraction, correlated)
 
@@ -229,15 +261,48 @@ def _defaults_of(obj: Any, flags: tuple[Flag, ...]) -> dict[str, Any]:
     return {f.name: getattr(obj, f.name, None) for f in flags}
 
 
-def system_from_flags(*, memory_bytes: float | None = None, **values: Any) -> System:
-    """The system the flags give; ``--memory-bytes`` is the total memory in bytes."""
+def system_from_flags(*, memory_bytes: float | None = None, buffer_bytes: int | None = None,
+                      **values: Any) -> System:
+    """The system the flags give; ``--memory-bytes`` is the total memory in bytes. With a total
+    memory, ``--buffer-bytes`` (when given) fixes the buffer and the filters get the rest, as
+    ``analyze`` does with a System that has both; without it the search splits the memory."""
+    if buffer_bytes is not None:
+        values["buffer_bytes"] = buffer_bytes
     if memory_bytes is not None:
         if values.get("memory_bits_per_entry") is not None:
             raise ValueError("give --memory-bits-per-entry or --memory-bytes, not both")
         if not memory_bytes > 0:
             raise ValueError(f"--memory-bytes must be > 0; got {memory_bytes:g}")
         values["memory_bits_per_entry"] = 8.0 * memory_bytes / values["entries"]
-    return System(**values)
+    try:
+        system = System(**values)
+    except ValueError as err:  # System names the bits per entry --memory-bytes became
+        text = str(err)
+        if memory_bytes is None or not text.startswith(("memory_bits_per_entry must",
+                                                        "give memory_bits_per_entry")):
+            raise
+        if text.startswith("give"):
+            raise ValueError(text.replace("memory_bits_per_entry", "--memory-bytes", 1)) from None
+        raise ValueError(_memory_bytes_range(values, memory_bytes)) from None
+    if system.memory_split and buffer_bytes is not None:
+        if buffer_bytes > system.max_buffer_bytes:
+            raise ValueError(
+                f"--buffer-bytes must fit in the total memory (--memory-bits-per-entry or "
+                f"--memory-bytes) after the fence pointers: at most "
+                f"{system.max_buffer_bytes:,} bytes; got {buffer_bytes:,}")
+        system = system.with_buffer(buffer_bytes)
+    return system
+
+
+def _memory_bytes_range(values: dict[str, Any], memory_bytes: float) -> str:
+    """``--memory-bytes`` out of range, in bytes (System names the bits per entry it became)."""
+    sized = System(**{**values, "memory_bits_per_entry": None, "bits_per_entry": None,
+                      "sum_fpr": None})
+    least = sized.least_memory_bits_per_entry * sized.entries / 8
+    most = 1e6 * sized.entries / 8
+    return (f"--memory-bytes must be more than {least:,.0f} bytes (the fence pointers, "
+            f"{sized.fence_bits_per_entry:.4g} bits per entry, plus a one-block buffer) and at "
+            f"most {most:,.0f}; got {memory_bytes:g}")
 
 
 _SYSTEM_FLAGS = (ENTRIES, ENTRY_BYTES, KEY_BYTES, BLOCK_BYTES, BUFFER_BYTES, SUM_FPR,
@@ -246,7 +311,8 @@ _SYSTEM_FLAGS = (ENTRIES, ENTRY_BYTES, KEY_BYTES, BLOCK_BYTES, BUFFER_BYTES, SUM
 _DEFAULT_SYSTEM = System()
 SYSTEM_OPTIONS = OptionGroup(
     _SYSTEM_FLAGS,
-    {**_defaults_of(_DEFAULT_SYSTEM, _SYSTEM_FLAGS), "bits_per_entry": None},
+    {**_defaults_of(_DEFAULT_SYSTEM, _SYSTEM_FLAGS), "bits_per_entry": None,
+     "buffer_bytes": None},
     system_from_flags,
 )
 
@@ -259,8 +325,8 @@ _WORKLOAD_FLAGS = (POINT_READS, ZERO_READS, WRITES, RANGE_READS, RANGE_BLOCKS,
                    EXPECTED_POINT_READS, WRITE_KEYS, READ_KEYS, UPDATE_FRACTION, CORRELATED)
 WORKLOAD_OPTIONS = OptionGroup(
     _WORKLOAD_FLAGS,
-    {**{f.name: 0.0 for f in _WORKLOAD_FLAGS}, "write_keys": "uniform", "read_keys": "uniform",
-     "correlated": True},
+    {**{f.name: 0.0 for f in _WORKLOAD_FLAGS}, "range_blocks": None, "write_keys": "uniform",
+     "read_keys": "uniform", "correlated": True},
     workload_or_none)
 
 

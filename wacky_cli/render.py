@@ -319,6 +319,66 @@ def validation_tables(result: ValidationResult) -> list[Table]:
     return [metrics, levels]
 
 
+def print_replay(console: Console, result: dict[str, Any], path: str, verbose: bool) -> None:
+    """``wacky replay``: the design, the operations and I/O by kind (load, warm-up and measured
+    apart) with totals, and whether every answer was right; the per-phase table if
+    ``verbose``."""
+    from wacky_model.families import name_of
+    from wacky_model.types import Design, System
+
+    eng, knobs = result["engine"], dict(result["design"])
+    design = Design(**knobs)
+    summary = result["summary"]
+    puts = sum(t.get("put", {}).get("count", 0) for t in summary["parts"].values())
+    try:
+        system = System(entries=max(puts, 2 * eng["buffer_bytes"] // eng["entry_bytes"]),
+                        entry_bytes=eng["entry_bytes"], block_bytes=eng["block_bytes"],
+                        buffer_bytes=eng["buffer_bytes"])
+        family = name_of(design, system) + " "
+    except ValueError:
+        family = ""
+    budget = (f"{eng['bits_per_entry']:g} bits/entry" if "bits_per_entry" in eng
+              else f"a sum of FPRs {eng.get('sum_fpr', 0):g}")
+    source = "" if eng["design_from_trace"] else " (the trace names none: the default)"
+    console.print(f"Replay of {path}", style="bold", highlight=False)
+    console.print(f"design: {family}({knob_text(design)}), {design.filters} filters of {budget}"
+                  f"{source}; {eng['entry_bytes']} B entries, {eng['block_bytes']:,} B blocks, "
+                  f"buffer {eng['buffer_bytes']:,} B", highlight=False)
+    console.print(f"{result['records']:,} operations in {len(result['phases']):,} phases, "
+                  f"replayed in {result['seconds']:.2f} s", highlight=False)
+    table = Table(title="Operations and I/O by kind")
+    for col in ("part", "operation", "count", "blocks read", "blocks written", "read / op",
+                "written / op"):
+        table.add_column(col, justify="right", overflow="fold")
+    names = {"load": "load", "warm_up": "warm-up", "measured": "measured"}
+    for part, kinds in summary["parts"].items():
+        for kind, t in kinds.items():
+            table.add_row(names[part], kind, f"{t['count']:,}", f"{t['blocks_read']:,}",
+                          f"{t['blocks_written']:,}", fmt(t["read_per_op"]),
+                          fmt(t["write_per_op"]))
+    t = summary["total"]
+    table.add_row("total", "all", f"{t['count']:,}", f"{t['blocks_read']:,}",
+                  f"{t['blocks_written']:,}", fmt(t["read_per_op"]), fmt(t["write_per_op"]),
+                  style="bold")
+    print_table(console, table)
+    reads = {k: sum(p.get(k, {}).get("count", 0) for p in summary["parts"].values())
+             for k in ("get", "zero", "range")}
+    if result["ok"]:
+        console.print(f"every answer was correct: {reads['get']:,} reads of existing keys, "
+                      f"{reads['zero']:,} zero-result reads and {reads['range']:,} range reads",
+                      highlight=False)
+    else:
+        console.print(f"[bold red]wrong answers[/bold red]: {result['get_misses']:,} reads of "
+                      f"existing keys found nothing, {result['zero_hits']:,} reads of absent "
+                      f"keys found a value, {result['wrong_values']:,} values were wrong",
+                      highlight=False)
+    if verbose:
+        print_table(console, replay_table(result, f"Per phase ({len(result['phases']):,})"))
+    else:
+        console.print(f"(the {len(result['phases']):,} phases one by one: --verbose)",
+                      highlight=False)
+
+
 def replay_table(result: dict[str, Any], title: str) -> Table:
     table = Table(title=title)
     for col in ("phase", "operation", "count", "blocks read / op", "blocks written / op"):

@@ -14,7 +14,7 @@ from cost_models.finite import FiniteCosts, finite_costs
 from cost_models.limits import check_physical
 from cost_models.objective import cost_row, theta_of_row
 from wacky_model.guardrails import run_warnings
-from wacky_model.types import Design, System, Workload, workload_vector
+from wacky_model.types import Design, System, Workload, check_types, workload_vector
 
 
 @dataclass(frozen=True)
@@ -151,6 +151,7 @@ def steady_costs_many(
     uniform: bool = False,
 ) -> FiniteCosts:
     """The finite-N model's costs of a broadcast array of designs in one vectorized pass."""
+    check_types(system=system)
     knobs = _checked_knobs(T, C, X, K, Z)
     return finite_costs(*knobs, entries=system.entries, buffer_entries=system.buffer_entries,
                         uniform=uniform, hash_levels=system.hash_levels, **system.budget)
@@ -180,6 +181,7 @@ def analyze_many(
 
     The knob arrays must already be in range (T >= 2, C >= 1, X >= 1, 0 <= K, Z <= 1).
     """
+    check_types(system=system)
     knobs = _checked_knobs(T, C, X, K, Z)
     return evaluate(
         *knobs,
@@ -206,6 +208,7 @@ def analyze(
     system with a total memory budget is analyzed at its ``buffer_bytes``, with the rest of
     the memory for filters (``System.with_buffer``).
     """
+    check_types(design=design, system=system, workload=workload, optional=("workload",))
     if system.memory_split:
         system = system.with_buffer(system.buffer_bytes)
     e = analyze_many(

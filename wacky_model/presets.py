@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from wacky_model.families import PRESETS
-from wacky_model.types import Design, System
+from wacky_model.types import Design, System, check_types
 
 PRESET_NAMES = tuple(PRESETS)
 
@@ -23,6 +23,7 @@ def preset(
     name: str, T: float | None = None, system: System | None = None, C: float | None = None
 ) -> Design:
     """The Figure 8 column ``name`` at base ratio ``T`` (``C`` only for cll and qlsm-bush)."""
+    check_types(system=system, optional=("system",))
     if name not in PRESET_NAMES:
         raise ValueError(f"preset must be one of {', '.join(PRESET_NAMES)}; got {name!r}")
     family = PRESETS[name]

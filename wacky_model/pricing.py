@@ -25,7 +25,7 @@ import numpy as np
 
 from cost_models.objective import COST_ROW, cost_row, theta_shared
 from wacky_model.config import Configuration, Memory, features_of, keys_of, weights_of
-from wacky_model.types import Compaction, Design, System, Workload
+from wacky_model.types import Compaction, Design, System, Workload, check_types
 
 # What priced a configuration (Priced.model).
 MODELS = ("finite", "paper", "skew", "files", "rocksdb", "universal")
@@ -70,6 +70,7 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     from wacky_model.compat import check, features_in
     from wacky_model.skew import needs_skew_model
 
+    check_types(workload=workload, system=system)
     features = features_in(workload, system, model, rho) | features_of(config)
     if config.memory is not None:  # the configuration fixes the hash levels: none are "given"
         features.discard("hash_levels")

@@ -63,6 +63,7 @@ from wacky_model.types import (
     Design,
     System,
     Workload,
+    check_types,
     robust_weights,
     workload_vector,
 )
@@ -161,8 +162,9 @@ def memory_of(system: System, buffer_blocks=None) -> tuple[np.ndarray, dict]:
         raise ValueError("a system with a total memory budget needs buffer_blocks")
     top = system.max_buffer_bytes // system.block_bytes
     blocks = np.clip(np.floor(np.asarray(buffer_blocks, dtype=float) + 1e-9), 1.0, top)
-    bits = split_memory(system.memory_bits_per_entry, system.fence_bits_per_entry, blocks,
-                        system.block_bytes, system.entries)
+    bits = np.minimum(split_memory(system.memory_bits_per_entry, system.fence_bits_per_entry,
+                                   blocks, system.block_bytes, system.entries),
+                      system.max_filter_bits)  # as System.with_buffer caps them
     return blocks * system.entries_per_block, {"bits_per_entry": bits}
 
 
@@ -938,6 +940,7 @@ def recommend(
     start = time.perf_counter()
     from wacky_model.compat import check, features_in
 
+    check_types(workload=workload, system=system)
     _check_granularity(granularity)
     _check_target(target, granularity, level0_trigger)
     features = features_in(workload, system, model, rho, constraints) | _pinned(
@@ -1235,6 +1238,7 @@ def recommend_many(
     start = time.perf_counter()
     from wacky_model.compat import check, features_in, refusals
 
+    check_types(workloads=workloads, system=system)
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
     _check_granularity(granularity)

@@ -375,12 +375,14 @@ def _correlated(rho: float, shared: float, keys: int) -> bool:
 
 
 def estimate_skew(trace: Trace) -> SkewEstimate:
-    """The skew of a trace's operations (the records outside a "load" phase, or all).
+    """The skew of a trace's operations (the records outside its load and warm-up,
+    :func:`wacky_traces.operations_mask`, or all).
 
-    The existing keys are those PUT before the operations (by the load); with no load, every
-    key the trace PUTs. update_fraction: the operations' PUTs whose key was PUT earlier and not
-    DELETEd since. write_keys: fitted to the per-key counts of those updates over the existing
-    keys (updates of keys the operations inserted are left out: they were not there all along).
+    The existing keys are those PUT before the operations (by the load and the warm-up); with
+    none, every key the trace PUTs. update_fraction: the operations' PUTs whose key was PUT
+    earlier and not DELETEd since. write_keys: fitted to the per-key counts of those updates over
+    the existing keys (updates of keys the operations inserted are left out: they were not there
+    all along).
     read_keys: fitted to the GETs of existing keys, or ``latest:THETA`` when the reads' recencies
     explain them better (:func:`_latest_evidence`). correlated: Spearman's rho of per-key read
     and write counts over the keys both touched, above CORRELATION_THRESHOLD times the rho a
@@ -451,7 +453,8 @@ def estimate_skew(trace: Trace) -> SkewEstimate:
 
 
 def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:
-    """The :class:`Workload` a trace implies (its operations outside a "load" phase, if any).
+    """The :class:`Workload` a trace implies (its operations outside the load and the warm-up,
+    :func:`wacky_traces.operations_mask`).
 
     A range's length in entries is estimated from its key span and the density of the keys the
     trace writes, (distinct PUT keys) / (their key range); with no writes it counts as short.
@@ -472,3 +475,42 @@ def workload_from_trace(trace: Trace, entries_per_block: float) -> Workload:
         write_keys=skew.write_keys, read_keys=skew.read_keys,
         update_fraction=skew.update_fraction, correlated=skew.correlated,
     )
+
+
+def system_from_trace(trace: Trace) -> dict[str, float]:
+    """The :class:`~wacky_model.types.System` fields a trace gives, by name: ``entry_bytes``
+    from its header; ``entries``, ``block_bytes`` and ``buffer_bytes`` from its metadata's
+    ``scale`` and the filter budget (``bits_per_entry`` or ``sum_fpr``) from its ``budget``, as
+    ``wacky validate --save-trace`` writes them. A trace without a scale gives as ``entries``
+    the distinct keys its load phase writes, if it has one. Values that are not positive
+    numbers are ignored (the metadata is free JSON); System checks the rest."""
+    meta = trace.meta if isinstance(trace.meta, dict) else {}
+
+    def number(v: object, zero_ok: bool = False) -> float | None:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            return None
+        return v if v > 0 or (zero_ok and v == 0) else None
+
+    out: dict[str, float] = {"entry_bytes": trace.entry_bytes}
+    scale = meta.get("scale")
+    scale = scale if isinstance(scale, dict) else {}
+    for name in ("entries", "block_bytes", "buffer_bytes"):
+        v = number(scale.get(name))
+        if v is not None:
+            out[name] = int(v) if float(v).is_integer() else v
+    budget = meta.get("budget")
+    budget = budget if isinstance(budget, dict) else {}
+    for name in ("bits_per_entry", "sum_fpr"):
+        v = number(budget.get(name), zero_ok=name == "bits_per_entry")
+        if v is not None:
+            out[name] = float(v)
+            break
+    if "entries" not in out:
+        load = np.zeros(len(trace), dtype=bool)
+        for p in trace.phases:
+            if p.name == "load":
+                load[p.start : p.stop] = True
+        keys = np.unique(trace.keys[load & (trace.kinds == OpKind.PUT)])
+        if keys.size:
+            out["entries"] = int(keys.size)
+    return out

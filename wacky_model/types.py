@@ -137,8 +137,15 @@ class System:
         entries = _in_range("entries", self.entries, 1.0, MAX_ENTRIES, "in [1, 2^53]")
         object.__setattr__(self, "entries", entries)
         eb = _whole("entry_bytes", self.entry_bytes, 1, 2**30)
-        kb = _whole("key_bytes", self.key_bytes, 1, eb)
-        bb = _whole("block_bytes", self.block_bytes, eb, 2**30)
+        kb = _whole("key_bytes", self.key_bytes, 1, 2**30)
+        bb = _whole("block_bytes", self.block_bytes, 1, 2**30)
+        # Both sizes are named: either may be the wrong one (entry_bytes=4 with the 8-byte key).
+        if kb > eb:
+            raise ValueError(f"entry_bytes must be at least key_bytes (an entry holds its key); "
+                             f"got entry_bytes = {eb}, key_bytes = {kb}")
+        if eb > bb:
+            raise ValueError(f"entry_bytes must be at most block_bytes (a block holds whole "
+                             f"entries); got entry_bytes = {eb}, block_bytes = {bb}")
         fb = _whole("buffer_bytes", self.buffer_bytes, bb, MAX_BYTES)
         for name, v in (("entry_bytes", eb), ("key_bytes", kb), ("block_bytes", bb)):
             object.__setattr__(self, name, v)
@@ -159,7 +166,9 @@ class System:
         elif self.bits_per_entry is None and self.sum_fpr is None:
             object.__setattr__(self, "bits_per_entry", 5.0)
         if self.bits_per_entry is not None:
-            m = _in_range("bits_per_entry", self.bits_per_entry, 0.0, 1e6, "in [0, 1e6]")
+            m = _in_range("bits_per_entry", self.bits_per_entry, 0.0, self.max_filter_bits,
+                          f"in [0, {self.max_filter_bits:g}] (8 * key_bytes): a larger "
+                          "filter takes more memory than the keys themselves")
             object.__setattr__(self, "bits_per_entry", m)
         if self.sum_fpr is not None:
             p = _finite_number("sum_fpr", self.sum_fpr)
@@ -183,13 +192,24 @@ class System:
         m = _in_range("memory_bits_per_entry", self.memory_bits_per_entry, 0.0, 1e6,
                       "in [0, 1e6]")
         object.__setattr__(self, "memory_bits_per_entry", m)
-        least = self.fence_bits_per_entry + 8.0 * self.block_bytes / self.entries
+        least = self.least_memory_bits_per_entry
         if m <= least:
             raise ValueError(
                 f"memory_bits_per_entry must exceed the fence pointers "
                 f"({self.fence_bits_per_entry:.4g} bits per entry) plus the smallest buffer (one "
                 f"block, {8.0 * self.block_bytes / self.entries:.3g} bits per entry): more than "
                 f"{least:.4g} bits per entry ({least * self.entries / 8:,.0f} bytes); got {m:g}")
+
+    @property
+    def max_filter_bits(self) -> float:
+        """The most filter bits per entry: 8 * key_bytes, the keys' own size (the engine's 64
+        for 8-byte keys). Storing the keys would answer every probe exactly for that memory."""
+        return 8.0 * self.key_bytes
+
+    @property
+    def least_memory_bits_per_entry(self) -> float:
+        """A total memory budget must exceed this: the fence pointers and a one-block buffer."""
+        return self.fence_bits_per_entry + 8.0 * self.block_bytes / self.entries
 
     @property
     def memory_split(self) -> bool:
@@ -213,12 +233,14 @@ class System:
 
     def with_buffer(self, buffer_bytes: float) -> System:
         """This memory budget split: ``buffer_bytes`` (rounded down to whole blocks) of buffer,
-        and the rest, after the fence pointers, for filters."""
+        and the rest, after the fence pointers, for filters (at most :attr:`max_filter_bits`;
+        memory beyond that is left unused)."""
         if self.memory_bits_per_entry is None:
             raise ValueError("with_buffer needs a system with memory_bits_per_entry")
         blocks = max(1, int(min(buffer_bytes, self.max_buffer_bytes) // self.block_bytes))
-        filters = split_memory(self.memory_bits_per_entry, self.fence_bits_per_entry, blocks,
-                               self.block_bytes, self.entries)
+        filters = min(float(split_memory(self.memory_bits_per_entry, self.fence_bits_per_entry,
+                                         blocks, self.block_bytes, self.entries)),
+                      self.max_filter_bits)
         # replace() keeps every other field (the cache, the probe cost, ...) as it is.
         return dataclasses.replace(self, buffer_bytes=blocks * self.block_bytes,
                                    bits_per_entry=float(filters), sum_fpr=None,
@@ -325,6 +347,9 @@ class Compaction:
         return self == Compaction()
 
 
+# The range length when none is given: the paper's short range, one I/O per run (Workload).
+DEFAULT_RANGE_BLOCKS = 0.0
+
 DISTRIBUTIONS = ("uniform", "zipf", "hotset", "latest")
 THETA_MAX = 1.5
 LATEST_THETA = 0.99  # YCSB's ZIPFIAN_CONSTANT, which its "latest" generator uses
@@ -410,6 +435,10 @@ class Workload:
     zero_reads: point reads of keys that do not exist.
     writes: inserts, updates and deletes.
     range_reads: range reads; each costs one I/O per run plus ``range_blocks`` blocks.
+    range_blocks: the blocks of data each range read returns, on top of the one I/O per run
+        that finds its start. Not given (None), it is :data:`DEFAULT_RANGE_BLOCKS` = 0: the
+        paper's short range, one I/O per run (a seek and a few nexts, as db_bench's seekrandom
+        with its default ``--seek_nexts=0``); give it for longer scans. A float once built.
     expected_point_reads: the share of the existing-key reads priced at their expected cost, a
         key drawn uniformly over the entries, instead of the worst case (0, the paper's).
     write_keys, read_keys: which keys writes and existing-key reads touch: "uniform" (default),
@@ -427,7 +456,7 @@ class Workload:
     zero_reads: float = 0.0
     writes: float = 0.0
     range_reads: float = 0.0
-    range_blocks: float = 0.0
+    range_blocks: float | None = None
     expected_point_reads: float = 0.0
     write_keys: KeyDistribution | str = "uniform"
     read_keys: KeyDistribution | str = "uniform"
@@ -471,7 +500,8 @@ class Workload:
                 f"to 1 (within {WORKLOAD_SUM_TOLERANCE:g}); got {total:.6g}. "
                 "Use Workload.from_counts(...) to normalize weights."
             )
-        rb = _in_range("range_blocks", self.range_blocks, 0.0, 1e15, "in [0, 1e15]")
+        given = DEFAULT_RANGE_BLOCKS if self.range_blocks is None else self.range_blocks
+        rb = _in_range("range_blocks", given, 0.0, 1e15, "in [0, 1e15]")
         object.__setattr__(self, "range_blocks", rb)
 
     @classmethod
@@ -481,7 +511,7 @@ class Workload:
         zero_reads: float = 0.0,
         writes: float = 0.0,
         range_reads: float = 0.0,
-        range_blocks: float = 0.0,
+        range_blocks: float | None = None,
     ) -> Workload:
         """Build a workload from non-negative counts or weights, normalized to sum to 1."""
         raw = {
@@ -536,3 +566,38 @@ def robust_weights(workloads: list[Workload], write_cost_ratio: float, rho: floa
                                 w.expected_point_reads, probe_cost) for j in range(4)], axis=-1)
         for w in workloads])
     return RobustWeights(fractions, op_map, float(rho))
+
+
+# What each argument of the public functions holds, with an example of one.
+_API_TYPES: dict[str, tuple[type, str]] = {
+    "design": (Design, "preset('leveling') or Design(T=10, C=9, K=0, Z=0)"),
+    "system": (System, "System(entries=1e9)"),
+    "workload": (Workload, "Workload(point_reads=0.5, writes=0.5)"),
+}
+
+
+def check_types(*, optional: tuple[str, ...] = (), **arguments: object) -> None:
+    """Refuse a public function's argument of the wrong type with a ``TypeError`` naming it,
+    the type it needs and an example (a str or a dict where a Workload belongs would otherwise
+    fail deep in the model). Names are those of :data:`_API_TYPES`, or ``workloads``, a list of
+    Workloads; the names in ``optional`` may be None."""
+    for name, value in arguments.items():
+        if name == "workloads":
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(f"workloads must be a list of Workload, e.g. "
+                                f"[{_API_TYPES['workload'][1]}]; got {type(value).__name__}")
+            for i, w in enumerate(value):
+                _check_type(f"workloads[{i}]", w, Workload, optional=False)
+            continue
+        kind, _ = _API_TYPES[name]
+        _check_type(name, value, kind, optional=name in optional)
+
+
+def _check_type(name: str, value: object, kind: type, *, optional: bool) -> None:
+    if isinstance(value, kind) or (optional and value is None):
+        return
+    example = _API_TYPES[kind.__name__.lower()][1]
+    convert = (f" (a dict of its fields converts with {kind.__name__}(**fields))"
+               if isinstance(value, dict) else "")
+    raise TypeError(f"{name} must be a {kind.__name__}{' or None' if optional else ''}, e.g. "
+                    f"{example}{convert}; got {type(value).__name__} {value!r:.60}")

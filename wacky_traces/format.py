@@ -42,10 +42,12 @@ __all__ = [  # what the package exports
     "Trace",
     "TraceError",
     "build_trace",
+    "left_out",
     "read_trace",
     "operations_mask",
     "trace_fractions",
     "value_for",
+    "warmup_phase",
     "write_trace",
 ]
 
@@ -685,12 +687,37 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
 
 
 # -- fractions -----------------------------------------------------------------------------------
+def warmup_phase(name: str) -> str | None:
+    """What a phase named ``name`` is, when it is not the workload: "load" (the phase named
+    ``load``: the data the operations find) or "warm_up" (``fill`` and names starting with
+    ``warm``: the inserts a validation makes before its measured window); None otherwise."""
+    if name == "load":
+        return "load"
+    if name == "fill" or name.startswith("warm"):
+        return "warm_up"
+    return None
+
+
+def left_out(trace: Trace) -> dict[str, int]:
+    """The records :func:`operations_mask` leaves out of the workload: ``{"load": n,
+    "warm_up": n}`` (both 0 when that would leave nothing, and every record is used)."""
+    out = {"load": 0, "warm_up": 0}
+    for p in trace.phases:
+        what = warmup_phase(p.name)
+        if what is not None:
+            out[what] += p.stop - p.start
+    if sum(out.values()) == len(trace):
+        return {"load": 0, "warm_up": 0}
+    return out
+
+
 def operations_mask(trace: Trace) -> np.ndarray:
-    """The records that are the workload: every record outside a phase named "load" if there
-    are any, else all records."""
+    """The records that are the workload: every record outside the load and the warm-up
+    (phases named ``load``, ``fill`` or ``warm...``, :func:`warmup_phase`) if there are any,
+    else all records."""
     mask = np.ones(len(trace), dtype=bool)
     for p in trace.phases:
-        if p.name == "load":
+        if warmup_phase(p.name) is not None:
             mask[p.start : p.stop] = False
     if not mask.any():
         mask[:] = True
@@ -698,8 +725,8 @@ def operations_mask(trace: Trace) -> np.ndarray:
 
 
 def trace_fractions(trace: Trace, phase: str | None = None) -> dict[str, float | int]:
-    """The workload mix of one phase (default: every record outside a phase named "load" if
-    there are any, else all records): fractions ``point_reads`` (GET), ``zero_reads`` (ZERO),
+    """The workload mix of one phase (default: every record outside the load and the warm-up,
+    :func:`operations_mask`): fractions ``point_reads`` (GET), ``zero_reads`` (ZERO),
     ``writes`` (PUT + DELETE), ``range_reads`` (RANGE) summing to 1; ``range_span``, the mean
     number of keys each range covers (HI - LO + 1; 0.0 without ranges); ``operations``."""
     if phase is not None:
