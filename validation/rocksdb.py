@@ -478,8 +478,10 @@ def _driven_window(db: Any, design: Design, system: System, scale: Scale,
 def _stock(design: Design, system: System, scale: Scale, workload: Workload | None,
            range_entries: int, compaction: Compaction, report: Callable,
            workdir: str | Path | None) -> EngineRun:
+    sizing = {} if compaction.sizing == "wacky" else dict(
+        dynamic=compaction.sizing == "dynamic", level_base_bytes=compaction.level_base_bytes)
     exported = rocksdb_export(design, system, compaction.level1_runs, compaction.file_bytes,
-                              compaction.file_pick)
+                              compaction.file_pick, **sizing)
     if exported.grade == "needs-driver":
         knobs = "; ".join(f"{g.knob}: {g.note}" for g in exported.grades
                           if g.grade == "needs-driver")
@@ -547,9 +549,6 @@ def run_rocksdb(design: Design, system: System, scale: Scale, workload: Workload
     version = rocksdb_bridge.load().version()  # says how to install it before anything runs
     if stock:
         run = _stock(design, system, scale, workload, range_entries, compaction, report, workdir)
-    elif not compaction.is_default:
-        raise ValueError("level0_trigger, file_bytes and file_pick apply to stock RocksDB "
-                         "(--stock) only")
-    else:
+    else:  # validation.runner.cannot_build refused a compaction the driver does not run
         run = _driven(design, system, scale, workload, range_entries, report, workdir)
     return replace(run, detail={"rocksdb_version": version, **run.detail})

@@ -60,6 +60,7 @@ from validation.results import (
 )
 from validation.scale import ENGINE_WAL, Scale
 from validation.window import PacedReads
+from wacky_model.config import Configuration
 from wacky_model.skew import file_skew_costs, needs_skew_model, skew_costs, skewed_workload
 from wacky_model.types import Compaction, Design, System, Workload
 
@@ -117,8 +118,28 @@ def _engine_compaction(compaction: Compaction) -> dict[str, Any]:
     return out
 
 
+def cannot_build(engine: str, stock: bool, compaction: Compaction, hash_levels: int = 0
+                 ) -> str | None:
+    """Why ``engine`` (with ``stock``) cannot build a configuration with this compaction and
+    these hash levels, in one line that names the knob; None when it can. (A design stock
+    RocksDB cannot express is refused by its export, knob by knob.)"""
+    c, rocks = compaction, "use engine='rocksdb', stock=True (--engine rocksdb --stock)"
+    if engine == "native" and c.style != "wacky":
+        return (f"style={c.style!r}: RocksDB's universal compaction, not the native engine's; "
+                f"{rocks}")
+    if engine == "native" and c.sizing != "wacky":
+        return (f"sizing={c.sizing!r}: RocksDB's level sizing (max_bytes_for_level_base), not "
+                f"the native engine's; {rocks}")
+    if engine == "rocksdb" and hash_levels:
+        return f"hash_levels={hash_levels}: RocksDB builds Bloom filters, not hash tables"
+    if engine == "rocksdb" and not stock and not c.is_default:
+        return ("level0_trigger, file_bytes, file_pick, style and sizing apply to stock RocksDB "
+                "(stock=True, --stock) only: the compaction driver runs the paper's policy")
+    return None
+
+
 def validate(
-    design: Design,
+    design: Design | Configuration,
     *,
     workload: Workload | None = None,
     scale: Scale | None = None,
@@ -150,9 +171,24 @@ def validate(
     engine over whole cycles of Level L with whole-level merges, and with file-granular merges
     (S2f) over a fixed window after a fixed warm-up, priced at the window's middle; on stock
     RocksDB over the same fixed window, with S2f or U5 for its compaction.
+
+    ``design`` may be a :class:`wacky_model.config.Configuration` (what ``recommend`` returns):
+    its design, compaction and filter bits per entry are validated; its buffer is the scale's.
+    An engine that cannot build it says why, naming the knob (:func:`cannot_build`).
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
+    hash_levels = 0
+    if isinstance(design, Configuration):
+        config, design = design, design.design
+        compaction = compaction or config.compaction
+        if config.memory is not None:
+            hash_levels = config.memory.hash_levels
+            if bits_per_entry is None and sum_fpr is None:
+                bits_per_entry = config.memory.filter_bits_per_entry
+    why = cannot_build(engine, stock, compaction or Compaction(), hash_levels)
+    if why:
+        raise ValueError(f"the {engine} engine cannot build this configuration: {why}")
     if phase not in PHASES:
         raise ValueError(f"phase must be one of {', '.join(PHASES)}; got {phase!r}")
     compaction = compaction or Compaction()
