@@ -2,7 +2,7 @@
 a local cluster measures; a worker killed mid-sweep loses no case; finished cases are cached, a
 corrupted entry runs again; a failing case is reported while the others finish.
 
-The smoke set runs twice (locally and on the scheduler), about 20 s each on two idle cores.
+The smoke set runs twice (locally and on the scheduler), 10-20 s each on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -156,6 +156,14 @@ def test_a_failing_case_is_reported_and_the_others_finish(cluster) -> None:
     assert notes["Leveling"].endswith(" s")
     with pytest.raises(ValueError, match="engine must be one of"):  # no list: the error stops it
         run_cases(cases[1:2], TINY, BUDGET, workers=1)
+
+
+def test_workers_running_other_code_are_refused(cluster, tmp_path) -> None:
+    """Results are filed by this machine's code version: workers on another would mislabel."""
+    stale = Cache(tmp_path, "t", version="not-this-code")
+    with pytest.raises(ValueError, match="--scheduler: the workers at .* run other code"):
+        run_cases([SweepCase("Leveling", "t", Design(4, 3, 1, 0, 0))], TINY, BUDGET,
+                  scheduler=cluster.address, cache=stale)
 
 
 def test_a_worker_killed_mid_sweep_loses_no_case(tmp_path) -> None:

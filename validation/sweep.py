@@ -226,6 +226,12 @@ def run_cases(
 
         token = uuid.uuid4().hex[:8]  # keys unique on a cluster that other sweeps share
         with _client(workers, scheduler) as client:
+            if scheduler is not None and cache is not None:  # results are filed by our code
+                theirs = set(client.run(code_version).values())
+                if theirs - {cache.version}:
+                    raise ValueError(f"--scheduler: the workers at {scheduler} run other code "
+                                     f"({', '.join(sorted(theirs))}) than this machine "
+                                     f"({cache.version}); install the same version there")
             futures = {client.submit(_run_case, cases[i], scale, budget, pure=False,
                                      key=f"wacky-case-{token}-{i}"): i for i in todo}
             for future in as_completed(futures):
