@@ -49,10 +49,15 @@ from werkzeug.serving import make_server  # noqa: E402
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     """The real app (real engine validations) on a free port of 127.0.0.1."""
+    yield from _serve(create_app())
+
+
+def _serve(app) -> Iterator[str]:
+    """``app`` on a free port of 127.0.0.1 for the module's tests."""
     werkzeug_log = logging.getLogger("werkzeug")
     level = werkzeug_log.level
     werkzeug_log.setLevel(logging.ERROR)  # one access-log line per callback otherwise
-    server = make_server("127.0.0.1", 0, create_app().server, threaded=True)
+    server = make_server("127.0.0.1", 0, app.server, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -473,18 +478,7 @@ def fake_url() -> Iterator[str]:
     ones, a validation's table appears at once."""
     from dashboard_helpers import fake_runner
 
-    werkzeug_log = logging.getLogger("werkzeug")
-    level = werkzeug_log.level
-    werkzeug_log.setLevel(logging.ERROR)
-    server = make_server("127.0.0.1", 0, create_app(runner=fake_runner).server, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/"
-    finally:
-        server.shutdown()
-        thread.join(10)
-        werkzeug_log.setLevel(level)
+    yield from _serve(create_app(runner=fake_runner))
 
 
 def no_horizontal_scroll(driver) -> bool:
