@@ -22,31 +22,19 @@ from dashboard.jobs import (
     scale_named,
     stock_rocksdb_refusal,
 )
+from validation.explain import (  # noqa: F401  (the panel's words; tests read them here)
+    VALIDATED_METRICS,
+    large_error_notes,
+    model_name,
+    window_notes,
+)
 from validation.figures import validation_figure
 from validation.results import Costs, ValidationResult, relative_error
 from wacky_model.types import Compaction, Design, Workload
 
-VALIDATED_METRICS = (
-    ("theta", "Θ (I/O per op)"),
-    ("write_amp", "write amplification"),
-    ("point_read", "point read (I/O)"),
-    ("point_read_uniform", "point read, uniform keys (I/O)"),
-    ("zero_result_read", "zero-result read (I/O)"),
-    ("range_runs", "range read (runs)"),
-    ("range_io", "range read (I/O)"),
-    ("memory_bits_per_entry", "filter memory (bits/entry)"),
-)
-
 
 def _fmt(x: float) -> str:
     return f"{x:.4g}"
-
-
-# A relative error beyond this gets a sentence saying what it means.
-LARGE_ERROR = 0.5
-# Figures below this (I/O per operation) are a small fraction of one I/O: a small absolute gap
-# is a large relative error.
-SMALL_IO = 0.1
 
 
 def _cache_fraction(current: dict) -> float:
@@ -132,11 +120,6 @@ def comparison_rows(result: ValidationResult) -> list[dict]:
     return rows
 
 
-def model_name(result: ValidationResult) -> str:
-    """The model in the "predicted" column: the skew model under skew or a cache."""
-    return "skew model" if result.model == "skew" else "finite model"
-
-
 def source_notes(result: ValidationResult) -> list[Any]:
     """What each column of the comparison is, in plain words."""
     if result.model == "skew":
@@ -181,84 +164,6 @@ def scale_note(result: ValidationResult, request: ValidationRequest | None) -> s
         text += (f" The block cache is {request.cache_fraction:.1%} of the data, as on the "
                  f"page: {request.cache_bytes / 2**20:.2f} MiB at this size.")
     return text
-
-
-def _sources(result: ValidationResult) -> list[tuple[str, Costs]]:
-    out = [(f"the {model_name(result)}", result.predicted), ("the paper model", result.paper)]
-    if result.simulated is not None:
-        out.append(("the engine simulator", result.simulated))
-    return out
-
-
-def _why_large(key: str, source: str, predicted: float, measured: float,
-               result: ValidationResult) -> str:
-    """Why one relative error is large: a small measured figure, or a real gap."""
-    gap = abs(predicted - measured)
-    if measured < SMALL_IO:
-        why = (f"The engine measured only {measured:.2g}, and a relative error divides by the "
-               f"measured figure: a gap of {gap:.2g} I/O per operation shows as a large "
-               "percentage.")
-    elif predicted < SMALL_IO:
-        why = (f"The model predicts almost nothing ({predicted:.2g}) where the engine spent "
-               f"{measured:.2g}: the relative error cannot go below -100%, so read the gap, "
-               f"{gap:.2g} I/O per operation.")
-    else:
-        why = "Both figures are well above a small fraction of one I/O: a real gap at this size."
-        if source == "the paper model":
-            why += " The paper's model counts every level full, which a small tree rarely is."
-    w = result.workload
-    if key == "zero_result_read" and min(predicted, measured) < SMALL_IO:
-        why += (" A zero-result read costs only its filters' false positives, hundredths of an "
-                "I/O with enough bits per entry: a handful of false positives more or fewer "
-                "moves its relative error a lot.")
-    if key in ("range_runs", "range_io") and w is not None and w.range_reads == 0:
-        why += " Range reads are 0% of this workload, so this figure does not enter Θ."
-    return why
-
-
-def large_error_notes(result: ValidationResult) -> list[str]:
-    """A sentence for each metric some source misses by more than LARGE_ERROR."""
-    notes = []
-    for key, name in VALIDATED_METRICS:
-        measured = getattr(result.measured, key)
-        if measured == 0:
-            # No relative error exists (the table shows "–"): say why instead.
-            said = "; ".join(f"{source} predicts {getattr(costs, key):.3g}"
-                             for source, costs in _sources(result) if getattr(costs, key))
-            if said:
-                notes.append(f"{name}: the engine measured 0, so there is no relative error "
-                             f"(it divides by the measured figure); {said}.")
-            continue
-        misses = [(source, getattr(costs, key)) for source, costs in _sources(result)]
-        misses = [(source, p, relative_error(p, measured)) for source, p in misses]
-        misses = [(source, p, e) for source, p, e in misses if e is not None
-                  and abs(e) > LARGE_ERROR]
-        if not misses:
-            continue
-        said = "; ".join(f"{source} predicts {p:.3g} ({e:+.0%})" for source, p, e in misses)
-        worst = max(misses, key=lambda m: abs(m[2]))
-        notes.append(f"{name}: measured {measured:.3g}, {said}. "
-                     + _why_large(key, *worst[:2], measured, result))
-    return notes
-
-
-def window_notes(result: ValidationResult) -> list[str]:
-    """Warnings about the measurement itself: an incomplete window, compaction behind."""
-    notes = []
-    if result.detail("window_complete") is False:
-        notes.append("The measurement window hit its length cap before the largest level "
-                     "finished a merge cycle: write amplification and Θ cover part of a cycle "
-                     "only and may be off.")
-    if result.phase == "steady" and result.detail("major_compactions") == 0:
-        notes.append("No merge into the largest level happened during the window: the measured "
-                     "write amplification leaves out the largest level's merges.")
-    if waited := result.detail("throttle_seconds"):
-        notes.append(f"The writer waited {waited:.1f} s for compaction to keep up.")
-    if result.checks.any:
-        c = result.checks
-        notes.append(f"The engine gave wrong answers ({c.get_misses} missed keys, {c.zero_hits} "
-                     f"found absent keys, {c.wrong_values} wrong values): a bug in the engine.")
-    return notes
 
 
 def explanation(result: ValidationResult, request: ValidationRequest | None) -> html.Div:

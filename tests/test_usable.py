@@ -185,3 +185,39 @@ def test_recommend_trace_names_the_trace_when_its_system_is_refused(tmp_path, wa
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "--buffer-bytes" in out.stderr and f"from the trace {path}: --entry-bytes 32, " \
         "--entries 3" in out.stderr
+
+
+def test_validation_errors_above_25_percent_are_explained_in_words():
+    """The window's start (the model told Level L's runs at it is close), the simulator's end
+    tree, and a small measured figure each get their sentence; the CLI's JSON carries them."""
+    from dataclasses import replace
+
+    from validation.explain import large_error_notes
+    from validation.runner import validate
+    from validation.scale import Scale
+    from wacky_model.types import Design
+
+    r = validate(Design(4.0, 3.0, 1.0, 1.0, 1.0), scale=Scale(entries=20_000,
+                 buffer_bytes=1 << 14, reads=300, mix_ops=0))
+    m = r.measured.zero_result_read + 0.2
+    measured = replace(r.measured, zero_result_read=m, range_runs=6.0)
+    r = replace(r, measured=measured,
+                predicted=replace(r.predicted, zero_result_read=3 * m, range_runs=6.0),
+                paper=replace(r.paper, zero_result_read=m, range_runs=6.0),
+                simulated=replace(r.simulated, zero_result_read=m, range_runs=2.0),
+                conditioned=replace(r.predicted, zero_result_read=1.05 * m),
+                engine_detail={**r.engine_detail, "level_L_runs_at_start": 2})
+    notes = {n.split(":")[0]: n for n in large_error_notes(r)}
+    assert "+200%" in notes["zero-result read (I/O)"]
+    assert "Level L held 2 runs when the window began" in notes["zero-result read (I/O)"]
+    assert "+5%" in notes["zero-result read (I/O)"]
+    assert "the tree the engine ended with" in notes["range read (runs)"]
+    assert "window began" not in notes["range read (runs)"]  # the model is not off there
+
+
+def test_validate_json_carries_the_notes(wacky):
+    done = wacky("validate", "--preset", "tiering", "--T", "4", "--entries", "20000",
+                 "--buffer-bytes", "16384", "--json")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert isinstance(doc["notes"], list) and all(isinstance(n, str) for n in doc["notes"])

@@ -584,8 +584,11 @@ def validate_command(
         from validation.figures import validation_html
 
         _write(html, validation_html(result), "--html")
+    from validation.explain import large_error_notes, window_notes
+
+    notes = window_notes(result) + large_error_notes(result)
     if as_json:
-        _print_json(result.to_dict())
+        _print_json({**result.to_dict(), "notes": notes})
     else:
         stdout = stdout_console(140)
         # On stock RocksDB the design ran with uniform filters (result.design says so).
@@ -641,6 +644,8 @@ def validate_command(
                          "flushes and merges, the I/O the model prices.")
         for table in validation_tables(result):
             print_table(stdout, table)
+        for note in notes:  # errors above 25% in words, and the measurement's own faults
+            stdout.print(f"note: {note}")
     checks = result.checks
     _fail_on_wrong_answers(checks.get_misses, checks.zero_hits, checks.wrong_values)
 
