@@ -194,13 +194,54 @@ def _keys_from_sequence(keys: list[Any] | tuple[Any, ...] | range) -> np.ndarray
 _OPEN_KWARGS = frozenset({"sync", "wal", "cache_bytes", "wal_recovery", "max_lost_bytes"})
 
 
-def _opening_options(stored: dict[str, Any]) -> dict[str, Any]:
-    """The stored options as Engine's arguments: without the file-only ones under whole-level
-    merges, which Engine refuses (a MANIFEST written before that rule still records them)."""
-    options = dict(stored)
-    if options.get("granularity") == "level":
-        options.pop("file_bytes", None)
-        options.pop("file_pick", None)
+class _Stored:
+    """The default of a design option: the MANIFEST's value when the directory has one, else
+    the documented default (``_NEW_DEFAULTS``). A sentinel rather than None, so that an
+    explicit ``granularity=None`` is still refused as the wrong type."""
+
+    def __repr__(self) -> str:
+        return "<stored in the MANIFEST, or the default>"
+
+
+_STORED: Any = _Stored()
+# What a new directory gets for a design option left out (bits_per_entry: when sum_fpr is out
+# too; file_bytes and file_pick: None, the engine's defaults).
+_NEW_DEFAULTS: dict[str, Any] = dict(
+    T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096, buffer_bytes=8 << 20,
+    filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0)
+# Options whose None already meant "left out" before the MANIFEST could supply them.
+_NONE_IS_LEFT_OUT = frozenset({"bits_per_entry", "sum_fpr", "file_bytes", "file_pick"})
+_FILE_ONLY = ("file_bytes", "file_pick")
+
+
+def _design_options(path: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The design options to open ``path`` with: those ``given``, and for each left out the
+    value its MANIFEST records, or for a new directory the default. Values given are passed on
+    as they are, so the engine refuses one that contradicts the MANIFEST, naming the option,
+    the stored value and the given one. The MANIFEST (checksum verified) is read only when an
+    option is left out; it records every design option, so nothing else needs repeating."""
+    left_out = {name for name, value in given.items()
+                if value is _STORED or (value is None and name in _NONE_IS_LEFT_OUT)}
+    options = {name: value for name, value in given.items() if name not in left_out}
+    if not left_out:
+        return options
+    stored: dict[str, Any] = {}
+    if os.path.isfile(os.path.join(path, "MANIFEST")):
+        stored = dict(_engine.stored_options(path))
+    source = stored if stored else _NEW_DEFAULTS
+    for name in ("T", "C", "X", "K", "Z", "entry_bytes", "block_bytes", "buffer_bytes",
+                 "filters", "hash_levels", "granularity", "level1_runs"):
+        if name in left_out:
+            options[name] = source[name]
+    if {"bits_per_entry", "sum_fpr"} <= left_out:  # one given decides the budget's kind
+        budget = "sum_fpr" if "sum_fpr" in source else "bits_per_entry"
+        options[budget] = source[budget]
+    # The file-only options come from the MANIFEST only for the granularity it records:
+    # given granularity='level' on a 'file' directory, the engine names the granularity.
+    if options["granularity"] == "file" and stored.get("granularity") == "file":
+        for name in _FILE_ONLY:
+            if name in left_out and name in stored:
+                options[name] = stored[name]
     return options
 
 
@@ -246,7 +287,17 @@ class Engine:
     ``verify`` neither use nor fill it, and a flush or merge that deletes a run drops its cached
     blocks. It is memory only, not part of the design: the MANIFEST does not record it and a
     reopen may give any value. See ``stats()`` for its counters.
-    Reopening a directory requires the same design and layout parameters and ``filters`` mode.
+    A new directory (or an existing empty one) gets the design, layout, filter and compaction
+    options given, and the defaults above for those left out. Reopening takes every option
+    left out from the directory's MANIFEST, which records all of them (``T``, ``C``, ``X``,
+    ``K``, ``Z``, ``entry_bytes``, ``block_bytes``, ``buffer_bytes``, ``bits_per_entry`` or
+    ``sum_fpr``, ``filters``, ``hash_levels``, ``granularity``, ``file_bytes``, ``file_pick``,
+    ``level1_runs``): ``Engine(path)`` reopens it as it was built. An option given must match
+    the stored value, else ``ValueError`` names the option, the stored value and the given
+    one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``, ``wal_recovery`` and
+    ``max_lost_bytes`` are not stored: each open takes them as given (or their defaults).
+    An existing directory with no MANIFEST and no log that holds anything else is another
+    program's: ``ValueError`` names it and what it holds, and nothing is written into it.
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
     file and block; no value is ever returned from it. Every refusal is a ``ValueError``
     (:class:`InvalidArgument` for a wrong type) or an ``OSError`` naming what it refuses.
@@ -256,31 +307,43 @@ class Engine:
         self,
         path: str | os.PathLike[str],
         *,
-        T: float = 10,
-        C: float = 9,
-        X: float = 1,
-        K: float = 0,
-        Z: float = 0,
-        entry_bytes: int = 128,
-        block_bytes: int = 4096,
-        buffer_bytes: int = 8 << 20,
+        T: float = _STORED,
+        C: float = _STORED,
+        X: float = _STORED,
+        K: float = _STORED,
+        Z: float = _STORED,
+        entry_bytes: int = _STORED,
+        block_bytes: int = _STORED,
+        buffer_bytes: int = _STORED,
         bits_per_entry: float | None = None,
         sum_fpr: float | None = None,
-        filters: str = "optimized",
-        hash_levels: int = 0,
+        filters: str = _STORED,
+        hash_levels: int = _STORED,
         sync: bool = False,
         wal: bool = True,
         retain_obsolete_runs: bool = False,
-        granularity: str = "level",
+        granularity: str = _STORED,
         file_bytes: int | None = None,
-        level1_runs: int = 1,
+        level1_runs: int = _STORED,
         file_pick: str | None = None,
         cache_bytes: int = 0,
         wal_recovery: str = "tolerate_corrupted_tail_records",
         max_lost_bytes: int = 256 << 20,
     ) -> None:
         path = _check_path(path)
-        design = {k: _check_number(k, v) for k, v in dict(T=T, C=C, X=X, K=K, Z=Z).items()}
+        o = _design_options(path, dict(
+            T=T, C=C, X=X, K=K, Z=Z, entry_bytes=entry_bytes, block_bytes=block_bytes,
+            buffer_bytes=buffer_bytes, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr,
+            filters=filters, hash_levels=hash_levels, granularity=granularity,
+            file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick))
+        entry_bytes, block_bytes, buffer_bytes = (o["entry_bytes"], o["block_bytes"],
+                                                  o["buffer_bytes"])
+        bits_per_entry, sum_fpr, filters = (o.get("bits_per_entry"), o.get("sum_fpr"),
+                                            o["filters"])
+        hash_levels, granularity, level1_runs = (o["hash_levels"], o["granularity"],
+                                                 o["level1_runs"])
+        file_bytes, file_pick = o.get("file_bytes"), o.get("file_pick")
+        design = {k: _check_number(k, o[k]) for k in ("T", "C", "X", "K", "Z")}
         _engine.validate_design(**design)
         entry_bytes = _check_int("entry_bytes", entry_bytes, 9, 1 << 20)
         block_bytes = _check_int("block_bytes", block_bytes, 1, 64 << 20)
@@ -341,8 +404,9 @@ class Engine:
     @classmethod
     def open(cls, path: str | os.PathLike[str], **kwargs: Any) -> Engine:
         """Open an existing directory with the design and layout its MANIFEST records (the
-        MANIFEST's checksum is verified first). ``kwargs`` may set ``sync``, ``wal``,
-        ``cache_bytes``, ``wal_recovery`` and ``max_lost_bytes``.
+        MANIFEST's checksum is verified first), as ``Engine(path)`` does, but never create one.
+        ``kwargs`` may set ``sync``, ``wal``, ``cache_bytes``, ``wal_recovery`` and
+        ``max_lost_bytes``.
 
         Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST, run files or
         logs) and ``FileNotFoundError`` when it holds run files or logs but no MANIFEST."""
@@ -352,7 +416,7 @@ class Engine:
             raise ValueError(f"Engine.open takes only {', '.join(sorted(_OPEN_KWARGS))}; got "
                              f"{sorted(unknown)}")
         _check_has_manifest(path)
-        return cls(path, **_opening_options(_engine.stored_options(path)), **kwargs)
+        return cls(path, **kwargs)
 
     # -- single operations -------------------------------------------------------------
     def _value(self, value: Any) -> bytes | bytearray | memoryview:

@@ -88,8 +88,11 @@ def test_reopen_with_another_filters_mode_is_refused(tmp_path) -> None:
     with pytest.raises(
         ValueError, match=r"different design: filters \(stored uniform, requested optimized\)"
     ):
-        Engine(path, **KW)
+        Engine(path, **KW, filters="optimized")
     e = Engine(path, **KW, filters="uniform")  # the stored mode reopens
+    assert [lv["fpr"] for lv in e.levels()] == fprs
+    e.close()
+    e = Engine(path, **KW)  # left out, the mode is the MANIFEST's
     assert [lv["fpr"] for lv in e.levels()] == fprs
     e.close()
     Engine(tmp_path / "opt", **KW).close()

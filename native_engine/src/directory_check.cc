@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "env.h"
@@ -14,6 +15,55 @@
 #include "wal.h"
 
 namespace wacky {
+
+namespace {
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Whether the engine writes a file or directory of this name (see ForeignEntries).
+bool IsEngineEntry(const std::string& name) {
+  if (name == "MANIFEST" || name == "MANIFEST.tmp" || name == "OUTPUTS" ||
+      name == "OUTPUTS.tmp" || name == "lost")
+    return true;
+  uint64_t n = 0;
+  if (ParseLogFileName(name, &n) || ParseRunFileName(name, &n)) return true;
+  const std::string obsolete = ".obsolete";
+  return EndsWith(name, obsolete) &&
+         ParseRunFileName(name.substr(0, name.size() - obsolete.size()), &n);
+}
+
+}  // namespace
+
+std::vector<std::string> ForeignEntries(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const std::string& name : ListDir(dir))
+    if (!IsEngineEntry(name)) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void RefuseForeignDirectory(const std::string& dir) {
+  if (FileExists(ManifestFileName(dir))) return;
+  uint64_t n = 0;
+  for (const std::string& name : ListDir(dir))
+    if (ParseLogFileName(name, &n)) return;  // a creation that crashed before its MANIFEST
+  const std::vector<std::string> foreign = ForeignEntries(dir);
+  if (foreign.empty()) return;
+  constexpr size_t kNamed = 5;
+  std::string names;
+  for (size_t i = 0; i < foreign.size() && i < kNamed; ++i)
+    names += (i ? ", " : "") + foreign[i];
+  if (foreign.size() > kNamed) names += ", ...";
+  const std::string count = foreign.size() == 1
+                                ? std::string("1 file that is")
+                                : std::to_string(foreign.size()) + " files that are";
+  throw std::invalid_argument("'" + dir + "' holds " + count + " not this engine's (" +
+                              names + ") and no MANIFEST; open an empty or new directory, "
+                              "or an engine directory (nothing was written)");
+}
 
 DirectoryReport CheckDirectory(const std::string& dir) {
   CheckPath(dir);

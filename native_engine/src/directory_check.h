@@ -16,6 +16,14 @@
 // lost_writes; what opening drops or moves without loss (a torn log tail, unlisted files)
 // is a warning. A path with no MANIFEST and no run file or log throws
 // std::invalid_argument: it is not an engine directory.
+//
+// Contract: ForeignEntries(dir) lists, sorted, the names in `dir` that this engine never
+// writes: anything but MANIFEST, OUTPUTS (and the ".tmp" files that write them), run files
+// (and their ".obsolete" renames), logs and lost/. RefuseForeignDirectory(dir) throws
+// std::invalid_argument, naming `dir`, how many such entries it holds and the first few,
+// when `dir` has no MANIFEST and no log but holds a foreign entry: the engine opens an
+// empty or new directory or one of its own, and never writes its files beside another
+// program's. Both read the directory listing only and change nothing.
 #ifndef WACKY_NATIVE_ENGINE_DIRECTORY_CHECK_H_
 #define WACKY_NATIVE_ENGINE_DIRECTORY_CHECK_H_
 
@@ -36,6 +44,9 @@ struct DirectoryReport {
 };
 
 DirectoryReport CheckDirectory(const std::string& dir);
+
+std::vector<std::string> ForeignEntries(const std::string& dir);
+void RefuseForeignDirectory(const std::string& dir);
 
 }  // namespace wacky
 

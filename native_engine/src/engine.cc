@@ -14,6 +14,7 @@
 #include <iterator>
 
 #include "compaction.h"
+#include "directory_check.h"
 #include "file_compaction.h"
 #include "engine_limits.h"
 #include "hash.h"
@@ -65,6 +66,7 @@ void Engine::OpenDirectory() {
       throw IOError(ENOENT, "'" + path_ + "' holds run files or logs but no MANIFEST, so "
                     "nothing proves which data is live; refusing to open it (nothing was "
                     "changed). Restore the MANIFEST, or move the files away");
+    RefuseForeignDirectory(path_);  // before anything is written beside another's files
     // A log and nothing else: a creation that crashed before its MANIFEST. It holds no write.
     for (const auto& entry : logs) ::unlink(entry.second.c_str());
     logs.clear();

@@ -15,7 +15,10 @@
 //     proof) or moved to lost/ (recovery.h). A failed open changes no file. An flock on the
 //     directory itself keeps two engines, in any processes, from sharing it. A directory
 //     holding run files or logs but no MANIFEST is refused (IOError, ENOENT) and left
-//     untouched.
+//     untouched; so is an existing directory with no MANIFEST and no log that holds
+//     anything else (std::invalid_argument naming it and what it holds,
+//     directory_check.h RefuseForeignDirectory): the engine does not write its files
+//     beside another program's.
 //   * With options.wal, every write call appends its entries to the log as one batch
 //     before it returns: they survive a crash of the process, and with options.sync also a
 //     power loss. A batch (PutMany) is all or nothing after a crash: it is logged whole

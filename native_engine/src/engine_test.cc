@@ -244,6 +244,33 @@ TEST(Engine, DirectoryIsLockedAndDesignChecked) {
   CHECK(!FileExists(dir.path() + "/bad"));  // validated before touching the disk
 }
 
+// A directory with no MANIFEST and no log that holds anything else is another program's:
+// refused, naming it and what it holds, with nothing written. An empty existing directory
+// is opened as a new one, and an engine's own leftovers (lost/) do not count as foreign.
+TEST(Engine, AForeignNonEmptyDirectoryIsRefusedUntouched) {
+  test::TempDir dir;
+  const std::string path = dir.path() + "/x";
+  MakeDirs(path);
+  for (const char* name : {"a.txt", "b.csv", "notes"}) std::ofstream(path + "/" + name) << "mine";
+  CHECK_THROWS(Engine(path, Small()), std::invalid_argument,
+               "holds 3 files that are not this engine's (a.txt, b.csv, notes)");
+  CHECK_THROWS(Engine(path, Small()), std::invalid_argument, "'" + path + "'");
+  CHECK_EQ(ListDir(path).size(), size_t{3});  // no MANIFEST, no log
+  CHECK_EQ(ForeignEntries(path).size(), size_t{3});
+
+  const std::string empty = dir.path() + "/empty";
+  MakeDirs(empty);
+  { Engine e(empty, Small()); }
+  CHECK(FileExists(ManifestFileName(empty)));
+  CHECK(ForeignEntries(empty).empty());
+  MakeDirs(empty + "/lost");
+  CHECK(ForeignEntries(empty).empty());
+  std::ofstream(empty + "/run-00000007.sst.obsolete") << "x";
+  std::ofstream(empty + "/README") << "x";
+  CHECK(ForeignEntries(empty) == std::vector<std::string>{"README"});
+  { Engine e(empty, Small()); }  // an engine directory with a stray file still opens
+}
+
 TEST(Engine, RecoveryRemovesOrphansAndRejectsDamagedRuns) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
