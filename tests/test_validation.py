@@ -326,3 +326,19 @@ def test_every_sweep_keeps_the_sections_it_does_not_write(tmp_path) -> None:
     assert "new skew" in doc.read_text() and "old skew\n" not in doc.read_text()
     assert "old skew-files" in doc.read_text()
     assert "new head" in doc.read_text() and "old files" in doc.read_text()
+
+
+def test_the_ranking_validates_the_whole_level_search_pick_as_it_was_priced() -> None:
+    """The ranking's candidates are whole-level designs of one model, validated as whole-level
+    designs: the search's pick must be one (the default recommend may pick file-granular
+    merges, which a whole-level validation would misreport; 9A picked one at this scale)."""
+    from validation.scale import Scale
+    from wacky_model.search import recommend
+
+    system = Scale().system(5.0, None)
+    workload = dict(sweep.ranking_workloads())["9A zero-result reads 90%"]
+    assert recommend(workload, system).model == "files"  # what made the case
+    _, per_workload = sweep.ranking_candidates(system, [("9A", workload)])
+    (family, design), *_ = per_workload["9A"]
+    picked = recommend(workload, system, granularity="level")
+    assert family == sweep.SEARCH and design == picked.design and picked.model == "finite"

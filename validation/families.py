@@ -110,13 +110,14 @@ def ranking_workloads(n_random: int = 12, seed: int = 11) -> list[tuple[str, Wor
 def ranking_candidates(
     system: System, workloads: Sequence[tuple[str, Workload]]
 ) -> tuple[list[SweepCase], dict[str, list[tuple[str, Design]]]]:
-    """Per workload: the five-knob search's recommendation (finite-N model), then each family at
-    its own best T by the same model."""
+    """Per workload: the five-knob search's recommendation (finite-N model, whole levels: the
+    candidates are all whole-level designs of one model, and each is validated as such), then
+    each family at its own best T by the same model."""
     space = DesignSpace.build(system)
     cases: dict[tuple, SweepCase] = {}
     per_workload: dict[str, list[tuple[str, Design]]] = {}
     for wname, workload in workloads:
-        rec = recommend(workload, system, space=space)
+        rec = recommend(workload, system, space=space, granularity="level")
         options = [(SEARCH, rec.design)] + [(alt.family, alt.design) for alt in rec.alternatives]
         per_workload[wname] = options
         for family, design in options:
