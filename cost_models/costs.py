@@ -9,11 +9,17 @@ from cost_models.structure import ArrayLike, Structure
 
 
 def write_amplification(s: Structure) -> np.ndarray:
-    """Eq 14 without the 1/B: C/a_L + sum_{i<L} (r_i - 1)/(a_i + 1), with preemptive merging."""
+    """Eq 14 without the 1/B: C/a_L + sum_{i<L} (r_i - 1)/(a_i + 1), with preemptive merging.
+
+    a_i here is the merge rule's bound (``Structure.run_bound``, Eq 13): how often an entry is
+    rewritten depends on when a run counts as full (N_i / a_i), not on how many runs the level
+    can hold. A level of fewer buffers than a_i puts every batch in a run of its own (written
+    once, about (r_i - 1)/(a_i + 1) ~ 1), whereas the held count (``runs``, capped) would price
+    r_i - 1 batches merged into a few runs that never receive them."""
     smaller = s.valid & ~s.largest
     with np.errstate(invalid="ignore"):
-        per_level = np.where(smaller, (s.ratios - 1.0) / (s.runs + 1.0), 0.0)
-    return s.C / s.at_largest(s.runs) + np.sum(per_level, axis=-1)
+        per_level = np.where(smaller, (s.ratios - 1.0) / (s.run_bound + 1.0), 0.0)
+    return s.C / s.at_largest(s.run_bound) + np.sum(per_level, axis=-1)
 
 
 def write_cost(s: Structure, entries_per_block: ArrayLike) -> np.ndarray:

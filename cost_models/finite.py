@@ -133,7 +133,7 @@ class FillLayout:
 
     s: Any
     caps: np.ndarray
-    runs: np.ndarray  # a_i, at least 1
+    runs: np.ndarray  # a_i of the merge rule (Eq 13 uncapped), at least 1
     batch: np.ndarray
     q: np.ndarray
     m: np.ndarray
@@ -150,7 +150,9 @@ def fill_layout(
     s = structure(T, C, X, K, Z, n_est / F, integer_runs=True)
     caps = s.fractions * n_est[..., None]
     upper = s.valid & ~s.largest
-    a = np.maximum(s.runs, 1.0)
+    # The merge rule's bound (Eq 13 uncapped, as the engine's Level::max_runs): the level's
+    # capacity, not a_i, stops a level of fewer buffers than a_i at floor(N_i / b_i) batches.
+    a = np.maximum(s.run_bound, 1.0)
     run_cap = caps / a * (1.0 - REL_TOL)
     cap_hi = np.where(upper, caps * (1.0 + REL_TOL), 0.0)
     batch = np.empty(s.runs.shape)  # b_i, the batch that reaches Level i

@@ -5,8 +5,9 @@ Eq 8-13 accept any T >= 2, C >= 1, X >= 1, but a tree of N/F buffers of data can
   max(1, N/F) (beyond it Eq 14 prices merges that can never happen, e.g. a write
   amplification of 10^12 for N/F = 32768);
 * more runs in a level than entries the level holds (a_i <= N_i; X = 64 with T = 2 asks for
-  1.8e19 runs in Level 1). The bound is on entries, not buffers: Eq 9 scales capacities to fit
-  exactly L levels, so a tiered Level 1 may hold T-1 runs in less than T-1 buffers' worth;
+  1.8e19 runs in Level 1). ``structure()`` already caps a_i at the level's capacity in buffers
+  (a run is at least one buffer, :func:`cost_models.structure.runs_capacity`), so this only
+  refuses what that cap cannot make sense of (NaN and overflowing run counts);
 * more than :data:`MAX_RUNS_PER_LEVEL` runs in a level or :data:`MAX_LEVELS` levels, which the
   engine cannot track.
 
@@ -39,7 +40,9 @@ def physical(s: Structure, n_buffers: ArrayLike, entries: ArrayLike) -> np.ndarr
     """Boolean mask over the designs of ``s``: True where a tree of N = ``entries`` in N/F =
     ``n_buffers`` buffers is physical."""
     n = np.asarray(n_buffers, dtype=float)
-    runs_ok = np.all(~s.valid | (s.runs <= runs_limit(s, entries)), axis=-1)
+    # The engine tracks its merge rule's bound (Eq 13 uncapped), so that is what its limit bounds.
+    runs_ok = np.all(~s.valid | ((s.runs <= runs_limit(s, entries))
+                                 & (s.run_bound <= MAX_RUNS_PER_LEVEL)), axis=-1)
     return (runs_ok & (s.L <= MAX_LEVELS) & (s.T <= max_ratio(n, 2.0))
             & (s.C <= max_ratio(n, 1.0)))
 
@@ -58,14 +61,17 @@ def check_physical(s: Structure, n_buffers: float, entries: float) -> None:
     if int(s.L) > MAX_LEVELS:
         raise ValueError(f"the design has {int(s.L)} levels; at most {MAX_LEVELS} are allowed")
     limit = runs_limit(s, entries)
-    over = np.flatnonzero(s.valid & (s.runs > limit))
+    asked = np.where(s.run_bound > MAX_RUNS_PER_LEVEL, s.run_bound, s.runs)
+    over = np.flatnonzero(s.valid & ~(asked <= np.where(s.run_bound > MAX_RUNS_PER_LEVEL,
+                                                        MAX_RUNS_PER_LEVEL, limit)))
     if over.size:
         i = int(over[0])
         largest = i == int(s.L) - 1
         knobs = "C and Z" if largest else "T, X and K"
-        why = ("the limit of runs per level" if limit[i] >= MAX_RUNS_PER_LEVEL
+        engine = not s.run_bound[i] <= MAX_RUNS_PER_LEVEL
+        why = ("the limit of runs per level" if engine or limit[i] >= MAX_RUNS_PER_LEVEL
                else "the entries the level holds")
         raise ValueError(
-            f"Level {i + 1} would hold {float(s.runs[i]):.3g} runs, more than {why} "
-            f"({float(limit[i]):.6g}); lower {knobs}"
+            f"Level {i + 1} would hold {float(asked[i]):.3g} runs, more than {why} "
+            f"({float(MAX_RUNS_PER_LEVEL if engine else limit[i]):.6g}); lower {knobs}"
         )

@@ -5,7 +5,11 @@ Equations (with the errata in ``docs/ERRATA.md`` applied):
 * Eq 8  r_i = T^(X^(L-i-1)) for 1 <= i <= L-1, and r_L = C*T/(T-1).
 * Eq 9  N_i = N/(C+1) * (T/r_i)^(1/(X-1)) * (r_i-1)/r_i for i < L, and N_L = N*C/(C+1).
 * Eq 10 L = ceil(1 + log_X((X-1) * log_T(N/F * 1/(C+1) * (T-1)/T) + 1)).
-* Eq 13 a_i = (r_i-1)^K for i < L, and a_L = C^Z.
+* Eq 13 a_i = (r_i-1)^K for i < L, and a_L = C^Z, capped at max(1, floor(N_i/F)): a run is at
+  least one flushed buffer, so a level of c buffers holds at most max(1, floor(c)) runs (the
+  engine's capacity check, ``Level::WouldOverflow``, stops a level at floor(c) one-buffer runs).
+  ``Structure.runs`` is the capped count; ``Structure.run_bound`` keeps Eq 13 itself, which the
+  engine's merge rule (a run is full at N_i / a_i) uses.
 
 X -> 1 gives Capped Lazy Leveling (Eq 1-3): the exponent sum (X^k - 1)/(X - 1) tends to k, and
 every formula here is written through that sum so that X = 1 is exact and X = 1 + 1e-6 is smooth.
@@ -27,6 +31,9 @@ ArrayLike = float | np.ndarray
 LEVEL_CEIL_TOLERANCE = 1e-9
 # Below this |X - 1| the CLL limit formulas are used directly.
 X_ONE_TOLERANCE = 1e-12
+# The engine's relative tolerance on a level's capacity (level.cc), so that a level of exactly
+# c buffers holds c runs, not c - 1, through rounding noise.
+CAPACITY_TOLERANCE = 1e-9
 
 
 def exponent_sum(k: ArrayLike, X: ArrayLike) -> np.ndarray:
@@ -88,12 +95,26 @@ def round_runs(runs: ArrayLike) -> np.ndarray:
     return np.maximum(1.0, np.floor(np.asarray(runs, dtype=float) + 0.5))
 
 
+def runs_capacity(capacity_buffers: ArrayLike) -> np.ndarray:
+    """The most runs a level of ``capacity_buffers`` buffers can hold: max(1, floor(c)).
+
+    A run is at least one flushed buffer. The engine admits a batch while the level stays within
+    its capacity (``Level::WouldOverflow``, relative tolerance 1e-9), so Level 1 holds at most
+    floor(c) one-buffer runs, and a deeper level, whose batches are larger, fewer."""
+    c = np.asarray(capacity_buffers, dtype=float)
+    with np.errstate(invalid="ignore"):
+        return np.maximum(1.0, np.floor(c * (1.0 + CAPACITY_TOLERANCE)))
+
+
 @dataclass(frozen=True)
 class Structure:
     """Per-level layout of one design or of a broadcast array of designs.
 
     ``L`` has the broadcast shape S; the per-level arrays have shape S + (L_max,).
-    ``fractions`` are N_i / N (Eq 9); ``runs`` are a_i (Eq 13); ``ratios`` are r_i (Eq 8).
+    ``fractions`` are N_i / N (Eq 9); ``ratios`` are r_i (Eq 8); ``runs`` are a_i (Eq 13)
+    capped at the level's capacity in buffers (:func:`runs_capacity`), the runs the level can
+    hold, which every model prices and every output reports; ``run_bound`` is Eq 13 uncapped
+    (rounded like ``runs``), the bound of the engine's merge rule (a run is full at N_i / a_i).
     """
 
     T: np.ndarray
@@ -106,6 +127,11 @@ class Structure:
     fractions: np.ndarray
     runs: np.ndarray
     valid: np.ndarray
+    run_bound: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.run_bound is None:
+            object.__setattr__(self, "run_bound", self.runs)
 
     @property
     def largest(self) -> np.ndarray:
@@ -173,10 +199,14 @@ def structure(
     *,
     integer_runs: bool = False,
     max_levels: int | None = None,
+    capped: bool = True,
 ) -> Structure:
     """Build the per-level structure (Eq 8, 9, 10, 13) for N/F = ``n_buffers``.
 
-    ``integer_runs`` rounds every a_i the way the engine does (:func:`round_runs`).
+    ``integer_runs`` rounds every a_i the way the engine does (:func:`round_runs`). Every a_i is
+    then capped at what its level can hold, max(1, floor(N_i/F)) (:func:`runs_capacity`);
+    ``capped=False`` leaves Eq 13 as printed (``runs`` = ``run_bound``), the paper's tree, whose
+    closed forms ``tests/test_symbolic.py`` checks.
     """
     T, C, X, K, Z, n_buffers = np.broadcast_arrays(
         *(np.asarray(v, dtype=float) for v in (T, C, X, K, Z, n_buffers))
@@ -185,7 +215,12 @@ def structure(
     width = int(max_levels if max_levels is not None else (L.max() if L.size else 1))
     level = np.arange(1, width + 1, dtype=float)
     depth = L[..., None] - level  # 0 at Level L, 1 at Level L-1, ...
-    ratios, fractions, runs = shape_at_depth(
+    ratios, fractions, bound = shape_at_depth(
         *(v[..., None] for v in (T, C, X, K, Z)), depth, integer_runs=integer_runs
     )
-    return Structure(T, C, X, K, Z, L, ratios, fractions, runs, depth >= 0)
+    valid = depth >= 0
+    runs = bound
+    if capped:
+        held = runs_capacity(fractions * n_buffers[..., None])
+        runs = np.where(valid, np.minimum(bound, held), 0.0)
+    return Structure(T, C, X, K, Z, L, ratios, fractions, runs, valid, bound)

@@ -19,30 +19,52 @@ It repeats until no rule applies (the validation waits for compaction after ever
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+# RocksDB's max_merge_width default (UINT_MAX): no limit on the runs one merge takes.
+UNLIMITED = 2**32 - 1
 
 
 @dataclass(frozen=True)
-class UniversalRules:
-    """RocksDB's ``compaction_options_universal`` and trigger, with the flush size in entries."""
+class UniversalOptions:
+    """RocksDB's ``compaction_options_universal`` and ``level0_file_num_compaction_trigger``, at
+    RocksDB's defaults (``max_merge_width`` UINT_MAX: no limit)."""
 
-    flush_entries: float
-    trigger: int
+    trigger: int = 4
     min_merge_width: int = 2
-    max_merge_width: int = 1 << 30
+    max_merge_width: int = UNLIMITED
     size_ratio: float = 1.0
     max_size_amplification_percent: float = 200.0
 
     def __post_init__(self) -> None:
-        if not self.flush_entries >= 1:
-            raise ValueError(f"flush_entries must be at least 1; got {self.flush_entries}")
-        if not 1 <= self.trigger <= 1 << 30:
-            raise ValueError(f"trigger must be at least 1; got {self.trigger}")
+        for name, value in (("trigger", self.trigger), ("min_merge_width", self.min_merge_width),
+                            ("max_merge_width", self.max_merge_width)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= UNLIMITED:
+                raise ValueError(f"{name} must be a whole number in [1, {UNLIMITED}]; got "
+                                 f"{value!r}")
         if not 2 <= self.min_merge_width <= self.max_merge_width:
             raise ValueError("min_merge_width must be at least 2 and at most max_merge_width; "
                              f"got {self.min_merge_width}, {self.max_merge_width}")
         if not self.size_ratio >= 0 or not self.max_size_amplification_percent > 0:
-            raise ValueError("size_ratio must be >= 0 and max_size_amplification_percent > 0")
+            raise ValueError("size_ratio must be >= 0 and max_size_amplification_percent > 0; "
+                             f"got {self.size_ratio}, {self.max_size_amplification_percent}")
+
+    def rules(self, flush_entries: float) -> UniversalRules:
+        """These options with flushes of ``flush_entries`` entries."""
+        return UniversalRules(**{f.name: getattr(self, f.name) for f in fields(UniversalOptions)},
+                              flush_entries=flush_entries)
+
+
+@dataclass(frozen=True, kw_only=True)
+class UniversalRules(UniversalOptions):
+    """The options with the flush size in entries: what U1-U4 run on."""
+
+    flush_entries: float
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.flush_entries >= 1:
+            raise ValueError(f"flush_entries must be at least 1; got {self.flush_entries}")
 
 
 @dataclass(frozen=True)
@@ -58,22 +80,20 @@ def _pick(runs: list[float], r: UniversalRules) -> tuple[int, int] | None:
     n = len(runs)
     if n < r.trigger or n < 2:
         return None
-    newer = sum(runs[:-1])
-    if newer * 100.0 >= r.max_size_amplification_percent * runs[-1]:  # U2
+    if (sum(runs) - runs[-1]) * 100.0 >= r.max_size_amplification_percent * runs[-1]:  # U2
         return 0, n
     grow = (100.0 + r.size_ratio) / 100.0
-    for start in range(n):  # U3
-        total, count = runs[start], 1
-        for nxt in runs[start + 1:]:
-            if count >= r.max_merge_width or total * grow < nxt:
-                break
-            total += nxt
-            count += 1
-        if count >= r.min_merge_width:
-            return start, start + count
+    widest, least = r.max_merge_width, r.min_merge_width
+    for start in range(n - least + 1):  # U3 (a later start cannot gather min_merge_width)
+        total, end, stop = runs[start], start + 1, min(n, start + widest)
+        while end < stop and runs[end] <= total * grow:
+            total += runs[end]
+            end += 1
+        if end - start >= least:
+            return start, end
     if n > r.trigger:  # U4
-        count = min(n - r.trigger + 1, r.max_merge_width)
-        if count >= r.min_merge_width:
+        count = min(n - r.trigger + 1, widest)
+        if count >= least:
             return 0, count
     return None
 

@@ -30,10 +30,17 @@ from wacky_model.compat import FEATURES
 from wacky_model.config import Configuration
 from wacky_model.figures.design import structure_figure, theta_by_family
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
-from wacky_model.guardrails import Constraints
+from wacky_model.guardrails import DEFAULT_CONSTRAINTS, Constraints
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
-from wacky_model.rocksdb_tuning import RocksDBConfig, RocksDBRecommendation, recommend_rocksdb
+from wacky_model.rocksdb_tuning import (
+    RocksDBConfig,
+    RocksDBRecommendation,
+    StockConfig,
+    UniversalConfig,
+    recommend_rocksdb,
+)
+from wacky_model.rocksdb_tuning import stock_config as stock_config_of
 from wacky_model.search import Alternative, DesignSpace, Recommendation, classify, recommend
 from wacky_model.skew import needs_skew_model
 from wacky_model.types import Design, KeyDistribution, System, Workload
@@ -342,11 +349,11 @@ def parse_workload(values: dict[str, Any]) -> Workload:
 
 
 def parse_constraints(values: dict[str, Any]) -> Constraints | None:
-    """The guardrail from the system controls: at most this many runs in any level (0 or
-    empty: no limit)."""
+    """The guardrail from the system controls: at most this many runs in any level (0: no
+    limit; empty: the default, 36, as recommend's)."""
     raw = values.get(L.MAX_RUNS[0])
     if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return None
+        return DEFAULT_CONSTRAINTS
     limit = number(L.MAX_RUNS[0], raw)
     if limit != int(limit):
         raise ValueError(f"{LABELS['max-runs']}: must be a whole number; got {limit:.6g}")
@@ -771,7 +778,7 @@ def card(title: str, family: str, analysis: Analysis, note: str = "",
 CARD_ROCKSDB_OPTIONS = ("compaction_style", "max_bytes_for_level_multiplier",
                         "level0_file_num_compaction_trigger", "target_file_size_base",
                         "max_bytes_for_level_base", "level_compaction_dynamic_level_bytes",
-                        "write_buffer_size")
+                        "write_buffer_size", "compaction_options_universal")
 BYTE_OPTIONS = ("target_file_size_base", "max_bytes_for_level_base", "write_buffer_size")
 
 
@@ -789,9 +796,9 @@ def compaction_doc(rec: Recommendation) -> dict[str, Any]:
     return doc
 
 
-def stock_config(rec: Recommendation) -> RocksDBConfig | None:
+def stock_config(rec: Recommendation) -> StockConfig | None:
     """A stock RocksDB pick's options (None for any other pick)."""
-    return RocksDBConfig.of(rec.configuration) if rec.configuration.target == "rocksdb" else None
+    return stock_config_of(rec.configuration) if rec.configuration.target == "rocksdb" else None
 
 
 def export_for(design: Design, system: System, compaction: dict[str, Any] | None = None,
@@ -799,7 +806,9 @@ def export_for(design: Design, system: System, compaction: dict[str, Any] | None
     """The RocksDB options of what the page shows: a stock RocksDB pick's own (``stock``,
     RocksDBConfig's fields), a file-granular pick's files and trigger, or the design's."""
     if stock is not None:
-        return RocksDBConfig(**stock).export(system)
+        config = (UniversalConfig.from_dict(stock) if "options" in stock else
+                  RocksDBConfig(**stock))
+        return config.export(system)
     if compaction and compaction.get("granularity") == "file":
         return rocksdb_export(design, system, int(compaction["level1_runs"]),
                               int(compaction["file_bytes"]))
@@ -823,6 +832,11 @@ def configuration_view(rec: Recommendation, exported: RocksDBExport | None,
     sizing = ("Level sizes: RocksDB's dynamic level sizing, the first level "
               f"{_bytes(c.level_base_bytes)}." if c.sizing == "dynamic" else
               "Level sizes: the design's (T, C, X).")
+    if c.universal is not None:
+        merges = (f"Merges: RocksDB's universal compaction, whole sorted runs by their sizes, "
+                  f"once {c.universal.trigger} runs wait.")
+        sizing = ("Run sizes: set by the size ratio and the size-amplification limit "
+                  f"({c.universal.max_size_amplification_percent:g}%).")
     children: list[Any] = [html.B("Configuration priced"), html.Div(merges), html.Div(sizing)]
     if exported is not None:
         reasons = {o.name: o.reason for o in exported.options}
@@ -885,14 +899,10 @@ def stock_report_view(report: RocksDBRecommendation) -> html.Div:
                 f"{d.multiplier:g}, files of {_bytes_in_buffers(d.file_bytes, d.buffer_bytes)}")
     return html.Div(
         [
-            html.Div([html.B("Stock RocksDB, leveled compaction"),
-                      f": {b.theta:.4g} I/O per operation (partial-merge model, "
+            html.Div([html.B(f"Stock RocksDB, {c.style} compaction"),
+                      f": {b.theta:.4g} I/O per operation ({c.model} model, "
                       f"{report.configurations:,} configurations searched)"]),
-            html.Div(f"write_buffer_size={c.buffer_bytes:,} max_bytes_for_level_multiplier="
-                     f"{c.multiplier:g} level0_file_num_compaction_trigger={c.level0_trigger} "
-                     f"max_bytes_for_level_base={c.level_base_bytes:,} target_file_size_base="
-                     f"{c.file_bytes:,} level_compaction_dynamic_level_bytes="
-                     f"{str(c.dynamic).lower()}, {c.bits_per_key:.3g} bits per key",
+            html.Div(c.options_text(),
                      style={"fontFamily": "monospace", "fontSize": "90%",
                             "overflowWrap": "anywhere", "margin": "4px 0"}),
             html.Div(html.Table(
@@ -1080,6 +1090,14 @@ def search_note(rec: Recommendation) -> str:
     return f"Searched {what} in {rec.search_ms:.0f} ms."
 
 
+def cap_text(cap: dict[str, Any]) -> str:
+    """What the runs-per-level cap costs, in the page's words (``Recommendation.without_cap``)."""
+    return (f"At most {cap['cap']} runs per level (RocksDB stops writes at 36 level-0 files). "
+            f"Without the cap ({_field('max-runs')} at 0): {cap['family']} "
+            f"{knob_text(Design(**cap['design']))}, Θ {cap['theta_lower']:.1%} lower, "
+            f"{cap['max_runs_per_level']:,.0f} runs in Level {cap['level']}.")
+
+
 def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
     out: dict[str, Any] = {}
     rec = _recommendation(controls, services)
@@ -1094,6 +1112,8 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
                  else "Recommended design")
         if rec.robust is not None:
             extra.append(robust_text(rec.robust))
+        if rec.without_cap is not None:
+            extra.append(cap_text(rec.without_cap))
     else:
         design = controls.design
         analysis = analyze(design, controls.system, controls.workload, realizable=True)

@@ -48,7 +48,7 @@ SYSTEM_FIELDS = (
 )
 MEMORY_SPLIT = "memory-split"
 MEMORY_BITS = ("memory-bits", "Total memory (bits/entry)", 10.0)
-MAX_RUNS = ("max-runs", "Max runs per level (0: no limit)", 0.0)
+MAX_RUNS = ("max-runs", "Max runs per level (0: no limit)", 36.0)
 ROBUST = ("robust-rho", "Uncertainty ρ (robust tuning)", 0.0)
 # What the search may pick (recommend's granularity, level0_trigger and target): (id, label,
 # ((value, text), ...), default). The values are text so they travel in the URL unchanged.

@@ -15,7 +15,7 @@ from dashboard import layout as L
 from wacky_model.compat import FEATURES, REFUSALS, refusals
 from wacky_model.guardrails import Constraints
 from wacky_model.pricing import price
-from wacky_model.rocksdb_tuning import RocksDBConfig, recommend_rocksdb
+from wacky_model.rocksdb_tuning import recommend_rocksdb, stock_config
 from wacky_model.search import recommend
 from wacky_model.types import System, Workload
 
@@ -73,8 +73,11 @@ def test_every_pair_composes_or_is_refused_by_the_table(pair):
         return
     rec = run(args)
     if "rocksdb" in names:
-        assert rec.model == "rocksdb" and rec.configuration.target == "rocksdb"
-        assert RocksDBConfig.of(rec.configuration).export(rec.system).options_file()
+        assert rec.model in ("rocksdb", "universal") and rec.configuration.target == "rocksdb"
+        assert stock_config(rec.configuration).export(rec.system).options_file()
+        # Universal compaction merges whole runs: files asked, or skew, leave it out.
+        if names & {"files", "skew", "cache", "level0_trigger"}:
+            assert rec.model == "rocksdb"
     if "level0_trigger" in names:
         assert rec.compaction.level1_runs == 4
     if "guardrails" in names and rec.compaction.granularity == "file":
@@ -83,7 +86,9 @@ def test_every_pair_composes_or_is_refused_by_the_table(pair):
     # The JSON design is the design priced, and its cost is the one reported.
     assert doc["design"] == rec.design.knobs and doc["cost"] == rec.cost
     assert doc["configuration"] == rec.configuration.to_dict()
-    if names & {"files", "rocksdb", "level0_trigger"}:
+    if rec.model == "universal":  # stock RocksDB's universal compaction: whole sorted runs
+        assert doc["granularity"] == "level" and rec.compaction.universal is not None
+    elif names & {"files", "rocksdb", "level0_trigger"}:
         assert doc["granularity"] == "file" and rec.model in ("files", "rocksdb")
     if rec.robust is not None:
         assert rec.robust["robust_design"]["design"] == rec.design.knobs
@@ -137,7 +142,7 @@ def test_guardrails_bound_file_granular_and_rocksdb_picks():
     free = recommend(BASE_WORKLOAD, BASE_SYSTEM, granularity="file")
     assert rec.compaction.level1_runs == 1 and rec.cost >= free.cost
     assert recommend_rocksdb(BASE_WORKLOAD, BASE_SYSTEM, one_run).best.config.level0_trigger == 1
-    with pytest.raises(ValueError, match="no stock RocksDB leveled configuration meets"):
+    with pytest.raises(ValueError, match="no stock RocksDB configuration meets"):
         recommend_rocksdb(BASE_WORKLOAD, BASE_SYSTEM, Constraints(max_total_runs=1))
 
 

@@ -127,7 +127,7 @@ def test_eq14_eq15_at_x1_match_cll_closed_forms() -> None:
     T, C = rng.uniform(2, 20, 200), rng.uniform(1, 20, 200)
     K, Z = rng.uniform(0, 1, 200), rng.uniform(0, 1, 200)
     n = 2.0 ** rng.uniform(4, 40, 200)
-    s = structure(T, C, 1.0, K, Z, n)
+    s = structure(T, C, 1.0, K, Z, n, capped=False)  # Eq 13 as printed
     want_wa = C / C**Z + (s.L - 1) * (T - 1) / ((T - 1) ** K + 1)
     assert np.allclose(costs.write_amplification(s), want_wa, rtol=1e-12)
     p = 0.5 * (C + 1) / C * C**Z * rng.uniform(0.01, 1, 200)

@@ -27,6 +27,7 @@ from dashboard import layout as L
 from dashboard.app import check_port, create_app
 from wacky_cli.main import main as wacky_main
 from wacky_model.analysis import analyze
+from wacky_model.guardrails import DEFAULT_CONSTRAINTS
 from wacky_model.search import recommend
 from wacky_model.types import Design, System, Workload
 
@@ -36,7 +37,8 @@ from wacky_model.types import Design, System, Workload
 def test_recommend_mode_shows_the_recommendation_of_the_normalized_workload():
     out = views()
     system = System()
-    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), system, space=space_for(system))
+    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), system,
+                    space=space_for(system, DEFAULT_CONSTRAINTS))
     assert out[L.MESSAGE] == []
     assert out[cb.MESSAGE_STYLE] == {"display": "none"}
     assert text_of(find(out[L.CARD], "card-family")) == rec.family
@@ -409,7 +411,8 @@ def test_a_total_memory_budget_is_split_by_the_search_and_the_split_is_shown():
     assert "Memory, split by the search: buffer" in card and "= 10 bits/entry" in card
     system = System(**out[L.CURRENT]["system"])
     budget = System(memory_bits_per_entry=10)
-    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), budget, space=space_for(budget))
+    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), budget,
+                    space=space_for(budget, DEFAULT_CONSTRAINTS))
     assert system.buffer_bytes == rec.system.buffer_bytes
     assert system.bits_per_entry == pytest.approx(rec.system.bits_per_entry)
     # The download exports the design at the split, not at the buffer in the field.
@@ -422,7 +425,8 @@ def test_robust_tuning_reports_the_worst_case_against_the_nominal_design():
     assert out[L.MESSAGE] == []
     card = text_of(out[L.CARD])
     assert "Robust tuning for ρ = 0.5: the worst Θ over the workloads within ρ is" in card
-    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), System(), rho=0.5, space=space_for(System()))
+    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), System(), rho=0.5,
+                    space=space_for(System(), DEFAULT_CONSTRAINTS))
     assert f"{rec.robust['robust_design']['worst_case_cost']:.4g}" in card
     assert f"{rec.robust['nominal_design']['worst_case_cost']:.4g}" in card
 
@@ -471,9 +475,12 @@ def test_no_message_names_an_internal_field_or_prints_a_huge_number(value):
 
 
 def test_a_run_limit_keeps_the_recommendation_within_it_and_the_warning_names_the_field():
-    free = views()
+    free = views(system={"max-runs": 0})  # 0 lifts the default cap of 36
     assert "the field “Max runs per level (0: no limit)” limits it" in text_of(
         find(free[L.CARD], "card-warnings"))
+    default = views()  # the field's default is recommend's cap, 36: no warning, and its cost
+    assert find(default[L.CARD], "card-warnings") is None
+    assert "Without the cap (“Max runs per level (0: no limit)” at 0)" in text_of(default[L.CARD])
     limited = views(system={"max-runs": 36})
     assert limited[L.MESSAGE] == [] and find(limited[L.CARD], "card-warnings") is None
     k = limited[L.CURRENT]["design"]
@@ -487,7 +494,8 @@ def test_a_run_limit_keeps_the_recommendation_within_it_and_the_warning_names_th
 
 def test_a_manual_design_is_compared_with_the_robust_pick_at_the_same_workload():
     out = views({"robust-rho": 0.5}, mode="manual")
-    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), System(), rho=0.5, space=space_for(System()))
+    rec = recommend(Workload(0.2, 0.2, 0.6, 0.0), System(), rho=0.5,
+                    space=space_for(System(), DEFAULT_CONSTRAINTS))
     nominal = rec.robust["robust_design"]["nominal_cost"]
     theta = analyze(Design(**KNOBS), System(), Workload(0.2, 0.2, 0.6, 0.0),
                     realizable=True).finite.theta

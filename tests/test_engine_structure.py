@@ -51,12 +51,18 @@ def test_structure_matches_cost_models_on_random_designs(integer_runs: bool) -> 
         if got["L"] != L:
             mismatches.append((j, "L", got["L"], L))
             continue
-        for field in ("ratios", "fractions", "runs"):
-            want = getattr(ref, field)[j, :L]
+        # The engine's run bound is Eq 13 itself (its merge rule's a_i); the level's capacity,
+        # not a_i, stops it at floor(N_i/F) runs, which Structure.runs is (the cap).
+        for field, ref_field in (("ratios", "ratios"), ("fractions", "fractions"),
+                                 ("runs", "run_bound")):
+            want = getattr(ref, ref_field)[j, :L]
             for i in range(L):
                 if not _close(got[field][i], float(want[i])):
                     mismatches.append((j, field, i, got[field][i], float(want[i])))
     assert not mismatches, mismatches[:10]
+    held = np.maximum(1.0, np.floor(ref.fractions * nbuf[:, None] * (1 + 1e-9)))
+    want = np.where(ref.valid, np.minimum(ref.run_bound, held), 0.0)
+    assert np.array_equal(ref.runs, want, equal_nan=True)
 
 
 def test_figure_11_instance() -> None:

@@ -19,7 +19,7 @@ from cost_models.finite import (
     runs_over_fill,
     writes_per_fill,
 )
-from validation.engine_simulator import steady_window
+from validation.predict import steady_window
 from wacky_model.search import DesignSpace, recommend, workload_vector
 from wacky_model.types import Design, System, Workload
 

@@ -57,20 +57,23 @@ def test_constraints_hold_on_random_workloads(limits) -> None:
 
 def test_warnings_flag_designs_over_the_practical_limit(wacky) -> None:
     many = analyze(Design(100, 99, 1, 1, 0), SYSTEM)
-    assert len(many.warnings) == int(many.levels[-1].level) - 1  # every tiered level above L
+    # Every tiered level above L with room for more than 36 one-buffer runs: Level 1 holds 3.2
+    # buffers, so 3 runs (a run is at least one buffer), Level 2 its 99.
+    assert [row.runs for row in many.levels] == pytest.approx([3, 99, 1])
+    assert len(many.warnings) == 1 and "Level 2 holds 99 runs" in many.warnings[0]
     assert str(PRACTICAL_RUNS_PER_LEVEL) in many.warnings[0]
     assert analyze(Design(10, 9, 1, 0, 0), SYSTEM).warnings == ()
     out = wacky("analyze", "--T", "100", "--C", "99", "--K", "1", "--Z", "0", "--json")
     assert json.loads(out.stdout)["warnings"] == list(many.warnings)
     text = wacky("analyze", "--T", "100", "--C", "99", "--K", "1", "--Z", "0")
-    assert "warning: Level 1 holds 99 runs" in text.stdout
-    rec = wacky("recommend", *MIX, "--json")
+    assert "warning: Level 2 holds 99 runs" in text.stdout
+    rec = wacky("recommend", *MIX, "--max-runs-per-level", "none", "--json")
     doc = json.loads(rec.stdout)
     assert all(r["runs"] <= PRACTICAL_RUNS_PER_LEVEL for r in doc["levels"]) == (
         doc["warnings"] == [])
 
 
-def test_guardrails_are_off_unless_asked_and_bad_ones_are_refused(wacky) -> None:
+def test_guardrails_are_the_default_cap_unless_lifted_and_bad_ones_are_refused(wacky) -> None:
     assert not Constraints().active
     with pytest.raises(ValueError, match="max_runs_per_level must be a whole number >= 1"):
         Constraints(max_runs_per_level=0)
@@ -79,6 +82,10 @@ def test_guardrails_are_off_unless_asked_and_bad_ones_are_refused(wacky) -> None
     with pytest.raises(ValueError, match="no design meets the constraints"):
         recommend(Workload(writes=1.0), SYSTEM, constraints=Constraints(max_total_runs=1))
     out = wacky("recommend", *MIX, "--max-total-runs", "1")
+    assert out.returncode == 2
+    assert ("no design meets the constraints (--max-runs-per-level 36, --max-total-runs 1)"
+            in out.stderr)
+    out = wacky("recommend", *MIX, "--max-runs-per-level", "none", "--max-total-runs", "1")
     assert out.returncode == 2
     assert "no design meets the constraints (--max-total-runs 1)" in out.stderr
     space = DesignSpace.build(SYSTEM)

@@ -251,3 +251,49 @@ def test_rocksdbs_compaction_model_predicts_rocksdb(design, trigger, tolerance) 
     assert r.predicted.write_amp == pytest.approx(r.measured.write_amp, rel=tolerance)
     assert r.predicted.zero_result_read == pytest.approx(r.measured.zero_result_read, rel=0.5)
     assert r.detail("write_amp_bytes") is not None and 128 < r.detail("bytes_per_entry") < 160
+
+
+@pytest.mark.parametrize("T", [3, 4, 10])
+def test_a_tiered_export_keeps_the_run_count_rule_a_backstop(T) -> None:
+    """At the default 2^31 entries (2^15 flushes) a tiered design's universal options price to
+    a write amplification near the design's own: the trigger sits above the runs the design
+    holds. With the trigger at the merge width instead, U4 merges the newest runs at every
+    flush whatever their sizes and rewrites the newest large run over and over."""
+    from dataclasses import replace
+
+    from cost_models.universal import universal_costs
+    from wacky_model.rocksdb_model import universal_rules
+
+    system = System()
+    e = rocksdb_export(Design(T, T - 1, 1, 1, 1), system)
+    rules = universal_rules(e)
+    assert rules.trigger > rules.min_merge_width == T
+    good = universal_costs(rules, system.entries, system.entries)
+    assert good.write_amp < 10
+    narrow = universal_costs(replace(rules, trigger=T, max_merge_width=T), system.entries,
+                             system.entries)
+    assert narrow.write_amp > 100 * good.write_amp
+
+
+def test_a_universal_configuration_is_written_as_it_is(tmp_path) -> None:
+    """Compaction.universal's options go to the OPTIONS file unchanged, RocksDB loads them, and
+    the stall triggers sit above the trigger (RocksDB would raise them to it)."""
+    from cost_models.universal import UniversalOptions
+    from wacky_model.rocksdb_model import universal_rules
+
+    options = UniversalOptions(trigger=24, min_merge_width=3, size_ratio=5.0,
+                               max_size_amplification_percent=350.0)
+    e = rocksdb_export(Design(10, 9, 1, 0, 0, "uniform"), SYSTEM, universal=options)
+    assert e.style == "universal" and e.grade == "exact"
+    rules = universal_rules(e)
+    assert (rules.trigger, rules.min_merge_width, rules.size_ratio,
+            rules.max_size_amplification_percent) == (24, 3, 5.0, 350.0)
+    assert int(e.option("level0_slowdown_writes_trigger")) > 24
+    assert int(e.option("level0_stop_writes_trigger")) > int(
+        e.option("level0_slowdown_writes_trigger"))
+    native = bridge()
+    path = tmp_path / "OPTIONS"
+    path.write_text(e.options_file())
+    native.check_options_file(str(path))
+    with pytest.raises(ValueError, match="trigger must be a whole number"):
+        UniversalOptions(trigger=0)

@@ -148,7 +148,7 @@ def test_closed_form_memory_and_sum_fpr_match_sympy(T, C, K, Z, u) -> None:
 @FAST
 @given(T=T_S, C=C_S, K=UNIT, Z=UNIT, p=st.floats(1e-4, 1.0), log2_n=LOG2_BUFFERS)
 def test_exact_memory_gap_is_the_series_tail(T, C, K, Z, p, log2_n) -> None:
-    s = structure(T, C, 1.0, K, Z, 2.0**log2_n)
+    s = structure(T, C, 1.0, K, Z, 2.0**log2_n, capped=False)
     exact = memory.exact_memory(s, filters.closed_form_fprs(s, p))
     gap = memory.closed_form_memory_cll(T, C, K, Z, p) - exact
     tail = sym.memory_cll_tail_fn()(T, C, K, Z, p, int(s.L))
@@ -178,7 +178,7 @@ def test_cll_limits_match_eq1_eq3_and_errata_3() -> None:
 @given(T=T_S, C=C_S, K=UNIT, Z=UNIT, log2_n=LOG2_BUFFERS)
 def test_structure_at_x1_matches_cll_limits(T, C, K, Z, log2_n) -> None:
     n = 2.0**log2_n
-    s = structure(T, C, 1.0, K, Z, n)
+    s = structure(T, C, 1.0, K, Z, n, capped=False)
     lim = sym.cll_limit_fns()
     assert levels_real(T, C, 1.0, n) == pytest.approx(lim.levels_real(T, C, n), rel=RTOL)
     depth = _depths(s)[0 : int(s.L) - 1]
@@ -191,7 +191,7 @@ def test_structure_at_x1_matches_cll_limits(T, C, K, Z, log2_n) -> None:
 @given(T=st.floats(2.0, 10.0), C=C_S, X=X_BUSH, K=UNIT, Z=UNIT, log2_n=st.floats(4.0, 30.0))
 def test_structure_at_x_above_1_matches_eq8_9_10_13(T, C, X, K, Z, log2_n) -> None:
     n = 2.0**log2_n
-    s = structure(T, C, X, K, Z, n)
+    s = structure(T, C, X, K, Z, n, capped=False)
     with np.errstate(invalid="ignore"):
         want_levels = sym.levels_real_fn()(T, C, X, n)
     if np.isnan(want_levels):
@@ -215,7 +215,7 @@ def test_structure_near_x1_matches_high_precision_eq9(X: float) -> None:
     # Near X = 1, Eq 9 in float64 cancels catastrophically ((T/r)^(1/(X-1)) with r ~ T); the
     # numeric code must still match Eq 9 evaluated with 50 digits, not just the CLL limit.
     T, C, n = 3.0, 2.0, 2.0**40
-    s = structure(T, C, X, 1.0, 0.0, n)
+    s = structure(T, C, X, 1.0, 0.0, n, capped=False)
     x = sp.Float(X, 50)
     for depth in range(1, int(s.L)):
         at = {sym.T: 3, sym.C: 2, sym.X: x, sym.d: depth}
@@ -236,7 +236,7 @@ def test_structure_near_x1_matches_high_precision_eq9(X: float) -> None:
     log2_n=st.floats(4.0, 30.0),
 )
 def test_closed_form_fprs_match_symbolic_eq12_eq23(T, C, X, K, Z, u, log2_n) -> None:
-    s = structure(T, C, X, K, Z, 2.0**log2_n)
+    s = structure(T, C, X, K, Z, 2.0**log2_n, capped=False)
     p = u * (C + 1) / C * C**Z
     got = filters.closed_form_fprs(s, p)
     depth = _depths(s)[0 : int(s.L) - 1]
@@ -260,7 +260,7 @@ def test_closed_form_fprs_match_symbolic_eq12_eq23(T, C, X, K, Z, u, log2_n) -> 
 )
 def test_numeric_lagrangian_on_eq9_layout(T, C, X, K, Z, p, log2_n) -> None:
     # With a_L = 1, a_i >= 1 and p < 1 no level caps: every level is a stationary point (App. C).
-    s = structure(T, C, X, K, Z, 2.0**log2_n)
+    s = structure(T, C, X, K, Z, 2.0**log2_n, capped=False)
     fprs = filters.lagrangian_fprs_for_sum(s.fractions, s.runs, p)
     valid = s.valid
     shares = (s.runs * fprs / s.fractions)[valid]

@@ -10,8 +10,8 @@ import pytest
 
 from cost_models import costs, filters
 from cost_models.structure import structure
+from native_engine.simulator import grow, grown_costs, realized_bloom_fpr
 from validation import families as sweep
-from validation.engine_simulator import grow, grown_costs, realized_bloom_fpr
 from validation.predict import predict_paper
 from validation.results import Checks, relative_error
 from validation.runner import Scale, validate

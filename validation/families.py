@@ -23,7 +23,7 @@ import numpy as np
 from cost_models.limits import physical
 from cost_models.structure import structure
 from validation.scale import Scale
-from validation.sweep import SweepCase, SweepResult
+from validation.sweep import SweepCase, SweepResult, section, table
 from wacky_model.families import TABLE
 from wacky_model.presets import preset
 from wacky_model.search import DesignSpace, recommend
@@ -229,53 +229,47 @@ MODEL_LABELS = {"finite": "finite model", "paper": "paper model", "simulator": "
 def _accuracy_lines(results: Sequence[SweepResult]) -> list[str]:
     """The accuracy-per-metric and fidelity-target tables."""
     summary = summarize(results)
-    lines = [
-        "| metric | " + " | ".join(f"{MODEL_LABELS[m]} median | worst | worst design"
-                                   for m in MODELS) + " |",
-        "|---|" + "---|---|---|" * len(MODELS),
-    ]
+    accuracy = []
     for row in summary:
-        cells = []
+        cells = [row["metric"]]
         for m in MODELS:
             x = row.get(m)
-            cells.append(f"{_pct(x['median'])} | {_pct(x['worst'])} | {x['worst_design']}"
-                         if x else "- | - | -")
-        lines.append(f"| {row['metric']} | " + " | ".join(cells) + " |")
-    n = len(results)
-    lines += [
-        "",
-        "| target | " + " | ".join(MODEL_LABELS[m] for m in MODELS) + " |",
-        "|---|" + "---|" * len(MODELS),
-    ]
+            cells += [_pct(x["median"]), _pct(x["worst"]), x["worst_design"]] if x else ["-"] * 3
+        accuracy.append(cells)
     med = {row["metric"]: row for row in summary}
+    targets = []
     for metric, limit in TARGETS.items():
         meds = {m: med[metric][m]["median"] for m in MODELS}
-        if metric == "zero_result_read":
-            cells = []
-            for m in MODELS:
-                gap = statistics.median(_zero_read_gap(x, m) for x in results)
-                ok = meds[m] <= 0.15 or gap <= ZERO_READ_FLOOR
-                cells.append(f"{_pct(meds[m])}, {gap:.3g} I/O ({_met(ok)})")
-            lines.append(f"| median zero-result error <= 15% or <= {ZERO_READ_FLOOR} I/O | "
-                         + " | ".join(cells) + " |")
-            lines.append("| zero-result reads within max(15%, 0.01 I/O), share of designs | "
-                         + " | ".join(_pct(_zero_read_within(results, m)) for m in MODELS)
-                         + " |")
+        if metric != "zero_result_read":
+            targets.append([f"median {metric} error <= {_pct(limit)}",
+                            *(f"{_pct(meds[m])} ({_met(meds[m] <= limit)})" for m in MODELS)])
             continue
-        lines.append(f"| median {metric} error <= {_pct(limit)} | " + " | ".join(
-            f"{_pct(meds[m])} ({_met(meds[m] <= limit)})" for m in MODELS) + " |")
-    lines.append("| worst write_amp error <= 25% | " + " | ".join(
-        f"{_pct(w)} ({_met(w <= 0.25)})"
-        for w in (med["write_amp"][m]["worst"] for m in MODELS)) + " |")
-    lines.append("| runs per level match exactly (designs) | " + " | ".join(
-        f"{_structure_matches(results, m)}/{n}" for m in MODELS) + " |")
-    return lines
+        gaps = {m: statistics.median(_zero_read_gap(x, m) for x in results) for m in MODELS}
+        targets += [
+            [f"median zero-result error <= 15% or <= {ZERO_READ_FLOOR} I/O", *(
+                f"{_pct(meds[m])}, {gaps[m]:.3g} I/O "
+                f"({_met(meds[m] <= 0.15 or gaps[m] <= ZERO_READ_FLOOR)})" for m in MODELS)],
+            ["zero-result reads within max(15%, 0.01 I/O), share of designs",
+             *(_pct(_zero_read_within(results, m)) for m in MODELS)]]
+    targets += [["worst write_amp error <= 25%", *(
+                    f"{_pct(w)} ({_met(w <= 0.25)})"
+                    for w in (med["write_amp"][m]["worst"] for m in MODELS))],
+                ["runs per level match exactly (designs)",
+                 *(f"{_structure_matches(results, m)}/{len(results)}" for m in MODELS)]]
+    return [*table(["metric", *(label for m in MODELS for label in (
+                        f"{MODEL_LABELS[m]} median", "worst", "worst design"))], accuracy),
+            "", *table(["target", *(MODEL_LABELS[m] for m in MODELS)], targets)]
 
 
 def _ranking_lines(ranking: Sequence[dict[str, Any]]) -> list[str]:
     passed = {m: sum(r[m]["ok"] for r in ranking) for m in (SEARCH, *MODELS)}
     n = len(ranking)
-    lines = [
+    picks = (SEARCH, "paper", "simulator")
+    rows = [[r["workload"], r["measured_best"], *(
+        cell for m in picks for cell in (r[m]["pick"], _pct(r[m]["gap"]),
+                                         "yes" if r[m]["ok"] else "**no**"))] for r in ranking]
+    failures = [r for r in ranking if not r[SEARCH]["ok"]]
+    return [
         f"For each workload, the design the five-knob search recommends (finite-N model) and "
         f"each family at its own best T (same model) were measured at steady state. The "
         f"recommendation must be the best of them by measured cost (Θ from measured I/O per "
@@ -284,42 +278,31 @@ def _ranking_lines(ranking: Sequence[dict[str, Any]]) -> list[str]:
         f"Each model's own pick among the same candidates: " + ", ".join(
             f"{MODEL_LABELS[m]} {passed[m]}/{n}" for m in MODELS) + ".",
         "",
-        "| workload | measured best | search's recommendation | gap | ok | paper model's pick "
-        "| gap | ok | simulator's pick | gap | ok |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        *table(["workload", "measured best", "search's recommendation", "gap", "ok",
+                "paper model's pick", "gap", "ok", "simulator's pick", "gap", "ok"], rows),
+        "",
+        f"Failures of the search's recommendation: {len(failures)}.",
+        *(f"- {r['workload']}: recommended {r[SEARCH]['pick']} measured "
+          f"{_pct(r[SEARCH]['gap'])} above {r['measured_best']}." for r in failures),
     ]
-    for r in ranking:
-        cells = []
-        for m in (SEARCH, "paper", "simulator"):
-            x = r[m]
-            cells.append(f"{x['pick']} | {_pct(x['gap'])} | {'yes' if x['ok'] else '**no**'}")
-        lines.append(f"| {r['workload']} | {r['measured_best']} | " + " | ".join(cells) + " |")
-    failures = [r for r in ranking if not r[SEARCH]["ok"]]
-    lines += ["", f"Failures of the search's recommendation: {len(failures)}."]
-    lines += [f"- {r['workload']}: recommended {r[SEARCH]['pick']} measured "
-              f"{_pct(r[SEARCH]['gap'])} above {r['measured_best']}." for r in failures]
-    return lines
 
 
 def _design_lines(results: Sequence[SweepResult]) -> list[str]:
-    lines = [
-        "| design | group | T | C | X | K | Z | filters | window inserts | Level-L runs at "
-        "start | write amp (finite / paper / simulator / measured) | Level-L read (finite / "
-        "measured) | zero-result read (finite / paper / measured) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    rows = []
     for r in results:
         d, f, p, s, m = (r.case.design, r.result.predicted, r.result.paper, r.result.simulated,
                          r.result.measured)
-        lines.append(
-            f"| {r.name} | {r.case.group} | {d.T:.4g} | {d.C:.4g} | {d.X:.4g} | "
-            f"{d.K:.4g} | {d.Z:.4g} | {d.filters} | {r.result.window_writes or '-'} | "
-            f"{r.result.detail('level_L_runs_at_start') if r.result.window_writes else '-'} | "
-            f"{f.write_amp:.3g} / {p.write_amp:.3g} / {s.write_amp:.3g} / {m.write_amp:.3g} | "
-            f"{f.point_read:.4g} / {m.point_read:.4g} | {f.zero_result_read:.3g} / "
-            f"{p.zero_result_read:.3g} / {m.zero_result_read:.3g} |"
-        )
-    return lines
+        rows.append([
+            r.name, r.case.group, *(f"{v:.4g}" for v in (d.T, d.C, d.X, d.K, d.Z)), d.filters,
+            r.result.window_writes or "-",
+            r.result.detail("level_L_runs_at_start") if r.result.window_writes else "-",
+            f"{f.write_amp:.3g} / {p.write_amp:.3g} / {s.write_amp:.3g} / {m.write_amp:.3g}",
+            f"{f.point_read:.4g} / {m.point_read:.4g}",
+            f"{f.zero_result_read:.3g} / {p.zero_result_read:.3g} / {m.zero_result_read:.3g}"])
+    return table(["design", "group", "T", "C", "X", "K", "Z", "filters", "window inserts",
+                  "Level-L runs at start", "write amp (finite / paper / simulator / measured)",
+                  "Level-L read (finite / measured)",
+                  "zero-result read (finite / paper / measured)"], rows)
 
 
 def _scale_text(scale: Scale) -> str:
@@ -344,25 +327,18 @@ def render_markdown(
               if r.result.detail("major_compactions") is not None]
     incomplete = sum(not r.result.detail("window_complete") for r in everything
                      if r.result.window_writes)
+    about = (f"{len(first)} designs, each preloaded with {scale.entries:,} entries of "
+             f"{scale.entry_bytes} B (blocks of {scale.block_bytes} B, filter budget {budget}) at "
+             + "; ".join(_scale_text(sc) for sc, _ in by_scale)
+             + ", then measured at steady state: a window of inserts between two run boundaries "
+             f"of the largest level, with {scale.reads:,} reads of each kind spread over it "
+             f"(README, 'Checking the model on the engine').")
+    if windows:  # a line of its own
+        about += (f"\nWindows held {min(windows):,} to {max(windows):,} inserts (median "
+                  f"{int(statistics.median(windows)):,}) and {min(majors)} to {max(majors)} "
+                  f"merges into the largest level; {incomplete} of {len(windows)} windows "
+                  f"reached their cap before a run boundary.")
     lines = [
-        "# Validation: the models against the engine",
-        "",
-        f"Generated by `{command}`; do not edit by hand. {len(first)} designs, each preloaded "
-        f"with {scale.entries:,} entries of {scale.entry_bytes} B (blocks of "
-        f"{scale.block_bytes} B, filter budget {budget}) at "
-        + "; ".join(_scale_text(sc) for sc, _ in by_scale)
-        + ", then measured at steady state: a window of inserts between two run boundaries of "
-        f"the largest level, with {scale.reads:,} reads of each kind spread over it "
-        f"(README, 'Checking the model on the engine').",
-    ]
-    if windows:
-        lines.append(
-            f"Windows held {min(windows):,} to {max(windows):,} inserts (median "
-            f"{int(statistics.median(windows)):,}) and {min(majors)} to {max(majors)} merges "
-            f"into the largest level; {incomplete} of {len(windows)} windows reached their cap "
-            f"before a run boundary.")
-    lines += [
-        "",
         "Errors are |model - measured| / measured. The **finite** model "
         "(`cost_models/finite.py`, docs/MODEL.md) is the model the design search optimizes by "
         "default: a closed-form expectation over the fill cycle at this N, derived on paper; its "
@@ -370,7 +346,7 @@ def render_markdown(
         "while it was derived; the Figure 8 families (and seed 7's designs) were compared with "
         "the engine simulator during its derivation, and nothing was fitted. The **paper** "
         "model is Eq 8-16 with whole run counts, asked at N. The **engine "
-        "simulator** (`validation/engine_simulator.py`) replays the engine's own merge policy "
+        "simulator** (`native_engine/simulator.py`) replays the engine's own merge policy "
         "(same planner, tolerances and shape rule) on entry counts, growing the tree the engine "
         "ended with, and replays the same steady window for its write amplification; its "
         "agreement checks that the engine does what its specification says and is **not** "
@@ -405,7 +381,8 @@ def render_markdown(
                   "Refused by the model's physical limits (cost_models.limits) at a scale, or "
                   "failed, so neither measured nor counted above:", ""]
         lines += [f"- {name}: {message}" for name, message in refused]
-    return "\n".join(lines) + "\n"
+    return section("families", "Validation: the models against the engine", command, about,
+                   lines)
 
 
 def sweep_scales(scale: Scale) -> list[Scale]:

@@ -252,6 +252,15 @@ def add_counts(acc: np.ndarray, after: np.ndarray, before: np.ndarray) -> np.nda
     return acc
 
 
+def hit_rates(hits: np.ndarray, misses: np.ndarray) -> tuple[float, tuple[float | None, ...]]:
+    """The hit rate overall (0 without reads) and per level, level 0 first (None: no read
+    reached it), from per-level hits and misses (a level one lacks counts 0)."""
+    n = max(hits.size, misses.size)
+    h, m = np.pad(hits, (0, n - hits.size)), np.pad(misses, (0, n - misses.size))
+    return (int(h.sum()) / max(1, int(h.sum() + m.sum())),
+            tuple(int(a) / int(a + b) if a + b else None for a, b in zip(h, m, strict=True)))
+
+
 @dataclass
 class SkewReads:
     """Existing-key reads at ``reads_per_write`` from the read distribution (``latest``: the key
@@ -347,26 +356,16 @@ class SkewReads:
 
     @property
     def hit_rate(self) -> float:
-        total = int(self.hits.sum()) + int(self.misses.sum())
-        return int(self.hits.sum()) / total if total else 0.0
-
-    def _per_level(self) -> list[tuple[int, int]]:
-        """(hits, misses) per engine level, level 0 first."""
-        n = max(self.hits.size, self.misses.size)
-        h = np.pad(self.hits, (0, n - self.hits.size))
-        m = np.pad(self.misses, (0, n - self.misses.size))
-        return [(int(a), int(b)) for a, b in zip(h, m, strict=True)]
+        return hit_rates(self.hits, self.misses)[0]
 
     @property
     def hit_rate_per_level(self) -> tuple[float, ...]:
-        """Levels 1..L (level 0's staging runs are not part of whole-level designs)."""
-        return tuple(a / (a + b) if a + b else 0.0 for a, b in self._per_level()[1:])
+        """Levels 1..L (level 0's staging runs are not part of whole-level designs); 0 where
+        no read reached."""
+        return tuple(r or 0.0 for r in hit_rates(self.hits, self.misses)[1][1:])
 
     @property
     def level0_hit_rate(self) -> float | None:
         """Level 0's, where a level-1 trigger above 1 stages flushes (None: no read reached
         it)."""
-        rows = self._per_level()
-        if not rows or sum(rows[0]) == 0:
-            return None
-        return rows[0][0] / sum(rows[0])
+        return (hit_rates(self.hits, self.misses)[1] or (None,))[0]

@@ -8,12 +8,13 @@ simulator replaying the engine's merge policy.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cost_models.costs import range_cost
 from cost_models.finite import finite_costs
-from validation.engine_simulator import grow, grown_costs, steady_window
+from native_engine.simulator import PolicyReplay, ReplaySession, grow, grown_costs
+from validation import window
 from validation.results import Costs, LevelShape, with_theta
 from validation.scale import Scale
 from wacky_model.analysis import analyze
@@ -115,7 +116,7 @@ def predict_stock(exported: Any, workload: Workload | None, preload: int, window
 def predict_simulated(
     design: Design, system: System, workload: Workload | None, range_entries: int
 ) -> Costs:
-    """:mod:`validation.engine_simulator`: the tree the engine's policy grows from N inserts.
+    """:mod:`native_engine.simulator`: the tree the engine's policy grows from N inserts.
     The simulated tree holds every entry, so the range's blocks are all of its result."""
     tree = grow(
         *design.knobs.values(), entries=int(system.entries),
@@ -127,6 +128,42 @@ def predict_simulated(
     return costs_of(grown_costs(tree, range_entries), levels, workload,
                     system.entries_per_block, range_entries,
                     write_cost_ratio=system.write_cost_ratio)
+
+
+@dataclass(frozen=True)
+class SimulatedWindow:
+    """The steady window of :mod:`validation.window`, replayed by the engine simulator."""
+
+    write_amp: float  # blocks written per block inserted over the window
+    writes: int  # inserts in the window
+    major_compactions: int
+    full_merges_skipped: int
+    level_L_runs_at_start: int
+    complete: bool  # ended at a run boundary, not at the cap
+
+
+def steady_window(
+    T: float, C: float, X: float, K: float, Z: float, *, entries: int, buffer_entries: int,
+    entries_per_block: int, bits_per_entry: float | None = None, sum_fpr: float | None = None,
+    uniform: bool = False,
+) -> SimulatedWindow:
+    """Preload ``entries`` into the simulator (:class:`native_engine.simulator.PolicyReplay`),
+    then the whole-level window (:func:`validation.window.measure`)."""
+    replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block,
+                                bits_per_entry, sum_fpr, uniform)
+    for _ in range((entries - 1) // buffer_entries):  # its last buffer flushes in the warm-up
+        replay.flush()
+    run = window.measure(ReplaySession(replay, replay.flush),
+                         window.whole_levels(entries, buffer_entries))
+    return SimulatedWindow(
+        write_amp=(run.end - run.begin) * entries_per_block / run.writes if run.writes
+        else math.nan,
+        writes=run.writes,
+        major_compactions=run.major_compactions,
+        full_merges_skipped=run.full_merges_skipped,
+        level_L_runs_at_start=run.level_L_runs_at_start,
+        complete=run.complete,
+    )
 
 
 def steady_references(

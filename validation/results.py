@@ -206,7 +206,7 @@ class ValidationResult:
 
     ``predicted`` is the model of the window measured (``model``: "finite", "partial",
     "universal" or "skew"); ``paper`` is Eq 8-16 with whole run counts; ``simulated`` is the
-    engine simulator (:mod:`validation.engine_simulator`), an executable specification of the
+    engine simulator (:mod:`native_engine.simulator`), an executable specification of the
     merge policy whose agreement checks the engine, not any model (None under skew: it replays
     uniform inserts only); ``measured`` is the engine; ``conditioned`` is the finite model told
     Level L's runs at the window's start (a_L > 1).

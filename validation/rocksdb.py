@@ -41,9 +41,9 @@ import rocksdb_bridge
 from cost_models.limits import runs_limit
 from cost_models.skew import SkewedWorkload
 from cost_models.structure import structure
+from native_engine.simulator import ReplaySession
 from validation import generators, window
-from validation.engine_simulator import ReplaySession
-from validation.native import SkewSession, add_counts
+from validation.native import SkewSession, add_counts, hit_rates
 from validation.predict import (
     predict_finite,
     predict_simulated,
@@ -256,12 +256,7 @@ class ReadMeter:
 
     def hit_rates(self, kind: str) -> tuple[float, tuple[float | None, ...]]:
         """The hit rate of ``kind``'s reads overall and per level (None: no read reached it)."""
-        _, hits, misses = self.totals[kind]
-        n = max(hits.size, misses.size)
-        h, m = np.pad(hits, (0, n - hits.size)), np.pad(misses, (0, n - misses.size))
-        return (int(h.sum()) / max(1, int(h.sum() + m.sum())),
-                tuple(int(a) / int(a + b) if a + b else None
-                      for a, b in zip(h, m, strict=True)))
+        return hit_rates(*self.totals[kind][1:])
 
     def costs(self, write_amp: float, levels: tuple[LevelShape, ...], memory: float,
               skewed: bool = False) -> Costs:
@@ -418,7 +413,7 @@ def _check_driveable(design: Design, system: System) -> None:
 def _driven(design: Design, system: System, scale: Scale, workload: Workload | None,
             range_entries: int, report: Callable, workdir: str | Path | None) -> EngineRun:
     """Preload, then the whole-level window (:func:`validation.window.whole_levels`, which
-    ``engine_simulator.steady_window`` replays) with reads spread over it."""
+    ``validation.predict.steady_window`` replays) with reads spread over it."""
     _check_driveable(design, system)
     keys = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
                                  seed=scale.seed).keys
@@ -481,7 +476,7 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
     sizing = {} if compaction.sizing == "wacky" else dict(
         dynamic=compaction.sizing == "dynamic", level_base_bytes=compaction.level_base_bytes)
     exported = rocksdb_export(design, system, compaction.level1_runs, compaction.file_bytes,
-                              compaction.file_pick, **sizing)
+                              compaction.file_pick, **sizing, universal=compaction.universal)
     if exported.grade == "needs-driver":
         knobs = "; ".join(f"{g.knob}: {g.note}" for g in exported.grades
                           if g.grade == "needs-driver")

@@ -2,7 +2,7 @@
 
 RocksDB's own compaction is off (:func:`wacky_model.rocksdb_options.driver_export`). The driver
 writes one buffer of F entries at a time and then decides, with the merge policy's executable
-specification (:class:`validation.engine_simulator.PolicyReplay`, the rules of App. E and Section 5
+specification (:class:`native_engine.simulator.PolicyReplay`, the rules of App. E and Section 5
 that ``native_engine/src/merge_policy.h`` implements), what the flush does: which runs merge with
 it and the filter of the run it makes. It carries that out on RocksDB:
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from validation.engine_simulator import MergeStep, PolicyReplay
+from native_engine.simulator import MergeStep, PolicyReplay
 from wacky_model.types import Design, System
 
 

@@ -10,7 +10,7 @@ Every engine reports the same :class:`Costs` from several sources:
   partial-merge model (files), the skew model (skewed keys, updates, a block cache), or on
   stock RocksDB the model of its own compaction;
 * ``paper``: Eq 8-16 with whole run counts; its Θ is what ``analyze`` reports;
-* ``simulated``: :mod:`validation.engine_simulator`, which replays the engine's merge policy
+* ``simulated``: :mod:`native_engine.simulator`, which replays the engine's merge policy
   (a check of the engine against its specification, not of the model; uniform inserts only);
 * ``measured``: what the engine did, counted in blocks.
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import typer
 
 from cost_models.limits import MAX_RUNS_PER_LEVEL
-from wacky_model.guardrails import Constraints
+from wacky_model.guardrails import PRACTICAL_RUNS_PER_LEVEL, Constraints
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.types import DEFAULT_RANGE_BLOCKS, Compaction, Design, System, Workload
 
@@ -145,10 +145,21 @@ CACHE_BYTES = Flag("cache_bytes", "--cache-bytes", int,
                    "Compaction drops the blocks of the runs it rewrites.", SYSTEM, whole)
 
 GUARDRAILS = "Guardrails"
-MAX_RUNS_PER_LEVEL = Flag("max_runs_per_level", "--max-runs-per-level", int | None,
-                          "Recommend only designs with at most this many runs in any level "
-                          "(RocksDB stops writes at 36 level-0 files). Off by default.",
-                          GUARDRAILS, whole)
+NO_LIMIT = "none"
+
+
+def runs_cap(text: str) -> int | float | str:
+    """--max-runs-per-level: a whole number, or ``none`` for no cap."""
+    if text.strip().lower() == NO_LIMIT:
+        return NO_LIMIT
+    return whole(text)
+
+
+MAX_RUNS_PER_LEVEL = Flag("max_runs_per_level", "--max-runs-per-level", str | None,
+                          "Recommend only designs with at most this many runs in any level. "
+                          f"Default {PRACTICAL_RUNS_PER_LEVEL}: RocksDB stops writes at "
+                          f"{PRACTICAL_RUNS_PER_LEVEL} level-0 files; 'none' lifts the cap.",
+                          GUARDRAILS, runs_cap)
 MAX_TOTAL_RUNS = Flag("max_total_runs", "--max-total-runs", int | None,
                       "Recommend only designs with at most this many runs in all. Off by "
                       "default.", GUARDRAILS, whole)
@@ -331,8 +342,25 @@ WORKLOAD_OPTIONS = OptionGroup(
 
 
 _GUARDRAIL_FLAGS = (MAX_RUNS_PER_LEVEL, MAX_TOTAL_RUNS, MAX_SPACE_AMP)
+
+
+def guardrails_from_flags(max_runs_per_level: int | float | str | None,
+                          max_total_runs: int | None, max_space_amp: float | None) -> Constraints:
+    """The guardrails: --max-runs-per-level defaults to RocksDB's write stop, ``none`` lifts
+    it; the others are off unless given."""
+    if max_runs_per_level is None:
+        max_runs_per_level = PRACTICAL_RUNS_PER_LEVEL
+    elif max_runs_per_level == NO_LIMIT:
+        max_runs_per_level = None
+    elif not isinstance(max_runs_per_level, int) or max_runs_per_level < 1:
+        raise typer.BadParameter(f"must be a whole number >= 1 or 'none'; got "
+                                 f"{max_runs_per_level!r}", param_hint="'--max-runs-per-level'")
+    return Constraints(max_runs_per_level=max_runs_per_level, max_total_runs=max_total_runs,
+                       max_space_amp=max_space_amp)
+
+
 GUARDRAIL_OPTIONS = OptionGroup(_GUARDRAIL_FLAGS, {f.name: None for f in _GUARDRAIL_FLAGS},
-                                Constraints)
+                                guardrails_from_flags)
 
 
 @dataclass(frozen=True)

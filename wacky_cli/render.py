@@ -142,6 +142,12 @@ def print_analysis(console: Console, result: Analysis, title: str) -> None:
 
 
 def print_recommendation(console: Console, rec: Recommendation) -> None:
+    from wacky_cli.options import in_flags
+    from wacky_model.config import keys_of
+    from wacky_model.guardrails import PRACTICAL_RUNS_PER_LEVEL
+    from wacky_model.search import UNPHYSICAL_COST
+    from wacky_model.types import Design
+
     console.print(system_text(rec.system), highlight=False)
     if rec.file_costs is not None:
         searched = ("the partial-merge model of file-granular merges"
@@ -158,7 +164,15 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
         f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}; {merges}): {rec.cost:.4g} I/O per "
         f"operation ({searched}, {rec.search_ms:.1f} ms)"
     )
-    console.print(f"keys: {rec.to_dict()['keys']}", highlight=False)
+    cap = rec.without_cap
+    if cap is not None:
+        console.print(
+            f"cap: at most {cap['cap']} runs per level (RocksDB stops writes at "
+            f"{PRACTICAL_RUNS_PER_LEVEL} level-0 files); without the cap ({cap['lift']}): "
+            f"{cap['family']} {knob_text(Design(**cap['design']))}, Θ {cap['theta_lower']:.1%} "
+            f"lower, {cap['max_runs_per_level']:,.0f} runs in Level {cap['level']}",
+            highlight=False)
+    console.print(f"keys: {keys_of(rec.workload, rec.system)}", highlight=False)
     if rec.granularity is not None:
         console.print(f"[bold]granularity[/bold]: {rec.granularity['reason']}", highlight=False)
     beaten = rec.beaten_by
@@ -203,12 +217,21 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
     alternatives = Table(title=f"Each family at its own best T: whole levels, {priced}")
     for col in ("family", "T", "C", "X", "I/O per op", "relative throughput"):
         alternatives.add_column(col, justify="right", overflow="fold")
+    excluded = False
     for alt in rec.alternatives:
         d = alt.design
+        if alt.cost >= UNPHYSICAL_COST / 2:  # no design of the family meets the guardrails
+            excluded = True
+            alternatives.add_row(alt.family, "-", "-", "-", "-", "-")
+            continue
         alternatives.add_row(alt.family, f"{d.T:.4g}", f"{d.C:.4g}", f"{d.X:.4g}",
                              f"{alt.cost:.4g}", f"{alt.relative_throughput:.3f}")
     if rec.alternatives:  # a file-side pick alone (files asked, or stock RocksDB) has none
         print_table(console, alternatives)
+        if excluded:
+            console.print("-: no design of the family meets the guardrails"
+                          + (f" ({in_flags(rec.constraints.describe())})"
+                             if rec.constraints is not None else ""), highlight=False)
     if rec.file_costs is None:
         print_analysis(console, rec.analysis, "Recommended design, per level")
         return
@@ -227,13 +250,9 @@ def print_rocksdb_recommendation(console: Console, rec, out) -> None:
     same costs for RocksDB's defaults and the best multiplier alone."""
     b = rec.best
     c = b.config
-    console.print(f"[bold]Stock RocksDB, leveled compaction[/bold]: {b.theta:.4g} I/O per "
-                  f"operation (partial-merge model, {rec.configurations} configurations)")
-    console.print(f"write_buffer_size={c.buffer_bytes:,} max_bytes_for_level_multiplier="
-                  f"{c.multiplier:g} level0_file_num_compaction_trigger={c.level0_trigger} "
-                  f"max_bytes_for_level_base={c.level_base_bytes:,} target_file_size_base="
-                  f"{c.file_bytes:,} level_compaction_dynamic_level_bytes=true, "
-                  f"{c.bits_per_key:.3g} bits per key")
+    console.print(f"[bold]Stock RocksDB, {c.style} compaction[/bold]: {b.theta:.4g} I/O per "
+                  f"operation ({c.model} model, {rec.configurations} configurations)")
+    console.print(c.options_text(), highlight=False)
     table = Table(title="Predicted costs per operation")
     for col in ("configuration", "I/O per op", "write amp", "zero-result I/O",
                 "existing-key I/O", "runs"):

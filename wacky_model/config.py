@@ -100,7 +100,9 @@ class Configuration:
             "design": self.design.knobs, "filters": self.design.filters,
             "compaction": {"granularity": c.granularity, "style": c.style, "sizing": c.sizing,
                            "file_bytes": c.file_bytes, "level0_trigger": c.level1_runs,
-                           "file_pick": c.file_pick, "level_base_bytes": c.level_base_bytes},
+                           "file_pick": c.file_pick, "level_base_bytes": c.level_base_bytes,
+                           "universal": None if c.universal is None else dict(
+                               c.universal.__dict__)},
             "memory": None if self.memory is None else dict(self.memory.__dict__),
             "target": self.target,
         }

@@ -2,9 +2,11 @@
 
 The continuum's optimum can ask for thousands of runs in one level (a tiered Level 1 with a huge
 T). Real engines stall long before that: RocksDB stops writes when level 0 reaches
-``level0_stop_writes_trigger`` files, 36 by default. Every output flags a design above that
-limit; the search avoids such designs only when asked (``Constraints``), since the model itself
-prices them correctly.
+``level0_stop_writes_trigger`` files, 36 by default. So the recommendation is practical by
+default: :data:`DEFAULT_CONSTRAINTS` caps the runs of every level at that number, and
+:func:`wacky_model.search.recommend` reports what the cap costs (``Recommendation.without_cap``).
+``constraints=None`` or ``Constraints()`` lifts it (``--max-runs-per-level none``). Every output
+flags a design above the limit.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ from cost_models.structure import Structure
 
 # RocksDB's default level0_stop_writes_trigger: writes stop at this many level-0 files.
 PRACTICAL_RUNS_PER_LEVEL = 36
+# The flag that lifts the default cap, named by every message about it.
+LIFT_FLAG = "--max-runs-per-level none"
 
 
 @dataclass(frozen=True)
 class Constraints:
-    """Limits a recommended design must respect; None means no limit (the default)."""
+    """Limits a recommended design must respect; None means no limit. ``Constraints()`` has
+    none; :data:`DEFAULT_CONSTRAINTS` is what ``recommend`` applies when not told otherwise."""
 
     max_runs_per_level: int | None = None
     max_total_runs: int | None = None
@@ -82,6 +87,16 @@ class Constraints:
                  ("max_runs_per_level", "max_total_runs", "max_space_amp")
                  if getattr(self, name) is not None]
         return ", ".join(parts)
+
+
+# The default of recommend, the CLI and the dashboard: no level above RocksDB's write stop.
+DEFAULT_CONSTRAINTS = Constraints(max_runs_per_level=PRACTICAL_RUNS_PER_LEVEL)
+
+
+def lifted_cap(constraints: Constraints) -> Constraints:
+    """``constraints`` without its runs-per-level cap (the other limits kept)."""
+    return Constraints(max_total_runs=constraints.max_total_runs,
+                       max_space_amp=constraints.max_space_amp)
 
 
 def run_warnings(runs_per_level: list[float]) -> tuple[str, ...]:

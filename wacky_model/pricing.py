@@ -132,9 +132,17 @@ def _file_costs(design: Design, compaction: Compaction, system: System) -> Any:
 
         # N inserts after a preload of N, the window docs/VALIDATION.md checks U1-U4 on: a
         # shorter one may end before the size-amplification rule's next full merge.
-        return universal_costs_of(rocksdb_export(design, system), system.entries,
-                                  system.entries)
+        return universal_costs_of(rocksdb_export(design, system, universal=compaction.universal),
+                                  system.entries, system.entries)
     return stock_windows([Configuration(design, compaction, Memory.of(system))], system)[0]
+
+
+def universal_costs(config: Configuration, system: System) -> Any:
+    """U1-U4's costs (``LeveledCosts``) of a universal compaction configuration at its memory on
+    ``system``."""
+    if config.compaction.style != "universal":
+        raise ValueError("universal_costs prices universal compaction (style='universal')")
+    return _file_costs(config.design, config.compaction, config.system(system))
 
 
 def stock_export(config: Configuration, system: System) -> Any:

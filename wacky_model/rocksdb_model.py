@@ -24,7 +24,7 @@ import numpy as np
 
 from cost_models.finite import realized_fpr
 from cost_models.partial import LeveledFiles, window_costs
-from cost_models.universal import UniversalRules, universal_costs
+from cost_models.universal import UNLIMITED, UniversalRules, universal_costs
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_options import RocksDBExport
 
@@ -77,7 +77,7 @@ def universal_rules(export: RocksDBExport) -> UniversalRules:
         flush_entries=int(export.option("write_buffer_size")) / memtable,
         trigger=int(export.option("level0_file_num_compaction_trigger")),
         min_merge_width=int(fields.get("min_merge_width", 2)),
-        max_merge_width=int(fields.get("max_merge_width", 1 << 30)),
+        max_merge_width=int(fields.get("max_merge_width", UNLIMITED)),
         size_ratio=float(fields.get("size_ratio", 1)),
         max_size_amplification_percent=float(fields.get("max_size_amplification_percent", 200)),
     )

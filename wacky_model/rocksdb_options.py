@@ -16,10 +16,12 @@ run counts):
   made of files of ``file_bytes`` (the buffer's size by default, as RocksDB's own defaults are)
   and RocksDB merges one file at a time into the next level: ``cost_models.partial`` prices
   those partial merges.
-* Tiered families map to universal compaction: merges of ``min_merge_width`` similar runs and a
-  full merge when the newer runs exceed ``max_size_amplification_percent`` of the oldest. It
-  merges by run sizes, not level capacities: approximate. LSM-bush (X > 1 with runs above Level
-  L) and fractional K or Z need the driver.
+* Tiered families map to universal compaction (:func:`design_universal`): merges of at least
+  ``min_merge_width`` similar runs, a full merge when the newer runs exceed
+  ``max_size_amplification_percent`` of the oldest, and a trigger above the runs the design
+  holds. It merges by run sizes, not level capacities: approximate. A configuration of
+  universal compaction's own options (``Compaction.universal``) is written as it is: exact.
+  LSM-bush (X > 1 with runs above Level L) and fractional K or Z need the driver.
 * Monkey filters (Eq 12) give each level its own false-positive rate; stock RocksDB has one bits
   per key for all (approximate; the note gives the model's zero-result cost both ways).
 """
@@ -31,6 +33,7 @@ from dataclasses import dataclass, replace
 
 from cost_models.costs import space_amplification
 from cost_models.structure import structure
+from cost_models.universal import UniversalOptions
 from wacky_model.analysis import analyze
 from wacky_model.types import Design, System
 
@@ -90,10 +93,12 @@ class RocksDBExport:
     def options_file(self) -> str:
         """A RocksDB OPTIONS file (``rocksdb::LoadOptionsFromFile``), each option preceded by its
         reason as a comment."""
+        what = ("RocksDB's universal compaction with the options below" if any(
+            g.knob == "universal" for g in self.grades) else
+            f"the Wacky design T={self.design.T:g} C={self.design.C:g} X={self.design.X:g} "
+            f"K={self.design.K:g} Z={self.design.Z:g} ({self.design.filters} filters)")
         lines = [
-            f"# RocksDB options for the Wacky design T={self.design.T:g} C={self.design.C:g} "
-            f"X={self.design.X:g} K={self.design.K:g} Z={self.design.Z:g} "
-            f"({self.design.filters} filters), written by wacky export --rocksdb.",
+            f"# RocksDB options for {what}, written by wacky.",
             f"# Grade of the design: {self.grade}.",
         ]
         lines += [f"#   {g.knob}: {g.grade}: {g.note}" for g in self.grades]
@@ -127,10 +132,22 @@ def _number(x: float) -> str:
     return f"{x:.6g}" if x != int(x) else str(int(x))
 
 
+def design_universal(design: Design, runs: list[float], space_amp: float) -> UniversalOptions:
+    """Universal options for a tiered design: merges of at least T runs of similar sizes, a
+    full merge at the design's space amplification, and a trigger above the runs the design
+    holds, so that the run-count rule (U4) stays a backstop. A trigger
+    at the merge width (this export's mapping before 2026-11) makes U4 merge the newest runs at
+    every flush whatever their sizes: at 2^15 flushes, write amplification 1,945 to 9,113."""
+    width = max(2, int(round(design.T)))
+    return UniversalOptions(trigger=max(width, int(round(sum(runs))) + 1), min_merge_width=width,
+                            max_size_amplification_percent=max(1, int(round(100 * space_amp))))
+
+
 def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
                    file_bytes: int | None = None,
                    file_pick: str = "least_overlap", dynamic: bool | None = None,
-                   level_base_bytes: int | None = None) -> RocksDBExport:
+                   level_base_bytes: int | None = None,
+                   universal: UniversalOptions | None = None) -> RocksDBExport:
     """The stock RocksDB options closest to ``design`` on ``system`` (a fixed buffer; a memory
     budget is split as ``analyze`` does), with a reason for each and a grade for each knob.
 
@@ -142,7 +159,9 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     (kMinOverlappingRatio, RocksDB's default) or ``round_robin`` (kRoundRobin). ``dynamic``
     (C = T - 1, X = 1 only) sets ``level_compaction_dynamic_level_bytes`` (default on) and
     ``level_base_bytes`` its ``max_bytes_for_level_base`` (default: the design's Level 1), for
-    configurations that are RocksDB's rather than a Wacky design's (``rocksdb_tuning``)."""
+    configurations that are RocksDB's rather than a Wacky design's (``rocksdb_tuning``).
+    ``universal`` writes universal compaction with these options whatever the design (a
+    configuration of RocksDB's universal compaction, ``Compaction.universal``)."""
     if file_pick not in PICKS:
         raise ValueError(f"file_pick must be 'least_overlap' or 'round_robin'; got "
                          f"{file_pick!r}")
@@ -178,7 +197,7 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
         "the model counts uncompressed blocks")
     grades.append(KnobGrade("buffer", "exact", "write_buffer_size is the buffer"))
 
-    if leveled and not fractional:
+    if leveled and not fractional and universal is None:
         style = "level"
         opt("CFOptions", "compaction_style", "kCompactionStyleLevel",
             "every level of the design holds one run (K = Z = 0): leveled compaction")
@@ -254,41 +273,56 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     else:
         if level0_trigger != 1:
             raise ValueError("level0_trigger applies to leveled designs (K = Z = 0); a tiered "
-                             "design's level 0 is universal compaction's min_merge_width")
+                             "design's level 0 is universal compaction's trigger")
         style = "universal"
-        width = max(2, int(round(runs[0])) + 1)
-        amp = float(space_amplification(s))
+        own = universal is not None
+        u = universal if own else design_universal(design, runs, float(space_amplification(s)))
         opt("CFOptions", "compaction_style", "kCompactionStyleUniversal",
+            "the configuration's universal compaction" if own else
             "the design gathers several runs in a level before merging: tiered (universal) "
             "compaction")
-        opt("CFOptions", "level0_file_num_compaction_trigger", width,
-            f"merge once {width} runs are waiting (Level 1 gathers a_1 = {runs[0]:g})")
+        opt("CFOptions", "level0_file_num_compaction_trigger", u.trigger,
+            f"merge once {u.trigger} sorted runs are waiting" + ("" if own else
+            f": the design's {sum(runs):g} runs and the newest flush (a trigger at the merge "
+            "width makes the run-count rule rewrite the newest large run at every flush)"))
+        # RocksDB's gaps above its default trigger of 4 (slowdown 20, stop 36): runs wait at the
+        # trigger, so a stall comes only when compaction falls behind.
+        opt("CFOptions", "level0_slowdown_writes_trigger", max(20, u.trigger + 16),
+            "writes slow down only when the runs exceed the trigger by RocksDB's default gap")
+        opt("CFOptions", "level0_stop_writes_trigger", max(36, u.trigger + 32),
+            "writes stop only at RocksDB's default gap above the trigger")
         opt("CFOptions", "compaction_options_universal",
             "{" + ";".join([
-                "size_ratio=1", f"min_merge_width={width}", f"max_merge_width={width}",
-                f"max_size_amplification_percent={max(1, int(round(100 * amp)))}",
+                f"size_ratio={_number(u.size_ratio)}", f"min_merge_width={u.min_merge_width}",
+                f"max_merge_width={u.max_merge_width}",
+                f"max_size_amplification_percent={_number(u.max_size_amplification_percent)}",
                 "stop_style=kCompactionStopStyleTotalSize", "compression_size_percent=-1",
                 "allow_trivial_move=false"]) + "}",
-            f"merge {width} runs of similar size at a time (ratio T); a full merge when the "
-            f"newer runs exceed {100 * amp:.0f}% of the oldest, the design's worst space "
-            "amplification")
-        deviation = ("universal compaction merges by run sizes and its size-amplification rule, "
-                     "not by level capacities; a first measurement found write amplification "
-                     "-33% to +107% from the model")
-        grades.append(KnobGrade("T", "approximate", deviation))
-        grades.append(KnobGrade(
-            "C", "approximate" if math.isclose(design.C, design.T - 1.0) else "needs-driver",
-            "Level L's size is set by the size-amplification rule" if
-            math.isclose(design.C, design.T - 1.0) else
-            "a last-level ratio other than T needs the driver"))
-        bush = design.X > 1.0 + 1e-9
-        grades.append(KnobGrade("X", "needs-driver" if bush else "approximate",
-                                "growing ratios with runs above Level L (LSM-bush) need the "
-                                "driver" if bush else "one ratio, as universal compaction has"))
-        for k in ("K", "Z"):
-            grades.append(KnobGrade(k, "needs-driver" if k in fractional else "approximate",
-                                    f"a fractional {k} needs the driver" if k in fractional
-                                    else deviation))
+            "the configuration's universal options, priced by U1-U4" if own else
+            f"merge at least {u.min_merge_width} runs of similar size (ratio T); a full merge "
+            f"when the newer runs exceed {u.max_size_amplification_percent:g}% of the oldest, "
+            "the design's worst space amplification")
+        if own:
+            grades.append(KnobGrade("universal", "exact", "RocksDB runs these options as U1-U4 "
+                                    "price them (docs/VALIDATION.md checks U1-U4 on RocksDB)"))
+        else:
+            deviation = ("universal compaction merges by run sizes and its size-amplification "
+                         "rule, not by level capacities: U1-U4 price the options, not the design")
+            grades.append(KnobGrade("T", "approximate", deviation))
+            grades.append(KnobGrade(
+                "C", "approximate" if math.isclose(design.C, design.T - 1.0) else "needs-driver",
+                "Level L's size is set by the size-amplification rule" if
+                math.isclose(design.C, design.T - 1.0) else
+                "a last-level ratio other than T needs the driver"))
+            bush = design.X > 1.0 + 1e-9
+            grades.append(KnobGrade("X", "needs-driver" if bush else "approximate",
+                                    "growing ratios with runs above Level L (LSM-bush) need the "
+                                    "driver" if bush else "one ratio, as universal compaction "
+                                    "has"))
+            for k in ("K", "Z"):
+                grades.append(KnobGrade(k, "needs-driver" if k in fractional else "approximate",
+                                        f"a fractional {k} needs the driver" if k in fractional
+                                        else deviation))
 
     bits = _filter_bits(design, system)
     opt("TableOptions", "filter_policy", f"bloomfilter:{_number(round(bits, 3))}:false",

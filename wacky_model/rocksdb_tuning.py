@@ -6,8 +6,10 @@ It searches only what stock RocksDB runs: leveled compaction with its multiplier
 trigger, first-level size (``max_bytes_for_level_base``) and target file size, with
 ``level_compaction_dynamic_level_bytes`` on (RocksDB's default since 8.4; the static targets price
 the same once the levels have settled), the buffer and one bits per key (the memory split, when
-the system gives a total memory budget). Universal compaction is not searched: its model does not
-yet meet its accuracy target (docs/VALIDATION.md).
+the system gives a total memory budget), and universal compaction with its own options (the
+trigger and the size-amplification limit, :data:`UNIVERSAL_TRIGGERS` and :data:`UNIVERSAL_AMPS`;
+U1-U4 in docs/MODEL.md). Under skewed keys, updates or a cache universal compaction is left out:
+its skew stage (U5) misses its target on RocksDB (wacky_model.compat).
 
 The costs are those of a window of inserts into a store of N entries that has settled (P2 in
 docs/MODEL.md), ``WINDOW_FLUSHES`` flushes long. The answer carries the same costs for RocksDB's
@@ -19,11 +21,12 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from cost_models.objective import theta_shared
+from cost_models.universal import UniversalOptions
 from wacky_model.config import Configuration, Memory, weights_of
 from wacky_model.files import LeveledCosts
 from wacky_model.granularity import FileGrid, FilePick, file_pick
@@ -38,6 +41,12 @@ FILE_SIZES = (0.25, 1.0, 4.0)  # times the buffer
 LEVEL_BASES = (1, 2, 4, 8, 16)  # first-level sizes, in buffers
 BUFFER_SHARES = (1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2)  # of the memory, with a memory budget
 WINDOW_FLUSHES = 256
+# Universal compaction's triggers and max_size_amplification_percent (min_merge_width 2, size
+# ratio 1 and no widest merge, RocksDB's defaults). RocksDB's trigger of 4 is left out: at 2^15
+# flushes its run-count rule rewrites the newest large run at every flush (write amplification
+# about 1,700 under U1-U4), and 8 is 31; from 16 up it is 4 to 8.
+UNIVERSAL_TRIGGERS = (16, 24, 32, 48, 64)
+UNIVERSAL_AMPS = (200.0, 400.0)
 # RocksDB's defaults: 64 MiB buffer, level-0 trigger 4, a 256 MiB first level, multiplier 10,
 # 64 MiB files, static targets (7.8; 8.4 turned dynamic on).
 DEFAULT_TRIGGER = 4
@@ -94,6 +103,17 @@ class RocksDBConfig:
                        bits_per_entry=self.bits_per_key, sum_fpr=None,
                        memory_bits_per_entry=None)
 
+    style = "leveled"  # the compaction style, and the model that prices it
+    model = "partial-merge"
+
+    def options_text(self) -> str:
+        """The options on one line, as RocksDB names them."""
+        return (f"write_buffer_size={self.buffer_bytes:,} max_bytes_for_level_multiplier="
+                f"{self.multiplier:g} level0_file_num_compaction_trigger={self.level0_trigger} "
+                f"max_bytes_for_level_base={self.level_base_bytes:,} target_file_size_base="
+                f"{self.file_bytes:,} level_compaction_dynamic_level_bytes="
+                f"{str(self.dynamic).lower()}, {self.bits_per_key:.3g} bits per key")
+
     def to_dict(self) -> dict:
         return {"max_bytes_for_level_multiplier": self.multiplier,
                 "level0_file_num_compaction_trigger": self.level0_trigger,
@@ -105,11 +125,81 @@ class RocksDBConfig:
 
 
 @dataclass(frozen=True)
+class UniversalConfig:
+    """One stock RocksDB universal compaction configuration: its options and its memory."""
+
+    options: UniversalOptions
+    buffer_bytes: int
+    bits_per_key: float
+
+    @property
+    def design(self) -> Design:
+        """A label only: universal compaction's options, not a design, set its merges."""
+        return Design(2.0, 1.0, 1.0, 1.0, 1.0, "uniform")
+
+    @property
+    def configuration(self) -> Configuration:
+        return Configuration(self.design, Compaction(style="universal", universal=self.options),
+                             Memory(self.buffer_bytes, float(self.bits_per_key)))
+
+    @property
+    def trigger(self) -> int:
+        return self.options.trigger
+
+    @property
+    def max_size_amplification_percent(self) -> float:
+        return self.options.max_size_amplification_percent
+
+    style = "universal"
+    model = "U1-U4"
+
+    def options_text(self) -> str:
+        u = self.options
+        return (f"write_buffer_size={self.buffer_bytes:,} compaction_style="
+                f"kCompactionStyleUniversal level0_file_num_compaction_trigger={u.trigger} "
+                f"size_ratio={u.size_ratio:g} min_merge_width={u.min_merge_width} "
+                f"max_size_amplification_percent={u.max_size_amplification_percent:g}, "
+                f"{self.bits_per_key:.3g} bits per key")
+
+    @staticmethod
+    def from_dict(fields_: dict) -> UniversalConfig:
+        """The inverse of ``dataclasses.asdict``."""
+        return UniversalConfig(UniversalOptions(**fields_["options"]), fields_["buffer_bytes"],
+                               fields_["bits_per_key"])
+
+    def export(self, system: System) -> RocksDBExport:
+        return rocksdb_export(self.design, self.system(system), universal=self.options)
+
+    def system(self, system: System) -> System:
+        return RocksDBConfig.system(self, system)  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict:
+        return {"compaction_style": "universal", "write_buffer_size": self.buffer_bytes,
+                "bits_per_key": self.bits_per_key,
+                "level0_file_num_compaction_trigger": self.options.trigger,
+                "compaction_options_universal": {
+                    f.name: getattr(self.options, f.name) for f in fields(UniversalOptions)
+                    if f.name != "trigger"}}
+
+
+StockConfig = RocksDBConfig | UniversalConfig
+
+
+def stock_config(config: Configuration) -> StockConfig:
+    """The stock RocksDB configuration ``config`` describes: universal compaction's, or
+    leveled compaction's (:meth:`RocksDBConfig.of`)."""
+    c, m = config.compaction, config.memory
+    if c.style == "universal" and c.universal is not None and m is not None:
+        return UniversalConfig(c.universal, m.buffer_bytes, m.filter_bits_per_entry)
+    return RocksDBConfig.of(config)
+
+
+@dataclass(frozen=True)
 class StockPriced:
     """A stock configuration in RocksDB's terms with its costs and Θ, for the report beside the
     pick (wacky_model.pricing.Priced is the one cost type of any configuration)."""
 
-    config: RocksDBConfig
+    config: StockConfig
     costs: LeveledCosts
     theta: float
 
@@ -146,8 +236,20 @@ def price(config: RocksDBConfig, workload: Workload, system: System,
     return price_many([config], workload, system, rho)[0]
 
 
-def _windows(configs: list[RocksDBConfig], system: System) -> list[LeveledCosts]:
-    return stock_windows([c.configuration for c in configs], system)
+def _windows(configs: list[StockConfig], system: System) -> list[LeveledCosts]:
+    """The costs of each configuration: leveled ones' windows walked as one batch, universal
+    ones by U1-U4 (``wacky_model.pricing``)."""
+    from wacky_model.pricing import universal_costs
+
+    leveled = [i for i, c in enumerate(configs) if isinstance(c, RocksDBConfig)]
+    out: list = [None] * len(configs)
+    for i, costs in zip(leveled, stock_windows([configs[i].configuration for i in leveled],
+                                               system), strict=True):
+        out[i] = costs
+    for i, c in enumerate(configs):
+        if out[i] is None:
+            out[i] = universal_costs(c.configuration, c.system(system))
+    return out
 
 
 def price_many(configs: list[RocksDBConfig], workload: Workload, system: System,
@@ -162,11 +264,13 @@ def price_many(configs: list[RocksDBConfig], workload: Workload, system: System,
 
 @functools.lru_cache(maxsize=16)
 def stock_grid(system: System, constraints: Constraints | None = None,
-               level0_trigger: int | None = None) -> tuple[tuple[System, FileGrid], ...]:
-    """The stock RocksDB leveled configurations the target searches (module doc), priced, as
-    one grid per memory option (``wacky_model.search``'s file side searches them as it searches
-    the native engine's file-granular grid): (the system at that memory, its grid). With
-    ``constraints``, only the configurations they allow; ``level0_trigger`` pins the trigger.
+               level0_trigger: int | None = None, universal: bool = True
+               ) -> tuple[tuple[System, FileGrid], ...]:
+    """The stock RocksDB configurations the target searches (module doc), priced, as one grid
+    per memory option (``wacky_model.search``'s file side searches them as it searches the
+    native engine's file-granular grid): (the system at that memory, its grid). With
+    ``constraints``, only the configurations they allow; ``level0_trigger`` pins leveled
+    compaction's trigger (and leaves universal compaction out, as ``universal=False`` does).
     Costs depend on the system alone, so the last 16 systems' grids are kept."""
     if system.sum_fpr is not None:
         raise ValueError("--target rocksdb takes the filter memory as bits per key "
@@ -174,7 +278,7 @@ def stock_grid(system: System, constraints: Constraints | None = None,
     triggers = TRIGGERS if level0_trigger is None else (level0_trigger,)
     out = []
     for buffer, bits in _memory_options(system):
-        configs = []
+        configs: list[StockConfig] = []
         for T, k, base, share in itertools.product(MULTIPLIERS, triggers, LEVEL_BASES,
                                                    FILE_SIZES):
             config = RocksDBConfig(T, k, True, max(system.block_bytes, int(share * buffer)),
@@ -184,14 +288,16 @@ def stock_grid(system: System, constraints: Constraints | None = None,
             except ValueError:  # a file larger than the first level at this N: not a choice
                 continue
             configs.append(config)
+        if universal and level0_trigger is None:
+            configs += [UniversalConfig(UniversalOptions(
+                trigger=k, max_size_amplification_percent=a), buffer, bits)
+                for k, a in itertools.product(UNIVERSAL_TRIGGERS, UNIVERSAL_AMPS)]
         if not configs:
             continue
         at = configs[0].system(system)
         costs = _windows(configs, system)
         keep = [i for i, (c, p) in enumerate(zip(configs, costs, strict=True))
-                if constraints is None or not constraints.active or constraints.allows_leveled(
-                    c.level0_trigger, p.window.level_entries,
-                    p.window.level0_runs * c.buffer_bytes / system.entry_bytes)]
+                if _allowed(constraints, c, p, system)]
         if keep:
             chosen = [configs[i].configuration for i in keep]
             out.append((at, FileGrid(tuple(c.design for c in chosen),
@@ -202,10 +308,27 @@ def stock_grid(system: System, constraints: Constraints | None = None,
     if not out:
         what = ("meets the constraints (" + constraints.describe() + ")"
                 if constraints is not None and constraints.active else "fits")
-        raise ValueError(f"no stock RocksDB leveled configuration {what} on this system; "
+        raise ValueError(f"no stock RocksDB configuration {what} on this system; "
                          "loosen them" if "meets" in what else
-                         f"no stock RocksDB leveled configuration {what} this system")
+                         f"no stock RocksDB configuration {what} this system")
     return tuple(out)
+
+
+def _allowed(constraints: Constraints | None, config: StockConfig, costs: LeveledCosts,
+             system: System) -> bool:
+    """Whether ``constraints`` allow a stock configuration: leveled compaction's level 0 at its
+    trigger and one run per level below; universal compaction's runs, up to its trigger, all in
+    one level, and its space amplification up to its limit."""
+    if constraints is None or not constraints.active:
+        return True
+    if isinstance(config, UniversalConfig):
+        runs, amp = config.trigger, config.max_size_amplification_percent / 100.0
+        return all(limit is None or value <= limit * (1 + 1e-12) for value, limit in (
+            (runs, constraints.max_runs_per_level), (runs, constraints.max_total_runs),
+            (amp, constraints.max_space_amp)))
+    return constraints.allows_leveled(config.level0_trigger, costs.window.level_entries,
+                                      costs.window.level0_runs * config.buffer_bytes
+                                      / system.entry_bytes)
 
 
 def _memory_options(system: System) -> list[tuple[int, float]]:
@@ -236,17 +359,17 @@ def recommend_rocksdb(workload: Workload, system: System,
     multiplier alone priced beside it, and a line per knob against its runner-up."""
     active = constraints if constraints is not None and constraints.active else None
     pick = stock_pick(workload, system, active, rho, level0_trigger)
-    grids = stock_grid(system, active, level0_trigger)
+    grids = stock_grid(system, active, level0_trigger, with_universal(workload, system))
     weights = weights_of(workload, system, rho)
     priced = []
     for at, g in grids:
         thetas = theta_shared(g.rows, weights)[0]
-        priced += [StockPriced(RocksDBConfig.of(Configuration(d, c, Memory.of(at))), costs,
+        priced += [StockPriced(stock_config(Configuration(d, c, Memory.of(at))), costs,
                                float(t))
                    for d, c, costs, t in zip(g.designs, g.compactions, g.costs, thetas,
                                              strict=True)]
-    best = StockPriced(RocksDBConfig.of(Configuration(pick.design, pick.compaction,
-                                                 Memory.of(pick.system))), pick.costs, pick.theta)
+    best = StockPriced(stock_config(Configuration(pick.design, pick.compaction,
+                                                  Memory.of(pick.system))), pick.costs, pick.theta)
     buffer, bits = best.config.buffer_bytes, best.config.bits_per_key
     default_costs, multiplier_costs = _references(system, buffer, bits)
     default, *by_multiplier = _under_skew(
@@ -285,7 +408,8 @@ def _under_skew(items: list[StockPriced], workload: Workload, system: System,
 
 
 def stock_pick(workload: Workload, system: System, constraints: Constraints | None = None,
-               rho: float | None = None, level0_trigger: int | None = None) -> FilePick:
+               rho: float | None = None, level0_trigger: int | None = None,
+               universal: bool | None = None) -> FilePick:
     """The one search restricted to stock RocksDB (``recommend(target="rocksdb")``): the
     cheapest configuration of :func:`stock_grid`, scored as the native search scores its file
     side (under skew or a cache, re-priced by the skew stage, S2f)."""
@@ -293,7 +417,18 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
 
     check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
           | ({"level0_trigger"} if (level0_trigger or 1) > 1 else set()))
-    return file_pick(list(stock_grid(system, constraints, level0_trigger)), workload, rho)
+    if universal is None or universal:  # universal=False leaves it out (files asked)
+        universal = with_universal(workload, system)
+    return file_pick(list(stock_grid(system, constraints, level0_trigger, universal)),
+                     workload, rho)
+
+
+def with_universal(workload: Workload, system: System) -> bool:
+    """Whether the target searches universal compaction: not under skewed keys, updates or a
+    cache, where its skew stage (U5) misses its target (wacky_model.compat)."""
+    from wacky_model.skew import needs_skew_model
+
+    return not needs_skew_model(workload, system)
 
 
 def _priced(pair: tuple[RocksDBConfig, LeveledCosts], workload: Workload, system: System,
@@ -321,31 +456,50 @@ KNOBS = {"multiplier": "max_bytes_for_level_multiplier",
          "level0_trigger": "level0_file_num_compaction_trigger",
          "level_base_bytes": "max_bytes_for_level_base",
          "file_bytes": "target_file_size_base"}
+UNIVERSAL_KNOBS = {"trigger": "level0_file_num_compaction_trigger",
+                   "max_size_amplification_percent": "max_size_amplification_percent"}
+
+
+def _knobs(config: StockConfig) -> dict[str, str]:
+    return UNIVERSAL_KNOBS if isinstance(config, UniversalConfig) else KNOBS
 
 
 def _runners_up(best: StockPriced, priced: list[StockPriced]) -> list[StockPriced]:
-    """For each knob, the best configuration that differs from the pick in that knob alone."""
+    """For each knob, the best configuration that differs from the pick in that knob alone;
+    and the best of the other compaction style."""
     out = []
-    for knob in KNOBS:
-        others = [p for p in priced
+    knobs = _knobs(best.config)
+    same = [p for p in priced if type(p.config) is type(best.config)
+            and p.config.buffer_bytes == best.config.buffer_bytes]
+    for knob in knobs:
+        others = [p for p in same
                   if getattr(p.config, knob) != getattr(best.config, knob)
                   and all(getattr(p.config, k) == getattr(best.config, k)
-                          for k in KNOBS if k != knob)
-                  and p.config.buffer_bytes == best.config.buffer_bytes]
+                          for k in knobs if k != knob)]
         if others:
             out.append(min(others, key=lambda p: p.theta))
+    other_style = [p for p in priced if type(p.config) is not type(best.config)]
+    if other_style:
+        out.append(min(other_style, key=lambda p: p.theta))
     return out
 
 
 def _reasons(best: StockPriced, runners: list[StockPriced]) -> tuple[str, ...]:
-    """A line per knob: the pick against its runner-up in that knob (:func:`_runners_up`)."""
+    """A line per knob: the pick against its runner-up in that knob (:func:`_runners_up`), and
+    against the best of the other compaction style."""
     lines = []
     for runner in runners:
-        knob = next(k for k in KNOBS if getattr(runner.config, k) != getattr(best.config, k))
+        if type(runner.config) is not type(best.config):
+            what = (f"compaction_style = {best.config.style} rather than "
+                    f"{runner.config.style} (its best)")
+        else:
+            knobs = _knobs(best.config)
+            knob = next(k for k in knobs if getattr(runner.config, k) != getattr(best.config, k))
+            what = (f"{knobs[knob]} = {_value(getattr(best.config, knob))} rather than "
+                    f"{_value(getattr(runner.config, knob))}")
         b, r = best.costs, runner.costs
         lines.append(
-            f"{KNOBS[knob]} = {_value(getattr(best.config, knob))} rather than "
-            f"{_value(getattr(runner.config, knob))}: Θ {best.theta:.4g} vs {runner.theta:.4g} "
+            f"{what}: Θ {best.theta:.4g} vs {runner.theta:.4g} "
             f"({best.theta / runner.theta - 1:+.1%}); write amplification {b.write_amp:.3g} vs "
             f"{r.write_amp:.3g}, zero-result read {b.zero_result_read:.3g} vs "
             f"{r.zero_result_read:.3g} I/O")

@@ -57,7 +57,12 @@ from wacky_model.analysis import Analysis, analyze
 from wacky_model.config import Configuration, Memory, keys_of
 from wacky_model.families import PROJECTIONS, classify, name_of
 from wacky_model.granularity import FilePick, file_best, file_pick
-from wacky_model.guardrails import Constraints
+from wacky_model.guardrails import (
+    DEFAULT_CONSTRAINTS,
+    LIFT_FLAG,
+    Constraints,
+    lifted_cap,
+)
 from wacky_model.types import (
     Compaction,
     Design,
@@ -488,6 +493,21 @@ def _check_feasible(cost: np.ndarray, constraints: Constraints | None) -> None:
         raise ValueError("no physical design found for this system")
 
 
+def _constraints_dict(constraints: Constraints | None) -> dict[str, Any]:
+    c = constraints if constraints is not None else Constraints()
+    return {"max_runs_per_level": c.max_runs_per_level, "max_total_runs": c.max_total_runs,
+            "max_space_amp": c.max_space_amp}
+
+
+def _default_constraints(constraints: Constraints | None,
+                         space: DesignSpace | None) -> Constraints | None:
+    """Left at their default, the constraints are :data:`DEFAULT_CONSTRAINTS`, or a given
+    space's (a space is built for one set of constraints)."""
+    if constraints is DEFAULT_CONSTRAINTS and space is not None:
+        return space.constraints
+    return constraints
+
+
 @dataclass(frozen=True)
 class Alternative:
     family: str
@@ -520,6 +540,47 @@ class Recommendation:
     # The whole-level against file-granular comparison: what each side cost, or why files were
     # not compared (wacky_model.compat).
     granularity: dict[str, Any] | None = None
+    # The guardrails the search honoured (recommend's DEFAULT_CONSTRAINTS unless told otherwise)
+    # and recommend's arguments, from which ``without_cap`` searches again without the cap.
+    constraints: Constraints | None = None
+    request: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def max_runs_per_level(self) -> tuple[float, int]:
+        """(the most runs any level of the pick holds, that level): whole-level designs from
+        the per-level table; a file-granular pick's level 0 holds its trigger's runs."""
+        if self.file_costs is not None:
+            return float(self.compaction.level1_runs), 1
+        runs = [row.runs for row in self.analysis.levels]
+        i = int(np.argmax(runs))
+        return float(runs[i]), i + 1
+
+    @functools.cached_property
+    def without_cap(self) -> dict[str, Any] | None:
+        """What the runs-per-level cap costs: the pick of the same search without it (the other
+        guardrails kept), when that pick holds more runs in a level than the cap allows and
+        costs less; None when no cap was in force or it does not bind. Searched when first
+        asked for (the CLI, the dashboard and ``to_dict`` ask), so that ``recommend`` itself
+        stays a lookup."""
+        cap = None if self.constraints is None else self.constraints.max_runs_per_level
+        if cap is None or self.request is None:
+            return None
+        free = recommend(**{**self.request, "constraints": lifted_cap(self.constraints)})
+        runs, level = free.max_runs_per_level
+        if runs <= cap or not free.cost < self.cost:  # within the cap, or it costs nothing
+            return None
+        return {
+            "cap": cap,
+            "lift": LIFT_FLAG,
+            "family": free.family,
+            "design": free.design.knobs,
+            "granularity": free.compaction.granularity,
+            "cost": free.cost,
+            # Θ of the uncapped pick relative to the capped one: 0.078 is 7.8% lower.
+            "theta_lower": 1.0 - free.cost / self.cost if self.cost > 0 else 0.0,
+            "max_runs_per_level": runs,
+            "level": level,
+        }
 
     @property
     def beaten_by(self) -> Alternative | None:
@@ -611,6 +672,8 @@ class Recommendation:
                 "cost": self.beaten_by.cost},
             "space_amp": self.analysis.space_amp,
             "warnings": [] if self.file_costs is not None else list(self.analysis.warnings),
+            "constraints": _constraints_dict(self.constraints),
+            "without_cap": self.without_cap,
             **self.memory,
         }
 
@@ -620,6 +683,8 @@ class Recommendation:
         if self.file_costs is None:
             return self.analysis.to_dict()["levels"]
         w = self.file_costs.window
+        if w is None:  # universal compaction: sorted runs, no levels
+            return []
         return [{"level": i, "mean_entries": e, "write_amp": a, "share_of_window_in_use": u}
                 for i, (e, a, u) in enumerate(zip(w.level_entries, w.level_write_amp,
                                                   w.level_in_use, strict=True), start=1)]
@@ -904,7 +969,7 @@ def recommend(
     method: str = "global",
     space: DesignSpace | None = None,
     model: str = "finite",
-    constraints: Constraints | None = None,
+    constraints: Constraints | None = DEFAULT_CONSTRAINTS,
     rho: float | None = None,
     refine: bool = False,
     granularity: str = "any",
@@ -920,10 +985,14 @@ def recommend(
     leave the table's candidates for a slightly cheaper design. With a total memory budget
     (``system.memory_bits_per_entry``) the buffer/filter split is searched too, and the
     recommendation's ``system`` is the split. ``constraints`` (guardrails) exclude designs with
-    too many runs or too much space amplification; a prebuilt space must have been built with
-    the same ones. With ``rho`` the design minimizes the worst Theta over workloads within KL
-    divergence ``rho`` of ``workload`` (Endure's robust tuning); its ``cost`` is that worst
-    case, and ``robust`` compares it with the nominal design.
+    too many runs or too much space amplification. By default they are
+    :data:`~wacky_model.guardrails.DEFAULT_CONSTRAINTS`, at most 36 runs in any level (RocksDB's
+    write stop), or a given ``space``'s; ``constraints=None`` or ``Constraints()`` lifts them.
+    A prebuilt space must have been built with the same ones. With a runs-per-level cap,
+    ``Recommendation.without_cap`` says what it costs. With ``rho`` the design minimizes the
+    worst Theta over workloads within KL divergence ``rho`` of ``workload`` (Endure's robust
+    tuning); its ``cost`` is that worst case, and ``robust`` compares it with the nominal
+    design.
 
     ``granularity``: "level" searches whole-level merges (the continuum), "file" leveled
     designs with file-granular merges and a level-1 trigger, "any" both, keeping the cheaper
@@ -938,16 +1007,30 @@ def recommend(
     have one.
     """
     start = time.perf_counter()
+    check_types(workload=workload, system=system)
+    constraints = _default_constraints(constraints, space)
+    request = dict(workload=workload, system=system, method=method, model=model,
+                   constraints=constraints, rho=rho, refine=refine, granularity=granularity,
+                   target=target, level0_trigger=level0_trigger)
+    rec = _recommend(workload, system, method, space, model, constraints, rho, refine,
+                     granularity, target, level0_trigger, start)
+    return dataclasses.replace(rec, constraints=_active(constraints), request=request)
+
+
+def _recommend(workload: Workload, system: System, method: str, space: DesignSpace | None,
+               model: str, constraints: Constraints | None, rho: float | None, refine: bool,
+               granularity: str, target: str, level0_trigger: int | None, start: float
+               ) -> Recommendation:
     from wacky_model.compat import check, features_in
 
-    check_types(workload=workload, system=system)
     _check_granularity(granularity)
     _check_target(target, granularity, level0_trigger)
     features = features_in(workload, system, model, rho, constraints) | _pinned(
         granularity, target, level0_trigger)
     check(features)
     if target == "rocksdb":
-        return _recommend_stock(workload, system, constraints, rho, level0_trigger, start)
+        return _recommend_stock(workload, system, constraints, rho, level0_trigger, start,
+                                granularity)
     if granularity == "file" or (level0_trigger or 1) > 1:
         return _recommend_files(workload, system, constraints, rho, level0_trigger, start)
     rec = _recommend_level(workload, system, method, space, model, constraints, rho, refine,
@@ -986,13 +1069,16 @@ def _pinned(granularity: str, target: str, level0_trigger: int | None) -> set[st
 
 
 def _recommend_stock(workload: Workload, system: System, constraints: Constraints | None,
-                     rho: float | None, level0_trigger: int | None, start: float
-                     ) -> Recommendation:
+                     rho: float | None, level0_trigger: int | None, start: float,
+                     granularity: str = "any") -> Recommendation:
     from wacky_model.rocksdb_tuning import stock_pick
 
-    pick = stock_pick(workload, system, _active(constraints), rho, level0_trigger)
-    return _file_recommendation(workload, pick, "rocksdb", rho,
-                                "stock RocksDB's leveled compaction (target rocksdb)", start)
+    pick = stock_pick(workload, system, _active(constraints), rho, level0_trigger,
+                      universal=None if granularity != "file" else False)
+    style = "universal" if pick.compaction.style == "universal" else "leveled"
+    return _file_recommendation(workload, pick, "universal" if style == "universal" else
+                                "rocksdb", rho, f"stock RocksDB's {style} compaction (target "
+                                "rocksdb)", start)
 
 
 def _recommend_files(workload: Workload, system: System, constraints: Constraints | None,
@@ -1019,28 +1105,33 @@ def _file_recommendation(workload: Workload, pick: FilePick, model: str, rho: fl
                          reason: str, start: float) -> Recommendation:
     """A recommendation of the file side's pick, with no whole-level side to compare."""
     design, compaction = pick.design, pick.compaction
+    family = ("RocksDB universal compaction" if compaction.style == "universal" else
+              name_of(design, pick.system))
     return Recommendation(
-        design=design, family=name_of(design, pick.system), cost=pick.theta, model=model,
+        design=design, family=family, cost=pick.theta, model=model,
         system=pick.system, workload=workload, alternatives=(), method="grid",
         search_ms=(time.perf_counter() - start) * 1e3, bounds_hit=(),
         robust=_file_robust(workload, pick, rho), compaction=compaction, file_costs=pick.costs,
         skew=pick.skew,
-        granularity={"picked": "file", "level": None, "reason": reason,
+        granularity={"picked": "universal" if compaction.style == "universal" else "file",
+                     "level": None, "reason": reason,
                      "file": {"design": design.knobs, "cost": pick.theta,
                               "level1_runs": compaction.level1_runs,
                               "file_bytes": compaction.file_bytes}})
 
 
 def _file_grids(system: System, constraints: Constraints | None, target: str = "native",
-                level0_trigger: int | None = None) -> list[tuple[System, Any]]:
+                level0_trigger: int | None = None, universal: bool = False
+                ) -> list[tuple[System, Any]]:
     """The file-granular grids to search: the system's, or with a total memory budget one per
     split of :data:`SPLIT_SHARES` (the file side chooses its own split, as the table does);
     for ``target="rocksdb"`` stock RocksDB's (:func:`wacky_model.rocksdb_tuning.stock_grid`).
-    ``level0_trigger`` keeps the designs with that trigger."""
+    ``level0_trigger`` keeps the designs with that trigger; ``universal`` adds stock RocksDB's
+    universal compaction."""
     if target == "rocksdb":
         from wacky_model.rocksdb_tuning import stock_grid
 
-        return list(stock_grid(system, constraints, level0_trigger))
+        return list(stock_grid(system, constraints, level0_trigger, universal))
     from wacky_model.granularity import file_grid
 
     if not system.memory_split:
@@ -1223,7 +1314,7 @@ def recommend_many(
     method: str = "global",
     space: DesignSpace | None = None,
     model: str = "finite",
-    constraints: Constraints | None = None,
+    constraints: Constraints | None = DEFAULT_CONSTRAINTS,
     refine: bool = False,
     rho: float | None = None,
     granularity: str = "any",
@@ -1239,6 +1330,7 @@ def recommend_many(
     from wacky_model.compat import check, features_in, refusals
 
     check_types(workloads=workloads, system=system)
+    constraints = _default_constraints(constraints, space)
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
     _check_granularity(granularity)
@@ -1247,7 +1339,7 @@ def recommend_many(
     check(features | _pinned(granularity, target, level0_trigger))
     if target == "rocksdb" or granularity == "file" or (level0_trigger or 1) > 1:
         return _many_files(workloads, system, constraints, rho, target, level0_trigger, method,
-                           start)
+                           start, granularity)
     space = _prepare(system, model, space, constraints)
     weights: Weights = (np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
                                   for w in workloads]) if rho is None else
@@ -1297,15 +1389,27 @@ def recommend_many(
 
 def _many_files(workloads: list[Workload], system: System, constraints: Constraints | None,
                 rho: float | None, target: str, level0_trigger: int | None, method: str,
-                start: float) -> RecommendationBatch:
+                start: float, granularity: str = "any") -> RecommendationBatch:
     """:func:`recommend_many` on the file side alone (files asked, a trigger pinned, or the
     stock RocksDB target): one scoring of the grids for the whole batch."""
-    picks = _file_picks(_file_grids(system, _active(constraints), target, level0_trigger),
-                        workloads, rho)
-    model = "rocksdb" if target == "rocksdb" else "files"
+    from wacky_model.rocksdb_tuning import with_universal
+
+    # Stock RocksDB's universal compaction is searched for the uniform workloads (its skew stage
+    # misses its target) unless files are asked.
+    universal = [target == "rocksdb" and granularity != "file" and with_universal(w, system)
+                 for w in workloads]
+    picks: list[Any] = [None] * len(workloads)
+    for flag in set(universal):
+        index = [i for i, u in enumerate(universal) if u == flag]
+        grids = _file_grids(system, _active(constraints), target, level0_trigger, flag)
+        for i, pick in zip(index, _file_picks(grids, [workloads[i] for i in index], rho),
+                           strict=True):
+            picks[i] = pick
+    styles = [p.compaction.style == "universal" for p in picks]
     return RecommendationBatch(
         designs=tuple(p.design for p in picks),
-        families=tuple(name_of(p.design, p.system) for p in picks),
+        families=tuple("RocksDB universal compaction" if u else name_of(p.design, p.system)
+                       for p, u in zip(picks, styles, strict=True)),
         cost=np.array([p.theta for p in picks]),
         family_cost=np.zeros((len(workloads), 0)),  # no whole-level families on this side
         method=method,
@@ -1313,7 +1417,8 @@ def _many_files(workloads: list[Workload], system: System, constraints: Constrai
         buffer_bytes=np.array([p.system.buffer_bytes for p in picks]),
         hash_levels=np.zeros(len(workloads), dtype=int),
         compactions=tuple(p.compaction for p in picks),
-        models=(model,) * len(workloads),
+        models=tuple("universal" if u else "rocksdb" if target == "rocksdb" else "files"
+                     for u in styles),
     )
 
 

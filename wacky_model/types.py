@@ -15,6 +15,7 @@ import numpy as np
 
 from cost_models.memory import fence_pointer_bits_per_entry, split_memory
 from cost_models.objective import RobustWeights, theta_weights
+from cost_models.universal import UniversalOptions
 
 if TYPE_CHECKING:
     pass
@@ -304,6 +305,8 @@ class Compaction:
     sizing: how file-granular levels are sized: "wacky" (the design's capacities, App. E, as the
         native engine does) or RocksDB's "dynamic" / "static" targets from
         ``level_base_bytes`` (``max_bytes_for_level_base``) and the ratio T.
+    universal: universal compaction's own options (style "universal" only); None derives them
+        from the design (``wacky_model.rocksdb_options.rocksdb_export``).
     """
 
     granularity: str = "level"
@@ -313,8 +316,13 @@ class Compaction:
     style: str = "wacky"
     sizing: str = "wacky"
     level_base_bytes: int | None = None
+    universal: UniversalOptions | None = None
 
     def __post_init__(self) -> None:
+        if self.universal is not None and (self.style != "universal" or not isinstance(
+                self.universal, UniversalOptions)):
+            raise ValueError("universal (universal compaction's options, a UniversalOptions) "
+                             "needs style='universal'")
         if self.granularity not in GRANULARITIES:
             raise ValueError(f"granularity must be 'level' or 'file'; got {self.granularity!r}")
         if self.file_pick not in FILE_PICKS:

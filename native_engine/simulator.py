@@ -19,12 +19,17 @@ What it accounts for, which the closed forms leave out:
 * **The flush write.** Every entry is written once when the buffer is flushed; Eq 14 counts only
   merge rewrites.
 * **Rounding of run counts.** a_i is a whole number; a run fills to N_i / a_i before the next
-  starts.
+  starts. A level of fewer than a_i buffers holds fewer runs: every flush is a run of at least
+  one buffer and the level overflows at N_i (the bound a_i itself is not capped, as in the
+  engine).
 * **Preemptive merging.** A flush that would overflow Level i sweeps Level i into the merge at
   once, so it writes straight into the deepest level it reaches, flush by flush.
 * **Filters as built.** Each run keeps the Bloom filter built for it when it was written, with a
   whole number of probes k = round(b ln 2) and m = ceil(n b) bits, so its FPR is
   (1 - e^(-k n / m))^k rather than e^(-b ln(2)^2).
+
+Like the engine, it imports no project Python outside ``native_engine``: it carries its own copy
+of the structure equations and filter allocations below.
 """
 
 from __future__ import annotations
@@ -33,12 +38,144 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
+# ---- The structure equations and filter allocations, as the engine computes them --------------
+# A scalar copy of native_engine/src/structure.h (Eq 8-10, 13 and App. C), which mirrors
+# cost_models/structure.py and cost_models/filters.py; tests/test_simulator_structure.py checks
+# this copy against cost_models on a grid of designs. a_i here is the engine's bound, Eq 13
+# rounded and uncapped (cost_models' ``Structure.run_bound``); the runs a level can hold,
+# max(1, floor(N_i/F)), follow from the policy (``_Level.would_overflow``), as in the engine.
 
-from cost_models import filters
-from cost_models.structure import num_levels, shape_at_depth
-from validation import window
-from validation.window import TOLERANCE
+TOLERANCE = 1e-9  # kRelTol in native_engine/src/level.cc: N_i / a_i and N_i up to rounding
+LEVEL_CEIL_TOLERANCE = 1e-9  # kLevelCeilTolerance: an exact fit of L levels is not L + 1
+X_ONE_TOLERANCE = 1e-12  # below this |X - 1| the Capped Lazy Leveling limits are used
+LN2_SQ = math.log(2.0) ** 2
+
+
+def _log(x: float) -> float:  # C's log: -inf at 0, NaN below
+    return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+
+
+def _exp(x: float) -> float:  # C's exp: inf on overflow
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def exponent_sum(k: float, X: float) -> float:
+    """(X^k - 1)/(X - 1), and k as X -> 1."""
+    d = X - 1.0
+    if abs(d) < X_ONE_TOLERANCE:
+        return k
+    try:
+        return math.expm1(k * math.log1p(d)) / d
+    except OverflowError:
+        return math.inf
+
+
+def num_levels(T: float, C: float, X: float, n_buffers: float) -> int:
+    """Eq 10: the number of levels for N/F = ``n_buffers`` (1 when the logarithm is invalid)."""
+    log_t = _log(n_buffers / (C + 1.0) * (T - 1.0) / T) / math.log(T)
+    d = X - 1.0
+    if abs(d) < X_ONE_TOLERANCE:
+        real = 1.0 + log_t
+    else:
+        inner = d * log_t
+        real = 1.0 + math.log1p(inner) / math.log1p(d) if inner > -1.0 else -math.inf
+    if math.isnan(real) or math.isinf(real):
+        return 1 << 20 if real > 0 else 1
+    return max(1, int(math.ceil(real - LEVEL_CEIL_TOLERANCE * max(1.0, abs(real)))))
+
+
+def round_runs(runs: float) -> float:
+    """How the engine turns a real run bound into a whole number of runs: half up, at least 1."""
+    return max(1.0, math.floor(runs + 0.5))
+
+
+def level_at_depth(T: float, C: float, X: float, K: float, Z: float, depth: int,
+                   integer_runs: bool = True) -> tuple[float, float, float]:
+    """(r_i, N_i / N, a_i) of the level ``depth`` levels above Level L (Eq 8, 9, 13)."""
+    if depth == 0:
+        ratio, fraction, runs = C * T / (T - 1.0), C / (C + 1.0), C**Z
+    else:
+        log_t = math.log(T)
+        try:
+            log_r = X ** (depth - 1) * log_t
+        except OverflowError:
+            log_r = math.inf
+        ratio = _exp(log_r)
+        fraction = _exp(-exponent_sum(depth - 1.0, X) * log_t) * -math.expm1(-log_r) / (C + 1.0)
+        runs = _exp(K * log_r) if log_r > 50 else _exp(K * math.log(math.expm1(log_r)))
+    return ratio, fraction, round_runs(runs) if integer_runs else runs
+
+
+def lagrangian_fprs(n: list[float], a: list[float], bits_per_entry: float | None = None,
+                    sum_fpr: float | None = None) -> list[float]:
+    """App. C with caps: p_i = min(1, mu n_i / a_i), mu set by a target sum of a_i p_i or a
+    budget of bits per entry; levels with n_i = 0 get 1 (no filter)."""
+    out = [1.0] * len(n)
+    order = sorted((i for i in range(len(n)) if n[i] > 0), key=lambda i: a[i] / n[i])
+    if sum_fpr is not None:
+        if not sum_fpr > 0.0:
+            raise ValueError("sum_fpr must be > 0")
+        if sum_fpr >= sum(a):
+            return out
+        capped_a, free_n, mu = 0.0, sum(n[i] for i in order), 0.0
+        for k in range(len(order) + 1):  # the first k levels (smallest a_i / n_i) capped
+            if free_n <= 0:
+                break
+            mu = (sum_fpr - capped_a) / free_n
+            if k == len(order) or mu <= a[order[k]] / n[order[k]]:
+                break
+            capped_a += a[order[k]]
+            free_n -= n[order[k]]
+    else:
+        if not (bits_per_entry is not None and math.isfinite(bits_per_entry)
+                and bits_per_entry >= 0.0):
+            raise ValueError("bits_per_entry must be a finite number >= 0")
+        if bits_per_entry == 0.0 or not order:
+            return out
+        budget = bits_per_entry * LN2_SQ * sum(n)
+        sum_n = sum(n[i] for i in order)
+        sum_nlogb = sum(n[i] * math.log(a[i] / n[i]) for i in order)
+        log_mu = 0.0
+        for i in order:
+            log_mu = (sum_nlogb - budget) / sum_n
+            log_b = math.log(a[i] / n[i])
+            if log_mu <= log_b:
+                break
+            sum_n -= n[i]  # Level i caps at p = 1 in this segment: drop it
+            sum_nlogb -= n[i] * log_b
+            if sum_n <= 0:
+                return out
+        mu = math.exp(log_mu)
+    for i in order:
+        out[i] = min(1.0, mu * n[i] / a[i])
+    return out
+
+
+def uniform_fprs(a: list[float], bits_per_entry: float | None = None,
+                 sum_fpr: float | None = None) -> list[float]:
+    """One FPR for every run (industry systems): sum a_i p_i = ``sum_fpr`` (at most 1 each), or
+    e^(-M ln(2)^2) for M = ``bits_per_entry``."""
+    if sum_fpr is not None:
+        if not (sum_fpr > 0.0 and math.isfinite(sum_fpr)):
+            raise ValueError("sum_fpr must be a finite number > 0")
+        eps = min(1.0, sum_fpr / sum(v for v in a if v > 0))
+    else:
+        if not (bits_per_entry is not None and math.isfinite(bits_per_entry)
+                and bits_per_entry >= 0.0):
+            raise ValueError("bits_per_entry must be a finite number >= 0")
+        eps = math.exp(-bits_per_entry * LN2_SQ)
+    return [eps if v > 0 else 1.0 for v in a]
+
+
+def bloom_bits_per_key(fpr: float) -> float:
+    """ln(1/p)/ln(2)^2 bits per key for FPR p; 0 (no filter) at p >= 1."""
+    return 0.0 if fpr >= 1.0 else math.log(1.0 / fpr) / LN2_SQ
+
+
+# ---- The merge policy -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -124,9 +261,10 @@ def _apply_shape(
     budget: dict[str, float],
     uniform: bool,
 ) -> None:
-    """Set L, capacities, integer a_i and FPRs top-down from ``n_est`` (App. E)."""
+    """Set L, capacities, integer a_i and FPRs top-down from ``n_est`` (App. E; ApplyShape and
+    AllocateFprs in ``native_engine/src/merge_policy.cc``)."""
     T, C, X, K, Z = knobs
-    L_new = int(num_levels(T, C, X, n_est / buffer_entries))
+    L_new = num_levels(T, C, X, n_est / buffer_entries)
     if not levels:
         levels.append(_Level())
     if L_new > len(levels):
@@ -137,22 +275,20 @@ def _apply_shape(
             removable += 1
         del levels[: min(removable, len(levels) - L_new)]
     L = len(levels)
-    depth = np.arange(L - 1, -1, -1, dtype=float)
-    _, fractions, runs = shape_at_depth(T, C, X, K, Z, depth, integer_runs=True)
+    shapes = [level_at_depth(T, C, X, K, Z, L - 1 - i) for i in range(L)]
+    for lvl, (_, fraction, runs) in zip(levels, shapes, strict=True):
+        lvl.capacity = fraction * n_est
+        lvl.max_runs = runs
+    runs = [lvl.max_runs for lvl in levels]
     if uniform:
-        fprs = (
-            filters.uniform_fprs_for_memory(runs, budget["bits_per_entry"])
-            if "bits_per_entry" in budget
-            else filters.uniform_fprs_for_sum(runs, budget["sum_fpr"])
-        )
-    elif "bits_per_entry" in budget:
-        fprs = filters.lagrangian_fprs_for_memory(fractions, runs, budget["bits_per_entry"])
+        fprs = uniform_fprs(runs, **budget)
     else:
-        fprs = filters.lagrangian_fprs_for_sum(fractions, runs, budget["sum_fpr"])
-    for lvl, frac, a, p in zip(levels, fractions, runs, fprs, strict=True):
-        lvl.capacity = float(frac * n_est)
-        lvl.max_runs = float(a)
-        lvl.fpr = float(p)
+        # Level sizes in any common scale: the capacities, or the fractions of an empty tree.
+        sizes = [max(lvl.capacity, 0.0) for lvl in levels]
+        fprs = lagrangian_fprs(sizes if any(s > 0 for s in sizes) else [s[1] for s in shapes],
+                               runs, **budget)
+    for lvl, p in zip(levels, fprs, strict=True):
+        lvl.fpr = p
 
 
 @dataclass(frozen=True)
@@ -168,8 +304,9 @@ class MergeStep:
 
 @dataclass
 class PolicyReplay:
-    """The policy's state while it replays flushes: :func:`grow`, :func:`steady_window`, and the
-    RocksDB compaction driver (``validation.rocksdb_driver``)."""
+    """The policy's state while it replays flushes: :func:`grow`,
+    ``validation.predict.steady_window`` and the RocksDB compaction driver
+    (``validation.rocksdb_driver``)."""
 
     knobs: tuple[float, float, float, float, float]
     buffer_entries: int
@@ -228,7 +365,7 @@ class PolicyReplay:
             self.n_est = sum(target.runs) * (C + 1.0) / C
             _apply_shape(self.knobs, self.n_est, self.buffer_entries, levels, self.budget,
                          self.uniform)
-        target.bits[-1] = float(filters.bloom_bits_per_key(target.fpr))
+        target.bits[-1] = bloom_bits_per_key(target.fpr)
         return MergeStep(consumed=tuple(consumed), entries=size, bits_per_key=target.bits[-1],
                          major=major)
 
@@ -280,18 +417,6 @@ def grow(
     )
 
 
-@dataclass(frozen=True)
-class SimulatedWindow:
-    """The steady window of :mod:`validation.window`, replayed on entry counts."""
-
-    write_amp: float  # blocks written per block inserted over the window
-    writes: int  # inserts in the window
-    major_compactions: int
-    full_merges_skipped: int
-    level_L_runs_at_start: int
-    complete: bool  # ended at a run boundary, not at the cap
-
-
 @dataclass
 class ReplaySession:
     """:class:`PolicyReplay` as a :class:`validation.window.Session`: a step is one buffer's
@@ -318,38 +443,6 @@ class ReplaySession:
 
     def idle(self) -> None:
         pass
-
-
-def steady_window(
-    T: float,
-    C: float,
-    X: float,
-    K: float,
-    Z: float,
-    *,
-    entries: int,
-    buffer_entries: int,
-    entries_per_block: int,
-    bits_per_entry: float | None = None,
-    sum_fpr: float | None = None,
-    uniform: bool = False,
-) -> SimulatedWindow:
-    """Preload ``entries``, then the whole-level window (:func:`validation.window.measure`)."""
-    replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block,
-                                bits_per_entry, sum_fpr, uniform)
-    for _ in range((entries - 1) // buffer_entries):  # its last buffer flushes in the warm-up
-        replay.flush()
-    run = window.measure(ReplaySession(replay, replay.flush),
-                         window.whole_levels(entries, buffer_entries))
-    return SimulatedWindow(
-        write_amp=(run.end - run.begin) * entries_per_block / run.writes if run.writes
-        else math.nan,
-        writes=run.writes,
-        major_compactions=run.major_compactions,
-        full_merges_skipped=run.full_merges_skipped,
-        level_L_runs_at_start=run.level_L_runs_at_start,
-        complete=run.complete,
-    )
 
 
 @dataclass(frozen=True)
