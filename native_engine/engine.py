@@ -191,7 +191,8 @@ def _keys_from_sequence(keys: list[Any] | tuple[Any, ...] | range) -> np.ndarray
     return np.array([int(key) for key in keys], dtype=np.uint64)
 
 
-_OPEN_KWARGS = frozenset({"sync", "wal", "cache_bytes", "wal_recovery", "max_lost_bytes"})
+_OPEN_KWARGS = frozenset({"sync", "wal", "cache_bytes", "wal_recovery", "max_lost_bytes",
+                          "salvage"})
 
 
 class _Stored:
@@ -301,6 +302,18 @@ class Engine:
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
     file and block; no value is ever returned from it. Every refusal is a ``ValueError``
     (:class:`InvalidArgument` for a wrong type) or an ``OSError`` naming what it refuses.
+
+    ``salvage=True`` (default False) opens an existing directory read-only even when some run
+    files cannot be read (``native_engine/src/engine.h``): instead of raising
+    :class:`CorruptionError`, the open sets each such run aside, leaving its file in place,
+    and serves the others; :meth:`set_aside` names them (file, level, key range, entries).
+    Nothing in the directory changes, not even at ``close()``; ``put``, ``delete``,
+    ``put_many`` and ``flush`` raise ``OSError`` (``errno.EROFS``). Reads never return a wrong
+    value: a set-aside run may hold the newest version or the deletion of any key in its
+    ``[min_key, max_key]``, so ``get``/``get_many`` of such a key raise
+    :class:`CorruptionError` naming the run (unless the logs or a newer run answer it), and
+    ``scan`` raises when its range overlaps one; every other key is answered as usual.
+    ``wacky verify DIR`` lists the same runs before opening.
     """
 
     def __init__(
@@ -329,6 +342,7 @@ class Engine:
         cache_bytes: int = 0,
         wal_recovery: str = "tolerate_corrupted_tail_records",
         max_lost_bytes: int = 256 << 20,
+        salvage: bool = False,
     ) -> None:
         path = _check_path(path)
         o = _design_options(path, dict(
@@ -363,7 +377,10 @@ class Engine:
         _refuse_file_only(granularity, file_bytes=file_bytes, file_pick=file_pick)
         cache_bytes = _check_cache_bytes(cache_bytes)
         flags = {name: _check_bool(name, value) for name, value in
-                 dict(sync=sync, wal=wal, retain_obsolete_runs=retain_obsolete_runs).items()}
+                 dict(sync=sync, wal=wal, retain_obsolete_runs=retain_obsolete_runs,
+                      salvage=salvage).items()}
+        if flags["salvage"]:
+            _check_has_manifest(path)  # salvage reads an existing directory, creating nothing
         recovery = WAL_RECOVERY_MODES[_check_choice("wal_recovery", wal_recovery,
                                                     tuple(WAL_RECOVERY_MODES))]
         max_lost_bytes = _check_max_lost_bytes(max_lost_bytes)
@@ -395,6 +412,9 @@ class Engine:
             cache_bytes,
             recovery,
             max_lost_bytes,
+            # by name and only when set: an extension built before salvage existed still
+            # opens every other directory
+            **({"salvage": True} if flags["salvage"] else {}),
         )
         self.path = path
         self.value_bytes = int(self._e.value_bytes)
@@ -405,8 +425,8 @@ class Engine:
     def open(cls, path: str | os.PathLike[str], **kwargs: Any) -> Engine:
         """Open an existing directory with the design and layout its MANIFEST records (the
         MANIFEST's checksum is verified first), as ``Engine(path)`` does, but never create one.
-        ``kwargs`` may set ``sync``, ``wal``, ``cache_bytes``, ``wal_recovery`` and
-        ``max_lost_bytes``.
+        ``kwargs`` may set ``sync``, ``wal``, ``cache_bytes``, ``wal_recovery``,
+        ``max_lost_bytes`` and ``salvage`` (read-only, serving the runs that can be read).
 
         Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST, run files or
         logs) and ``FileNotFoundError`` when it holds run files or logs but no MANIFEST."""
@@ -481,9 +501,24 @@ class Engine:
     def verify(self) -> dict[str, int]:
         """Read every block of every run and check it against its checksum, and check every
         run's in-memory filter against its checksum and its keys. Returns ``{"runs": ...,
-        "blocks": ..., "entries": ...}`` (what was checked); raises :class:`CorruptionError`
-        naming the file and block (or filter) at the first damage. Runs without the GIL."""
+        "blocks": ..., "entries": ..., "set_aside": ...}`` (what was checked, and with
+        ``salvage`` the runs set aside at open, which are not); raises
+        :class:`CorruptionError` naming the file and block (or filter) at the first damage.
+        Runs without the GIL."""
         return {k: int(v) for k, v in self._e.verify().items()}
+
+    def set_aside(self) -> list[dict[str, Any]]:
+        """The runs a ``salvage`` open set aside because their files cannot be read (empty
+        otherwise), as the MANIFEST lists them: each with ``file`` (path), ``id``, ``level``
+        (0 = level 0, i = Level i), ``min_key``, ``max_key``, ``entries``, ``tombstones`` and
+        ``why`` (the damage found). Reads of keys in ``[min_key, max_key]`` that no newer data
+        answers raise :class:`CorruptionError`."""
+        return [_plain_damaged_run(r) for r in self._e.set_aside()]
+
+    @property
+    def read_only(self) -> bool:
+        """True when opened with ``salvage``: writes and flushes raise ``OSError`` (EROFS)."""
+        return bool(self._e.read_only)
 
     def close(self) -> None:
         """Flush the buffer, persist the manifest and release the directory. Idempotent."""
@@ -550,7 +585,10 @@ def verify_directory(path: str | os.PathLike[str]) -> dict[str, Any]:
     warning is e.g. a torn log tail a crash left, or an unlisted file that opening would move
     to ``lost/``) and the counts ``runs``, ``blocks``, ``entries``, ``logs``, ``log_records``,
     ``log_entries``, ``log_tail_dropped_bytes``, ``lost_files`` and ``lost_bytes`` (what
-    ``lost/`` holds). Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST,
+    ``lost/`` holds), and ``damaged_runs``: each listed run that cannot be read, with ``file``,
+    ``id``, ``level``, ``min_key``, ``max_key``, ``entries``, ``tombstones`` and ``why`` (the
+    keys whose newest version may be lost; ``Engine.open(path, salvage=True)`` serves the
+    rest, read-only). Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST,
     run files or logs) and ``OSError`` when an open Engine holds it."""
     path = _check_path(path)
     if not os.path.exists(os.path.join(path, "MANIFEST")) and not _holds_engine_files(path):
@@ -568,7 +606,15 @@ def _plain_report(raw: dict[str, Any]) -> dict[str, Any]:
     report["warnings"] = [str(m) for m in raw["warnings"]]
     for key in _REPORT_COUNTS:
         report[key] = int(raw[key])
+    report["damaged_runs"] = [_plain_damaged_run(r) for r in raw.get("damaged_runs", [])]
     return report
+
+
+def _plain_damaged_run(raw: dict[str, Any]) -> dict[str, Any]:
+    """A damaged run (``set_aside`` and ``damaged_runs``) as plain Python values."""
+    run = {key: int(raw[key]) for key in ("id", "level", "min_key", "max_key", "entries",
+                                          "tombstones")}
+    return {"file": str(raw["file"]), **run, "why": str(raw["why"])}
 
 
 def clean_lost(path: str | os.PathLike[str]) -> dict[str, int]:

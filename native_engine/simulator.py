@@ -279,7 +279,11 @@ def _apply_shape(
     for lvl, (_, fraction, runs) in zip(levels, shapes, strict=True):
         lvl.capacity = fraction * n_est
         lvl.max_runs = runs
-    runs = [lvl.max_runs for lvl in levels]
+    # Filters are allocated over the runs a level can hold: a_i capped at its capacity in
+    # buffers (Level::held_runs).
+    runs = [min(lvl.max_runs, max(1.0, math.floor(lvl.capacity / buffer_entries
+                                                  * (1.0 + TOLERANCE))))
+            if lvl.capacity > 0 else lvl.max_runs for lvl in levels]
     if uniform:
         fprs = uniform_fprs(runs, **budget)
     else:

@@ -65,8 +65,11 @@ def test_structure_tracks_the_model(tmp_path, name) -> None:
         assert L == int(ref.L)
         for i, x in enumerate(lv):
             assert x["capacity"] == pytest.approx(ref.fractions[i] * n_est, rel=1e-9, abs=1e-9)
-            assert x["max_runs"] == ref.runs[i]
-            assert len(x["runs"]) <= x["max_runs"]
+            # The bound a_i (Eq 13, the merge rule), and the runs the level holds: a_i capped
+            # at its capacity in buffers, as the model counts them.
+            assert x["max_runs"] == ref.run_bound[i]
+            assert x["held_runs"] == ref.runs[i]
+            assert len(x["runs"]) <= x["held_runs"]
             if i < L - 1:
                 assert x["entries"] <= x["capacity"] * (1 + 1e-9)
         assert lv[-1]["entries"] == pytest.approx(n_est * d["C"] / (d["C"] + 1), rel=1e-9)
@@ -109,6 +112,7 @@ def test_figure_11_shape_when_full(tmp_path) -> None:
         n += F
     lv = e.levels()
     ref = model.structure(2, 1, 2, 1, 0, e.stats()["n_est"] / F, integer_runs=True)
-    assert [x["max_runs"] for x in lv] == list(ref.runs[: len(lv)])
+    assert [x["max_runs"] for x in lv] == list(ref.run_bound[: len(lv)])
+    assert [x["held_runs"] for x in lv] == list(ref.runs[: len(lv)])
     assert [x["ratio"] for x in lv] == pytest.approx(list(ref.ratios[: len(lv)]))
     e.close()

@@ -34,7 +34,7 @@ def test_levels_report_the_uniform_fpr(tmp_path, budget) -> None:
         if n:
             _load(e, n, seed=n)
         levels = e.levels()
-        runs = np.array([lv["max_runs"] for lv in levels], dtype=float)
+        runs = np.array([lv["held_runs"] for lv in levels], dtype=float)
         if "sum_fpr" in budget:
             want = filters.uniform_fprs_for_sum(runs, budget["sum_fpr"])
             assert float(np.sum(runs * [lv["fpr"] for lv in levels])) == pytest.approx(0.3)

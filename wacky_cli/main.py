@@ -747,7 +747,9 @@ def verify_command(
         "write this command makes, refused when a problem was found).")] = False,
 ) -> None:
     """Check an engine directory without changing it: every block of every run against its
-    checksum, the live logs replayed in memory, and what opening would move to lost/."""
+    checksum, the live logs replayed in memory, and what opening would move to lost/. For a
+    run that cannot be read it lists the keys lost with it (level, key range, entries) and
+    how to open the rest read-only (native_engine.Engine.open(PATH, salvage=True))."""
     from native_engine import CorruptionError, verify_directory
 
     if not path.is_dir():  # a usage error, named before the engine looks for a MANIFEST
@@ -808,6 +810,19 @@ def _verify_lines(path: str, report: dict[str, Any], cleaned: dict[str, int] | N
     if cleaned is not None:
         lines.append(f"lost/ emptied: {cleaned['files']} files, {cleaned['bytes']:,} bytes "
                      "removed")
+    damaged = report.get("damaged_runs") or []
+    if damaged:
+        lines.append(f"lost keys: {len(damaged)} run{'s' if len(damaged) != 1 else ''} cannot "
+                     "be read; each key in its range may have lost its newest version or its "
+                     "deletion")
+        for run in damaged:
+            level = "level 0" if run["level"] == 0 else f"Level {run['level']}"
+            lines.append(f"  {Path(run['file']).name}: {level}, keys [{run['min_key']}, "
+                         f"{run['max_key']}], {run['entries']:,} entries "
+                         f"({run['tombstones']:,} tombstones)")
+        lines.append(f"the other runs can be read: native_engine.Engine.open({path!r}, "
+                     "salvage=True) opens them read-only, changing nothing; a read of a lost "
+                     "key raises CorruptionError instead of answering")
     if report["ok"] and not report["problems"]:
         lines.append("ok: every checksum matches and every acknowledged write is recoverable")
     return lines

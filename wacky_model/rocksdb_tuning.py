@@ -30,7 +30,7 @@ from cost_models.universal import UniversalOptions
 from wacky_model.config import Configuration, Memory, weights_of
 from wacky_model.files import LeveledCosts
 from wacky_model.granularity import FileGrid, FilePick, file_pick
-from wacky_model.guardrails import Constraints
+from wacky_model.guardrails import DEFAULT_CONSTRAINTS, Constraints
 from wacky_model.pricing import stock_windows
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
 from wacky_model.types import Compaction, Design, System, Workload
@@ -347,12 +347,14 @@ def _memory_options(system: System) -> list[tuple[int, float]]:
 
 
 def recommend_rocksdb(workload: Workload, system: System,
-                      constraints: Constraints | None = None,
+                      constraints: Constraints | None = DEFAULT_CONSTRAINTS,
                       rho: float | None = None,
                       level0_trigger: int | None = None) -> RocksDBRecommendation:
     """The stock RocksDB leveled configuration with the lowest Θ for ``workload``, among those
     ``constraints`` (guardrails: level 0 at its trigger, one run per level below) allow; with
-    ``rho``, the lowest worst case within KL ``rho`` of it (every Θ reported is that).
+    ``rho``, the lowest worst case within KL ``rho`` of it (every Θ reported is that). The
+    constraints default to ``recommend``'s (at most 36 runs in a level, RocksDB's write stop);
+    ``None`` lifts them.
 
     It is the one search's pick for ``target="rocksdb"`` (``wacky_model.search.recommend``,
     which searches the same :func:`stock_grid`), with RocksDB's defaults and the best

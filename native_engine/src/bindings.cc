@@ -84,6 +84,26 @@ py::dict StatsDict(const IOStats& s) {
   return d;
 }
 
+// A run set aside by a salvage open, or found unreadable by verify_directory (recovery.h).
+py::dict DamagedRunDict(const DamagedRun& r) {
+  py::dict d;
+  d["file"] = r.file;
+  d["id"] = r.id;
+  d["level"] = r.level;
+  d["min_key"] = r.min_key;
+  d["max_key"] = r.max_key;
+  d["entries"] = r.entries;
+  d["tombstones"] = r.tombstones;
+  d["why"] = r.why;
+  return d;
+}
+
+py::list DamagedRunList(const std::vector<DamagedRun>& runs) {
+  py::list out;
+  for (const auto& r : runs) out.append(DamagedRunDict(r));
+  return out;
+}
+
 class PyScan {
  public:
   explicit PyScan(std::unique_ptr<ScanIterator> it, size_t vb) : it_(std::move(it)), vb_(vb) {}
@@ -218,6 +238,7 @@ PYBIND11_MODULE(_engine, m) {
         d["log_tail_dropped_bytes"] = r.log_tail_dropped_bytes;
         d["lost_files"] = r.lost_files;
         d["lost_bytes"] = r.lost_bytes;
+        d["damaged_runs"] = DamagedRunList(r.damaged_runs);
         return d;
       },
       py::arg("path"),
@@ -273,7 +294,7 @@ PYBIND11_MODULE(_engine, m) {
                        bool uniform_filters, int hash_levels, bool sync, bool wal,
                        bool retain, int granularity, uint64_t file_bytes, int file_pick,
                        int level1_runs, uint64_t cache_bytes, int wal_recovery,
-                       uint64_t max_lost_bytes) {
+                       uint64_t max_lost_bytes, bool salvage) {
              Options o;
              o.T = T;
              o.C = C;
@@ -297,6 +318,7 @@ PYBIND11_MODULE(_engine, m) {
              o.cache_bytes = cache_bytes;
              o.wal_recovery = wal_recovery;
              o.max_lost_bytes = max_lost_bytes;
+             o.salvage = salvage;
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -308,7 +330,7 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("retain_obsolete_runs"), py::arg("granularity") = 0,
            py::arg("file_bytes") = 0, py::arg("file_pick") = 0, py::arg("level1_runs") = 1,
            py::arg("cache_bytes") = 0, py::arg("wal_recovery") = 0,
-           py::arg("max_lost_bytes") = uint64_t{256} << 20)
+           py::arg("max_lost_bytes") = uint64_t{256} << 20, py::arg("salvage") = false)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();
@@ -335,8 +357,15 @@ PYBIND11_MODULE(_engine, m) {
              d["runs"] = r.runs;
              d["blocks"] = r.blocks;
              d["entries"] = r.entries;
+             d["set_aside"] = r.set_aside;
              return d;
            })
+      .def("set_aside",
+           [](const Engine& e) {
+             // Fixed at open (no lock needed): the runs a salvage open left out.
+             return DamagedRunList(e.SetAside());
+           })
+      .def_property_readonly("read_only", &Engine::read_only)
       .def("get",
            [](Engine& e, uint64_t key) -> py::object {
              std::string v(e.options().value_bytes(), '\0');
@@ -436,6 +465,7 @@ PYBIND11_MODULE(_engine, m) {
                d["ratio"] = l.ratio;
                d["capacity"] = l.capacity;
                d["max_runs"] = l.max_runs;
+               d["held_runs"] = l.held_runs;
                d["fpr"] = l.fpr;
                d["hash_table"] = l.hash_table;
                d["hash_signature_bits"] = l.hash_sig_bits;

@@ -99,11 +99,28 @@ DirectoryReport CheckDirectory(const std::string& dir) {
   const Options& o = m.options;
   const RunLayout layout{o.entry_bytes, o.block_bytes, m.db_id};
   IOCounter io;
-  auto check_run = [&](const RunRecord& rec) {
+  // A run that cannot be read: the problem names the keys it takes with it.
+  auto damaged = [&](const RunRecord& rec, int level, const std::string& why) {
+    DamagedRun d;
+    d.file = RunFileName(dir, rec.id);
+    d.id = rec.id;
+    d.level = level;
+    d.entries = rec.entries;
+    d.tombstones = rec.tombstones;
+    d.min_key = rec.min_key;
+    d.max_key = rec.max_key;
+    d.why = why;
+    problem(why + "; lost with it: " +
+            (level == 0 ? std::string("level 0") : "Level " + std::to_string(level)) +
+            ", keys [" + std::to_string(rec.min_key) + ", " + std::to_string(rec.max_key) +
+            "], " + std::to_string(rec.entries) + " entries (" +
+            std::to_string(rec.tombstones) + " of them tombstones)");
+    report.damaged_runs.push_back(std::move(d));
+  };
+  auto check_run = [&](const RunRecord& rec, int level) {
     const std::string path = RunFileName(dir, rec.id);
     if (!FileExists(path)) {
-      problem("run file '" + path + "' that the MANIFEST lists is missing: its " +
-              std::to_string(rec.entries) + " entries are lost");
+      damaged(rec, level, "run file '" + path + "' that the MANIFEST lists is missing");
       return;
     }
     try {
@@ -114,12 +131,12 @@ DirectoryReport CheckDirectory(const std::string& dir) {
       report.entries += run->entries();
       report.blocks += run->data_blocks();
     } catch (const IOError& e) {
-      problem(e.what());
+      damaged(rec, level, e.what());
     }
   };
-  for (const auto& level : m.levels)
-    for (const auto& rec : level) check_run(rec);
-  for (const auto& rec : m.level0) check_run(rec);
+  for (size_t i = 0; i < m.levels.size(); ++i)
+    for (const auto& rec : m.levels[i]) check_run(rec, static_cast<int>(i + 1));
+  for (const auto& rec : m.level0) check_run(rec, 0);
   report.blocks = io.blocks_read;  // every block read: data, tombstones and checksums
 
   for (uint64_t number : m.logs) {

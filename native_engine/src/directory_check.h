@@ -16,6 +16,10 @@
 // lost_writes; what opening drops or moves without loss (a torn log tail, unlisted files)
 // is a warning. A path with no MANIFEST and no run file or log throws
 // std::invalid_argument: it is not an engine directory.
+// Every listed run that cannot be read is also described in damaged_runs (recovery.h
+// DamagedRun: file, level, key range and counts from the MANIFEST, and the damage), and its
+// problem names that level and range: those are the keys whose newest version may be lost.
+// They are exactly the runs a salvage open (engine.h, options.salvage) sets aside.
 //
 // Contract: ForeignEntries(dir) lists, sorted, the names in `dir` that this engine never
 // writes: anything but MANIFEST, OUTPUTS (and the ".tmp" files that write them), run files
@@ -31,6 +35,8 @@
 #include <string>
 #include <vector>
 
+#include "recovery.h"
+
 namespace wacky {
 
 struct DirectoryReport {
@@ -40,6 +46,7 @@ struct DirectoryReport {
   uint64_t runs = 0, blocks = 0, entries = 0;
   uint64_t logs = 0, log_records = 0, log_entries = 0, log_tail_dropped_bytes = 0;
   uint64_t lost_files = 0, lost_bytes = 0;
+  std::vector<DamagedRun> damaged_runs;  // listed runs that cannot be read, MANIFEST order
   bool ok() const { return problems.empty(); }
 };
 

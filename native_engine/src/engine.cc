@@ -37,7 +37,14 @@ Engine::Engine(const std::string& path, const Options& options, bool retain_obso
       block_(options.block_bytes) {
   CheckPath(path_);
   while (path_.size() > 1 && path_.back() == '/') path_.pop_back();
-  MakeDirs(path_, options_.sync);
+  if (options_.salvage) {
+    // Read-only: nothing is created, not even the directory.
+    if (!FileExists(ManifestFileName(path_)))
+      throw IOError(ENOENT, "'" + path_ + "' has no MANIFEST: salvage mode opens an existing "
+                    "engine directory read-only and creates nothing (nothing was changed)");
+  } else {
+    MakeDirs(path_, options_.sync);
+  }
   // A failure below destroys lock_ with the half-built engine, releasing the directory.
   lock_ = std::make_unique<DirLock>(path_, "directory '" + path_ + "'");
   OpenDirectory();
@@ -81,7 +88,8 @@ void Engine::OpenDirectory() {
     WriteManifest(current_, live_logs_);
     return;
   }
-  Recovered rec = Recover(path_, options_, &stats_.recovery);
+  Recovered rec = Recover(path_, options_, &stats_.recovery,
+                          options_.salvage ? &set_aside_ : nullptr);
   const Manifest& m = rec.manifest;
   options_.db_id = m.db_id;
   generation_ = m.generation;
@@ -102,6 +110,22 @@ void Engine::OpenDirectory() {
     scans.push_back(ScanLog(file, number, m.db_id, options_.value_bytes(), mode));
     stats_.wal_dropped_bytes += scans.back().dropped_bytes;
     if (!scans.back().stopped_at.empty()) break;  // point in time: nothing after the damage
+  }
+  if (options_.salvage) {
+    // Read-only (engine.h): the logs' writes are served from memory. The buffer is sized to
+    // hold them all, since nothing may be flushed; it takes memory only as it fills.
+    uint64_t logged = 0;
+    for (const LogScan& scan : scans) logged += scan.entries;
+    buffer_ = Buffer(options_.buffer_entries() + logged, options_.value_bytes());
+    for (const LogScan& scan : scans) {
+      ApplyLog(scan, options_.value_bytes(), [this](uint64_t k, const uint8_t* v, bool tomb) {
+        buffer_.Put(k, v, tomb);
+        ++stats_.wal_replayed_entries;
+      });
+    }
+    current_ = std::move(rec.version);
+    live_logs_ = m.logs;
+    return;
   }
   // Every check passed: only now does anything change. Files the MANIFEST does not list go
   // first (deleted with proof, else moved to lost/), so the replay's flush can reuse ids.
@@ -218,9 +242,23 @@ void Engine::WriteManifest(const Version& v, const std::vector<uint64_t>& live_l
 
 // ---- writes ------------------------------------------------------------------------
 
+void Engine::CheckWritable(const char* what) const {
+  if (!options_.salvage) return;
+  std::string runs;
+  if (!set_aside_.empty())
+    runs = " (" + std::to_string(set_aside_.size()) + " damaged run" +
+           (set_aside_.size() == 1 ? " is set aside; a flush or merge would drop it"
+                                   : "s are set aside; a flush or merge would drop them") +
+           " for good)";
+  throw IOError(EROFS, std::string(what) + " refused: '" + path_ + "' is open in salvage "
+                "mode, which is read-only" + runs + ". Copy what you need into a new "
+                "directory, or restore the damaged files and reopen without salvage");
+}
+
 void Engine::Put(uint64_t key, const uint8_t* value) {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
+  CheckWritable("put");
   PutLocked(key, value, false);
   CommitLog();
   ++stats_.puts;
@@ -229,6 +267,7 @@ void Engine::Put(uint64_t key, const uint8_t* value) {
 void Engine::Delete(uint64_t key) {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
+  CheckWritable("delete");
   PutLocked(key, nullptr, true);
   CommitLog();
   ++stats_.deletes;
@@ -236,7 +275,8 @@ void Engine::Delete(uint64_t key) {
 
 bool Engine::TryWrite(uint64_t key, const uint8_t* value, bool tombstone) {
   std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
-  if (!lock.owns_lock() || closed_) return false;  // closed: the slow path raises
+  // closed or read-only: the slow path raises
+  if (!lock.owns_lock() || closed_ || options_.salvage) return false;
   if ((buffer_.Full() && !buffer_.Contains(key)) || (log_ && options_.sync)) return false;
   PutLocked(key, value, tombstone);
   CommitLog();
@@ -271,6 +311,7 @@ void Engine::CommitLog() {
 void Engine::PutMany(const uint64_t* keys, const uint8_t* values, size_t n) {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
+  CheckWritable("put_many");
   const size_t vb = options_.value_bytes();
   if (n == 0) return;
   // The whole batch goes into the log first, as one batch (wal.h), then into the buffer:
@@ -324,6 +365,7 @@ void Engine::PutLocked(uint64_t key, const uint8_t* value, bool tombstone) {
 void Engine::Flush() {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
+  CheckWritable("flush");
   FlushLocked();
 }
 
@@ -435,15 +477,23 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
       break;
   }
   const uint64_t h = Hash64(key);
-  for (auto r = current_.level0.rbegin(); r != current_.level0.rend(); ++r) {
-    if (!(*r)->MayContain(key, h)) continue;
-    const Run::Lookup res = GetCached(**r, key, (*r)->BlockFor(key), 0, value_out);
+  // Salvage mode: before each run, the set-aside runs newer than it (engine.h).
+  const bool salvaged = !set_aside_.empty();
+  for (size_t pos = current_.level0.size(); pos-- > 0;) {
+    if (salvaged) CheckSetAside(-1, pos + 1, key);
+    const Run& r = *current_.level0[pos];
+    if (!r.MayContain(key, h)) continue;
+    const Run::Lookup res = GetCached(r, key, r.BlockFor(key), 0, value_out);
     if (res == Run::Lookup::kFound) return true;
     if (res == Run::Lookup::kDeleted) return false;
   }
+  if (salvaged) CheckSetAside(-1, 0, key);
   const bool files = options_.granularity == kFileGranularity;
   for (size_t i = 0; i < current_.levels.size(); ++i) {
     const Level& l = current_.levels[i];
+    // A level of files is one sorted run: a set-aside file is the only one that may hold a
+    // key of its range. Otherwise, newest first, as in level 0.
+    if (salvaged && files) CheckSetAside(static_cast<int>(i), 0, key);
     // A level of files is one sorted run: only the file whose key range covers the key can
     // hold it, so it alone is probed (one filter, at most one block), found in O(log n).
     size_t end = l.runs.size(), begin = 0;
@@ -455,6 +505,7 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
     candidates_.clear();
     if (l.index) l.index->Lookup(h, &candidates_);
     for (size_t pos = end; pos-- > begin;) {
+      if (salvaged) CheckSetAside(static_cast<int>(i), pos + 1, key);
       const Run& r = *l.runs[pos];
       Run::Lookup res = Run::Lookup::kAbsent;
       if (l.index && r.hash_indexed()) {
@@ -472,8 +523,24 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
       if (res == Run::Lookup::kFound) return true;
       if (res == Run::Lookup::kDeleted) return false;
     }
+    if (salvaged) CheckSetAside(static_cast<int>(i), 0, key);
   }
   return false;
+}
+
+void Engine::CheckSetAside(int level, size_t min_older, uint64_t key) const {
+  for (const DamagedRun& d : set_aside_) {
+    if (d.lookup_level != level || d.older_served < min_older || key < d.min_key ||
+        key > d.max_key)
+      continue;
+    throw Corruption(
+        "key " + std::to_string(key) + " is in the key range [" + std::to_string(d.min_key) +
+        ", " + std::to_string(d.max_key) + "] of run file '" + d.file + "' (" +
+        (d.level == 0 ? std::string("level 0") : "Level " + std::to_string(d.level)) + ", " +
+        std::to_string(d.entries) + " entries), set aside as damaged by the salvage open: it "
+        "may hold the key's newest version or its deletion, so no answer is given ("
+        "`wacky verify` lists every lost range)");
+  }
 }
 
 Run::Lookup Engine::GetCached(const Run& r, uint64_t key, uint64_t b, size_t level,
@@ -491,6 +558,17 @@ Run::Lookup Engine::GetCached(const Run& r, uint64_t key, uint64_t b, size_t lev
 std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
   std::lock_guard<std::mutex> lock(mu_);
   CheckOpen();
+  if (lo <= hi)
+    for (const DamagedRun& d : set_aside_)
+      if (d.min_key <= hi && d.max_key >= lo)
+        throw Corruption(
+            "scan [" + std::to_string(lo) + ", " + std::to_string(hi) + "] overlaps the key "
+            "range [" + std::to_string(d.min_key) + ", " + std::to_string(d.max_key) +
+            "] of run file '" + d.file + "' (" +
+            (d.level == 0 ? std::string("level 0") : "Level " + std::to_string(d.level)) +
+            ", " + std::to_string(d.entries) + " entries), set aside as damaged by the "
+            "salvage open: the scan could return stale or deleted values there, so it is "
+            "refused; scan around that range");
   ++stats_.scans;
   std::vector<std::unique_ptr<EntrySource>> sources;
   sources.push_back(std::make_unique<BufferSource>(buffer_, lo, hi, options_.value_bytes()));
@@ -531,6 +609,14 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
 void Engine::Close() {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return;
+  if (options_.salvage) {  // read-only: nothing is written, the replayed writes stay in the logs
+    closed_ = true;
+    current_.levels.clear();
+    current_.level0.clear();
+    cache_.Clear();
+    lock_.reset();
+    return;
+  }
   try {
     FlushLocked();
   } catch (const DesignLimit&) {
@@ -585,6 +671,7 @@ std::vector<LevelInfo> Engine::Levels() const {
     const double k = options_.level1_runs;
     LevelInfo l0{0, k, k * static_cast<double>(options_.buffer_entries()), k,
                  levels.empty() ? 1.0 : levels[0].fpr, false, 0, {}, false};
+    l0.held_runs = k;
     for (const auto& r : current_.level0) l0.runs.push_back(run_info(r));
     out.push_back(std::move(l0));
   }
@@ -593,6 +680,7 @@ std::vector<LevelInfo> Engine::Levels() const {
     LevelInfo li{static_cast<int>(i + 1), l.ratio, l.capacity, l.max_runs, l.fpr, l.hash_table,
                  l.index ? l.index->sig_bits() : 0, {},
                  options_.granularity == kFileGranularity};
+    li.held_runs = l.held_runs;
     for (const auto& r : l.runs) li.runs.push_back(run_info(r));
     out.push_back(std::move(li));
   }
@@ -610,6 +698,7 @@ VerifyReport Engine::Verify() {
     report.entries += r->entries();
     ++report.runs;
   }
+  report.set_aside = set_aside_.size();
   return report;
 }
 

@@ -51,6 +51,28 @@
 //     the flush is refused because the data outgrew the design (engine_limits.h), the
 //     write-ahead log keeps the buffer instead and reopening replays it (without a log,
 //     Close() raises the refusal).
+//   * Salvage mode (options.salvage; RocksDB has no exact twin: think OpenForReadOnly with
+//     best-effort recovery). Opens an existing directory (one with a MANIFEST; otherwise
+//     IOError ENOENT) read-only, for reading out what a damaged directory still holds:
+//       - A listed run file that cannot be read (missing, truncated, a block or its footer
+//         failing its checksum, swapped or foreign) is set aside instead of failing the
+//         open: it stays where it is, untouched, and SetAside() describes it (file, level,
+//         key range and entry counts, from the checksummed MANIFEST, and the damage found).
+//         The MANIFEST itself must be sound, and the live logs are checked as in a normal
+//         open (options.wal_recovery), then replayed into memory only.
+//       - Nothing in the directory changes: no log is created or deleted, no file moved to
+//         lost/, no flush, no MANIFEST write, not even at Close(). Put, Delete, PutMany and
+//         Flush throw IOError(EROFS). Read-only because a flush or merge would write the
+//         tree without the runs set aside: the loss would become permanent, and older
+//         versions of their keys would be served as if current.
+//       - Reads never return a wrong value. A set-aside run may hold the newest version (or
+//         a tombstone) of any key in its [min_key, max_key]: Get/GetMany of such a key throw
+//         Corruption naming the run and its range once the lookup reaches the run's place
+//         in the tree without an answer (a key written later, in the logs or a newer run,
+//         is still answered); Scan throws Corruption when [lo, hi] overlaps a set-aside
+//         run's range. Every other key is answered exactly as a normal open would.
+//     With nothing set aside, salvage is simply a read-only open. Verify() checks the served
+//     runs and counts the set-aside ones (VerifyReport::set_aside).
 //   * All public methods are thread safe (one mutex). The bindings release the GIL for
 //     every call that may wait for that mutex or do I/O beyond a block read.
 //   * Methods named TEST_* are hooks for tests only; the Python API does not expose
@@ -76,6 +98,7 @@
 #include "file_io.h"
 #include "io_stats.h"
 #include "options.h"
+#include "recovery.h"
 #include "version.h"
 #include "wal.h"
 
@@ -102,6 +125,7 @@ struct VerifyReport {
   uint64_t runs = 0;
   uint64_t blocks = 0;   // data and tombstone blocks read and checked
   uint64_t entries = 0;  // keys checked against their run's fences and filter
+  uint64_t set_aside = 0;  // salvage mode: runs set aside as unreadable at open (not checked)
 };
 
 // Levels() lists level 0 first (level = 0, only with Options::level1_runs > 1: the flushes
@@ -116,6 +140,7 @@ struct LevelInfo {
   int hash_sig_bits;
   std::vector<RunInfo> runs;
   bool files;
+  double held_runs = 1.0;  // max_runs capped at the capacity in buffers (Level::held_runs)
 };
 
 class Engine {
@@ -147,6 +172,10 @@ class Engine {
   // the first damage found.
   VerifyReport Verify();
   bool closed() const { return closed_.load(); }  // lock-free: safe beside any call
+  // Salvage mode: the runs set aside at open, as the MANIFEST lists them (Level 1 first,
+  // level 0 last); empty when nothing was damaged, and always empty in a normal open.
+  const std::vector<DamagedRun>& SetAside() const { return set_aside_; }
+  bool read_only() const { return options_.salvage; }
 
   const Options& options() const { return options_; }
   // The counters, with cache_blocks set and the per-level cache counters sized to at least
@@ -184,6 +213,12 @@ class Engine {
   // Writes the MANIFEST of `v` with `live_logs` as its live logs (generation + 1).
   void WriteManifest(const Version& v, const std::vector<uint64_t>& live_logs);
   void OpenDirectory();
+  // Throws IOError(EROFS) naming `what` in salvage mode.
+  void CheckWritable(const char* what) const;
+  // Salvage mode: throws Corruption if `key` lies in the range of a run set aside in lookup
+  // level `level` (-1 = level 0, i = current_.levels[i]) with at least `min_older` served
+  // runs older than it: a run the lookup has reached without an answer.
+  void CheckSetAside(int level, size_t min_older, uint64_t key) const;
 
   std::string path_;
   Options options_;
@@ -209,6 +244,7 @@ class Engine {
   std::vector<uint8_t> block_;  // a block read by GetCached
   FaultInjector faults_;
   std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // reused by GetLocked
+  std::vector<DamagedRun> set_aside_;  // salvage mode: the runs left out at open
 };
 
 }  // namespace wacky

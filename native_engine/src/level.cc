@@ -38,7 +38,7 @@ void Level::RefreshFilters(uint64_t entries_per_block) {
     index.reset();
     return;
   }
-  const double fp = fpr * max_runs;  // the level's share a_i p_i of the FPR sum
+  const double fp = fpr * held_runs;  // the level's share a_i p_i of the FPR sum
   index = std::make_shared<HashIndex>(sources, entries_per_block, HashIndex::SignatureBits(fp));
 }
 

@@ -26,6 +26,10 @@ struct Level {
   double ratio = 0.0;        // r_i
   double capacity = 0.0;     // N_i, entries
   double max_runs = 1.0;     // a_i, rounded half up (at least 1)
+  // The runs the level can hold: a_i capped at its capacity in buffers, since a run is at
+  // least one buffer and the capacity check stops a level at floor(c) one-buffer runs. The
+  // filters are allocated over these (as cost_models.structure caps its runs).
+  double held_runs = 1.0;
   double fpr = 1.0;          // p_i for new runs (1 = no filter)
   bool hash_table = false;   // App. F: one HashIndex instead of per-run Bloom filters
   std::shared_ptr<const HashIndex> index;

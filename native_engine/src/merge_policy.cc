@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -57,7 +58,7 @@ std::vector<double> AllocateFprs(const Options& o, const std::vector<Level>& lev
   for (const auto& l : levels) {
     // Shares of N (the scale cancels in the allocation); a_i as the engine builds them.
     n.push_back(l.capacity > 0 ? l.capacity : 0.0);
-    a.push_back(l.max_runs);
+    a.push_back(l.held_runs);
   }
   bool any = false;
   for (double v : n) any = any || v > 0;
@@ -120,6 +121,11 @@ void ApplyShape(const Options& o, double n_est, std::vector<Level>* levels) {
           " entries, more than the limit of " + std::to_string(kMaxRunsPerLevel) +
           " runs per level; lower " + (i + 1 == L ? "C and Z" : "T, X and K"));
     l.max_runs = s.runs;
+    // An empty tree's bootstrap shape (no capacity yet) keeps the bound.
+    l.held_runs = l.capacity > 0 ? std::min(l.max_runs, std::max(1.0, std::floor(
+                                       l.capacity / static_cast<double>(o.buffer_entries()) *
+                                       (1.0 + 1e-9))))
+                                 : l.max_runs;
     l.hash_table = (static_cast<int>(i) < o.hash_levels) && (i + 1 < L);
   }
   const auto fprs = AllocateFprs(o, *levels);

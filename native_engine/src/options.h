@@ -64,6 +64,11 @@ struct Options {
   // Cap on dir/lost/, where open moves the files it cannot prove obsolete; the oldest there
   // are deleted first once it is over the cap. Not part of the design.
   uint64_t max_lost_bytes = 256u << 20;
+  // Salvage mode (engine.h): open an existing directory read-only, setting aside every run
+  // file that cannot be read (missing, truncated, failing a checksum or its footer) instead
+  // of refusing to open, and serve the rest; a read that may need a set-aside run raises
+  // Corruption instead of answering. Changes no file. Not part of the design.
+  bool salvage = false;
   // The directory's identity (MANIFEST db_id), stamped in every run footer and log header.
   // Set by the engine when it opens a directory, never by the caller.
   uint64_t db_id = 0;

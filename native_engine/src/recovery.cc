@@ -41,7 +41,8 @@ bool HoldsEngineData(const std::string& dir) {
   return false;
 }
 
-Recovered Recover(const std::string& dir, const Options& options, IOCounter* io) {
+Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
+                  std::vector<DamagedRun>* damaged) {
   const std::string mpath = ManifestFileName(dir);
   Recovered out;
   out.manifest = Manifest::Decode(ReadWholeFile(mpath), mpath);
@@ -74,11 +75,51 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io)
     }
     return run;
   };
+  // Strict: the first run that cannot be read throws. Salvage: it is set aside, and the
+  // place a lookup would have met it is kept (its level, and the served runs older than it).
+  auto add = [&](const RunRecord& rec, int level, int lookup_level, std::vector<RunPtr>* runs) {
+    if (damaged == nullptr) {
+      runs->push_back(recover(rec));
+      return;
+    }
+    try {
+      runs->push_back(recover(rec));
+    } catch (const IOError& e) {
+      DamagedRun d;
+      d.file = RunFileName(dir, rec.id);
+      d.id = rec.id;
+      d.level = level;
+      d.entries = rec.entries;
+      d.tombstones = rec.tombstones;
+      d.min_key = rec.min_key;
+      d.max_key = rec.max_key;
+      d.why = e.what();
+      d.lookup_level = lookup_level;
+      d.older_served = runs->size();
+      damaged->push_back(std::move(d));
+    }
+  };
+  const size_t levels_before = m.levels.size();
   for (size_t i = 0; i < m.levels.size(); ++i)
-    for (const auto& rec : m.levels[i]) v.levels[i].runs.push_back(recover(rec));
-  for (const auto& rec : m.level0) v.level0.push_back(recover(rec));
+    for (const auto& rec : m.levels[i])
+      add(rec, static_cast<int>(i + 1), static_cast<int>(i), &v.levels[i].runs);
+  for (const auto& rec : m.level0) add(rec, 0, -1, &v.level0);
   ApplyShape(options, v.n_est, &v.levels);
   for (auto& l : v.levels) l.RefreshFilters(options.entries_per_block());
+  if (damaged != nullptr && v.levels.size() != levels_before) {
+    // ApplyShape adds or drops empty levels at the top only, so a level's index moves by
+    // the difference. A level dropped because its only runs were set aside lay above every
+    // level that remains: its runs are met first in Level 1, before any of its runs.
+    const int shift = static_cast<int>(v.levels.size()) - static_cast<int>(levels_before);
+    for (DamagedRun& d : *damaged) {
+      if (d.lookup_level < 0) continue;
+      d.lookup_level += shift;
+      if (d.lookup_level < 0) {
+        d.lookup_level = 0;
+        d.older_served = v.levels.empty() ? 0 : v.levels[0].runs.size();
+      }
+    }
+  }
   return out;
 }
 

@@ -13,6 +13,11 @@
 //         swapped or foreign run file throws Corruption naming it.
 //       - The shape is then re-applied from the stored n_est (merge_policy.h ApplyShape)
 //         and every level's filters and hash index refreshed, exactly as after a merge.
+//       - Salvage (`damaged` not null, engine.h options.salvage): a listed run that cannot
+//         be read (any IOError above: missing, truncated, damaged, swapped, foreign) is set
+//         aside instead: left out of the Version, its file left where it is, and described
+//         in *damaged (file, level, key range and counts as the MANIFEST records them, which
+//         its own checksum vouches for, and the error). The Version holds the other runs.
 //   * ClassifyUnlisted(dir, manifest, value_bytes) lists the run files and logs that the
 //     MANIFEST does not list as live, each with what opening does with it and why. Nothing
 //     is deleted without proof:
@@ -44,7 +49,25 @@ struct Recovered {
   Version version;
 };
 
-Recovered Recover(const std::string& dir, const Options& options, IOCounter* io);
+// A listed run whose file cannot be read: what its loss takes away. The fields up to `why`
+// come from the MANIFEST (checksummed) and need nothing from the file.
+struct DamagedRun {
+  std::string file;  // the run file's path
+  uint64_t id = 0;
+  int level = 0;  // as the MANIFEST numbers it: 0 = level 0, i = Level i
+  uint64_t entries = 0, tombstones = 0, min_key = 0, max_key = 0;
+  std::string why;  // the damage found (the error's message)
+  // Where a lookup meets it in the recovered Version (Recover only): the index into
+  // Version::levels (-1 = level0) and how many served runs of that level are older than
+  // it; a lookup that reaches it without an answer must not go on to the older ones.
+  int lookup_level = 0;
+  size_t older_served = 0;
+};
+
+// With `damaged` null a run that cannot be read throws (the default, strict open); with it,
+// the run is set aside and described there (salvage).
+Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
+                  std::vector<DamagedRun>* damaged = nullptr);
 
 struct UnlistedFile {
   std::string name;  // in dir
