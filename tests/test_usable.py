@@ -221,3 +221,22 @@ def test_validate_json_carries_the_notes(wacky):
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert isinstance(doc["notes"], list) and all(isinstance(n, str) for n in doc["notes"])
+
+
+def test_a_memory_budget_with_a_trace_is_checked_at_the_traces_scale(trace_file, wacky):
+    """--memory-bytes becomes bits per entry with the trace's 3,000 entries, not the default
+    2^31 (where 200 kB would be far too little), and the search splits it: the trace's buffer
+    is not taken over a total memory budget."""
+    mix = ["--point-reads", "0.3", "--zero-reads", "0.2", "--writes", "0.5"]
+    out = wacky("recommend", "--trace", str(trace_file), "--memory-bytes", "20000", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["trace"]["system"]["entries"] == 3000
+    assert doc["memory_bits_per_entry_total"] == pytest.approx(8 * 20000 / 3000, rel=1e-6)
+    # Too little for this trace: the error gives the range at the trace's scale.
+    small = wacky("recommend", "--trace", str(trace_file), "--memory-bytes", "100")
+    assert small.returncode == 2 and "--memory-bytes must be more than" in small.stderr
+    assert "268,435,456,000,000" not in small.stderr  # the default 2^31 entries' bound
+    # Without a trace, a small N with a memory budget needs no --buffer-bytes either.
+    plain = wacky("recommend", "--entries", "50000", "--memory-bytes", "1000000", *mix)
+    assert plain.returncode == 0, plain.stderr

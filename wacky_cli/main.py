@@ -186,9 +186,48 @@ def export_command(
     print(f"wrote {out} (grade of the design: {exported.grade})", file=sys.stderr)
 
 
+def _trace_scale(values: dict[str, Any]) -> dict[str, Any]:
+    """``recommend --trace``: the system flags left at their defaults take the trace's values
+    before the system is built, so that a flag checked against the system (``--memory-bytes``
+    against the entries) sees the trace's scale, not the default 2^31 entries. The filter
+    budget and everything else is left to :func:`_from_trace`."""
+    if values.get("trace") is None:
+        return values
+    from wacky_model.trace_skew import system_from_trace
+    from wacky_traces import read_trace
+
+    try:
+        offered = system_from_trace(read_trace(values["trace"]))
+    except (OSError, ValueError):  # _from_trace says why
+        return values
+    given = _given(values["ctx"], SYSTEM_PARAMS)
+    taken = {name: v for name, v in offered.items()
+             if name not in ("bits_per_entry", "sum_fpr") and name in values
+             and not _keeps_flag(name, given)}
+    out = {**values, **taken}
+    try:  # refused at the trace's scale: say where the values came from
+        SYSTEM_OPTIONS.build(**{f.name: out[f.name] for f in SYSTEM_OPTIONS.flags})
+    except ValueError as err:
+        words = ", ".join(f"{TRACE_SYSTEM_FLAGS[n]} {_number(v)}" for n, v in taken.items())
+        raise ValueError(f"{in_flags(str(err))} (from the trace {values['trace']}: {words}; a "
+                         "flag given on the command line wins over the trace)") from None
+    return out
+
+
+def _keeps_flag(name: str, given: set[str]) -> bool:
+    """Whether a system field the trace offers stays as the flags give it: a flag given wins;
+    any filter budget flag keeps the trace's filter budget out, and a total memory budget its
+    buffer (the search splits the memory)."""
+    if name in ("bits_per_entry", "sum_fpr"):
+        return bool(given & BUDGET_FLAGS)
+    if name == "buffer_bytes" and given & {"memory_bits_per_entry", "memory_bytes"}:
+        return True
+    return name in given
+
+
 @app.command("recommend")
 @takes(system=SYSTEM_OPTIONS, workload=WORKLOAD_OPTIONS, constraints=GUARDRAIL_OPTIONS,
-       compaction=COMPACTION_OPTIONS)
+       compaction=COMPACTION_OPTIONS, prepare=_trace_scale)
 def recommend_command(
     ctx: typer.Context,
     system: System,
@@ -211,8 +250,9 @@ def recommend_command(
     target: Annotated[str, typer.Option(
         "--target", help="wacky: any design of the continuum (the default); rocksdb: only "
         "what stock RocksDB runs (leveled compaction's multiplier, level-0 trigger, first "
-        "level and file sizes, the memory split), priced by the partial-merge model, with "
-        "its OPTIONS file (--out).")] = "wacky",
+        "level and file sizes, or universal compaction's trigger and size-amplification "
+        "limit; the memory split), priced by the partial-merge model or U1-U4, with its "
+        "OPTIONS file (--out).")] = "wacky",
     out: OutFile = None,  # type: ignore[assignment]  # optional here: no file without it
     as_json: JsonFlag = False,
 ) -> None:
@@ -304,9 +344,7 @@ def _from_trace(path: Path, system: System,
     except OSError as err:
         raise ValueError(f"--trace: cannot read {path}: {err.strerror}") from None
     offered = system_from_trace(parsed)
-    taken = {name: v for name, v in offered.items()
-             if not (given & BUDGET_FLAGS if name in ("bits_per_entry", "sum_fpr")
-                     else name in given)}
+    taken = {name: v for name, v in offered.items() if not _keeps_flag(name, given)}
     changes: dict[str, Any] = dict(taken)
     if "sum_fpr" in taken:
         changes["bits_per_entry"] = None

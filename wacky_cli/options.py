@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import re
 import sys
 import typing
@@ -285,6 +286,13 @@ def system_from_flags(*, memory_bytes: float | None = None, buffer_bytes: int | 
         if not memory_bytes > 0:
             raise ValueError(f"--memory-bytes must be > 0; got {memory_bytes:g}")
         values["memory_bits_per_entry"] = 8.0 * memory_bytes / values["entries"]
+    if buffer_bytes is None and values.get("memory_bits_per_entry") is not None:
+        # The search splits the memory: the default buffer is only where the split starts, so
+        # keep it smaller than the data (whole blocks) rather than refuse a small N.
+        per_block = max(1, int(values["block_bytes"]) // int(values["entry_bytes"]))
+        blocks = max(1, math.ceil(float(values["entries"]) / per_block) - 1)
+        values["buffer_bytes"] = min(_DEFAULT_SYSTEM.buffer_bytes,
+                                     blocks * int(values["block_bytes"]))
     try:
         system = System(**values)
     except ValueError as err:  # System names the bits per entry --memory-bytes became
@@ -424,9 +432,12 @@ def scale_options() -> OptionGroup:
                        lambda **v: Scale(**whole_entries(v)))
 
 
-def takes(**groups: OptionGroup) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def takes(prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+          **groups: OptionGroup) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command the objects its option groups build: ``@takes(system=SYSTEM_OPTIONS)``
-    adds the system flags to the command and passes it ``system: System``."""
+    adds the system flags to the command and passes it ``system: System``. ``prepare`` may
+    change the flags' values before the groups are built (``recommend --trace`` gives the
+    flags left at their defaults the trace's scale)."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         hints = typing.get_type_hints(command, include_extras=True)
@@ -437,6 +448,8 @@ def takes(**groups: OptionGroup) -> Callable[[Callable[..., Any]], Callable[...,
 
         @functools.wraps(command)
         def run(**values: Any) -> Any:
+            if prepare is not None:
+                values = prepare(values)
             for name, group in groups.items():
                 values[name] = group.build(**{f.name: values.pop(f.name) for f in group.flags})
             return command(**values)
