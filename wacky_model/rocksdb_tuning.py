@@ -171,7 +171,9 @@ class UniversalConfig:
         return rocksdb_export(self.design, self.system(system), universal=self.options)
 
     def system(self, system: System) -> System:
-        return RocksDBConfig.system(self, system)  # type: ignore[arg-type]
+        return replace(system, buffer_bytes=self.buffer_bytes,
+                       bits_per_entry=self.bits_per_key, sum_fpr=None,
+                       memory_bits_per_entry=None)
 
     def to_dict(self) -> dict:
         return {"compaction_style": "universal", "write_buffer_size": self.buffer_bytes,

@@ -101,15 +101,7 @@ DirectoryReport CheckDirectory(const std::string& dir) {
   IOCounter io;
   // A run that cannot be read: the problem names the keys it takes with it.
   auto damaged = [&](const RunRecord& rec, int level, const std::string& why) {
-    DamagedRun d;
-    d.file = RunFileName(dir, rec.id);
-    d.id = rec.id;
-    d.level = level;
-    d.entries = rec.entries;
-    d.tombstones = rec.tombstones;
-    d.min_key = rec.min_key;
-    d.max_key = rec.max_key;
-    d.why = why;
+    DamagedRun d = DamagedRun::Of(dir, rec, level, why);
     problem(why + "; lost with it: " +
             (level == 0 ? std::string("level 0") : "Level " + std::to_string(level)) +
             ", keys [" + std::to_string(rec.min_key) + ", " + std::to_string(rec.max_key) +

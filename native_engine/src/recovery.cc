@@ -22,6 +22,20 @@
 
 namespace wacky {
 
+DamagedRun DamagedRun::Of(const std::string& dir, const RunRecord& rec, int level,
+                          std::string why) {
+  DamagedRun d;
+  d.file = RunFileName(dir, rec.id);
+  d.id = rec.id;
+  d.level = level;
+  d.entries = rec.entries;
+  d.tombstones = rec.tombstones;
+  d.min_key = rec.min_key;
+  d.max_key = rec.max_key;
+  d.why = std::move(why);
+  return d;
+}
+
 bool ParseRunFileName(const std::string& name, uint64_t* id) {
   uint64_t v = 0;
   // The canonical name only: e.g. wrong zero padding is not a run file.
@@ -85,15 +99,7 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
     try {
       runs->push_back(recover(rec));
     } catch (const IOError& e) {
-      DamagedRun d;
-      d.file = RunFileName(dir, rec.id);
-      d.id = rec.id;
-      d.level = level;
-      d.entries = rec.entries;
-      d.tombstones = rec.tombstones;
-      d.min_key = rec.min_key;
-      d.max_key = rec.max_key;
-      d.why = e.what();
+      DamagedRun d = DamagedRun::Of(dir, rec, level, e.what());
       d.lookup_level = lookup_level;
       d.older_served = runs->size();
       damaged->push_back(std::move(d));

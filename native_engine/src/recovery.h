@@ -62,6 +62,10 @@ struct DamagedRun {
   // it; a lookup that reaches it without an answer must not go on to the older ones.
   int lookup_level = 0;
   size_t older_served = 0;
+
+  // The run `rec` of `dir` at MANIFEST level `level`, found damaged for `why`.
+  static DamagedRun Of(const std::string& dir, const RunRecord& rec, int level,
+                       std::string why);
 };
 
 // With `damaged` null a run that cannot be read throws (the default, strict open); with it,
