@@ -63,7 +63,8 @@ def level_contributions(
     s = e.structure
     L = int(s.L)
     ratios, runs, frac = s.ratios[:L], s.runs[:L], s.fractions[:L]
-    wa = np.append((ratios[:-1] - 1.0) / (runs[:-1] + 1.0), float(s.C) / runs[-1])
+    bound = s.run_bound[:L]  # Eq 14 counts rewrites by the merge rule's bound (costs.py)
+    wa = np.append((ratios[:-1] - 1.0) / (bound[:-1] + 1.0), float(s.C) / bound[-1])
     fp = runs * e.fprs[:L]
     mem = frac * e.bloom_bits[:L]
     return LevelContributions(np.arange(1, L + 1), wa, fp, mem, e)
