@@ -679,6 +679,9 @@ def headline_of(analysis: Analysis, files: Recommendation | None = None) -> Head
     f = analysis.finite
     finite = {key: float(getattr(f, key)) for _, key in COST_ROWS
               if getattr(f, key, None) is not None}
+    if files is not None and files.model == "universal":
+        return Headline("U1-U4 model, stock RocksDB", "stock RocksDB", files.cost,
+                        dict(files.costs))
     if files is not None:
         model = "partial-merge model" + (", stock RocksDB" if files.model == "rocksdb" else "")
         return Headline(model, "stock RocksDB" if files.model == "rocksdb" else "files",
@@ -702,7 +705,15 @@ def card(title: str, family: str, analysis: Analysis, note: str = "",
     f = a.finite
     w = a.workload
     right = {"textAlign": "right", "paddingLeft": "12px"}
-    if files is not None:
+    if files is not None and files.compaction.universal is not None:
+        u = files.compaction.universal
+        headline = ["Θ = ", html.B(f"{files.cost:.4g}", id="card-theta"),
+                    " I/O per operation on stock RocksDB (its universal compaction, U1-U4 "
+                    f"model): trigger {u.trigger}, size amplification "
+                    f"{u.max_size_amplification_percent:g}%. The table below is a tiered "
+                    f"label's whole levels: finite-N {f.theta:.4g}, the paper's Eq 16 ",
+                    html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
+    elif files is not None:
         c = files.compaction
         how = ("on stock RocksDB (its leveled compaction with dynamic level sizes; "
                "partial-merge model)" if files.model == "rocksdb" else
@@ -787,6 +798,8 @@ def compaction_doc(rec: Recommendation) -> dict[str, Any]:
     of a share of the buffer and a level-0 trigger (the validation scales the file size with
     its own buffer), and ``target`` "rocksdb" when only stock RocksDB builds it."""
     c = rec.compaction
+    if c.style == "universal":  # stock RocksDB's universal compaction: whole sorted runs
+        return {"granularity": "level", "style": "universal", "target": "rocksdb"}
     if rec.file_costs is None:
         return {"granularity": "level"}
     doc = {"granularity": "file", "level1_runs": c.level1_runs, "file_bytes": c.file_bytes,
@@ -1080,9 +1093,9 @@ def search_note(rec: Recommendation) -> str:
     if rec.skew is not None:
         return (f"The skew model priced {rec.skew.candidates} candidate designs in "
                 f"{rec.search_ms / 1e3:.1f} s.")
-    if rec.model == "rocksdb":
-        what = ("stock RocksDB's options (multiplier, level-0 trigger, file and first-level "
-                "sizes)")
+    if rec.model in ("rocksdb", "universal"):
+        what = ("stock RocksDB's options (leveled: multiplier, level-0 trigger, file and "
+                "first-level sizes; universal: trigger and size-amplification limit)")
     elif rec.file_costs is not None and (rec.granularity or {}).get("level") is None:
         what = "leveled designs with files (T, file size, level-0 trigger)"  # no whole levels
     else:

@@ -304,3 +304,28 @@ def test_the_stock_mode_through_a_services_cache_matches_the_uncached_one(stock)
     assert cached[L.CURRENT] == out[L.CURRENT]
     assert text_of(cached[L.ROCKSDB]) == text_of(out[L.ROCKSDB])
     assert services().rocksdb_report_for is None  # the helpers' services: no cache
+
+
+def test_a_universal_pick_is_shown_and_exported_as_the_cli_prints_it():
+    """A write-heavy mix on the stock-RocksDB target picks universal compaction: the card, the
+    panel and the OPTIONS export carry its trigger and size-amplification limit, as
+    recommend_rocksdb reports them."""
+    from wacky_model.rocksdb_tuning import UniversalConfig
+
+    heavy = {"point-reads": 5, "zero-reads": 5, "writes": 90}
+    out = views(workload=heavy, system=STOCK)
+    assert out[L.MESSAGE] == []
+    report = recommend_rocksdb(Workload(0.05, 0.05, 0.9, 0.0), System(bits_per_entry=5.0))
+    u = report.best.config
+    assert isinstance(u, UniversalConfig)
+    assert UniversalConfig.from_dict(out[L.CURRENT]["rocksdb"]) == u
+    assert out[L.CURRENT]["compaction"] == {"granularity": "level", "style": "universal",
+                                            "target": "rocksdb"}
+    card = text_of(out[L.CARD])
+    assert f"trigger {u.trigger}" in card and "universal compaction" in card
+    assert float(text_of(find(out[L.CARD], "card-theta"))) == pytest.approx(report.best.theta,
+                                                                             rel=1e-3)
+    panel = text_of(out[L.ROCKSDB])
+    assert "Stock RocksDB, universal compaction" in panel
+    assert f"level0_file_num_compaction_trigger={u.trigger}" in panel
+    assert "compaction_style = universal rather than leveled" in panel
