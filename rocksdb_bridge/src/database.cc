@@ -6,6 +6,7 @@
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
@@ -203,26 +204,34 @@ bool Database::Busy() const {
 }
 
 double Database::WaitForBackgroundWork(double timeout_seconds) const {
-  // RocksDB can report a compaction as pending that its picker will not choose (universal
-  // compaction below min_merge_width, say). Nothing runs then, so once nothing has run for
-  // kIdleGrace the work is done: a compaction RocksDB will run is scheduled at once.
-  constexpr double kIdleGrace = 0.05;
+  // A flush or compaction RocksDB schedules waits in its Env's thread pool queue until a
+  // worker takes it, and counts as running once that worker holds the DB mutex; only the step
+  // between shows in neither. A flush in that step leaves its memtable pending and a
+  // compaction its compaction, so with a compaction pending the quiet must last kIdleGrace
+  // (the OS may preempt the worker there); after that the picker declined it (universal
+  // compaction below min_merge_width, say) and it never runs. Otherwise quiet on two polls in
+  // a row is enough.
+  constexpr double kIdleGrace = 0.02;
+  rocksdb::Env* const env = db_->GetEnv();
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  double idle_since = -1.0;
+  double quiet_since = -1.0;
   while (true) {
-    const bool running = IntProperty("rocksdb.num-running-compactions") > 0 ||
-                         IntProperty("rocksdb.num-running-flushes") > 0 ||
-                         IntProperty("rocksdb.mem-table-flush-pending") > 0;
     const bool pending = IntProperty("rocksdb.compaction-pending") > 0;
-    if (!running && !pending) break;
-    if (running) {
-      idle_since = -1.0;
-    } else if (idle_since < 0.0) {
-      idle_since = elapsed();
-    } else if (elapsed() - idle_since > kIdleGrace) {
+    const bool quiet = IntProperty("rocksdb.num-running-compactions") == 0 &&
+                       IntProperty("rocksdb.num-running-flushes") == 0 &&
+                       IntProperty("rocksdb.mem-table-flush-pending") == 0 &&
+                       IntProperty("rocksdb.num-immutable-mem-table") == 0 &&
+                       env->GetThreadPoolQueueLen(rocksdb::Env::Priority::HIGH) == 0 &&
+                       env->GetThreadPoolQueueLen(rocksdb::Env::Priority::LOW) == 0 &&
+                       env->GetThreadPoolQueueLen(rocksdb::Env::Priority::BOTTOM) == 0;
+    if (!quiet) {
+      quiet_since = -1.0;
+    } else if (quiet_since < 0.0) {
+      quiet_since = elapsed();
+    } else if (!pending || elapsed() - quiet_since >= kIdleGrace) {
       break;
     }
     if (elapsed() > timeout_seconds) {

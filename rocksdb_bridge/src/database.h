@@ -86,8 +86,11 @@ class Database {
   void Flush();
   // True while a flush or compaction is running or pending.
   bool Busy() const;
-  // Waits until no flush or compaction runs or is pending (a pending compaction that RocksDB
-  // leaves unscheduled for 50 ms counts as none); returns the seconds waited. Throws after
+  // Waits until no flush or compaction runs, is queued in the Env's thread pools (shared with
+  // any other database on that Env) or is pending, so the writer never outruns compaction
+  // however late the OS starts a scheduled job. A compaction left pending with nothing queued
+  // or running for 20 ms is one RocksDB's picker declined (universal compaction below
+  // min_merge_width) and counts as none. Returns the seconds waited; throws after
   // timeout_seconds.
   double WaitForBackgroundWork(double timeout_seconds) const;
   std::map<std::string, uint64_t> Tickers() const;

@@ -1,9 +1,13 @@
 // database_test.cc — the bridge's Database: the driver's calls against a real RocksDB.
 #include "database.h"
 
+#include <rocksdb/env.h>
+
+#include <chrono>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "testharness.h"
@@ -11,19 +15,27 @@
 namespace wacky_rocksdb {
 namespace {
 
-// A minimal OPTIONS file; `driven` turns RocksDB's own compaction off.
-std::string WriteOptions(const wacky::test::TempDir& dir, bool driven) {
-  const std::string path = dir.path() + "/OPTIONS";
+// An OPTIONS file `name` whose default column family adds `cf_options` to no compression.
+std::string WriteOptionsFile(const wacky::test::TempDir& dir, const std::string& name,
+                             const std::string& cf_options) {
+  const std::string path = dir.path() + "/" + name;
   std::ofstream out(path);
   out << "[Version]\n  rocksdb_version=7.8.3\n  options_file_version=1.1\n"
       << "[DBOptions]\n  create_if_missing=true\n"
-      << "[CFOptions \"default\"]\n  compression=kNoCompression\n"
-      << "  disable_auto_compactions=" << (driven ? "true" : "false") << "\n"
-      << "  level0_file_num_compaction_trigger=1000\n"
-      << "  level0_slowdown_writes_trigger=1000\n  level0_stop_writes_trigger=1000\n"
+      << "[CFOptions \"default\"]\n  compression=kNoCompression\n" << cf_options
       << "[TableOptions/BlockBasedTable \"default\"]\n"
       << "  filter_policy=bloomfilter:10:false\n  format_version=5\n";
   return path;
+}
+
+// A minimal OPTIONS file; `driven` turns RocksDB's own compaction off.
+std::string WriteOptions(const wacky::test::TempDir& dir, bool driven) {
+  return WriteOptionsFile(dir, "OPTIONS",
+                          std::string("  disable_auto_compactions=") +
+                              (driven ? "true" : "false") + "\n" +
+                              "  level0_file_num_compaction_trigger=1000\n"
+                              "  level0_slowdown_writes_trigger=1000\n"
+                              "  level0_stop_writes_trigger=1000\n");
 }
 
 void PutKeys(Database* db, uint64_t first, size_t n) {
@@ -114,6 +126,85 @@ TEST(Database, ReadsFillTheCacheOnlyWhenAskedAndCountPerLevel) {
     CHECK_EQ(db.ReadCounts()[0].misses + db.ReadCounts()[0].hits,
              counts[0].misses + counts[0].hits + 1);
   }
+}
+
+// Holds every thread of the default Env's LOW pool (where RocksDB compacts) for kHoldMs, so a
+// compaction RocksDB schedules meanwhile waits in the queue, as when the OS is slow to run it.
+constexpr int kHoldMs = 500;
+
+void Hold(void* /*arg*/) { std::this_thread::sleep_for(std::chrono::milliseconds(kHoldMs)); }
+
+void HoldCompactionThreads() {
+  rocksdb::Env* env = rocksdb::Env::Default();
+  for (int i = 0; i < env->GetBackgroundThreads(rocksdb::Env::Priority::LOW); ++i) {
+    env->Schedule(&Hold, nullptr, rocksdb::Env::Priority::LOW);
+  }
+}
+
+unsigned int QueuedJobs() {
+  rocksdb::Env* env = rocksdb::Env::Default();
+  return env->GetThreadPoolQueueLen(rocksdb::Env::Priority::LOW) +
+         env->GetThreadPoolQueueLen(rocksdb::Env::Priority::HIGH);
+}
+
+void CheckNothingRunsOrWaits(const Database& db) {
+  CHECK_EQ(db.IntProperty("rocksdb.num-running-compactions"), uint64_t{0});
+  CHECK_EQ(db.IntProperty("rocksdb.num-running-flushes"), uint64_t{0});
+  CHECK_EQ(db.IntProperty("rocksdb.num-immutable-mem-table"), uint64_t{0});
+  CHECK_EQ(QueuedJobs(), 0u);
+}
+
+TEST(Database, WaitForBackgroundWorkOutlastsAQueuedCompaction) {
+  wacky::test::TempDir dir;
+  Database db(dir.path() + "/db",
+              WriteOptionsFile(dir, "OPTIONS-leveled", "  level0_file_num_compaction_trigger=2\n"),
+              1 << 20);
+  HoldCompactionThreads();
+  for (uint64_t i = 0; i < 4; ++i) {
+    PutKeys(&db, i, 1000);  // overlapping key ranges: a real merge, not a move
+    db.Flush();
+  }
+  CHECK_EQ(db.IntProperty("rocksdb.num-running-compactions"), uint64_t{0});
+  CHECK_GT(QueuedJobs(), 0u);  // the compaction is scheduled, not started
+  const double waited = db.WaitForBackgroundWork(60.0);
+  CheckNothingRunsOrWaits(db);
+  CHECK_EQ(db.IntProperty("rocksdb.compaction-pending"), uint64_t{0});
+  const uint64_t written = db.Tickers().at("rocksdb.compact.write.bytes");
+  CHECK_GT(written, uint64_t{0});
+  CHECK_GT(waited, 0.0);
+}
+
+TEST(Database, WaitForBackgroundWorkEndsWhenUniversalCompactionDeclines) {
+  wacky::test::TempDir dir;
+  // Three sorted runs reach the trigger (2) but not the merge width (8), and size
+  // amplification never triggers: RocksDB reports a compaction pending that never runs.
+  Database db(dir.path() + "/db",
+              WriteOptionsFile(dir, "OPTIONS-universal",
+                               "  compaction_style=kCompactionStyleUniversal\n"
+                               "  level0_file_num_compaction_trigger=2\n"
+                               "  compaction_options_universal={min_merge_width=8;"
+                               "max_size_amplification_percent=1000000}\n"),
+              1 << 20);
+  HoldCompactionThreads();  // the picker runs only once the hold ends
+  for (uint64_t i = 0; i < 3; ++i) {
+    PutKeys(&db, i, 1000);
+    db.Flush();
+  }
+  CHECK_GT(QueuedJobs(), 0u);
+  const auto start = std::chrono::steady_clock::now();
+  const double waited = db.WaitForBackgroundWork(30.0);  // throws if it waits that long
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CheckNothingRunsOrWaits(db);
+  CHECK_EQ(db.IntProperty("rocksdb.compaction-pending"), uint64_t{1});  // and stays so
+  const std::vector<LevelInfo> levels = db.Levels();
+  CHECK_EQ(levels[0].files, 3);  // nothing merged
+  const uint64_t written = db.Tickers().at("rocksdb.compact.write.bytes");
+  CHECK_EQ(written, uint64_t{0});
+  CHECK_LE(waited, took);
+  CHECK_LT(took, kHoldMs / 1000.0 + 2.0);
+  // Already idle: returns within a few polls.
+  CHECK_LT(db.WaitForBackgroundWork(30.0), 1.0);
 }
 
 }  // namespace
