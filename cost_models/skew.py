@@ -256,6 +256,11 @@ class KeyMap:
     # guesses of its inverse: a search inverts S1 some 10 times per design.
     log_unique: np.ndarray = field(default_factory=lambda: np.zeros(0))
     log_writes: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # S2f's mean of S1 tabulated the same way (ln of the mean, ln w), for its inverse's guesses.
+    log_mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    log_mean_writes: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # S1 inverted at single values a search asks for again and again (a flush's F).
+    _inverted: dict = field(default_factory=dict, repr=False)
 
     def unique(self, w: np.ndarray | float) -> np.ndarray:
         """S1's D(w), elementwise."""
@@ -290,6 +295,22 @@ class KeyMap:
         return writes_for_unique_many(d, self.update_fraction, self.q, self.count,
                                       start=self.guess_writes(d))
 
+    def writes_for_one(self, d: float) -> float:
+        """:meth:`writes_for` of one number, kept: every design of a search inverts its F."""
+        if d not in self._inverted:
+            self._inverted[d] = float(self.writes_for(d))
+        return self._inverted[d]
+
+    def guess_mean_writes(self, e: np.ndarray) -> np.ndarray | None:
+        """S2f's mean of S1 inverted roughly (None where not tabulated)."""
+        if not self.log_mean.size:
+            return None
+        with np.errstate(divide="ignore"):
+            y = np.log(e)
+        inside = (y >= self.log_mean[0]) & (y <= self.log_mean[-1])
+        return np.where(inside, np.exp(np.interp(y, self.log_mean, self.log_mean_writes)),
+                        np.nan)
+
     def serves(self, entries: int, workload: SkewedWorkload) -> bool:
         """Whether this is the map :func:`key_map` builds for ``entries`` and ``workload``."""
         return (self.entries == int(entries) and self.write_dist == workload.write_dist
@@ -315,6 +336,9 @@ def key_map(entries: float, workload: SkewedWorkload, *, tabulate: bool = True) 
         rising = np.concatenate(([True], np.diff(d) > 0))
         keep = np.cumprod(rising).astype(bool)
         arrays += [np.log(d[keep]), np.log(TABLE_WRITES[keep])]
+        mean = _mean_unique_and_slope(TABLE_WRITES, u, arrays[1], arrays[0])[0]
+        keep = np.cumprod(np.concatenate(([True], np.diff(mean) > 0))).astype(bool)
+        arrays += [np.log(mean[keep]), np.log(TABLE_WRITES[keep])]
     for a in arrays:
         a.setflags(write=False)  # shared by every design priced with the map
     return KeyMap(n, workload.write_dist, workload.read_dist, u, bins, *arrays)
@@ -338,9 +362,17 @@ class _Level:
 
     def __post_init__(self) -> None:
         # Versions of equal life are one class to S6 (most live one batch): merge them.
-        lives, where = np.unique(np.asarray(self.lives, float), return_inverse=True)
-        weights = np.bincount(where.ravel(), weights=np.asarray(self.weights, float).ravel(),
-                              minlength=lives.size)
+        if np.size(self.lives) <= 64:  # np.unique's overhead is most of a few versions' cost
+            merged: dict[float, float] = {}
+            for life, weight in zip(np.ravel(self.lives).tolist(),
+                                    np.ravel(self.weights).tolist(), strict=True):
+                merged[life] = merged.get(life, 0.0) + weight
+            lives = np.array(sorted(merged), dtype=float)
+            weights = np.array([merged[x] for x in lives.tolist()], dtype=float)
+        else:
+            lives, where = np.unique(np.asarray(self.lives, float), return_inverse=True)
+            weights = np.bincount(where.ravel(), weights=np.asarray(self.weights, float).ravel(),
+                                  minlength=lives.size)
         object.__setattr__(self, "lives", lives)
         object.__setattr__(self, "weights", weights)
 
@@ -413,7 +445,7 @@ def _levels(T: float, C: float, X: float, K: float, Z: float, S: float, F: float
     s = lay.s
     L = int(np.sum(s.valid))
     u = keys.update_fraction
-    span = float(keys.writes_for(F))  # S1: a flush holds F distinct keys
+    span = keys.writes_for_one(F)  # S1: a flush holds F distinct keys
     levels: list[_Level] = []
     level_wa: list[float] = []  # entries written per write by merges into each level
     for i in range(L - 1):
@@ -992,12 +1024,12 @@ def mean_unique(p: np.ndarray | float, keys: KeyMap) -> np.ndarray:
     (1 - u) p / 2 + sum_k (1 - (1 - e^{-x_k}) / x_k), x_k = u q_k p: a level whose band at a
     key grows from 0 (its sweep just passed) to p (about to pass) holds this many entries."""
     p = np.asarray(p, dtype=float)
-    return _mean_unique_and_slope(p, keys)[0]
+    return _mean_unique_and_slope(p, keys.update_fraction, keys.q, keys.count)[0]
 
 
-def _mean_unique_and_slope(p: np.ndarray, keys: KeyMap) -> tuple[np.ndarray, np.ndarray]:
+def _mean_unique_and_slope(p: np.ndarray, u: float, q: np.ndarray, count: np.ndarray
+                           ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`mean_unique` and its derivative in p, elementwise."""
-    u, q, count = keys.update_fraction, keys.q, keys.count
     x = np.multiply.outer(p * u, q)
     small = x < 1e-4
     xs = np.where(small, 1.0, x)
@@ -1022,9 +1054,13 @@ def writes_for_mean_unique(e: np.ndarray | float, keys: KeyMap) -> np.ndarray:
     out[never] = math.inf
     todo = (e > 0.0) & ~never
     target = e[todo]
-    p = 2.0 * keys.writes_for(target)
+    guess = keys.guess_mean_writes(target)  # near the root where tabulated: fewer steps
+    p = np.full(target.shape, np.nan) if guess is None else guess
+    far = ~np.isfinite(p)
+    if far.any():
+        p[far] = 2.0 * keys.writes_for(target[far])
     for _ in range(NEWTON_STEPS):
-        got, slope = _mean_unique_and_slope(p, keys)
+        got, slope = _mean_unique_and_slope(p, u, keys.q, keys.count)
         step = (target - got) / slope
         p = np.maximum(p + step, target)
         if np.all(np.abs(step) <= NEWTON_TOL * p):
