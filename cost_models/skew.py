@@ -336,7 +336,11 @@ def key_map(entries: float, workload: SkewedWorkload, *, tabulate: bool = True) 
         rising = np.concatenate(([True], np.diff(d) > 0))
         keep = np.cumprod(rising).astype(bool)
         arrays += [np.log(d[keep]), np.log(TABLE_WRITES[keep])]
-        mean = _mean_unique_and_slope(TABLE_WRITES, u, arrays[1], arrays[0])[0]
+        # S2f's mean of D over [0, w], by the trapezoid rule on the same grid (D(w) ~ w below
+        # its first point): a starting guess for its inverse, which Newton's method refines.
+        area = 0.5 * TABLE_WRITES[0] * d[0] + np.concatenate(
+            ([0.0], np.cumsum(0.5 * (d[1:] + d[:-1]) * np.diff(TABLE_WRITES))))
+        mean = area / TABLE_WRITES
         keep = np.cumprod(np.concatenate(([True], np.diff(mean) > 0))).astype(bool)
         arrays += [np.log(mean[keep]), np.log(TABLE_WRITES[keep])]
     for a in arrays:
