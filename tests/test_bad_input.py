@@ -96,7 +96,19 @@ def test_byte_and_count_flags_take_the_forms_entries_takes(wacky):
                 "--buffer-bytes", "1.6e7", "--entry-bytes", "1.28e2", "--json")
     assert out.returncode == 0, out.stderr
     refused(wacky(*LEVELING, "--cache-bytes", "1.5"), "error: --cache-bytes must be a whole")
-    refused(wacky(*LEVELING, "--buffer-bytes", "1e6.5"), "--buffer-bytes", "is not a number")
+    refused(wacky(*LEVELING, "--buffer-bytes", "1e6.5"), "--buffer-bytes",
+            "is not a size in bytes")
+
+
+def test_byte_flags_take_size_suffixes(wacky):
+    """K, M, G (KiB...) are powers of 1024, as RocksDB reads them; KB, MB, GB powers of 1000."""
+    from wacky_cli.options import size
+
+    assert [size(t) for t in ("4096", "1.5e9", "64MiB", "1G", "4k", "1.5GB", "2_000")] == [
+        4096, 1_500_000_000, 64 << 20, 1 << 30, 4096, 1_500_000_000, 2000]
+    out = wacky(*LEVELING, "--cache-bytes", "1GiB", "--buffer-bytes", "16M", "--json")
+    assert out.returncode == 0, out.stderr
+    refused(wacky(*LEVELING, "--cache-bytes", "1XB"), "--cache-bytes", "is not a size in bytes")
 
 
 # -- the Python API ---------------------------------------------------------------------------

@@ -63,18 +63,39 @@ def whole(text: str) -> int | float:
     return int(value) if value.is_integer() else value
 
 
+# Size suffixes of byte flags: K, M, G, T (and KiB ... TiB) are powers of 1024, as RocksDB's
+# options read "64M"; KB ... TB are powers of 1000.
+_SIZE = re.compile(r"^\s*([0-9._eE+-]+)\s*([kKmMgGtT])(i?[bB])?\s*$")
+
+
+def size(text: str) -> int | float:
+    """A byte flag: the forms of :func:`whole`, or a number with a size suffix (64MiB, 1G,
+    1.5GB)."""
+    found = _SIZE.match(text) if isinstance(text, str) else None
+    if found is None:
+        try:
+            return whole(text)
+        except typer.BadParameter:
+            raise typer.BadParameter(f"{text!r} is not a size in bytes (4096, 1.5e9, 64MiB, 1G "
+                                     "and 1GB are)") from None
+    number, unit, tail = found.groups()
+    base = 1000 if tail in ("b", "B") else 1024
+    value = whole(number) * base ** ("kmgt".index(unit.lower()) + 1)
+    return int(value) if float(value).is_integer() else value
+
+
 # The float type lets users write 1e9; System and Scale check that a count is whole. The other
 # byte and count flags parse the same forms (``whole``).
 ENTRIES = Flag("entries", "--entries", float, "Number of entries N (1e9 is accepted).", SYSTEM)
 ENTRY_BYTES = Flag("entry_bytes", "--entry-bytes", int, "Bytes per entry (key and value).",
-                   SYSTEM, whole)
-KEY_BYTES = Flag("key_bytes", "--key-bytes", int, "Bytes per key.", SYSTEM, whole)
+                   SYSTEM, size)
+KEY_BYTES = Flag("key_bytes", "--key-bytes", int, "Bytes per key.", SYSTEM, size)
 BLOCK_BYTES = Flag("block_bytes", "--block-bytes", int, "Bytes per storage block.", SYSTEM,
-                   whole)
+                   size)
 BUFFER_BYTES = Flag("buffer_bytes", "--buffer-bytes", int | None,
                     "Bytes of write buffer (default 8 MiB). With --memory-bits-per-entry or "
                     "--memory-bytes it fixes the buffer, and the rest of the memory after the "
-                    "fence pointers goes to the filters.", SYSTEM, whole)
+                    "fence pointers goes to the filters.", SYSTEM, size)
 SUM_FPR = Flag("sum_fpr", "--sum-fpr", float | None,
                "Filter budget as the sum of the runs' false-positive rates p.", SYSTEM)
 BITS_PER_ENTRY = Flag("bits_per_entry", "--bits-per-entry", float | None,
@@ -95,7 +116,7 @@ PROBE_COST = Flag("probe_cost", "--probe-cost", float,
                   "smallest levels where they pay off (App. F).", SYSTEM)
 MEMORY_BYTES = Flag("memory_bytes", "--memory-bytes", float | None,
                     "Total memory in bytes (buffer + filters + fence pointers); the same as "
-                    "--memory-bits-per-entry, in bytes.", SYSTEM)
+                    "--memory-bits-per-entry, in bytes.", SYSTEM, size)
 
 PRESET = Flag("preset", "--preset", str | None, f"One of: {', '.join(PRESET_NAMES)}.", DESIGN)
 KNOB_T = Flag("T", "--T", float | None,
@@ -143,7 +164,7 @@ CORRELATED = Flag("correlated", "--correlated/--uncorrelated", bool,
                   WORKLOAD)
 CACHE_BYTES = Flag("cache_bytes", "--cache-bytes", int,
                    "Bytes of LRU block cache for point reads (RocksDB's block_cache); 0: none. "
-                   "Compaction drops the blocks of the runs it rewrites.", SYSTEM, whole)
+                   "Compaction drops the blocks of the runs it rewrites.", SYSTEM, size)
 
 GUARDRAILS = "Guardrails"
 NO_LIMIT = "none"
@@ -176,7 +197,7 @@ GRANULARITY = Flag("granularity", "--granularity", str | None,
                    "both unless one is given.", RUN)
 FILE_BYTES = Flag("file_bytes", "--file-bytes", int | None,
                   "Target size of one file (RocksDB's target_file_size_base), from one block to "
-                  "Level 1's capacity; default: the buffer's size.", RUN, whole)
+                  "Level 1's capacity; default: the buffer's size.", RUN, size)
 LEVEL1_RUNS = Flag("level1_runs", "--level1-runs", int,
                    "Flushes that gather as separate runs before merging into the tree together "
                    "(RocksDB's level0_file_num_compaction_trigger); 1 merges each at once.", RUN,
@@ -188,7 +209,7 @@ SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.",
 
 # Single flags that are not part of a group, declared here so every command spells them alike.
 CacheBytesFlag = Annotated[int, typer.Option(CACHE_BYTES.flag, help=CACHE_BYTES.help,
-                                             rich_help_panel=CACHE_BYTES.panel, parser=whole)]
+                                             rich_help_panel=CACHE_BYTES.panel, parser=size)]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 OutFile = Annotated[Path, typer.Option(
     "--out", help="File to write: frontier's HTML page, the table of validate --sweep, or "
