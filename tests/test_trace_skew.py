@@ -1,15 +1,17 @@
-"""Skew estimated from traces (wacky_model.trace_skew) recovers what validation.generators'
-skewed_trace generated, and workload_from_trace carries it into the Workload."""
+"""Skew estimated from traces (wacky_model.trace_skew) recovers what skewed_trace (below, a
+generator of this test's traces over validation.generators' samplers) generated, and
+workload_from_trace carries it into the Workload."""
 
 from __future__ import annotations
 
 import functools
 import math
+from typing import Any
 
 import numpy as np
 import pytest
 
-from validation.generators import rank_sampler, skewed_trace
+from validation.generators import _check_count, fresh_keys, load_trace, rank_sampler
 from wacky_model.trace_skew import (
     SkewEstimate,
     estimate_distribution,
@@ -20,6 +22,105 @@ from wacky_model.trace_skew import (
 )
 from wacky_model.types import KeyDistribution, Workload
 from wacky_traces import OpKind, Phase, Trace, build_trace
+
+
+# -- skewed traces ----------------------------------------------------------------------------
+def _distribution(name: str, v: KeyDistribution | str) -> KeyDistribution:
+    if isinstance(v, KeyDistribution):
+        return v
+    try:
+        return KeyDistribution.parse(v)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+
+
+def _share(name: str, v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)) \
+            or not 0.0 <= float(v) <= 1.0:
+        raise ValueError(f"{name} must be a share in [0, 1], got {v!r}")
+    return float(v)
+
+
+def skewed_trace(
+    n_load: int,
+    n_ops: int,
+    *,
+    entry_bytes: int,
+    seed: int,
+    write_keys: KeyDistribution | str,
+    read_keys: KeyDistribution | str,
+    update_fraction: float,
+    read_share: float,
+    correlated: bool = True,
+) -> Trace:
+    """A "load" phase of ``n_load`` distinct fresh keys (:func:`load_trace`), then an "ops"
+    phase of ``n_ops`` operations: a share ``read_share`` of GETs, the rest PUTs.
+
+    Popularity ranks (:func:`rank_sampler`) map to loaded keys through a seeded permutation, so
+    a key's rank says nothing about where it falls in the key space. PUTs are updates with
+    probability ``update_fraction``, of the key of a ``write_keys`` rank, and otherwise inserts
+    of fresh keys. GETs read the key of a ``read_keys`` rank through the same permutation when
+    ``correlated`` (the read-hot keys are the write-hot keys) and an independent one otherwise;
+    ``latest`` reads the key of the r-th most recent write (r = 0 the last one), load included,
+    r drawn over ``n_load`` so it always names a write. ``meta`` records the settings.
+    """
+    n_load = _check_count("n_load", n_load)
+    n_ops = _check_count("n_ops", n_ops)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    wd = _distribution("write_keys", write_keys)
+    rd = _distribution("read_keys", read_keys)
+    if wd.kind == "latest":
+        raise ValueError("write_keys cannot be 'latest' (it describes reads of recent writes)")
+    u = _share("update_fraction", update_fraction)
+    share = _share("read_share", read_share)
+    if not isinstance(correlated, bool):
+        raise ValueError(f"correlated must be True or False, got {correlated!r}")
+    if n_load == 0 and n_ops and (share > 0 or u > 0):
+        raise ValueError("n_load must be >= 1 when the operations read or update loaded keys")
+
+    load = load_trace(n_load, entry_bytes=entry_bytes, seed=seed)
+    loaded = load.keys
+    rng = np.random.default_rng([int(seed), 0x534B4557])  # stream tag: "SKEW"
+    perm_w = rng.permutation(n_load)
+    # Drawn either way, so a correlated and an uncorrelated trace share their other draws.
+    perm_other = rng.permutation(n_load)
+    perm_r = perm_w if correlated else perm_other
+
+    is_read = rng.random(n_ops) < share
+    is_update = ~is_read & (rng.random(n_ops) < u)
+    is_insert = ~is_read & ~is_update
+    kinds = np.where(is_read, np.uint8(OpKind.GET), np.uint8(OpKind.PUT)).astype(np.uint8)
+    keys = np.zeros(n_ops, dtype=np.uint64)
+    n_upd = int(is_update.sum())
+    if n_upd:
+        keys[is_update] = loaded[perm_w[rank_sampler(wd, n_load).draw(rng, n_upd)]]
+    keys[is_insert] = fresh_keys(rng, int(is_insert.sum()), np.sort(loaded))
+
+    n_read = int(is_read.sum())
+    if n_read:
+        ranks = rank_sampler(rd, n_load).draw(rng, n_read)
+        if rd.kind == "latest":
+            # History of writes, load first; before op i there are n_load + (writes before i).
+            history = np.concatenate([loaded, keys[~is_read]])
+            writes_before = n_load + np.cumsum(~is_read)[is_read]  # a read is not a write
+            keys[is_read] = history[writes_before - 1 - ranks]
+        else:
+            keys[is_read] = loaded[perm_r[ranks]]
+    meta = {
+        "generator": "skewed_trace", "n_load": n_load, "n_ops": n_ops, "seed": int(seed),
+        "write_keys": wd.spec, "read_keys": rd.spec, "update_fraction": u,
+        "read_share": share, "correlated": correlated,
+    }
+    return Trace(
+        np.concatenate([load.kinds, kinds]),
+        np.concatenate([loaded, keys]),
+        np.zeros(n_load + n_ops, np.uint64),
+        (Phase("load", 0, n_load), Phase("ops", n_load, n_load + n_ops)),
+        entry_bytes,
+        meta,
+    )
+
 
 N_LOAD, N_OPS, EB = 20_000, 200_000, 32
 THETA_TOL, HOT_TOL, U_TOL = 0.05, 0.03, 0.02

@@ -1,24 +1,68 @@
-"""The native engine as a :class:`validation.window.Session`, and the reads paced over its
-window: uniform keys (fresh inserts one buffer at a time, replayed as traces so a validation can
-save them) or skewed keys and a block cache (updates and inserts in chunks of an eighth of a
-buffer, existing-key reads drawn from the workload's distribution).
+"""The native engine as an engine of :func:`validation.runner.validate` (:func:`run_native`,
+the ``native`` adapter of :mod:`validation.adapters`): its :class:`validation.window.Session`,
+the reads paced over its window, and the run: uniform keys (fresh inserts one buffer at a time,
+replayed as traces so a validation can save them) or skewed keys and a block cache (updates and
+inserts in chunks of an eighth of a buffer, existing-key reads drawn from the workload's
+distribution).
+
+``run_native`` loads ``scale.entries`` unique entries and then measures the window (or,
+``phase="load"``, the load itself and a read phase after it), with the workload's mix replayed
+after. Under skew, the worst-case read of a key at Level L is not measured (``point_read`` is
+None: updates move keys out of Level L), ``point_read_uniform`` is an existing-key read drawn
+from the workload's read distribution, cache hits included, and the hit rates are compared in
+absolute terms.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 import wacky_traces as tr
-from cost_models.skew import SkewedWorkload
-from validation import generators
+from cost_models.skew import SkewedCosts, SkewedWorkload
+from native_engine import Engine
+from validation import generators, window
+from validation.predict import (
+    predict_files,
+    predict_finite,
+    predict_simulated,
+    predict_skew,
+    steady_references,
+)
 from validation.replay import replay
-from validation.window import TOLERANCE, ReadPacing
+from validation.results import Checks, Costs, EngineRun, measured_levels, window_detail, with_theta
+from validation.scale import ENGINE_WAL, Scale
+from validation.window import TOLERANCE, Counters, PacedReads, ReadPacing
+from wacky_model.skew import file_skew_costs, needs_skew_model, skew_costs, skewed_workload
+from wacky_model.types import Compaction, Design, System, Workload
+
+Progress = Callable[[float, str], None]
 
 READ_KINDS = ("zero", "level_L_reads", "uniform_reads", "range")
 Part = tuple[str, np.ndarray, np.ndarray, np.ndarray]
+LOAD_SHARE = 0.75  # of the progress bar: the load dominates the run time
+# Under skew: a warm-up of half a load, then a window of at least half a load and 1.2 predicted
+# cycles of Level L, at most 8 loads; each stops after CAP_FACTOR times the window without a
+# full-merge boundary. With file-granular merges (no cycle of Level L): a warm-up of half a
+# load and a window of half a load, both fixed.
+WARMUP_LOADS, WINDOW_LOADS, WINDOW_CYCLES, WINDOW_MAX_LOADS, CAP_FACTOR = 0.5, 0.5, 1.2, 8.0, 3
+
+
+def native_counters(stats: dict) -> Counters:
+    """The engine's ``stats()`` as :class:`validation.window.Counters` (blocks)."""
+    return Counters("blocks", int(stats["total"]["blocks_written"]),
+                    int(stats["flush"]["blocks_written"]),
+                    tuple(int(m["blocks_written"]) for m in stats["merge"]),
+                    major_merges=int(stats["major_compactions"]),
+                    cache_hits=tuple(map(int, stats["cache_hits_per_level"])),
+                    cache_misses=tuple(map(int, stats["cache_misses_per_level"])),
+                    cache_invalidated=int(stats["cache_invalidated_blocks"]))
 
 
 def level_L_state(engine: Any) -> tuple[int, bool, float]:
@@ -84,8 +128,8 @@ class NativeSession:
         levels = self.engine.levels()
         return levels[-2]["capacity"] if len(levels) > 1 else self.F
 
-    def counters(self) -> dict:
-        return self.engine.stats()
+    def counters(self) -> Counters:
+        return native_counters(self.engine.stats())
 
     def idle(self) -> None:
         pass  # flushes and merges run inside the put that triggers them
@@ -230,8 +274,8 @@ class SkewSession:
     def cycle_hint(self) -> float:
         return self.F
 
-    def counters(self) -> dict:
-        return self.engine.stats()
+    def counters(self) -> Counters:
+        return native_counters(self.engine.stats())
 
     def idle(self) -> None:
         pass
@@ -369,3 +413,306 @@ class SkewReads:
         """Level 0's, where a level-1 trigger above 1 stages flushes (None: no read reached
         it)."""
         return (hit_rates(self.hits, self.misses)[1] or (None,))[0]
+
+
+def _per_op(totals: dict[str, Any], kind: str, attr: str) -> float:
+    t = totals.get(kind)
+    if t is None or t.count == 0:
+        raise RuntimeError(f"the {kind} phase ran no operations")
+    return getattr(t, attr) / t.count
+
+
+def check_skew_workload(workload: Workload | None) -> Workload:
+    if workload is None or workload.writes <= 0 or workload.point_reads <= 0:
+        raise ValueError("validating skew or a cache needs a workload with writes > 0 and "
+                         "point_reads > 0: the window runs writes with existing-key reads "
+                         "between them")
+    return workload
+
+
+@contextmanager
+def open_engine(design: Design, workdir: str | Path | None, **options: Any) -> Iterator[Any]:
+    """A fresh native engine for ``design`` in a temporary directory, closed after use."""
+    with tempfile.TemporaryDirectory(prefix="wacky-validate-", dir=workdir) as tmp:
+        engine = Engine(Path(tmp) / "db", **design.knobs, filters=design.filters, wal=ENGINE_WAL,
+                        **options)
+        try:
+            yield engine
+        finally:
+            engine.close()
+
+
+def _engine_compaction(compaction: Compaction) -> dict[str, Any]:
+    out: dict[str, Any] = dict(granularity=compaction.granularity,
+                               level1_runs=compaction.level1_runs)
+    # Engine refuses file_pick and file_bytes with whole-level merges (they would do nothing):
+    # pass them when files are merged or when chosen, so a chosen one is refused, not ignored
+    if compaction.granularity == "file" or compaction.file_pick != Compaction().file_pick:
+        out["file_pick"] = compaction.file_pick
+    if compaction.file_bytes is not None:
+        out["file_bytes"] = compaction.file_bytes
+    return out
+
+
+def run_native(design: Design, system: System, scale: Scale, workload: Workload | None,
+            range_entries: int, *, phase: str, compaction: Compaction,
+            save_trace: str | Path | None, report: Progress,
+            workdir: str | Path | None) -> EngineRun:
+    """The native engine: the load, then the window of uniform or skewed keys."""
+    if not compaction.is_default and phase != "steady":
+        raise ValueError("granularity, file_bytes and level1_runs are validated in the steady "
+                         "phase only")
+    skew = needs_skew_model(workload, system)
+    files = compaction.granularity == "file"
+    if skew and ((not compaction.is_default and not files) or phase != "steady"):
+        raise ValueError("skewed keys, updates and a cache are validated in the steady phase, "
+                         "with whole-level merges or --granularity file (the skew model prices "
+                         "a level-1 trigger with files only): leave out --phase load, or give "
+                         "--level1-runs with --granularity file")
+    if skew:
+        check_skew_workload(workload)
+        if save_trace is not None:
+            raise ValueError("save_trace is not written under skewed keys or a cache yet: the "
+                             "skewed window drives the engine directly")
+    with open_engine(design, workdir, entry_bytes=scale.entry_bytes,
+                     block_bytes=scale.block_bytes, buffer_bytes=scale.buffer_bytes,
+                     cache_bytes=system.cache_bytes, **system.budget,
+                     **_engine_compaction(compaction)) as engine:
+        load = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
+                                     seed=scale.seed)
+        report(0.0, "loading")
+        loaded = replay(engine, load, progress=lambda done, total: report(
+            LOAD_SHARE * done / total, "loading"))
+        report(LOAD_SHARE, "steady-state window" if phase == "steady" else "reading")
+        measure = _skewed if skew else _uniform
+        return measure(engine, design, system, scale, workload, range_entries, load, loaded,
+                       phase=phase, compaction=compaction, save_trace=save_trace,
+                       report=report)
+
+
+def _uniform(engine: Any, design: Design, system: System, scale: Scale,
+             workload: Workload | None, range_entries: int, load: tr.Trace, loaded: Any, *,
+             phase: str, compaction: Compaction, save_trace: str | Path | None,
+             report: Progress) -> dict[str, Any]:
+    """Uniform keys: the whole-level window (or N inserts with ``compaction``), or the load
+    phase, then the read phase (and the workload's mix) replayed from one trace."""
+    B = system.entries_per_block
+    files = compaction.granularity == "file"
+    if files:
+        predicted = predict_files(design, system, compaction, workload, range_entries,
+                                  scale.entries)
+    else:
+        predicted = predict_finite(design, system, workload, range_entries,
+                                   steady_window=phase == "steady")
+    levels, memory = measured_levels(engine)
+    keys = load.keys
+    level_L_keys = keys[: int(levels[-1].entries)]  # Level L holds the oldest entries
+    run = session = reads = None
+    if phase == "steady":
+        F = int(engine.buffer_entries)
+        rule = (window.whole_levels(scale.entries, F) if compaction.is_default
+                else window.fixed(max(F, -(-scale.entries // F) * F), settle_reads=True))
+        seed = scale.seed * 1_000_003 + 17
+        rng = np.random.default_rng([seed, 0x5354454144])  # stream tag: "STEAD"
+        session = NativeSession(engine, generators.fresh_keys(rng, 2 * rule.cap + F,
+                                                              np.sort(keys)), scale.entry_bytes)
+        reads = UniformReads(session, keys, level_L_keys, scale.reads, range_entries, seed, rng)
+        run = window.measure(session, rule,
+                             PacedReads(reads.batch, reads.reset, scale.reads, session.F))
+        levels, memory = measured_levels(engine)
+        keys = np.concatenate([keys, session.fresh[: session.used]])
+    parts = _read_parts(keys, level_L_keys, scale, workload, range_entries,
+                        mix_only=phase == "steady")
+    full = tr.build_trace(
+        [("load", load.kinds, load.keys, load.args), *(session.parts if session else []),
+         *parts],
+        entry_bytes=scale.entry_bytes,
+        meta={"design": design.knobs, "filters": design.filters, "scale": asdict(scale),
+              "budget": system.budget, "phase": phase},
+    )
+    read_phases = [p[0] for p in parts]
+    later = replay(
+        engine, full, phases=read_phases,
+        progress=lambda done, total: report(
+            LOAD_SHARE + (1 - LOAD_SHARE) * done / total, "reading"),
+    ) if read_phases else None
+    if save_trace is not None:
+        tr.write_trace(save_trace, full)
+
+    phases = {**loaded.phases, **(later.phases if later else {})}
+    conditioned = None
+    if run is None:
+        measured = Costs(
+            write_amp=phases["load"]["put"].blocks_written * B / scale.entries,
+            zero_result_read=_per_op(phases["zero"], "zero", "blocks_read"),
+            point_read=_per_op(phases["level_L_reads"], "get", "blocks_read"),
+            point_read_uniform=_per_op(phases["uniform_reads"], "get", "blocks_read"),
+            range_runs=_per_op(phases["range"], "range", "runs_probed"),
+            range_io=_per_op(phases["range"], "range", "blocks_read"),
+            memory_bits_per_entry=memory,
+            levels=levels,
+        )
+        simulated = predict_simulated(design, system, workload, range_entries)
+    else:
+        measured = Costs(
+            write_amp=run.delta.written * B / run.writes,
+            zero_result_read=reads.per_read("zero", 0),
+            point_read=reads.per_read("level_L_reads", 0),
+            point_read_uniform=reads.per_read("uniform_reads", 0),
+            range_runs=reads.per_read("range", 1),
+            range_io=reads.per_read("range", 0),
+            memory_bits_per_entry=memory,
+            levels=levels,
+        )
+        simulated, conditioned = steady_references(
+            design, system, workload, range_entries, scale.entries + session.used,
+            levels[-1].max_runs, run.level_L_runs_at_start)
+    counts = [a + b + c for a, b, c in zip(
+        (loaded.get_misses, loaded.zero_hits, loaded.wrong_values),
+        [0, 0, 0] if later is None else (later.get_misses, later.zero_hits, later.wrong_values),
+        [0, 0, 0] if session is None else session.checks, strict=True)]
+    detail = window_detail(run)
+    if "mix" in phases:
+        mix = phases["mix"]
+        ops = sum(t.count for t in mix.values())
+        io = sum(t.blocks_read + t.blocks_written for t in mix.values())
+        if ops:
+            detail["mix_io_per_op"] = io / ops
+    if not compaction.is_default:
+        detail["compaction"] = asdict(compaction)
+    return EngineRun(
+        measured=with_theta(measured, workload, B), checks=Checks(*counts), predicted=predicted,
+        simulated=simulated, model="partial" if files else "finite", phase=phase,
+        window_writes=None if run is None else run.writes, conditioned=conditioned,
+        detail=detail)
+
+
+def _skew_rule(design: Design, system: System, compaction: Compaction, workload: Workload,
+               n: int) -> window.WindowRule:
+    """Whole levels: full-merge boundaries around at least 1.2 predicted cycles of Level L.
+    Files: half a load of warm-up, then half a load, the window ``file_skew_costs`` prices at
+    its middle (there is no cycle of Level L to align with)."""
+    if compaction.granularity == "file":
+        return window.half_loads(n)
+    window_writes = int(min(WINDOW_MAX_LOADS * n, max(
+        WINDOW_LOADS * n, WINDOW_CYCLES * skew_costs(design, system, workload).cycle_writes)))
+    return window.full_merges(int(WARMUP_LOADS * n), window_writes, CAP_FACTOR)
+
+
+def _skew_model(design: Design, system: System, compaction: Compaction, workload: Workload,
+                history: float) -> SkewedCosts:
+    """The skew model of the design as the engine merges it (S2 whole levels, S2f files), with
+    ``history`` writes since the load."""
+    if compaction.granularity == "file":
+        return file_skew_costs(design, system, compaction, workload, history_writes=history)
+    return skew_costs(design, system, workload, history_writes=history)
+
+
+def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload: Workload,
+            range_entries: int, load: tr.Trace, loaded: Any, *, compaction: Compaction,
+            **_: Any) -> EngineRun:
+    """Skewed keys, updates, a block cache: the workload's writes with its existing-key reads
+    between them (whole levels: over whole cycles of Level L, the full-merge window; files: a
+    fixed window after a fixed warm-up), zero-result and range reads spread over it; the skew
+    model predicts (S2 or S2f). Zero-result and range reads, which skew does not change, are the
+    finite model's with whole levels; with files the partial-merge model's range reads and S2f's
+    zero-result reads (its tree holds the updates absorbed). No simulator: it replays uniform
+    inserts only."""
+    B, n = system.entries_per_block, scale.entries
+    files = compaction.granularity == "file"
+    rule = _skew_rule(design, system, compaction, workload, n)
+    warmup_cap = rule.cap if rule.warmup_cap is None else rule.warmup_cap
+    _, zero_keys, _ = generators.read_ops(
+        load.keys, n=scale.reads, get_pool=load.keys, fractions={"zero": 1.0},
+        range_entries=range_entries, seed=scale.seed * 1_000_003 + 31)
+    _, range_lo, range_hi = generators.read_ops(
+        load.keys, n=scale.reads, get_pool=load.keys, fractions={"range": 1.0},
+        range_entries=range_entries, seed=scale.seed * 1_000_003 + 37)
+    chunk = max(1, int(engine.buffer_entries) // 8)
+    session = SkewSession(engine, load.keys, skewed_workload(workload),
+                          np.random.default_rng([scale.seed * 1_000_003 + 29, 0x534B4557]),
+                          warmup_cap + rule.cap + 2 * chunk)  # stream tag: "SKEW"
+    window_writes = rule.min_writes or rule.cap
+    reads = SkewReads(session, window_writes, zero_keys, np.stack([range_lo, range_hi], axis=1))
+    run = window.measure(session, rule, reads)
+    levels, memory = measured_levels(engine)
+    delta = run.delta
+    # Blocks written by merges into each level over the window, Level 1 with the flushes.
+    per_level = list(delta.merged_per_level)
+    if per_level:
+        per_level[0] += delta.flushed
+    model = _skew_model(design, system, compaction, workload,
+                        run.warmup_writes + run.writes / 2.0)  # writes since the load
+    if files:
+        inserts = max(1.0, (1.0 - workload.update_fraction) * (run.warmup_writes + run.writes))
+        base = replace(predict_files(design, system, compaction, workload, range_entries,
+                                     round(inserts)), zero_result_read=model.zero_result_read)
+    else:
+        base = predict_finite(design, system, workload, range_entries, steady_window=False)
+    zero, ranged = reads.side["zero"], reads.side["range"]
+    measured, predicted, detail = predict_skew(model, base, Costs(
+        write_amp=delta.written * B / run.writes,
+        zero_result_read=zero[1] / max(zero[0], 1),
+        # The worst case needs keys known to sit at Level L, which updates move: not measured.
+        point_read=None,  # type: ignore[arg-type]
+        point_read_uniform=reads.blocks / reads.reads,
+        range_runs=ranged[2] / max(ranged[0], 1),
+        range_io=ranged[1] / max(ranged[0], 1),
+        memory_bits_per_entry=memory,
+        levels=levels,
+        cache_hit_rate=reads.hit_rate,
+        cache_hit_rate_per_level=reads.hit_rate_per_level,
+    ), workload, system, run, reads.reads, level0_staged=files and compaction.level1_runs > 1,
+        level0_measured=reads.level0_hit_rate)
+    detail.update(
+        invalidated_blocks=delta.cache_invalidated,
+        timeline=[{"writes": w, "hit_rate": h} for w, h in reads.timeline],
+        measured_level_write_amp=[b * B / run.writes for b in per_level])
+    facts = window_detail(run, "window_complete")
+    if files:
+        facts["compaction"] = asdict(compaction)
+    return EngineRun(
+        measured=measured, predicted=predicted, simulated=None,
+        checks=Checks(get_misses=loaded.get_misses + reads.not_found,
+                      zero_hits=loaded.zero_hits + reads.zero_hits,
+                      wrong_values=loaded.wrong_values + reads.wrong_values),
+        model="skew", window_writes=run.writes,
+        detail={**facts,
+                "major_compactions": delta.major_merges,
+                "skew": detail})
+
+
+def _read_parts(
+    keys: np.ndarray,
+    level_L_keys: np.ndarray,
+    scale: Scale,
+    workload: Workload | None,
+    range_entries: int,
+    *,
+    mix_only: bool = False,
+) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """The read phase, one sub-phase per kind so each is measured alone, then the mix.
+    ``mix_only``: just the mix (the steady window measured the reads already)."""
+    specs = [] if mix_only else [
+        ("zero", {"zero": 1.0}, keys),
+        ("level_L_reads", {"get": 1.0}, level_L_keys),
+        ("uniform_reads", {"get": 1.0}, keys),
+        ("range", {"range": 1.0}, keys),
+    ]
+    if workload is not None and scale.mix_ops > 0:
+        fractions = {
+            "get": workload.point_reads,
+            "zero": workload.zero_reads,
+            "put": workload.writes,
+            "range": workload.range_reads,
+        }
+        specs.append(("mix", fractions, keys))
+    parts = []
+    for k, (name, fractions, pool) in enumerate(specs):
+        n = scale.mix_ops if name == "mix" else scale.reads
+        kinds, op_keys, args = generators.read_ops(
+            keys, n=n, get_pool=pool, fractions=fractions, range_entries=range_entries,
+            seed=scale.seed * 1_000_003 + k + 1,
+        )
+        parts.append((name, kinds, op_keys, args))
+    return parts

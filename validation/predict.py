@@ -17,6 +17,7 @@ from native_engine.simulator import PolicyReplay, ReplaySession, grow, grown_cos
 from validation import window
 from validation.results import Costs, LevelShape, with_theta
 from validation.scale import Scale
+from validation.window import Counters
 from wacky_model.analysis import analyze
 from wacky_model.files import native_file_costs
 from wacky_model.rocksdb_model import leveled_costs, universal_costs_of
@@ -130,6 +131,13 @@ def predict_simulated(
                     write_cost_ratio=system.write_cost_ratio)
 
 
+class SimulatorSession(ReplaySession):
+    """The engine simulator's session, its blocks written as :class:`Counters`."""
+
+    def counters(self) -> Counters:  # type: ignore[override]
+        return Counters("blocks", self.replay.blocks_written)
+
+
 @dataclass(frozen=True)
 class SimulatedWindow:
     """The steady window of :mod:`validation.window`, replayed by the engine simulator."""
@@ -153,10 +161,10 @@ def steady_window(
                                 bits_per_entry, sum_fpr, uniform)
     for _ in range((entries - 1) // buffer_entries):  # its last buffer flushes in the warm-up
         replay.flush()
-    run = window.measure(ReplaySession(replay, replay.flush),
+    run = window.measure(SimulatorSession(replay, replay.flush),
                          window.whole_levels(entries, buffer_entries))
     return SimulatedWindow(
-        write_amp=(run.end - run.begin) * entries_per_block / run.writes if run.writes
+        write_amp=run.delta.written * entries_per_block / run.writes if run.writes
         else math.nan,
         writes=run.writes,
         major_compactions=run.major_compactions,

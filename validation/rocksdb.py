@@ -43,7 +43,7 @@ from cost_models.skew import SkewedWorkload
 from cost_models.structure import structure
 from native_engine.simulator import ReplaySession
 from validation import generators, window
-from validation.native import SkewSession, add_counts, hit_rates
+from validation.native import SkewSession, add_counts, check_skew_workload, hit_rates
 from validation.predict import (
     predict_finite,
     predict_simulated,
@@ -52,9 +52,9 @@ from validation.predict import (
     steady_references,
 )
 from validation.results import Checks, Costs, EngineRun, LevelShape, window_detail, with_theta
-from validation.rocksdb_driver import DriverCounts, WackyDriver
+from validation.rocksdb_driver import WackyDriver
 from validation.scale import Scale
-from validation.window import PacedReads, ReadPacing
+from validation.window import Counters, PacedReads, ReadPacing
 from wacky_model.rocksdb_model import leveled_policy, universal_rules
 from wacky_model.rocksdb_options import driver_export, rocksdb_export
 from wacky_model.skew import (
@@ -109,12 +109,18 @@ def disk_bytes_per_entry(db: Any) -> float:
     return sum(int(level["bytes"]) for level in levels) / max(1, entries)
 
 
-def _bytes_write_amp(before: dict, after: dict) -> float:
-    """RocksDB's write amplification between two ticker snapshots: (flush + compaction bytes
-    written) / user bytes written."""
-    delta = {k: after[k] - before[k] for k in after}
-    return ((delta["rocksdb.flush.write.bytes"] + delta["rocksdb.compact.write.bytes"])
-            / max(1, delta["rocksdb.bytes.written"]))
+def rocksdb_counters(db: Any, **more: Any) -> Counters:
+    """RocksDB's statistics as :class:`validation.window.Counters` (bytes; no split by level)."""
+    t = db.tickers()
+    flushed = t["rocksdb.flush.write.bytes"]
+    return Counters("bytes", flushed + t["rocksdb.compact.write.bytes"], flushed,
+                    user_written=t["rocksdb.bytes.written"], **more)
+
+
+def _bytes_write_amp(delta: Counters) -> float:
+    """RocksDB's write amplification over a window: (flush + compaction bytes written) / user
+    bytes written."""
+    return delta.written / max(1, delta.user_written)
 
 
 @dataclass
@@ -144,8 +150,8 @@ class StockSession:
     def cycle_hint(self) -> float:
         return self.values.shape[0]
 
-    def counters(self) -> dict:
-        return self.db.tickers()
+    def counters(self) -> Counters:
+        return rocksdb_counters(self.db, stall_seconds=self.throttle)
 
     def idle(self) -> None:
         self.db.flush()
@@ -170,8 +176,10 @@ class DrivenSession(ReplaySession):
         self.pos += F
         return step.major
 
-    def counters(self) -> tuple[dict, DriverCounts]:
-        return self.driver.db.tickers(), replace(self.driver.counts)
+    def counters(self) -> Counters:
+        c = self.driver.counts
+        return rocksdb_counters(self.driver.db, inserted=c.inserted,
+                                policy_written=c.merged + c.kept_flushes)
 
 
 def _background(db: Any) -> tuple[int, int]:
@@ -381,16 +389,15 @@ def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarr
     # Reads are counted from RocksDB's per-level PerfContext of this thread, so its tickers
     # for writes are unaffected.
     run = window.measure(session, rule, reads)
-    delta = {k: run.end[k] - run.begin[k] for k in run.end}
     per_entry = disk_bytes_per_entry(db)
-    written = delta["rocksdb.flush.write.bytes"] + delta["rocksdb.compact.write.bytes"]
+    written = run.delta.written
     present = n + (session.inserted if skew is None else writes.used_fresh)
     return StockRun(
         meter.costs(written / per_entry / max(1, run.writes), _levels(db),
                     8.0 * db.filter_bytes() / present, skewed=skew is not None),
         meter.checks(), present,
         dict(throttle_seconds=session.throttle, read_batches_discarded=meter.discarded,
-             write_amp_bytes=_bytes_write_amp(run.begin, run.end), bytes_per_entry=per_entry),
+             write_amp_bytes=_bytes_write_amp(run.delta), bytes_per_entry=per_entry),
         run, meter.totals["uniform"][0], (meter.hit_rates("uniform")[1] or (None,))[0])
 
 
@@ -457,17 +464,15 @@ def _driven_window(db: Any, design: Design, system: System, scale: Scale,
                                  lambda: session.stream[: session.pos]), max(1, range_entries))
     report(LOAD_SHARE, "steady-state window")
     run = window.measure(session, rule, PacedReads(meter.batch, meter.reset, scale.reads, F))
-    (before, counted), (after, counts) = run.begin, run.end
+    delta = run.delta
     driver.check()
     levels = tuple(LevelShape(level=i + 1, runs=len(level.runs), entries=float(sum(level.runs)),
                               max_runs=int(level.max_runs))
                    for i, level in enumerate(driver.replay.levels))
-    tree = DriverCounts(*(getattr(counts, f) - getattr(counted, f)
-                          for f in ("inserted", "flushed", "merged", "kept_flushes",
-                                    "major_merges")))
-    measured = meter.costs(_bytes_write_amp(before, after), levels,
-                           8.0 * db.filter_bytes() / session.pos)
-    return measured, meter.checks(), run, tree.tree_write_amp, session.pos
+    # Entries the design's policy wrote per insert (DriverCounts.tree_write_amp's).
+    tree_write_amp = delta.policy_written / delta.inserted if delta.inserted else 0.0
+    measured = meter.costs(_bytes_write_amp(delta), levels, 8.0 * db.filter_bytes() / session.pos)
+    return measured, meter.checks(), run, tree_write_amp, session.pos
 
 
 def _stock(design: Design, system: System, scale: Scale, workload: Workload | None,
@@ -537,13 +542,23 @@ def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,
 
 def run_rocksdb(design: Design, system: System, scale: Scale, workload: Workload | None,
                 range_entries: int, *, stock: bool, compaction: Compaction, report: Callable,
-                workdir: str | Path | None) -> EngineRun:
-    """One validation run on RocksDB, stock or driven."""
+                workdir: str | Path | None, phase: str = "steady",
+                save_trace: str | Path | None = None) -> EngineRun:
+    """One validation run on RocksDB, stock or driven (the ``rocksdb-stock`` and ``rocksdb``
+    adapters of :mod:`validation.adapters`)."""
+    if save_trace is not None or phase != "steady":
+        raise ValueError("RocksDB is validated in the steady phase and saves no trace")
+    if needs_skew_model(workload, system):
+        if not stock:
+            raise ValueError("skewed keys, updates and a cache are validated on stock "
+                             "RocksDB only (stock=True): the compaction driver runs "
+                             "uniform inserts")
+        check_skew_workload(workload)
     if scale.entry_bytes <= KEY_BYTES:
         raise ValueError(f"scale entry_bytes must exceed the {KEY_BYTES}-byte key on RocksDB")
     version = rocksdb_bridge.load().version()  # says how to install it before anything runs
     if stock:
         run = _stock(design, system, scale, workload, range_entries, compaction, report, workdir)
-    else:  # validation.runner.cannot_build refused a compaction the driver does not run
+    else:  # the driver's adapter refused a compaction the driver does not run
         run = _driven(design, system, scale, workload, range_entries, report, workdir)
     return replace(run, detail={"rocksdb_version": version, **run.detail})

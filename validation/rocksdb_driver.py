@@ -34,7 +34,7 @@ from wacky_model.types import Design, System
 
 @dataclass
 class DriverCounts:
-    """What the driver wrote since the last :meth:`WackyDriver.reset_counts`."""
+    """What the driver wrote since it started."""
 
     inserted: int = 0
     flushed: int = 0  # entries in the level-0 files flushes made
@@ -97,9 +97,6 @@ class WackyDriver:
         self.files[run_id] = names
         self.counts.major_merges += step.major
         return step
-
-    def reset_counts(self) -> None:
-        self.counts = DriverCounts()
 
     def runs_per_level(self) -> list[list[int]]:
         """The design's tree as the policy holds it: entries of each run, Level 1 first."""

@@ -28,7 +28,7 @@ compaction. A warm-up or window that reaches its cap says so (``complete`` False
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol
 
 from cost_models.finite import REL_TOL
@@ -82,6 +82,39 @@ def half_loads(entries: int) -> WindowRule:
     return fixed(entries // 2, settle_reads=True, warmup=entries // 2)
 
 
+@dataclass(frozen=True)
+class Counters:
+    """What an engine did so far, in its own ``unit`` ("blocks": the native engine and the
+    simulator; "bytes": RocksDB's statistics): written by flushes and merges, by flushes, by
+    merges into each level (Level 1 first; empty where the engine only totals them), the bytes
+    the writer put, the entries inserted and those the design's policy wrote (the compaction
+    driver's own count), merges into Level L, point reads' cache hits and misses per level
+    (level 0 first), cached blocks dropped by compaction, and the seconds the writer stalled
+    while compaction caught up. ``end - begin`` is a window's (a level ``begin`` lacks is 0)."""
+
+    unit: str
+    written: int = 0
+    flushed: int = 0
+    merged_per_level: tuple[int, ...] = ()
+    user_written: int = 0
+    inserted: int = 0
+    policy_written: int = 0
+    major_merges: int = 0
+    cache_hits: tuple[int, ...] = ()
+    cache_misses: tuple[int, ...] = ()
+    cache_invalidated: int = 0
+    stall_seconds: float = 0.0
+
+    def __sub__(self, begin: Counters) -> Counters:
+        def minus(a: Any, b: Any) -> Any:
+            if isinstance(a, tuple):
+                return tuple(x - (b[i] if i < len(b) else 0) for i, x in enumerate(a))
+            return a if isinstance(a, str) else a - b
+
+        return Counters(*(minus(getattr(self, f.name), getattr(begin, f.name))
+                          for f in fields(self)))
+
+
 class Session(Protocol):
     """An engine holding the preload, written one step at a time."""
 
@@ -89,7 +122,7 @@ class Session(Protocol):
     def step(self) -> tuple[int, int]: ...  # write one step: (writes, merges into Level L)
     def level_L(self) -> tuple[int, bool, float]: ...  # runs, active run full, a_L
     def cycle_hint(self) -> float: ...  # Level L-1's capacity (else a buffer): a cycle's writes
-    def counters(self) -> Any: ...  # what the caller needs at the window's start and end
+    def counters(self) -> Counters: ...  # at the window's start and end
     def idle(self) -> None: ...  # wait until no flush or compaction runs
 
 
@@ -185,8 +218,12 @@ class WindowRun:
     level_L_runs_at_start: int
     complete: bool  # ended at its boundary (or its fixed length), not at the cap
     warmup_cycle: int  # writes between the warm-up's last two merges into Level L (0: fewer)
-    begin: Any = field(repr=False)
-    end: Any = field(repr=False)
+    begin: Counters = field(repr=False)
+    end: Counters = field(repr=False)
+
+    @property
+    def delta(self) -> Counters:
+        return self.end - self.begin
 
 
 def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> WindowRun:
