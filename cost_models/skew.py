@@ -45,7 +45,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
@@ -58,7 +58,7 @@ from cost_models.filters import (
 )
 from cost_models.finite import fill_layout, realized_fpr, runs_over_fill
 from cost_models.partial import LeveledFiles, WindowCosts, window_costs_many
-from cost_models.universal import UniversalRules, _pick
+from cost_models.universal import StepWindow, UniversalRules, _pick
 
 EXACT_RANKS = 512  # ranks below this get a bin each; above, bins grow geometrically
 BIN_GROWTH = 1.02
@@ -1329,21 +1329,27 @@ class UniversalLedger:
     write_amp: float
     full_merges: int
     mean_runs: float
+    window_writes: float = 0.0  # the writes counted
+    writes_before: float = 0.0  # the writes after the load before the count began
+    complete: bool = True  # a cycle window: it ended at a full merge, not at its cap
 
 
-def universal_ledger(rules: UniversalRules, preload: float, window: float, keys: KeyMap
-                     ) -> UniversalLedger:
+def universal_ledger(rules: UniversalRules, preload: float, window: float, keys: KeyMap, *,
+                     cycle: bool = False) -> UniversalLedger:
     """U1-U4 applied to run sizes in entries, with every run's entries S1's distinct keys of
     the writes it spans (:func:`_run_entries`): the load (``preload`` inserts, one flush of F
     at a time), then ``window`` writes of the workload, a flush every D^-1(F) writes. Merges
     write the distinct keys of the runs they merge. The ledger's level j is the j-th newest
     run: its entries and presence averaged over the window's flushes, and the lives of the
-    runs that sat there, weighed by their entries and the flushes they sat there (S6)."""
+    runs that sat there, weighed by their entries and the flushes they sat there (S6). With
+    ``cycle``, ``window`` is the least warm-up after the load, and the window is the next
+    whole cycle of the largest run (:class:`cost_models.universal.StepWindow`)."""
     F = float(rules.flush_entries)
     n = float(keys.entries)
     s1 = float(keys.writes_for(F))
     before = int(round(preload / F))
-    total = before + max(1, int(round(window / s1)))
+    steps = max(1, int(round(window / s1)))
+    win = StepWindow.cycle(before, steps) if cycle else StepWindow(before, before + steps)
     runs: list[_UniRun] = []
     written = 0.0
     full = 0
@@ -1353,8 +1359,9 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
     born: dict[int, int] = {}
     died: dict[int, int] = {}
     runs_sum = 0.0
-    for step in range(total):
-        counting = step >= before
+    step = 0
+    for step in range(win.total):
+        counting = win.counting(step)
         if step < before:
             run = _UniRun(F, 0.0, F, step, ident)
         else:
@@ -1364,6 +1371,7 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
         runs.insert(0, run)
         if counting:
             written += F
+        full_now = False
         while (stretch := _pick([r.entries for r in runs], rules)) is not None:
             start, end = stretch
             parts = runs[start:end]
@@ -1374,6 +1382,7 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
             ident += 1
             for r in parts:
                 died[r.ident] = step
+            full_now |= end - start == len(runs)
             if counting:
                 written += merged.entries
                 full += end - start == len(runs)
@@ -1381,8 +1390,10 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
         if counting:
             runs_sum += len(runs)
             seen.extend((pos, r.ident, r.entries) for pos, r in enumerate(runs))
-    counted = total - before
-    end_step = total
+        if win.stop_after(step, full_now):
+            break
+    counted = win.counted(step)
+    end_step = step + 1
     by_position: dict[int, list[tuple[int, float]]] = {}
     for pos, i, e in seen:
         by_position.setdefault(pos, []).append((i, e))
@@ -1399,18 +1410,26 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
         w = np.array(weights)
         levels.append(_Level(entries, len(rows) / counted, s1, np.array(lives),
                              w / max(w.sum(), 1e-300)))
-    return UniversalLedger(tuple(levels), written / (counted * s1), full, runs_sum / counted)
+    first = end_step - counted  # the first counted flush
+    return UniversalLedger(tuple(levels), written / (counted * s1), full, runs_sum / counted,
+                           window_writes=counted * s1,
+                           writes_before=max(0, first - before) * s1, complete=win.complete)
 
 
 def universal_tree(rules: UniversalRules, bits_per_key: float, *, entries: float,
                    entries_per_block: int, workload: SkewedWorkload, preload: float,
-                   window: float, keys: KeyMap | None = None) -> SkewedTree:
+                   window: float, keys: KeyMap | None = None, cycle: bool = False
+                   ) -> SkewedTree:
     """U5 then S3, S4 and S8 (:func:`tree_of_levels`) for RocksDB's universal compaction under
     ``workload``: every run's filter at ``bits_per_key`` (``realized_fpr``); the ledger's levels
-    are run positions, newest first (per-level tuples of the costs follow them)."""
+    are run positions, newest first (per-level tuples of the costs follow them). With
+    ``cycle`` (:func:`universal_ledger`), S3 places the keys at the cycle's middle and the
+    tree's cycle is the ledger's window."""
     n = int(entries)
     keys = checked_key_map(n, workload, keys)
-    led = universal_ledger(rules, preload, window, keys)
+    led = universal_ledger(rules, preload, window, keys, cycle=cycle)
+    if cycle:
+        workload = replace(workload, history_writes=led.writes_before + led.window_writes / 2)
     rate = float(realized_fpr(bits_per_key))
     fpr = np.full(len(led.levels), rate)
     sizes = np.array([lev.entries for lev in led.levels])
@@ -1422,8 +1441,9 @@ def universal_tree(rules: UniversalRules, bits_per_key: float, *, entries: float
         return np.asarray(realized_fpr(bloom_bits_per_key(fprs_w)), dtype=float)
 
     wa = [led.write_amp] + [0.0] * (len(led.levels) - 1)
-    cycle = max(float(np.max(lev.lives)) for lev in led.levels)
-    return tree_of_levels(led.levels, wa, cycle, LevelFilters(fpr, reweigh), entries=n,
+    span = (led.window_writes if cycle
+            else max(float(np.max(lev.lives)) for lev in led.levels))
+    return tree_of_levels(led.levels, wa, span, LevelFilters(fpr, reweigh), entries=n,
                           buffer_entries=rules.flush_entries,
                           entries_per_block=entries_per_block, workload=workload, keys=keys)
 

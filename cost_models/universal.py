@@ -73,6 +73,58 @@ class UniversalCosts:
     runs: float  # mean sorted runs a read meets, over the window
     full_merges: int  # U2's merges of everything, over the window
     final_runs: tuple[float, ...]  # run sizes at the end, newest first
+    window_flushes: int = 0  # the flushes counted
+    complete: bool = True  # a cycle window: it ended at a full merge, not at its cap
+
+
+# A cycle window's phases (the warm-up after its minimum, and the cycle) stop after this many
+# times the load's flushes without a full merge: U2 fires once the newer runs reach
+# max_size_amplification_percent of the oldest, a few loads at the most.
+CYCLE_CAP_LOADS = 12
+
+
+@dataclass
+class StepWindow:
+    """Which flushes of a replay count. Fixed: ``before`` steps of load, then the rest up to
+    ``total``. A cycle (``warm`` >= 0): after the load and at least ``warm`` more steps, from
+    the step after a full merge (every run merged into one) to the step of the next full
+    merge, inclusive, so the count holds one whole cycle of the largest run, as a validation
+    window that runs from one full merge to the next does (``total`` caps the steps)."""
+
+    before: int
+    total: int
+    warm: int = -1
+    start: int | None = None
+    complete: bool = True
+
+    @classmethod
+    def cycle(cls, before: int, warm: int) -> StepWindow:
+        cap = CYCLE_CAP_LOADS * max(before, warm, 1)
+        return cls(before, before + warm + 2 * cap, warm, complete=False)
+
+    def counting(self, step: int) -> bool:
+        if self.warm < 0:
+            return step >= self.before
+        return self.start is not None and step >= self.start
+
+    def stop_after(self, step: int, full: bool) -> bool:
+        """Whether the replay ends with ``step`` (``full``: a full merge happened in it)."""
+        if self.warm < 0 or not full:
+            return False
+        if self.start is None:
+            if step >= self.before + self.warm:
+                self.start = step + 1
+            return False
+        self.complete = True
+        return True
+
+    def counted(self, last: int) -> int:
+        """The steps counted when ``last`` was the last step replayed."""
+        first = self.before if self.warm < 0 else self.start
+        if first is None or last < first:
+            raise ValueError("the universal replay reached no full merge after its warm-up "
+                             f"within {self.total} flushes")
+        return last - first + 1
 
 
 def _pick(runs: list[float], r: UniversalRules) -> tuple[int, int] | None:
@@ -98,30 +150,40 @@ def _pick(runs: list[float], r: UniversalRules) -> tuple[int, int] | None:
     return None
 
 
-def universal_costs(rules: UniversalRules, preload: float, window: float) -> UniversalCosts:
-    """U1-U4 from an empty tree: ``window`` inserts of new keys after ``preload``."""
+def universal_costs(rules: UniversalRules, preload: float, window: float, *,
+                    cycle: bool = False) -> UniversalCosts:
+    """U1-U4 from an empty tree: ``window`` inserts of new keys after ``preload``. With
+    ``cycle``, ``window`` is the least warm-up after the load instead, and the count is the
+    next whole cycle of the largest run (:class:`StepWindow`)."""
     if not preload >= 0 or not window >= rules.flush_entries:
         raise ValueError(f"window must hold at least one flush ({rules.flush_entries:g} "
                          f"entries) and preload must be >= 0; got {window}, {preload}")
     F = rules.flush_entries
     before = int(round(preload / F))
-    total = before + max(1, int(round(window / F)))
+    steps = max(1, int(round(window / F)))
+    w = StepWindow.cycle(before, steps) if cycle else StepWindow(before, before + steps)
     runs: list[float] = []
     written = runs_sum = 0.0
     full = 0
-    for step in range(total):
-        counting = step >= before
+    step = 0
+    for step in range(w.total):
+        counting = w.counting(step)
         runs.insert(0, F)
         if counting:
             written += F
+        full_now = False
         while (stretch := _pick(runs, rules)) is not None:
             start, end = stretch
             merged = sum(runs[start:end])
+            full_now |= end - start == len(runs)
             if counting:
                 written += merged
                 full += end - start == len(runs)
             runs[start:end] = [merged]
         if counting:
             runs_sum += len(runs)
-    counted = total - before
-    return UniversalCosts(written / (counted * F), runs_sum / counted, full, tuple(runs))
+        if w.stop_after(step, full_now):
+            break
+    counted = w.counted(step)
+    return UniversalCosts(written / (counted * F), runs_sum / counted, full, tuple(runs),
+                          counted, w.complete)

@@ -212,3 +212,33 @@ def test_universal_reduces_to_u1_u4_and_the_cache_helps():
     b = universal_skew_costs(rules, 10.0, cached, wl, preload=N, window=N)
     assert a.cache_hit_rate == 0.0 < b.cache_hit_rate
     assert b.point_read < a.point_read
+
+
+def test_a_universal_cycle_runs_from_one_full_merge_to_the_next():
+    """The window validation measures universal compaction over (a whole cycle of the largest
+    run): U1-U4 and U5 count from the flush after a full merge past the warm-up through the
+    next full merge, and agree with each other when nothing is skewed."""
+    from cost_models.universal import UniversalRules, universal_costs
+    from wacky_model.skew import universal_skew_costs
+
+    rules = UniversalRules(flush_entries=256, trigger=12, min_merge_width=4,
+                           max_size_amplification_percent=298)
+    u = universal_costs(rules, N, N // 2, cycle=True)
+    assert u.complete and u.full_merges == 1 and len(u.final_runs) == 1
+    # The same flushes replayed as a fixed window: the cycle's start is where the count began.
+    start = round(N / 256)
+    fixed = [universal_costs(rules, (start + k) * 256, u.window_flushes * 256)
+             for k in range(4 * start)]
+    assert any(f.write_amp == pytest.approx(u.write_amp, rel=1e-12) and f.full_merges == 1
+               and len(f.final_runs) == 1 for f in fixed)
+    c = universal_skew_costs(rules, 10.0, SYSTEM, None, preload=N, window=N // 2, cycle=True)
+    assert c.write_amp == pytest.approx(u.write_amp, rel=1e-12)
+    assert c.cycle_writes == pytest.approx(u.window_flushes * 256)
+    from cost_models.universal import StepWindow
+
+    w = StepWindow.cycle(before=2, warm=1)  # a full merge in the load does not start it
+    assert [w.stop_after(step, full) for step, full in enumerate([1, 0, 0, 1, 0, 1])] == [
+        False, False, False, False, False, True]
+    assert (w.start, w.counted(5), w.complete) == (4, 2, True)
+    with pytest.raises(ValueError, match="no full merge"):
+        StepWindow.cycle(before=2, warm=1).counted(9)

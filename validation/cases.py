@@ -447,6 +447,15 @@ def _skew_files_section(rows: Sequence[tuple[SkewFileCase, ValidationResult]], s
         "reads have no target here.", _skew_file_table(rows), refused)
 
 
+def _window_cell(r: ValidationResult, warmup: int) -> str:
+    """Warm-up + window writes, and a universal window's cycle as its model has it."""
+    text = f"{warmup:,} + {r.window_writes:,} writes"
+    if cycle := r.detail("model_cycle_writes"):
+        capped = "" if r.detail("window_complete") else "; capped, no full merge"
+        text += f" (model's cycle {cycle:,.0f}{capped})"
+    return text
+
+
 def _skew_file_table(rows: Sequence[tuple[SkewFileCase, ValidationResult]]) -> list[str]:
     """A skew-files table (model / engine per case) and the targets it met, metric by metric."""
     cells = []
@@ -461,7 +470,7 @@ def _skew_file_table(rows: Sequence[tuple[SkewFileCase, ValidationResult]]) -> l
             case.distribution + (f", {case.updates:.0%} updates" if case.updates else ""),
             *_skew_cells(r, e["write_amp"], e["point_read"], e["hit_rate"]),
             _pair(p.zero_result_read, m.zero_result_read, e["zero_result_read"]),
-            f"{warmup:,} + {r.window_writes:,} writes"])
+            _window_cell(r, warmup)])
     lines = table(["case", "keys", *SKEW_COLUMNS, "zero-result I/O", "window"], cells)
     if rows:
         lines += [""] + [_verdict_line(k, label, target, rows) + "  "
@@ -525,14 +534,17 @@ def _rocksdb_skew_section(rows: Sequence[tuple[RocksSkewCase, ValidationResult]]
         "blocks stay in memory), which point reads fill and flushes and compactions do not. "
         "Then one existing-key read per write, both drawn from the distribution (the same keys "
         f"hot for both), {SKEW_FILE_UPDATES:.0%} of the writes updates (the uniform controls "
-        "insert only): a warm-up of half a load, then a window of half a load "
-        "(validation/window.py, `half_loads`), the writer waiting while RocksDB flushes or "
-        "compacts. A read batch is counted only if no flush or compaction ran during it, "
+        "insert only): for leveled compaction a warm-up of half a load, then a window of half "
+        "a load (validation/window.py, `half_loads`); for universal compaction a warm-up of at "
+        "least half a load, then one whole cycle of the largest run, from a full merge to the "
+        "next, the window U5 prices (`full_merge_cycle`; its own cycle shown beside the "
+        "engine's), the writer waiting while RocksDB flushes or compacts. A read batch is "
+        "counted only if no flush or compaction ran during it, "
         f"otherwise redone ({redone} redone in this set). Each cell is the skew model of "
         "RocksDB's compaction at the window's middle (S2f, `leveled_skew_costs`, for leveled; "
-        "U5, `universal_skew_costs`, for universal; S3-S7 in docs/MODEL.md) / RocksDB. Write "
-        "amplification is RocksDB's flush and compaction bytes in entries (as in the RocksDB "
-        "section); read I/O is data-block cache misses per read (RocksDB's per-level "
+        "U5 over its cycle, `universal_skew_costs`, for universal; S3-S7 in docs/MODEL.md) / "
+        "RocksDB. Write amplification is RocksDB's flush and compaction bytes in entries (as in "
+        "the RocksDB section); read I/O is data-block cache misses per read (RocksDB's per-level "
         "PerfContext); hit rates by level are RocksDB's levels 1 on, against the model's levels "
         "(for universal compaction its run positions, newest first: not the same rows). "
         f"Targets (the native engine's): write amplification within {TARGET_WA:.0%}, the "

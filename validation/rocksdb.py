@@ -41,6 +41,7 @@ import rocksdb_bridge
 from cost_models.limits import runs_limit
 from cost_models.skew import SkewedWorkload
 from cost_models.structure import structure
+from cost_models.universal import CYCLE_CAP_LOADS
 from native_engine.simulator import ReplaySession
 from validation import generators, window
 from validation.native import SkewSession, add_counts, check_skew_workload, hit_rates
@@ -127,28 +128,41 @@ def _bytes_write_amp(delta: Counters) -> float:
 class StockSession:
     """Stock RocksDB as a :class:`validation.window.Session`: a step puts ``draw()``'s keys (a
     buffer of fresh keys, or a chunk of skewed writes), compaction RocksDB's own; ``throttle``
-    is the writer's waits. The window is fixed: RocksDB hides its merge schedule."""
+    is the writer's waits. Leveled compaction hides its merge schedule, so its window is fixed;
+    under universal compaction (``full_merges``) a step that ends with one sorted run after a
+    compaction is a merge into Level L, and ``cycle`` (the model's cycle, in writes) paces the
+    reads."""
 
     db: Any
     draw: Callable[[], np.ndarray]
     values: np.ndarray
     inserted: int = 0  # writes so far
     throttle: float = 0.0
+    full_merges: bool = False
+    cycle: float = 0.0
 
     def can_step(self) -> bool:
         return True  # a fixed window: its length stops it
 
     def step(self) -> tuple[int, int]:
         keys = self.draw()
+        merged = self.db.tickers()["rocksdb.compact.write.bytes"] if self.full_merges else 0
         self.throttle += _put(self.db, keys, self.values)
         self.inserted += keys.size
-        return keys.size, 0
+        if not self.full_merges:
+            return keys.size, 0
+        full = (self.db.tickers()["rocksdb.compact.write.bytes"] > merged
+                and self.level_L()[0] == 1)
+        return keys.size, int(full)
 
     def level_L(self) -> tuple[int, bool, float]:
-        raise NotImplementedError("a stock window is fixed: no boundary of Level L")
+        if not self.full_merges:
+            raise NotImplementedError("a leveled stock window is fixed: no boundary of Level L")
+        runs = int(sum(row.runs for row in _levels(self.db)))
+        return runs, runs == 1, 1.0
 
     def cycle_hint(self) -> float:
-        return self.values.shape[0]
+        return self.cycle or self.values.shape[0]
 
     def counters(self) -> Counters:
         return rocksdb_counters(self.db, stall_seconds=self.throttle)
@@ -339,13 +353,17 @@ def _draws(rng: np.random.Generator, absent: np.ndarray, oldest: np.ndarray,
 
 def run_stock(exported: Any, scale: Scale, range_entries: int, *,
               skew: SkewedWorkload | None = None, cache_bytes: int = 0,
-              workdir: str | Path | None = None, report: Callable = _quiet) -> StockRun:
+              workdir: str | Path | None = None, report: Callable = _quiet,
+              cycle: float | None = None) -> StockRun:
     """The stock protocol on a fresh database with ``exported``'s options: the preload's N keys
     (the native engine's), then a window of N fresh keys with the reads spread over it. With
     ``skew`` (skewed keys, updates, a cache of ``cache_bytes`` that reads fill): the workload's
     writes (:class:`validation.native.SkewSession`), N/2 of warm-up then N/2 measured
     (:func:`validation.window.half_loads`), its existing-key reads before every chunk of
-    writes, zero-result and range reads spread over the window."""
+    writes, zero-result and range reads spread over the window; under universal compaction
+    with ``cycle`` (its model's cycle, in writes), at least N/2 of warm-up and then one whole
+    cycle of the largest run, from a full merge to the next
+    (:func:`validation.window.full_merge_cycle`), as U5 prices it."""
     keys = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
                                  seed=scale.seed).keys
     rng = np.random.default_rng([scale.seed, 0x524F434B])  # stream tag: "ROCK"
@@ -357,7 +375,8 @@ def run_stock(exported: Any, scale: Scale, range_entries: int, *,
         throttle = sum(_put(db, keys[i : i + F], values) for i in range(0, keys.size, F))
         throttle += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
         report(LOAD_SHARE, "steady-state window")
-        out = _stock_window(db, keys, fresh, values, scale, max(1, range_entries), rng, skew)
+        out = _stock_window(db, keys, fresh, values, scale, max(1, range_entries), rng, skew,
+                            cycle)
         del db  # closes the database before its directory goes
     return replace(out, detail={**out.detail,
                                 "throttle_seconds": throttle + out.detail["throttle_seconds"]})
@@ -365,7 +384,7 @@ def run_stock(exported: Any, scale: Scale, range_entries: int, *,
 
 def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarray,
                   scale: Scale, range_entries: int, rng: np.random.Generator,
-                  skew: SkewedWorkload | None) -> StockRun:
+                  skew: SkewedWorkload | None, cycle: float | None = None) -> StockRun:
     F, n = values.shape[0], keys.size
     window_keys, absent = fresh[:n], fresh[n:]
     if skew is None:
@@ -377,12 +396,15 @@ def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarr
         rule, reads = (window.fixed(n, settle_reads=False),
                        PacedReads(meter.batch, meter.reset, scale.reads, F))
     else:
-        writes = SkewSession(None, keys, skew, rng, n + 2 * F, F=F)
-        session = StockSession(db, writes.draw, values)
+        rule = (window.half_loads(n) if cycle is None
+                else window.full_merge_cycle(n // 2, CYCLE_CAP_LOADS * n))
+        writes = SkewSession(None, keys, skew, rng, (rule.warmup_cap or 0) + rule.cap + 2 * F,
+                             F=F)
+        session = StockSession(db, writes.draw, values, full_merges=cycle is not None,
+                               cycle=cycle or 0.0)
         meter = ReadMeter(db, {"zero": lambda k: rng.choice(absent, k),
                                "uniform": writes.read_keys,
                                "range": lambda k: rng.choice(keys, k)}, range_entries)
-        rule = window.half_loads(n)
         reads = SkewPaced(lambda k: meter.batch(k, SIDES), meter.reset, scale.reads,
                           writes.chunk, existing=lambda k: meter.batch(k, ("uniform",)),
                           owed=ReadPacing(skew.reads_per_write * writes.chunk, batch=0))
@@ -516,15 +538,17 @@ def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,
     U5 for universal (``universal_skew_costs``, walked from the load through the warm-up and
     the window); zero-result reads the skew model's, range reads the uniform model's
     (:func:`validation.predict.predict_stock`)."""
+    universal = exported.style == "universal"
+    if universal:  # a whole cycle of the largest run, the model's and the engine's own
+        model = universal_skew_costs(universal_rules(exported), exported.bits_per_key, system,
+                                     workload, preload=scale.entries, window=scale.entries // 2,
+                                     cycle=True)
     run = run_stock(exported, scale, range_entries, skew=skewed_workload(workload),
-                    cache_bytes=system.cache_bytes, workdir=workdir, report=report)
+                    cache_bytes=system.cache_bytes, workdir=workdir, report=report,
+                    cycle=model.cycle_writes if universal else None)
     w = run.window
     history, after_load = w.warmup_writes + w.writes / 2.0, w.warmup_writes + w.writes
-    if exported.style == "universal":
-        model = universal_skew_costs(universal_rules(exported), exported.bits_per_key, system,
-                                     workload, preload=scale.entries, window=after_load,
-                                     history_writes=history)
-    else:
+    if not universal:
         model = leveled_skew_costs(leveled_policy(exported), exported.bits_per_key, system,
                                    workload, history_writes=history)
     inserts = max(1, round((1.0 - workload.update_fraction) * after_load))
@@ -537,7 +561,8 @@ def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,
     return EngineRun(measured=measured, checks=run.checks, predicted=predicted, simulated=None,
                      model="skew", window_writes=w.writes, design=ran,
                      detail=dict(window_detail(w, "window_complete"), **facts, **run.detail,
-                                 skew=detail))
+                                 skew=detail, model_cycle_writes=model.cycle_writes
+                                 if universal else None))
 
 
 def run_rocksdb(design: Design, system: System, scale: Scale, workload: Workload | None,

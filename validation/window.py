@@ -75,6 +75,14 @@ def fixed(writes: int, *, settle_reads: bool, warmup: int = 0) -> WindowRule:
     return WindowRule("none", "fixed", writes, settle_reads=settle_reads)
 
 
+def full_merge_cycle(warmup: int, cap: int) -> WindowRule:
+    """Universal compaction (the window its model prices, cost_models.universal.StepWindow):
+    after at least ``warmup`` writes, from a full merge to the next, one whole cycle of the
+    largest run; each phase stops after ``cap`` writes without one."""
+    return WindowRule("full_merge", "full_merge", cap, warmup_cap=warmup + cap,
+                      warmup_min=warmup, min_writes=1)
+
+
 def half_loads(entries: int) -> WindowRule:
     """Skewed writes with no cycle of Level L to align with (file-granular merges, stock
     RocksDB): a warm-up of half a load, then a window of half a load, which the skew models

@@ -233,17 +233,20 @@ def leveled_skew_costs_many(policies: Sequence[LeveledFiles],
 
 def universal_skew_costs(rules: UniversalRules, bits_per_key: float, system: System,
                          workload: Workload | None, *, preload: float, window: float,
-                         history_writes: float = math.inf, keys: KeyMap | None = None
-                         ) -> SkewedCosts:
+                         history_writes: float = math.inf, keys: KeyMap | None = None,
+                         cycle: bool = False) -> SkewedCosts:
     """S1, U5 (docs/MODEL.md) and S3-S8 for RocksDB's universal compaction under ``workload``'s
     skew and updates and ``system.cache_bytes``: the load of ``preload`` keys, then ``window``
     writes of the workload (``wacky_model.rocksdb_model.universal_rules`` reads the rules from
-    an export). Per-level tuples are run positions, newest first; the write amplification is
-    all in the first. ``system`` gives the keys (``entries``), the blocks and the cache."""
+    an export). With ``cycle``, ``window`` is the least warm-up, and the costs are those of the
+    next whole cycle of the largest run (from one full merge to the next; its writes are the
+    costs' ``cycle_writes``). Per-level tuples are run positions, newest first; the write
+    amplification is all in the first. ``system`` gives the keys (``entries``), the blocks and
+    the cache."""
     tree = universal_tree(rules, bits_per_key, entries=system.entries,
                           entries_per_block=system.entries_per_block,
                           workload=_priced_workload(workload, history_writes),
-                          preload=preload, window=window, keys=keys)
+                          preload=preload, window=window, keys=keys, cycle=cycle)
     return tree.costs(cache_blocks(system))
 
 
