@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "buffer.h"
+#include "compaction_strategy.h"
 #include "file_io.h"
 #include "io_stats.h"
 #include "merge_policy.h"
@@ -31,19 +32,20 @@
 
 namespace wacky {
 
-class Compaction {
+// The FlushJob of WholeLevelStrategy (compaction_strategy.h) for a flush that merges.
+class Compaction : public FlushJob {
  public:
   // `options`, `current` and `buffer` must stay unchanged until Install() or destruction.
   // retain: obsolete run files are renamed to *.obsolete instead of deleted (tests).
   Compaction(const Options& options, const Version& current, const Buffer& buffer, bool retain);
-  ~Compaction();
+  ~Compaction() override;
   Compaction(const Compaction&) = delete;
   Compaction& operator=(const Compaction&) = delete;
 
   const MergePlan& plan() const { return plan_; }
-  void Write(const std::string& dir, FaultInjector* faults, IOStats* stats);
-  const Version& next() const { return next_; }
-  void Install(Version* current, IOStats* stats);
+  void Write(const std::string& dir, FaultInjector* faults, IOStats* stats) override;
+  const Version& next() const override { return next_; }
+  void Install(Version* current, IOStats* stats) override;
 
  private:
   const Options& options_;

@@ -13,9 +13,7 @@
 #include <functional>
 #include <iterator>
 
-#include "compaction.h"
 #include "directory_check.h"
-#include "file_compaction.h"
 #include "engine_limits.h"
 #include "hash.h"
 #include "level_iterator.h"
@@ -33,6 +31,7 @@ Engine::Engine(const std::string& path, const Options& options, bool retain_obso
       options_(options),
       retain_(retain_obsolete_runs),
       buffer_((options.Validate(), options.buffer_entries()), options.value_bytes()),
+      strategy_(CompactionStrategy::For(options)),
       cache_(options.cache_bytes, options.block_bytes),
       block_(options.block_bytes) {
   CheckPath(path_);
@@ -381,14 +380,10 @@ void Engine::FlushLocked() {
       OutputsFileName(path_),
       OutputsRecord{options_.db_id, generation_, current_.next_run_id}.Encode(), false,
       &faults_);
-  if (options_.granularity == kFileGranularity || FlushStagesInLevel0(options_, current_)) {
-    FileCompaction c(options_, current_, buffer_, retain_);
-    c.Write(path_, &faults_, &stats_);
-    CommitFlush(c.next(), [&] { c.Install(&current_, &stats_); });
-  } else {
-    Compaction c(options_, current_, buffer_, retain_);
-    c.Write(path_, &faults_, &stats_);
-    CommitFlush(c.next(), [&] { c.Install(&current_, &stats_); });
+  {
+    const std::unique_ptr<FlushJob> job = strategy_->NewFlush(options_, current_, buffer_, retain_);
+    job->Write(path_, &faults_, &stats_);
+    CommitFlush(job->next(), [&] { job->Install(&current_, &stats_); });
   }
   // Committed: the record must not outlive the generation it was made for, or a MANIFEST
   // restored from that generation would take this flush's outputs for uncommitted ones.
@@ -488,7 +483,7 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
     if (res == Run::Lookup::kDeleted) return false;
   }
   if (salvaged) CheckSetAside(-1, 0, key);
-  const bool files = options_.granularity == kFileGranularity;
+  const bool files = strategy_->levels_are_files();
   for (size_t i = 0; i < current_.levels.size(); ++i) {
     const Level& l = current_.levels[i];
     // A level of files is one sorted run: a set-aside file is the only one that may hold a
@@ -578,8 +573,9 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
         ++stats_.range_runs_probed;
         sources.push_back(std::make_unique<RunIterator>(*r, lo, 1, &stats_.range_read));
       }
+    const bool files = strategy_->levels_are_files();
     for (const Level& l : current_.levels) {
-      if (options_.granularity == kFileGranularity) {
+      if (files) {
         // One sorted run: its files are read one after another, opened as the scan
         // reaches them, and probed as one run.
         auto first = std::partition_point(l.runs.begin(), l.runs.end(),
@@ -679,7 +675,7 @@ std::vector<LevelInfo> Engine::Levels() const {
     const Level& l = levels[i];
     LevelInfo li{static_cast<int>(i + 1), l.ratio, l.capacity, l.max_runs, l.fpr, l.hash_table,
                  l.index ? l.index->sig_bits() : 0, {},
-                 options_.granularity == kFileGranularity};
+                 strategy_->levels_are_files()};
     li.held_runs = l.held_runs;
     for (const auto& r : l.runs) li.runs.push_back(run_info(r));
     out.push_back(std::move(li));

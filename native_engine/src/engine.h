@@ -78,8 +78,9 @@
 //   * Methods named TEST_* are hooks for tests only; the Python API does not expose
 //     them (they are bound in the submodule native_engine._engine.testing).
 //
-// Compaction (compaction.h), recovery (recovery.h) and the OS layer (env.h) live in
-// their own files; this one is the facade and the read path.
+// Compaction (compaction_strategy.h, chosen once at open: compaction.h, file_compaction.h),
+// recovery (recovery.h) and the OS layer (env.h) live in their own files; this one is the
+// facade and the read path.
 #ifndef WACKY_NATIVE_ENGINE_ENGINE_H_
 #define WACKY_NATIVE_ENGINE_ENGINE_H_
 
@@ -94,6 +95,7 @@
 
 #include "block_cache.h"
 #include "buffer.h"
+#include "compaction_strategy.h"
 #include "env.h"
 #include "file_io.h"
 #include "io_stats.h"
@@ -130,9 +132,10 @@ struct VerifyReport {
 
 // Levels() lists level 0 first (level = 0, only with Options::level1_runs > 1: the flushes
 // waiting to merge, with ratio = max_runs = level1_runs and capacity = level1_runs buffers;
-// it is not part of the shape), then Level 1..L (level = 1..L). With `files` set
-// (kFileGranularity, Levels 1..L) a level is ONE sorted run and `runs` lists its files in
-// key order, disjoint; count it as one run (a_i = 1) wherever runs are counted.
+// it is not part of the shape), then Level 1..L (level = 1..L). With `files` set (Levels
+// 1..L of a strategy whose levels are files, compaction_strategy.h: kFileGranularity) a level
+// is ONE sorted run and `runs` lists its files in key order, disjoint; count it as one run
+// (a_i = 1) wherever runs are counted.
 struct LevelInfo {
   int level;
   double ratio, capacity, max_runs, fpr;
@@ -238,6 +241,8 @@ class Engine {
   // flush meanwhile keeps live (with every later log), so a crash replays the whole batch.
   uint64_t batch_log_ = 0;
   Buffer buffer_;
+  // Chosen from options_.granularity once, after options_ passed Validate() (buffer_).
+  const std::unique_ptr<const CompactionStrategy> strategy_;
   Version current_;
   IOStats stats_;
   BlockCache cache_;

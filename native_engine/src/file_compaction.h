@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "buffer.h"
+#include "compaction_strategy.h"
 #include "entry_source.h"
 #include "file_io.h"
 #include "io_stats.h"
@@ -54,18 +55,20 @@ bool FlushStagesInLevel0(const Options& options, const Version& current);
 // picked file's largest key).
 size_t PickFile(const Options& options, const Level& level, const Level& below);
 
-class FileCompaction {
+// The FlushJob of FileStrategy, and of WholeLevelStrategy for a flush that stages in level 0
+// (compaction_strategy.h).
+class FileCompaction : public FlushJob {
  public:
   // `options`, `current` and `buffer` must stay unchanged until Install() or destruction.
   FileCompaction(const Options& options, const Version& current, const Buffer& buffer,
                  bool retain);
-  ~FileCompaction();
+  ~FileCompaction() override;
   FileCompaction(const FileCompaction&) = delete;
   FileCompaction& operator=(const FileCompaction&) = delete;
 
-  void Write(const std::string& dir, FaultInjector* faults, IOStats* stats);
-  const Version& next() const { return next_; }
-  void Install(Version* current, IOStats* stats);
+  void Write(const std::string& dir, FaultInjector* faults, IOStats* stats) override;
+  const Version& next() const override { return next_; }
+  void Install(Version* current, IOStats* stats) override;
 
  private:
   struct Counts {
