@@ -1332,6 +1332,7 @@ class UniversalLedger:
     window_writes: float = 0.0  # the writes counted
     writes_before: float = 0.0  # the writes after the load before the count began
     complete: bool = True  # a cycle window: it ended at a full merge, not at its cap
+    merges_before: int = 0  # a cycle window: the full merges after the load up to its start
 
 
 def universal_ledger(rules: UniversalRules, preload: float, window: float, keys: KeyMap, *,
@@ -1413,7 +1414,8 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
     first = end_step - counted  # the first counted flush
     return UniversalLedger(tuple(levels), written / (counted * s1), full, runs_sum / counted,
                            window_writes=counted * s1,
-                           writes_before=max(0, first - before) * s1, complete=win.complete)
+                           writes_before=max(0, first - before) * s1, complete=win.complete,
+                           merges_before=win.merges_before)
 
 
 def universal_tree(rules: UniversalRules, bits_per_key: float, *, entries: float,

@@ -75,6 +75,7 @@ class UniversalCosts:
     final_runs: tuple[float, ...]  # run sizes at the end, newest first
     window_flushes: int = 0  # the flushes counted
     complete: bool = True  # a cycle window: it ended at a full merge, not at its cap
+    merges_before: int = 0  # a cycle window: the full merges after the load up to its start
 
 
 # A cycle window's phases (the warm-up after its minimum, and the cycle) stop after this many
@@ -96,6 +97,7 @@ class StepWindow:
     warm: int = -1
     start: int | None = None
     complete: bool = True
+    merges_before: int = 0  # full merges after the load, the one the cycle starts at included
 
     @classmethod
     def cycle(cls, before: int, warm: int) -> StepWindow:
@@ -112,6 +114,7 @@ class StepWindow:
         if self.warm < 0 or not full:
             return False
         if self.start is None:
+            self.merges_before += step >= self.before
             if step >= self.before + self.warm:
                 self.start = step + 1
             return False
@@ -186,4 +189,4 @@ def universal_costs(rules: UniversalRules, preload: float, window: float, *,
             break
     counted = w.counted(step)
     return UniversalCosts(written / (counted * F), runs_sum / counted, full, tuple(runs),
-                          counted, w.complete)
+                          counted, w.complete, w.merges_before)

@@ -47,8 +47,8 @@ def test_a_skewed_stock_run_answers_right_and_is_predicted(workdir, design) -> N
     if design.K == 0:  # leveled: half a load of warm-up, half a load measured, whole chunks
         assert half <= r.window_writes < half + chunk
         assert half <= r.detail("skew")["warmup_writes"] < half + chunk
-    else:  # universal: from a full merge after half a load to the next, as U5 prices it
-        assert r.detail("window_complete") and r.detail("skew")["warmup_writes"] >= half
+    else:  # universal: from the full merge U5's cycle starts at to the next, as U5 prices it
+        assert r.detail("window_complete")
         assert 0.5 < r.window_writes / r.detail("model_cycle_writes") < 2.0
     # Loose: the figures the sweep reports are in docs/VALIDATION.md (wacky sweep rocksdb-skew).
     assert abs(p.cache_hit_rate - m.cache_hit_rate) < 0.1

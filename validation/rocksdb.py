@@ -62,6 +62,7 @@ from wacky_model.skew import (
     leveled_skew_costs,
     needs_skew_model,
     skewed_workload,
+    universal_cycle_start,
     universal_skew_costs,
 )
 from wacky_model.types import Compaction, Design, System, Workload
@@ -140,19 +141,23 @@ class StockSession:
     throttle: float = 0.0
     full_merges: bool = False
     cycle: float = 0.0
+    merged: int = 0  # compaction bytes written when the last full merge was seen
 
     def can_step(self) -> bool:
         return True  # a fixed window: its length stops it
 
     def step(self) -> tuple[int, int]:
         keys = self.draw()
-        merged = self.db.tickers()["rocksdb.compact.write.bytes"] if self.full_merges else 0
         self.throttle += _put(self.db, keys, self.values)
         self.inserted += keys.size
         if not self.full_merges:
             return keys.size, 0
-        full = (self.db.tickers()["rocksdb.compact.write.bytes"] > merged
-                and self.level_L()[0] == 1)
+        # One run left by a compaction since the last step that saw one: a compaction that
+        # finished late (a loaded machine) still counts, a step later at the most.
+        merged = self.db.tickers()["rocksdb.compact.write.bytes"]
+        full = merged > self.merged and self.level_L()[0] == 1
+        if full:
+            self.merged = merged
         return keys.size, int(full)
 
     def level_L(self) -> tuple[int, bool, float]:
@@ -354,15 +359,15 @@ def _draws(rng: np.random.Generator, absent: np.ndarray, oldest: np.ndarray,
 def run_stock(exported: Any, scale: Scale, range_entries: int, *,
               skew: SkewedWorkload | None = None, cache_bytes: int = 0,
               workdir: str | Path | None = None, report: Callable = _quiet,
-              cycle: float | None = None) -> StockRun:
+              cycle: tuple[float, int] | None = None) -> StockRun:
     """The stock protocol on a fresh database with ``exported``'s options: the preload's N keys
     (the native engine's), then a window of N fresh keys with the reads spread over it. With
     ``skew`` (skewed keys, updates, a cache of ``cache_bytes`` that reads fill): the workload's
     writes (:class:`validation.native.SkewSession`), N/2 of warm-up then N/2 measured
     (:func:`validation.window.half_loads`), its existing-key reads before every chunk of
     writes, zero-result and range reads spread over the window; under universal compaction
-    with ``cycle`` (its model's cycle, in writes), at least N/2 of warm-up and then one whole
-    cycle of the largest run, from a full merge to the next
+    with ``cycle`` (its model's cycle: its writes, and the full merges after the load up to its
+    start), one whole cycle of the largest run, from that full merge to the next
     (:func:`validation.window.full_merge_cycle`), as U5 prices it."""
     keys = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
                                  seed=scale.seed).keys
@@ -384,7 +389,8 @@ def run_stock(exported: Any, scale: Scale, range_entries: int, *,
 
 def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarray,
                   scale: Scale, range_entries: int, rng: np.random.Generator,
-                  skew: SkewedWorkload | None, cycle: float | None = None) -> StockRun:
+                  skew: SkewedWorkload | None, cycle: tuple[float, int] | None = None
+                  ) -> StockRun:
     F, n = values.shape[0], keys.size
     window_keys, absent = fresh[:n], fresh[n:]
     if skew is None:
@@ -397,11 +403,12 @@ def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarr
                        PacedReads(meter.batch, meter.reset, scale.reads, F))
     else:
         rule = (window.half_loads(n) if cycle is None
-                else window.full_merge_cycle(n // 2, CYCLE_CAP_LOADS * n))
+                else window.full_merge_cycle(cycle[1], CYCLE_CAP_LOADS * n))
         writes = SkewSession(None, keys, skew, rng, (rule.warmup_cap or 0) + rule.cap + 2 * F,
                              F=F)
         session = StockSession(db, writes.draw, values, full_merges=cycle is not None,
-                               cycle=cycle or 0.0)
+                               cycle=cycle[0] if cycle else 0.0,
+                               merged=db.tickers()["rocksdb.compact.write.bytes"])
         meter = ReadMeter(db, {"zero": lambda k: rng.choice(absent, k),
                                "uniform": writes.read_keys,
                                "range": lambda k: rng.choice(keys, k)}, range_entries)
@@ -539,13 +546,15 @@ def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,
     the window); zero-result reads the skew model's, range reads the uniform model's
     (:func:`validation.predict.predict_stock`)."""
     universal = exported.style == "universal"
-    if universal:  # a whole cycle of the largest run, the model's and the engine's own
-        model = universal_skew_costs(universal_rules(exported), exported.bits_per_key, system,
-                                     workload, preload=scale.entries, window=scale.entries // 2,
-                                     cycle=True)
+    if universal:  # the cycle of the largest run after half a load, the model's own
+        rules, half = universal_rules(exported), scale.entries // 2
+        model = universal_skew_costs(rules, exported.bits_per_key, system, workload,
+                                     preload=scale.entries, window=half, cycle=True)
+        merges = universal_cycle_start(rules, system, workload, preload=scale.entries,
+                                       window=half)
     run = run_stock(exported, scale, range_entries, skew=skewed_workload(workload),
                     cache_bytes=system.cache_bytes, workdir=workdir, report=report,
-                    cycle=model.cycle_writes if universal else None)
+                    cycle=(model.cycle_writes, merges) if universal else None)
     w = run.window
     history, after_load = w.warmup_writes + w.writes / 2.0, w.warmup_writes + w.writes
     if not universal:

@@ -49,6 +49,7 @@ class WindowRule:
     cap: int
     warmup_cap: int | None = None  # "fixed": the warm-up's writes
     warmup_min: int = 0  # full_merge: the warm-up's writes at least
+    warmup_merges: int = 0  # full_merge: if > 0, the warm-up ends at this full merge instead
     min_writes: int = 0  # the window's writes at least
     skip_full_merges: bool = False
     settle_reads: bool = False
@@ -75,12 +76,14 @@ def fixed(writes: int, *, settle_reads: bool, warmup: int = 0) -> WindowRule:
     return WindowRule("none", "fixed", writes, settle_reads=settle_reads)
 
 
-def full_merge_cycle(warmup: int, cap: int) -> WindowRule:
+def full_merge_cycle(merges: int, cap: int) -> WindowRule:
     """Universal compaction (the window its model prices, cost_models.universal.StepWindow):
-    after at least ``warmup`` writes, from a full merge to the next, one whole cycle of the
-    largest run; each phase stops after ``cap`` writes without one."""
-    return WindowRule("full_merge", "full_merge", cap, warmup_cap=warmup + cap,
-                      warmup_min=warmup, min_writes=1)
+    from the ``merges``-th full merge after the load, the one its model's cycle starts at, to
+    the next, one whole cycle of the largest run; each phase stops after ``cap`` writes
+    without one. Counting full merges, not writes, keeps the engine on the model's cycle when
+    a full merge falls near the warm-up's end on one side of it and not on the other."""
+    return WindowRule("full_merge", "full_merge", cap, warmup_cap=cap, warmup_merges=merges,
+                      min_writes=1)
 
 
 def half_loads(entries: int) -> WindowRule:
@@ -237,7 +240,7 @@ class WindowRun:
 def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> WindowRun:
     """Warm up, then measure one window of ``session`` under ``rule``."""
     reads = reads or NoReads()
-    warm, runs_at_start, cycle, last_major = 0, 0, 0, None
+    warm, runs_at_start, cycle, last_major, merges = 0, 0, 0, None, 0
     warmup_cap = rule.cap if rule.warmup_cap is None else rule.warmup_cap
     while rule.warmup != "none" and warm < warmup_cap and session.can_step():
         written, majors = session.step()
@@ -247,7 +250,9 @@ def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> W
             last_major = warm
             if rule.warmup != "fixed":  # a fixed warm-up ends at its length, not a boundary
                 runs, full, _ = session.level_L()
+                merges += runs == 1
                 if (full if rule.warmup == "run_boundary"
+                        else merges == rule.warmup_merges if rule.warmup_merges
                         else runs == 1 and warm >= rule.warmup_min):
                     runs_at_start = runs
                     break

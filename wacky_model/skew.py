@@ -29,6 +29,7 @@ from cost_models.skew import (
     file_trees,
     key_map,
     skewed_tree,
+    universal_ledger,
     universal_tree,
 )
 from cost_models.universal import UniversalRules
@@ -248,6 +249,16 @@ def universal_skew_costs(rules: UniversalRules, bits_per_key: float, system: Sys
                           workload=_priced_workload(workload, history_writes),
                           preload=preload, window=window, keys=keys, cycle=cycle)
     return tree.costs(cache_blocks(system))
+
+
+def universal_cycle_start(rules: UniversalRules, system: System, workload: Workload | None, *,
+                          preload: float, window: float) -> int:
+    """The full merges after the load that U5's replay sees up to the start of the cycle that
+    :func:`universal_skew_costs` (``cycle=True``) prices: an engine's window starts at its
+    own such full merge."""
+    w = _priced_workload(workload, math.inf)
+    keys = key_map(system.entries, w, tabulate=False)
+    return universal_ledger(rules, preload, window, keys, cycle=True).merges_before
 
 
 def cache_blocks(system: System) -> int:
