@@ -9,7 +9,7 @@ the same once the levels have settled), the buffer and one bits per key (the mem
 the system gives a total memory budget), and universal compaction with its own options (the
 trigger and the size-amplification limit, :data:`UNIVERSAL_TRIGGERS` and :data:`UNIVERSAL_AMPS`;
 U1-U4 in docs/MODEL.md). Under skewed keys, updates or a cache universal compaction is left out:
-its skew stage (U5) misses its target on RocksDB (wacky_model.compat).
+its skew stage (U5) predicts RocksDB's hit rates low (wacky_model.compat).
 
 The costs are those of a window of inserts into a store of N entries that has settled (P2 in
 docs/MODEL.md), ``WINDOW_FLUSHES`` flushes long. The answer carries the same costs for RocksDB's
