@@ -311,6 +311,18 @@ class KeyMap:
         return np.where(inside, np.exp(np.interp(y, self.log_mean, self.log_mean_writes)),
                         np.nan)
 
+    def hottest_read_share(self, keys: float) -> float:
+        """The reads that go to the ``keys`` keys read most: the most a cache holding blocks of
+        that many keys' newest versions can serve (1 under ``latest``, whose hot keys move)."""
+        if self.read_dist.kind == "latest" or keys >= self.entries:
+            return 1.0
+        order = np.argsort(-self.r, kind="stable")
+        count, mass = self.count[order], (self.r * self.count)[order]
+        before = np.concatenate(([0.0], np.cumsum(count)))
+        i = int(np.searchsorted(before, keys, side="right")) - 1  # the bin the last key is in
+        got = float(np.sum(mass[:i])) + (keys - before[i]) * float(self.r[order][i])
+        return min(1.0, got)
+
     def serves(self, entries: int, workload: SkewedWorkload) -> bool:
         """Whether this is the map :func:`key_map` builds for ``entries`` and ``workload``."""
         return (self.entries == int(entries) and self.write_dist == workload.write_dist
@@ -852,6 +864,12 @@ class SkewedTree:
         """Block reads per existing-key read if every block a read needs were cached: the false
         positives alone (S4, which count as misses, S7). No cache does better."""
         return float(self.false_positives.sum())
+
+    def point_read_bound(self, hit_share: float) -> float:
+        """Block reads per existing-key read when at most ``hit_share`` of the reads can hit
+        the cache (:meth:`KeyMap.hottest_read_share`): the false positives, and every read of
+        a level's key beyond that share. No cache that holds that share does better."""
+        return self.point_read_floor + max(0.0, 1.0 - float(self.share[0]) - hit_share)
 
     def costs(self, cache_blocks: float) -> SkewedCosts:
         """S5-S7 with an LRU cache of ``cache_blocks`` blocks (0: none), and every cost."""

@@ -39,7 +39,7 @@ from cost_models.skew import (
     unique_writes,
     writes_for_unique_many,
 )
-from wacky_model.skew import skew_costs, skew_key_map, skew_theta_of, skew_tree
+from wacky_model.skew import cache_blocks, skew_costs, skew_key_map, skew_theta_of, skew_tree
 from wacky_model.skew_search import (
     GRID_SHAPES,
     GRID_T,
@@ -442,10 +442,32 @@ def test_skipping_caches_that_cannot_win_keeps_the_pick(workload, system, monkey
     assert choice.theta == pytest.approx(best.theta, rel=1e-12)
     assert choice.uniform_pick_theta == pytest.approx(base.theta, rel=1e-12)
     assert choice.candidates == candidates == len(staged)
-    # Skipped only where even a cache hitting every block could not reach the pick's Theta.
+    # Skipped only where even the best cache of this size could not reach the pick's Theta.
+    keys = skew_key_map(system, workload)
+    share = keys.hottest_read_share(cache_blocks(system) * system.entries_per_block)
     for key, (design, tree) in staged.items():
         if key not in cached:
+            assert (tree.costs(cache_blocks(system)).point_read
+                    >= tree.point_read_bound(share) * (1.0 - 1e-12))
             floor = skew_theta_of(system, workload, search._feasible(design, system),
-                                  point_read=tree.point_read_floor,
+                                  point_read=tree.point_read_bound(share),
                                   write_amp=sum(tree.level_write_amp))
             assert floor > choice.theta, design
+
+
+@pytest.mark.parametrize("keys", ["zipf:0.9", "zipf:1.2", "hotset:0.1:0.9", "uniform"])
+def test_no_cache_serves_more_reads_than_its_hottest_keys_take(keys):
+    """The skew search's floor: a cache of C blocks holds the newest versions of at most C x B
+    keys, so it serves at most the reads of the C x B keys read most; the model's hits stay
+    below that for every design, and the floor is what a cache-less tree reads."""
+    system = System(entries=2**22, cache_bytes=2**23)
+    workload = Workload(point_reads=0.5, writes=0.5, write_keys=keys, read_keys=keys,
+                        update_fraction=0.5)
+    mapped = skew_key_map(system, workload)
+    blocks = cache_blocks(system)
+    share = mapped.hottest_read_share(blocks * system.entries_per_block)
+    assert 0.0 < share < 1.0 and mapped.hottest_read_share(system.entries) == 1.0
+    for design in (Design(4, 3, 1, 0, 0), Design(10, 9, 1, 1, 1), Design(8, 7, 1, 1, 0)):
+        tree = skew_tree(design, system, workload, keys=mapped)
+        assert tree.costs(blocks).point_read >= tree.point_read_bound(share)
+        assert tree.costs(0).point_read == pytest.approx(tree.point_read_bound(0.0), rel=1e-12)

@@ -196,6 +196,8 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     ranked = sorted((float(t), g, j) for g, (_, grid) in enumerate(grids)
                     for j, t in enumerate(theta_shared(grid.rows, weights)[0]))[:FILE_REPRICE]
     keys = skew_key_map(grids[0][0], workload)  # the splits differ in memory only
+    hit_share = keys.hottest_read_share(cache_blocks(grids[0][0])  # the most a cache can serve
+                                        * grids[0][0].entries_per_block)
     staged = []  # (floor Θ, grid, index, tree)
     for g in sorted({g for _, g, _ in ranked}):
         split, grid = grids[g]
@@ -203,7 +205,8 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         configs = [Configuration(grid.designs[j], grid.compactions[j], Memory.of(split))
                    for j in index]
         for j, tree in zip(index, file_skew_trees(configs, split, workload, keys), strict=True):
-            floor = skewed(grid.costs[j], tree.point_read_floor, sum(tree.level_write_amp))
+            floor = skewed(grid.costs[j], tree.point_read_bound(hit_share),
+                           sum(tree.level_write_amp))
             staged.append((float(theta_shared(floor.row(split.entries_per_block), weights)[0]),
                            g, j, tree))
 

@@ -12,7 +12,8 @@ so the choice is made in two steps:
 
 The workload's keys are mapped once for every candidate (:func:`wacky_model.skew.skew_key_map`).
 Each candidate is priced up to the cache first (S1-S4); the cache (S5-S7), most of the price, is
-then priced in order of the Theta floor a perfect cache would give, and skipped for a candidate
+then priced in order of the Theta floor the best cache of the system's size could give (its
+hits at most the reads of the hottest keys its blocks can hold), and skipped for a candidate
 whose floor is above the best Theta found: it cannot win, so the pick is the one pricing every
 cache gives.
 
@@ -104,8 +105,9 @@ def skew_theta(design: Design, system: System, workload: Workload, *,
 
 @dataclass(frozen=True)
 class _Staged:
-    """A candidate priced but for the cache (S1-S4), and the least Theta any cache could
-    give it: every block its reads need a hit, false positives alone read (S7)."""
+    """A candidate priced but for the cache (S1-S4), and the least Theta any cache of the
+    system's size could give it: its hits at most the reads of the keys its blocks can hold,
+    false positives read (S7)."""
 
     design: Design
     tree: SkewedTree
@@ -183,6 +185,9 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
                          "pick stands otherwise")
     keys = skew_key_map(system, workload)  # the workload's keys, the same for every candidate
     blocks = cache_blocks(system)
+    # The most reads any cache of that many blocks can serve: its blocks hold the newest
+    # versions of at most blocks x B keys, read at most as often as the hottest keys.
+    hit_share = keys.hottest_read_share(blocks * system.entries_per_block)
     grid = [Design(T, T - 1.0, 1.0, K, Z) for T in GRID_T for K, Z in GRID_SHAPES]
     finite = _feasible_many([pick, *alternatives, *grid], system)
     staged: dict[tuple, _Staged] = {}  # every feasible candidate, in the order it came
@@ -196,7 +201,7 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
                 return None
             tree = skew_tree(d, system, workload, keys=keys)
             staged[key] = _Staged(d, tree, f, skew_theta_of(
-                system, workload, f, point_read=tree.point_read_floor,
+                system, workload, f, point_read=tree.point_read_bound(hit_share),
                 write_amp=sum(tree.level_write_amp), rho=rho))
         return staged[key]
 
