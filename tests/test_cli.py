@@ -357,3 +357,15 @@ def test_verify_of_a_directory_in_use_exits_2(tmp_path, wacky):
     with Engine(tmp_path / "db", **VERIFY_DESIGN):
         out = wacky("verify", str(tmp_path / "db"))
     assert out.returncode == 2 and out.stderr.startswith("error: cannot verify")
+
+
+def test_validate_runs_the_engine_simulator_as_an_engine(wacky):
+    """--engine simulator: the simulator adapter measures the whole-level window, and says what
+    it is; what it cannot build is refused naming the flag."""
+    out = wacky("validate", "--preset", "leveling", "--T", "4", "--entries", "100000",
+                "--buffer-bytes", "65536", "--engine", "simulator", "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["engine"] == "simulator" and doc["measured"]["write_amp"] > 1.0
+    bad = wacky("validate", "--preset", "leveling", "--engine", "simulator", "--sweep")
+    assert bad.returncode == 2 and "leave out --engine simulator" in bad.stderr

@@ -524,7 +524,9 @@ def validate_command(
         "tree.", rich_help_panel="Engine run")] = "steady",
     engine: Annotated[str, typer.Option(
         "--engine", help="native: this project's engine; rocksdb: RocksDB, run by the Wacky "
-        "compaction driver (or with --stock, by RocksDB's own compaction).",
+        "compaction driver (or with --stock, by RocksDB's own compaction); simulator: the "
+        "engine simulator, the merge policy's executable specification (uniform inserts, whole "
+        "levels).",
         rich_help_panel="Engine run")] = "native",
     stock: Annotated[bool, typer.Option(
         "--stock", help="On RocksDB: the exported options under RocksDB's own compaction.",
@@ -549,10 +551,13 @@ def validate_command(
     console = Console(stderr=True)
     for path, flag in ((html, "--html"), (save_trace, "--save-trace")):
         _check_writable(path, flag)
-    if engine not in ("native", "rocksdb"):
-        raise ValueError(f"--engine must be native or rocksdb; got {engine!r}")
-    if engine == "native" and stock:
+    if engine not in ("native", "rocksdb", "simulator"):
+        raise ValueError(f"--engine must be native, rocksdb or simulator; got {engine!r}")
+    if engine != "rocksdb" and stock:
         raise ValueError("--stock applies to --engine rocksdb only")
+    if engine == "simulator" and sweep:
+        raise ValueError("--sweep runs the native engine or RocksDB: leave out --engine "
+                         "simulator")
     skewed = cache_bytes != 0 or (workload is not None and workload.skewed)
     if skewed and save_trace is not None:
         raise ValueError("--save-trace is not written under skewed keys or a cache yet: the "
@@ -677,7 +682,11 @@ def validate_command(
             stdout.print(f"Steady state: a window of {result.window_writes:,} inserts into the "
                          f"preloaded tree, spanning {d('major_compactions')} merge(s) into "
                          "the largest level.")
-        if not result.wal:
+        if engine == "simulator":
+            stdout.print("Measured by the engine simulator (native_engine/simulator.py), the "
+                         "merge policy's executable specification: it checks the engine "
+                         "against its specification, not the model.")
+        elif not result.wal:
             stdout.print("The engine ran without its write-ahead log: the I/O measured is "
                          "flushes and merges, the I/O the model prices.")
         for table in validation_tables(result):
