@@ -52,7 +52,7 @@ from wacky_model.rocksdb_tuning import (
     UniversalConfig,
     recommend_rocksdb,
 )
-from wacky_model.types import Compaction, Design, System, Workload
+from wacky_model.types import Compaction, Design, Workload
 
 LABELS = [label for _, label in COST_COLUMNS]
 
@@ -146,6 +146,8 @@ CACHE_SHARE = 0.05  # of the data's bytes
 WRITE_SHARES = (0.2, 0.5, 0.8)  # for the cache-under-compaction figure ...
 EFFECT_SCALE_DIVISOR = 4  # ... run at a quarter of the entries: many reads per write are slow
 TARGET_WA, TARGET_HIT, TARGET_READ, TARGET_READ_ABS = 0.15, 0.05, 0.15, 0.02
+TARGETS = (f"write amplification within {TARGET_WA:.0%}, the overall hit rate within "
+           f"{TARGET_HIT} (absolute), read I/O within {TARGET_READ:.0%} or {TARGET_READ_ABS} I/O")
 
 
 def designs(scale: Scale) -> dict[str, Design]:
@@ -255,9 +257,7 @@ def _skew_section(cases: Sequence[tuple[SkewCase, ValidationResult]],
         "data) for point reads. Then half existing-key reads, half updates, both drawn from "
         "the distribution (the same keys hot for both), over whole cycles of the largest "
         "level after a warm-up (validation/window.py). Each cell is the skew model "
-        "(S1-S7 in docs/MODEL.md) / the engine. Targets: write amplification within "
-        f"{TARGET_WA:.0%}, the overall hit rate within {TARGET_HIT} (absolute), read I/O "
-        f"within {TARGET_READ:.0%} or {TARGET_READ_ABS} I/O.", body)
+        f"(S1-S7 in docs/MODEL.md) / the engine. Targets: {TARGETS}.", body)
 
 
 def _knobs(d: Design) -> str:
@@ -312,6 +312,9 @@ SKEW_FILE_BUFFER = 64 << 10  # bytes: 512 entries of 128 B a flush
 # a load and a window of a load: a tenth of the sweep's entries (200,000 at the default scale,
 # N/F = 390) keeps the set to a few minutes.
 SKEW_FILE_ENTRIES_DIVISOR = 10
+ONE_READ_PER_WRITE = ("Then one existing-key read per write, both drawn from the distribution "
+                      f"(the same keys hot for both), {SKEW_FILE_UPDATES:.0%} of the writes "
+                      "updates (the uniform controls insert only)")
 
 
 @dataclass(frozen=True)
@@ -435,16 +438,12 @@ def _skew_files_section(rows: Sequence[tuple[SkewFileCase, ValidationResult]], s
         f"(C = T - 1), {sc.entries:,} entries of {sc.entry_bytes} B preloaded, a "
         f"{sc.buffer_bytes:,} B buffer (N/F = {sc.entries / F:,.0f}), 5 filter bits per entry "
         f"and an LRU block cache of {skew_file_cache(sc):,} B ({SKEW_FILE_CACHE_SHARE:.0%} of "
-        "the data) for point reads. Then one existing-key read per write, both drawn from the "
-        f"distribution (the same keys hot for both), {SKEW_FILE_UPDATES:.0%} of the writes "
-        "updates (the uniform controls insert only): a warm-up of half a load, then a window "
+        f"the data) for point reads. {ONE_READ_PER_WRITE}: a warm-up of half a load, then a window "
         "of half a load (validation/window.py, `fixed`). Each cell is the file-granular skew "
         "model (`file_skew_costs`: S2f with S3-S7 in docs/MODEL.md, at the window's middle) / "
         "the engine; errors are relative for write amplification and zero-result reads, "
-        "absolute for read I/O and hit rates. Targets (the whole-level skew section's): write "
-        f"amplification within {TARGET_WA:.0%}, the overall hit rate within {TARGET_HIT} "
-        f"(absolute), read I/O within {TARGET_READ:.0%} or {TARGET_READ_ABS} I/O; zero-result "
-        "reads have no target here.", _skew_file_table(rows), refused)
+        "absolute for read I/O and hit rates. Targets (the whole-level skew section's): "
+        f"{TARGETS}; zero-result reads have no target here.", _skew_file_table(rows), refused)
 
 
 def _window_cell(r: ValidationResult, warmup: int) -> str:
@@ -532,9 +531,8 @@ def _rocksdb_skew_section(rows: Sequence[tuple[RocksSkewCase, ValidationResult]]
         f"key and an LRU block cache of {skew_file_cache(sc):,} B ({SKEW_FILE_CACHE_SHARE:.0%} "
         "of the data; one shard, no high-priority pool) of data blocks only (index and filter "
         "blocks stay in memory), which point reads fill and flushes and compactions do not. "
-        "Then one existing-key read per write, both drawn from the distribution (the same keys "
-        f"hot for both), {SKEW_FILE_UPDATES:.0%} of the writes updates (the uniform controls "
-        "insert only): for leveled compaction a warm-up of half a load, then a window of half "
+        f"{ONE_READ_PER_WRITE}: for leveled compaction a warm-up of half a load, then a window "
+        "of half "
         "a load (validation/window.py, `half_loads`); for universal compaction a warm-up of at "
         "least half a load, then one whole cycle of the largest run, from a full merge to the "
         "next, the window U5 prices (`full_merge_cycle`; its own cycle shown beside the "
@@ -547,9 +545,7 @@ def _rocksdb_skew_section(rows: Sequence[tuple[RocksSkewCase, ValidationResult]]
         "the RocksDB section); read I/O is data-block cache misses per read (RocksDB's per-level "
         "PerfContext); hit rates by level are RocksDB's levels 1 on, against the model's levels "
         "(for universal compaction its run positions, newest first: not the same rows). "
-        f"Targets (the native engine's): write amplification within {TARGET_WA:.0%}, the "
-        f"overall hit rate within {TARGET_HIT} (absolute), read I/O within {TARGET_READ:.0%} "
-        f"or {TARGET_READ_ABS} I/O; zero-result reads have no target here.",
+        f"Targets (the native engine's): {TARGETS}; zero-result reads have no target here.",
         _skew_file_table(rows), refused)
 
 
@@ -701,7 +697,6 @@ def default_config(buffer_bytes: int, bits_per_key: float,
 
 @dataclass(frozen=True)
 class RankingRow:
-    workload_name: str
     workload: Workload
     recommended: StockConfig
     predicted: StockPriced
@@ -760,19 +755,13 @@ def measure_config(config: StockConfig, scale: Scale, bits_per_entry: float) -> 
     the workload)."""
     from validation.rocksdb import run_stock
 
-    system = _ranking_system(scale, bits_per_entry)
+    system = scale.system(bits_per_entry, None)
     return run_stock(config.export(system), scale,
                      range_entries_for(scale, None, system.entries_per_block)).costs
 
 
-def _ranking_system(scale: Scale, bits_per_entry: float) -> System:
-    return System(entries=scale.entries, entry_bytes=scale.entry_bytes,
-                  block_bytes=scale.block_bytes, buffer_bytes=scale.buffer_bytes,
-                  bits_per_entry=bits_per_entry)
-
-
 def _recommendations(scale: Scale, bits: float) -> list[tuple[str, Workload, Any]]:
-    system = _ranking_system(scale, bits)
+    system = scale.system(bits, None)
     B = system.entries_per_block
     workloads = ranking_workloads(range_entries_for(scale, None, B) / B)
     return [(name, w, recommend_rocksdb(w, system)) for name, w in workloads]
@@ -788,13 +777,13 @@ def _ranking_configs(scale: Scale, bits: float) -> list[StockConfig]:
 def _ranking_rows(measured: dict[StockConfig, Costs], scale: Scale,
                   bits: float) -> list[RankingRow]:
     B, rows = scale.block_bytes // scale.entry_bytes, []
-    for name, w, rec in _recommendations(scale, bits):
+    for _, w, rec in _recommendations(scale, bits):
         thetas = {"recommended": _theta(measured[rec.best.config], w, B),
                   "defaults": _theta(measured[default_config(scale.buffer_bytes, bits)], w, B)}
         for T in GRID_MULTIPLIERS:
             thetas[f"T={T:g}"] = _theta(measured[default_config(scale.buffer_bytes, bits, T)],
                                         w, B)
-        rows.append(RankingRow(name, w, rec.best.config, rec.best, thetas))
+        rows.append(RankingRow(w, rec.best.config, rec.best, thetas))
     return rows
 
 

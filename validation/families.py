@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -64,12 +64,10 @@ def sweep_cases(
     Designs whose tree cannot exist at this size (cost_models.limits; e.g. QLSM-bush at T=2 on
     a few thousand entries) are left out, and random draws are redrawn until they can exist.
     """
-    cases = []
-    for name in FAMILY_PRESETS:
-        for T in FAMILY_T[name]:
-            cases.append(SweepCase(f"{name} T={T:g}", "family", preset(name, T, system)))
-    for name in UNIFORM_PRESETS:
-        cases.append(SweepCase(f"{name} T=10", "uniform filters", preset(name, 10.0, system)))
+    cases = [SweepCase(f"{name} T={T:g}", "family", preset(name, T, system))
+             for name in FAMILY_PRESETS for T in FAMILY_T[name]]
+    cases += [SweepCase(f"{name} T=10", "uniform filters", preset(name, 10.0, system))
+              for name in UNIFORM_PRESETS]
     cases = [c for c in cases if _physical(c.design, system)]
     rng = np.random.default_rng(seed)
     drawn = 0
@@ -89,13 +87,12 @@ def ranking_workloads(n_random: int = 12, seed: int = 11) -> list[tuple[str, Wor
     """The 12 workloads spanning Figure 9 (reads vs writes (A, B) and range reads (C)), then
     ``n_random`` mixes drawn from a fixed seed (a flat Dirichlet over the four operations; a
     range read returns 0, 1 or 10 blocks)."""
-    out = []
-    for w in (0.9, 0.7, 0.5, 0.3, 0.1):
-        out.append((f"9A zero-result reads {1 - w:.0%}", Workload(0, 1 - w, w, 0)))
-    for w in (0.7, 0.5, 0.3, 0.1):
-        out.append((f"9B existing reads {1 - w:.0%}", Workload(1 - w, 0, w, 0)))
-    for v in (0.001, 0.01, 0.1):
-        out.append((f"9C range reads {v:.1%}", Workload(0.5 - v / 2, 0.0, 0.5 - v / 2, v)))
+    out = [(f"9A zero-result reads {1 - w:.0%}", Workload(0, 1 - w, w, 0))
+           for w in (0.9, 0.7, 0.5, 0.3, 0.1)]
+    out += [(f"9B existing reads {1 - w:.0%}", Workload(1 - w, 0, w, 0))
+            for w in (0.7, 0.5, 0.3, 0.1)]
+    out += [(f"9C range reads {v:.1%}", Workload(0.5 - v / 2, 0.0, 0.5 - v / 2, v))
+            for v in (0.001, 0.01, 0.1)]
     rng = np.random.default_rng(seed)
     for i in range(n_random):
         mix = np.round(rng.dirichlet(np.ones(4)), 3)
@@ -127,18 +124,14 @@ def ranking_candidates(
     return list(cases.values()), per_workload
 
 
-def _abs_errors(results: Iterable[SweepResult], model: str, metric: str):
-    return [(abs(e), r.name) for r in results
-            if (e := r.errors(model).metric(metric)) is not None]
-
-
 def summarize(results: Sequence[SweepResult]) -> list[dict[str, Any]]:
     """Per metric and model: median and worst |relative error|, and the worst design."""
     rows = []
     for metric in SUMMARY_METRICS:
         row: dict[str, Any] = {"metric": metric}
         for model in MODELS:
-            errs = _abs_errors(results, model, metric)
+            errs = [(abs(e), r.name) for r in results
+                    if (e := r.errors(model).metric(metric)) is not None]
             if not errs:
                 continue
             worst = max(errs)
@@ -154,15 +147,9 @@ def _zero_read_gap(r: SweepResult, model: str) -> float:
 
 def _zero_read_within(results: Sequence[SweepResult], model: str) -> float:
     """Share of designs whose zero-result error is within max(15%, 0.01 I/O)."""
-    ok = sum(
-        _zero_read_gap(r, model) <= max(ZERO_READ_FLOOR, 0.15 * r.result.measured.zero_result_read)
-        for r in results
-    )
+    ok = sum(_zero_read_gap(r, model)
+             <= max(ZERO_READ_FLOOR, 0.15 * r.result.measured.zero_result_read) for r in results)
     return ok / len(results) if results else 0.0
-
-
-def _structure_matches(results: Sequence[SweepResult], model: str) -> int:
-    return sum(r.errors(model).levels_match for r in results)
 
 
 def rank(
@@ -255,7 +242,8 @@ def _accuracy_lines(results: Sequence[SweepResult]) -> list[str]:
                     f"{_pct(w)} ({_met(w <= 0.25)})"
                     for w in (med["write_amp"][m]["worst"] for m in MODELS))],
                 ["runs per level match exactly (designs)",
-                 *(f"{_structure_matches(results, m)}/{len(results)}" for m in MODELS)]]
+                 *(f"{sum(r.errors(m).levels_match for r in results)}/{len(results)}"
+                   for m in MODELS)]]
     return [*table(["metric", *(label for m in MODELS for label in (
                         f"{MODEL_LABELS[m]} median", "worst", "worst design"))], accuracy),
             "", *table(["target", *(MODEL_LABELS[m] for m in MODELS)], targets)]

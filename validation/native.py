@@ -78,8 +78,25 @@ def _ops(kind: tr.OpKind, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
     return np.full(keys.size, int(kind), np.uint8), keys, np.zeros(keys.size, np.uint64)
 
 
+class _EngineSteps:
+    """What the native engine's sessions share: Level L's state and the counters from the
+    engine, and nothing to wait for (flushes and merges run inside the put that triggers
+    them)."""
+
+    engine: Any
+
+    def level_L(self) -> tuple[int, bool, float]:
+        return level_L_state(self.engine)
+
+    def counters(self) -> Counters:
+        return native_counters(self.engine.stats())
+
+    def idle(self) -> None:
+        pass
+
+
 @dataclass
-class NativeSession:
+class NativeSession(_EngineSteps):
     """The engine, which holds ``loaded``; a step is one buffer of ``fresh`` keys, replayed
     as a trace (``parts``, for a saved trace) with every answer checked (``checks``: misses,
     zero-result hits, wrong values)."""
@@ -121,18 +138,9 @@ class NativeSession:
             raise RuntimeError("a flush happened inside a buffer; the window would be misaligned")
         return self.F, self.engine.stats()["major_compactions"] - before
 
-    def level_L(self) -> tuple[int, bool, float]:
-        return level_L_state(self.engine)
-
     def cycle_hint(self) -> float:
         levels = self.engine.levels()
         return levels[-2]["capacity"] if len(levels) > 1 else self.F
-
-    def counters(self) -> Counters:
-        return native_counters(self.engine.stats())
-
-    def idle(self) -> None:
-        pass  # flushes and merges run inside the put that triggers them
 
 
 @dataclass
@@ -205,7 +213,7 @@ class UniformReads:
 
 
 @dataclass
-class SkewSession:
+class SkewSession(_EngineSteps):
     """The engine under a skewed workload: a step is a chunk of writes (:meth:`draw`), a share
     ``update_fraction`` of them updates of a loaded key drawn from the write distribution (ranks
     map to keys through a seeded shuffle), the rest fresh inserts. ``history`` is every write's
@@ -268,17 +276,8 @@ class SkewSession:
             return self.history[self.written - 1 - np.minimum(ranks, self.written - 1)]
         return self.read_rank_keys[ranks]
 
-    def level_L(self) -> tuple[int, bool, float]:
-        return level_L_state(self.engine)
-
     def cycle_hint(self) -> float:
         return self.F
-
-    def counters(self) -> Counters:
-        return native_counters(self.engine.stats())
-
-    def idle(self) -> None:
-        pass
 
 
 def _cache_counts(stats: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -682,37 +681,21 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
                 "skew": detail})
 
 
-def _read_parts(
-    keys: np.ndarray,
-    level_L_keys: np.ndarray,
-    scale: Scale,
-    workload: Workload | None,
-    range_entries: int,
-    *,
-    mix_only: bool = False,
-) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+def _read_parts(keys: np.ndarray, level_L_keys: np.ndarray, scale: Scale,
+                workload: Workload | None, range_entries: int, *,
+                mix_only: bool = False) -> list[Part]:
     """The read phase, one sub-phase per kind so each is measured alone, then the mix.
     ``mix_only``: just the mix (the steady window measured the reads already)."""
     specs = [] if mix_only else [
-        ("zero", {"zero": 1.0}, keys),
-        ("level_L_reads", {"get": 1.0}, level_L_keys),
-        ("uniform_reads", {"get": 1.0}, keys),
-        ("range", {"range": 1.0}, keys),
-    ]
+        ("zero", {"zero": 1.0}, keys), ("level_L_reads", {"get": 1.0}, level_L_keys),
+        ("uniform_reads", {"get": 1.0}, keys), ("range", {"range": 1.0}, keys)]
     if workload is not None and scale.mix_ops > 0:
-        fractions = {
-            "get": workload.point_reads,
-            "zero": workload.zero_reads,
-            "put": workload.writes,
-            "range": workload.range_reads,
-        }
-        specs.append(("mix", fractions, keys))
+        specs.append(("mix", {"get": workload.point_reads, "zero": workload.zero_reads,
+                              "put": workload.writes, "range": workload.range_reads}, keys))
     parts = []
     for k, (name, fractions, pool) in enumerate(specs):
         n = scale.mix_ops if name == "mix" else scale.reads
-        kinds, op_keys, args = generators.read_ops(
+        parts.append((name, *generators.read_ops(
             keys, n=n, get_pool=pool, fractions=fractions, range_entries=range_entries,
-            seed=scale.seed * 1_000_003 + k + 1,
-        )
-        parts.append((name, kinds, op_keys, args))
+            seed=scale.seed * 1_000_003 + k + 1)))
     return parts

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from itertools import islice
 from typing import Any
 
@@ -53,17 +53,8 @@ class OpTotals:
         return self.blocks_written / self.count if self.count else 0.0
 
     def to_dict(self) -> dict[str, float | int]:
-        return {
-            "count": self.count,
-            "blocks_read": self.blocks_read,
-            "blocks_written": self.blocks_written,
-            "seconds": self.seconds,
-            "runs_probed": self.runs_probed,
-            "entries_returned": self.entries_returned,
-            "io_per_op": self.io_per_op,
-            "read_per_op": self.read_per_op,
-            "write_per_op": self.write_per_op,
-        }
+        return {**asdict(self), "io_per_op": self.io_per_op, "read_per_op": self.read_per_op,
+                "write_per_op": self.write_per_op}
 
 
 @dataclass(frozen=True)

@@ -67,9 +67,7 @@ class Costs:
     cache_hit_rate_per_level: tuple[float, ...] | None = None
 
     def metric(self, name: str) -> float | None:
-        if name not in METRICS:
-            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}")
-        return getattr(self, name)
+        return _metric(self, name)
 
     def to_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -79,6 +77,12 @@ class Costs:
         else:
             out["cache_hit_rate_per_level"] = list(self.cache_hit_rate_per_level)
         return out
+
+
+def _metric(costs: Costs | Errors, name: str) -> float | None:
+    if name not in METRICS:
+        raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}")
+    return getattr(costs, name)
 
 
 def with_theta(c: Costs, workload: Workload | None, entries_per_block: int,
@@ -128,9 +132,7 @@ class Errors:
     levels_match: bool
 
     def metric(self, name: str) -> float | None:
-        if name not in METRICS:
-            raise ValueError(f"metric must be one of {', '.join(METRICS)}; got {name!r}")
-        return getattr(self, name)
+        return _metric(self, name)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {m: getattr(self, m) for m in METRICS}
