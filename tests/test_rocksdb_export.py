@@ -146,7 +146,7 @@ def test_validate_on_stock_rocksdb(wacky) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["--stock"], "--stock applies to --engine rocksdb only"),
-    (["--engine", "rocks"], "--engine must be native or rocksdb"),
+    (["--engine", "rocks"], "--engine must be native, rocksdb or simulator"),
     (["--engine", "rocksdb", "--stock", "--phase", "load"], "steady phase"),
     (["--engine", "rocksdb", "--stock", "--sweep"], "leave out --stock"),
 ])
