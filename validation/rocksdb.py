@@ -542,9 +542,9 @@ def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,
                   report: Callable, workdir: str | Path | None) -> EngineRun:
     """Skewed keys, updates, a block cache on stock RocksDB, predicted by the skew model of its
     compaction at the window's middle: S2f for leveled compaction (``leveled_skew_costs``),
-    U5 for universal (``universal_skew_costs``, walked from the load through the warm-up and
-    the window); zero-result reads the skew model's, range reads the uniform model's
-    (:func:`validation.predict.predict_stock`)."""
+    U5 for universal (``universal_skew_costs`` over its cycle of the largest run, which the
+    engine's window matches, ``cycle=True``); zero-result reads the skew model's, range reads
+    the uniform model's (:func:`validation.predict.predict_stock`)."""
     universal = exported.style == "universal"
     if universal:  # the cycle of the largest run after half a load, the model's own
         rules, half = universal_rules(exported), scale.entries // 2
