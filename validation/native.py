@@ -216,10 +216,12 @@ class UniformReads:
 class SkewSession(_EngineSteps):
     """The engine under a skewed workload: a step is a chunk of writes (:meth:`draw`), a share
     ``update_fraction`` of them updates of a loaded key drawn from the write distribution (ranks
-    map to keys through a seeded shuffle), the rest fresh inserts. ``history`` is every write's
-    key, in order, for ``latest`` reads (:meth:`read_keys`). ``engine`` None: another engine
-    puts what :meth:`draw` gives (stock RocksDB, ``validation.rocksdb``), with buffers of
-    ``F`` entries."""
+    map to keys through a seeded shuffle), the rest fresh inserts. Under ``latest`` writes an
+    update takes the key of the r-th most recent insert instead, r Zipf over the keys inserted
+    before it, the load's order counting as insertion order (YCSB's latest; ``by_insertion``
+    holds the keys in that order). ``history`` is every write's key, in order, for ``latest``
+    reads (:meth:`read_keys`). ``engine`` None: another engine puts what :meth:`draw` gives
+    (stock RocksDB, ``validation.rocksdb``), with buffers of ``F`` entries."""
 
     engine: Any
     loaded: np.ndarray
@@ -243,6 +245,10 @@ class SkewSession(_EngineSteps):
         self.history = np.empty(n + self.total, dtype=np.uint64)
         self.history[:n] = self.loaded
         self.written, self.used_fresh = n, 0
+        self.recency = None
+        if w.write_dist.kind == "latest":
+            self.by_insertion = np.concatenate([self.loaded, self.fresh])
+            self.recency = generators.recency_sampler(w.write_dist, self.by_insertion.size)
 
     def can_step(self) -> bool:
         return True  # runs out of fresh keys with an error, not a short window
@@ -259,10 +265,15 @@ class SkewSession(_EngineSteps):
         is_update = rng.random(k) < self.workload.update_fraction
         keys = np.empty(k, dtype=np.uint64)
         nu = int(is_update.sum())
-        keys[is_update] = self.write_rank_keys[self.writes_by.draw(rng, nu)]
         if self.used_fresh + k - nu > self.fresh.size:
             raise RuntimeError("the window ran out of fresh keys")
-        keys[~is_update] = self.fresh[self.used_fresh : self.used_fresh + k - nu]
+        if self.recency is not None:
+            # Each update is drawn over the keys inserted before it, the chunk's own included.
+            keys = self.by_insertion[generators.latest_write_keys(
+                rng, self.recency, is_update, self.loaded.size + self.used_fresh)]
+        else:
+            keys[is_update] = self.write_rank_keys[self.writes_by.draw(rng, nu)]
+            keys[~is_update] = self.fresh[self.used_fresh : self.used_fresh + k - nu]
         self.used_fresh += k - nu
         self.history[self.written : self.written + k] = keys
         self.written += k
@@ -270,10 +281,16 @@ class SkewSession(_EngineSteps):
 
     def read_keys(self, k: int) -> np.ndarray:
         """``k`` existing keys from the read distribution (``latest``: the key of the r-th most
-        recent write)."""
+        recent write). Under ``latest`` writes, correlated reads follow the write ranks: the key
+        of the r-th most recent insert (docs/MODEL.md S1l); uniform reads, which favour no key,
+        read the loaded keys."""
+        w = self.workload
         ranks = self.reads_by.draw(self.rng, k)
-        if self.workload.read_dist.kind == "latest":
+        if w.read_dist.kind == "latest":
             return self.history[self.written - 1 - np.minimum(ranks, self.written - 1)]
+        if self.recency is not None and w.correlated and not w.read_dist.is_uniform:
+            inserted = self.loaded.size + self.used_fresh
+            return self.by_insertion[inserted - 1 - np.minimum(ranks, inserted - 1)]
         return self.read_rank_keys[ranks]
 
     def cycle_hint(self) -> float:

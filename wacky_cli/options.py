@@ -151,7 +151,8 @@ EXPECTED_POINT_READS = Flag(
     "entries) instead of the worst case, a key in Level L (default 0, the paper's).", WORKLOAD)
 WRITE_KEYS = Flag("write_keys", "--write-dist", str,
                   "Which keys writes touch: uniform, zipf:THETA (THETA in [0, 1.5]; YCSB uses "
-                  "0.99) or hotset:H:P (a share H of the keys gets a share P of the writes).",
+                  "0.99), hotset:H:P (a share H of the keys gets a share P of the writes) or "
+                  "latest[:THETA] (updates favour recently inserted keys, as YCSB's latest).",
                   WORKLOAD)
 READ_KEYS = Flag("read_keys", "--read-dist", str,
                  "Which keys existing-key reads touch: uniform, zipf:THETA, hotset:H:P or "

@@ -287,6 +287,55 @@ STYLES = ("wacky", "universal")
 SIZINGS = ("wacky", "dynamic", "static")
 
 
+HOTNESS = ("exact", "hotmap")
+
+
+@dataclass(frozen=True)
+class Log:
+    """L2SM's per-level log (docs/MODEL.md "L1. The per-level log"): beside Levels 1..L-1,
+    files moved out of the level without I/O when it overflows (the hottest and sparsest first),
+    merged into the next level in batches of overlapping files (the coldest and densest first).
+
+    ratio: the logs' total size as a share of the tree's, omega in (0, 1] (the paper's 10% is
+        0.1); the logs are sized by the paper's inverse-proportional rule
+        (``cost_models.structure.log_capacities``).
+    alpha: the weight of hotness against sparseness in choosing files, in [0, 1] (0.5).
+    batch_cap: a batch stops before the files it rewrites below exceed this many times its own
+        (the paper's 10).
+    hotness: "exact" per-key update counts or the paper's "hotmap" of layered Bloom filters.
+    """
+
+    ratio: float
+    alpha: float = 0.5
+    batch_cap: float = 10.0
+    hotness: str = "exact"
+
+    def __post_init__(self) -> None:
+        _in_range("log ratio", self.ratio, 1e-9, 1.0, "in (0, 1] (0 is no log: leave it out)")
+        _in_range("log alpha", self.alpha, 0.0, 1.0, "in [0, 1]")
+        _in_range("log batch_cap", self.batch_cap, 1.0, 1000.0, "in [1, 1000]")
+        if self.hotness not in HOTNESS:
+            raise ValueError(f"log hotness must be 'exact' or 'hotmap'; got {self.hotness!r}")
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """LSbM's compaction buffer (docs/MODEL.md "B1. The compaction buffer"): a file merged out
+    of a level stays on disk as the next level's buffer, so its cached blocks keep serving reads,
+    until the trim finds less than ``trim`` of its blocks cached (checked every ``interval``
+    merges) or the next level's merge passes over it."""
+
+    trim: float = 0.8
+    interval: int = 8
+
+    def __post_init__(self) -> None:
+        _in_range("buffer trim", self.trim, 0.0, 1.0, "a share of blocks in [0, 1]")
+        if isinstance(self.interval, bool) or not isinstance(self.interval, int) \
+                or not 1 <= self.interval <= 1_000_000:
+            raise ValueError(f"buffer interval must be a whole number of merges in [1, 1000000]; "
+                             f"got {self.interval!r}")
+
+
 @dataclass(frozen=True)
 class Compaction:
     """How merges are cut (docs/MODEL.md, "Files and partial merges").
@@ -317,8 +366,20 @@ class Compaction:
     sizing: str = "wacky"
     level_base_bytes: int | None = None
     universal: UniversalOptions | None = None
+    log: Log | None = None
+    buffer: Buffer | None = None
 
     def __post_init__(self) -> None:
+        for name, kind in (("log", Log), ("buffer", Buffer)):
+            v = getattr(self, name)
+            if v is not None and not isinstance(v, kind):
+                raise ValueError(f"{name} must be a {kind.__name__} or None; got {v!r}")
+            if v is not None and (self.granularity != "file" or self.style != "wacky"
+                                  or self.sizing != "wacky"):
+                raise ValueError(
+                    f"{name} ({'L2SM' if name == 'log' else 'LSbM'}) needs granularity='file' "
+                    "with the native engine's compaction (style and sizing 'wacky'): it keeps "
+                    "files a file-granular level moves out; stock RocksDB has no such option")
         if self.universal is not None and (self.style != "universal" or not isinstance(
                 self.universal, UniversalOptions)):
             raise ValueError("universal (universal compaction's options, a UniversalOptions) "
@@ -368,7 +429,7 @@ class KeyDistribution:
     """Which keys operations touch. Use :meth:`parse` for the ``zipf:0.9`` form."""
 
     kind: str = "uniform"
-    theta: float = 0.0  # zipf and latest
+    theta: float = 0.0  # zipf and latest (for writes: over insertion recency, YCSB's latest)
     hot_keys: float = 0.0  # hotset: h, the share of the keys that is hot
     hot_share: float = 0.0  # hotset: p, the share of operations they receive
 
@@ -451,10 +512,13 @@ class Workload:
         key drawn uniformly over the entries, instead of the worst case (0, the paper's).
     write_keys, read_keys: which keys writes and existing-key reads touch: "uniform" (default),
         "zipf:THETA" (THETA in [0, 1.5]), "hotset:H:P" (a share H of the keys gets a share P of
-        the operations) or "latest" (reads of recently written keys, as in YCSB-D); a string or
+        the operations) or "latest[:THETA]" (YCSB's latest, THETA 0.99 by default: for writes,
+        updates favour recently inserted keys, the key of the r-th most recent insert; for
+        reads, the key of the r-th most recent write, as in YCSB-D; r Zipf(THETA)); a string or
         a :class:`KeyDistribution`.
     update_fraction: the share of writes that update an existing key; the rest insert new keys.
-    correlated: whether the keys read most are the keys written most (default True).
+    correlated: whether the keys read most are the keys written most (default True; under
+        latest writes, reads of the r-th most recently inserted key).
 
     Fractions that do not sum to 1 are refused rather than silently rescaled; use
     :meth:`from_counts` to normalize raw counts or weights.
@@ -482,9 +546,6 @@ class Workload:
             elif not isinstance(v, KeyDistribution):
                 raise ValueError(f"{name} must be a distribution such as 'zipf:0.9'; got {v!r}")
             object.__setattr__(self, name, v)
-        if self.write_keys.kind == "latest":
-            raise ValueError("write_keys cannot be 'latest': it describes reads of recently "
-                             "written keys; use uniform, zipf:THETA or hotset:H:P for writes")
         u = _in_range("update_fraction", self.update_fraction, 0.0, 1.0, "a share in [0, 1]")
         object.__setattr__(self, "update_fraction", u)
         if not isinstance(self.correlated, bool):
