@@ -1,11 +1,14 @@
 """Skewed keys and an LRU block cache: S1-S7 in ``docs/MODEL.md`` ("Skew and a block cache").
 
 Keys are ranked by popularity, rank 1 the hottest, and ranks are assigned at random to keys, so
-a key's rank says nothing about where its key falls in the key space. Four distributions:
+a key's rank says nothing about where its key falls in the key space, except under ``hotrange``.
+Five distributions:
 
 * ``uniform``;
 * ``zipf`` theta: P(rank r) proportional to r^-theta, theta in [0, 1.5] (YCSB's default 0.99);
 * ``hotset`` h p: a fraction h of the keys receives a fraction p of the operations;
+* ``hotrange`` h p (reads only): the same, the hot keys one contiguous stretch of the key
+  order, so that a block is all hot or all cold (S5r);
 * ``latest`` theta: a read of the key of the r-th most recent write, r Zipf-distributed
   (YCSB-D; theta defaults to YCSB's 0.99); for writes, an update of the key of the r-th most
   recent insert (YCSB's latest generator; :class:`LatestWrites`, S1l).
@@ -22,7 +25,8 @@ Writes are a share ``u`` of updates of existing keys (drawn from the write distr
   sized so that the band's unique keys fill the level's mean entries.
 * S4 The probes of an existing-key read: the false positives of the runs above its key.
 * S5 The LRU cache with Che's approximation: a block stays cached for a characteristic time
-  t_C after its last read, found from the cache's size.
+  t_C after its last read, found from the cache's size. S5r: under a hot key range a block
+  holds consecutive keys, all hot or all cold.
 * S6 Invalidation: a block dies with its run, so a read hits only if the block was read since
   its run was written, h(lambda, l, t_C) for a run that lives l.
 * S7 Hit rates per level and overall, and the I/O of a read.
@@ -73,13 +77,16 @@ class KeyDist(Protocol):
     """Which keys operations touch (``wacky_model.types.KeyDist``, beside the
     ``Workload`` that holds it): what S1-S8 read of it."""
 
-    kind: str  # uniform, zipf, hotset or latest
+    kind: str  # uniform, zipf, hotset, hotrange or latest
     theta: float  # zipf and latest
-    hot_keys: float  # hotset: h, the share of the keys that is hot
-    hot_share: float  # hotset: p, the share of operations they receive
+    hot_keys: float  # hotset and hotrange: h, the share of the keys that is hot
+    hot_share: float  # hotset and hotrange: p, the share of operations they receive
 
     @property
     def is_uniform(self) -> bool: ...
+
+    @property
+    def clustered(self) -> bool: ...  # hotrange: the hot keys are contiguous in key order
 
     def hot_count(self, n: int) -> int: ...
 
@@ -113,9 +120,12 @@ def rank_bins(n: int, breaks: tuple[int, ...] = ()) -> RankBins:
     return RankBins(e[:-1], e[1:])
 
 
+HOT_KINDS = ("hotset", "hotrange")  # a hot set, scattered or contiguous: the same chances
+
+
 def bins_for(n: int, *dists: KeyDist) -> RankBins:
     """Bins fine enough for every distribution given (hot-set edges are bin edges)."""
-    return rank_bins(n, tuple(d.hot_count(n) for d in dists if d.kind == "hotset"))
+    return rank_bins(n, tuple(d.hot_count(n) for d in dists if d.kind in HOT_KINDS))
 
 
 def _zipf_mass(lo: np.ndarray, hi: np.ndarray, theta: float) -> np.ndarray:
@@ -135,7 +145,7 @@ def key_probabilities(dist: KeyDist, bins: RankBins, n: int) -> np.ndarray:
     lo, hi = bins.lo.astype(float), bins.hi.astype(float)
     if dist.kind in ("zipf", "latest") and dist.theta > 0.0:
         mass = _zipf_mass(lo, hi, dist.theta)
-    elif dist.kind == "hotset":
+    elif dist.kind in HOT_KINDS:
         hot = dist.hot_count(n)
         mass = np.where(bins.hi <= hot, dist.hot_share / hot,
                         (1.0 - dist.hot_share) / (n - hot)) * (hi - lo)
@@ -671,11 +681,25 @@ class KeyMap:
 TABLE_WRITES = np.geomspace(1.0, 1e20, 8 * 20 + 1)  # S1's table: 8 points a decade
 
 
+def _check_clustered(workload: SkewedWorkload) -> None:
+    """S5r prices a hot key range for reads whose placement (S3) does not depend on where a
+    key sits: refuse it for writes, and for reads correlated with skewed writes (which would
+    make the writes' hot keys a range too); wacky_model.compat.KEY_REFUSALS says why."""
+    if workload.write_dist.kind == "hotrange":
+        raise ValueError("hotrange is priced for reads only (S5r): the write distribution "
+                         "must not be a hot key range")
+    if (workload.read_dist.kind == "hotrange" and workload.correlated
+            and not workload.write_dist.is_uniform):
+        raise ValueError("hotrange reads correlated with skewed writes would make the writes' "
+                         "hot keys a range: give correlated=False or uniform writes")
+
+
 def key_map(entries: float, workload: SkewedWorkload, *, tabulate: bool = True) -> KeyMap:
     """The design-independent part of S1-S7 for ``entries`` keys under ``workload``.
     ``tabulate``: also tabulate S1 (about 1 ms), which pays when pricing several designs."""
     n = int(entries)
     u = float(workload.update_fraction)
+    _check_clustered(workload)
     bins = bins_for(n, workload.write_dist, workload.read_dist)
     latest = None
     if workload.write_dist.kind == "latest":
@@ -994,6 +1018,62 @@ def _drawn_rates(entries_per_block: int, slot: int, per_key: bytes, rates: bytes
     return out
 
 
+def _live_count_pmf(entries_per_block: int, fill: float) -> np.ndarray:
+    """P(j of a block's B entries are live), j = 0..B: Binomial(B, fill), each entry of the
+    level live with chance ``fill`` (as S5 draws them), by its log-pmf's recurrence."""
+    B = int(entries_per_block)
+    j = np.arange(B + 1, dtype=float)
+    if fill <= 0.0 or fill >= 1.0:
+        return (j == (B if fill >= 1.0 else 0)).astype(float)
+    log_choose = np.concatenate(([0.0], np.cumsum(np.log(B - j[:-1]) - np.log(j[1:]))))
+    return np.exp(log_choose + j * math.log(fill) + (B - j) * math.log1p(-fill))
+
+
+def _range_block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: np.ndarray,
+                       pop_rate: np.ndarray, entries_per_block: int, reads_per_write: float
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """S5r: (rates, shares), each (levels, terms): the read rates (per write) of a level's
+    blocks when each bin's keys are one contiguous stretch of the key order (``hotrange``),
+    and each rate's share of the level's blocks. A block holds B consecutive entries of its
+    level, so it lies in one stretch (the blocks that straddle two, two a run, are left out).
+    The stretch of bin k holds the level's live keys of k, live_k = place_k count_k, and, as
+    every key sits in the key space independently of its age, the share count_k / n of the
+    level's other entries (older versions, keys no read draws): e_k = live_k + (E - sum live)
+    count_k / n of its E entries. So a share e_k / E of its blocks lie there, each entry of
+    those live with chance live_k / e_k: a block with j of them reads at j rate_k, j binomial.
+    Bins alike in rate and liveness (a hot range's ranks) are one stretch to the sum."""
+    B = int(entries_per_block)
+    n = float(np.sum(pop_count))
+    rows: list[tuple[np.ndarray, np.ndarray]] = []
+    for i, lev in enumerate(levels):
+        live = place[i + 1] * pop_count
+        live_total = float(live.sum())
+        if live_total <= 0:
+            rows.append((np.zeros(0), np.zeros(0)))
+            continue
+        stretch = live + max(lev.entries - live_total, 0.0) * pop_count / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fill = np.where(stretch > 0, live / stretch, 0.0)
+        share = stretch / stretch.sum()
+        rate = np.asarray(pop_rate[i + 1], dtype=float)
+        # One class per distinct (rate, fill), to 12 digits (the bins' rates are means that
+        # round differently): its blocks' share summed.
+        scale = max(float(rate.max()), 1e-300)
+        _, first, where = np.unique(np.round(np.stack([rate / scale, fill]), 12), axis=1,
+                                    return_index=True, return_inverse=True)
+        class_share = np.bincount(where.ravel(), weights=share, minlength=first.size)
+        j = np.arange(B + 1, dtype=float)
+        values = np.concatenate([j * rate[b] for b in first])
+        weights = np.concatenate([class_share[c] * _live_count_pmf(B, float(fill[b]))
+                                  for c, b in enumerate(first)])
+        rows.append((values, weights))
+    width = max(1, max(v.size for v, _ in rows))
+    rates, shares = np.zeros((len(levels), width)), np.zeros((len(levels), width))
+    for i, (v, w) in enumerate(rows):
+        rates[i, :v.size], shares[i, :w.size] = v, w
+    return reads_per_write * rates, shares
+
+
 NODE_SPREAD = 1.25  # S5-S6's sums group values within this factor of each other
 
 
@@ -1082,14 +1162,20 @@ class _CacheTerms:
 
 
 def _cache_terms(levels: tuple[_Level, ...], rates: np.ndarray, level_blocks: np.ndarray,
-                 spread: float = NODE_SPREAD) -> _CacheTerms:
+                 spread: float = NODE_SPREAD, block_weights: np.ndarray | None = None
+                 ) -> _CacheTerms:
     """The terms of S5-S6's sums: every block-rate node of a level with every node of its run
     versions' lives (both shortened by :func:`_grouped_nodes`; ``spread`` 1: the full sums).
-    Blocks nobody reads (rate 0) are left out: never cached, they serve no reads."""
+    ``block_weights``: each rate's share of its level's blocks (None: the rates are equally
+    likely draws, S5; S5r gives each its exact share). Blocks nobody reads (rate 0) are left
+    out: never cached, they serve no reads."""
     L, M = rates.shape
     read = rates > 0
-    lam_n, w_n, lev_n = _grouped_nodes(rates[read], np.full(int(read.sum()), 1.0 / M),
-                                       read.sum(axis=1), spread)
+    if block_weights is not None:
+        read &= np.asarray(block_weights) > 0  # no blocks (a live count's pmf underflows)
+    shares = (np.full(int(read.sum()), 1.0 / M) if block_weights is None
+              else np.asarray(block_weights, dtype=float)[read])
+    lam_n, w_n, lev_n = _grouped_nodes(rates[read], shares, read.sum(axis=1), spread)
     life_n, lw_n, lev_l = _grouped_nodes(np.concatenate([lev.lives for lev in levels]),
                                          np.concatenate([lev.weights for lev in levels]),
                                          np.array([lev.lives.size for lev in levels]), spread)
@@ -1202,6 +1288,9 @@ class SkewedTree:
     weighted_false_positives: np.ndarray  # S8
     entries_per_block: int
     reads_per_write: float
+    # S5r: the read-hot keys are one contiguous stretch of the key order (hotrange), so a block
+    # holds hot keys only or cold keys only.
+    clustered_reads: bool = False
 
     @property
     def point_read_floor(self) -> float:
@@ -1379,7 +1468,7 @@ def tree_of_levels(
 
     return SkewedTree(tuple(levels), tuple(float(x) for x in level_wa), float(cycle_writes),
                       place, pop_count, pop_rate, share, runs, fpr, fp_i, weights, fpr_w, fp_w,
-                      B, float(w.reads_per_write))
+                      B, float(w.reads_per_write), bool(w.read_dist.clustered))
 
 
 def _latest_write_reads(lw: LatestWrites, edges: np.ndarray, keys: KeyMap,
@@ -1874,9 +1963,14 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
     t_c = 0.0
     if cache_blocks > 0:
         level_blocks = np.array([max(lev.entries / B, 1.0) for lev in levels])
-        rates = _block_rates(levels, tree.place, tree.pop_count, tree.pop_rate, B,
-                             tree.reads_per_write)
-        terms = _cache_terms(levels, rates, level_blocks)
+        if tree.clustered_reads:
+            rates, block_weights = _range_block_rates(levels, tree.place, tree.pop_count,
+                                                      tree.pop_rate, B, tree.reads_per_write)
+        else:
+            rates = _block_rates(levels, tree.place, tree.pop_count, tree.pop_rate, B,
+                                 tree.reads_per_write)
+            block_weights = None
+        terms = _cache_terms(levels, rates, level_blocks, block_weights=block_weights)
         t_c = _characteristic_time(terms, cache_blocks)
         hit_level = terms.hit_rates(t_c)
     hits = target * hit_level

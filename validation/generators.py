@@ -146,7 +146,7 @@ class RankSampler:
         if self.cdf is not None:
             return np.minimum(np.searchsorted(self.cdf, rng.random(size), side="right"),
                               self.n - 1)
-        if d.kind == "hotset" and not d.is_uniform and self.n > 1:
+        if d.kind in ("hotset", "hotrange") and not d.is_uniform and self.n > 1:
             hot = d.hot_count(self.n)
             is_hot = rng.random(size) < d.hot_share
             return np.where(is_hot, rng.integers(0, hot, size),
@@ -165,6 +165,22 @@ def rank_sampler(dist: KeyDistribution, n: int) -> RankSampler:
         cdf = np.cumsum(w)
         cdf /= cdf[-1]
     return RankSampler(dist, n, cdf)
+
+
+def hot_range_keys(loaded: np.ndarray, hot: int, rng: np.random.Generator) -> np.ndarray:
+    """The ``loaded`` keys in rank order for a hot key range (``hotrange``, docs/MODEL.md S5r):
+    ranks 0..hot-1 are ``hot`` consecutive keys of the key order, from a start drawn uniformly
+    over the positions where they fit (a seeded random place, so no end of the key space is
+    favoured), then the rest in key order (the sampler draws uniformly within the hot ranks and
+    within the cold ones, so their order among themselves does not matter). The hot set is
+    these loaded keys: keys inserted later inside the range's bounds are new keys, which
+    existing-key reads do not draw."""
+    keys = np.sort(checked_array("loaded", loaded, np.uint64))
+    hot = int(hot)
+    if not 0 < hot <= keys.size:
+        raise ValueError(f"hot must be in [1, {keys.size}] (the loaded keys); got {hot}")
+    start = int(rng.integers(0, keys.size - hot + 1))
+    return np.concatenate([keys[start:start + hot], keys[:start], keys[start + hot:]])
 
 
 @dataclass(frozen=True)

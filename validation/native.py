@@ -219,9 +219,12 @@ class SkewSession(_EngineSteps):
     map to keys through a seeded shuffle), the rest fresh inserts. Under ``latest`` writes an
     update takes the key of the r-th most recent insert instead, r Zipf over the keys inserted
     before it, the load's order counting as insertion order (YCSB's latest; ``by_insertion``
-    holds the keys in that order). ``history`` is every write's key, in order, for ``latest``
-    reads (:meth:`read_keys`). ``engine`` None: another engine puts what :meth:`draw` gives
-    (stock RocksDB, ``validation.rocksdb``), with buffers of ``F`` entries."""
+    holds the keys in that order). Under a hot key range (``hotrange`` reads) the hot read
+    ranks are one contiguous stretch of the loaded keys in key order
+    (:func:`validation.generators.hot_range_keys`). ``history`` is every write's key, in
+    order, for ``latest`` reads (:meth:`read_keys`). ``engine`` None: another engine puts what
+    :meth:`draw` gives (stock RocksDB, ``validation.rocksdb``), with buffers of ``F``
+    entries."""
 
     engine: Any
     loaded: np.ndarray
@@ -236,8 +239,14 @@ class SkewSession(_EngineSteps):
         self.chunk = max(1, F // 8)
         self.vb = 0 if self.engine is None else int(self.engine.value_bytes)
         self.write_rank_keys = self.rng.permutation(self.loaded)
-        self.read_rank_keys = (self.write_rank_keys if w.correlated
-                               else self.rng.permutation(self.loaded))
+        if w.read_dist.clustered:
+            # A hot key range (S5r): the hot ranks are consecutive loaded keys in key order,
+            # whatever the writes favour (hotrange reads are uncorrelated with skewed writes).
+            self.read_rank_keys = generators.hot_range_keys(
+                self.loaded, w.read_dist.hot_count(n), self.rng)
+        else:
+            self.read_rank_keys = (self.write_rank_keys if w.correlated
+                                   else self.rng.permutation(self.loaded))
         self.writes_by = generators.rank_sampler(w.write_dist, n)
         self.reads_by = generators.rank_sampler(w.read_dist, n)
         inserts = int((1.0 - w.update_fraction) * self.total * 1.1) + F
@@ -660,7 +669,10 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
     model = _skew_model(design, system, compaction, workload,
                         run.warmup_writes + run.writes / 2.0)  # writes since the load
     if files:
-        inserts = max(1.0, (1.0 - workload.update_fraction) * (run.warmup_writes + run.writes))
+        # The partial model's window holds a flush at least: with u = 1 nothing is inserted,
+        # and the tree is the load's (the zero-result and range reads are priced on it).
+        inserts = max(float(system.buffer_entries),
+                      (1.0 - workload.update_fraction) * (run.warmup_writes + run.writes))
         base = replace(predict_files(design, system, compaction, workload, range_entries,
                                      round(inserts)), zero_result_read=model.zero_result_read)
     else:
