@@ -26,6 +26,7 @@ _SCAN_BATCH = 1024
 WAL_RECOVERY_MODES = {"tolerate_corrupted_tail_records": 0, "absolute_consistency": 1,
                       "point_in_time": 2}
 FILE_PICKS = ("least_overlap", "round_robin")
+HOTNESS_SOURCES = ("exact", "hotmap")
 
 
 class InvalidArgument(TypeError, ValueError):
@@ -209,7 +210,13 @@ _STORED: Any = _Stored()
 # too; file_bytes and file_pick: None, the engine's defaults).
 _NEW_DEFAULTS: dict[str, Any] = dict(
     T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096, buffer_bytes=8 << 20,
-    filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0)
+    filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0,
+    log_ratio=0.0, log_alpha=0.5, log_batch_cap=10)
+# L2SM's per-level log: the design options (the MANIFEST lists them only when log_ratio > 0),
+# and every L2SM option's default, as the engine takes it (options.h OptionTable).
+_L2SM_DESIGN = ("log_ratio", "log_alpha", "log_batch_cap")
+_L2SM_DEFAULTS: dict[str, Any] = dict(log_ratio=0.0, log_alpha=0.5, log_batch_cap=10,
+                                      hotness="exact", hotmap_layers=5, hotness_audit=False)
 # Options whose None already meant "left out" before the MANIFEST could supply them.
 _NONE_IS_LEFT_OUT = frozenset({"bits_per_entry", "sum_fpr", "file_bytes", "file_pick"})
 _FILE_ONLY = ("file_bytes", "file_pick")
@@ -243,6 +250,9 @@ def _design_options(path: str, given: dict[str, Any]) -> dict[str, Any]:
         for name in _FILE_ONLY:
             if name in left_out and name in stored:
                 options[name] = stored[name]
+    for name in _L2SM_DESIGN:  # absent from a MANIFEST without logs: the defaults (no logs)
+        if name in left_out:
+            options[name] = stored.get(name, _NEW_DEFAULTS[name])
     return options
 
 
@@ -314,6 +324,19 @@ class Engine:
     :class:`CorruptionError` naming the run (unless the logs or a newer run answer it), and
     ``scan`` raises when its range overlaps one; every other key is answered as usual.
     ``wacky verify DIR`` lists the same runs before opening.
+
+    ``log_ratio`` > 0 (default 0 = off; ``granularity="file"`` only, not with ``hash_levels``
+    or ``file_pick="round_robin"``) adds L2SM's per-level log (``native_engine/src/sst_log.h``):
+    Levels 1..L-1 each keep a log of files moved out of their tree without I/O (the hottest
+    and sparsest first), all logs together holding ``log_ratio`` times the tree's entries,
+    and merge its coldest, densest files into the next level in batches whose files below
+    are at most ``log_batch_cap`` (default 10, in [1, 1000]) per log file. ``log_alpha``
+    (default 0.5, in [0, 1]) weighs hotness against sparseness. These three are part of the
+    design (stored in the MANIFEST). How hotness is counted is not: ``hotness="exact"``
+    (default) keeps each key's update count in memory, ``"hotmap"`` the paper's HotMap of
+    ``hotmap_layers`` Bloom filters (default 5, in [1, 16]); ``hotness_audit=True`` (hotmap
+    only) also keeps exact counts and counts in ``stats()`` how often the HotMap's picks
+    agree with them. They are refused while ``log_ratio`` is 0.
     """
 
     def __init__(
@@ -343,13 +366,20 @@ class Engine:
         wal_recovery: str = "tolerate_corrupted_tail_records",
         max_lost_bytes: int = 256 << 20,
         salvage: bool = False,
+        log_ratio: float = _STORED,
+        log_alpha: float = _STORED,
+        log_batch_cap: int = _STORED,
+        hotness: str = "exact",
+        hotmap_layers: int = 5,
+        hotness_audit: bool = False,
     ) -> None:
         path = _check_path(path)
         o = _design_options(path, dict(
             T=T, C=C, X=X, K=K, Z=Z, entry_bytes=entry_bytes, block_bytes=block_bytes,
             buffer_bytes=buffer_bytes, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr,
             filters=filters, hash_levels=hash_levels, granularity=granularity,
-            file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick))
+            file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick,
+            log_ratio=log_ratio, log_alpha=log_alpha, log_batch_cap=log_batch_cap))
         entry_bytes, block_bytes, buffer_bytes = (o["entry_bytes"], o["block_bytes"],
                                                   o["buffer_bytes"])
         bits_per_entry, sum_fpr, filters = (o.get("bits_per_entry"), o.get("sum_fpr"),
@@ -384,6 +414,13 @@ class Engine:
         recovery = WAL_RECOVERY_MODES[_check_choice("wal_recovery", wal_recovery,
                                                     tuple(WAL_RECOVERY_MODES))]
         max_lost_bytes = _check_max_lost_bytes(max_lost_bytes)
+        # Ranges, and what needs a log, are checked by the engine (options.h OptionTable).
+        l2sm = dict(log_ratio=_check_number("log_ratio", o["log_ratio"]),
+                    log_alpha=_check_number("log_alpha", o["log_alpha"]),
+                    log_batch_cap=_check_int("log_batch_cap", o["log_batch_cap"], 1, 1000),
+                    hotness=_check_choice("hotness", hotness, HOTNESS_SOURCES),
+                    hotmap_layers=_check_int("hotmap_layers", hotmap_layers, 1, 16),
+                    hotness_audit=_check_bool("hotness_audit", hotness_audit))
         use_sum = sum_fpr is not None
         bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
         p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
@@ -415,6 +452,7 @@ class Engine:
             # by name and only when set: an extension built before salvage existed still
             # opens every other directory
             **({"salvage": True} if flags["salvage"] else {}),
+            **{k: v for k, v in l2sm.items() if v != _L2SM_DEFAULTS[k]},
         )
         self.path = path
         self.value_bytes = int(self._e.value_bytes)
@@ -510,9 +548,9 @@ class Engine:
     def set_aside(self) -> list[dict[str, Any]]:
         """The runs a ``salvage`` open set aside because their files cannot be read (empty
         otherwise), as the MANIFEST lists them: each with ``file`` (path), ``id``, ``level``
-        (0 = level 0, i = Level i), ``min_key``, ``max_key``, ``entries``, ``tombstones`` and
-        ``why`` (the damage found). Reads of keys in ``[min_key, max_key]`` that no newer data
-        answers raise :class:`CorruptionError`."""
+        (0 = level 0, i = Level i), ``min_key``, ``max_key``, ``entries``, ``tombstones``,
+        ``log`` (a file of the level's L2SM log) and ``why`` (the damage found). Reads of keys
+        in ``[min_key, max_key]`` that no newer data answers raise :class:`CorruptionError`."""
         return [_plain_damaged_run(r) for r in self._e.set_aside()]
 
     @property
@@ -549,6 +587,12 @@ class Engine:
         ``cache_hits / (cache_hits + cache_misses)`` is 0 without a cache.
         ``cache_invalidated_blocks`` counts cached blocks dropped because a flush or merge
         deleted their run; ``cache_blocks`` is the number of blocks cached now.
+        L2SM's per-level log (``log_ratio`` > 0; 0 otherwise): ``pseudo_compactions`` (files
+        moved into a level's log, no I/O), ``aggregated_compactions`` (merges of log files into
+        the next level; also counted in ``merges``), ``log_files_merged`` (the log files they
+        took: per compaction ``log_files_merged / aggregated_compactions``),
+        ``log_entries_per_level`` (a list, Level 1 first) and, with ``hotness_audit``,
+        ``hotness_picks`` and ``hotness_picks_agree``.
         What the last open did: ``wal_replayed_entries`` (log entries replayed),
         ``wal_dropped_bytes`` (a torn log tail dropped, or with ``wal_recovery="point_in_time"``
         the loss accepted) and ``files_moved_to_lost`` (unlisted files it could not prove
@@ -567,7 +611,9 @@ class Engine:
         With ``level1_runs`` >= 2 the list starts with level 0 (``level`` 0: the flushes waiting
         to merge, ``max_runs`` = ``level1_runs``; not part of the shape), then Level 1..L. With
         ``files`` true (``granularity="file"``) a level is ONE sorted run whose ``runs`` are its
-        files in key order: count it as one run, not ``len(runs)``."""
+        files in key order: count it as one run, not ``len(runs)``. ``log`` lists the level's
+        L2SM log files (oldest first; they may overlap), with ``log_entries`` and
+        ``log_capacity``; empty and 0 without ``log_ratio``."""
         return self._e.levels()
 
 
@@ -614,7 +660,9 @@ def _plain_damaged_run(raw: dict[str, Any]) -> dict[str, Any]:
     """A damaged run (``set_aside`` and ``damaged_runs``) as plain Python values."""
     run = {key: int(raw[key]) for key in ("id", "level", "min_key", "max_key", "entries",
                                           "tombstones")}
-    return {"file": str(raw["file"]), **run, "why": str(raw["why"])}
+    # "log": a file of the level's L2SM log (False from an engine built before logs)
+    return {"file": str(raw["file"]), **run, "log": bool(raw.get("log", False)),
+            "why": str(raw["why"])}
 
 
 def clean_lost(path: str | os.PathLike[str]) -> dict[str, int]:

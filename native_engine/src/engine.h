@@ -5,7 +5,8 @@
 //     records `options` in its MANIFEST; an existing one must have been created with
 //     the same design and layout (T, C, X, K, Z, entry/block/buffer bytes, filter
 //     budget, hash_levels) and compaction options (granularity, file_bytes, file_pick,
-//     level1_runs), otherwise std::invalid_argument names the first difference
+//     level1_runs, and L2SM's log_ratio, log_alpha and log_batch_cap: the stored rows of
+//     options.h OptionTable()), otherwise std::invalid_argument names the first difference
 //     (the engine refuses rather than silently adopting other knobs). Reopening reads
 //     every run once (counted under "recovery"), checking its footer against the MANIFEST,
 //     to rebuild fences and filters; then checks every write-ahead log the MANIFEST lists
@@ -34,8 +35,12 @@
 //     it; on failure the new run file is removed and the visible contents are intact.
 //   * Get reads at most one block per run whose filter (or level hash table) and
 //     fences admit the key (level 0's runs newest first, then Level 1 on; in a level of
-//     files only the file covering the key is probed); Scan returns a ScanIterator over
-//     a stable snapshot.
+//     files only the file covering the key is probed, then, with L2SM's per-level log
+//     (sst_log.h), each of the level's log files whose key range covers the key, newest
+//     first, before the next level); Scan returns a ScanIterator over a stable snapshot,
+//     reading log files as further sources at that same place.
+//   * L2SM (options.log_ratio > 0): the engine keeps the update counts of hotness.h, in
+//     memory, recording each committed flush's keys once.
 //   * Block cache (block_cache.h, options.cache_bytes; 0 = off): Get and GetMany look every
 //     block they need up in an LRU cache of data blocks first. A hit costs no read (and is
 //     not counted in point_read); a miss reads the block from disk, checks its checksum,
@@ -98,6 +103,7 @@
 #include "compaction_strategy.h"
 #include "env.h"
 #include "file_io.h"
+#include "hotness.h"
 #include "io_stats.h"
 #include "options.h"
 #include "recovery.h"
@@ -135,7 +141,8 @@ struct VerifyReport {
 // it is not part of the shape), then Level 1..L (level = 1..L). With `files` set (Levels
 // 1..L of a strategy whose levels are files, compaction_strategy.h: kFileGranularity) a level
 // is ONE sorted run and `runs` lists its files in key order, disjoint; count it as one run
-// (a_i = 1) wherever runs are counted.
+// (a_i = 1) wherever runs are counted. `log` lists the level's L2SM log files (sst_log.h),
+// oldest first, empty without logs.
 struct LevelInfo {
   int level;
   double ratio, capacity, max_runs, fpr;
@@ -144,6 +151,9 @@ struct LevelInfo {
   std::vector<RunInfo> runs;
   bool files;
   double held_runs = 1.0;  // max_runs capped at the capacity in buffers (Level::held_runs)
+  // L2SM: the level's log files, oldest first (they may overlap), and its capacity in entries.
+  std::vector<RunInfo> log{};
+  double log_capacity = 0.0;
 };
 
 class Engine {
@@ -219,9 +229,13 @@ class Engine {
   // Throws IOError(EROFS) naming `what` in salvage mode.
   void CheckWritable(const char* what) const;
   // Salvage mode: throws Corruption if `key` lies in the range of a run set aside in lookup
-  // level `level` (-1 = level 0, i = current_.levels[i]) with at least `min_older` served
-  // runs older than it: a run the lookup has reached without an answer.
-  void CheckSetAside(int level, size_t min_older, uint64_t key) const;
+  // level `level` (-1 = level 0, i = current_.levels[i]; in its log when `in_log`) with at
+  // least `min_older` served runs older than it: a run the lookup has reached without an
+  // answer.
+  void CheckSetAside(int level, size_t min_older, uint64_t key, bool in_log = false) const;
+  // Makes hotness_ (L2SM only), sized for the data current_ describes.
+  void MakeHotnessTracker();
+  uint64_t ExpectedKeys() const;
 
   std::string path_;
   Options options_;
@@ -250,6 +264,7 @@ class Engine {
   FaultInjector faults_;
   std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // reused by GetLocked
   std::vector<DamagedRun> set_aside_;  // salvage mode: the runs left out at open
+  std::unique_ptr<HotnessTracker> hotness_;  // L2SM's update counts; null without logs
 };
 
 }  // namespace wacky

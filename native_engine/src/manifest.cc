@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "crc32c.h"
 
@@ -18,8 +19,17 @@ namespace {
 // Version 2 added the uniform_filters line; version 3 the log number, the checksum line
 // and run files with a checksum section; version 4 the compaction options and level 0;
 // version 5 the db id, generation, live logs, obsolete runs, key ranges, and run files
-// with a footer (run.h), so earlier directories cannot be read.
-constexpr int kManifestVersion = 5;
+// with a footer (run.h), so earlier directories cannot be read; version 6 the options of
+// OptionTable() and L2SM's logs, written only when they are used (manifest.h).
+constexpr int kManifestVersion = 6;
+constexpr int kOldestReadable = 5;
+
+// True when the design uses a table option: the MANIFEST must then be version 6.
+bool NeedsTable(const Options& o) {
+  for (const OptionSpec& spec : OptionTable())
+    if (spec.stored && spec.get(o) != spec.default_value) return true;
+  return false;
+}
 
 std::string Hex(uint32_t v) {
   char buf[16];
@@ -42,7 +52,12 @@ std::string Manifest::Encode() const {
     os << "run " << r.id << " " << r.entries << " " << r.tombstones << " " << r.bits_per_key
        << " " << (r.hash_indexed ? 1 : 0) << " " << r.min_key << " " << r.max_key << "\n";
   };
-  os << "wacky-manifest " << kManifestVersion << "\n";
+  const bool table = NeedsTable(o);
+  if (!table)
+    for (const auto& log : level_logs)
+      if (!log.empty())
+        throw std::logic_error("a MANIFEST without L2SM's options cannot list log files");
+  os << "wacky-manifest " << (table ? kManifestVersion : kOldestReadable) << "\n";
   os << "T " << o.T << "\nC " << o.C << "\nX " << o.X << "\nK " << o.K << "\nZ " << o.Z << "\n";
   os << "entry_bytes " << o.entry_bytes << "\nblock_bytes " << o.block_bytes
      << "\nbuffer_bytes " << o.buffer_bytes << "\n";
@@ -51,6 +66,9 @@ std::string Manifest::Encode() const {
   os << "uniform_filters " << (o.uniform_filters ? 1 : 0) << "\n";
   os << "granularity " << o.granularity << "\nfile_bytes " << o.file_bytes << "\nfile_pick "
      << o.file_pick << "\nlevel1_runs " << o.level1_runs << "\n";
+  if (table)
+    for (const OptionSpec& spec : OptionTable())
+      if (spec.stored) os << spec.name << " " << spec.get(o) << "\n";
   os << "db_id " << Hex64(db_id) << "\ngeneration " << generation << "\nnext_run_id "
      << next_run_id << "\nnext_log_number " << next_log_number << "\n";
   os << "logs " << logs.size();
@@ -59,9 +77,13 @@ std::string Manifest::Encode() const {
   for (uint64_t id : obsolete) os << " " << id;
   os << "\nn_est " << n_est << "\n";
   os << "levels " << levels.size() << "\n";
-  for (const auto& lvl : levels) {
-    os << "level " << lvl.size() << "\n";
-    for (const auto& r : lvl) write_run(r);
+  for (size_t i = 0; i < levels.size(); ++i) {
+    os << "level " << levels[i].size() << "\n";
+    for (const auto& r : levels[i]) write_run(r);
+    if (!table) continue;
+    const size_t n = i < level_logs.size() ? level_logs[i].size() : 0;
+    os << "log " << n << "\n";
+    for (size_t j = 0; j < n; ++j) write_run(level_logs[i][j]);
   }
   os << "level0 " << level0.size() << "\n";
   for (const auto& r : level0) write_run(r);
@@ -80,8 +102,8 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
       text[head.size()] >= '1' && text[head.size()] <= '4' && text[head.size() + 1] == '\n')
     throw IOError(EINVAL, "manifest '" + path + "' is format version " + text[head.size()] +
                               ", written by an older engine whose run files do not identify "
-                              "themselves (no footer); this engine reads version 5 only. "
-                              "Nothing was changed");
+                              "themselves (no footer); this engine reads version 5 only (or "
+                              "6, version 5 with L2SM's logs). Nothing was changed");
   const size_t tail = text.rfind("crc32c ");
   if (tail == std::string::npos || tail == 0 || text[tail - 1] != '\n')
     throw bad("no checksum line");
@@ -108,9 +130,11 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   Options& o = m.options;
   expect("wacky-manifest");
   int version = 0;
-  if (!(is >> version) || version != kManifestVersion)
+  if (!(is >> version) || version < kOldestReadable || version > kManifestVersion)
     throw bad("unsupported version " + std::to_string(version) + " (this engine reads " +
-              std::to_string(kManifestVersion) + ")");
+              std::to_string(kOldestReadable) + " to " + std::to_string(kManifestVersion) +
+              ")");
+  const bool table = version >= 6;
   int use_sum = 0;
   expect("T");
   is >> o.T;
@@ -151,6 +175,14 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     expect("level1_runs");
     is >> o.level1_runs;
   }
+  if (table)
+    for (const OptionSpec& spec : OptionTable()) {
+      if (!spec.stored) continue;
+      double v = 0.0;
+      expect(spec.name);
+      if (!(is >> v)) throw bad(std::string("bad ") + spec.name);
+      spec.set(&o, v);
+    }
   expect("db_id");
   std::string id_hex;
   is >> id_hex;
@@ -179,11 +211,16 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   size_t L = 0;
   if (!(is >> L) || L == 0 || L > 4096) throw bad("bad level count");
   m.levels.resize(L);
+  if (table) m.level_logs.resize(L);
   for (size_t i = 0; i < L; ++i) {
     expect("level");
     size_t n = 0;
     if (!(is >> n) || n > (1u << 30)) throw bad("bad run count");
     for (size_t j = 0; j < n; ++j) m.levels[i].push_back(read_run());
+    if (!table) continue;
+    expect("log");
+    if (!(is >> n) || n > (1u << 30)) throw bad("bad log file count");
+    for (size_t j = 0; j < n; ++j) m.level_logs[i].push_back(read_run());
   }
   {
     expect("level0");
@@ -255,6 +292,11 @@ std::string CompareDesign(const Options& s, const Options& r) {
            static_cast<double>(r.file_bytes ? r.file_bytes : r.buffer_bytes)) ||
       diff("level1_runs", s.level1_runs, r.level1_runs))
     return os.str();
+  for (const OptionSpec& spec : OptionTable()) {
+    if (!spec.stored || spec.get(s) == spec.get(r)) continue;
+    return std::string(spec.name) + " (stored " + spec.Show(spec.get(s)) + ", requested " +
+           spec.Show(spec.get(r)) + ")";
+  }
   auto pick = [](int p) { return p == kRoundRobin ? "round_robin" : "least_overlap"; };
   if (s.file_pick != r.file_pick)
     return std::string("file_pick (stored ") + pick(s.file_pick) + ", requested " +

@@ -14,9 +14,14 @@
 // complete, consistent set of runs. (LevelDB and RocksDB append version edits to a
 // MANIFEST log named by CURRENT; a tree of this engine lists at most a few thousand runs,
 // so rewriting the whole description, checksummed, is cheap and leaves one file to trust:
-// there is no edit log to replay or to tear.) Encode() writes version 5. Decode() throws
-// Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming the
-// version for files of versions 1 to 4, whose run files do not identify themselves.
+// there is no edit log to replay or to tear.) Version 6 adds the design options of
+// options.h's OptionTable() (one line each, in table order, after level1_runs) and, after each
+// level's runs, its L2SM log: "log <n>" and its files, oldest first. Encode() writes version 6
+// only when a table option differs from its default (L2SM's log is on) and version 5
+// otherwise, byte for byte as before, so directories without logs stay readable by engines
+// that predate them. Decode() reads both (a version-5 file has the table defaults and empty
+// logs); it throws Corruption (env.h) on a checksum mismatch or a malformed file, and IOError
+// naming the version for files of versions 1 to 4, whose run files do not identify themselves.
 #ifndef WACKY_NATIVE_ENGINE_MANIFEST_H_
 #define WACKY_NATIVE_ENGINE_MANIFEST_H_
 
@@ -48,6 +53,8 @@ struct Manifest {
   std::vector<uint64_t> obsolete;  // runs merged away whose files may remain
   double n_est = 0.0;
   std::vector<std::vector<RunRecord>> levels;  // Level 1 first; runs oldest first
+  // Level 1 first, each level's L2SM log (oldest first); empty, or as long as `levels`.
+  std::vector<std::vector<RunRecord>> level_logs;
   std::vector<RunRecord> level0;               // runs waiting in level 0, oldest first
 
   std::string Encode() const;
@@ -76,8 +83,8 @@ struct OutputsRecord {
 std::string OutputsFileName(const std::string& dir);
 
 // Returns "" if `stored` and `requested` describe the same design, layout and compaction
-// options (file_bytes as used: 0 means buffer_bytes), else a message naming the first
-// parameter that differs.
+// options (file_bytes as used: 0 means buffer_bytes; the stored rows of OptionTable()), else a
+// message naming the first parameter that differs.
 std::string CompareDesign(const Options& stored, const Options& requested);
 
 }  // namespace wacky

@@ -4,10 +4,17 @@
 // message naming the offending parameter and its valid range; an Options that passed
 // Validate() describes a buildable engine. Derived sizes (entries per block B, buffer
 // entries) are computed here so every component agrees on them.
+// The options of L2SM's per-level log (sst_log.h) are described once, in OptionTable(): one
+// row per option with its name, range, default, and whether it is part of the design (the
+// MANIFEST records it and a reopen must give the same value) or memory only (any value on
+// reopen). Validate(), the MANIFEST (manifest.h: encode, decode, CompareDesign) and the
+// bindings (stored_options) all read the table, so a new option of that kind is one row.
 #ifndef WACKY_NATIVE_ENGINE_OPTIONS_H_
 #define WACKY_NATIVE_ENGINE_OPTIONS_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace wacky {
 
@@ -16,6 +23,8 @@ constexpr int kFileGranularity = 1;
 constexpr int kLeastOverlap = 0;
 constexpr int kRoundRobin = 1;
 constexpr int kMaxLevel1Runs = 1000;
+constexpr int kExactHotness = 0;  // Options::hotness: exact update counts
+constexpr int kHotMap = 1;        // the paper's HotMap (layered Bloom filters)
 
 struct Options {
   // Wacky knobs (Section 5).
@@ -72,6 +81,14 @@ struct Options {
   // The directory's identity (MANIFEST db_id), stamped in every run footer and log header.
   // Set by the engine when it opens a directory, never by the caller.
   uint64_t db_id = 0;
+  // L2SM's per-level log (sst_log.h, file_compaction.h), granularity 'file' only. Ranges,
+  // defaults and reopen rules: OptionTable().
+  double log_ratio = 0.0;    // omega: all logs / all tree levels, in entries; 0 = no logs
+  double log_alpha = 0.5;    // alpha: weight of hotness against sparseness
+  int log_batch_cap = 10;    // |IS|/|CS| cap of an aggregated compaction, in files
+  int hotness = kExactHotness;
+  int hotmap_layers = 5;     // M: update counts are told apart up to M
+  bool hotness_audit = false;  // with the HotMap, keep exact counts too and compare picks
 
   uint64_t value_bytes() const { return entry_bytes - 8; }
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }
@@ -84,6 +101,35 @@ struct Options {
 
   void Validate() const;
 };
+
+// One option of OptionTable(). Values travel as doubles: kInt and kBool options hold whole
+// numbers, a kChoice option the index of its spelling in `choices`.
+struct OptionSpec {
+  enum Kind { kReal, kInt, kBool, kChoice };
+  const char* name;
+  Kind kind;
+  double lo, hi;        // the valid range, inclusive
+  double default_value;
+  // Part of the design: the MANIFEST records it, and reopening with another value is refused.
+  // Otherwise memory only: not recorded, any value on reopen.
+  bool stored;
+  // Applies only with log_ratio > 0: another value than the default is refused without logs.
+  bool needs_log;
+  std::vector<const char*> choices;  // kChoice: the spelling of each value
+  double (*get)(const Options&);
+  void (*set)(Options*, double);
+
+  // The value as the bindings and messages spell it: 0.1, 10, true, 'hotmap'.
+  std::string Show(double value) const;
+  // The value a spelling of a kChoice option stands for; std::invalid_argument naming the
+  // option and its choices when there is none.
+  double Parse(const std::string& spelling) const;
+};
+
+// The table-described options, in MANIFEST order.
+const std::vector<OptionSpec>& OptionTable();
+// The row named `name`, or nullptr.
+const OptionSpec* FindOption(const std::string& name);
 
 }  // namespace wacky
 
