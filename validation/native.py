@@ -476,6 +476,13 @@ def _engine_compaction(compaction: Compaction) -> dict[str, Any]:
         out["file_pick"] = compaction.file_pick
     if compaction.file_bytes is not None:
         out["file_bytes"] = compaction.file_bytes
+    if compaction.log is not None:  # L2SM
+        log = compaction.log
+        out.update(log_ratio=log.ratio, log_alpha=log.alpha, log_batch_cap=int(log.batch_cap),
+                   hotness=log.hotness)
+    if compaction.buffer is not None:  # LSbM
+        out.update(compaction_buffer=True, buffer_trim=compaction.buffer.trim,
+                   buffer_trim_interval=compaction.buffer.interval)
     return out
 
 

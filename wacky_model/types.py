@@ -307,13 +307,13 @@ class Log:
 
     ratio: float
     alpha: float = 0.5
-    batch_cap: float = 10.0
+    batch_cap: int = 10
     hotness: str = "exact"
 
     def __post_init__(self) -> None:
         _in_range("log ratio", self.ratio, 1e-9, 1.0, "in (0, 1] (0 is no log: leave it out)")
         _in_range("log alpha", self.alpha, 0.0, 1.0, "in [0, 1]")
-        _in_range("log batch_cap", self.batch_cap, 1.0, 1000.0, "in [1, 1000]")
+        _whole("log batch_cap", self.batch_cap, 1, 1000)
         if self.hotness not in HOTNESS:
             raise ValueError(f"log hotness must be 'exact' or 'hotmap'; got {self.hotness!r}")
 
