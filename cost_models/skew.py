@@ -571,6 +571,10 @@ class SkewedCosts:
     probe_weights: tuple[float, ...]
     weighted_point_read: float
     weighted_zero_result_read: float
+    # B1 (LSbM): the compaction buffer's extra space, as a share of the levels' entries
+    # (0 without a buffer), and the share of each level's blocks it keeps.
+    buffer_space: float = 0.0
+    buffer_kept: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -1291,6 +1295,10 @@ class SkewedTree:
     # S5r: the read-hot keys are one contiguous stretch of the key order (hotrange), so a block
     # holds hot keys only or cold keys only.
     clustered_reads: bool = False
+    # B1 (LSbM): per level, the lives (writes) and block-time weights a key's serving block has
+    # while the compaction buffer keeps it, None where the level has no buffer; and the trim.
+    buffered: tuple[tuple[np.ndarray, np.ndarray] | None, ...] | None = None
+    buffer_trim: float = 0.8
 
     @property
     def point_read_floor(self) -> float:
@@ -1711,7 +1719,7 @@ FilterRates = Callable[[Sequence[LeveledFiles], Sequence[WindowCosts], Sequence[
 def file_trees(
     policies: Sequence[LeveledFiles], filter_rates: FilterRates, *, entries: float,
     entries_per_block: int, workload: SkewedWorkload, keys: KeyMap | None = None,
-    flush_writes_last: bool | None = None,
+    flush_writes_last: bool | None = None, buffer_trims: Sequence[float | None] | None = None,
 ) -> list[SkewedTree]:
     """S2f then S3, S4 and S8 (:func:`tree_of_levels`) for file-granular designs holding
     ``entries`` keys; :meth:`SkewedTree.costs` adds the cache. The layout is the uniform walk
@@ -1748,11 +1756,39 @@ def file_trees(
         at = np.array(led.walk_level)
         ledger_fpr = np.where(at < 0, fpr0, fpr[np.maximum(at, 0)])
         filters = _file_filters(led, ledger_fpr, memory)
-        trees.append(tree_of_levels(led.levels, led.level_wa, led.cycle_writes, filters,
-                                    entries=n, buffer_entries=p.flush_entries,
-                                    entries_per_block=entries_per_block, workload=workload,
-                                    keys=keys))
+        tree = tree_of_levels(led.levels, led.level_wa, led.cycle_writes, filters,
+                              entries=n, buffer_entries=p.flush_entries,
+                              entries_per_block=entries_per_block, workload=workload,
+                              keys=keys)
+        trim = None if buffer_trims is None else buffer_trims[len(trees)]
+        if trim is not None:
+            tree = replace(tree, buffered=buffered_lives(led), buffer_trim=float(trim))
+        trees.append(tree)
     return trees
+
+
+# B1 (LSbM, docs/MODEL.md): a block of the compaction buffer serves a key from the key's arrival
+# in a level until the level's own sweep takes it down; four nodes stand for that uniform stay.
+BUFFER_LIFE_NODES = 4
+
+
+def buffered_lives(ledger: FileLedger) -> tuple[tuple[np.ndarray, np.ndarray] | None, ...]:
+    """B1: per ledger level, the lives and block-time weights of the buffered copy that serves
+    a key there: none at level 0 and Level 1 (flushes enter Level 1 without a file to keep);
+    at Levels 2..L-1 the key's stay, uniform on [0, P] with P the level's sweep period (the
+    push it sends below); at Level L until the trim drops it (inf)."""
+    out: list[tuple[np.ndarray, np.ndarray] | None] = []
+    last = len(ledger.levels) - 1
+    for t, at in enumerate(ledger.walk_level):
+        if at < 1:
+            out.append(None)
+        elif t == last:
+            out.append((np.array([math.inf]), np.array([1.0])))
+        else:
+            period = float(ledger.levels[t + 1].batch_writes)
+            lives = period * (np.arange(BUFFER_LIFE_NODES) + 0.5) / BUFFER_LIFE_NODES
+            out.append((lives, lives / lives.sum()))  # block-time: a stay of s weighs s
+    return tuple(out)
 
 
 def _file_filters(ledger: FileLedger, fpr: np.ndarray, memory: float) -> LevelFilters:
@@ -1961,6 +1997,7 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
     cache_blocks = max(float(cache_blocks), 0.0)
     hit_level = np.zeros(L)
     t_c = 0.0
+    kept = np.zeros(L)
     if cache_blocks > 0:
         level_blocks = np.array([max(lev.entries / B, 1.0) for lev in levels])
         if tree.clustered_reads:
@@ -1971,6 +2008,9 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
                                  tree.reads_per_write)
             block_weights = None
         terms = _cache_terms(levels, rates, level_blocks, block_weights=block_weights)
+        if tree.buffered is not None:
+            terms, kept = _buffered_terms(tree, terms, rates, level_blocks, block_weights,
+                                          cache_blocks)
         t_c = _characteristic_time(terms, cache_blocks)
         hit_level = terms.hit_rates(t_c)
     hits = target * hit_level
@@ -1998,4 +2038,60 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
         weighted_point_read=(float(np.sum(target - hits))
                              + float(tree.weighted_false_positives.sum())),
         weighted_zero_result_read=float(np.sum(runs * tree.weighted_fpr)),
+        buffer_space=float(np.sum(kept * [lev.entries for lev in levels])
+                           / max(sum(lev.entries for lev in levels), 1.0)),
+        buffer_kept=tuple(float(x) for x in kept) if tree.buffered is not None else (),
     )
+
+
+BUFFER_ROUNDS = 4  # B1: the trim's choice and t_C settle in two or three rounds
+
+
+def _buffered_terms(tree: SkewedTree, terms: _CacheTerms, rates: np.ndarray,
+                    level_blocks: np.ndarray, block_weights: np.ndarray | None,
+                    cache_blocks: float) -> tuple[_CacheTerms, np.ndarray]:
+    """B1: S5-S6's terms with the compaction buffer. A block the buffer keeps lives the key's
+    stay in its level (:func:`buffered_lives`) instead of the tree file's life; the trim keeps
+    a file while at least ``buffer_trim`` of its blocks are cached. Under a hot key range (S5r)
+    a file's blocks are all hot or all cold, so the trim keeps the blocks whose cached share
+    reaches the threshold; otherwise a file's blocks mix every rate and it is kept when the
+    level's blocks on average are cached that much. The choice and t_C are solved together,
+    from every buffered block kept. Returns the terms and each level's share of blocks kept."""
+    L = len(tree.levels)
+    buffered = np.array([b is not None for b in tree.buffered])
+    long_levels = tuple(replace(lev, lives=b[0], weights=b[1]) if b is not None else lev
+                        for lev, b in zip(tree.levels, tree.buffered, strict=True))
+    long = _cache_terms(long_levels, rates, level_blocks, block_weights=block_weights)
+    floor = np.where(buffered, 0.0, math.inf)  # per level: the slowest block rate kept
+    mixed = terms
+    for _ in range(BUFFER_ROUNDS):
+        keep_s = buffered[terms.level] & (terms.lam >= floor[terms.level])
+        keep_l = buffered[long.level] & (long.lam >= floor[long.level])
+        mixed = _CacheTerms(*(np.concatenate([getattr(terms, f)[~keep_s], getattr(long, f)[keep_l]])
+                              for f in ("lam", "life", "occ", "req", "level")),
+                            reads=terms.reads, mortal=False)
+        t_c = _characteristic_time(mixed, cache_blocks)
+        h = _hit(long.lam, long.life, t_c)
+        cached = np.bincount(long.level, weights=long.occ * h, minlength=L)
+        blocks = np.bincount(long.level, weights=long.occ, minlength=L)
+        new = floor.copy()
+        for i in np.flatnonzero(buffered):
+            at = long.level == i
+            if tree.clustered_reads:
+                lam, where = np.unique(long.lam[at], return_inverse=True)
+                share = (np.bincount(where, weights=(long.occ * h)[at])
+                         / np.bincount(where, weights=long.occ[at]))
+                ok = share >= tree.buffer_trim
+                new[i] = float(lam[ok].min()) if ok.any() else math.inf
+            else:
+                new[i] = 0.0 if cached[i] >= tree.buffer_trim * blocks[i] else math.inf
+        if np.array_equal(new, floor):
+            break
+        floor = new
+    keep_l = buffered[long.level] & (long.lam >= floor[long.level])
+    kept = (np.bincount(long.level, weights=long.occ * keep_l, minlength=L)
+            / np.maximum(np.bincount(long.level, weights=long.occ, minlength=L), 1e-300))
+    # Blocks nobody reads are not among the terms: they are trimmed (never cached).
+    kept *= np.bincount(long.level, weights=long.occ, minlength=L) / np.maximum(level_blocks,
+                                                                                 1e-300)
+    return mixed, kept

@@ -57,3 +57,55 @@ def test_side_runs_compose_with_files() -> None:
     c = Compaction(granularity="file", file_bytes=1 << 18, level1_runs=4, log=Log(0.1),
                    buffer=Buffer(trim=0.8))
     assert not c.is_default and c.log is not None and c.buffer is not None
+
+
+# -- LSbM's compaction buffer in the model (B1) --------------------------------------------------
+
+def _buffer_costs(read_keys: str, buffer: Buffer | None, cache_share: float = 0.03,
+                  writes: float = 0.5):
+    from wacky_model.skew import file_skew_costs
+    from wacky_model.types import Design, System, Workload
+
+    n = 200_000
+    w = Workload(point_reads=1.0 - writes, writes=writes, read_keys=read_keys,
+                 update_fraction=1.0, correlated=False)
+    s = System(entries=n, entry_bytes=128, block_bytes=4096, buffer_bytes=64 << 10,
+               bits_per_entry=5, cache_bytes=int(cache_share * n * 128))
+    return file_skew_costs(Design(T=10, C=9, X=1, K=0, Z=0), s,
+                           Compaction("file", 64 << 10, 1, buffer=buffer), w, history_writes=n)
+
+
+def test_the_buffer_keeps_a_hot_range_cached_for_a_little_space() -> None:
+    off, on = _buffer_costs("hotrange:0.02:0.98", None), _buffer_costs("hotrange:0.02:0.98",
+                                                                       Buffer())
+    assert on.cache_hit_rate > off.cache_hit_rate
+    assert on.point_read < off.point_read
+    assert 0.0 < on.buffer_space <= 0.10  # the hot files of Levels 2..L, not the tree
+    assert on.buffer_kept[0] == 0.0  # Level 1 has no buffer: flushes enter it without a file
+    assert on.write_amp == off.write_amp  # buffering moves no bytes
+
+
+def test_the_buffer_costs_nothing_where_the_trim_keeps_nothing() -> None:
+    # Reads spread over the keys: no file has 80% of its blocks cached, the trim drops them all.
+    off, on = _buffer_costs("zipf:0.9", None), _buffer_costs("zipf:0.9", Buffer())
+    assert on.cache_hit_rate == pytest.approx(off.cache_hit_rate, abs=1e-12)
+    assert on.buffer_space == 0.0
+    # Without a cache there is nothing to keep warm.
+    off, on = (_buffer_costs("hotrange:0.02:0.98", b, cache_share=0.0) for b in (None, Buffer()))
+    assert on.point_read == off.point_read and on.buffer_space == 0.0
+
+
+@pytest.mark.parametrize("read_keys, chosen", [("hotrange:0.02:0.98", True),
+                                               ("zipf:0.9", False)])
+def test_recommend_turns_the_buffer_on_only_where_it_pays(read_keys, chosen) -> None:
+    from wacky_model.search import recommend
+    from wacky_model.types import System, Workload
+
+    w = Workload(point_reads=0.3, writes=0.7, read_keys=read_keys, update_fraction=1.0,
+                 correlated=False)
+    r = recommend(w, System(entries=1e6, cache_bytes=int(0.03e6 * 128)), granularity="file")
+    assert (r.compaction.buffer is not None) is chosen
+    doc = r.to_dict()
+    assert doc["compaction"]["compaction_buffer"] is chosen
+    assert doc["granularity_choice"]["file"]["compaction_buffer"]["chosen"] is chosen
+    assert ("with LSbM's compaction buffer" in doc["granularity_choice"]["reason"]) is chosen

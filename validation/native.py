@@ -62,7 +62,8 @@ def native_counters(stats: dict) -> Counters:
                     major_merges=int(stats["major_compactions"]),
                     cache_hits=tuple(map(int, stats["cache_hits_per_level"])),
                     cache_misses=tuple(map(int, stats["cache_misses_per_level"])),
-                    cache_invalidated=int(stats["cache_invalidated_blocks"]))
+                    cache_invalidated=int(stats["cache_invalidated_blocks"]),
+                    merges=int(stats["merges"]))
 
 
 def level_L_state(engine: Any) -> tuple[int, bool, float]:
@@ -703,6 +704,17 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
         invalidated_blocks=delta.cache_invalidated,
         timeline=[{"writes": w, "hit_rate": h} for w, h in reads.timeline],
         measured_level_write_amp=[b * B / run.writes for b in per_level])
+    if files:
+        shape = engine.levels()
+        detail.update(merges=delta.merges, file_widths=_file_widths(shape),
+                      tree_bytes=sum(level["entries"] for level in shape) * scale.entry_bytes)
+    if compaction.buffer is not None or compaction.log is not None:
+        stats = engine.stats()
+        detail.update(side_runs={  # what the mechanisms did over the run, and their space
+            k: stats.get(k) for k in ("buffer_files", "buffer_bytes", "buffer_reads",
+                                      "buffer_trimmed", "buffer_drained", "pseudo_compactions",
+                                      "aggregated_compactions", "log_files_merged")},
+            model_buffer_space=getattr(model, "buffer_space", None))
     facts = window_detail(run, "window_complete")
     if files:
         facts["compaction"] = asdict(compaction)
@@ -715,6 +727,21 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
         detail={**facts,
                 "major_compactions": delta.major_merges,
                 "skew": detail})
+
+
+def _file_widths(shape: list[dict[str, Any]]) -> list[dict[str, float | None]]:
+    """Per level, the median key range of its files and of its log's files, as a share of
+    the keys the last level spans: how sparse each is (L2SM moves sparse files to its log)."""
+    last = [f for f in shape[-1]["runs"]] if shape else []
+    span = (max(f["max_key"] for f in last) - min(f["min_key"] for f in last)) if last else 0
+    span = max(float(span), 1.0)
+
+    def median(files: list[dict[str, Any]]) -> float | None:
+        return (float(np.median([(f["max_key"] - f["min_key"]) / span for f in files]))
+                if files else None)
+
+    return [{"level": level["level"], "files": median(level["runs"]),
+             "log": median(level.get("log") or [])} for level in shape]
 
 
 def _read_parts(keys: np.ndarray, level_L_keys: np.ndarray, scale: Scale,

@@ -278,6 +278,10 @@ SWEEPS = {s.name: s for s in (
             alias=" --engine rocksdb"),
     CaseSet("rocksdb-skew", "validation.cases", "skewed keys and a block cache on stock "
             "RocksDB: the skew model (S2f leveled, U5 universal)", 9.0, workers=1),
+    CaseSet("lsbm", "validation.side_runs", "LSbM's compaction buffer: a hot key range's hit "
+            "rate with and without it, model and engine", 3.0),
+    CaseSet("l2sm", "validation.side_runs", "L2SM's per-level log: write amplification and "
+            "merges with and without it on the engine", 6.0),
     CaseSet("smoke", "validation.cases", "eight designs over the three windows, at a small "
             "scale", 0.5),
 )}

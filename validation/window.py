@@ -115,6 +115,7 @@ class Counters:
     cache_misses: tuple[int, ...] = ()
     cache_invalidated: int = 0
     stall_seconds: float = 0.0
+    merges: int = 0  # merge operations (0 where the engine does not count them)
 
     def __sub__(self, begin: Counters) -> Counters:
         def minus(a: Any, b: Any) -> Any:

@@ -159,7 +159,8 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
     c = rec.compaction
     merges = ("whole-level merges" if c.granularity == "level" else
               f"file-granular merges, files of {c.file_bytes:,} B, level-1 trigger "
-              f"{c.level1_runs}")
+              f"{c.level1_runs}" + (", LSbM's compaction buffer" if c.buffer else "")
+              + (f", L2SM's log ({c.log.ratio:g})" if c.log else ""))
     console.print(
         f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}; {merges}): {rec.cost:.4g} I/O per "
         f"operation ({searched}, {rec.search_ms:.1f} ms)"

@@ -102,7 +102,9 @@ class Configuration:
                            "file_bytes": c.file_bytes, "level0_trigger": c.level1_runs,
                            "file_pick": c.file_pick, "level_base_bytes": c.level_base_bytes,
                            "universal": None if c.universal is None else dict(
-                               c.universal.__dict__)},
+                               c.universal.__dict__),
+                           "log": None if c.log is None else dict(c.log.__dict__),
+                           "buffer": None if c.buffer is None else dict(c.buffer.__dict__)},
             "memory": None if self.memory is None else dict(self.memory.__dict__),
             "target": self.target,
         }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -21,6 +21,7 @@ from cost_models.objective import Weights, theta_of_row, theta_shared
 from wacky_model.files import LeveledCosts, native_file_costs, native_file_costs_many
 from wacky_model.guardrails import Constraints
 from wacky_model.types import (
+    Buffer,
     Compaction,
     Design,
     System,
@@ -99,6 +100,10 @@ def analyze_files(design: Design, system: System, compaction: Compaction,
     and, with a workload, Θ. ``wacky analyze --granularity file``'s JSON."""
     if compaction.granularity != "file":
         raise ValueError("analyze_files prices granularity='file'; analyze prices whole levels")
+    if compaction.log is not None:
+        from wacky_model.pricing import L2SM_UNPRICED
+
+        raise ValueError(L2SM_UNPRICED)
     if system.memory_split:
         system = system.with_buffer(system.buffer_bytes)
     c = native_file_costs(design, system, compaction, system.entries,
@@ -165,6 +170,9 @@ class FilePick:
     # Under skew with a bound: the least floor of the designs left unpriced because it was
     # above the bound (the file side's best is at least min(theta, floor)); inf otherwise.
     floor: float = float("inf")
+    # LSbM's compaction buffer (B1), priced on the pick when a cache is in play: whether it was
+    # chosen, and Θ and the hit rate without and with it; None when it was not priced.
+    buffer: dict[str, Any] | None = None
 
 
 def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: float | None,
@@ -229,7 +237,28 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
             best = (t, costs, k, g, j)
     theta, costs, k, g, j = best
     split, grid = grids[g]
-    design = grid.designs[j]
+    design, compaction = grid.designs[j], grid.compactions[j]
+    buffer = None
+    if cache_blocks(split) > 0 and compaction.sizing == "wacky" and compaction.style == "wacky":
+        # B1: LSbM's buffer changes only the cache's lives, so it is priced on the pick (the
+        # native engine's; stock RocksDB has none).
+        with_buffer = replace(compaction, buffer=Buffer())
+        tree = file_skew_trees([Configuration(design, with_buffer, Memory.of(split))], split,
+                               workload, keys)[0]
+        kb = tree.costs(cache_blocks(split))
+        costs_b = skewed(grid.costs[j], kb.point_read, kb.write_amp)
+        theta_b = float(theta_shared(costs_b.row(split.entries_per_block), weights)[0])
+        chosen = theta_b < theta * (1.0 - BUFFER_GAIN)
+        buffer = {"chosen": chosen, "theta_without": theta, "theta_with": theta_b,
+                  "hit_rate_without": k.cache_hit_rate, "hit_rate_with": kb.cache_hit_rate,
+                  "space_with": kb.buffer_space}
+        if chosen:
+            compaction, costs, theta, k = with_buffer, costs_b, theta_b, kb
     choice = SkewChoice(design, name_of(design, split), theta, analysis_of(k),
                         u_grid.designs[u_index], uniform_theta, len(staged))
-    return FilePick(split, design, grid.compactions[j], costs, theta, choice, skipped)
+    return FilePick(split, design, compaction, costs, theta, choice, skipped, buffer)
+
+
+# The compaction buffer (LSbM) costs disk space the objective does not price: the search takes
+# it only where it lowers Θ by at least this share.
+BUFFER_GAIN = 0.005

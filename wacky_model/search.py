@@ -643,7 +643,9 @@ class Recommendation:
             "design": self.design.knobs,
             "granularity": c.granularity,
             "compaction": {"granularity": c.granularity, "file_bytes": c.file_bytes,
-                           "level1_runs": c.level1_runs},
+                           "level1_runs": c.level1_runs,
+                           "compaction_buffer": c.buffer is not None,
+                           "log_ratio": 0.0 if c.log is None else c.log.ratio},
             "configuration": self.configuration.to_dict(),
             "family": self.family,
             "model": self.model,
@@ -1086,7 +1088,9 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
                      ) -> Recommendation:
     pick = file_pick(_file_grids(system, _active(constraints), "native", level0_trigger),
                      workload, rho)
-    return _file_recommendation(workload, pick, "files", rho, "files asked", start)
+    return _file_recommendation(workload, pick, "files", rho,
+                                "files asked" + _buffer_text(getattr(pick, "buffer", None)),
+                                start)
 
 
 def _file_robust(workload: Workload, pick: FilePick, rho: float | None) -> dict | None:
@@ -1117,7 +1121,20 @@ def _file_recommendation(workload: Workload, pick: FilePick, model: str, rho: fl
                      "level": None, "reason": reason,
                      "file": {"design": design.knobs, "cost": pick.theta,
                               "level1_runs": compaction.level1_runs,
-                              "file_bytes": compaction.file_bytes}})
+                              "file_bytes": compaction.file_bytes,
+                              "compaction_buffer": getattr(pick, "buffer", None)}})
+
+
+def _buffer_text(b: dict[str, Any] | None) -> str:
+    """What LSbM's compaction buffer buys on a file-granular pick (FilePick.buffer), in words."""
+    if b is None:
+        return ""
+    if b["chosen"]:
+        return (f", with LSbM's compaction buffer (hit rate {b['hit_rate_without']:.3f} -> "
+                f"{b['hit_rate_with']:.3f}, Θ {b['theta_without']:.4g} without it, "
+                f"+{b['space_with']:.1%} space)")
+    return (f", without LSbM's compaction buffer (it would change Θ by "
+            f"{b['theta_with'] / b['theta_without'] - 1:+.2%})")
 
 
 def _file_grids(system: System, constraints: Constraints | None, target: str = "native",
@@ -1172,10 +1189,11 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
                 "file_bytes": f.file_bytes, "cost": best.theta, "write_amp": c.write_amp,
                 "zero_result_read": c.zero_result_read, "point_read": c.point_read,
-                "range_runs": c.range_runs}
+                "range_runs": c.range_runs, "compaction_buffer": best.buffer}
     level_doc = {"design": rec.design.knobs, "family": rec.family, "cost": rec.cost}
     file_text = (f"file-granular Leveling T={best.design.T:g}, level-1 trigger {f.level1_runs},"
                  f" files of {f.file_bytes:,} B: Θ {best.theta:.4g}")
+    file_text += _buffer_text(best.buffer)
     if best.floor < best.theta:  # designs left unpriced could be cheaper, but not below this
         file_text = (f"the file-granular designs: Θ at least {best.floor:.4g} (the best priced, "
                      f"Leveling T={best.design.T:g}, {best.theta:.4g})")

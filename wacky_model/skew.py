@@ -159,7 +159,9 @@ def file_skew_trees(designs: Sequence[Design], system: System,
     return file_trees(policies, rates, entries=system.entries,
                       entries_per_block=system.entries_per_block,
                       workload=_priced_workload(workload, history_writes), keys=keys,
-                      flush_writes_last=False)
+                      flush_writes_last=False,
+                      buffer_trims=[None if c.buffer is None else c.buffer.trim
+                                    for c in compactions])
 
 
 def file_skew_costs(design: Design, system: System, compaction: Compaction,

@@ -1,0 +1,258 @@
+"""The case sets of the side runs of a level (issue 32): each mechanism on the native engine
+against the same engine without it, same workload and seed, through the one runner.
+
+* **lsbm**: LSbM's compaction buffer (docs/MODEL.md, B1) under uniform updates and existing-key
+  reads of which 98% go to a hot key range that a cache 1.5 times its size holds: the hit rate
+  without and with the buffer, the model (S2f, S3-S7 with S5r and B1) beside the engine, the
+  hit rate over the window (docs/validation-lsbm.png) and the space the buffer takes.
+* **l2sm**: L2SM's per-level log under ``latest`` and Zipf 0.99 writes (half updates) and
+  uniform updates, at the issue's shape scaled down tenfold (files of a quarter of the
+  buffer, T = 10): write amplification, merges and zero-result I/O without and with the log.
+  No model prices the log (wacky_model.pricing.L2SM_UNPRICED): the "model" column is the tree
+  without it, which is what a search that cannot see the log would expect.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from validation.results import ValidationResult
+from validation.scale import Scale
+from validation.sweep import SweepCase, SweepResult, section, table
+from wacky_model.types import Buffer, Compaction, Design, Log, Workload
+
+# -- lsbm ----------------------------------------------------------------------------------------
+LSBM_FIGURE = "validation-lsbm.png"
+HOT_RANGE = "hotrange:0.02:0.98"
+HOT_KEYS = 0.02
+LSBM_CACHE_RANGES = 1.5  # the cache, in multiples of the hot range's bytes: it holds the range
+LSBM_READS = 0.2  # existing-key reads per operation; the rest are updates (4 writes a read)
+LSBM_ENTRIES = 200_000
+LSBM_BUFFER = 64 << 10  # files of one buffer: 16 blocks, fine enough for the trim
+TARGET_HIT = 0.05
+TARGET_SPACE = 0.10
+
+
+@dataclass(frozen=True)
+class LsbmCase:
+    T: int
+    buffer: bool
+
+    @property
+    def name(self) -> str:
+        return f"T={self.T} {'with' if self.buffer else 'without'} the buffer"
+
+    @property
+    def design(self) -> Design:
+        return Design(T=self.T, C=self.T - 1, X=1, K=0, Z=0)
+
+    @property
+    def compaction(self) -> Compaction:
+        return Compaction("file", LSBM_BUFFER, 1, buffer=Buffer() if self.buffer else None)
+
+
+LSBM_WORKLOAD = Workload(point_reads=LSBM_READS, writes=1.0 - LSBM_READS, read_keys=HOT_RANGE,
+                         update_fraction=1.0, correlated=False)
+
+
+def lsbm_cases() -> list[LsbmCase]:
+    return [LsbmCase(T, b) for T in (10, 4) for b in (False, True)]
+
+
+def lsbm_scale(scale: Scale) -> Scale:
+    return Scale(entries=LSBM_ENTRIES, entry_bytes=scale.entry_bytes,
+                 block_bytes=scale.block_bytes, buffer_bytes=LSBM_BUFFER, reads=scale.reads,
+                 seed=scale.seed)
+
+
+def lsbm_cache(scale: Scale) -> int:
+    return int(LSBM_CACHE_RANGES * HOT_KEYS * scale.entries * scale.entry_bytes)
+
+
+# -- l2sm ----------------------------------------------------------------------------------------
+L2SM_ENTRIES = 200_000
+L2SM_BUFFER = 128 << 10  # the issue's 1 MiB buffer and 256 KiB files at 2M keys, scaled down
+L2SM_FILE = 32 << 10
+L2SM_DISTRIBUTIONS = ("latest", "zipf:0.99", "uniform")
+L2SM_RATIO = 0.1  # the paper's omega
+
+
+@dataclass(frozen=True)
+class L2smCase:
+    writes: str
+    log: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.writes} {'with' if self.log else 'without'} the log"
+
+    @property
+    def workload(self) -> Workload:
+        # Updates need inserts under latest (YCSB's: an update picks a recent insert), so half
+        # the writes update; uniform keys update the loaded keys.
+        return Workload(point_reads=0.5, writes=0.5, write_keys=self.writes,
+                        read_keys="uniform", correlated=False,
+                        update_fraction=1.0 if self.writes == "uniform" else 0.5)
+
+    @property
+    def compaction(self) -> Compaction:
+        return Compaction("file", L2SM_FILE, 1, log=Log(L2SM_RATIO) if self.log else None)
+
+
+def l2sm_cases() -> list[L2smCase]:
+    return [L2smCase(d, log) for d in L2SM_DISTRIBUTIONS for log in (False, True)]
+
+
+def l2sm_scale(scale: Scale) -> Scale:
+    return Scale(entries=L2SM_ENTRIES, entry_bytes=scale.entry_bytes,
+                 block_bytes=scale.block_bytes, buffer_bytes=L2SM_BUFFER, reads=scale.reads,
+                 seed=scale.seed)
+
+
+# -- the sets ------------------------------------------------------------------------------------
+def cases(name: str, scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
+    bits = budget.get("bits_per_entry") or 5.0
+    if name == "lsbm":
+        sc = lsbm_scale(scale)
+        return [SweepCase(c.name, name, c.design, {
+            "workload": LSBM_WORKLOAD, "scale": sc, "bits_per_entry": bits,
+            "cache_bytes": lsbm_cache(sc), "compaction": c.compaction}) for c in lsbm_cases()]
+    sc = l2sm_scale(scale)
+    return [SweepCase(c.name, name, Design(T=10, C=9, X=1, K=0, Z=0), {
+        "workload": c.workload, "scale": sc, "bits_per_entry": bits,
+        "compaction": c.compaction}) for c in l2sm_cases()]
+
+
+def _pairs(results: Sequence[SweepResult], known: Sequence[Any]
+           ) -> list[tuple[Any, ValidationResult, ValidationResult]]:
+    """(case without the mechanism, its result, the result with it), in ``known``'s order."""
+    by_name = {r.name: r.result for r in results}
+    out = []
+    for c in known:
+        flag = "buffer" if isinstance(c, LsbmCase) else "log"
+        if getattr(c, flag):
+            continue
+        on = replace(c, **{flag: True})
+        if c.name in by_name and on.name in by_name:
+            out.append((c, by_name[c.name], by_name[on.name]))
+    return out
+
+
+def render(name: str, results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
+           command: str, refused: Sequence[tuple[str, str]]) -> str:
+    if name == "lsbm":
+        return _lsbm_section(_pairs(results, lsbm_cases()), lsbm_scale(scale), command)
+    return _l2sm_section(_pairs(results, l2sm_cases()), l2sm_scale(scale), command)
+
+
+def _side(r: ValidationResult) -> dict[str, Any]:
+    return (r.detail("skew") or {}).get("side_runs") or {}
+
+
+def _side_widths(r: ValidationResult) -> list[dict[str, Any]]:
+    return (r.detail("skew") or {}).get("file_widths") or []
+
+
+def _space(r: ValidationResult) -> float:
+    skew = r.detail("skew") or {}
+    return float(_side(r).get("buffer_bytes") or 0) / max(float(skew.get("tree_bytes") or 1), 1.0)
+
+
+def _lsbm_section(rows: Sequence[tuple[LsbmCase, ValidationResult, ValidationResult]],
+                  scale: Scale, command: str) -> str:
+    body: list[str] = []
+    met = 0
+    for c, off, on in rows:
+        hits = [(r.predicted.cache_hit_rate, r.measured.cache_hit_rate) for r in (off, on)]
+        ok = all(abs(p - m) <= TARGET_HIT for p, m in hits) and _space(on) <= TARGET_SPACE
+        met += ok
+        model_space = (on.detail("skew") or {}).get("model_buffer_space") or 0.0
+        body += [f"* T = {c.T}: hit rate without the buffer {hits[0][0]:.3f} (model) / "
+                 f"{hits[0][1]:.3f} (engine), with it {hits[1][0]:.3f} / {hits[1][1]:.3f}; "
+                 f"existing-key read I/O {off.measured.point_read_uniform:.3f} -> "
+                 f"{on.measured.point_read_uniform:.3f} (model "
+                 f"{off.predicted.point_read_uniform:.3f} -> "
+                 f"{on.predicted.point_read_uniform:.3f}); the buffer's space "
+                 f"{_space(on):+.1%} of the tree (model {model_space:+.1%}), reads it served "
+                 f"{_side(on).get('buffer_reads', 0):,}, files trimmed "
+                 f"{_side(on).get('buffer_trimmed', 0):,}; write amplification "
+                 f"{off.measured.write_amp:.2f} / {on.measured.write_amp:.2f}."]
+    body += ["", f"The model's mean hit rate within {TARGET_HIT} with and without the buffer and "
+             f"its space at most +{TARGET_SPACE:.0%}: {met} of {len(rows)} designs.", "",
+             f"![hit rate over the window, without and with the buffer]({LSBM_FIGURE})", "",
+             "The hit rate in each twentieth of the window (engine: markers; model: the dashed "
+             "steady value)."]
+    return section(
+        "lsbm", "LSbM's compaction buffer against the native engine without it", command,
+        f"{scale.entries:,} entries of {scale.entry_bytes} B preloaded, a "
+        f"{scale.buffer_bytes:,} B buffer and files of one buffer, Leveling, 5 filter bits per "
+        f"entry. Then uniform updates with one existing-key read per {1 / LSBM_READS - 1:g} "
+        f"updates, {HOT_RANGE.split(':')[2]} of them to a contiguous range of "
+        f"{HOT_KEYS:.0%} of the keys (`{HOT_RANGE}`), and an LRU cache of "
+        f"{lsbm_cache(scale):,} B ({LSBM_CACHE_RANGES:g} times the range's bytes), over a "
+        "window after a warm-up (validation/window.py). Same workload and seed with and "
+        "without the buffer (trim 0.8 every 8 merges). The model is S2f with S3-S7 and S5r, "
+        "and B1 for the buffer (docs/MODEL.md).", body)
+
+
+def _l2sm_section(rows: Sequence[tuple[L2smCase, ValidationResult, ValidationResult]],
+                  scale: Scale, command: str) -> str:
+    out = []
+    for c, off, on in rows:
+        wa0, wa1 = off.measured.write_amp, on.measured.write_amp
+        m0 = (off.detail("skew") or {}).get("merges") or 0
+        m1 = (on.detail("skew") or {}).get("merges") or 0
+        side = _side(on)
+        batch = (side.get("log_files_merged") or 0) / max(side.get("aggregated_compactions")
+                                                           or 0, 1)
+        out.append([c.writes, f"{wa0:.2f}", f"{wa1:.2f}", f"{wa1 / wa0 - 1:+.0%}",
+                    f"{m0:,}", f"{m1:,}", f"{m1 / max(m0, 1) - 1:+.0%}", f"{batch:.2f}",
+                    f"{off.measured.zero_result_read:.4f}", f"{on.measured.zero_result_read:.4f}",
+                    f"{off.predicted.write_amp:.2f}"])
+    body = [*table(["writes", "WA without", "WA with", "change", "merges without",
+                    "merges with", "change", "log files a batch", "zero-result I/O without",
+                    "with", "model WA (no log)"], out), "",
+            "Reads do not change what the engine writes, so write amplification and merges are "
+            "the same at every read:write ratio; zero-result I/O is per read.", ""]
+    for c, off, on in rows:  # why: how wide the files are that go down from Level L-1
+        w0 = (_side_widths(off) or [{}])[-2:-1] or [{}]
+        w1 = (_side_widths(on) or [{}])[-2:-1] or [{}]
+        if w0[0].get("files") is not None and w1[0].get("log") is not None:
+            body.append(
+                f"* {c.writes}: at Level L-1 the median file spans {w0[0]['files']:.2%} of the "
+                f"keys without the log; with it the tree's files span {w1[0]['files']:.2%} "
+                f"and the log's {w1[0]['log']:.2%}, so each batch the log sends down meets "
+                f"that many times more of Level L.")
+    return section(
+        "l2sm", "L2SM's per-level log against the native engine without it", command,
+        f"{scale.entries:,} entries of {scale.entry_bytes} B preloaded, a "
+        f"{scale.buffer_bytes:,} B buffer, files of {L2SM_FILE:,} B, Leveling T = 10, 5 filter "
+        f"bits per entry: the issue's shape (2M keys, 1 MiB buffer, 256 KiB files) at a tenth. "
+        f"Then a window of writes (half updates, half inserts; uniform: all updates) with as "
+        f"many uniform reads, after a warm-up. The log: the paper's omega = {L2SM_RATIO:g}, "
+        "alpha = 0.5, the batch cap 10, exact hotness.", body)
+
+
+def after(name: str, results: Sequence[SweepResult], scale: Scale, out: Path) -> None:
+    """The lsbm set's timeline figure beside the document."""
+    if name != "lsbm":
+        return
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for c, off, on in _pairs(results, lsbm_cases()):
+        for r, label, dash in ((off, "without", "dot"), (on, "with", "dash")):
+            line = (r.detail("skew") or {}).get("timeline") or []
+            name_ = f"T={c.T} {label} the buffer"
+            fig.add_scatter(x=[p["writes"] for p in line], y=[p["hit_rate"] for p in line],
+                            mode="markers+lines", name=name_)
+            if line:
+                fig.add_scatter(x=[line[0]["writes"], line[-1]["writes"]],
+                                y=[r.predicted.cache_hit_rate] * 2, mode="lines",
+                                line={"dash": dash}, name=f"{name_} (model)")
+    fig.update_layout(xaxis_title="writes into the window", yaxis_title="cache hit rate",
+                      width=900, height=450, template="plotly_white")
+    fig.write_image(str(out.parent / LSBM_FIGURE), scale=1.5)
