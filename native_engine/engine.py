@@ -149,6 +149,28 @@ def _refuse_file_only(granularity: str, **given: Any) -> None:
                              f"{name}={value!r})")
 
 
+def _check_buffer_knobs(compaction_buffer: bool, granularity: str, buffer_trim: Any,
+                        buffer_trim_interval: Any) -> tuple[float, int]:
+    """The compaction buffer's trim knobs as the engine takes them (``None``: the defaults);
+    refused where the buffer is off, and the buffer where merges are not cut into files."""
+    trim = 0.8 if buffer_trim is None else _check_number("buffer_trim", buffer_trim)
+    if not 0.0 <= trim <= 1.0:  # NaN fails too
+        raise ValueError(f"buffer_trim = {trim} must be in [0, 1] (the share of a buffered "
+                         "file's blocks that must be cached for the trim to keep it)")
+    interval = 8 if buffer_trim_interval is None else _check_int(
+        "buffer_trim_interval", buffer_trim_interval, 1, 2**32)
+    if compaction_buffer and granularity != "file":
+        raise ValueError("compaction_buffer applies only to granularity='file' (it buffers the "
+                         f"files merged one at a time); got granularity={granularity!r}")
+    if not compaction_buffer:
+        for name, value in (("buffer_trim", buffer_trim),
+                            ("buffer_trim_interval", buffer_trim_interval)):
+            if value is not None:
+                raise ValueError(f"{name} applies only with compaction_buffer=True; leave it out "
+                                 f"(got {name}={value!r})")
+    return trim, interval
+
+
 def _check_max_lost_bytes(max_lost_bytes: Any) -> int:
     if not _is_int(max_lost_bytes):
         raise InvalidArgument(f"max_lost_bytes must be an int, got "
@@ -192,7 +214,7 @@ def _keys_from_sequence(keys: list[Any] | tuple[Any, ...] | range) -> np.ndarray
 
 
 _OPEN_KWARGS = frozenset({"sync", "wal", "cache_bytes", "wal_recovery", "max_lost_bytes",
-                          "salvage"})
+                          "salvage", "buffer_trim", "buffer_trim_interval"})
 
 
 class _Stored:
@@ -209,7 +231,8 @@ _STORED: Any = _Stored()
 # too; file_bytes and file_pick: None, the engine's defaults).
 _NEW_DEFAULTS: dict[str, Any] = dict(
     T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096, buffer_bytes=8 << 20,
-    filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0)
+    filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0,
+    compaction_buffer=False)
 # Options whose None already meant "left out" before the MANIFEST could supply them.
 _NONE_IS_LEFT_OUT = frozenset({"bits_per_entry", "sum_fpr", "file_bytes", "file_pick"})
 _FILE_ONLY = ("file_bytes", "file_pick")
@@ -237,6 +260,9 @@ def _design_options(path: str, given: dict[str, Any]) -> dict[str, Any]:
     if {"bits_per_entry", "sum_fpr"} <= left_out:  # one given decides the budget's kind
         budget = "sum_fpr" if "sum_fpr" in source else "bits_per_entry"
         options[budget] = source[budget]
+    if "compaction_buffer" in left_out:  # the MANIFEST reports it only when it is on
+        options["compaction_buffer"] = (bool(stored.get("compaction_buffer", False)) if stored
+                                        else _NEW_DEFAULTS["compaction_buffer"])
     # The file-only options come from the MANIFEST only for the granularity it records:
     # given granularity='level' on a 'file' directory, the engine names the granularity.
     if options["granularity"] == "file" and stored.get("granularity") == "file":
@@ -288,15 +314,29 @@ class Engine:
     ``verify`` neither use nor fill it, and a flush or merge that deletes a run drops its cached
     blocks. It is memory only, not part of the design: the MANIFEST does not record it and a
     reopen may give any value. See ``stats()`` for its counters.
+    ``compaction_buffer=True`` (``granularity="file"`` only; default False) adds LSbM-tree's
+    compaction buffer (``native_engine/src/compaction_buffer.h``): a file merged down out of a
+    level is not deleted but kept, with no I/O, as a buffered copy beside the level it went
+    into, and point reads of its keys go to it first, so its blocks cached before the merge keep
+    serving after it (the merge rewrote the tree's files, whose cached blocks are dropped).
+    Answers never change: a buffered copy answers only when nothing newer can exist, and scans
+    read the tree. It is part of the design (stored in the MANIFEST). Every
+    ``buffer_trim_interval`` merges (int >= 1, default 8) a trim deletes each buffered file,
+    outside the newest table of its level, with less than ``buffer_trim`` (in [0, 1], default
+    0.8) of its blocks in the block cache, so the buffer keeps what is read (with
+    ``cache_bytes=0`` it keeps only the newest tables). The two trim knobs are memory only,
+    like ``cache_bytes``, and are refused without the buffer. ``stats()`` counts its reads,
+    files and bytes; ``levels()`` lists each level's ``buffer``.
     A new directory (or an existing empty one) gets the design, layout, filter and compaction
     options given, and the defaults above for those left out. Reopening takes every option
     left out from the directory's MANIFEST, which records all of them (``T``, ``C``, ``X``,
     ``K``, ``Z``, ``entry_bytes``, ``block_bytes``, ``buffer_bytes``, ``bits_per_entry`` or
     ``sum_fpr``, ``filters``, ``hash_levels``, ``granularity``, ``file_bytes``, ``file_pick``,
-    ``level1_runs``): ``Engine(path)`` reopens it as it was built. An option given must match
-    the stored value, else ``ValueError`` names the option, the stored value and the given
-    one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``, ``wal_recovery`` and
-    ``max_lost_bytes`` are not stored: each open takes them as given (or their defaults).
+    ``level1_runs``, ``compaction_buffer``): ``Engine(path)`` reopens it as it was built. An
+    option given must match the stored value, else ``ValueError`` names the option, the stored
+    value and the given one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``,
+    ``wal_recovery``, ``max_lost_bytes``, ``buffer_trim`` and ``buffer_trim_interval`` are not
+    stored: each open takes them as given (or their defaults).
     An existing directory with no MANIFEST and no log that holds anything else is another
     program's: ``ValueError`` names it and what it holds, and nothing is written into it.
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
@@ -343,13 +383,17 @@ class Engine:
         wal_recovery: str = "tolerate_corrupted_tail_records",
         max_lost_bytes: int = 256 << 20,
         salvage: bool = False,
+        compaction_buffer: bool = _STORED,
+        buffer_trim: float | None = None,
+        buffer_trim_interval: int | None = None,
     ) -> None:
         path = _check_path(path)
         o = _design_options(path, dict(
             T=T, C=C, X=X, K=K, Z=Z, entry_bytes=entry_bytes, block_bytes=block_bytes,
             buffer_bytes=buffer_bytes, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr,
             filters=filters, hash_levels=hash_levels, granularity=granularity,
-            file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick))
+            file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick,
+            compaction_buffer=compaction_buffer))
         entry_bytes, block_bytes, buffer_bytes = (o["entry_bytes"], o["block_bytes"],
                                                   o["buffer_bytes"])
         bits_per_entry, sum_fpr, filters = (o.get("bits_per_entry"), o.get("sum_fpr"),
@@ -376,6 +420,9 @@ class Engine:
         # after the values, so a bad value is named as such whatever the granularity
         _refuse_file_only(granularity, file_bytes=file_bytes, file_pick=file_pick)
         cache_bytes = _check_cache_bytes(cache_bytes)
+        buffered = _check_bool("compaction_buffer", o["compaction_buffer"])
+        trim, trim_interval = _check_buffer_knobs(buffered, granularity, buffer_trim,
+                                                  buffer_trim_interval)
         flags = {name: _check_bool(name, value) for name, value in
                  dict(sync=sync, wal=wal, retain_obsolete_runs=retain_obsolete_runs,
                       salvage=salvage).items()}
@@ -415,6 +462,9 @@ class Engine:
             # by name and only when set: an extension built before salvage existed still
             # opens every other directory
             **({"salvage": True} if flags["salvage"] else {}),
+            # likewise the compaction buffer (native_engine/src/compaction_buffer.h)
+            **({"compaction_buffer": True, "buffer_trim": trim,
+                "buffer_trim_interval": trim_interval} if buffered else {}),
         )
         self.path = path
         self.value_bytes = int(self._e.value_bytes)
@@ -426,7 +476,8 @@ class Engine:
         """Open an existing directory with the design and layout its MANIFEST records (the
         MANIFEST's checksum is verified first), as ``Engine(path)`` does, but never create one.
         ``kwargs`` may set ``sync``, ``wal``, ``cache_bytes``, ``wal_recovery``,
-        ``max_lost_bytes`` and ``salvage`` (read-only, serving the runs that can be read).
+        ``max_lost_bytes``, ``salvage`` (read-only, serving the runs that can be read),
+        ``buffer_trim`` and ``buffer_trim_interval`` (directories with a compaction buffer).
 
         Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST, run files or
         logs) and ``FileNotFoundError`` when it holds run files or logs but no MANIFEST."""
@@ -549,6 +600,14 @@ class Engine:
         ``cache_hits / (cache_hits + cache_misses)`` is 0 without a cache.
         ``cache_invalidated_blocks`` counts cached blocks dropped because a flush or merge
         deleted their run; ``cache_blocks`` is the number of blocks cached now.
+        The compaction buffer (``compaction_buffer``; zeros without it), not to be confused with
+        the write buffer (the option ``buffer_bytes``, the stat ``buffer_size``): ``buffer_reads``
+        (point reads answered by a buffered file), ``buffer_trimmed`` and ``buffer_drained``
+        (buffered files dropped by the trim, and otherwise: when the level's own file covering
+        them moved down, or with Level 1's buffer), ``buffer_files`` and ``buffer_bytes``
+        (buffered files now and their bytes on disk: the space the compaction buffer takes) and
+        ``buffer_entries_per_level`` (index i is Level i); ``buffer_unreadable`` counts buffered
+        files the last open could not read (copies: nothing was lost, each became a marker).
         What the last open did: ``wal_replayed_entries`` (log entries replayed),
         ``wal_dropped_bytes`` (a torn log tail dropped, or with ``wal_recovery="point_in_time"``
         the loss accepted) and ``files_moved_to_lost`` (unlisted files it could not prove
@@ -567,7 +626,10 @@ class Engine:
         With ``level1_runs`` >= 2 the list starts with level 0 (``level`` 0: the flushes waiting
         to merge, ``max_runs`` = ``level1_runs``; not part of the shape), then Level 1..L. With
         ``files`` true (``granularity="file"``) a level is ONE sorted run whose ``runs`` are its
-        files in key order: count it as one run, not ``len(runs)``."""
+        files in key order: count it as one run, not ``len(runs)``. With ``compaction_buffer``
+        each level also has ``buffer``: its tables, newest first, each a list of entries in key
+        order, each with ``removed``, ``min_key`` and ``max_key`` and, for a live buffered file,
+        ``id``, ``entries``, ``blocks``, ``file_bytes`` and ``cached_blocks``."""
         return self._e.levels()
 
 

@@ -81,6 +81,14 @@ py::dict StatsDict(const IOStats& s) {
   d["cache_misses_per_level"] = s.cache_misses;
   d["cache_invalidated_blocks"] = s.cache_invalidated_blocks;
   d["cache_blocks"] = s.cache_blocks;
+  // [compaction buffer] (compaction_buffer.h; zeros without it)
+  d["buffer_files"] = s.buffer_files;
+  d["buffer_bytes"] = s.buffer_bytes;
+  d["buffer_reads"] = s.buffer_reads;
+  d["buffer_trimmed"] = s.buffer_trimmed;
+  d["buffer_drained"] = s.buffer_drained;
+  d["buffer_unreadable"] = s.buffer_unreadable;
+  d["buffer_entries_per_level"] = s.buffer_entries;  // [0] = level 0, [i] = Level i
   return d;
 }
 
@@ -211,6 +219,7 @@ PYBIND11_MODULE(_engine, m) {
           d["file_pick"] = o.file_pick == kRoundRobin ? "round_robin" : "least_overlap";
         }
         d["level1_runs"] = o.level1_runs;
+        if (o.compaction_buffer) d["compaction_buffer"] = true;  // [compaction buffer]
         return d;
       },
       py::arg("path"),
@@ -294,7 +303,8 @@ PYBIND11_MODULE(_engine, m) {
                        bool uniform_filters, int hash_levels, bool sync, bool wal,
                        bool retain, int granularity, uint64_t file_bytes, int file_pick,
                        int level1_runs, uint64_t cache_bytes, int wal_recovery,
-                       uint64_t max_lost_bytes, bool salvage) {
+                       uint64_t max_lost_bytes, bool salvage, bool compaction_buffer,
+                       double buffer_trim, uint64_t buffer_trim_interval) {
              Options o;
              o.T = T;
              o.C = C;
@@ -319,6 +329,9 @@ PYBIND11_MODULE(_engine, m) {
              o.wal_recovery = wal_recovery;
              o.max_lost_bytes = max_lost_bytes;
              o.salvage = salvage;
+             o.compaction_buffer = compaction_buffer;  // [compaction buffer]
+             o.buffer_trim = buffer_trim;
+             o.buffer_trim_interval = buffer_trim_interval;
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -330,7 +343,9 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("retain_obsolete_runs"), py::arg("granularity") = 0,
            py::arg("file_bytes") = 0, py::arg("file_pick") = 0, py::arg("level1_runs") = 1,
            py::arg("cache_bytes") = 0, py::arg("wal_recovery") = 0,
-           py::arg("max_lost_bytes") = uint64_t{256} << 20, py::arg("salvage") = false)
+           py::arg("max_lost_bytes") = uint64_t{256} << 20, py::arg("salvage") = false,
+           py::arg("compaction_buffer") = false, py::arg("buffer_trim") = Options().buffer_trim,
+           py::arg("buffer_trim_interval") = Options().buffer_trim_interval)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();
@@ -492,6 +507,28 @@ PYBIND11_MODULE(_engine, m) {
                }
                d["entries"] = entries;
                d["runs"] = runs;
+               if (e.options().compaction_buffer) {  // [compaction buffer] newest table first
+                 py::list tables;
+                 for (const auto& t : l.buffer) {
+                   py::list table;
+                   for (const BufferedInfo& f : t) {
+                     py::dict fd;
+                     fd["removed"] = f.removed;
+                     fd["min_key"] = f.min_key;
+                     fd["max_key"] = f.max_key;
+                     if (!f.removed) {
+                       fd["id"] = f.id;
+                       fd["entries"] = f.entries;
+                       fd["blocks"] = f.blocks;
+                       fd["file_bytes"] = f.file_bytes;
+                       fd["cached_blocks"] = f.cached_blocks;
+                     }
+                     table.append(fd);
+                   }
+                   tables.append(table);
+                 }
+                 d["buffer"] = tables;
+               }
                out.append(d);
              }
              return out;

@@ -22,10 +22,15 @@
 //     merge[target level] (flush when Level 1 held nothing to merge with).
 //   * Every output file gets a Bloom filter at its level's FPR, or its key hashes in a
 //     hash-table level; every level's filters and hash index are refreshed at the end.
+//   * [compaction buffer] With Options::compaction_buffer, the file a drain merges down is
+//     not deleted but buffered beside the level it went into (compaction_buffer.h
+//     BufferMovedFile), and a reshape clears the buffer of Level 1. Neither changes what is
+//     written: the tree, and the I/O, are those of the same flush without the buffer.
 //   * Nothing is visible until Install(); files written by a FileCompaction destroyed before
 //     Install() (a failed write or MANIFEST) are marked obsolete, so the tree is as it was.
 //     Install() marks the replaced files (and outputs that a later merge of the same flush
-//     consumed) obsolete and counts the flushes, merges and runs.
+//     consumed, and buffered files the new version no longer buffers) obsolete and counts
+//     the flushes, merges and runs.
 // Under kLevelGranularity with level0 runs waiting, compaction.h merges them with the buffer.
 #ifndef WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
 #define WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
@@ -73,6 +78,7 @@ class FileCompaction : public FlushJob {
  private:
   struct Counts {
     uint64_t flushes = 0, merges = 0, majors = 0;
+    uint64_t buffer_drained = 0;  // [compaction buffer] files dropped other than by the trim
   };
   // Merges `sources` (newest first) into files for level `target` of next_, replacing
   // next_.levels[target].runs[first, last) (or appending to level 0 when target < 0).

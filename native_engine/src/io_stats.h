@@ -81,6 +81,15 @@ class IOStats {
   std::vector<uint64_t> cache_hits, cache_misses;  // [0] = level 0, [i] = Level i
   uint64_t cache_invalidated_blocks = 0;
   uint64_t cache_blocks = 0;
+  // [compaction buffer] (compaction_buffer.h; all 0 without Options::compaction_buffer):
+  // point reads answered by a buffered file (found or deleted), buffered files dropped by the
+  // trim and otherwise (drained at the pace of the merges, or with Level 1's buffer), and,
+  // at the last open, buffered files that could not be read (replaced by markers). Gauges set
+  // by Engine::Stats(): live buffered files, their bytes on disk, and their entries per level
+  // ([0] = level 0, always 0; [i] = Level i).
+  uint64_t buffer_reads = 0, buffer_trimmed = 0, buffer_drained = 0, buffer_unreadable = 0;
+  uint64_t buffer_files = 0, buffer_bytes = 0;
+  std::vector<uint64_t> buffer_entries;
 
   // One point-read block at `level` (0 = level 0): found in the cache, or read from disk.
   void CountCacheLookup(size_t level, bool hit);

@@ -16,6 +16,7 @@
 #include <optional>
 #include <vector>
 
+#include "compaction_buffer.h"
 #include "hash_index.h"
 #include "run.h"
 
@@ -38,6 +39,10 @@ struct Level {
   // here, unset before the first pick. In memory only (LevelDB keeps its compact pointers
   // in the MANIFEST): a reopen starts again from the first file.
   std::optional<uint64_t> pick_after;
+  // [compaction buffer] Options::compaction_buffer: the level's buffer list B_i, copies of
+  // files merged into it from the level above (compaction_buffer.h); always empty otherwise,
+  // and for Level 1.
+  CompactionBuffer buffer;
 
   uint64_t entries() const;
   // True when there is no active run or it has reached 1/a_i of the capacity.

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "compaction_buffer.h"
 #include "crc32c.h"
 
 #include "file_io.h"
@@ -65,6 +66,7 @@ std::string Manifest::Encode() const {
   }
   os << "level0 " << level0.size() << "\n";
   for (const auto& r : level0) write_run(r);
+  if (o.compaction_buffer) EncodeBufferSection(*this, &os);  // [compaction buffer]
   os << "end\n";
   const std::string body = os.str();
   return body + "crc32c " +
@@ -191,7 +193,16 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     if (!(is >> n) || n > 1000) throw bad("bad level-0 run count");
     for (size_t j = 0; j < n; ++j) m.level0.push_back(read_run());
   }
-  expect("end");
+  {
+    // [compaction buffer] An optional section (compaction_buffer.h) before "end".
+    std::string tok;
+    if (!(is >> tok)) throw bad("expected 'end'");
+    if (tok == kBufferSectionTag) {
+      DecodeBufferSection(&is, path, &m);
+      is >> tok;
+    }
+    if (tok != "end") throw bad("expected 'end'");
+  }
   if (is.fail()) throw bad("unreadable field");
   return m;
 }
@@ -255,6 +266,10 @@ std::string CompareDesign(const Options& s, const Options& r) {
            static_cast<double>(r.file_bytes ? r.file_bytes : r.buffer_bytes)) ||
       diff("level1_runs", s.level1_runs, r.level1_runs))
     return os.str();
+  // [compaction buffer] Part of the design; its trim knobs are not (memory only).
+  if (s.compaction_buffer != r.compaction_buffer)
+    return std::string("compaction_buffer (stored ") + (s.compaction_buffer ? "on" : "off") +
+           ", requested " + (r.compaction_buffer ? "on" : "off") + ")";
   auto pick = [](int p) { return p == kRoundRobin ? "round_robin" : "least_overlap"; };
   if (s.file_pick != r.file_pick)
     return std::string("file_pick (stored ") + pick(s.file_pick) + ", requested " +

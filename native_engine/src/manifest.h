@@ -14,7 +14,10 @@
 // complete, consistent set of runs. (LevelDB and RocksDB append version edits to a
 // MANIFEST log named by CURRENT; a tree of this engine lists at most a few thousand runs,
 // so rewriting the whole description, checksummed, is cheap and leaves one file to trust:
-// there is no edit log to replay or to tear.) Encode() writes version 5. Decode() throws
+// there is no edit log to replay or to tear.) With options.compaction_buffer, an optional
+// section after level 0's runs records the buffers (compaction_buffer.h); its presence is
+// what records the option, so a MANIFEST without it (every older one) opens with the buffer
+// off. Encode() writes version 5. Decode() throws
 // Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming the
 // version for files of versions 1 to 4, whose run files do not identify themselves.
 #ifndef WACKY_NATIVE_ENGINE_MANIFEST_H_
@@ -38,6 +41,13 @@ struct RunRecord {
   uint64_t max_key = 0;
 };
 
+// [compaction buffer] An entry of a level's compaction buffer (compaction_buffer.h): a live
+// buffered file, or a removed marker (only run.min_key and run.max_key are meaningful).
+struct BufferedRecord {
+  bool removed = false;
+  RunRecord run;
+};
+
 struct Manifest {
   Options options;
   uint64_t db_id = 0;
@@ -49,6 +59,9 @@ struct Manifest {
   double n_est = 0.0;
   std::vector<std::vector<RunRecord>> levels;  // Level 1 first; runs oldest first
   std::vector<RunRecord> level0;               // runs waiting in level 0, oldest first
+  // [compaction buffer] Per level (Level 1 first): its buffer's tables, newest first. Empty,
+  // and absent from the file, unless options.compaction_buffer.
+  std::vector<std::vector<std::vector<BufferedRecord>>> buffers;
 
   std::string Encode() const;
   static Manifest Decode(const std::string& text, const std::string& path);

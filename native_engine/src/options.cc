@@ -59,6 +59,16 @@ void Options::Validate() const {
   if (wal_recovery < 0 || wal_recovery > 2)
     Bad("wal_recovery must be 'tolerate_corrupted_tail_records', 'absolute_consistency' or "
         "'point_in_time'; got " + std::to_string(wal_recovery));
+  // [compaction buffer] (options.h)
+  if (compaction_buffer && granularity != kFileGranularity)
+    Bad("compaction_buffer applies only to granularity='file' (it buffers the files merged "
+        "one at a time); got compaction_buffer with granularity='level'");
+  if (!std::isfinite(buffer_trim) || buffer_trim < 0.0 || buffer_trim > 1.0)
+    Bad("buffer_trim = " + std::to_string(buffer_trim) + " must be in [0, 1] (the share of a "
+        "buffered file's blocks that must be cached for the trim to keep it)");
+  if (buffer_trim_interval < 1 || buffer_trim_interval > (1ull << 32))
+    Bad("buffer_trim_interval = " + std::to_string(buffer_trim_interval) +
+        " must be in [1, 2^32] (merges between two trims of the compaction buffer)");
   if (granularity == kFileGranularity && (K != 0.0 || Z != 0.0))
     Bad("granularity='file' needs one run per level (K = 0 and Z = 0); got K=" +
         std::to_string(K) + ", Z=" + std::to_string(Z));

@@ -53,6 +53,20 @@ struct Options {
   // Flushes that gather as separate runs in level 0 before merging into Level 1 together
   // (RocksDB's level0_file_num_compaction_trigger); 1 merges each flush at once.
   int level1_runs = 1;
+  // [compaction buffer] LSbM-tree's compaction buffer (compaction_buffer.h; granularity =
+  // kFileGranularity only): a file the drain merges out of Level i stays on disk as a
+  // buffered copy beside Level i+1 and serves point reads of its keys, so its blocks cached
+  // before the merge keep serving after it. Part of the design (the MANIFEST records it; a
+  // reopen must give the same value). Every buffer_trim_interval merges (>= 1) the trim drops
+  // each buffered file, outside the newest table, with a share of its data blocks in the block
+  // cache below buffer_trim (in [0, 1]; 0 never trims, 1 keeps only fully cached files). The
+  // paper's 0.8 assumes small files (its super-files split a merge unit into them): a file of
+  // many blocks, hot in a few, is trimmed at 0.8, so give small file_bytes or a lower
+  // threshold. The two trim knobs are memory only, like cache_bytes: not recorded, any value
+  // on reopen.
+  bool compaction_buffer = false;
+  double buffer_trim = 0.8;
+  uint64_t buffer_trim_interval = 8;
   // Bytes of the LRU block cache for point reads (block_cache.h): floor(cache_bytes /
   // block_bytes) blocks; 0 (or less than a block) disables it. Memory only, not part of the
   // design: the MANIFEST does not record it, and a reopen may give any value.
