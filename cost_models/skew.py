@@ -1,25 +1,32 @@
 """Skewed keys and an LRU block cache: S1-S7 in ``docs/MODEL.md`` ("Skew and a block cache").
 
 Keys are ranked by popularity, rank 1 the hottest, and ranks are assigned at random to keys, so
-a key's rank says nothing about where its key falls in the key space. Four distributions:
+a key's rank says nothing about where its key falls in the key space, except under ``hotrange``.
+Five distributions:
 
 * ``uniform``;
 * ``zipf`` theta: P(rank r) proportional to r^-theta, theta in [0, 1.5] (YCSB's default 0.99);
 * ``hotset`` h p: a fraction h of the keys receives a fraction p of the operations;
+* ``hotrange`` h p (reads only): the same, the hot keys one contiguous stretch of the key
+  order, so that a block is all hot or all cold (S5r);
 * ``latest`` theta: a read of the key of the r-th most recent write, r Zipf-distributed
-  (YCSB-D; theta defaults to YCSB's 0.99).
+  (YCSB-D; theta defaults to YCSB's 0.99); for writes, an update of the key of the r-th most
+  recent insert (YCSB's latest generator; :class:`LatestWrites`, S1l).
 
 Writes are a share ``u`` of updates of existing keys (drawn from the write distribution) and
 ``1 - u`` of inserts of new keys. The model, for one whole-level Wacky design:
 
-* S1 Unique(w), the distinct keys among w writes: (1-u) w + sum_k (1 - e^{-u q_k w}).
+* S1 Unique(w), the distinct keys among w writes: (1-u) w + sum_k (1 - e^{-u q_k w}); under
+  latest writes (S1l) (1-u) w + sum_a (1 - e^{-H(a, w)}), H(a, w) = u/(1-u) [Z(a + (1-u) w) -
+  Z(a)] the updates a key of insertion recency a takes as inserts push it down the ranks.
 * S2 Write amplification: M1-M3 of the finite model with every batch counted in writes, a run
   holding Unique(its writes) entries: updates of hot keys are absorbed when runs merge.
 * S3 Where a read's key lives: Level i holds the keys whose newest write falls in its age band,
   sized so that the band's unique keys fill the level's mean entries.
 * S4 The probes of an existing-key read: the false positives of the runs above its key.
 * S5 The LRU cache with Che's approximation: a block stays cached for a characteristic time
-  t_C after its last read, found from the cache's size.
+  t_C after its last read, found from the cache's size. S5r: under a hot key range a block
+  holds consecutive keys, all hot or all cold.
 * S6 Invalidation: a block dies with its run, so a read hits only if the block was read since
   its run was written, h(lambda, l, t_C) for a run that lives l.
 * S7 Hit rates per level and overall, and the I/O of a read.
@@ -70,10 +77,16 @@ class KeyDist(Protocol):
     """Which keys operations touch (``wacky_model.types.KeyDist``, beside the
     ``Workload`` that holds it): what S1-S8 read of it."""
 
-    kind: str  # uniform, zipf, hotset or latest
+    kind: str  # uniform, zipf, hotset, hotrange or latest
     theta: float  # zipf and latest
-    hot_keys: float  # hotset: h, the share of the keys that is hot
-    hot_share: float  # hotset: p, the share of operations they receive
+    hot_keys: float  # hotset and hotrange: h, the share of the keys that is hot
+    hot_share: float  # hotset and hotrange: p, the share of operations they receive
+
+    @property
+    def is_uniform(self) -> bool: ...
+
+    @property
+    def clustered(self) -> bool: ...  # hotrange: the hot keys are contiguous in key order
 
     def hot_count(self, n: int) -> int: ...
 
@@ -107,9 +120,12 @@ def rank_bins(n: int, breaks: tuple[int, ...] = ()) -> RankBins:
     return RankBins(e[:-1], e[1:])
 
 
+HOT_KINDS = ("hotset", "hotrange")  # a hot set, scattered or contiguous: the same chances
+
+
 def bins_for(n: int, *dists: KeyDist) -> RankBins:
     """Bins fine enough for every distribution given (hot-set edges are bin edges)."""
-    return rank_bins(n, tuple(d.hot_count(n) for d in dists if d.kind == "hotset"))
+    return rank_bins(n, tuple(d.hot_count(n) for d in dists if d.kind in HOT_KINDS))
 
 
 def _zipf_mass(lo: np.ndarray, hi: np.ndarray, theta: float) -> np.ndarray:
@@ -129,7 +145,7 @@ def key_probabilities(dist: KeyDist, bins: RankBins, n: int) -> np.ndarray:
     lo, hi = bins.lo.astype(float), bins.hi.astype(float)
     if dist.kind in ("zipf", "latest") and dist.theta > 0.0:
         mass = _zipf_mass(lo, hi, dist.theta)
-    elif dist.kind == "hotset":
+    elif dist.kind in HOT_KINDS:
         hot = dist.hot_count(n)
         mass = np.where(bins.hi <= hot, dist.hot_share / hot,
                         (1.0 - dist.hot_share) / (n - hot)) * (hi - lo)
@@ -171,16 +187,26 @@ def writes_for_unique_many(d: np.ndarray | float, u: float, q: np.ndarray, count
     least d, a step from the left lands at or below the root, the iterates then climb to it
     without a bracket, quadratically once close, and a step from the right lands left of it
     (at d at the lowest)."""
+    return _invert_unique(d, u, float(count.sum()),
+                          lambda w: _unique_and_slope(w, u, q, count), start)
+
+
+def _invert_unique(d: np.ndarray | float, u: float, population: float,
+                   unique_and_slope: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                   start: np.ndarray | None) -> np.ndarray:
+    """:func:`writes_for_unique_many` for any increasing, concave D with D(w) <= w given as
+    ``unique_and_slope`` (S1's, or S1l's under latest writes); with u = 1 D saturates at the
+    ``population``, which no number of writes reaches."""
     d = np.asarray(d, dtype=float)
     out = np.zeros(d.shape)
-    never = np.full(d.shape, u >= 1.0) & (d >= count.sum() * (1.0 - 1e-12))
+    never = np.full(d.shape, u >= 1.0) & (d >= population * (1.0 - 1e-12))
     out[never] = math.inf
     todo = (d > 0.0) & ~never
     target = d[todo]
     w = target.copy() if start is None else np.maximum(np.broadcast_to(start, d.shape)[todo],
                                                        target)
     for _ in range(NEWTON_STEPS):
-        got, slope = _unique_and_slope(w, u, q, count)
+        got, slope = unique_and_slope(w)
         miss = target - got
         step = miss / slope
         w = np.maximum(w + step, target)
@@ -195,6 +221,315 @@ def writes_for_unique_many(d: np.ndarray | float, u: float, q: np.ndarray, count
 def writes_for_unique(d: float, u: float, q: np.ndarray, count: np.ndarray) -> float:
     """S1 inverted: the writes whose distinct keys number d (inf if updates alone cannot)."""
     return float(writes_for_unique_many(float(d), u, q, count))
+
+
+# ---- S1l: latest writes (docs/MODEL.md, "S1l. Unique(w) under latest writes") ---------------
+
+# S2f's mean of D under latest writes has no closed form: a table of its integral on
+# AREA_WRITES (:meth:`LatestWrites.mean_unique_and_slope`), and beyond it Gauss-Legendre, 4
+# nodes a panel, on panels a decade wide below p (and one from 0 to p 10^-MEAN_DECADES), as D
+# is smooth in ln w.
+MEAN_DECADES = 8
+
+
+def _mean_nodes() -> tuple[np.ndarray, np.ndarray]:
+    """Nodes x in (0, 1) and weights (summing to 1): the mean of f over [0, p] is
+    sum_j W_j f(p x_j)."""
+    nodes, weights = np.polynomial.legendre.leggauss(4)
+    edges = np.concatenate(([0.0], 10.0 ** -np.arange(MEAN_DECADES, -1, -1.0)))
+    a, b = edges[:-1, None], edges[1:, None]
+    return ((a + b) / 2 + (b - a) / 2 * nodes).ravel(), ((b - a) / 2 * weights).ravel()
+
+
+_MEAN_X, _MEAN_W = _mean_nodes()
+AREA_WRITES = np.geomspace(1e-2, 1e20, 16 * 22 + 1)  # S2f's table under latest writes
+
+
+@dataclass(frozen=True, eq=False)
+class LatestWrites:
+    """S1l: updates of the key of the r-th most recent insert, r Zipf(theta) over the M keys
+    present at the priced moment (YCSB's ``latest``; the load's order counts as insertion
+    order). A key's rank is its insertion recency, 0 the newest; every insert adds one, so a
+    rank grows by 1 - u a write on average. The Zipf is normalized over M (``zeta``) and goes
+    on beyond it for the older keys a span's inserts push down (the population grows by
+    (1 - u) w over a span; docs/MODEL.md S1l says what that leaves out).
+
+    The ranks are binned as S1's (:func:`rank_bins` over M), each bin standing at ``pos``, the
+    rank whose chance is the bin's mean chance: with u = 1, when ranks never move, every sum is
+    then S1's with the Zipf q exactly. C(x) = sum_{s < x} (s + 1)^-theta, linear between whole
+    ranks below EXACT_RANKS and the midpoint integral beyond (as :func:`_zipf_mass`), so
+    Z(x) = C(x) / zeta is the chance an update picks a rank below x."""
+
+    theta: float
+    u: float
+    keys: float  # M: the keys present at the priced moment
+    history: float  # H: writes since the load (inf: the steady state)
+    zeta: float  # C(M)
+    table: np.ndarray  # C(k) for k = 0..EXACT_RANKS
+    bins: RankBins  # over the M ranks
+    pos: np.ndarray  # each bin's representative rank
+    # S1l's sums over the bins at their ranks, split for speed: the first ``split`` bins are
+    # whole ranks below EXACT_RANKS (``weights``: (k + 1)^-theta of rank k), the others lie
+    # where C is smooth (``far``: pos + 1/2 of each).
+    split: int = 0
+    weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    far: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    _reads: dict = field(default_factory=dict, repr=False)  # S3's latest-reads sums, by H
+    _area: dict = field(default_factory=dict, repr=False)  # S2f's table of int_0^w D
+
+    def _far(self, y: np.ndarray) -> np.ndarray:
+        """The antiderivative of y^-theta (the midpoint integral's, y = x + 1/2)."""
+        if self.theta == 1.0:
+            return np.log(y)
+        return y ** (1.0 - self.theta) / (1.0 - self.theta)
+
+    def weight(self, x: np.ndarray | float) -> np.ndarray:
+        """C'(x): the (unnormalized) chance of the rank at x, (floor x + 1)^-theta in the exact
+        ranks, (x + 1/2)^-theta beyond."""
+        x = np.asarray(x, dtype=float)
+        k = np.minimum(np.floor(x), EXACT_RANKS - 1)
+        return np.where(x < EXACT_RANKS, k + 1.0, x + 0.5) ** -self.theta
+
+    def cumulative(self, x: np.ndarray | float) -> np.ndarray:
+        """C(x), x >= 0."""
+        x = np.asarray(x, dtype=float)
+        k = np.clip(np.floor(x), 0, EXACT_RANKS - 1).astype(np.intp)
+        near = self.table[k] + (x - k) * (k + 1.0) ** -self.theta
+        top = float(self.table[EXACT_RANKS])
+        far = top + self._far(np.maximum(x, EXACT_RANKS) + 0.5) - self._far(EXACT_RANKS + 0.5)
+        return np.where(x <= EXACT_RANKS, near, far)
+
+    def rise(self, a: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """C(a + s) - C(a) for a, s >= 0 (broadcast), without the cancellation of the plain
+        difference when s is small (u near 1, a short span)."""
+        a, s = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(s, dtype=float))
+        plain = self.cumulative(a + s) - self.cumulative(a)
+        k = np.floor(a)
+        same = (a < EXACT_RANKS) & (np.floor(a + s) == k)  # within one whole rank
+        y = np.maximum(a, EXACT_RANKS) + 0.5
+        ratio = np.log1p(s / y)
+        far = (ratio if self.theta == 1.0
+               else y ** (1.0 - self.theta) * np.expm1((1.0 - self.theta) * ratio)
+               / (1.0 - self.theta))
+        return np.where(a >= EXACT_RANKS, far, np.where(same, s * self.weight(a), plain))
+
+    def positions(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """The rank standing for each bin [lo, hi): lo for one rank, else where the chance is
+        the bin's mean (the midpoint where that has no inverse)."""
+        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        c = hi - lo
+        mid = (lo + hi - 1.0) / 2.0
+        if self.theta == 0.0:
+            return np.where(c <= 1.0, lo, mid)
+        mean = (self.cumulative(hi) - self.cumulative(lo)) / np.maximum(c, 1e-300)
+        at_mean = mean ** (-1.0 / self.theta) - 0.5
+        return np.where(c <= 1.0, lo, np.where(lo >= EXACT_RANKS, at_mean, mid))
+
+    def chances(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Each key's chance per update now, by bin [lo, hi) of ranks (the bin's mean)."""
+        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        return (self.cumulative(hi) - self.cumulative(lo)) / (self.zeta * (hi - lo))
+
+    def _rise_at_bins(self, s: np.ndarray) -> np.ndarray:
+        """(shifts, bins): C(pos + s) - C(pos) at every bin's rank, :meth:`rise` with the
+        bins' split known (the whole ranks by table, the far ones by log1p and expm1)."""
+        k0, theta = self.split, self.theta
+        s = s[:, None]
+        a = self.pos[None, :k0]
+        x = a + s
+        k = np.minimum(np.floor(x), EXACT_RANKS - 1).astype(np.intp)
+        within = x < EXACT_RANKS
+        upto = np.where(within, self.table[k] + (x - k) * self.weights[k],
+                        self.table[EXACT_RANKS] + self._far(np.maximum(x, EXACT_RANKS) + 0.5)
+                        - self._far(EXACT_RANKS + 0.5))
+        near = np.where(within & (k == a), s * self.weights[a.astype(np.intp)],
+                        upto - self.table[a.astype(np.intp)])
+        ratio = np.log1p(s / self.far[None, :])
+        far = (ratio if theta == 1.0 else self.far ** (1.0 - theta)
+               * np.expm1((1.0 - theta) * ratio) / (1.0 - theta))
+        return np.concatenate([near, far], axis=1)
+
+    def _weight_at_bins(self, s: np.ndarray) -> np.ndarray:
+        """(shifts, bins): C'(pos + s), :meth:`weight` at every bin's rank shifted by s."""
+        s = s[:, None]
+        x = self.pos[None, :self.split] + s
+        k = np.minimum(np.floor(x), EXACT_RANKS - 1).astype(np.intp)
+        near = np.where(x < EXACT_RANKS, self.weights[k], (x + 0.5) ** -self.theta)
+        return np.concatenate([near, (self.far[None, :] + s) ** -self.theta], axis=1)
+
+    def hazard(self, w: np.ndarray | float) -> np.ndarray:
+        """H(a, w), (w..., bins): the updates a key at rank a (each bin's ``pos``) expects over
+        the next w writes, u sum_{t<w} z(a + (1 - u) t) = u/(1 - u) [Z(a + (1 - u) w) - Z(a)]
+        (S1l), u w z(a) when ranks never move (u = 1)."""
+        w = np.asarray(w, dtype=float)
+        u = self.u
+        flat = w.reshape(-1)
+        if u >= 1.0:
+            h = np.multiply.outer(u * flat, self.weight(self.pos) / self.zeta)
+        else:
+            h = (u / (1.0 - u) / self.zeta) * self._rise_at_bins((1.0 - u) * flat)
+        return h.reshape(w.shape + (self.pos.size,))
+
+    def unique(self, w: np.ndarray | float) -> np.ndarray:
+        """S1l's D(w) = (1 - u) w + sum_a (1 - e^{-H(a, w)}), elementwise."""
+        w = np.asarray(w, dtype=float)
+        return (1.0 - self.u) * w + np.sum(self.bins.count * -np.expm1(-self.hazard(w)),
+                                           axis=-1)
+
+    def unique_and_slope(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """D(w) and dD/dw = (1 - u) + u sum_a z(a + (1 - u) w) e^{-H(a, w)}."""
+        w = np.asarray(w, dtype=float)
+        u = self.u
+        em = np.expm1(-self.hazard(w))
+        d = (1.0 - u) * w + np.sum(self.bins.count * -em, axis=-1)
+        dh = (u / self.zeta) * self._weight_at_bins((1.0 - u) * w.reshape(-1)).reshape(em.shape)
+        return d, (1.0 - u) + np.sum(self.bins.count * (1.0 + em) * dh, axis=-1)
+
+    def _area_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """S2f's int_0^w D on AREA_WRITES (Simpson's rule between its points, D(w) ~ w below
+        the first), with D there: built once (about 20 ms), it makes a mean two evaluations
+        of D instead of a quadrature's 36."""
+        if not self._area:
+            grid = AREA_WRITES
+            mid = 0.5 * (grid[1:] + grid[:-1])
+            d, dm = self.unique(grid), self.unique(mid)
+            step = np.diff(grid) / 6.0 * (d[:-1] + 4.0 * dm + d[1:])
+            area = np.concatenate(([0.5 * grid[0] * d[0]], 0.5 * grid[0] * d[0]
+                                   + np.cumsum(step)))
+            for a in (d, area):
+                a.setflags(write=False)
+            self._area.update(grid=grid, d=d, area=area)
+        return self._area["grid"], self._area["d"], self._area["area"]
+
+    def mean_unique_and_slope(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """S2f's mean of D over [0, p] and its slope, (D(p) - mean) / p: from the table of
+        int_0^w D at its point below p plus Simpson's rule from there (a quadrature beyond
+        the table, :data:`MEAN_DECADES`)."""
+        p = np.asarray(p, dtype=float)
+        grid, d_grid, area = self._area_table()
+        inside = (p >= grid[0]) & (p <= grid[-1])
+        j = np.clip(np.searchsorted(grid, p, side="right") - 1, 0, grid.size - 1)
+        start = np.where(inside, grid[j], 0.0)
+        d_start = np.where(inside, d_grid[j], 0.0)
+        d_p, d_mid = self.unique(p), self.unique(0.5 * (start + p))
+        total = np.where(inside, area[j], 0.0) + (p - start) / 6.0 * (d_start + 4.0 * d_mid
+                                                                       + d_p)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mean = np.where(p > 0, total / np.where(p > 0, p, 1.0), 0.0)
+        beyond = p > grid[-1]
+        if beyond.any():
+            mean = np.where(beyond, self.unique(np.multiply.outer(p, _MEAN_X)) @ _MEAN_W, mean)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = np.where(p > 0, (d_p - mean) / np.where(p > 0, p, 1.0), 0.5)
+        return mean, slope
+
+    def inserts(self, age: np.ndarray, hist: float) -> np.ndarray:
+        """I(A): the inserts among the last A writes, (1 - u) of the writes since the load and
+        every write of the load before them (H = inf: the steady state)."""
+        age = np.asarray(age, dtype=float)
+        during_load = np.maximum(age - hist, 0.0) if math.isfinite(hist) else np.zeros(age.shape)
+        if self.u >= 1.0:  # no inserts after the load (and (1 - u) inf is no number)
+            return during_load
+        return (1.0 - self.u) * np.minimum(age, hist) + during_load
+
+    def _recent_hazard(self, age: np.ndarray, pos: np.ndarray, hist: float) -> np.ndarray:
+        """(ages, keys): the updates a key now at rank ``pos`` took over the last A writes (the
+        load updated nothing): going back, its rank falls by 1 - u a write."""
+        after = np.minimum(np.asarray(age, dtype=float), hist)[:, None]
+        if self.u >= 1.0:
+            with np.errstate(invalid="ignore"):
+                return np.where(after > 0, after * self.u * self.weight(pos) / self.zeta, 0.0)
+        back = np.minimum((1.0 - self.u) * after, pos[None, :])  # it was not there before
+        return (self.u / (1.0 - self.u) / self.zeta) * self.rise(pos[None, :] - back, back)
+
+    def survival(self, age: np.ndarray, lo: np.ndarray, hi: np.ndarray, hist: float
+                 ) -> np.ndarray:
+        """(ages, bins): P(the newest write of a key of ranks [lo, hi) now is older than A): it
+        was inserted before A (its rank is at least I(A); a share of a bin) and no update took
+        it since."""
+        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        age = np.asarray(age, dtype=float)
+        with np.errstate(invalid="ignore"):
+            share = np.clip((hi[None, :] - self.inserts(age, hist)[:, None]) / (hi - lo)[None, :],
+                            0.0, 1.0)
+        share = np.nan_to_num(share, nan=0.0)
+        return share * np.exp(-self._recent_hazard(age, self.positions(lo, hi), hist))
+
+    def placement(self, edges: np.ndarray, lo: np.ndarray, hi: np.ndarray, hist: float
+                  ) -> np.ndarray:
+        """S3 (bands, bins): where keys of ranks [lo, hi) now have their newest version."""
+        surv = self.survival(edges, lo, hi, hist)
+        ones, zeros = np.ones((1, surv.shape[1])), np.zeros((1, surv.shape[1]))
+        bounds = np.vstack([ones, surv, zeros])
+        return bounds[:-1] - bounds[1:]
+
+    def _touched(self, read: RankBins, mass: np.ndarray, hist: float) -> np.ndarray:
+        """(read bins + 1, key bins): sum over the writes of age bin j and beyond of P(a read
+        of that write) x the chance that write touched each key of a key bin (per key): an
+        insert (1 - u) of the key now at rank I(r), an update u of the key now at a that had
+        rank a - I(r) then (the load's writes all inserts). Kept per H, the same for every
+        design."""
+        if hist in self._reads:
+            return self._reads[hist]
+        u, klo, khi = self.u, self.bins.lo.astype(float), self.bins.hi.astype(float)
+        c = khi - klo
+        rlo, rhi = read.lo.astype(float), read.hi.astype(float)
+        age = 0.5 * (rlo + rhi)
+        after = age < hist
+        ins_share = np.where(after, 1.0 - u, 1.0)[:, None]
+        upd_share = np.where(after, u, 0.0)[:, None]
+        a, b = self.inserts(rlo, hist)[:, None], self.inserts(rhi, hist)[:, None]
+        over = np.clip(np.minimum(b, khi) - np.maximum(a, klo), 0.0, None)
+        point = ((a >= klo) & (a < khi)).astype(float)  # no inserts in the bin: one rank
+        ins = np.where(b > a, over / np.maximum(b - a, 1e-300), point) / c
+        then = self.inserts(age, hist)[:, None]
+        upd = (self.cumulative(np.maximum(khi - then, 0.0))
+               - self.cumulative(np.maximum(klo - then, 0.0))) / (self.zeta * c)
+        touch = mass[:, None] * (ins_share * ins + upd_share * upd)
+        out = np.vstack([np.cumsum(touch[::-1], axis=0)[::-1], np.zeros((1, c.size))])
+        out.setflags(write=False)
+        self._reads[hist] = out
+        return out
+
+    def latest_reads(self, edges: np.ndarray, read: RankBins, mass: np.ndarray, hist: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """S3 for ``latest`` reads under latest writes: (place, pop_count, pop_rate) over the
+        key bins. A read of the write r ago finds the key it touched older than e < r when no
+        update took that key in the last e writes, so the reads of a key landing beyond edge
+        e are e^{-hazard over e} times its reads of writes older than e (:meth:`_touched`);
+        band i gets the difference between its edges, and a key's rate while there is that
+        over its share of time there (:meth:`placement`)."""
+        touched = self._touched(read, mass, hist)
+        age = 0.5 * (read.lo + read.hi).astype(float)
+        beyond = touched[np.searchsorted(age, edges, side="right")]
+        klo, khi = self.bins.lo.astype(float), self.bins.hi.astype(float)
+        older = np.exp(-self._recent_hazard(edges, self.positions(klo, khi), hist)) * beyond
+        bounds = np.vstack([touched[:1], older, np.zeros((1, klo.size))])
+        landing = bounds[:-1] - bounds[1:]
+        stay = self.placement(edges, klo, khi, hist)
+        rate = np.where(stay > 1e-12, landing / np.maximum(stay, 1e-12), 0.0)
+        return stay, self.bins.count, rate
+
+
+def latest_writes(entries: int, dist: KeyDist, u: float, history: float) -> LatestWrites:
+    """S1l's map of the ranks for ``entries`` loaded keys, ``history`` writes after the load:
+    the Zipf is over the M = entries + (1 - u) H keys then present (entries in the steady
+    state, where the tree holds ``entries`` keys)."""
+    m = float(entries) + ((1.0 - u) * history if math.isfinite(history) else 0.0)
+    theta = float(dist.theta)
+    table = np.concatenate(([0.0], np.cumsum(np.arange(1, EXACT_RANKS + 1, dtype=float)
+                                            ** -theta)))
+    table.setflags(write=False)
+    bins = rank_bins(max(1, int(round(m))))
+    shell = LatestWrites(theta, float(u), m, float(history), 1.0, table, bins, np.zeros(0))
+    zeta = float(shell.cumulative(float(bins.hi[-1])))
+    pos = shell.positions(bins.lo, bins.hi)
+    split = int(np.searchsorted(pos, EXACT_RANKS))  # the bins of one whole rank below it
+    weights = np.arange(1, EXACT_RANKS + 1, dtype=float) ** -theta
+    far = pos[split:] + 0.5
+    for a in (pos, weights, far):
+        a.setflags(write=False)
+    return replace(shell, zeta=zeta, pos=pos, split=split, weights=weights, far=far)
 
 
 @dataclass(frozen=True)
@@ -259,15 +594,22 @@ class KeyMap:
     # S2f's mean of S1 tabulated the same way (ln of the mean, ln w), for its inverse's guesses.
     log_mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
     log_mean_writes: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # S1l: updates of recently inserted keys (``latest`` writes; None: q above is stationary).
+    # q is then each key's chance per update now, by rank of insertion recency.
+    latest: LatestWrites | None = None
     # S1 inverted at single values a search asks for again and again (a flush's F).
     _inverted: dict = field(default_factory=dict, repr=False)
 
     def unique(self, w: np.ndarray | float) -> np.ndarray:
-        """S1's D(w), elementwise."""
+        """S1's D(w) (S1l's under latest writes), elementwise."""
+        if self.latest is not None:
+            return self.latest.unique(w)
         return unique_writes(w, self.update_fraction, self.q, self.count)
 
     def unique_one(self, w: float) -> float:
         """S1's D(w) of one number, with fewer array operations (the same to rounding)."""
+        if self.latest is not None:
+            return float(self.latest.unique(float(w)))
         u = self.update_fraction
         return (1.0 - u) * w - float(np.dot(self.count, np.expm1((-u * w) * self.q)))
 
@@ -292,6 +634,9 @@ class KeyMap:
 
     def writes_for(self, d: np.ndarray | float) -> np.ndarray:
         """S1 inverted, elementwise (to NEWTON_TOL)."""
+        if self.latest is not None:
+            return _invert_unique(d, self.update_fraction, self.latest.keys,
+                                  self.latest.unique_and_slope, self.guess_writes(d))
         return writes_for_unique_many(d, self.update_fraction, self.q, self.count,
                                       start=self.guess_writes(d))
 
@@ -327,10 +672,26 @@ class KeyMap:
         """Whether this is the map :func:`key_map` builds for ``entries`` and ``workload``."""
         return (self.entries == int(entries) and self.write_dist == workload.write_dist
                 and self.read_dist == workload.read_dist
-                and self.update_fraction == float(workload.update_fraction))
+                and self.update_fraction == float(workload.update_fraction)
+                # S1l's population is the keys present after the history's inserts.
+                and (self.latest is None
+                     or self.latest.history == float(workload.history_writes)))
 
 
 TABLE_WRITES = np.geomspace(1.0, 1e20, 8 * 20 + 1)  # S1's table: 8 points a decade
+
+
+def _check_clustered(workload: SkewedWorkload) -> None:
+    """S5r prices a hot key range for reads whose placement (S3) does not depend on where a
+    key sits: refuse it for writes, and for reads correlated with skewed writes (which would
+    make the writes' hot keys a range too); wacky_model.compat.KEY_REFUSALS says why."""
+    if workload.write_dist.kind == "hotrange":
+        raise ValueError("hotrange is priced for reads only (S5r): the write distribution "
+                         "must not be a hot key range")
+    if (workload.read_dist.kind == "hotrange" and workload.correlated
+            and not workload.write_dist.is_uniform):
+        raise ValueError("hotrange reads correlated with skewed writes would make the writes' "
+                         "hot keys a range: give correlated=False or uniform writes")
 
 
 def key_map(entries: float, workload: SkewedWorkload, *, tabulate: bool = True) -> KeyMap:
@@ -338,11 +699,18 @@ def key_map(entries: float, workload: SkewedWorkload, *, tabulate: bool = True) 
     ``tabulate``: also tabulate S1 (about 1 ms), which pays when pricing several designs."""
     n = int(entries)
     u = float(workload.update_fraction)
+    _check_clustered(workload)
     bins = bins_for(n, workload.write_dist, workload.read_dist)
-    arrays = [bins.count, key_probabilities(workload.write_dist, bins, n),
-              key_probabilities(workload.read_dist, bins, n)]
+    latest = None
+    if workload.write_dist.kind == "latest":
+        latest = latest_writes(n, workload.write_dist, u, float(workload.history_writes))
+        q = latest.chances(bins.lo, bins.hi)  # the n newest keys' chances now
+    else:
+        q = key_probabilities(workload.write_dist, bins, n)
+    arrays = [bins.count, q, key_probabilities(workload.read_dist, bins, n)]
     if tabulate:
-        d = unique_writes(TABLE_WRITES, u, arrays[1], arrays[0])
+        d = (unique_writes(TABLE_WRITES, u, arrays[1], arrays[0]) if latest is None
+             else latest.unique(TABLE_WRITES))
         # Where D stops rising in floating point (updates alone saturate at N) the inverse
         # is left to Newton's method from d.
         rising = np.concatenate(([True], np.diff(d) > 0))
@@ -357,7 +725,7 @@ def key_map(entries: float, workload: SkewedWorkload, *, tabulate: bool = True) 
         arrays += [np.log(mean[keep]), np.log(TABLE_WRITES[keep])]
     for a in arrays:
         a.setflags(write=False)  # shared by every design priced with the map
-    return KeyMap(n, workload.write_dist, workload.read_dist, u, bins, *arrays)
+    return KeyMap(n, workload.write_dist, workload.read_dist, u, bins, *arrays, latest=latest)
 
 
 @dataclass(frozen=True)
@@ -650,6 +1018,62 @@ def _drawn_rates(entries_per_block: int, slot: int, per_key: bytes, rates: bytes
     return out
 
 
+def _live_count_pmf(entries_per_block: int, fill: float) -> np.ndarray:
+    """P(j of a block's B entries are live), j = 0..B: Binomial(B, fill), each entry of the
+    level live with chance ``fill`` (as S5 draws them), by its log-pmf's recurrence."""
+    B = int(entries_per_block)
+    j = np.arange(B + 1, dtype=float)
+    if fill <= 0.0 or fill >= 1.0:
+        return (j == (B if fill >= 1.0 else 0)).astype(float)
+    log_choose = np.concatenate(([0.0], np.cumsum(np.log(B - j[:-1]) - np.log(j[1:]))))
+    return np.exp(log_choose + j * math.log(fill) + (B - j) * math.log1p(-fill))
+
+
+def _range_block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: np.ndarray,
+                       pop_rate: np.ndarray, entries_per_block: int, reads_per_write: float
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """S5r: (rates, shares), each (levels, terms): the read rates (per write) of a level's
+    blocks when each bin's keys are one contiguous stretch of the key order (``hotrange``),
+    and each rate's share of the level's blocks. A block holds B consecutive entries of its
+    level, so it lies in one stretch (the blocks that straddle two, two a run, are left out).
+    The stretch of bin k holds the level's live keys of k, live_k = place_k count_k, and, as
+    every key sits in the key space independently of its age, the share count_k / n of the
+    level's other entries (older versions, keys no read draws): e_k = live_k + (E - sum live)
+    count_k / n of its E entries. So a share e_k / E of its blocks lie there, each entry of
+    those live with chance live_k / e_k: a block with j of them reads at j rate_k, j binomial.
+    Bins alike in rate and liveness (a hot range's ranks) are one stretch to the sum."""
+    B = int(entries_per_block)
+    n = float(np.sum(pop_count))
+    rows: list[tuple[np.ndarray, np.ndarray]] = []
+    for i, lev in enumerate(levels):
+        live = place[i + 1] * pop_count
+        live_total = float(live.sum())
+        if live_total <= 0:
+            rows.append((np.zeros(0), np.zeros(0)))
+            continue
+        stretch = live + max(lev.entries - live_total, 0.0) * pop_count / n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            fill = np.where(stretch > 0, live / stretch, 0.0)
+        share = stretch / stretch.sum()
+        rate = np.asarray(pop_rate[i + 1], dtype=float)
+        # One class per distinct (rate, fill), to 12 digits (the bins' rates are means that
+        # round differently): its blocks' share summed.
+        scale = max(float(rate.max()), 1e-300)
+        _, first, where = np.unique(np.round(np.stack([rate / scale, fill]), 12), axis=1,
+                                    return_index=True, return_inverse=True)
+        class_share = np.bincount(where.ravel(), weights=share, minlength=first.size)
+        j = np.arange(B + 1, dtype=float)
+        values = np.concatenate([j * rate[b] for b in first])
+        weights = np.concatenate([class_share[c] * _live_count_pmf(B, float(fill[b]))
+                                  for c, b in enumerate(first)])
+        rows.append((values, weights))
+    width = max(1, max(v.size for v, _ in rows))
+    rates, shares = np.zeros((len(levels), width)), np.zeros((len(levels), width))
+    for i, (v, w) in enumerate(rows):
+        rates[i, :v.size], shares[i, :w.size] = v, w
+    return reads_per_write * rates, shares
+
+
 NODE_SPREAD = 1.25  # S5-S6's sums group values within this factor of each other
 
 
@@ -738,14 +1162,20 @@ class _CacheTerms:
 
 
 def _cache_terms(levels: tuple[_Level, ...], rates: np.ndarray, level_blocks: np.ndarray,
-                 spread: float = NODE_SPREAD) -> _CacheTerms:
+                 spread: float = NODE_SPREAD, block_weights: np.ndarray | None = None
+                 ) -> _CacheTerms:
     """The terms of S5-S6's sums: every block-rate node of a level with every node of its run
     versions' lives (both shortened by :func:`_grouped_nodes`; ``spread`` 1: the full sums).
-    Blocks nobody reads (rate 0) are left out: never cached, they serve no reads."""
+    ``block_weights``: each rate's share of its level's blocks (None: the rates are equally
+    likely draws, S5; S5r gives each its exact share). Blocks nobody reads (rate 0) are left
+    out: never cached, they serve no reads."""
     L, M = rates.shape
     read = rates > 0
-    lam_n, w_n, lev_n = _grouped_nodes(rates[read], np.full(int(read.sum()), 1.0 / M),
-                                       read.sum(axis=1), spread)
+    if block_weights is not None:
+        read &= np.asarray(block_weights) > 0  # no blocks (a live count's pmf underflows)
+    shares = (np.full(int(read.sum()), 1.0 / M) if block_weights is None
+              else np.asarray(block_weights, dtype=float)[read])
+    lam_n, w_n, lev_n = _grouped_nodes(rates[read], shares, read.sum(axis=1), spread)
     life_n, lw_n, lev_l = _grouped_nodes(np.concatenate([lev.lives for lev in levels]),
                                          np.concatenate([lev.weights for lev in levels]),
                                          np.array([lev.lives.size for lev in levels]), spread)
@@ -858,6 +1288,9 @@ class SkewedTree:
     weighted_false_positives: np.ndarray  # S8
     entries_per_block: int
     reads_per_write: float
+    # S5r: the read-hot keys are one contiguous stretch of the key order (hotrange), so a block
+    # holds hot keys only or cold keys only.
+    clustered_reads: bool = False
 
     @property
     def point_read_floor(self) -> float:
@@ -991,7 +1424,9 @@ def tree_of_levels(
     # The keys reads touch, as populations of bins: where they live (place, bands x bins), how
     # many keys (pop_count) and each key's chance per read while it is in a band (pop_rate,
     # bands x bins: a key read more when it is newer reads at a rate that depends on its band).
-    if w.read_dist.kind == "latest":
+    if keys.latest is not None:
+        place, pop_count, pop_rate = _latest_write_reads(keys.latest, edges_arr, keys, w, hist)
+    elif w.read_dist.kind == "latest":
         # A read of the r-th most recent write. With chance 1 - u that write inserted a key,
         # which nothing rewrote since: it is in the band holding age r. With chance u it updated
         # a key k drawn from q, whose newest write is then younger than r: age > a with chance
@@ -1033,7 +1468,30 @@ def tree_of_levels(
 
     return SkewedTree(tuple(levels), tuple(float(x) for x in level_wa), float(cycle_writes),
                       place, pop_count, pop_rate, share, runs, fpr, fp_i, weights, fpr_w, fp_w,
-                      B, float(w.reads_per_write))
+                      B, float(w.reads_per_write), bool(w.read_dist.clustered))
+
+
+def _latest_write_reads(lw: LatestWrites, edges: np.ndarray, keys: KeyMap,
+                        w: SkewedWorkload, hist: float
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """S3 under latest writes (docs/MODEL.md S1l): (place, pop_count, pop_rate). Keys are
+    placed by their insertion recency now, which sets both their inserts' ages and their
+    updates. ``latest`` reads follow the writes (:meth:`LatestWrites.latest_reads`). Correlated
+    reads (the keys read most are the keys written most) read the key of the r-th most recent
+    insert, r from the read distribution over the n newest keys. Uncorrelated reads, and
+    uniform ones (no key is read most), draw from the n loaded keys, whose popularity has
+    nothing to do with their recency: every read bin gets their mean placement."""
+    if w.read_dist.kind == "latest":
+        return lw.latest_reads(edges, keys.bins, keys.r * keys.count, hist)
+    lo, hi = keys.bins.lo.astype(float), keys.bins.hi.astype(float)
+    if w.correlated and not w.read_dist.is_uniform:
+        place = lw.placement(edges, lo, hi, hist)
+    else:
+        offset = lw.keys - float(keys.count.sum())  # the inserts since the load are newer
+        mean = lw.placement(edges, lo + offset, hi + offset, hist) @ (keys.count
+                                                                      / keys.count.sum())
+        place = np.repeat(mean[:, None], keys.count.size, axis=1)
+    return place, keys.count, np.broadcast_to(keys.r, place.shape)
 
 
 # ---- S2f: file-granular leveled trees (docs/MODEL.md, "S2f. Files") ----------------------------
@@ -1046,7 +1504,14 @@ def mean_unique(p: np.ndarray | float, keys: KeyMap) -> np.ndarray:
     (1 - u) p / 2 + sum_k (1 - (1 - e^{-x_k}) / x_k), x_k = u q_k p: a level whose band at a
     key grows from 0 (its sweep just passed) to p (about to pass) holds this many entries."""
     p = np.asarray(p, dtype=float)
-    return _mean_unique_and_slope(p, keys.update_fraction, keys.q, keys.count)[0]
+    return _mean_and_slope(p, keys)[0]
+
+
+def _mean_and_slope(p: np.ndarray, keys: KeyMap) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`mean_unique` and its slope in p: S2f's closed form, S1l's quadrature."""
+    if keys.latest is not None:
+        return keys.latest.mean_unique_and_slope(p)
+    return _mean_unique_and_slope(p, keys.update_fraction, keys.q, keys.count)
 
 
 def _mean_unique_and_slope(p: np.ndarray, u: float, q: np.ndarray, count: np.ndarray
@@ -1072,7 +1537,8 @@ def writes_for_mean_unique(e: np.ndarray | float, keys: KeyMap) -> np.ndarray:
     e = np.asarray(e, dtype=float)
     out = np.zeros(e.shape)
     u = keys.update_fraction
-    never = np.full(e.shape, u >= 1.0) & (e >= keys.count.sum() * (1.0 - 1e-9))
+    population = keys.count.sum() if keys.latest is None else keys.latest.keys
+    never = np.full(e.shape, u >= 1.0) & (e >= population * (1.0 - 1e-9))
     out[never] = math.inf
     todo = (e > 0.0) & ~never
     target = e[todo]
@@ -1082,7 +1548,7 @@ def writes_for_mean_unique(e: np.ndarray | float, keys: KeyMap) -> np.ndarray:
     if far.any():
         p[far] = 2.0 * keys.writes_for(target[far])
     for _ in range(NEWTON_STEPS):
-        got, slope = _mean_unique_and_slope(p, u, keys.q, keys.count)
+        got, slope = _mean_and_slope(p, keys)
         step = (target - got) / slope
         p = np.maximum(p + step, target)
         if np.all(np.abs(step) <= NEWTON_TOL * p):
@@ -1497,9 +1963,14 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
     t_c = 0.0
     if cache_blocks > 0:
         level_blocks = np.array([max(lev.entries / B, 1.0) for lev in levels])
-        rates = _block_rates(levels, tree.place, tree.pop_count, tree.pop_rate, B,
-                             tree.reads_per_write)
-        terms = _cache_terms(levels, rates, level_blocks)
+        if tree.clustered_reads:
+            rates, block_weights = _range_block_rates(levels, tree.place, tree.pop_count,
+                                                      tree.pop_rate, B, tree.reads_per_write)
+        else:
+            rates = _block_rates(levels, tree.place, tree.pop_count, tree.pop_rate, B,
+                                 tree.reads_per_write)
+            block_weights = None
+        terms = _cache_terms(levels, rates, level_blocks, block_weights=block_weights)
         t_c = _characteristic_time(terms, cache_blocks)
         hit_level = terms.hit_rates(t_c)
     hits = target * hit_level

@@ -224,3 +224,33 @@ def structure(
         held = runs_capacity(fractions * n_buffers[..., None])
         runs = np.where(valid, np.minimum(bound, held), 0.0)
     return Structure(T, C, X, K, Z, L, ratios, fractions, runs, valid, bound)
+
+
+def log_capacities(capacities: ArrayLike, omega: float) -> np.ndarray:
+    """L2SM's per-level log sizes, the paper's "Inverse Proportional Log Size" (Sec. III-B2):
+    Levels 1..L-1 get logs of lambda^i N_i entries, where lambda >= 0 solves
+    Sum_{i=1}^{L-1} lambda^i N_i = omega Sum_{i=1}^{L} N_i, so the logs' total is a share omega
+    of the tree and the log-to-tree ratio falls level by level; Level L has none. ``capacities``
+    are N_1..N_L (entries, Level 1 first). The engine's copy is ``structure::LogCapacities``.
+    The left side grows with lambda from 0, so bisection finds it (to 1e-12 relative)."""
+    n = np.asarray(capacities, dtype=float)
+    out = np.zeros_like(n)
+    upper = n[:-1]
+    target = float(omega) * float(n.sum())
+    if n.size < 2 or not omega > 0.0 or not upper.sum() > 0.0:
+        return out
+    powers = np.arange(1, upper.size + 1)
+
+    def total(lam: float) -> float:
+        return float((upper * lam ** powers).sum())
+
+    lo, hi = 0.0, 1.0
+    while total(hi) < target:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if total(mid) < target else (lo, mid)
+        if hi - lo <= 1e-12 * hi:
+            break
+    out[:-1] = upper * hi ** powers
+    return out

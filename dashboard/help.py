@@ -19,7 +19,8 @@ CONTROLS: dict[str, str] = {
     "range-blocks": "How many blocks of data each range read returns, beyond the first block "
                     "of each run it probes.",
     "write-keys": "Which keys the writes touch: uniform; zipf:θ (θ in [0, 1.5]; YCSB uses "
-                  "0.99); hotset:h:p (a share h of the keys gets a share p of the writes).",
+                  "0.99); hotset:h:p (a share h of the keys gets a share p of the writes); "
+                  "latest (updates favour recently inserted keys, as YCSB's latest).",
     "read-keys": "Which keys the existing-key reads touch: uniform, zipf:θ, hotset:h:p, or "
                  "latest (recently written keys, as in YCSB workload D).",
     "update-fraction": "Percent of writes that overwrite a key that exists; the rest insert new "

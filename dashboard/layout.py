@@ -31,9 +31,9 @@ KEY_FIELDS = (
     ("write-keys", "Write keys", "uniform"),
     ("read-keys", "Read keys", "uniform"),
 )
-# Each field's suggestions: "latest" (reads of recently written keys) is for reads only.
+# Each field's suggestions ("latest": updates of recent inserts, or reads of recent writes).
 KEY_SUGGESTIONS = {
-    "write-keys": ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9"),
+    "write-keys": ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9", "latest"),
     "read-keys": ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9", "latest"),
 }
 UPDATE_FRACTION = ("update-fraction", "Updates (% of writes)", 0.0)

@@ -26,6 +26,7 @@ _SCAN_BATCH = 1024
 WAL_RECOVERY_MODES = {"tolerate_corrupted_tail_records": 0, "absolute_consistency": 1,
                       "point_in_time": 2}
 FILE_PICKS = ("least_overlap", "round_robin")
+HOTNESS_SOURCES = ("exact", "hotmap")
 
 
 class InvalidArgument(TypeError, ValueError):
@@ -232,7 +233,12 @@ _STORED: Any = _Stored()
 _NEW_DEFAULTS: dict[str, Any] = dict(
     T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096, buffer_bytes=8 << 20,
     filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0,
-    compaction_buffer=False)
+    log_ratio=0.0, log_alpha=0.5, log_batch_cap=10, compaction_buffer=False)
+# L2SM's per-level log: the design options (the MANIFEST lists them only when log_ratio > 0),
+# and every L2SM option's default, as the engine takes it (options.h OptionTable).
+_L2SM_DESIGN = ("log_ratio", "log_alpha", "log_batch_cap")
+_L2SM_DEFAULTS: dict[str, Any] = dict(log_ratio=0.0, log_alpha=0.5, log_batch_cap=10,
+                                      hotness="exact", hotmap_layers=5, hotness_audit=False)
 # Options whose None already meant "left out" before the MANIFEST could supply them.
 _NONE_IS_LEFT_OUT = frozenset({"bits_per_entry", "sum_fpr", "file_bytes", "file_pick"})
 _FILE_ONLY = ("file_bytes", "file_pick")
@@ -260,15 +266,18 @@ def _design_options(path: str, given: dict[str, Any]) -> dict[str, Any]:
     if {"bits_per_entry", "sum_fpr"} <= left_out:  # one given decides the budget's kind
         budget = "sum_fpr" if "sum_fpr" in source else "bits_per_entry"
         options[budget] = source[budget]
-    if "compaction_buffer" in left_out:  # the MANIFEST reports it only when it is on
-        options["compaction_buffer"] = (bool(stored.get("compaction_buffer", False)) if stored
-                                        else _NEW_DEFAULTS["compaction_buffer"])
     # The file-only options come from the MANIFEST only for the granularity it records:
     # given granularity='level' on a 'file' directory, the engine names the granularity.
     if options["granularity"] == "file" and stored.get("granularity") == "file":
         for name in _FILE_ONLY:
             if name in left_out and name in stored:
                 options[name] = stored[name]
+    # The design options of the engine's option table (options.h OptionTable): the MANIFEST
+    # reports each only when it applies (L2SM's with logs on, compaction_buffer when on), so
+    # one it does not report has its default.
+    for name in (*_L2SM_DESIGN, "compaction_buffer"):
+        if name in left_out:
+            options[name] = stored.get(name, _NEW_DEFAULTS[name])
     return options
 
 
@@ -314,11 +323,12 @@ class Engine:
     ``verify`` neither use nor fill it, and a flush or merge that deletes a run drops its cached
     blocks. It is memory only, not part of the design: the MANIFEST does not record it and a
     reopen may give any value. See ``stats()`` for its counters.
-    ``compaction_buffer=True`` (``granularity="file"`` only; default False) adds LSbM-tree's
-    compaction buffer (``native_engine/src/compaction_buffer.h``): a file merged down out of a
-    level is not deleted but kept, with no I/O, as a buffered copy beside the level it went
-    into, and point reads of its keys go to it first, so its blocks cached before the merge keep
-    serving after it (the merge rewrote the tree's files, whose cached blocks are dropped).
+    ``compaction_buffer=True`` (``granularity="file"`` only, not with ``log_ratio`` > 0; default
+    False) adds LSbM-tree's compaction buffer (``native_engine/src/compaction_buffer.h``): a
+    file merged down out of a level is not deleted but kept, with no I/O, as a buffered copy
+    beside the level it went into, and point reads of its keys go to it first, so its blocks
+    cached before the merge keep serving after it (the merge rewrote the tree's files, whose
+    cached blocks are dropped).
     Answers never change: a buffered copy answers only when nothing newer can exist, and scans
     read the tree. It is part of the design (stored in the MANIFEST). Every
     ``buffer_trim_interval`` merges (int >= 1, default 8) a trim deletes each buffered file,
@@ -354,6 +364,19 @@ class Engine:
     :class:`CorruptionError` naming the run (unless the logs or a newer run answer it), and
     ``scan`` raises when its range overlaps one; every other key is answered as usual.
     ``wacky verify DIR`` lists the same runs before opening.
+
+    ``log_ratio`` > 0 (default 0 = off; ``granularity="file"`` only, not with ``hash_levels``,
+    ``file_pick="round_robin"`` or ``compaction_buffer``) adds L2SM's per-level log
+    (``native_engine/src/sst_log.h``): Levels 1..L-1 each keep a log of files moved out of their
+    tree without I/O (the hottest and sparsest first), all logs together holding ``log_ratio``
+    times the tree's entries, and merge its coldest, densest files into the next level in
+    batches whose files below are at most ``log_batch_cap`` (default 10, in [1, 1000]) per log
+    file. ``log_alpha`` (default 0.5, in [0, 1]) weighs hotness against sparseness. These three
+    are part of the design (stored in the MANIFEST). How hotness is counted is not:
+    ``hotness="exact"`` (default) keeps each key's update count in memory, ``"hotmap"`` the
+    paper's HotMap of ``hotmap_layers`` Bloom filters (default 5, in [1, 16]);
+    ``hotness_audit=True`` (hotmap only) also keeps exact counts and counts in ``stats()`` how
+    often the HotMap's picks agree with them. They are refused while ``log_ratio`` is 0.
     """
 
     def __init__(
@@ -383,6 +406,12 @@ class Engine:
         wal_recovery: str = "tolerate_corrupted_tail_records",
         max_lost_bytes: int = 256 << 20,
         salvage: bool = False,
+        log_ratio: float = _STORED,
+        log_alpha: float = _STORED,
+        log_batch_cap: int = _STORED,
+        hotness: str = "exact",
+        hotmap_layers: int = 5,
+        hotness_audit: bool = False,
         compaction_buffer: bool = _STORED,
         buffer_trim: float | None = None,
         buffer_trim_interval: int | None = None,
@@ -393,6 +422,7 @@ class Engine:
             buffer_bytes=buffer_bytes, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr,
             filters=filters, hash_levels=hash_levels, granularity=granularity,
             file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick,
+            log_ratio=log_ratio, log_alpha=log_alpha, log_batch_cap=log_batch_cap,
             compaction_buffer=compaction_buffer))
         entry_bytes, block_bytes, buffer_bytes = (o["entry_bytes"], o["block_bytes"],
                                                   o["buffer_bytes"])
@@ -431,6 +461,13 @@ class Engine:
         recovery = WAL_RECOVERY_MODES[_check_choice("wal_recovery", wal_recovery,
                                                     tuple(WAL_RECOVERY_MODES))]
         max_lost_bytes = _check_max_lost_bytes(max_lost_bytes)
+        # Ranges, and what needs a log, are checked by the engine (options.h OptionTable).
+        l2sm = dict(log_ratio=_check_number("log_ratio", o["log_ratio"]),
+                    log_alpha=_check_number("log_alpha", o["log_alpha"]),
+                    log_batch_cap=_check_int("log_batch_cap", o["log_batch_cap"], 1, 1000),
+                    hotness=_check_choice("hotness", hotness, HOTNESS_SOURCES),
+                    hotmap_layers=_check_int("hotmap_layers", hotmap_layers, 1, 16),
+                    hotness_audit=_check_bool("hotness_audit", hotness_audit))
         use_sum = sum_fpr is not None
         bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
         p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
@@ -462,7 +499,9 @@ class Engine:
             # by name and only when set: an extension built before salvage existed still
             # opens every other directory
             **({"salvage": True} if flags["salvage"] else {}),
-            # likewise the compaction buffer (native_engine/src/compaction_buffer.h)
+            # likewise L2SM's options that differ from their defaults (options.h OptionTable)
+            **{k: v for k, v in l2sm.items() if v != _L2SM_DEFAULTS[k]},
+            # and the compaction buffer's (native_engine/src/compaction_buffer.h)
             **({"compaction_buffer": True, "buffer_trim": trim,
                 "buffer_trim_interval": trim_interval} if buffered else {}),
         )
@@ -561,9 +600,9 @@ class Engine:
     def set_aside(self) -> list[dict[str, Any]]:
         """The runs a ``salvage`` open set aside because their files cannot be read (empty
         otherwise), as the MANIFEST lists them: each with ``file`` (path), ``id``, ``level``
-        (0 = level 0, i = Level i), ``min_key``, ``max_key``, ``entries``, ``tombstones`` and
-        ``why`` (the damage found). Reads of keys in ``[min_key, max_key]`` that no newer data
-        answers raise :class:`CorruptionError`."""
+        (0 = level 0, i = Level i), ``min_key``, ``max_key``, ``entries``, ``tombstones``,
+        ``log`` (a file of the level's L2SM log) and ``why`` (the damage found). Reads of keys
+        in ``[min_key, max_key]`` that no newer data answers raise :class:`CorruptionError`."""
         return [_plain_damaged_run(r) for r in self._e.set_aside()]
 
     @property
@@ -608,6 +647,12 @@ class Engine:
         (buffered files now and their bytes on disk: the space the compaction buffer takes) and
         ``buffer_entries_per_level`` (index i is Level i); ``buffer_unreadable`` counts buffered
         files the last open could not read (copies: nothing was lost, each became a marker).
+        L2SM's per-level log (``log_ratio`` > 0; 0 otherwise): ``pseudo_compactions`` (files
+        moved into a level's log, no I/O), ``aggregated_compactions`` (merges of log files into
+        the next level; also counted in ``merges``), ``log_files_merged`` (the log files they
+        took: per compaction ``log_files_merged / aggregated_compactions``),
+        ``log_entries_per_level`` (a list, Level 1 first) and, with ``hotness_audit``,
+        ``hotness_picks`` and ``hotness_picks_agree``.
         What the last open did: ``wal_replayed_entries`` (log entries replayed),
         ``wal_dropped_bytes`` (a torn log tail dropped, or with ``wal_recovery="point_in_time"``
         the loss accepted) and ``files_moved_to_lost`` (unlisted files it could not prove
@@ -626,8 +671,10 @@ class Engine:
         With ``level1_runs`` >= 2 the list starts with level 0 (``level`` 0: the flushes waiting
         to merge, ``max_runs`` = ``level1_runs``; not part of the shape), then Level 1..L. With
         ``files`` true (``granularity="file"``) a level is ONE sorted run whose ``runs`` are its
-        files in key order: count it as one run, not ``len(runs)``. With ``compaction_buffer``
-        each level also has ``buffer``: its tables, newest first, each a list of entries in key
+        files in key order: count it as one run, not ``len(runs)``. ``log`` lists the level's
+        L2SM log files (oldest first; they may overlap), with ``log_entries`` and
+        ``log_capacity``; empty and 0 without ``log_ratio``. With ``compaction_buffer`` each
+        level also has ``buffer``: its tables, newest first, each a list of entries in key
         order, each with ``removed``, ``min_key`` and ``max_key`` and, for a live buffered file,
         ``id``, ``entries``, ``blocks``, ``file_bytes`` and ``cached_blocks``."""
         return self._e.levels()
@@ -676,7 +723,9 @@ def _plain_damaged_run(raw: dict[str, Any]) -> dict[str, Any]:
     """A damaged run (``set_aside`` and ``damaged_runs``) as plain Python values."""
     run = {key: int(raw[key]) for key in ("id", "level", "min_key", "max_key", "entries",
                                           "tombstones")}
-    return {"file": str(raw["file"]), **run, "why": str(raw["why"])}
+    # "log": a file of the level's L2SM log (False from an engine built before logs)
+    return {"file": str(raw["file"]), **run, "log": bool(raw.get("log", False)),
+            "why": str(raw["why"])}
 
 
 def clean_lost(path: str | os.PathLike[str]) -> dict[str, int]:

@@ -115,7 +115,6 @@ def test_the_current_design_is_marked_on_every_figure():
         ({"system": {"entries": "9" * 60}}, "Entries N: must be between 1 and 2^53; got 1e+60"),
         ({"system": {"entries": "x" * 60}}, "Entries N: 'xxxxxxxxxxxxxxxxxxxxxxxx…' is not"),
         ({"workload": {"write-keys": "zipf:2"}}, "Write keys: zipf theta must be in [0, 1.5]"),
-        ({"workload": {"write-keys": "latest"}}, "Write keys: 'latest' describes reads"),
         ({"workload": {"read-keys": "pareto"}}, "Read keys: unknown distribution 'pareto'"),
         ({"workload": {"update-fraction": 150}},
          "Updates (% of writes): must be between 0 and 100; got 150"),

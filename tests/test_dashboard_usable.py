@@ -274,22 +274,26 @@ def test_a_number_beyond_a_double_survives_the_url():
     assert "'nan' is not a number" in text_of(views(system={"entries": "nan"})[L.MESSAGE])
 
 
-@pytest.mark.parametrize("typed", ["pareto", "x" * 40, "latest", "latest:0.5"])
-def test_the_write_keys_messages_do_not_offer_latest(typed):
-    message = text_of(views({"write-keys": typed})[L.MESSAGE])
-    assert message.count("Write keys:") == 1
-    offered = message.split("use ")[-1]
-    assert "latest" not in offered and "hotset:h:p" in offered
-    # The read keys do take it.
-    if typed == "pareto":
-        assert "or latest" in text_of(views({"read-keys": typed})[L.MESSAGE])
+@pytest.mark.parametrize("typed", ["pareto", "x" * 40])
+def test_the_key_messages_offer_latest(typed):
+    for field, label in (("write-keys", "Write keys:"), ("read-keys", "Read keys:")):
+        message = text_of(views({field: typed})[L.MESSAGE])
+        assert message.count(label) == 1
+        offered = message.split("use ")[-1]
+        assert "or latest" in offered and "hotset:h:p" in offered
 
 
-def test_the_write_keys_suggestions_leave_out_latest():
+@pytest.mark.parametrize("typed", ["latest", "latest:0.5"])
+def test_the_write_keys_take_latest(typed):
+    """YCSB's latest for writes: updates favour recently inserted keys."""
+    assert "Write keys" not in text_of(views({"write-keys": typed})[L.MESSAGE])
+
+
+def test_both_key_suggestions_offer_latest():
     page = L.build_layout()
     write = find(page, L.key_suggestions_list("write-keys"))
     read = find(page, L.key_suggestions_list("read-keys"))
-    assert "latest" not in [o.value for o in write.children]
+    assert "latest" in [o.value for o in write.children]
     assert "latest" in [o.value for o in read.children]
     assert find(page, "write-keys").list == write.id
     assert find(page, "read-keys").list == read.id

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from cost_models.skew import bins_for, key_probabilities
-from validation.generators import rank_sampler
+from validation.generators import latest_write_keys, rank_sampler, recency_sampler
 from wacky_model import System, Workload
 from wacky_model.types import KeyDistribution
 
@@ -110,6 +110,38 @@ def test_one_key_draws_rank_zero(spec: str) -> None:
     assert (one == 0).all()
 
 
+@pytest.mark.parametrize("population", [1, 700, 10_000])
+def test_recency_draws_follow_the_zipf_over_the_population(population: int) -> None:
+    """YCSB's latest writes: a recency Zipf(theta) over the keys inserted so far, one sampler
+    serving every population up to its limit."""
+    dist = KeyDistribution.parse("latest")
+    draws = recency_sampler(dist, 20_000).draw(np.random.default_rng(3),
+                                               np.full(DRAWS, population))
+    assert draws.min() >= 0 and draws.max() < population
+    if population > 1:
+        zipf = KeyDistribution("zipf", theta=dist.theta)
+        assert _chi_square_p(draws, _rank_pmf(zipf, population)) > 1e-3
+
+
+def test_latest_write_keys_count_the_chunks_own_inserts() -> None:
+    """An insert takes the next index; an update draws over every key inserted before it, the
+    chunk's earlier inserts included (the newest is the index just inserted)."""
+    sampler = recency_sampler(KeyDistribution.parse("latest:1.5"), 100)
+    is_update = np.array([False, True, False, False, True, True])
+    got = latest_write_keys(np.random.default_rng(0), sampler, is_update, inserted=10)
+    assert got[0] == 10 and got[2] == 11 and got[3] == 12  # inserts, in order
+    assert got[1] <= 10 and got[4] <= 12 and got[5] <= 12  # updates, of keys before them
+    again = latest_write_keys(np.random.default_rng(0), sampler, is_update, inserted=10)
+    np.testing.assert_array_equal(got, again)
+    # Theta 1.5 puts over a third of the updates on the newest key.
+    many = latest_write_keys(np.random.default_rng(1), sampler, np.ones(4000, bool), 50)
+    assert np.mean(many == 49) > 0.3
+    with pytest.raises(ValueError, match=r"populations must be in \[1, 100\]"):
+        latest_write_keys(np.random.default_rng(0), sampler, np.ones(3, bool), 101)
+    with pytest.raises(ValueError, match="recencies are drawn for 'latest' writes"):
+        recency_sampler(KeyDistribution.parse("zipf:0.9"), 10)
+
+
 def test_sampler_bad_input() -> None:
     with pytest.raises(ValueError, match="n must be >= 1"):
         rank_sampler(KeyDistribution(), 0)
@@ -165,13 +197,26 @@ def test_parse_round_trips_and_defaults() -> None:
     (dict(update_fraction=-0.1), r"update_fraction must be a share in \[0, 1\]"),
     (dict(write_keys="zipf:1.6"), r"write_keys: zipf theta must be in \[0, 1.5\]"),
     (dict(read_keys="hotset:0.1"), r"read_keys: 'hotset:0.1' is not of the form"),
-    (dict(write_keys="latest"), "write_keys cannot be 'latest'"),
     (dict(read_keys=0.9), "read_keys must be a distribution"),
     (dict(correlated=1), "correlated must be True or False"),
 ])
 def test_workload_skew_fields_bad_input(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         Workload(writes=0.5, point_reads=0.5, **kwargs)
+
+
+def test_workload_takes_latest_writes_and_round_trips_them() -> None:
+    """``latest`` writes (YCSB's: updates of recently inserted keys) parse, keep their theta,
+    make the workload skewed and come back from the JSON form."""
+    w = Workload(writes=0.5, point_reads=0.5, write_keys="latest", read_keys="latest:0.8",
+                 update_fraction=0.5)
+    assert w.write_keys == KeyDistribution("latest", theta=0.99) and w.skewed
+    doc = w.to_dict()
+    assert doc["write_keys"] == "latest:0.99" and doc["read_keys"] == "latest:0.8"
+    assert Workload(**doc) == w
+    assert Workload(writes=1.0, write_keys="latest:0").write_keys.theta == 0.0
+    with pytest.raises(ValueError, match=r"write_keys: zipf theta must be in \[0, 1.5\]"):
+        Workload(writes=1.0, write_keys="latest:1.6")
 
 
 def test_workload_skew_fields_accepted() -> None:

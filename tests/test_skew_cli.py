@@ -19,7 +19,6 @@ MIX = ("--point-reads", "0.5", "--writes", "0.5")
     (("--read-dist", "hotset:0.1:1"), "--read-dist: hotset p must be in (0, 1)"),
     (("--read-dist", "hotset:0.1:1.5"), "--read-dist: hotset p must be in (0, 1)"),
     (("--read-dist", "pareto"), "--read-dist: unknown distribution 'pareto'"),
-    (("--write-dist", "latest"), "--write-dist cannot be 'latest'"),
     (("--update-fraction", "1.2"), "--update-fraction must be a share in [0, 1]"),
     (("--cache-bytes", "-1"), "--cache-bytes must be a whole number of bytes in [0, 2^62]"),
 ])

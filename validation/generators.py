@@ -146,7 +146,7 @@ class RankSampler:
         if self.cdf is not None:
             return np.minimum(np.searchsorted(self.cdf, rng.random(size), side="right"),
                               self.n - 1)
-        if d.kind == "hotset" and not d.is_uniform and self.n > 1:
+        if d.kind in ("hotset", "hotrange") and not d.is_uniform and self.n > 1:
             hot = d.hot_count(self.n)
             is_hot = rng.random(size) < d.hot_share
             return np.where(is_hot, rng.integers(0, hot, size),
@@ -165,3 +165,74 @@ def rank_sampler(dist: KeyDistribution, n: int) -> RankSampler:
         cdf = np.cumsum(w)
         cdf /= cdf[-1]
     return RankSampler(dist, n, cdf)
+
+
+def hot_range_keys(loaded: np.ndarray, hot: int, rng: np.random.Generator) -> np.ndarray:
+    """The ``loaded`` keys in rank order for a hot key range (``hotrange``, docs/MODEL.md S5r):
+    ranks 0..hot-1 are ``hot`` consecutive keys of the key order, from a start drawn uniformly
+    over the positions where they fit (a seeded random place, so no end of the key space is
+    favoured), then the rest in key order (the sampler draws uniformly within the hot ranks and
+    within the cold ones, so their order among themselves does not matter). The hot set is
+    these loaded keys: keys inserted later inside the range's bounds are new keys, which
+    existing-key reads do not draw."""
+    keys = np.sort(checked_array("loaded", loaded, np.uint64))
+    hot = int(hot)
+    if not 0 < hot <= keys.size:
+        raise ValueError(f"hot must be in [1, {keys.size}] (the loaded keys); got {hot}")
+    start = int(rng.integers(0, keys.size - hot + 1))
+    return np.concatenate([keys[start:start + hot], keys[:start], keys[start + hot:]])
+
+
+@dataclass(frozen=True)
+class RecencySampler:
+    """Seeded draws of insertion recencies (0 the newest key) under ``latest`` writes, YCSB's
+    SkewedLatestGenerator: a rank Zipf(theta) over the keys inserted so far, a population that
+    grows with every insert. ``cum`` holds the unnormalized cumulative Zipf weights over up to
+    ``limit`` keys, so one array serves every population: a draw for a population m is the
+    inverse transform on its first m weights."""
+
+    dist: KeyDistribution
+    cum: np.ndarray
+
+    @property
+    def limit(self) -> int:
+        return int(self.cum.size)
+
+    def draw(self, rng: np.random.Generator, populations: np.ndarray) -> np.ndarray:
+        """One recency per entry of ``populations`` (each in [1, limit]), drawn over that many
+        keys."""
+        m = np.asarray(populations, dtype=np.int64)
+        if m.size and (m.min() < 1 or m.max() > self.limit):
+            raise ValueError(f"populations must be in [1, {self.limit}]; got "
+                             f"[{int(m.min())}, {int(m.max())}]")
+        x = rng.random(m.size) * self.cum[m - 1]
+        return np.minimum(np.searchsorted(self.cum, x, side="right"), m - 1)
+
+
+def recency_sampler(dist: KeyDistribution, limit: int) -> RecencySampler:
+    """A sampler of recencies over populations of up to ``limit`` keys (O(limit) memory)."""
+    limit = _check_count("limit", limit)
+    if dist.kind != "latest":
+        raise ValueError(f"recencies are drawn for 'latest' writes; got {dist.spec!r}")
+    if limit < 1:
+        raise ValueError("limit must be >= 1: a distribution needs keys to draw from")
+    cum = np.cumsum(np.arange(1, limit + 1, dtype=float) ** -dist.theta)
+    cum.setflags(write=False)
+    return RecencySampler(dist, cum)
+
+
+def latest_write_keys(rng: np.random.Generator, sampler: RecencySampler,
+                      is_update: np.ndarray, inserted: int) -> np.ndarray:
+    """The insertion indices (0 the first key loaded) of a chunk of writes under ``latest``:
+    an insert takes the next index, an update the index of the r-th most recent insert, r
+    drawn over the keys inserted before it (``inserted`` before the chunk, then the chunk's
+    own earlier inserts), so the chunk is exact, not frozen at its start."""
+    is_update = np.asarray(is_update, dtype=bool)
+    # Inserts before each write of the chunk, its own excluded.
+    before = inserted + np.cumsum(~is_update) - (~is_update)
+    out = before.astype(np.int64)  # an insert's index is the count before it
+    ups = np.flatnonzero(is_update)
+    if ups.size:
+        m = before[ups]
+        out[ups] = m - 1 - sampler.draw(rng, m)
+    return out

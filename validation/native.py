@@ -216,10 +216,15 @@ class UniformReads:
 class SkewSession(_EngineSteps):
     """The engine under a skewed workload: a step is a chunk of writes (:meth:`draw`), a share
     ``update_fraction`` of them updates of a loaded key drawn from the write distribution (ranks
-    map to keys through a seeded shuffle), the rest fresh inserts. ``history`` is every write's
-    key, in order, for ``latest`` reads (:meth:`read_keys`). ``engine`` None: another engine
-    puts what :meth:`draw` gives (stock RocksDB, ``validation.rocksdb``), with buffers of
-    ``F`` entries."""
+    map to keys through a seeded shuffle), the rest fresh inserts. Under ``latest`` writes an
+    update takes the key of the r-th most recent insert instead, r Zipf over the keys inserted
+    before it, the load's order counting as insertion order (YCSB's latest; ``by_insertion``
+    holds the keys in that order). Under a hot key range (``hotrange`` reads) the hot read
+    ranks are one contiguous stretch of the loaded keys in key order
+    (:func:`validation.generators.hot_range_keys`). ``history`` is every write's key, in
+    order, for ``latest`` reads (:meth:`read_keys`). ``engine`` None: another engine puts what
+    :meth:`draw` gives (stock RocksDB, ``validation.rocksdb``), with buffers of ``F``
+    entries."""
 
     engine: Any
     loaded: np.ndarray
@@ -234,8 +239,14 @@ class SkewSession(_EngineSteps):
         self.chunk = max(1, F // 8)
         self.vb = 0 if self.engine is None else int(self.engine.value_bytes)
         self.write_rank_keys = self.rng.permutation(self.loaded)
-        self.read_rank_keys = (self.write_rank_keys if w.correlated
-                               else self.rng.permutation(self.loaded))
+        if w.read_dist.clustered:
+            # A hot key range (S5r): the hot ranks are consecutive loaded keys in key order,
+            # whatever the writes favour (hotrange reads are uncorrelated with skewed writes).
+            self.read_rank_keys = generators.hot_range_keys(
+                self.loaded, w.read_dist.hot_count(n), self.rng)
+        else:
+            self.read_rank_keys = (self.write_rank_keys if w.correlated
+                                   else self.rng.permutation(self.loaded))
         self.writes_by = generators.rank_sampler(w.write_dist, n)
         self.reads_by = generators.rank_sampler(w.read_dist, n)
         inserts = int((1.0 - w.update_fraction) * self.total * 1.1) + F
@@ -243,6 +254,10 @@ class SkewSession(_EngineSteps):
         self.history = np.empty(n + self.total, dtype=np.uint64)
         self.history[:n] = self.loaded
         self.written, self.used_fresh = n, 0
+        self.recency = None
+        if w.write_dist.kind == "latest":
+            self.by_insertion = np.concatenate([self.loaded, self.fresh])
+            self.recency = generators.recency_sampler(w.write_dist, self.by_insertion.size)
 
     def can_step(self) -> bool:
         return True  # runs out of fresh keys with an error, not a short window
@@ -259,10 +274,15 @@ class SkewSession(_EngineSteps):
         is_update = rng.random(k) < self.workload.update_fraction
         keys = np.empty(k, dtype=np.uint64)
         nu = int(is_update.sum())
-        keys[is_update] = self.write_rank_keys[self.writes_by.draw(rng, nu)]
         if self.used_fresh + k - nu > self.fresh.size:
             raise RuntimeError("the window ran out of fresh keys")
-        keys[~is_update] = self.fresh[self.used_fresh : self.used_fresh + k - nu]
+        if self.recency is not None:
+            # Each update is drawn over the keys inserted before it, the chunk's own included.
+            keys = self.by_insertion[generators.latest_write_keys(
+                rng, self.recency, is_update, self.loaded.size + self.used_fresh)]
+        else:
+            keys[is_update] = self.write_rank_keys[self.writes_by.draw(rng, nu)]
+            keys[~is_update] = self.fresh[self.used_fresh : self.used_fresh + k - nu]
         self.used_fresh += k - nu
         self.history[self.written : self.written + k] = keys
         self.written += k
@@ -270,10 +290,16 @@ class SkewSession(_EngineSteps):
 
     def read_keys(self, k: int) -> np.ndarray:
         """``k`` existing keys from the read distribution (``latest``: the key of the r-th most
-        recent write)."""
+        recent write). Under ``latest`` writes, correlated reads follow the write ranks: the key
+        of the r-th most recent insert (docs/MODEL.md S1l); uniform reads, which favour no key,
+        read the loaded keys."""
+        w = self.workload
         ranks = self.reads_by.draw(self.rng, k)
-        if self.workload.read_dist.kind == "latest":
+        if w.read_dist.kind == "latest":
             return self.history[self.written - 1 - np.minimum(ranks, self.written - 1)]
+        if self.recency is not None and w.correlated and not w.read_dist.is_uniform:
+            inserted = self.loaded.size + self.used_fresh
+            return self.by_insertion[inserted - 1 - np.minimum(ranks, inserted - 1)]
         return self.read_rank_keys[ranks]
 
     def cycle_hint(self) -> float:
@@ -450,6 +476,13 @@ def _engine_compaction(compaction: Compaction) -> dict[str, Any]:
         out["file_pick"] = compaction.file_pick
     if compaction.file_bytes is not None:
         out["file_bytes"] = compaction.file_bytes
+    if compaction.log is not None:  # L2SM
+        log = compaction.log
+        out.update(log_ratio=log.ratio, log_alpha=log.alpha, log_batch_cap=int(log.batch_cap),
+                   hotness=log.hotness)
+    if compaction.buffer is not None:  # LSbM
+        out.update(compaction_buffer=True, buffer_trim=compaction.buffer.trim,
+                   buffer_trim_interval=compaction.buffer.interval)
     return out
 
 
@@ -643,7 +676,10 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
     model = _skew_model(design, system, compaction, workload,
                         run.warmup_writes + run.writes / 2.0)  # writes since the load
     if files:
-        inserts = max(1.0, (1.0 - workload.update_fraction) * (run.warmup_writes + run.writes))
+        # The partial model's window holds a flush at least: with u = 1 nothing is inserted,
+        # and the tree is the load's (the zero-result and range reads are priced on it).
+        inserts = max(float(system.buffer_entries),
+                      (1.0 - workload.update_fraction) * (run.warmup_writes + run.writes))
         base = replace(predict_files(design, system, compaction, workload, range_entries,
                                      round(inserts)), zero_result_read=model.zero_result_read)
     else:

@@ -25,7 +25,15 @@ import typer
 from cost_models.limits import MAX_RUNS_PER_LEVEL
 from wacky_model.guardrails import PRACTICAL_RUNS_PER_LEVEL, Constraints
 from wacky_model.presets import PRESET_NAMES, preset
-from wacky_model.types import DEFAULT_RANGE_BLOCKS, Compaction, Design, System, Workload
+from wacky_model.types import (
+    DEFAULT_RANGE_BLOCKS,
+    Buffer,
+    Compaction,
+    Design,
+    Log,
+    System,
+    Workload,
+)
 
 
 @dataclass(frozen=True)
@@ -151,7 +159,8 @@ EXPECTED_POINT_READS = Flag(
     "entries) instead of the worst case, a key in Level L (default 0, the paper's).", WORKLOAD)
 WRITE_KEYS = Flag("write_keys", "--write-dist", str,
                   "Which keys writes touch: uniform, zipf:THETA (THETA in [0, 1.5]; YCSB uses "
-                  "0.99) or hotset:H:P (a share H of the keys gets a share P of the writes).",
+                  "0.99), hotset:H:P (a share H of the keys gets a share P of the writes) or "
+                  "latest[:THETA] (updates favour recently inserted keys, as YCSB's latest).",
                   WORKLOAD)
 READ_KEYS = Flag("read_keys", "--read-dist", str,
                  "Which keys existing-key reads touch: uniform, zipf:THETA, hotset:H:P or "
@@ -205,6 +214,22 @@ LEVEL1_RUNS = Flag("level1_runs", "--level1-runs", int,
 FILE_PICK = Flag("file_pick", "--file-pick", str,
                  "With --granularity file: least_overlap (RocksDB's default) or round_robin "
                  "(LevelDB's) picks the file that goes down.", RUN)
+LOG_RATIO = Flag("log_ratio", "--log-ratio", float | None,
+                 "With --granularity file: L2SM's per-level log of hot and sparse files, its "
+                 "total size as a share of the tree's in (0, 1] (the paper's 0.1); recommend "
+                 "chooses it unless given, 0 turns it off.", RUN)
+LOG_ALPHA = Flag("log_alpha", "--log-alpha", float,
+                 "With --log-ratio: the weight of hotness against sparseness in [0, 1] when "
+                 "files move into and out of the log (the paper's 0.5).", RUN)
+COMPACTION_BUFFER = Flag("compaction_buffer", "--compaction-buffer/--no-compaction-buffer",
+                         bool | None,
+                         "With --granularity file: LSbM's compaction buffer (files merged out "
+                         "of a level stay readable so their cached blocks keep serving); "
+                         "recommend chooses it unless --compaction-buffer or "
+                         "--no-compaction-buffer is given.", RUN)
+BUFFER_TRIM = Flag("buffer_trim", "--buffer-trim", float,
+                   "With --compaction-buffer: a buffered file stays while at least this share "
+                   "of its blocks is cached (the paper's 0.8).", RUN)
 SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.", RUN)
 
 # Single flags that are not part of a group, declared here so every command spells them alike.
@@ -418,28 +443,51 @@ class CompactionChoice:
     file_bytes: int | None
     level1_runs: int
     file_pick: str
+    log_ratio: float | None = None
+    log_alpha: float = 0.5
+    compaction_buffer: bool | None = None
+    buffer_trim: float = 0.8
+
+    @property
+    def side_runs_given(self) -> bool:
+        """Whether any L2SM or LSbM flag was given (recommend chooses them otherwise)."""
+        return (self.log_ratio is not None or self.compaction_buffer is not None
+                or self.log_alpha != 0.5 or self.buffer_trim != 0.8)
 
     def resolve(self, default_granularity: str = "level") -> Compaction:
         try:
+            log = Log(self.log_ratio, self.log_alpha) if self.log_ratio else None
+            if log is None and self.log_alpha != 0.5:
+                raise ValueError("--log-alpha goes with --log-ratio")
+            buffer = Buffer(self.buffer_trim) if self.compaction_buffer else None
+            if buffer is None and self.buffer_trim != 0.8:
+                raise ValueError("--buffer-trim goes with --compaction-buffer")
             return Compaction(self.granularity or default_granularity, self.file_bytes,
-                              self.level1_runs, self.file_pick)
+                              self.level1_runs, self.file_pick, log=log, buffer=buffer)
         except ValueError as e:
             raise ValueError(compaction_flags(str(e))) from None
 
 
 def compaction_flags(message: str) -> str:
     """An API message about the compaction arguments in terms of their flags."""
+    message = re.sub(r"\blog (ratio|alpha)\b", lambda m: f"--log-{m.group(1)}", message)
+    message = re.sub(r"\bbuffer trim\b", "--buffer-trim", message)
+    message = re.sub(r"\b(log|buffer) \((L2SM|LSbM)\)",
+                     lambda m: "--log-ratio" if m.group(1) == "log" else "--compaction-buffer",
+                     message)
     return re.sub(r"\b(granularity|file_bytes|level1_runs|level0_trigger|file_pick)\b",
                   lambda m: "--" + m.group(1).replace("_", "-").replace("level0-trigger",
                                                                         "level1-runs"),
                   message)
 
 
-_COMPACTION_FLAGS = (GRANULARITY, FILE_BYTES, LEVEL1_RUNS, FILE_PICK)
+_COMPACTION_FLAGS = (GRANULARITY, FILE_BYTES, LEVEL1_RUNS, FILE_PICK, LOG_RATIO, LOG_ALPHA,
+                     COMPACTION_BUFFER, BUFFER_TRIM)
 COMPACTION_DEFAULTS = CompactionChoice(None, None, 1, "least_overlap")
 COMPACTION_OPTIONS = OptionGroup(
     _COMPACTION_FLAGS,
-    {"granularity": None, "file_bytes": None, "level1_runs": 1, "file_pick": "least_overlap"},
+    {"granularity": None, "file_bytes": None, "level1_runs": 1, "file_pick": "least_overlap",
+     "log_ratio": None, "log_alpha": 0.5, "compaction_buffer": None, "buffer_trim": 0.8},
     CompactionChoice,
 )
 

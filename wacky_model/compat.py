@@ -4,11 +4,13 @@ Every feature of a recommendation composes with every other except the pairs bel
 says whether the refusal is physical (the combination cannot exist) or a gap of the models (a
 model that prices one feature does not price the other yet): a gap is a promise to close it,
 not a property of LSM-trees. Surfaces do not write their own refusals: they name the features
-in play and call :func:`check`.
+in play and call :func:`check`. Key distributions a workload field does not take are the rows
+of :data:`KEY_REFUSALS`, which every :class:`~wacky_model.types.Workload` checks when built.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -69,6 +71,48 @@ REFUSALS: tuple[Refusal, ...] = (
     _row("universal", "skew", _UNIVERSAL_SKEW),
     _row("universal", "cache", _UNIVERSAL_SKEW),
 )
+
+
+@dataclass(frozen=True)
+class KeyRefusal:
+    """A key distribution a :class:`~wacky_model.types.Workload` field does not take: the
+    field, the distribution's kind, the case (in words, and as ``applies``) and its reason."""
+
+    field: str
+    kind: str
+    case: str
+    applies: Callable[[Workload], bool]
+    physical: bool  # False: a gap of the models, to be closed
+    reason: str
+
+
+_HOT_RANGE_WRITES = ("the skew model takes where a key sits in the key space to be independent "
+                     "of how often it is written (the sweeps and overlaps of docs/MODEL.md S2f "
+                     "and P1, the blocks of S5r): a hot range of writes rewrites one stretch of "
+                     "the keys far more often than the rest, which is not priced yet. hotrange "
+                     "is priced for existing-key reads (S5r)")
+
+KEY_REFUSALS: tuple[KeyRefusal, ...] = (
+    KeyRefusal("write_keys", "hotrange", "as a write distribution",
+               lambda w: w.write_keys.kind == "hotrange", False, _HOT_RANGE_WRITES),
+    # With skewed writes, correlated reads would read most the keys written most, which are
+    # scattered over the key space: a clustered read range would make them a hot write range.
+    KeyRefusal("read_keys", "hotrange", "with skewed writes and correlated=True",
+               lambda w: (w.read_keys.kind == "hotrange" and w.correlated
+                          and not w.write_keys.is_uniform), False,
+               "the keys read most would be the keys written most, so the writes would have "
+               "a hot range too, which is not priced yet (see write_keys='hotrange'); give "
+               "correlated=False, or uniform writes"),
+)
+
+
+def check_keys(workload: Workload) -> None:
+    """Raise ``ValueError`` naming the field, the distribution and the reason of the first row
+    of :data:`KEY_REFUSALS` that ``workload`` falls under."""
+    for r in KEY_REFUSALS:
+        if r.applies(workload):
+            spec = getattr(workload, r.field).spec
+            raise ValueError(f"{r.field}: {spec!r} {r.case} is not supported: {r.reason}")
 
 
 def features_in(workload: Workload, system: System, model: str = "finite",

@@ -287,6 +287,55 @@ STYLES = ("wacky", "universal")
 SIZINGS = ("wacky", "dynamic", "static")
 
 
+HOTNESS = ("exact", "hotmap")
+
+
+@dataclass(frozen=True)
+class Log:
+    """L2SM's per-level log (docs/MODEL.md "L1. The per-level log"): beside Levels 1..L-1,
+    files moved out of the level without I/O when it overflows (the hottest and sparsest first),
+    merged into the next level in batches of overlapping files (the coldest and densest first).
+
+    ratio: the logs' total size as a share of the tree's, omega in (0, 1] (the paper's 10% is
+        0.1); the logs are sized by the paper's inverse-proportional rule
+        (``cost_models.structure.log_capacities``).
+    alpha: the weight of hotness against sparseness in choosing files, in [0, 1] (0.5).
+    batch_cap: a batch stops before the files it rewrites below exceed this many times its own
+        (the paper's 10).
+    hotness: "exact" per-key update counts or the paper's "hotmap" of layered Bloom filters.
+    """
+
+    ratio: float
+    alpha: float = 0.5
+    batch_cap: int = 10
+    hotness: str = "exact"
+
+    def __post_init__(self) -> None:
+        _in_range("log ratio", self.ratio, 1e-9, 1.0, "in (0, 1] (0 is no log: leave it out)")
+        _in_range("log alpha", self.alpha, 0.0, 1.0, "in [0, 1]")
+        _whole("log batch_cap", self.batch_cap, 1, 1000)
+        if self.hotness not in HOTNESS:
+            raise ValueError(f"log hotness must be 'exact' or 'hotmap'; got {self.hotness!r}")
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """LSbM's compaction buffer (docs/MODEL.md "B1. The compaction buffer"): a file merged out
+    of a level stays on disk as the next level's buffer, so its cached blocks keep serving reads,
+    until the trim finds less than ``trim`` of its blocks cached (checked every ``interval``
+    merges) or the next level's merge passes over it."""
+
+    trim: float = 0.8
+    interval: int = 8
+
+    def __post_init__(self) -> None:
+        _in_range("buffer trim", self.trim, 0.0, 1.0, "a share of blocks in [0, 1]")
+        if isinstance(self.interval, bool) or not isinstance(self.interval, int) \
+                or not 1 <= self.interval <= 1_000_000:
+            raise ValueError(f"buffer interval must be a whole number of merges in [1, 1000000]; "
+                             f"got {self.interval!r}")
+
+
 @dataclass(frozen=True)
 class Compaction:
     """How merges are cut (docs/MODEL.md, "Files and partial merges").
@@ -317,8 +366,20 @@ class Compaction:
     sizing: str = "wacky"
     level_base_bytes: int | None = None
     universal: UniversalOptions | None = None
+    log: Log | None = None
+    buffer: Buffer | None = None
 
     def __post_init__(self) -> None:
+        for name, kind in (("log", Log), ("buffer", Buffer)):
+            v = getattr(self, name)
+            if v is not None and not isinstance(v, kind):
+                raise ValueError(f"{name} must be a {kind.__name__} or None; got {v!r}")
+            if v is not None and (self.granularity != "file" or self.style != "wacky"
+                                  or self.sizing != "wacky"):
+                raise ValueError(
+                    f"{name} ({'L2SM' if name == 'log' else 'LSbM'}) needs granularity='file' "
+                    "with the native engine's compaction (style and sizing 'wacky'): it keeps "
+                    "files a file-granular level moves out; stock RocksDB has no such option")
         if self.universal is not None and (self.style != "universal" or not isinstance(
                 self.universal, UniversalOptions)):
             raise ValueError("universal (universal compaction's options, a UniversalOptions) "
@@ -358,19 +419,23 @@ class Compaction:
 # The range length when none is given: the paper's short range, one I/O per run (Workload).
 DEFAULT_RANGE_BLOCKS = 0.0
 
-DISTRIBUTIONS = ("uniform", "zipf", "hotset", "latest")
+DISTRIBUTIONS = ("uniform", "zipf", "hotset", "hotrange", "latest")
 THETA_MAX = 1.5
 LATEST_THETA = 0.99  # YCSB's ZIPFIAN_CONSTANT, which its "latest" generator uses
 
 
 @dataclass(frozen=True)
 class KeyDistribution:
-    """Which keys operations touch. Use :meth:`parse` for the ``zipf:0.9`` form."""
+    """Which keys operations touch. Use :meth:`parse` for the ``zipf:0.9`` form.
+
+    ``hotset`` scatters its hot keys over the key space (popularity ranks are a random
+    permutation of the keys); ``hotrange`` puts them in one contiguous stretch of the key order
+    (docs/MODEL.md S5r), so a data block holds hot keys only or cold keys only."""
 
     kind: str = "uniform"
-    theta: float = 0.0  # zipf and latest
-    hot_keys: float = 0.0  # hotset: h, the share of the keys that is hot
-    hot_share: float = 0.0  # hotset: p, the share of operations they receive
+    theta: float = 0.0  # zipf and latest (for writes: over insertion recency, YCSB's latest)
+    hot_keys: float = 0.0  # hotset and hotrange: h, the share of the keys that is hot
+    hot_share: float = 0.0  # hotset and hotrange: p, the share of operations they receive
 
     def __post_init__(self) -> None:
         if self.kind not in DISTRIBUTIONS:
@@ -387,20 +452,32 @@ class KeyDistribution:
             for name, v in (("h", self.hot_keys), ("p", self.hot_share)):
                 if not 0.0 < v < 1.0:
                     raise ValueError(f"hotset {name} must be in (0, 1) (exclusive); got {v:g}")
+        if self.kind == "hotrange":
+            # A range of no keys or of every key is no range; its keys may take every read
+            # (p = 1, the cold keys are never read) or none.
+            if not 0.0 < self.hot_keys < 1.0:
+                raise ValueError(f"hotrange h must be in (0, 1) (exclusive); got "
+                                 f"{self.hot_keys:g}")
+            if not 0.0 <= self.hot_share <= 1.0:
+                raise ValueError(f"hotrange p must be in [0, 1]; got {self.hot_share:g}")
 
     @classmethod
     def parse(cls, text: str) -> KeyDistribution:
-        """``uniform``, ``zipf:THETA``, ``hotset:H:P``, ``latest`` or ``latest:THETA``."""
+        """``uniform``, ``zipf:THETA``, ``hotset:H:P``, ``hotrange:H:P``, ``latest`` or
+        ``latest:THETA``."""
         if not isinstance(text, str):
             raise ValueError(f"a distribution is a string such as 'zipf:0.9'; got {text!r}")
         kind, *args = text.strip().lower().split(":")
-        want = {"uniform": (0,), "zipf": (1,), "hotset": (2,), "latest": (0, 1)}
+        want = {"uniform": (0,), "zipf": (1,), "hotset": (2,), "hotrange": (2,),
+                "latest": (0, 1)}
         if kind not in want:
+            # The list's first words are what the dashboard rewords (dashboard/callbacks.py).
             raise ValueError(f"unknown distribution {text!r}: use uniform, zipf:THETA, "
-                             "hotset:H:P or latest")
+                             "hotset:H:P or latest (for reads also hotrange:H:P)")
         if len(args) not in want[kind]:
             forms = {"uniform": "uniform", "zipf": "zipf:THETA (e.g. zipf:0.9)",
                      "hotset": "hotset:H:P (e.g. hotset:0.1:0.9)",
+                     "hotrange": "hotrange:H:P (e.g. hotrange:0.02:0.98)",
                      "latest": "latest or latest:THETA"}
             raise ValueError(f"{text!r} is not of the form {forms[kind]}")
         try:
@@ -409,8 +486,8 @@ class KeyDistribution:
             raise ValueError(f"{text!r}: {':'.join(args)} is not a number") from None
         if kind == "zipf":
             return cls("zipf", theta=nums[0])
-        if kind == "hotset":
-            return cls("hotset", hot_keys=nums[0], hot_share=nums[1])
+        if kind in ("hotset", "hotrange"):
+            return cls(kind, hot_keys=nums[0], hot_share=nums[1])
         if kind == "latest":
             return cls("latest", theta=nums[0] if nums else LATEST_THETA)
         return cls()
@@ -420,15 +497,21 @@ class KeyDistribution:
         """The text :meth:`parse` reads back."""
         if self.kind in ("zipf", "latest"):
             return f"{self.kind}:{self.theta:g}"
-        if self.kind == "hotset":
-            return f"hotset:{self.hot_keys:g}:{self.hot_share:g}"
+        if self.kind in ("hotset", "hotrange"):
+            return f"{self.kind}:{self.hot_keys:g}:{self.hot_share:g}"
         return "uniform"
 
     @property
     def is_uniform(self) -> bool:
         """Every key equally likely (so rank order carries no information)."""
         return (self.kind == "uniform" or (self.kind == "zipf" and self.theta == 0.0)
-                or (self.kind == "hotset" and self.hot_keys == self.hot_share))
+                or (self.kind in ("hotset", "hotrange") and self.hot_keys == self.hot_share))
+
+    @property
+    def clustered(self) -> bool:
+        """The hot keys are one contiguous stretch of the key order (``hotrange``), not
+        scattered over it: a block then holds hot keys only or cold keys only (S5r)."""
+        return self.kind == "hotrange" and not self.is_uniform
 
     def hot_count(self, n: int) -> int:
         """The hot set's size for a population of n keys (at least 1, at most n - 1)."""
@@ -451,10 +534,15 @@ class Workload:
         key drawn uniformly over the entries, instead of the worst case (0, the paper's).
     write_keys, read_keys: which keys writes and existing-key reads touch: "uniform" (default),
         "zipf:THETA" (THETA in [0, 1.5]), "hotset:H:P" (a share H of the keys gets a share P of
-        the operations) or "latest" (reads of recently written keys, as in YCSB-D); a string or
+        the operations), "hotrange:H:P" (reads only: the same, the H keys one contiguous
+        stretch of the key order; wacky_model.compat.KEY_REFUSALS says what it does not take)
+        or "latest[:THETA]" (YCSB's latest, THETA 0.99 by default: for writes,
+        updates favour recently inserted keys, the key of the r-th most recent insert; for
+        reads, the key of the r-th most recent write, as in YCSB-D; r Zipf(THETA)); a string or
         a :class:`KeyDistribution`.
     update_fraction: the share of writes that update an existing key; the rest insert new keys.
-    correlated: whether the keys read most are the keys written most (default True).
+    correlated: whether the keys read most are the keys written most (default True; under
+        latest writes, reads of the r-th most recently inserted key).
 
     Fractions that do not sum to 1 are refused rather than silently rescaled; use
     :meth:`from_counts` to normalize raw counts or weights.
@@ -482,13 +570,13 @@ class Workload:
             elif not isinstance(v, KeyDistribution):
                 raise ValueError(f"{name} must be a distribution such as 'zipf:0.9'; got {v!r}")
             object.__setattr__(self, name, v)
-        if self.write_keys.kind == "latest":
-            raise ValueError("write_keys cannot be 'latest': it describes reads of recently "
-                             "written keys; use uniform, zipf:THETA or hotset:H:P for writes")
         u = _in_range("update_fraction", self.update_fraction, 0.0, 1.0, "a share in [0, 1]")
         object.__setattr__(self, "update_fraction", u)
         if not isinstance(self.correlated, bool):
             raise ValueError(f"correlated must be True or False; got {self.correlated!r}")
+        from wacky_model.compat import check_keys
+
+        check_keys(self)
         share = _in_range("expected_point_reads", self.expected_point_reads, 0.0, 1.0,
                           "a share in [0, 1]")
         object.__setattr__(self, "expected_point_reads", share)

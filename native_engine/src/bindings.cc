@@ -89,7 +89,47 @@ py::dict StatsDict(const IOStats& s) {
   d["buffer_drained"] = s.buffer_drained;
   d["buffer_unreadable"] = s.buffer_unreadable;
   d["buffer_entries_per_level"] = s.buffer_entries;  // [0] = level 0, [i] = Level i
+  // L2SM's per-level log (io_stats.h): zero without logs.
+  d["pseudo_compactions"] = s.pseudo_compactions;
+  d["aggregated_compactions"] = s.aggregated_compactions;
+  d["log_files_merged"] = s.log_files_merged;
+  d["log_entries_per_level"] = s.log_entries;  // [0] = Level 1
+  d["hotness_picks"] = s.hotness_picks;
+  d["hotness_picks_agree"] = s.hotness_picks_agree;
   return d;
+}
+
+// One run (or file) of Engine::Levels().
+py::dict RunDict(const RunInfo& r) {
+  py::dict rd;
+  rd["id"] = r.id;
+  rd["entries"] = r.entries;
+  rd["tombstones"] = r.tombstones;
+  rd["blocks"] = r.blocks;
+  rd["file_bytes"] = r.file_bytes;
+  rd["min_key"] = r.min_key;
+  rd["max_key"] = r.max_key;
+  rd["filter_bits_per_key"] = r.filter_bits_per_key;
+  rd["filter_bits_target"] = r.filter_bits_target;
+  rd["filter_probes"] = r.filter_probes;
+  rd["hash_indexed"] = r.hash_indexed;
+  rd["filter_fpr"] = r.theoretical_fpr;
+  rd["filter_fpr_given_fill"] = r.fpr_given_fill;
+  return rd;
+}
+
+// An OptionTable() value as Python gets it: float, int, bool or the choice's name.
+py::object OptionValue(const OptionSpec& spec, double v) {
+  switch (spec.kind) {
+    case OptionSpec::kInt:
+      return py::int_(static_cast<int64_t>(v));
+    case OptionSpec::kBool:
+      return py::bool_(v != 0.0);
+    case OptionSpec::kChoice:
+      return py::str(spec.choices.at(static_cast<size_t>(v)));
+    default:
+      return py::float_(v);
+  }
 }
 
 // A run set aside by a salvage open, or found unreadable by verify_directory (recovery.h).
@@ -102,6 +142,7 @@ py::dict DamagedRunDict(const DamagedRun& r) {
   d["max_key"] = r.max_key;
   d["entries"] = r.entries;
   d["tombstones"] = r.tombstones;
+  d["log"] = r.in_log;  // a file of the level's L2SM log
   d["why"] = r.why;
   return d;
 }
@@ -219,7 +260,10 @@ PYBIND11_MODULE(_engine, m) {
           d["file_pick"] = o.file_pick == kRoundRobin ? "round_robin" : "least_overlap";
         }
         d["level1_runs"] = o.level1_runs;
-        if (o.compaction_buffer) d["compaction_buffer"] = true;  // [compaction buffer]
+        // The design's table options (options.h) that the MANIFEST records: like file_pick,
+        // only what applies (L2SM's with its log on, compaction_buffer when on).
+        for (const OptionSpec& spec : OptionTable())
+          if (RecordsOption(o, spec)) d[spec.name] = OptionValue(spec, spec.get(o));
         return d;
       },
       py::arg("path"),
@@ -303,7 +347,9 @@ PYBIND11_MODULE(_engine, m) {
                        bool uniform_filters, int hash_levels, bool sync, bool wal,
                        bool retain, int granularity, uint64_t file_bytes, int file_pick,
                        int level1_runs, uint64_t cache_bytes, int wal_recovery,
-                       uint64_t max_lost_bytes, bool salvage, bool compaction_buffer,
+                       uint64_t max_lost_bytes, bool salvage, double log_ratio,
+                       double log_alpha, const std::string& hotness, int hotmap_layers,
+                       int log_batch_cap, bool hotness_audit, bool compaction_buffer,
                        double buffer_trim, uint64_t buffer_trim_interval) {
              Options o;
              o.T = T;
@@ -329,6 +375,12 @@ PYBIND11_MODULE(_engine, m) {
              o.wal_recovery = wal_recovery;
              o.max_lost_bytes = max_lost_bytes;
              o.salvage = salvage;
+             o.log_ratio = log_ratio;
+             o.log_alpha = log_alpha;
+             o.hotness = static_cast<int>(FindOption("hotness")->Parse(hotness));
+             o.hotmap_layers = hotmap_layers;
+             o.log_batch_cap = log_batch_cap;
+             o.hotness_audit = hotness_audit;
              o.compaction_buffer = compaction_buffer;  // [compaction buffer]
              o.buffer_trim = buffer_trim;
              o.buffer_trim_interval = buffer_trim_interval;
@@ -344,6 +396,9 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("file_bytes") = 0, py::arg("file_pick") = 0, py::arg("level1_runs") = 1,
            py::arg("cache_bytes") = 0, py::arg("wal_recovery") = 0,
            py::arg("max_lost_bytes") = uint64_t{256} << 20, py::arg("salvage") = false,
+           py::arg("log_ratio") = 0.0, py::arg("log_alpha") = 0.5,
+           py::arg("hotness") = "exact", py::arg("hotmap_layers") = 5,
+           py::arg("log_batch_cap") = 10, py::arg("hotness_audit") = false,
            py::arg("compaction_buffer") = false, py::arg("buffer_trim") = Options().buffer_trim,
            py::arg("buffer_trim_interval") = Options().buffer_trim_interval)
       .def("put",
@@ -485,28 +540,21 @@ PYBIND11_MODULE(_engine, m) {
                d["hash_table"] = l.hash_table;
                d["hash_signature_bits"] = l.hash_sig_bits;
                d["files"] = l.files;
-               uint64_t entries = 0;
-               py::list runs;
+               uint64_t entries = 0, log_entries = 0;
+               py::list runs, log;
                for (const auto& r : l.runs) {
-                 py::dict rd;
-                 rd["id"] = r.id;
-                 rd["entries"] = r.entries;
-                 rd["tombstones"] = r.tombstones;
-                 rd["blocks"] = r.blocks;
-                 rd["file_bytes"] = r.file_bytes;
-                 rd["min_key"] = r.min_key;
-                 rd["max_key"] = r.max_key;
-                 rd["filter_bits_per_key"] = r.filter_bits_per_key;
-                 rd["filter_bits_target"] = r.filter_bits_target;
-                 rd["filter_probes"] = r.filter_probes;
-                 rd["hash_indexed"] = r.hash_indexed;
-                 rd["filter_fpr"] = r.theoretical_fpr;
-                 rd["filter_fpr_given_fill"] = r.fpr_given_fill;
-                 runs.append(rd);
+                 runs.append(RunDict(r));
                  entries += r.entries;
+               }
+               for (const auto& r : l.log) {
+                 log.append(RunDict(r));
+                 log_entries += r.entries;
                }
                d["entries"] = entries;
                d["runs"] = runs;
+               d["log"] = log;  // L2SM: the level's log files, oldest first
+               d["log_entries"] = log_entries;
+               d["log_capacity"] = l.log_capacity;
                if (e.options().compaction_buffer) {  // [compaction buffer] newest table first
                  py::list tables;
                  for (const auto& t : l.buffer) {

@@ -34,7 +34,7 @@ class Buffer {
   Lookup Get(uint64_t key, uint8_t* value_out) const;
   void Clear();
 
-  // Slot indexes ordered by key, restricted to [lo, hi].
+  // Slot indexes ordered by key, restricted to [lo, hi]. The slots in use are 0..size()-1.
   std::vector<uint32_t> SortedSlots(uint64_t lo = 0, uint64_t hi = UINT64_MAX) const;
   uint64_t key(uint32_t slot) const { return keys_[slot]; }
   const uint8_t* value(uint32_t slot) const { return values_.data() + slot * value_bytes_; }

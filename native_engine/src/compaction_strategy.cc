@@ -18,7 +18,8 @@ class WholeLevelStrategy final : public CompactionStrategy {
   WholeLevelStrategy() : CompactionStrategy(/*levels_are_files=*/false) {}
   const char* name() const override { return "level"; }
   std::unique_ptr<FlushJob> NewFlush(const Options& options, const Version& current,
-                                     const Buffer& buffer, bool retain) const override {
+                                     const Buffer& buffer, bool retain,
+                                     const HotnessTracker* /*hotness: no logs*/) const override {
     if (FlushStagesInLevel0(options, current))
       return std::make_unique<FileCompaction>(options, current, buffer, retain);
     return std::make_unique<Compaction>(options, current, buffer, retain);
@@ -32,8 +33,9 @@ class FileStrategy final : public CompactionStrategy {
   FileStrategy() : CompactionStrategy(/*levels_are_files=*/true) {}
   const char* name() const override { return "file"; }
   std::unique_ptr<FlushJob> NewFlush(const Options& options, const Version& current,
-                                     const Buffer& buffer, bool retain) const override {
-    return std::make_unique<FileCompaction>(options, current, buffer, retain);
+                                     const Buffer& buffer, bool retain,
+                                     const HotnessTracker* hotness) const override {
+    return std::make_unique<FileCompaction>(options, current, buffer, retain, hotness);
   }
 };
 

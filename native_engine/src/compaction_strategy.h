@@ -11,8 +11,10 @@
 //         (file_compaction.h): every level is one sorted run of files, and an overflowing
 //         level sends one file at a time into the overlapping files of the next.
 //     A third strategy is a new subclass and a new case in For().
-//   * NewFlush(options, current, buffer, retain) plans what one flush of `buffer` does to
-//     `current` and returns it as a FlushJob, nothing written yet. The engine then calls
+//   * NewFlush(options, current, buffer, retain, hotness) plans what one flush of `buffer`
+//     does to `current` and returns it as a FlushJob, nothing written yet. `hotness` (null
+//     without L2SM's log, Options::log_ratio = 0) gives the update counts the files written
+//     are weighed by (hotness.h); only FileStrategy's jobs use it. The engine then calls
 //     Write(), makes next() durable (the MANIFEST) and calls Install(); a job destroyed
 //     without Install() removes every file it wrote, so the tree is as it was. Flushes
 //     that only stage the buffer in level 0 (Options::level1_runs > 1) are part of the
@@ -22,7 +24,8 @@
 //     this strategy's trees. false: Levels 1..L hold runs, oldest first, each probed in
 //     turn (newest first). true: each of Levels 1..L is ONE sorted run cut into files,
 //     disjoint and in key order; a lookup probes only the file covering the key, a scan
-//     reads the files one after another as one run. Fixed for the strategy's lifetime and
+//     reads the files one after another as one run. Such a level may also have an L2SM log
+//     (Level::log, sst_log.h), read after its tree and before the next level. Fixed for the strategy's lifetime and
 //     not virtual, so the read path pays no virtual call for it. Level 0 (staged flushes)
 //     is runs, newest first, under every strategy.
 //   * The strategy holds no state of the tree: every Version it is given is complete, as
@@ -36,6 +39,7 @@
 
 #include "buffer.h"
 #include "file_io.h"
+#include "hotness.h"
 #include "io_stats.h"
 #include "options.h"
 #include "version.h"
@@ -68,7 +72,8 @@ class CompactionStrategy {
   virtual const char* name() const = 0;
   // What one flush of `buffer` into `current` does, not yet written.
   virtual std::unique_ptr<FlushJob> NewFlush(const Options& options, const Version& current,
-                                             const Buffer& buffer, bool retain) const = 0;
+                                             const Buffer& buffer, bool retain,
+                                             const HotnessTracker* hotness) const = 0;
   // True when each of Levels 1..L is one sorted run cut into files (see the contract).
   bool levels_are_files() const { return levels_are_files_; }
 

@@ -102,19 +102,21 @@ DirectoryReport CheckDirectory(const std::string& dir) {
   const RunLayout layout{o.entry_bytes, o.block_bytes, m.db_id};
   IOCounter io;
   // A run that cannot be read: the problem names the keys it takes with it.
-  auto damaged = [&](const RunRecord& rec, int level, const std::string& why) {
+  auto damaged = [&](const RunRecord& rec, int level, bool in_log, const std::string& why) {
     DamagedRun d = DamagedRun::Of(dir, rec, level, why);
+    d.in_log = in_log;
     problem(why + "; lost with it: " +
             (level == 0 ? std::string("level 0") : "Level " + std::to_string(level)) +
+            (in_log ? "'s log" : "") +
             ", keys [" + std::to_string(rec.min_key) + ", " + std::to_string(rec.max_key) +
             "], " + std::to_string(rec.entries) + " entries (" +
             std::to_string(rec.tombstones) + " of them tombstones)");
     report.damaged_runs.push_back(std::move(d));
   };
-  auto check_run = [&](const RunRecord& rec, int level) {
+  auto check_run = [&](const RunRecord& rec, int level, bool in_log) {
     const std::string path = RunFileName(dir, rec.id);
     if (!FileExists(path)) {
-      damaged(rec, level, "run file '" + path + "' that the MANIFEST lists is missing");
+      damaged(rec, level, in_log, "run file '" + path + "' that the MANIFEST lists is missing");
       return;
     }
     try {
@@ -125,12 +127,15 @@ DirectoryReport CheckDirectory(const std::string& dir) {
       report.entries += run->entries();
       report.blocks += run->data_blocks();
     } catch (const IOError& e) {
-      damaged(rec, level, e.what());
+      damaged(rec, level, in_log, e.what());
     }
   };
-  for (size_t i = 0; i < m.levels.size(); ++i)
-    for (const auto& rec : m.levels[i]) check_run(rec, static_cast<int>(i + 1));
-  for (const auto& rec : m.level0) check_run(rec, 0);
+  for (size_t i = 0; i < m.levels.size(); ++i) {
+    for (const auto& rec : m.levels[i]) check_run(rec, static_cast<int>(i + 1), false);
+    if (i < m.level_logs.size())
+      for (const auto& rec : m.level_logs[i]) check_run(rec, static_cast<int>(i + 1), true);
+  }
+  for (const auto& rec : m.level0) check_run(rec, 0, false);
   // [compaction buffer] A buffered file is a copy (compaction_buffer.h): one that cannot be
   // read loses nothing, so it is a warning; opening replaces it by a marker.
   for (const auto& [level, rec] : BufferedRecords(m)) {

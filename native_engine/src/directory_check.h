@@ -5,7 +5,7 @@
 // IOError EWOULDBLOCK otherwise), opens every file read-only, replays the live logs in
 // memory only, and writes, renames and deletes nothing. It checks
 //   * the MANIFEST (its checksum and format);
-//   * every listed run file: present, its size, its footer against the MANIFEST (run.h),
+//   * every listed run file (the levels' L2SM log files too): present, its size, its footer against the MANIFEST (run.h),
 //     every block against its checksum, its keys sorted and within the recorded range;
 //   * every live log: present, its header (this directory's, this number), every record's
 //     framing and checksums, as opening with the default recovery mode would (wal.h);

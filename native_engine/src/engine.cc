@@ -79,6 +79,7 @@ void Engine::OpenDirectory() {
     logs.clear();
     options_.db_id = NewDbId(path_);
     ApplyShape(options_, 0.0, &current_.levels);
+    MakeHotnessTracker();
     if (options_.wal) {
       log_ = std::make_unique<LogWriter>(LogFileName(path_, next_log_number_),
                                          next_log_number_, options_.db_id,
@@ -134,6 +135,7 @@ void Engine::OpenDirectory() {
       path_, ClassifyUnlisted(path_, m, options_.value_bytes()), options_.max_lost_bytes,
       options_.sync);
   current_ = std::move(rec.version);
+  MakeHotnessTracker();  // before the replay's flush, which records its keys
 
   // Replay with no log open: flushes during replay keep the live logs, so a crash during
   // recovery replays the same logs again (puts and deletes are idempotent in order).
@@ -172,6 +174,17 @@ void Engine::OpenDirectory() {
       ::unlink(LogFileName(path_, number).c_str());
 }
 
+void Engine::MakeHotnessTracker() {
+  if (options_.log_ratio > 0.0)
+    hotness_ = std::make_unique<HotnessTracker>(options_, ExpectedKeys());
+}
+
+uint64_t Engine::ExpectedKeys() const {
+  // The unique keys the data holds, by the shape's estimate; at least one buffer's worth.
+  const double n = std::min(current_.n_est, 1e15);  // a cast beyond 2^64 would be undefined
+  return std::max<uint64_t>(options_.buffer_entries(), static_cast<uint64_t>(n));
+}
+
 Engine::~Engine() {
   try {
     Close();
@@ -192,8 +205,10 @@ namespace {
 std::vector<uint64_t> RunIds(const Version& v) {
   std::vector<uint64_t> ids;
   for (const auto& r : v.level0) ids.push_back(r->id());
-  for (const auto& l : v.levels)
+  for (const auto& l : v.levels) {
     for (const auto& r : l.runs) ids.push_back(r->id());
+    for (const auto& r : l.log) ids.push_back(r->id());  // live: moved, not merged away
+  }
   for (const auto& r : BufferedFiles(v.levels)) ids.push_back(r->id());  // [compaction buffer]
   std::sort(ids.begin(), ids.end());
   return ids;
@@ -231,9 +246,11 @@ void Engine::WriteManifest(const Version& v, const std::vector<uint64_t>& live_l
                      r->max_key()};
   };
   for (const auto& l : v.levels) {
-    std::vector<RunRecord> recs;
+    std::vector<RunRecord> recs, log;
     for (const auto& r : l.runs) recs.push_back(record(r));
+    for (const auto& r : l.log) log.push_back(record(r));
     m.levels.push_back(std::move(recs));
+    m.level_logs.push_back(std::move(log));
   }
   for (const auto& r : v.level0) m.level0.push_back(record(r));
   if (options_.compaction_buffer)  // [compaction buffer]
@@ -396,10 +413,14 @@ void Engine::FlushLocked() {
       trimmed = current_;
       trims = TrimBuffers(options_.buffer_trim, cache_, &trimmed.levels);
     }
-    const std::unique_ptr<FlushJob> job =
-        strategy_->NewFlush(options_, trim ? trimmed : current_, buffer_, retain_);
+    const std::unique_ptr<FlushJob> job = strategy_->NewFlush(
+        options_, trim ? trimmed : current_, buffer_, retain_, hotness_.get());
     job->Write(path_, &faults_, &stats_);
-    CommitFlush(job->next(), [&] { job->Install(&current_, &stats_); });
+    CommitFlush(job->next(), [&] {
+      job->Install(&current_, &stats_);
+      // Counted once committed (hotness.h): a flush that failed never happened.
+      if (hotness_) hotness_->RecordFlush(buffer_, ExpectedKeys());
+    });
     if (trim) {
       stats_.buffer_trimmed += trims;
       buffer_trim_merges_ = stats_.merges;
@@ -504,6 +525,8 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
   }
   if (salvaged) CheckSetAside(-1, 0, key);
   const bool files = strategy_->levels_are_files();
+  // Per level: its tree (LSbM's compaction buffer of the level walked first, when the tree
+  // file may hold the key), then its L2SM log. The two are never on together (options.h).
   for (size_t i = 0; i < current_.levels.size(); ++i) {
     const Level& l = current_.levels[i];
     // A level of files is one sorted run: a set-aside file is the only one that may hold a
@@ -514,11 +537,10 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
     size_t end = l.runs.size(), begin = 0;
     if (files) {
       begin = FileFor(l.runs, key);
-      if (begin == l.runs.size()) continue;
-      end = begin + 1;
+      end = begin == l.runs.size() ? begin : begin + 1;
     }
     candidates_.clear();
-    if (l.index) l.index->Lookup(h, &candidates_);
+    if (l.index && begin < end) l.index->Lookup(h, &candidates_);
     for (size_t pos = end; pos-- > begin;) {
       if (salvaged) CheckSetAside(static_cast<int>(i), pos + 1, key);
       const Run& r = *l.runs[pos];
@@ -544,20 +566,32 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
       if (res == Run::Lookup::kDeleted) return false;
     }
     if (salvaged) CheckSetAside(static_cast<int>(i), 0, key);
+    // L2SM: the level's log is older than its tree and newer than the next level. Its files
+    // may overlap: each covering the key is probed, newest first, through its filter.
+    for (size_t pos = l.log.size(); pos-- > 0;) {
+      if (salvaged) CheckSetAside(static_cast<int>(i), pos + 1, key, true);
+      const Run& r = *l.log[pos];
+      if (!r.MayContain(key, h)) continue;
+      const Run::Lookup res = GetCached(r, key, r.BlockFor(key), i + 1, value_out);
+      if (res == Run::Lookup::kFound) return true;
+      if (res == Run::Lookup::kDeleted) return false;
+    }
+    if (salvaged) CheckSetAside(static_cast<int>(i), 0, key, true);
   }
   return false;
 }
 
-void Engine::CheckSetAside(int level, size_t min_older, uint64_t key) const {
+void Engine::CheckSetAside(int level, size_t min_older, uint64_t key, bool in_log) const {
   for (const DamagedRun& d : set_aside_) {
-    if (d.lookup_level != level || d.older_served < min_older || key < d.min_key ||
-        key > d.max_key)
+    if (d.lookup_level != level || d.in_log != in_log || d.older_served < min_older ||
+        key < d.min_key || key > d.max_key)
       continue;
     throw Corruption(
         "key " + std::to_string(key) + " is in the key range [" + std::to_string(d.min_key) +
         ", " + std::to_string(d.max_key) + "] of run file '" + d.file + "' (" +
-        (d.level == 0 ? std::string("level 0") : "Level " + std::to_string(d.level)) + ", " +
-        std::to_string(d.entries) + " entries), set aside as damaged by the salvage open: it "
+        (d.level == 0 ? std::string("level 0") : "Level " + std::to_string(d.level)) +
+        (d.in_log ? "'s log" : "") + ", " + std::to_string(d.entries) +
+        " entries), set aside as damaged by the salvage open: it "
         "may hold the key's newest version or its deletion, so no answer is given ("
         "`wacky verify` lists every lost range)");
   }
@@ -616,11 +650,18 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
                                           [lo](const RunPtr& r) { return r->max_key() < lo; });
         auto last = std::partition_point(first, l.runs.end(),
                                          [hi](const RunPtr& r) { return r->min_key() <= hi; });
-        if (first == last) continue;
-        std::vector<RunPtr> files(first, last);
-        ++stats_.range_runs_probed;
-        sources.push_back(
-            std::make_unique<LevelIterator>(std::move(files), lo, 1, &stats_.range_read));
+        if (first != last) {
+          std::vector<RunPtr> files(first, last);
+          ++stats_.range_runs_probed;
+          sources.push_back(
+              std::make_unique<LevelIterator>(std::move(files), lo, 1, &stats_.range_read));
+        }
+        // L2SM: the level's log files, newest first, right after its tree (sst_log.h).
+        for (auto r = l.log.rbegin(); r != l.log.rend(); ++r)
+          if ((*r)->entries() > 0 && (*r)->min_key() <= hi && (*r)->max_key() >= lo) {
+            ++stats_.range_runs_probed;
+            sources.push_back(std::make_unique<RunIterator>(*r, lo, 1, &stats_.range_read));
+          }
         continue;
       }
       for (auto r = l.runs.rbegin(); r != l.runs.rend(); ++r)
@@ -678,6 +719,7 @@ IOStats Engine::Stats() const {
       s.buffer_entries[i + 1] = b.entries();
     }
   }
+  for (const Level& l : current_.levels) s.log_entries.push_back(l.log_entries());  // L2SM
   return s;
 }
 
@@ -731,6 +773,8 @@ std::vector<LevelInfo> Engine::Levels() const {
                                            cache_.CachedBlocks(f.run->id()), false});
       li.buffer.push_back(std::move(table));
     }
+    for (const auto& r : l.log) li.log.push_back(run_info(r));  // L2SM
+    li.log_capacity = l.log_capacity;
     out.push_back(std::move(li));
   }
   return out;
@@ -741,7 +785,10 @@ VerifyReport Engine::Verify() {
   CheckOpen();
   VerifyReport report;
   std::vector<RunPtr> all(current_.level0.begin(), current_.level0.end());
-  for (const Level& l : current_.levels) all.insert(all.end(), l.runs.begin(), l.runs.end());
+  for (const Level& l : current_.levels) {
+    all.insert(all.end(), l.runs.begin(), l.runs.end());
+    all.insert(all.end(), l.log.begin(), l.log.end());
+  }
   for (const auto& r : BufferedFiles(current_.levels)) all.push_back(r);  // [compaction buffer]
   for (const auto& r : all) {
     report.blocks += r->Verify(&stats_.recovery);

@@ -5,10 +5,12 @@
 //     records `options` in its MANIFEST; an existing one must have been created with
 //     the same design and layout (T, C, X, K, Z, entry/block/buffer bytes, filter
 //     budget, hash_levels) and compaction options (granularity, file_bytes, file_pick,
-//     level1_runs, compaction_buffer), otherwise std::invalid_argument names the first
-//     difference (the engine refuses rather than silently adopting other knobs). Reopening reads
-//     every run once (counted under "recovery"), checking its footer against the MANIFEST,
-//     to rebuild fences and filters; then checks every write-ahead log the MANIFEST lists
+//     level1_runs, and the stored rows of options.h OptionTable(): L2SM's log_ratio,
+//     log_alpha and log_batch_cap, LSbM's compaction_buffer), otherwise
+//     std::invalid_argument names the first difference (the engine refuses rather than
+//     silently adopting other knobs). Reopening reads every run once (counted under
+//     "recovery"), checking its footer against the MANIFEST, to rebuild fences and
+//     filters; then checks every write-ahead log the MANIFEST lists
 //     as live (a missing one is an error unless options.wal_recovery is point-in-time, wal.h
 //     for what each mode drops) before replaying any, replays them, flushes what they held
 //     and starts a new log. Only then are files the MANIFEST does not list deleted (with
@@ -34,8 +36,13 @@
 //     it; on failure the new run file is removed and the visible contents are intact.
 //   * Get reads at most one block per run whose filter (or level hash table) and
 //     fences admit the key (level 0's runs newest first, then Level 1 on; in a level of
-//     files only the file covering the key is probed); Scan returns a ScanIterator over
-//     a stable snapshot.
+//     files only the file covering the key is probed, LSbM's compaction buffer of the level
+//     first when that file may hold the key (below), then, with L2SM's per-level log
+//     (sst_log.h), each of the level's log files whose key range covers the key, newest
+//     first, before the next level); Scan returns a ScanIterator over a stable snapshot,
+//     reading log files as further sources at that same place.
+//   * L2SM (options.log_ratio > 0): the engine keeps the update counts of hotness.h, in
+//     memory, recording each committed flush's keys once.
 //   * Block cache (block_cache.h, options.cache_bytes; 0 = off): Get and GetMany look every
 //     block they need up in an LRU cache of data blocks first. A hit costs no read (and is
 //     not counted in point_read); a miss reads the block from disk, checks its checksum,
@@ -73,11 +80,11 @@
 //         run's range. Every other key is answered exactly as a normal open would.
 //     With nothing set aside, salvage is simply a read-only open. Verify() checks the served
 //     runs and counts the set-aside ones (VerifyReport::set_aside).
-//   * [compaction buffer] With options.compaction_buffer (file granularity only), LSbM-tree's
-//     compaction buffer (compaction_buffer.h): a file the drain merges down stays on disk,
-//     buffered beside the level it went into, and Get/GetMany at a Level i whose tree file may
-//     hold the key look it up in that level's buffer first (Algorithm 3), through the block
-//     cache; a buffered answer is never stale (the proof is in compaction_buffer.h). Scans
+//   * [compaction buffer] With options.compaction_buffer (file granularity only, and not
+//     with L2SM's log: options.h), LSbM-tree's compaction buffer (compaction_buffer.h): a
+//     file the drain merges down stays on disk, buffered beside the level it went into, and
+//     Get/GetMany at a Level i whose tree file may hold the key look it up in that level's
+//     buffer first (Algorithm 3), through the block cache; a buffered answer is never stale (the proof is in compaction_buffer.h). Scans
 //     read the tree only. Every options.buffer_trim_interval merges, the next flush also
 //     trims the buffers (planned on a copy of the tree, committed in that flush's MANIFEST),
 //     dropping buffered files whose share of cached blocks is below options.buffer_trim; a
@@ -109,6 +116,7 @@
 #include "compaction_strategy.h"
 #include "env.h"
 #include "file_io.h"
+#include "hotness.h"
 #include "io_stats.h"
 #include "options.h"
 #include "recovery.h"
@@ -146,7 +154,8 @@ struct VerifyReport {
 // it is not part of the shape), then Level 1..L (level = 1..L). With `files` set (Levels
 // 1..L of a strategy whose levels are files, compaction_strategy.h: kFileGranularity) a level
 // is ONE sorted run and `runs` lists its files in key order, disjoint; count it as one run
-// (a_i = 1) wherever runs are counted.
+// (a_i = 1) wherever runs are counted. `log` lists the level's L2SM log files (sst_log.h),
+// oldest first, empty without logs.
 // [compaction buffer] An entry of a level's compaction buffer (compaction_buffer.h): a live
 // buffered file, or (removed) a marker with only its key range.
 struct BufferedInfo {
@@ -165,6 +174,9 @@ struct LevelInfo {
   double held_runs = 1.0;  // max_runs capped at the capacity in buffers (Level::held_runs)
   // [compaction buffer] The level's buffer tables, newest first (empty without the buffer).
   std::vector<std::vector<BufferedInfo>> buffer = {};
+  // L2SM: the level's log files, oldest first (they may overlap), and its capacity in entries.
+  std::vector<RunInfo> log{};
+  double log_capacity = 0.0;
 };
 
 class Engine {
@@ -244,9 +256,13 @@ class Engine {
   // Throws IOError(EROFS) naming `what` in salvage mode.
   void CheckWritable(const char* what) const;
   // Salvage mode: throws Corruption if `key` lies in the range of a run set aside in lookup
-  // level `level` (-1 = level 0, i = current_.levels[i]) with at least `min_older` served
-  // runs older than it: a run the lookup has reached without an answer.
-  void CheckSetAside(int level, size_t min_older, uint64_t key) const;
+  // level `level` (-1 = level 0, i = current_.levels[i]; in its log when `in_log`) with at
+  // least `min_older` served runs older than it: a run the lookup has reached without an
+  // answer.
+  void CheckSetAside(int level, size_t min_older, uint64_t key, bool in_log = false) const;
+  // Makes hotness_ (L2SM only), sized for the data current_ describes.
+  void MakeHotnessTracker();
+  uint64_t ExpectedKeys() const;
 
   std::string path_;
   Options options_;
@@ -276,6 +292,7 @@ class Engine {
   std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // reused by GetLocked
   std::vector<DamagedRun> set_aside_;  // salvage mode: the runs left out at open
   uint64_t buffer_trim_merges_ = 0;  // [compaction buffer] stats_.merges at the last trim
+  std::unique_ptr<HotnessTracker> hotness_;  // L2SM's update counts; null without logs
 };
 
 }  // namespace wacky

@@ -19,6 +19,8 @@
 
 #include "directory_check.h"
 #include "env.h"
+#include "manifest.h"
+#include "options.h"
 #include "run.h"
 #include "scan_iterator.h"
 #include "testharness.h"
@@ -414,6 +416,22 @@ TEST(EngineBuffer, OptionsAreCheckedAndTheBufferIsPartOfTheDesign) {
   bad([](Options* o) { o->buffer_trim = 1.5; }, "buffer_trim = 1.5");
   bad([](Options* o) { o->buffer_trim = -0.1; }, "must be in [0, 1]");
   bad([](Options* o) { o->buffer_trim_interval = 0; }, "buffer_trim_interval = 0");
+  // Not with L2SM's per-level log (options.h): the message names both.
+  bad([](Options* o) { o->log_ratio = 0.1; },
+      "log_ratio > 0 cannot be combined with compaction_buffer");
+  // One table describes the options (options.h OptionTable): the buffer is part of the
+  // design, recorded by its own MANIFEST section; the trim knobs are memory only.
+  CHECK(FindOption("compaction_buffer")->stored && FindOption("compaction_buffer")->own_section);
+  CHECK(!FindOption("buffer_trim")->stored && !FindOption("buffer_trim_interval")->stored);
+  {
+    Options a = Buffered(), b = Buffered();
+    b.buffer_trim = 0.3;
+    b.buffer_trim_interval = 99;
+    CHECK_EQ(CompareDesign(a, b), std::string());
+    CHECK(RecordsOption(a, *FindOption("compaction_buffer")));
+    CHECK(!RecordsOption(a, *FindOption("log_ratio")));
+    CHECK(!RecordsOption(Small(), *FindOption("compaction_buffer")));
+  }
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
   Options off = Small();

@@ -98,7 +98,7 @@ void CheckMatches(Engine* e, const Model& model, std::mt19937_64* rng) {
 // tiering without filters, a hash-table level, uniform filters), checked at the end
 // and again after a reopen, which must rebuild the same tree.
 TEST(Engine, RandomOperationsMatchAModelAcrossReopen) {
-  std::vector<Options> designs(8, Small());
+  std::vector<Options> designs(9, Small());
   // Files and level 0 (file_compaction.h): least overlap, round-robin with a trigger of 3, a
   // trigger under whole-level merges, and files in a hash-table level.
   designs[4].granularity = kFileGranularity;
@@ -118,6 +118,12 @@ TEST(Engine, RandomOperationsMatchAModelAcrossReopen) {
   designs[3].uniform_filters = true;
   designs[3].use_sum_fpr = true;
   designs[3].sum_fpr = 0.2;
+  // L2SM's per-level log (sst_log.h) with the HotMap, flushes gathering in level 0.
+  designs[8].granularity = kFileGranularity;
+  designs[8].file_bytes = 192;
+  designs[8].level1_runs = 2;
+  designs[8].log_ratio = 0.3;
+  designs[8].hotness = kHotMap;
   // Block caches of 1 to 7 blocks (block_cache.h): results must not change.
   for (size_t d = 0; d < designs.size(); d += 2) designs[d].cache_bytes = (d + 1) * 96;
   for (size_t d = 0; d < designs.size(); ++d) {
@@ -168,6 +174,9 @@ TEST(Engine, RandomOperationsMatchAModelAcrossReopen) {
     for (size_t i = 0; i < after.size(); ++i) {
       CHECK_EQ(after[i].runs.size(), before[i].runs.size());
       CHECK_EQ(after[i].hash_table, before[i].hash_table);
+      CHECK_EQ(after[i].log.size(), before[i].log.size());
+      for (size_t j = 0; j < after[i].log.size(); ++j)
+        CHECK_EQ(after[i].log[j].id, before[i].log[j].id);  // the same files, the same order
       for (size_t j = 0; j < after[i].runs.size(); ++j) {
         CHECK_EQ(after[i].runs[j].id, before[i].runs[j].id);
         CHECK_EQ(after[i].runs[j].entries, before[i].runs[j].entries);
@@ -844,7 +853,7 @@ TEST(Engine, AHugeBlockCostsMemoryByTheDataNotByTheChunk) {
 // Writes fail part-way through flushes and merges; every acknowledged write survives,
 // in the running engine and after a reopen, and no temporary file is left behind.
 TEST(Engine, InjectedWriteFailuresLoseNothing) {
-  for (int variant = 0; variant < 2; ++variant) {
+  for (int variant = 0; variant < 3; ++variant) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
   Options o = Small();
@@ -852,6 +861,11 @@ TEST(Engine, InjectedWriteFailuresLoseNothing) {
     o.granularity = kFileGranularity;
     o.file_bytes = 96;
     o.level1_runs = 2;
+  }
+  if (variant == 2) {  // and L2SM's logs: failures in the middle of aggregated compactions
+    o.granularity = kFileGranularity;
+    o.file_bytes = 96;
+    o.log_ratio = 0.25;
   }
   Model model;
   std::mt19937_64 rng(5);

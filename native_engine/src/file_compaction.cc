@@ -2,6 +2,7 @@
 #include "file_compaction.h"
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
 #include <unordered_set>
 #include <utility>
@@ -12,6 +13,7 @@
 #include "merging_iterator.h"
 #include "run_iterator.h"
 #include "run_writer.h"
+#include "sst_log.h"
 #include "structure.h"
 
 namespace wacky {
@@ -47,20 +49,24 @@ bool FlushStagesInLevel0(const Options& options, const Version& current) {
 }
 
 FileCompaction::FileCompaction(const Options& options, const Version& current,
-                               const Buffer& buffer, bool retain)
+                               const Buffer& buffer, bool retain,
+                               const HotnessTracker* hotness)
     : options_(options),
       prefetch_(ChunkBlocks(options.block_bytes)),
       current_(current),
       buffer_(buffer),
-      retain_(retain) {}
+      retain_(retain),
+      hotness_(hotness) {}
 
 FileCompaction::~FileCompaction() {
   if (installed_) return;
   for (const auto& r : created_) r->MarkObsolete(retain_);
 }
 
-void FileCompaction::MergeInto(int target, std::vector<std::unique_ptr<EntrySource>> sources,
-                               size_t first, size_t last, bool cut, IOCounter* counter) {
+std::vector<RunPtr> FileCompaction::Merge(int target,
+                                          std::vector<std::unique_ptr<EntrySource>> sources,
+                                          bool cut, IOCounter* counter,
+                                          const std::vector<uint64_t>& barriers) {
   const bool to_level0 = target < 0;
   const bool last_level = !to_level0 && static_cast<size_t>(target) + 1 == next_.levels.size();
   const Level& level = next_.levels[to_level0 ? 0 : static_cast<size_t>(target)];
@@ -68,9 +74,15 @@ void FileCompaction::MergeInto(int target, std::vector<std::unique_ptr<EntrySour
   const double bits = structure::BloomBitsPerKey(level.fpr);
   const uint64_t per_file = cut ? options_.file_entries() : std::numeric_limits<uint64_t>::max();
   const RunLayout layout{options_.entry_bytes, options_.block_bytes, options_.db_id};
+  // L2SM: each file's hotness, summed as its keys pass (hotness.h). A key of the buffer being
+  // flushed counts once more than recorded: the engine records the flush once it commits.
+  const bool audit = hotness_ != nullptr && hotness_->audited();
+  const int layers = hotness_ != nullptr ? hotness_->layers() : 0;
+  double hot = 0.0, exact_hot = 0.0;
   std::vector<RunPtr> outputs;
   std::unique_ptr<RunWriter> writer;
   uint64_t in_file = 0;
+  size_t barrier = 0;  // the first barrier not yet passed
   auto finish = [&]() {
     if (!writer) return;
     std::vector<uint64_t> hashes;
@@ -86,24 +98,44 @@ void FileCompaction::MergeInto(int target, std::vector<std::unique_ptr<EntrySour
         for (uint64_t h : hashes) f.AddHash(h);
       out->SetFilter(std::move(f), bits);
     }
+    out->SetHotness(hot, exact_hot);
     outputs.push_back(out);
   };
   for (MergingIterator it(std::move(sources)); it.Valid(); it.Next()) {
     const bool tomb = it.tombstone();
     if (tomb && last_level) continue;  // Level L holds the only older data
-    if (!writer || in_file >= per_file) {
+    const uint64_t key = it.key();
+    bool crossed = false;  // a file the outputs must not span lies before this key
+    while (barrier < barriers.size() && barriers[barrier] <= key) {
+      ++barrier;
+      crossed = true;
+    }
+    if (!writer || in_file >= per_file || crossed) {
       finish();
       const uint64_t id = next_.next_run_id++;
       writer = std::make_unique<RunWriter>(id, RunFileName(dir_, id), layout, counter,
                                            &stats_->checksums, faults_, options_.sync,
                                            retain_);
       in_file = 0;
+      hot = exact_hot = 0.0;
     }
-    writer->Add(it.key(), it.value(), tomb);
+    writer->Add(key, it.value(), tomb);
     ++in_file;
+    if (hotness_ != nullptr) {
+      const int flushing = buffer_.Contains(key) ? 1 : 0;
+      const double h = KeyHotness(std::min(layers, hotness_->Count(key) + flushing));
+      hot += h;
+      exact_hot += audit ? KeyHotness(std::min(layers, hotness_->ExactCount(key) + flushing)) : h;
+    }
   }
   finish();
-  if (to_level0) {
+  return outputs;
+}
+
+void FileCompaction::MergeInto(int target, std::vector<std::unique_ptr<EntrySource>> sources,
+                               size_t first, size_t last, bool cut, IOCounter* counter) {
+  const std::vector<RunPtr> outputs = Merge(target, std::move(sources), cut, counter);
+  if (target < 0) {
     next_.level0.insert(next_.level0.end(), outputs.begin(), outputs.end());
     return;
   }
@@ -157,6 +189,131 @@ size_t PickFile(const Options& options, const Level& level, const Level& below_l
   return best;
 }
 
+// A level over its capacity sends one file at a time into the next level.
+void FileCompaction::DrainFiles() {
+  for (size_t i = 0; i + 1 < next_.levels.size();) {
+    Level& level = next_.levels[i];
+    if (level.runs.empty() || static_cast<double>(Entries(level.runs)) <= level.capacity) {
+      ++i;
+      continue;
+    }
+    const size_t pick = PickFile(options_, level, next_.levels[i + 1]);
+    const RunPtr file = level.runs[pick];
+    level.pick_after = file->max_key();
+    auto& below = next_.levels[i + 1].runs;
+    const auto [b_first, b_last] = Overlapping(below, file->min_key(), file->max_key());
+    IOTag merge_tag;
+    merge_tag.purpose = Purpose::kMerge;
+    merge_tag.level = static_cast<int>(i) + 2;
+    IOCounter* c = &stats_->For(merge_tag);
+    std::vector<std::unique_ptr<EntrySource>> sources;
+    sources.push_back(std::make_unique<RunIterator>(file, 0, prefetch_, c));
+    sources.push_back(std::make_unique<LevelIterator>(Slice(below, b_first, b_last), 0,
+                                                      prefetch_, c));
+    replaced_.push_back(file);
+    // [compaction buffer] The file stays on disk, buffered beside the level it goes into.
+    if (options_.compaction_buffer)
+      counts_.buffer_drained += BufferMovedFile(&next_.levels, i, file);
+    level.runs.erase(level.runs.begin() + static_cast<std::ptrdiff_t>(pick));
+    const bool into_last = i + 2 == next_.levels.size();
+    MergeInto(static_cast<int>(i) + 1, std::move(sources), b_first, b_last, true, c);
+    ++counts_.merges;
+    if (into_last) {
+      // The capacities changed (and levels may have been added or removed on top): start
+      // over, so that no level is left above a capacity that shrank.
+      Reanchor();
+      i = 0;
+    }
+  }
+}
+
+// L2SM (sst_log.h): a level over its capacity moves files into its log; a log over its
+// capacity merges part of itself into the next level's tree.
+void FileCompaction::DrainThroughLogs() {
+  for (size_t i = 0; i + 1 < next_.levels.size();) {
+    Level& level = next_.levels[i];
+    if (static_cast<double>(Entries(level.runs)) > level.capacity) PseudoCompact(i);
+    if (level.log.empty() || static_cast<double>(Entries(level.log)) <= level.log_capacity) {
+      ++i;
+      continue;
+    }
+    if (AggregatedCompact(i)) {
+      Reanchor();  // as in DrainFiles: capacities changed, levels may have come or gone
+      i = 0;
+    }
+  }
+}
+
+void FileCompaction::PseudoCompact(size_t i) {
+  Level& level = next_.levels[i];
+  const bool audit = hotness_ != nullptr && hotness_->audited();
+  const PseudoPlan plan = PlanPseudo(level, options_.log_alpha, audit);
+  std::vector<bool> moving(level.runs.size(), false);
+  for (size_t f : plan.moves) {
+    level.log.push_back(level.runs[f]);  // the newest log file: the tree is newer than its log
+    moving[f] = true;
+  }
+  std::vector<RunPtr> kept;
+  for (size_t f = 0; f < level.runs.size(); ++f)
+    if (!moving[f]) kept.push_back(level.runs[f]);
+  level.runs.swap(kept);
+  counts_.pseudo += plan.moves.size();
+  counts_.audited += plan.audited;
+  counts_.agreed += plan.agreed;
+}
+
+bool FileCompaction::AggregatedCompact(size_t i) {
+  Level& level = next_.levels[i];
+  Level& below = next_.levels[i + 1];
+  const AggregatedPlan plan =
+      PlanAggregated(level, below, options_.log_alpha, options_.log_batch_cap);
+  // Cheap beside the merge (|CS| x |log| key-range tests), and what keeps reads right.
+  CheckAggregatedPlan(level.log, plan.cs);
+  IOTag merge_tag;
+  merge_tag.purpose = Purpose::kMerge;
+  merge_tag.level = static_cast<int>(i) + 2;
+  IOCounter* c = &stats_->For(merge_tag);
+  std::vector<std::unique_ptr<EntrySource>> sources;
+  for (auto f = plan.cs.rbegin(); f != plan.cs.rend(); ++f)  // newest first
+    sources.push_back(std::make_unique<RunIterator>(level.log[*f], 0, prefetch_, c));
+  std::vector<RunPtr> involved;
+  std::vector<uint64_t> barriers;  // the tree files outside IS: no output may span one
+  std::vector<bool> in_is(below.runs.size(), false);
+  for (size_t b : plan.is) {
+    in_is[b] = true;
+    involved.push_back(below.runs[b]);
+  }
+  for (size_t b = 0; b < below.runs.size(); ++b)
+    if (!in_is[b]) barriers.push_back(below.runs[b]->min_key());
+  sources.push_back(std::make_unique<LevelIterator>(involved, 0, prefetch_, c));
+
+  std::vector<bool> in_cs(level.log.size(), false);
+  for (size_t f : plan.cs) {
+    in_cs[f] = true;
+    replaced_.push_back(level.log[f]);
+  }
+  std::vector<RunPtr> log;
+  for (size_t f = 0; f < level.log.size(); ++f)
+    if (!in_cs[f]) log.push_back(level.log[f]);
+  level.log.swap(log);
+
+  const bool into_last = i + 2 == next_.levels.size();
+  const std::vector<RunPtr> outputs =
+      Merge(static_cast<int>(i) + 1, std::move(sources), true, c, barriers);
+  // IS leaves the tree, the outputs join it; both are disjoint and in key order.
+  std::vector<RunPtr> kept, files;
+  for (size_t b = 0; b < below.runs.size(); ++b)
+    (in_is[b] ? replaced_ : kept).push_back(below.runs[b]);
+  std::merge(kept.begin(), kept.end(), outputs.begin(), outputs.end(),
+             std::back_inserter(files),
+             [](const RunPtr& a, const RunPtr& b) { return a->min_key() < b->min_key(); });
+  below.runs.swap(files);
+  ++counts_.merges;
+  ++counts_.aggregated;
+  counts_.log_files_merged += plan.cs.size();
+  return into_last;
+}
+
 void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStats* stats) {
   dir_ = dir;
   faults_ = faults;
@@ -203,41 +360,12 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
   ++(merges ? counts_.merges : counts_.flushes);
   if (next_.levels.size() == 1) Reanchor();
 
-  // Drains: a level over its capacity sends one file at a time into the next level.
-  for (size_t i = 0; i + 1 < next_.levels.size();) {
-    Level& level = next_.levels[i];
-    if (level.runs.empty() || static_cast<double>(Entries(level.runs)) <= level.capacity) {
-      ++i;
-      continue;
-    }
-    const size_t pick = PickFile(options_, level, next_.levels[i + 1]);
-    const RunPtr file = level.runs[pick];
-    level.pick_after = file->max_key();
-    auto& below = next_.levels[i + 1].runs;
-    const auto [b_first, b_last] = Overlapping(below, file->min_key(), file->max_key());
-    IOTag merge_tag;
-    merge_tag.purpose = Purpose::kMerge;
-    merge_tag.level = static_cast<int>(i) + 2;
-    IOCounter* c = &stats->For(merge_tag);
-    std::vector<std::unique_ptr<EntrySource>> sources;
-    sources.push_back(std::make_unique<RunIterator>(file, 0, prefetch_, c));
-    sources.push_back(std::make_unique<LevelIterator>(Slice(below, b_first, b_last), 0,
-                                                      prefetch_, c));
-    replaced_.push_back(file);
-    // [compaction buffer] The file stays on disk, buffered beside the level it goes into.
-    if (options_.compaction_buffer)
-      counts_.buffer_drained += BufferMovedFile(&next_.levels, i, file);
-    level.runs.erase(level.runs.begin() + static_cast<std::ptrdiff_t>(pick));
-    const bool into_last = i + 2 == next_.levels.size();
-    MergeInto(static_cast<int>(i) + 1, std::move(sources), b_first, b_last, true, c);
-    ++counts_.merges;
-    if (into_last) {
-      // The capacities changed (and levels may have been added or removed on top): start
-      // over, so that no level is left above a capacity that shrank.
-      Reanchor();
-      i = 0;
-    }
-  }
+  // The drain: through L2SM's logs, or one file at a time (LSbM's compaction buffer, when on,
+  // hooks into the latter; Options::Validate refuses the two together).
+  if (options_.log_ratio > 0.0)
+    DrainThroughLogs();
+  else
+    DrainFiles();
   for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
 }
 
@@ -247,8 +375,10 @@ void FileCompaction::Install(Version* current, IOStats* stats) {
   const std::vector<RunPtr> was_buffered = BufferedFiles(current->levels);
   *current = std::move(next_);
   std::unordered_set<const Run*> live;
-  for (const auto& l : current->levels)
+  for (const auto& l : current->levels) {
     for (const auto& r : l.runs) live.insert(r.get());
+    for (const auto& r : l.log) live.insert(r.get());
+  }
   for (const auto& r : current->level0) live.insert(r.get());
   for (const auto& r : BufferedFiles(current->levels)) live.insert(r.get());
   uint64_t deleted = 0;
@@ -268,6 +398,11 @@ void FileCompaction::Install(Version* current, IOStats* stats) {
   stats->runs_created += created_.size();
   stats->runs_deleted += deleted;
   stats->buffer_drained += counts_.buffer_drained;  // [compaction buffer]
+  stats->pseudo_compactions += counts_.pseudo;
+  stats->aggregated_compactions += counts_.aggregated;
+  stats->log_files_merged += counts_.log_files_merged;
+  stats->hotness_picks += counts_.audited;
+  stats->hotness_picks_agree += counts_.agreed;
 }
 
 }  // namespace wacky

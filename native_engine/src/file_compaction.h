@@ -20,17 +20,35 @@
 //     Write() returns every level but Level L holds at most its capacity. (It ends: each
 //     step moves a file's entries one level closer to Level L.) I/O is charged to
 //     merge[target level] (flush when Level 1 held nothing to merge with).
+//   * With L2SM's per-level log (Options::log_ratio > 0; sst_log.h for the plans) the drain
+//     is instead, Level 1 first, for each level i < L: if its tree part holds more entries
+//     than its capacity, a pseudo compaction moves files into its log (metadata only, no
+//     I/O) until it fits; then, while its log holds more entries than its log capacity, an
+//     aggregated compaction merges a compaction set CS of log files (newest first, so the
+//     newest version of a key wins) with the involved set IS of Level i+1's tree files into
+//     Level i+1's tree, the output cut at file_entries() and before every tree file it must
+//     not span (IS need not be contiguous), I/O charged to merge[i+1]. Tombstones are dropped
+//     only in outputs into Level L; after a merge into Level L the shape is re-anchored and
+//     the drain starts again at Level 1, as above. (It ends: a pseudo compaction moves entries
+//     from a tree to its log, an aggregated one from a log at least one file down.) Each
+//     output file's hotness is summed from `hotness` as it is written (hotness.h: the
+//     recorded counts, plus one for a key of the buffer being flushed, which the engine
+//     records once the flush commits). With log_ratio = 0 none of this runs: the flush does
+//     exactly the I/O it did before logs existed.
 //   * Every output file gets a Bloom filter at its level's FPR, or its key hashes in a
 //     hash-table level; every level's filters and hash index are refreshed at the end.
-//   * [compaction buffer] With Options::compaction_buffer, the file a drain merges down is
-//     not deleted but buffered beside the level it went into (compaction_buffer.h
-//     BufferMovedFile), and a reshape clears the buffer of Level 1. Neither changes what is
-//     written: the tree, and the I/O, are those of the same flush without the buffer.
+//   * [compaction buffer] With Options::compaction_buffer, the file a drain merges down (the
+//     one-file-at-a-time drain above: Options::Validate refuses the buffer together with
+//     L2SM's log) is not deleted but buffered beside the level it went into
+//     (compaction_buffer.h BufferMovedFile), and a reshape clears the buffer of Level 1.
+//     Neither changes what is written: the tree, and the I/O, are those of the same flush
+//     without the buffer.
 //   * Nothing is visible until Install(); files written by a FileCompaction destroyed before
 //     Install() (a failed write or MANIFEST) are marked obsolete, so the tree is as it was.
 //     Install() marks the replaced files (and outputs that a later merge of the same flush
 //     consumed, and buffered files the new version no longer buffers) obsolete and counts
-//     the flushes, merges and runs.
+//     the flushes, merges and runs, and the pseudo and aggregated compactions (an aggregated
+//     compaction counts as a merge too).
 // Under kLevelGranularity with level0 runs waiting, compaction.h merges them with the buffer.
 #ifndef WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
 #define WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
@@ -42,6 +60,7 @@
 #include "buffer.h"
 #include "compaction_strategy.h"
 #include "entry_source.h"
+#include "hotness.h"
 #include "file_io.h"
 #include "io_stats.h"
 #include "options.h"
@@ -64,9 +83,10 @@ size_t PickFile(const Options& options, const Level& level, const Level& below);
 // (compaction_strategy.h).
 class FileCompaction : public FlushJob {
  public:
-  // `options`, `current` and `buffer` must stay unchanged until Install() or destruction.
+  // `options`, `current` and `buffer` (and `hotness`, which may be null: every file then has
+  // hotness 0) must stay unchanged until Install() or destruction.
   FileCompaction(const Options& options, const Version& current, const Buffer& buffer,
-                 bool retain);
+                 bool retain, const HotnessTracker* hotness = nullptr);
   ~FileCompaction() override;
   FileCompaction(const FileCompaction&) = delete;
   FileCompaction& operator=(const FileCompaction&) = delete;
@@ -79,19 +99,35 @@ class FileCompaction : public FlushJob {
   struct Counts {
     uint64_t flushes = 0, merges = 0, majors = 0;
     uint64_t buffer_drained = 0;  // [compaction buffer] files dropped other than by the trim
+    uint64_t pseudo = 0, aggregated = 0, log_files_merged = 0, audited = 0, agreed = 0;
   };
-  // Merges `sources` (newest first) into files for level `target` of next_, replacing
-  // next_.levels[target].runs[first, last) (or appending to level 0 when target < 0).
+  // Merges `sources` (newest first) into new files for level `target` of next_ (level 0 when
+  // target < 0) and returns them in key order. With `cut` a file holds at most
+  // file_entries(); a file also ends before a key past any of `barriers` (sorted: the
+  // smallest keys of files the outputs must not span).
+  std::vector<RunPtr> Merge(int target, std::vector<std::unique_ptr<EntrySource>> sources,
+                            bool cut, IOCounter* counter,
+                            const std::vector<uint64_t>& barriers = {});
+  // Merge(), then the outputs replace next_.levels[target].runs[first, last) (or are
+  // appended to level 0 when target < 0).
   void MergeInto(int target, std::vector<std::unique_ptr<EntrySource>> sources, size_t first,
                  size_t last, bool cut, IOCounter* counter);
   // Re-anchors the shape after a merge into Level L (levels may be added or removed on top).
   void Reanchor();
+  // The drains: one file at a time (log_ratio = 0), or through the levels' logs.
+  void DrainFiles();
+  void DrainThroughLogs();
+  // Moves files of next_.levels[i]'s tree into its log until the tree fits.
+  void PseudoCompact(size_t i);
+  // Merges part of next_.levels[i]'s log into Level i+1's tree; true if that is Level L.
+  bool AggregatedCompact(size_t i);
 
   const Options& options_;
   const size_t prefetch_;  // blocks per sequential read (file_io.h ChunkBlocks)
   const Version& current_;
   const Buffer& buffer_;
   const bool retain_;
+  const HotnessTracker* const hotness_;
   std::string dir_;
   FaultInjector* faults_ = nullptr;
   IOStats* stats_ = nullptr;

@@ -20,6 +20,14 @@
 // cache_invalidated_blocks counts the cached blocks dropped because a flush or merge
 // deleted their run; cache_blocks is a gauge (blocks cached when the stats were taken),
 // set by Engine::Stats().
+// L2SM's per-level log (sst_log.h; Options::log_ratio > 0): pseudo_compactions counts the
+// files moved from a tree level into its log (metadata only, no I/O); aggregated_compactions
+// the merges of log files into the next level (each also counted in merges, its I/O in
+// merge[i]) and log_files_merged the log files they took (their mean is
+// log_files_merged / aggregated_compactions). With hotness_audit, hotness_picks counts the
+// pseudo-compaction picks checked against exact update counts and hotness_picks_agree those
+// the exact counts would have made too. log_entries is a gauge (entries in each level's log,
+// Level 1 first), set by Engine::Stats().
 // Bytes are counted as actually transferred (a block is block_bytes bytes). Metadata is
 // counted apart from these purposes (and from Total()), since the cost model does not
 // price it: the MANIFEST (manifest_bytes_written), the write-ahead log
@@ -90,6 +98,10 @@ class IOStats {
   uint64_t buffer_reads = 0, buffer_trimmed = 0, buffer_drained = 0, buffer_unreadable = 0;
   uint64_t buffer_files = 0, buffer_bytes = 0;
   std::vector<uint64_t> buffer_entries;
+  // L2SM's per-level log (see above; all 0 without Options::log_ratio).
+  uint64_t pseudo_compactions = 0, aggregated_compactions = 0, log_files_merged = 0;
+  uint64_t hotness_picks = 0, hotness_picks_agree = 0;
+  std::vector<uint64_t> log_entries;  // [i] = Level i+1's log
 
   // One point-read block at `level` (0 = level 0): found in the cache, or read from disk.
   void CountCacheLookup(size_t level, bool hit);

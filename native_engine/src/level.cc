@@ -15,6 +15,12 @@ uint64_t Level::entries() const {
   return n;
 }
 
+uint64_t Level::log_entries() const {
+  uint64_t n = 0;
+  for (const auto& r : log) n += r->entries();
+  return n;
+}
+
 bool Level::ActiveFull() const {
   if (runs.empty()) return true;
   const double threshold = capacity / max_runs;
@@ -31,6 +37,8 @@ void Level::RefreshFilters(uint64_t entries_per_block) {
     for (auto& r : runs)
       if (r->hash_indexed()) r->ConvertHashesToFilter(structure::BloomBitsPerKey(fpr));
   }
+  for (auto& r : log)  // the index covers `runs` only
+    if (r->hash_indexed()) r->ConvertHashesToFilter(structure::BloomBitsPerKey(fpr));
   std::vector<HashIndex::Source> sources;
   for (uint32_t i = 0; i < runs.size(); ++i)
     if (runs[i]->hash_indexed()) sources.push_back({i, &runs[i]->key_hashes()});

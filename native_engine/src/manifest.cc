@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 #include "compaction_buffer.h"
 #include "crc32c.h"
@@ -19,8 +20,21 @@ namespace {
 // Version 2 added the uniform_filters line; version 3 the log number, the checksum line
 // and run files with a checksum section; version 4 the compaction options and level 0;
 // version 5 the db id, generation, live logs, obsolete runs, key ranges, and run files
-// with a footer (run.h), so earlier directories cannot be read.
-constexpr int kManifestVersion = 5;
+// with a footer (run.h), so earlier directories cannot be read; version 6 the option lines
+// of OptionTable() and L2SM's logs, written only when they are used (manifest.h). LSbM's
+// compaction-buffer section is optional in either version.
+constexpr int kManifestVersion = 6;
+constexpr int kOldestReadable = 5;
+
+// A stored row of OptionTable() that version 6 records as a line of its option block.
+bool OptionLine(const OptionSpec& spec) { return spec.stored && !spec.own_section; }
+
+// True when the design uses an option line: the MANIFEST must then be version 6.
+bool NeedsTable(const Options& o) {
+  for (const OptionSpec& spec : OptionTable())
+    if (OptionLine(spec) && spec.get(o) != spec.default_value) return true;
+  return false;
+}
 
 std::string Hex(uint32_t v) {
   char buf[16];
@@ -43,7 +57,12 @@ std::string Manifest::Encode() const {
     os << "run " << r.id << " " << r.entries << " " << r.tombstones << " " << r.bits_per_key
        << " " << (r.hash_indexed ? 1 : 0) << " " << r.min_key << " " << r.max_key << "\n";
   };
-  os << "wacky-manifest " << kManifestVersion << "\n";
+  const bool table = NeedsTable(o);
+  if (!table)
+    for (const auto& log : level_logs)
+      if (!log.empty())
+        throw std::logic_error("a MANIFEST without L2SM's options cannot list log files");
+  os << "wacky-manifest " << (table ? kManifestVersion : kOldestReadable) << "\n";
   os << "T " << o.T << "\nC " << o.C << "\nX " << o.X << "\nK " << o.K << "\nZ " << o.Z << "\n";
   os << "entry_bytes " << o.entry_bytes << "\nblock_bytes " << o.block_bytes
      << "\nbuffer_bytes " << o.buffer_bytes << "\n";
@@ -52,6 +71,9 @@ std::string Manifest::Encode() const {
   os << "uniform_filters " << (o.uniform_filters ? 1 : 0) << "\n";
   os << "granularity " << o.granularity << "\nfile_bytes " << o.file_bytes << "\nfile_pick "
      << o.file_pick << "\nlevel1_runs " << o.level1_runs << "\n";
+  if (table)
+    for (const OptionSpec& spec : OptionTable())
+      if (OptionLine(spec)) os << spec.name << " " << spec.get(o) << "\n";
   os << "db_id " << Hex64(db_id) << "\ngeneration " << generation << "\nnext_run_id "
      << next_run_id << "\nnext_log_number " << next_log_number << "\n";
   os << "logs " << logs.size();
@@ -60,12 +82,17 @@ std::string Manifest::Encode() const {
   for (uint64_t id : obsolete) os << " " << id;
   os << "\nn_est " << n_est << "\n";
   os << "levels " << levels.size() << "\n";
-  for (const auto& lvl : levels) {
-    os << "level " << lvl.size() << "\n";
-    for (const auto& r : lvl) write_run(r);
+  for (size_t i = 0; i < levels.size(); ++i) {
+    os << "level " << levels[i].size() << "\n";
+    for (const auto& r : levels[i]) write_run(r);
+    if (!table) continue;
+    const size_t n = i < level_logs.size() ? level_logs[i].size() : 0;
+    os << "log " << n << "\n";
+    for (size_t j = 0; j < n; ++j) write_run(level_logs[i][j]);
   }
   os << "level0 " << level0.size() << "\n";
   for (const auto& r : level0) write_run(r);
+  // Optional sections, each recording an own_section option of OptionTable() by its presence.
   if (o.compaction_buffer) EncodeBufferSection(*this, &os);  // [compaction buffer]
   os << "end\n";
   const std::string body = os.str();
@@ -82,8 +109,8 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
       text[head.size()] >= '1' && text[head.size()] <= '4' && text[head.size() + 1] == '\n')
     throw IOError(EINVAL, "manifest '" + path + "' is format version " + text[head.size()] +
                               ", written by an older engine whose run files do not identify "
-                              "themselves (no footer); this engine reads version 5 only. "
-                              "Nothing was changed");
+                              "themselves (no footer); this engine reads version 5 only (or "
+                              "6, version 5 with L2SM's logs). Nothing was changed");
   const size_t tail = text.rfind("crc32c ");
   if (tail == std::string::npos || tail == 0 || text[tail - 1] != '\n')
     throw bad("no checksum line");
@@ -110,9 +137,11 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   Options& o = m.options;
   expect("wacky-manifest");
   int version = 0;
-  if (!(is >> version) || version != kManifestVersion)
+  if (!(is >> version) || version < kOldestReadable || version > kManifestVersion)
     throw bad("unsupported version " + std::to_string(version) + " (this engine reads " +
-              std::to_string(kManifestVersion) + ")");
+              std::to_string(kOldestReadable) + " to " + std::to_string(kManifestVersion) +
+              ")");
+  const bool table = version >= 6;
   int use_sum = 0;
   expect("T");
   is >> o.T;
@@ -153,6 +182,14 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     expect("level1_runs");
     is >> o.level1_runs;
   }
+  if (table)
+    for (const OptionSpec& spec : OptionTable()) {
+      if (!OptionLine(spec)) continue;
+      double v = 0.0;
+      expect(spec.name);
+      if (!(is >> v)) throw bad(std::string("bad ") + spec.name);
+      spec.set(&o, v);
+    }
   expect("db_id");
   std::string id_hex;
   is >> id_hex;
@@ -181,11 +218,16 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   size_t L = 0;
   if (!(is >> L) || L == 0 || L > 4096) throw bad("bad level count");
   m.levels.resize(L);
+  if (table) m.level_logs.resize(L);
   for (size_t i = 0; i < L; ++i) {
     expect("level");
     size_t n = 0;
     if (!(is >> n) || n > (1u << 30)) throw bad("bad run count");
     for (size_t j = 0; j < n; ++j) m.levels[i].push_back(read_run());
+    if (!table) continue;
+    expect("log");
+    if (!(is >> n) || n > (1u << 30)) throw bad("bad log file count");
+    for (size_t j = 0; j < n; ++j) m.level_logs[i].push_back(read_run());
   }
   {
     expect("level0");
@@ -193,15 +235,16 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     if (!(is >> n) || n > 1000) throw bad("bad level-0 run count");
     for (size_t j = 0; j < n; ++j) m.level0.push_back(read_run());
   }
-  {
-    // [compaction buffer] An optional section (compaction_buffer.h) before "end".
+  // Optional sections before "end", in either version, each at most once and in any order:
+  // today only LSbM's compaction buffer (compaction_buffer.h; it sets compaction_buffer).
+  for (bool buffer_seen = false;;) {
     std::string tok;
     if (!(is >> tok)) throw bad("expected 'end'");
-    if (tok == kBufferSectionTag) {
-      DecodeBufferSection(&is, path, &m);
-      is >> tok;
-    }
-    if (tok != "end") throw bad("expected 'end'");
+    if (tok == "end") break;
+    if (tok != kBufferSectionTag) throw bad("expected 'end'");
+    if (buffer_seen) throw bad("a second compaction-buffer section");
+    DecodeBufferSection(&is, path, &m);
+    buffer_seen = true;
   }
   if (is.fail()) throw bad("unreadable field");
   return m;
@@ -242,6 +285,11 @@ bool OutputsRecord::Decode(const std::string& text, OutputsRecord* out) {
   return true;
 }
 
+bool RecordsOption(const Options& o, const OptionSpec& spec) {
+  if (!spec.stored) return false;
+  return spec.own_section ? spec.get(o) != spec.default_value : NeedsTable(o);
+}
+
 std::string CompareDesign(const Options& s, const Options& r) {
   // Granularity first: the file-only options differ whenever it does.
   auto granularity = [](int g) { return g == kFileGranularity ? "file" : "level"; };
@@ -266,10 +314,12 @@ std::string CompareDesign(const Options& s, const Options& r) {
            static_cast<double>(r.file_bytes ? r.file_bytes : r.buffer_bytes)) ||
       diff("level1_runs", s.level1_runs, r.level1_runs))
     return os.str();
-  // [compaction buffer] Part of the design; its trim knobs are not (memory only).
-  if (s.compaction_buffer != r.compaction_buffer)
-    return std::string("compaction_buffer (stored ") + (s.compaction_buffer ? "on" : "off") +
-           ", requested " + (r.compaction_buffer ? "on" : "off") + ")";
+  // The stored rows of OptionTable(): L2SM's design options, LSbM's compaction_buffer.
+  for (const OptionSpec& spec : OptionTable()) {
+    if (!spec.stored || spec.get(s) == spec.get(r)) continue;
+    return std::string(spec.name) + " (stored " + spec.Show(spec.get(s)) + ", requested " +
+           spec.Show(spec.get(r)) + ")";
+  }
   auto pick = [](int p) { return p == kRoundRobin ? "round_robin" : "least_overlap"; };
   if (s.file_pick != r.file_pick)
     return std::string("file_pick (stored ") + pick(s.file_pick) + ", requested " +

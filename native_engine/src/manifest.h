@@ -14,10 +14,17 @@
 // complete, consistent set of runs. (LevelDB and RocksDB append version edits to a
 // MANIFEST log named by CURRENT; a tree of this engine lists at most a few thousand runs,
 // so rewriting the whole description, checksummed, is cheap and leaves one file to trust:
-// there is no edit log to replay or to tear.) With options.compaction_buffer, an optional
-// section after level 0's runs records the buffers (compaction_buffer.h); its presence is
-// what records the option, so a MANIFEST without it (every older one) opens with the buffer
-// off. Encode() writes version 5. Decode() throws
+// there is no edit log to replay or to tear.) Version 6 adds the design options of
+// options.h's OptionTable() that are recorded as lines (one line each, in table order, after
+// level1_runs) and, after each level's runs, its L2SM log: "log <n>" and its files, oldest
+// first. Encode() writes version 6 only when one of those options differs from its default
+// (L2SM's log is on) and version 5 otherwise, byte for byte as before, so directories without
+// logs stay readable by engines that predate them. Either version may end, after level 0's
+// runs and before "end", with optional sections, each recording a table option by its
+// presence: today LSbM's compaction buffer (options.compaction_buffer; compaction_buffer.h),
+// which records the buffers, so a MANIFEST without it (every older one) opens with the
+// buffer off. Decode() reads both versions (a version-5 file has the line options' defaults
+// and empty logs) and the optional sections in any order, each at most once; it throws
 // Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming the
 // version for files of versions 1 to 4, whose run files do not identify themselves.
 #ifndef WACKY_NATIVE_ENGINE_MANIFEST_H_
@@ -58,6 +65,8 @@ struct Manifest {
   std::vector<uint64_t> obsolete;  // runs merged away whose files may remain
   double n_est = 0.0;
   std::vector<std::vector<RunRecord>> levels;  // Level 1 first; runs oldest first
+  // Level 1 first, each level's L2SM log (oldest first); empty, or as long as `levels`.
+  std::vector<std::vector<RunRecord>> level_logs;
   std::vector<RunRecord> level0;               // runs waiting in level 0, oldest first
   // [compaction buffer] Per level (Level 1 first): its buffer's tables, newest first. Empty,
   // and absent from the file, unless options.compaction_buffer.
@@ -88,9 +97,14 @@ struct OutputsRecord {
 };
 std::string OutputsFileName(const std::string& dir);
 
+// True if the MANIFEST written for `options` records row `spec` of OptionTable(): a stored
+// line option when the file is version 6, a stored own_section option when its section is
+// there (the option on). What stored_options (the bindings) reports, "only what applies".
+bool RecordsOption(const Options& options, const OptionSpec& spec);
+
 // Returns "" if `stored` and `requested` describe the same design, layout and compaction
-// options (file_bytes as used: 0 means buffer_bytes), else a message naming the first
-// parameter that differs.
+// options (file_bytes as used: 0 means buffer_bytes; the stored rows of OptionTable()), else a
+// message naming the first parameter that differs.
 std::string CompareDesign(const Options& stored, const Options& requested);
 
 }  // namespace wacky

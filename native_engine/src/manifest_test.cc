@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "crc32c.h"
@@ -109,6 +110,59 @@ TEST(Manifest, RoundTripIsExact) {
   CheckSame(plain, Manifest::Decode(plain.Encode(), "x"));
 }
 
+// L2SM's options and logs (version 6): exact round trips, the logs in their order; without
+// them the file is version 5, as engines before logs wrote it.
+TEST(Manifest, LogsAndTheirOptionsRoundTrip) {
+  Manifest m = Sample();
+  CHECK(m.Encode().rfind("wacky-manifest 5\n", 0) == 0);
+  m.options.hash_levels = 0;
+  m.options.file_pick = kLeastOverlap;
+  m.options.log_ratio = 0.1 + 0.2;  // full precision
+  m.options.log_alpha = 0.75;
+  m.options.log_batch_cap = 7;
+  m.options.hotness = kHotMap;  // memory only: not recorded
+  m.options.hotmap_layers = 9;
+  m.level_logs = {{{40, 3, 1, 9.5, false, 4, 90}, {41, 5, 0, 9.5, false, 2, 50}}, {}, {}};
+  const std::string text = m.Encode();
+  CHECK(text.rfind("wacky-manifest 6\n", 0) == 0);
+  CHECK(text.find("hotness") == std::string::npos);
+  CHECK(text.find("log_ratio 0.30000000000000004\nlog_alpha 0.75\nlog_batch_cap 7\n") !=
+        std::string::npos);
+  const Manifest back = Manifest::Decode(text, "x");
+  CheckSame(m, back);
+  CHECK_EQ(back.options.log_ratio, m.options.log_ratio);
+  CHECK_EQ(back.options.log_alpha, 0.75);
+  CHECK_EQ(back.options.log_batch_cap, 7);
+  CHECK_EQ(back.options.hotness, kExactHotness);
+  CHECK_EQ(back.options.hotmap_layers, 5);
+  CHECK_EQ(back.level_logs.size(), 3u);
+  CHECK_EQ(back.level_logs[0].size(), 2u);
+  CHECK_EQ(back.level_logs[0][1].id, 41u);
+  CHECK_EQ(back.level_logs[0][1].max_key, 50u);
+  CHECK(back.level_logs[1].empty() && back.level_logs[2].empty());
+  CHECK_EQ(back.Encode(), text);
+  // A version-5 file: no logs, the table's defaults.
+  const Manifest old = Manifest::Decode(Sample().Encode(), "x");
+  CHECK(old.level_logs.empty());
+  CHECK_EQ(old.options.log_ratio, 0.0);
+  CHECK_EQ(old.options.log_batch_cap, 10);
+  // Logs cannot be written into a MANIFEST that does not record L2SM's options.
+  Manifest bad = Sample();
+  bad.level_logs = {{{40, 3, 1, 9.5, false, 4, 90}}};
+  CHECK_THROWS(bad.Encode(), std::logic_error, "cannot list log files");
+  // The design's table options are compared on reopen; memory-only ones are not.
+  Options a, b;
+  b.log_ratio = 0.2;
+  CHECK_EQ(CompareDesign(a, b), std::string("log_ratio (stored 0, requested 0.2)"));
+  a.log_ratio = 0.2;
+  b.log_batch_cap = 3;
+  CHECK_EQ(CompareDesign(a, b), std::string("log_batch_cap (stored 10, requested 3)"));
+  b.log_batch_cap = 10;
+  b.hotness = kHotMap;
+  b.hotness_audit = true;
+  CHECK_EQ(CompareDesign(a, b), std::string());
+}
+
 TEST(Manifest, OlderVersionsAreRefusedByName) {
   for (const char* v : {"1", "2", "3", "4"}) {
     std::string text = "wacky-manifest " + std::string(v) + "\nT 10\n";
@@ -165,7 +219,9 @@ TEST(Manifest, CorruptInputNamesTheProblem) {
   CheckCorrupt(Replace(good, "wacky-manifest 5", "leveldb-manifest 4"),
                "expected 'wacky-manifest'");
   CheckCorrupt(good.substr(0, good.size() - 3) + "0\n", "checksum mismatch");
-  CheckCorrupt(Replace(good, "wacky-manifest 5", "wacky-manifest 6"), "unsupported version 6");
+  CheckCorrupt(Replace(good, "wacky-manifest 5", "wacky-manifest 7"), "unsupported version 7");
+  // A version-5 body that claims version 6 lacks the table's options.
+  CheckCorrupt(Replace(good, "wacky-manifest 5", "wacky-manifest 6"), "expected 'log_ratio'");
   CheckCorrupt(Replace(good, "wacky-manifest 5", "wacky-manifest 0"), "unsupported version");
   CheckCorrupt(Replace(good, "wacky-manifest 5", "wacky-manifest x"), "unsupported version");
   CheckCorrupt(Replace(good, "\ngranularity ", "\ngranularitx "), "expected 'granularity'");

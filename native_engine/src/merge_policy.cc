@@ -93,7 +93,9 @@ void ApplyShape(const Options& o, double n_est, std::vector<Level>* levels) {
     levels->insert(levels->begin(), L_new - L_old, Level());
   } else if (L_new < L_old) {
     size_t removable = 0;
-    while (removable + 1 < L_old && (*levels)[removable].runs.empty()) ++removable;
+    while (removable + 1 < L_old && (*levels)[removable].runs.empty() &&
+           (*levels)[removable].log.empty())
+      ++removable;
     const size_t remove = std::min(removable, L_old - L_new);
     levels->erase(levels->begin(), levels->begin() + static_cast<std::ptrdiff_t>(remove));
   }
@@ -130,6 +132,12 @@ void ApplyShape(const Options& o, double n_est, std::vector<Level>* levels) {
   }
   const auto fprs = AllocateFprs(o, *levels);
   for (size_t i = 0; i < L; ++i) (*levels)[i].fpr = fprs[i];
+  if (o.log_ratio > 0.0) {  // L2SM: Levels 1..L-1 get logs, inversely proportional
+    std::vector<double> capacities;
+    for (const Level& l : *levels) capacities.push_back(l.capacity);
+    const std::vector<double> logs = structure::LogCapacities(capacities, o.log_ratio);
+    for (size_t i = 0; i < L; ++i) (*levels)[i].log_capacity = logs[i];
+  }
 }
 
 }  // namespace wacky

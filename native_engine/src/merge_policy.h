@@ -14,10 +14,11 @@
 //
 //   ApplyShape(options, n_est, levels) sets the shape top-down (App. E): L from
 //   Eq 10 for N/F = n_est / buffer_entries, capacities N_i = fraction_i * n_est,
-//   integer a_i, the FPRs (AllocateFprs) and the hash-table flags. Levels are anchored
-//   at Level L: when L grows, empty levels are added above the existing ones; when it
-//   shrinks, only empty top levels are removed (after any merge into Level L, Levels
-//   1..L-1 are empty, so in practice L always follows Eq 10).
+//   integer a_i, the FPRs (AllocateFprs), the hash-table flags and, with
+//   Options::log_ratio > 0, each level's log capacity (structure::LogCapacities). Levels are
+//   anchored at Level L: when L grows, empty levels are added above the existing ones; when
+//   it shrinks, only empty top levels (no runs, no log) are removed (after any merge into
+//   Level L, Levels 1..L-1 are empty, so in practice L always follows Eq 10).
 //   The engine calls ApplyShape after every merge into Level L with
 //   n_est = entries(Level L) * (C+1)/C. Before the first such merge n_est = 0, which
 //   gives L = 1: flushes go straight to Level L until it is big enough for Eq 10 to

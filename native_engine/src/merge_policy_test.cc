@@ -188,6 +188,36 @@ TEST(ApplyShape, LevelsAreAnchoredAtLevelL) {
   CHECK(levels.back().runs[0] == bottom);
 }
 
+// L2SM: every level but Level L gets its log capacity (structure.h LogCapacities); a top
+// level whose tree is empty but whose log is not is never removed; no logs, no capacities.
+TEST(ApplyShape, LogCapacitiesAndLevelsWithLogs) {
+  Runs runs;
+  Options o;
+  o.T = 4;
+  o.C = 1;
+  const double F = static_cast<double>(o.buffer_entries());
+  std::vector<Level> levels;
+  ApplyShape(o, 1000 * F, &levels);
+  for (const Level& l : levels) CHECK_EQ(l.log_capacity, 0.0);
+  o.granularity = kFileGranularity;
+  o.log_ratio = 0.1;
+  ApplyShape(o, 1000 * F, &levels);
+  CHECK_GT(levels.size(), 2u);
+  std::vector<double> capacities;
+  for (const Level& l : levels) capacities.push_back(l.capacity);
+  const std::vector<double> logs = structure::LogCapacities(capacities, 0.1);
+  for (size_t i = 0; i < levels.size(); ++i) CHECK_EQ(levels[i].log_capacity, logs[i]);
+  CHECK_GT(levels[0].log_capacity, 0.0);
+  CHECK_EQ(levels.back().log_capacity, 0.0);
+
+  const size_t big = levels.size();
+  levels[0].log.push_back(runs.Make(3));  // Level 1: no tree, a log
+  levels.back().runs.push_back(runs.Make(3));
+  ApplyShape(o, 0.0, &levels);  // L would shrink to 1: Level 1 stays for its log
+  CHECK_EQ(levels.size(), big);
+  CHECK_EQ(levels[0].log.size(), 1u);
+}
+
 // Shapes the engine cannot build are refused naming the knob and the limit, as soon as
 // the data grows into them: too many runs in a level, too many levels, ratios that
 // overflow a double.

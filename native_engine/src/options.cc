@@ -1,6 +1,8 @@
 // options.cc — validation of engine options; see options.h.
 #include "options.h"
 
+#include <stdio.h>
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -11,7 +13,110 @@ namespace wacky {
 
 namespace {
 [[noreturn]] void Bad(const std::string& msg) { throw std::invalid_argument(msg); }
+
+std::string Num(double v) {  // 0.1, 10, 1e-05: as a person would write it
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%.12g", v);
+  return buf;
+}
+
+// Checks every row of OptionTable() against its range, and the rows that need a log.
+void ValidateTable(const Options& o) {
+  for (const OptionSpec& spec : OptionTable()) {
+    const double v = spec.get(o);
+    const bool whole = spec.kind != OptionSpec::kReal;
+    if (!std::isfinite(v) || v < spec.lo || v > spec.hi || (whole && v != std::floor(v))) {
+      if (spec.kind == OptionSpec::kChoice) {
+        std::string names;
+        for (size_t i = 0; i < spec.choices.size(); ++i)
+          names += std::string(i ? " or '" : "'") + spec.choices[i] + "'";
+        Bad(std::string(spec.name) + " must be " + names + "; got " + Num(v));
+      }
+      Bad(std::string(spec.name) + " = " + Num(v) + " must be " +
+          (whole ? "a whole number " : "") + "in [" + Num(spec.lo) + ", " + Num(spec.hi) + "]");
+    }
+    if (spec.needs_log && o.log_ratio == 0.0 && v != spec.default_value)
+      Bad(std::string(spec.name) + " applies only with log_ratio > 0 (L2SM's per-level log); "
+          "got " + spec.name + " = " + spec.Show(v) + " with log_ratio = 0");
+  }
+}
+
+// The rows: L2SM's per-level log (sst_log.h). Ranges are the brief's: omega and alpha are
+// shares, M up to 16 layers, the IS/CS cap up to 1000 files per file. Then LSbM's compaction
+// buffer (compaction_buffer.h): the option itself is part of the design, recorded by the
+// MANIFEST's buffer section; its trim knobs are memory only. The version-6 option lines
+// (own_section false, stored true) keep their order: MANIFESTs already written list them so.
+std::vector<OptionSpec> MakeTable() {
+  using S = OptionSpec;
+  std::vector<OptionSpec> t;
+  t.push_back({"log_ratio", S::kReal, 0.0, 1.0, 0.0, /*stored=*/true, /*own_section=*/false,
+               /*needs_log=*/false, {},
+               [](const Options& o) { return o.log_ratio; },
+               [](Options* o, double v) { o->log_ratio = v; }});
+  t.push_back({"log_alpha", S::kReal, 0.0, 1.0, 0.5, true, false, true, {},
+               [](const Options& o) { return o.log_alpha; },
+               [](Options* o, double v) { o->log_alpha = v; }});
+  t.push_back({"log_batch_cap", S::kInt, 1.0, 1000.0, 10.0, true, false, true, {},
+               [](const Options& o) { return static_cast<double>(o.log_batch_cap); },
+               [](Options* o, double v) { o->log_batch_cap = static_cast<int>(v); }});
+  t.push_back({"hotness", S::kChoice, 0.0, 1.0, kExactHotness, false, false, true,
+               {"exact", "hotmap"},
+               [](const Options& o) { return static_cast<double>(o.hotness); },
+               [](Options* o, double v) { o->hotness = static_cast<int>(v); }});
+  t.push_back({"hotmap_layers", S::kInt, 1.0, 16.0, 5.0, false, false, true, {},
+               [](const Options& o) { return static_cast<double>(o.hotmap_layers); },
+               [](Options* o, double v) { o->hotmap_layers = static_cast<int>(v); }});
+  t.push_back({"hotness_audit", S::kBool, 0.0, 1.0, 0.0, false, false, true, {},
+               [](const Options& o) { return o.hotness_audit ? 1.0 : 0.0; },
+               [](Options* o, double v) { o->hotness_audit = v != 0.0; }});
+  t.push_back({"compaction_buffer", S::kBool, 0.0, 1.0, 0.0, /*stored=*/true,
+               /*own_section=*/true, /*needs_log=*/false, {"off", "on"},
+               [](const Options& o) { return o.compaction_buffer ? 1.0 : 0.0; },
+               [](Options* o, double v) { o->compaction_buffer = v != 0.0; }});
+  t.push_back({"buffer_trim", S::kReal, 0.0, 1.0, 0.8, false, false, false, {},
+               [](const Options& o) { return o.buffer_trim; },
+               [](Options* o, double v) { o->buffer_trim = v; }});
+  t.push_back({"buffer_trim_interval", S::kInt, 1.0, 4294967296.0, 8.0, false, false, false,
+               {},
+               [](const Options& o) { return static_cast<double>(o.buffer_trim_interval); },
+               [](Options* o, double v) { o->buffer_trim_interval = static_cast<uint64_t>(v); }});
+  return t;
+}
 }  // namespace
+
+std::string OptionSpec::Show(double v) const {
+  switch (kind) {
+    case kBool:
+      if (choices.size() == 2) return choices[v != 0.0 ? 1 : 0];
+      return v != 0.0 ? "true" : "false";
+    case kChoice:
+      if (v >= 0 && v < static_cast<double>(choices.size()) && v == std::floor(v))
+        return std::string("'") + choices[static_cast<size_t>(v)] + "'";
+      return Num(v);
+    default:
+      return Num(v);
+  }
+}
+
+double OptionSpec::Parse(const std::string& spelling) const {
+  std::string names;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    if (spelling == choices[i]) return static_cast<double>(i);
+    names += std::string(i ? " or '" : "'") + choices[i] + "'";
+  }
+  Bad(std::string(name) + " must be " + names + "; got '" + spelling + "'");
+}
+
+const std::vector<OptionSpec>& OptionTable() {
+  static const std::vector<OptionSpec> table = MakeTable();
+  return table;
+}
+
+const OptionSpec* FindOption(const std::string& name) {
+  for (const OptionSpec& spec : OptionTable())
+    if (name == spec.name) return &spec;
+  return nullptr;
+}
 
 void Options::Validate() const {
   structure::ValidateDesign(T, C, X, K, Z);
@@ -59,19 +164,34 @@ void Options::Validate() const {
   if (wal_recovery < 0 || wal_recovery > 2)
     Bad("wal_recovery must be 'tolerate_corrupted_tail_records', 'absolute_consistency' or "
         "'point_in_time'; got " + std::to_string(wal_recovery));
-  // [compaction buffer] (options.h)
-  if (compaction_buffer && granularity != kFileGranularity)
-    Bad("compaction_buffer applies only to granularity='file' (it buffers the files merged "
-        "one at a time); got compaction_buffer with granularity='level'");
-  if (!std::isfinite(buffer_trim) || buffer_trim < 0.0 || buffer_trim > 1.0)
-    Bad("buffer_trim = " + std::to_string(buffer_trim) + " must be in [0, 1] (the share of a "
-        "buffered file's blocks that must be cached for the trim to keep it)");
-  if (buffer_trim_interval < 1 || buffer_trim_interval > (1ull << 32))
-    Bad("buffer_trim_interval = " + std::to_string(buffer_trim_interval) +
-        " must be in [1, 2^32] (merges between two trims of the compaction buffer)");
   if (granularity == kFileGranularity && (K != 0.0 || Z != 0.0))
     Bad("granularity='file' needs one run per level (K = 0 and Z = 0); got K=" +
         std::to_string(K) + ", Z=" + std::to_string(Z));
+  ValidateTable(*this);
+  if (log_ratio > 0.0 && compaction_buffer)
+    Bad("log_ratio > 0 cannot be combined with compaction_buffer: L2SM moves files through "
+        "its per-level log and merges them in batches; LSbM buffers the single file each "
+        "drain merges out: the buffer has no rule for a batch of log files yet; got "
+        "log_ratio = " + Num(log_ratio) + " with compaction_buffer");
+  if (compaction_buffer && granularity != kFileGranularity)
+    Bad("compaction_buffer applies only to granularity='file' (it buffers the files merged "
+        "one at a time); got compaction_buffer with granularity='level'");
+  if (log_ratio > 0.0) {
+    if (granularity != kFileGranularity)
+      Bad("log_ratio > 0 needs granularity='file': L2SM's per-level log holds files moved out "
+          "of a level of files; got log_ratio = " + Num(log_ratio) + " with granularity='level'");
+    if (hash_levels != 0)
+      Bad("log_ratio > 0 cannot be combined with hash_levels > 0: a level's hash table indexes "
+          "its tree files only, and a read would have to probe the overlapping log files "
+          "without one; got hash_levels = " + std::to_string(hash_levels));
+    if (file_pick != kLeastOverlap)
+      Bad("file_pick applies only with log_ratio = 0: with L2SM's log a level's files are "
+          "picked by their hotness and sparseness; got 'round_robin' with log_ratio = " +
+          Num(log_ratio));
+  }
+  if (hotness_audit && hotness != kHotMap)
+    Bad("hotness_audit applies only with hotness='hotmap' (it checks the HotMap's picks "
+        "against exact counts); got hotness='exact'");
 }
 
 }  // namespace wacky

@@ -4,10 +4,18 @@
 // message naming the offending parameter and its valid range; an Options that passed
 // Validate() describes a buildable engine. Derived sizes (entries per block B, buffer
 // entries) are computed here so every component agrees on them.
+// The options of L2SM's per-level log (sst_log.h) and of LSbM's compaction buffer
+// (compaction_buffer.h) are described once, in OptionTable(): one row per option with its
+// name, range, default, and whether it is part of the design (the MANIFEST records it and a
+// reopen must give the same value) or memory only (any value on reopen). Validate(), the
+// MANIFEST (manifest.h: encode, decode, CompareDesign) and the bindings (stored_options) all
+// read the table, so a new option of that kind is one row.
 #ifndef WACKY_NATIVE_ENGINE_OPTIONS_H_
 #define WACKY_NATIVE_ENGINE_OPTIONS_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace wacky {
 
@@ -16,6 +24,8 @@ constexpr int kFileGranularity = 1;
 constexpr int kLeastOverlap = 0;
 constexpr int kRoundRobin = 1;
 constexpr int kMaxLevel1Runs = 1000;
+constexpr int kExactHotness = 0;  // Options::hotness: exact update counts
+constexpr int kHotMap = 1;        // the paper's HotMap (layered Bloom filters)
 
 struct Options {
   // Wacky knobs (Section 5).
@@ -54,16 +64,16 @@ struct Options {
   // (RocksDB's level0_file_num_compaction_trigger); 1 merges each flush at once.
   int level1_runs = 1;
   // [compaction buffer] LSbM-tree's compaction buffer (compaction_buffer.h; granularity =
-  // kFileGranularity only): a file the drain merges out of Level i stays on disk as a
-  // buffered copy beside Level i+1 and serves point reads of its keys, so its blocks cached
-  // before the merge keep serving after it. Part of the design (the MANIFEST records it; a
-  // reopen must give the same value). Every buffer_trim_interval merges (>= 1) the trim drops
-  // each buffered file, outside the newest table, with a share of its data blocks in the block
-  // cache below buffer_trim (in [0, 1]; 0 never trims, 1 keeps only fully cached files). The
-  // paper's 0.8 assumes small files (its super-files split a merge unit into them): a file of
-  // many blocks, hot in a few, is trimmed at 0.8, so give small file_bytes or a lower
-  // threshold. The two trim knobs are memory only, like cache_bytes: not recorded, any value
-  // on reopen.
+  // kFileGranularity only, and not with log_ratio > 0): a file the drain merges out of Level i
+  // stays on disk as a buffered copy beside Level i+1 and serves point reads of its keys, so
+  // its blocks cached before the merge keep serving after it. Part of the design (the
+  // MANIFEST records it; a reopen must give the same value). Every buffer_trim_interval merges
+  // (>= 1) the trim drops each buffered file, outside the newest table, with a share of its
+  // data blocks in the block cache below buffer_trim (in [0, 1]; 0 never trims, 1 keeps only
+  // fully cached files). The paper's 0.8 assumes small files (its super-files split a merge
+  // unit into them): a file of many blocks, hot in a few, is trimmed at 0.8, so give small
+  // file_bytes or a lower threshold. The two trim knobs are memory only, like cache_bytes:
+  // not recorded, any value on reopen. Ranges, defaults and reopen rules: OptionTable().
   bool compaction_buffer = false;
   double buffer_trim = 0.8;
   uint64_t buffer_trim_interval = 8;
@@ -86,6 +96,14 @@ struct Options {
   // The directory's identity (MANIFEST db_id), stamped in every run footer and log header.
   // Set by the engine when it opens a directory, never by the caller.
   uint64_t db_id = 0;
+  // L2SM's per-level log (sst_log.h, file_compaction.h), granularity 'file' only. Ranges,
+  // defaults and reopen rules: OptionTable().
+  double log_ratio = 0.0;    // omega: all logs / all tree levels, in entries; 0 = no logs
+  double log_alpha = 0.5;    // alpha: weight of hotness against sparseness
+  int log_batch_cap = 10;    // |IS|/|CS| cap of an aggregated compaction, in files
+  int hotness = kExactHotness;
+  int hotmap_layers = 5;     // M: update counts are told apart up to M
+  bool hotness_audit = false;  // with the HotMap, keep exact counts too and compare picks
 
   uint64_t value_bytes() const { return entry_bytes - 8; }
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }
@@ -98,6 +116,43 @@ struct Options {
 
   void Validate() const;
 };
+
+// One option of OptionTable(). Values travel as doubles: kInt and kBool options hold whole
+// numbers, a kChoice option the index of its spelling in `choices`.
+struct OptionSpec {
+  enum Kind { kReal, kInt, kBool, kChoice };
+  const char* name;
+  Kind kind;
+  double lo, hi;        // the valid range, inclusive
+  double default_value;
+  // Part of the design: the MANIFEST records it, and reopening with another value is refused.
+  // Otherwise memory only: not recorded, any value on reopen.
+  bool stored;
+  // How the MANIFEST records a stored option (manifest.h). False: a line of version 6's
+  // option block, which is written (all its lines) only when one of them differs from its
+  // default. True: a kBool option recorded by the presence of its own optional section,
+  // which a MANIFEST of either version may carry (LSbM's compaction buffer section,
+  // compaction_buffer.h): a MANIFEST without the section has the option off.
+  bool own_section;
+  // Applies only with log_ratio > 0: another value than the default is refused without logs.
+  bool needs_log;
+  // kChoice: the spelling of each value. kBool: the spellings of false and true in messages,
+  // if not "false" and "true".
+  std::vector<const char*> choices;
+  double (*get)(const Options&);
+  void (*set)(Options*, double);
+
+  // The value as the bindings and messages spell it: 0.1, 10, true, 'hotmap'.
+  std::string Show(double value) const;
+  // The value a spelling of a kChoice option stands for; std::invalid_argument naming the
+  // option and its choices when there is none.
+  double Parse(const std::string& spelling) const;
+};
+
+// The table-described options; the version-6 option lines of the MANIFEST follow this order.
+const std::vector<OptionSpec>& OptionTable();
+// The row named `name`, or nullptr.
+const OptionSpec* FindOption(const std::string& name);
 
 }  // namespace wacky
 

@@ -92,7 +92,8 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
   };
   // Strict: the first run that cannot be read throws. Salvage: it is set aside, and the
   // place a lookup would have met it is kept (its level, and the served runs older than it).
-  auto add = [&](const RunRecord& rec, int level, int lookup_level, std::vector<RunPtr>* runs) {
+  auto add = [&](const RunRecord& rec, int level, int lookup_level, bool in_log,
+                 std::vector<RunPtr>* runs) {
     if (damaged == nullptr) {
       runs->push_back(recover(rec));
       return;
@@ -101,16 +102,21 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
       runs->push_back(recover(rec));
     } catch (const IOError& e) {
       DamagedRun d = DamagedRun::Of(dir, rec, level, e.what());
+      d.in_log = in_log;
       d.lookup_level = lookup_level;
       d.older_served = runs->size();
       damaged->push_back(std::move(d));
     }
   };
   const size_t levels_before = m.levels.size();
-  for (size_t i = 0; i < m.levels.size(); ++i)
+  for (size_t i = 0; i < m.levels.size(); ++i) {
     for (const auto& rec : m.levels[i])
-      add(rec, static_cast<int>(i + 1), static_cast<int>(i), &v.levels[i].runs);
-  for (const auto& rec : m.level0) add(rec, 0, -1, &v.level0);
+      add(rec, static_cast<int>(i + 1), static_cast<int>(i), false, &v.levels[i].runs);
+    if (i < m.level_logs.size())
+      for (const auto& rec : m.level_logs[i])
+        add(rec, static_cast<int>(i + 1), static_cast<int>(i), true, &v.levels[i].log);
+  }
+  for (const auto& rec : m.level0) add(rec, 0, -1, false, &v.level0);
   // [compaction buffer] A buffered file is a copy: one that cannot be read becomes a marker.
   RecoverBuffers(m, [&](const RunRecord& rec) -> RunPtr {
     try {
@@ -132,6 +138,7 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
       d.lookup_level += shift;
       if (d.lookup_level < 0) {
         d.lookup_level = 0;
+        d.in_log = false;  // met before Level 1's tree, like a run newer than all of it
         d.older_served = v.levels.empty() ? 0 : v.levels[0].runs.size();
       }
     }
@@ -159,6 +166,8 @@ std::vector<UnlistedFile> ClassifyUnlisted(const std::string& dir, const Manifes
                                            uint64_t value_bytes) {
   std::set<uint64_t> listed, obsolete(m.obsolete.begin(), m.obsolete.end());
   for (const auto& l : m.levels)
+    for (const auto& r : l) listed.insert(r.id);
+  for (const auto& l : m.level_logs)
     for (const auto& r : l) listed.insert(r.id);
   for (const auto& r : m.level0) listed.insert(r.id);
   for (const auto& e : BufferedRecords(m)) listed.insert(e.second.id);  // [compaction buffer]

@@ -6,7 +6,8 @@
 //     describes. It changes nothing in the directory.
 //       - The MANIFEST must record the same design and layout as `options`; otherwise
 //         std::invalid_argument names the first difference (manifest.h CompareDesign).
-//       - Every listed run file is read once, front to back (blocks counted in *io), to
+//       - Every listed run file (and every file of a level's L2SM log, recovered into
+//         Level::log in the recorded order) is read once, front to back (blocks counted in *io), to
 //         check its footer against the MANIFEST (run.h) and rebuild its fences and
 //         tombstones and either its Bloom filter (at the bits per key the MANIFEST recorded)
 //         or, for a hash-indexed run, its key hashes. A missing, truncated, damaged,
@@ -64,9 +65,11 @@ struct DamagedRun {
   int level = 0;  // as the MANIFEST numbers it: 0 = level 0, i = Level i
   uint64_t entries = 0, tombstones = 0, min_key = 0, max_key = 0;
   std::string why;  // the damage found (the error's message)
+  bool in_log = false;  // a file of the level's L2SM log (Level::log), not of its tree
   // Where a lookup meets it in the recovered Version (Recover only): the index into
-  // Version::levels (-1 = level0) and how many served runs of that level are older than
-  // it; a lookup that reaches it without an answer must not go on to the older ones.
+  // Version::levels (-1 = level0) and how many served runs of that level (of its log, when
+  // in_log) are older than it; a lookup that reaches it without an answer must not go on to
+  // the older ones.
   int lookup_level = 0;
   size_t older_served = 0;
 

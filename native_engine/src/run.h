@@ -130,6 +130,17 @@ class Run {
   // Test hook: damages the in-memory filter (or a key hash); false if there is none.
   bool TEST_DamageFilter();
 
+  // L2SM (sst_log.h): the file's hotness, the sum over its keys of their update-count
+  // weights (hotness.h KeyHotness), set once when the file is written, and the same from
+  // exact counts when the HotMap is audited. In memory only: a recovered run has 0 (the
+  // paper's HotMap is in memory too).
+  void SetHotness(double hotness, double exact_hotness) {
+    hotness_ = hotness;
+    exact_hotness_ = exact_hotness;
+  }
+  double hotness() const { return hotness_; }
+  double exact_hotness() const { return exact_hotness_; }
+
   void MarkObsolete(bool retain) {
     obsolete_ = true;
     retain_ = retain;
@@ -151,6 +162,8 @@ class Run {
   uint32_t filter_crc_ = 0;  // of filter_, or of key_hashes_ in hash mode
   bool obsolete_ = false;
   bool retain_ = false;
+  double hotness_ = 0.0;
+  double exact_hotness_ = 0.0;
 };
 
 using RunPtr = std::shared_ptr<Run>;

@@ -19,6 +19,12 @@
 // memory budget of M bits per entry; and the uniform allocation of industry systems
 // (cost_models/filters.py uniform_fprs_for_*): one FPR for every run of every level,
 // p_i = min(1, p / sum_i a_i) for a target sum p, or e^(-M ln(2)^2) for M bits per entry.
+//
+// And L2SM's Inverse Proportional Log Size (l2sm paper III.B): LogCapacities(N, omega) gives
+// the log of Level i (1-based) lambda^i N_i entries, for i = 1..L-1 (Level L has no log),
+// with lambda >= 0 solving sum_{i<L} lambda^i N_i = omega sum_{i<=L} N_i: all the logs
+// together hold omega times what the tree holds, and the log-to-tree ratio lambda^i falls
+// level by level when lambda < 1. The Python model keeps a copy (tests compare the two).
 #ifndef WACKY_NATIVE_ENGINE_STRUCTURE_H_
 #define WACKY_NATIVE_ENGINE_STRUCTURE_H_
 
@@ -238,6 +244,57 @@ inline std::vector<double> UniformFprsForMemory(const std::vector<double>& a,
   std::vector<double> out(a.size(), 1.0);
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i] > 0) out[i] = eps;
+  return out;
+}
+
+// ---- L2SM log sizes ------------------------------------------------------------------
+
+// capacities: N_1..N_L (entries, level-first). Returns the log capacities, same length, the
+// last 0; all 0 when omega = 0, L = 1 or N_1..N_{L-1} are all 0. lambda is found by
+// bisection (the left side is increasing in lambda >= 0) to 1e-12 relative.
+inline std::vector<double> LogCapacities(const std::vector<double>& capacities, double omega) {
+  if (!std::isfinite(omega) || omega < 0.0 || omega > 1.0)
+    throw std::invalid_argument("omega (log_ratio) = " + std::to_string(omega) +
+                                " must be in [0, 1]");
+  double total = 0.0;
+  for (double n : capacities) {
+    if (!std::isfinite(n) || n < 0.0)
+      throw std::invalid_argument("level capacities must be finite and >= 0; got " +
+                                  std::to_string(n));
+    total += n;
+  }
+  const size_t L = capacities.size();
+  std::vector<double> out(L, 0.0);
+  bool upper = false;  // some level above Level L has a capacity
+  for (size_t i = 0; i + 1 < L; ++i) upper = upper || capacities[i] > 0.0;
+  const double target = omega * total;
+  if (!upper || !(target > 0.0)) return out;
+  auto logs = [&](double lambda) {  // sum_{i<L} lambda^i N_i
+    double sum = 0.0, power = 1.0;
+    for (size_t i = 0; i + 1 < L; ++i) {
+      power *= lambda;
+      sum += power * capacities[i];
+    }
+    return sum;
+  };
+  double lo = 0.0, hi = 1.0;
+  while (logs(hi) < target) {  // ends: the sum grows without bound (it may reach inf)
+    lo = hi;
+    hi *= 2.0;
+  }
+  while (hi - lo > 1e-12 * hi) {
+    const double mid = 0.5 * (lo + hi);
+    if (logs(mid) < target)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  const double lambda = 0.5 * (lo + hi);
+  double power = 1.0;
+  for (size_t i = 0; i + 1 < L; ++i) {
+    power *= lambda;
+    out[i] = power * capacities[i];
+  }
   return out;
 }
 

@@ -74,7 +74,15 @@ LogWriter::LogWriter(std::string path, uint64_t number, uint64_t db_id, uint64_t
   PutU64(payload + 16, number);
   AppendRecord(&out_, LogRecordType::kHeader, payload, sizeof(payload));
   // Written now, synced with the first commit: a log torn inside its header is empty.
-  WriteOut();
+  try {
+    WriteOut();
+  } catch (...) {
+    // A log that never came to be leaves no file: the next attempt reuses its number
+    // (O_EXCL), and it holds no write anyway.
+    fd_.reset();
+    ::unlink(path_.c_str());
+    throw;
+  }
   unsynced_ = 0;  // not a write of the caller's
 }
 

@@ -73,7 +73,8 @@ enum class WalRecovery : int {
 
 class LogWriter {
  public:
-  // Creates `path`, which must not exist, and writes its header record (number, db_id).
+  // Creates `path`, which must not exist, and writes its header record (number, db_id). If
+  // the header cannot be written, the file is removed again before the IOError propagates.
   LogWriter(std::string path, uint64_t number, uint64_t db_id, uint64_t value_bytes, bool sync,
             FaultInjector* faults);
   LogWriter(const LogWriter&) = delete;
