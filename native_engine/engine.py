@@ -150,6 +150,28 @@ def _refuse_file_only(granularity: str, **given: Any) -> None:
                              f"{name}={value!r})")
 
 
+def _check_buffer_knobs(compaction_buffer: bool, granularity: str, buffer_trim: Any,
+                        buffer_trim_interval: Any) -> tuple[float, int]:
+    """The compaction buffer's trim knobs as the engine takes them (``None``: the defaults);
+    refused where the buffer is off, and the buffer where merges are not cut into files."""
+    trim = 0.8 if buffer_trim is None else _check_number("buffer_trim", buffer_trim)
+    if not 0.0 <= trim <= 1.0:  # NaN fails too
+        raise ValueError(f"buffer_trim = {trim} must be in [0, 1] (the share of a buffered "
+                         "file's blocks that must be cached for the trim to keep it)")
+    interval = 8 if buffer_trim_interval is None else _check_int(
+        "buffer_trim_interval", buffer_trim_interval, 1, 2**32)
+    if compaction_buffer and granularity != "file":
+        raise ValueError("compaction_buffer applies only to granularity='file' (it buffers the "
+                         f"files merged one at a time); got granularity={granularity!r}")
+    if not compaction_buffer:
+        for name, value in (("buffer_trim", buffer_trim),
+                            ("buffer_trim_interval", buffer_trim_interval)):
+            if value is not None:
+                raise ValueError(f"{name} applies only with compaction_buffer=True; leave it out "
+                                 f"(got {name}={value!r})")
+    return trim, interval
+
+
 def _check_max_lost_bytes(max_lost_bytes: Any) -> int:
     if not _is_int(max_lost_bytes):
         raise InvalidArgument(f"max_lost_bytes must be an int, got "
@@ -193,7 +215,7 @@ def _keys_from_sequence(keys: list[Any] | tuple[Any, ...] | range) -> np.ndarray
 
 
 _OPEN_KWARGS = frozenset({"sync", "wal", "cache_bytes", "wal_recovery", "max_lost_bytes",
-                          "salvage"})
+                          "salvage", "buffer_trim", "buffer_trim_interval"})
 
 
 class _Stored:
@@ -211,7 +233,7 @@ _STORED: Any = _Stored()
 _NEW_DEFAULTS: dict[str, Any] = dict(
     T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096, buffer_bytes=8 << 20,
     filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0,
-    log_ratio=0.0, log_alpha=0.5, log_batch_cap=10)
+    log_ratio=0.0, log_alpha=0.5, log_batch_cap=10, compaction_buffer=False)
 # L2SM's per-level log: the design options (the MANIFEST lists them only when log_ratio > 0),
 # and every L2SM option's default, as the engine takes it (options.h OptionTable).
 _L2SM_DESIGN = ("log_ratio", "log_alpha", "log_batch_cap")
@@ -250,7 +272,10 @@ def _design_options(path: str, given: dict[str, Any]) -> dict[str, Any]:
         for name in _FILE_ONLY:
             if name in left_out and name in stored:
                 options[name] = stored[name]
-    for name in _L2SM_DESIGN:  # absent from a MANIFEST without logs: the defaults (no logs)
+    # The design options of the engine's option table (options.h OptionTable): the MANIFEST
+    # reports each only when it applies (L2SM's with logs on, compaction_buffer when on), so
+    # one it does not report has its default.
+    for name in (*_L2SM_DESIGN, "compaction_buffer"):
         if name in left_out:
             options[name] = stored.get(name, _NEW_DEFAULTS[name])
     return options
@@ -298,15 +323,30 @@ class Engine:
     ``verify`` neither use nor fill it, and a flush or merge that deletes a run drops its cached
     blocks. It is memory only, not part of the design: the MANIFEST does not record it and a
     reopen may give any value. See ``stats()`` for its counters.
+    ``compaction_buffer=True`` (``granularity="file"`` only, not with ``log_ratio`` > 0; default
+    False) adds LSbM-tree's compaction buffer (``native_engine/src/compaction_buffer.h``): a
+    file merged down out of a level is not deleted but kept, with no I/O, as a buffered copy
+    beside the level it went into, and point reads of its keys go to it first, so its blocks
+    cached before the merge keep serving after it (the merge rewrote the tree's files, whose
+    cached blocks are dropped).
+    Answers never change: a buffered copy answers only when nothing newer can exist, and scans
+    read the tree. It is part of the design (stored in the MANIFEST). Every
+    ``buffer_trim_interval`` merges (int >= 1, default 8) a trim deletes each buffered file,
+    outside the newest table of its level, with less than ``buffer_trim`` (in [0, 1], default
+    0.8) of its blocks in the block cache, so the buffer keeps what is read (with
+    ``cache_bytes=0`` it keeps only the newest tables). The two trim knobs are memory only,
+    like ``cache_bytes``, and are refused without the buffer. ``stats()`` counts its reads,
+    files and bytes; ``levels()`` lists each level's ``buffer``.
     A new directory (or an existing empty one) gets the design, layout, filter and compaction
     options given, and the defaults above for those left out. Reopening takes every option
     left out from the directory's MANIFEST, which records all of them (``T``, ``C``, ``X``,
     ``K``, ``Z``, ``entry_bytes``, ``block_bytes``, ``buffer_bytes``, ``bits_per_entry`` or
     ``sum_fpr``, ``filters``, ``hash_levels``, ``granularity``, ``file_bytes``, ``file_pick``,
-    ``level1_runs``): ``Engine(path)`` reopens it as it was built. An option given must match
-    the stored value, else ``ValueError`` names the option, the stored value and the given
-    one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``, ``wal_recovery`` and
-    ``max_lost_bytes`` are not stored: each open takes them as given (or their defaults).
+    ``level1_runs``, ``compaction_buffer``): ``Engine(path)`` reopens it as it was built. An
+    option given must match the stored value, else ``ValueError`` names the option, the stored
+    value and the given one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``,
+    ``wal_recovery``, ``max_lost_bytes``, ``buffer_trim`` and ``buffer_trim_interval`` are not
+    stored: each open takes them as given (or their defaults).
     An existing directory with no MANIFEST and no log that holds anything else is another
     program's: ``ValueError`` names it and what it holds, and nothing is written into it.
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
@@ -325,18 +365,18 @@ class Engine:
     ``scan`` raises when its range overlaps one; every other key is answered as usual.
     ``wacky verify DIR`` lists the same runs before opening.
 
-    ``log_ratio`` > 0 (default 0 = off; ``granularity="file"`` only, not with ``hash_levels``
-    or ``file_pick="round_robin"``) adds L2SM's per-level log (``native_engine/src/sst_log.h``):
-    Levels 1..L-1 each keep a log of files moved out of their tree without I/O (the hottest
-    and sparsest first), all logs together holding ``log_ratio`` times the tree's entries,
-    and merge its coldest, densest files into the next level in batches whose files below
-    are at most ``log_batch_cap`` (default 10, in [1, 1000]) per log file. ``log_alpha``
-    (default 0.5, in [0, 1]) weighs hotness against sparseness. These three are part of the
-    design (stored in the MANIFEST). How hotness is counted is not: ``hotness="exact"``
-    (default) keeps each key's update count in memory, ``"hotmap"`` the paper's HotMap of
-    ``hotmap_layers`` Bloom filters (default 5, in [1, 16]); ``hotness_audit=True`` (hotmap
-    only) also keeps exact counts and counts in ``stats()`` how often the HotMap's picks
-    agree with them. They are refused while ``log_ratio`` is 0.
+    ``log_ratio`` > 0 (default 0 = off; ``granularity="file"`` only, not with ``hash_levels``,
+    ``file_pick="round_robin"`` or ``compaction_buffer``) adds L2SM's per-level log
+    (``native_engine/src/sst_log.h``): Levels 1..L-1 each keep a log of files moved out of their
+    tree without I/O (the hottest and sparsest first), all logs together holding ``log_ratio``
+    times the tree's entries, and merge its coldest, densest files into the next level in
+    batches whose files below are at most ``log_batch_cap`` (default 10, in [1, 1000]) per log
+    file. ``log_alpha`` (default 0.5, in [0, 1]) weighs hotness against sparseness. These three
+    are part of the design (stored in the MANIFEST). How hotness is counted is not:
+    ``hotness="exact"`` (default) keeps each key's update count in memory, ``"hotmap"`` the
+    paper's HotMap of ``hotmap_layers`` Bloom filters (default 5, in [1, 16]);
+    ``hotness_audit=True`` (hotmap only) also keeps exact counts and counts in ``stats()`` how
+    often the HotMap's picks agree with them. They are refused while ``log_ratio`` is 0.
     """
 
     def __init__(
@@ -372,6 +412,9 @@ class Engine:
         hotness: str = "exact",
         hotmap_layers: int = 5,
         hotness_audit: bool = False,
+        compaction_buffer: bool = _STORED,
+        buffer_trim: float | None = None,
+        buffer_trim_interval: int | None = None,
     ) -> None:
         path = _check_path(path)
         o = _design_options(path, dict(
@@ -379,7 +422,8 @@ class Engine:
             buffer_bytes=buffer_bytes, bits_per_entry=bits_per_entry, sum_fpr=sum_fpr,
             filters=filters, hash_levels=hash_levels, granularity=granularity,
             file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick,
-            log_ratio=log_ratio, log_alpha=log_alpha, log_batch_cap=log_batch_cap))
+            log_ratio=log_ratio, log_alpha=log_alpha, log_batch_cap=log_batch_cap,
+            compaction_buffer=compaction_buffer))
         entry_bytes, block_bytes, buffer_bytes = (o["entry_bytes"], o["block_bytes"],
                                                   o["buffer_bytes"])
         bits_per_entry, sum_fpr, filters = (o.get("bits_per_entry"), o.get("sum_fpr"),
@@ -406,6 +450,9 @@ class Engine:
         # after the values, so a bad value is named as such whatever the granularity
         _refuse_file_only(granularity, file_bytes=file_bytes, file_pick=file_pick)
         cache_bytes = _check_cache_bytes(cache_bytes)
+        buffered = _check_bool("compaction_buffer", o["compaction_buffer"])
+        trim, trim_interval = _check_buffer_knobs(buffered, granularity, buffer_trim,
+                                                  buffer_trim_interval)
         flags = {name: _check_bool(name, value) for name, value in
                  dict(sync=sync, wal=wal, retain_obsolete_runs=retain_obsolete_runs,
                       salvage=salvage).items()}
@@ -452,7 +499,11 @@ class Engine:
             # by name and only when set: an extension built before salvage existed still
             # opens every other directory
             **({"salvage": True} if flags["salvage"] else {}),
+            # likewise L2SM's options that differ from their defaults (options.h OptionTable)
             **{k: v for k, v in l2sm.items() if v != _L2SM_DEFAULTS[k]},
+            # and the compaction buffer's (native_engine/src/compaction_buffer.h)
+            **({"compaction_buffer": True, "buffer_trim": trim,
+                "buffer_trim_interval": trim_interval} if buffered else {}),
         )
         self.path = path
         self.value_bytes = int(self._e.value_bytes)
@@ -464,7 +515,8 @@ class Engine:
         """Open an existing directory with the design and layout its MANIFEST records (the
         MANIFEST's checksum is verified first), as ``Engine(path)`` does, but never create one.
         ``kwargs`` may set ``sync``, ``wal``, ``cache_bytes``, ``wal_recovery``,
-        ``max_lost_bytes`` and ``salvage`` (read-only, serving the runs that can be read).
+        ``max_lost_bytes``, ``salvage`` (read-only, serving the runs that can be read),
+        ``buffer_trim`` and ``buffer_trim_interval`` (directories with a compaction buffer).
 
         Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST, run files or
         logs) and ``FileNotFoundError`` when it holds run files or logs but no MANIFEST."""
@@ -587,6 +639,14 @@ class Engine:
         ``cache_hits / (cache_hits + cache_misses)`` is 0 without a cache.
         ``cache_invalidated_blocks`` counts cached blocks dropped because a flush or merge
         deleted their run; ``cache_blocks`` is the number of blocks cached now.
+        The compaction buffer (``compaction_buffer``; zeros without it), not to be confused with
+        the write buffer (the option ``buffer_bytes``, the stat ``buffer_size``): ``buffer_reads``
+        (point reads answered by a buffered file), ``buffer_trimmed`` and ``buffer_drained``
+        (buffered files dropped by the trim, and otherwise: when the level's own file covering
+        them moved down, or with Level 1's buffer), ``buffer_files`` and ``buffer_bytes``
+        (buffered files now and their bytes on disk: the space the compaction buffer takes) and
+        ``buffer_entries_per_level`` (index i is Level i); ``buffer_unreadable`` counts buffered
+        files the last open could not read (copies: nothing was lost, each became a marker).
         L2SM's per-level log (``log_ratio`` > 0; 0 otherwise): ``pseudo_compactions`` (files
         moved into a level's log, no I/O), ``aggregated_compactions`` (merges of log files into
         the next level; also counted in ``merges``), ``log_files_merged`` (the log files they
@@ -613,7 +673,10 @@ class Engine:
         ``files`` true (``granularity="file"``) a level is ONE sorted run whose ``runs`` are its
         files in key order: count it as one run, not ``len(runs)``. ``log`` lists the level's
         L2SM log files (oldest first; they may overlap), with ``log_entries`` and
-        ``log_capacity``; empty and 0 without ``log_ratio``."""
+        ``log_capacity``; empty and 0 without ``log_ratio``. With ``compaction_buffer`` each
+        level also has ``buffer``: its tables, newest first, each a list of entries in key
+        order, each with ``removed``, ``min_key`` and ``max_key`` and, for a live buffered file,
+        ``id``, ``entries``, ``blocks``, ``file_bytes`` and ``cached_blocks``."""
         return self._e.levels()
 
 

@@ -81,6 +81,14 @@ py::dict StatsDict(const IOStats& s) {
   d["cache_misses_per_level"] = s.cache_misses;
   d["cache_invalidated_blocks"] = s.cache_invalidated_blocks;
   d["cache_blocks"] = s.cache_blocks;
+  // [compaction buffer] (compaction_buffer.h; zeros without it)
+  d["buffer_files"] = s.buffer_files;
+  d["buffer_bytes"] = s.buffer_bytes;
+  d["buffer_reads"] = s.buffer_reads;
+  d["buffer_trimmed"] = s.buffer_trimmed;
+  d["buffer_drained"] = s.buffer_drained;
+  d["buffer_unreadable"] = s.buffer_unreadable;
+  d["buffer_entries_per_level"] = s.buffer_entries;  // [0] = level 0, [i] = Level i
   // L2SM's per-level log (io_stats.h): zero without logs.
   d["pseudo_compactions"] = s.pseudo_compactions;
   d["aggregated_compactions"] = s.aggregated_compactions;
@@ -252,11 +260,10 @@ PYBIND11_MODULE(_engine, m) {
           d["file_pick"] = o.file_pick == kRoundRobin ? "round_robin" : "least_overlap";
         }
         d["level1_runs"] = o.level1_runs;
-        // The design's table options (options.h), only with L2SM's log on: like file_pick,
-        // only what applies.
-        if (o.log_ratio > 0.0)
-          for (const OptionSpec& spec : OptionTable())
-            if (spec.stored) d[spec.name] = OptionValue(spec, spec.get(o));
+        // The design's table options (options.h) that the MANIFEST records: like file_pick,
+        // only what applies (L2SM's with its log on, compaction_buffer when on).
+        for (const OptionSpec& spec : OptionTable())
+          if (RecordsOption(o, spec)) d[spec.name] = OptionValue(spec, spec.get(o));
         return d;
       },
       py::arg("path"),
@@ -342,7 +349,8 @@ PYBIND11_MODULE(_engine, m) {
                        int level1_runs, uint64_t cache_bytes, int wal_recovery,
                        uint64_t max_lost_bytes, bool salvage, double log_ratio,
                        double log_alpha, const std::string& hotness, int hotmap_layers,
-                       int log_batch_cap, bool hotness_audit) {
+                       int log_batch_cap, bool hotness_audit, bool compaction_buffer,
+                       double buffer_trim, uint64_t buffer_trim_interval) {
              Options o;
              o.T = T;
              o.C = C;
@@ -373,6 +381,9 @@ PYBIND11_MODULE(_engine, m) {
              o.hotmap_layers = hotmap_layers;
              o.log_batch_cap = log_batch_cap;
              o.hotness_audit = hotness_audit;
+             o.compaction_buffer = compaction_buffer;  // [compaction buffer]
+             o.buffer_trim = buffer_trim;
+             o.buffer_trim_interval = buffer_trim_interval;
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -387,7 +398,9 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("max_lost_bytes") = uint64_t{256} << 20, py::arg("salvage") = false,
            py::arg("log_ratio") = 0.0, py::arg("log_alpha") = 0.5,
            py::arg("hotness") = "exact", py::arg("hotmap_layers") = 5,
-           py::arg("log_batch_cap") = 10, py::arg("hotness_audit") = false)
+           py::arg("log_batch_cap") = 10, py::arg("hotness_audit") = false,
+           py::arg("compaction_buffer") = false, py::arg("buffer_trim") = Options().buffer_trim,
+           py::arg("buffer_trim_interval") = Options().buffer_trim_interval)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();
@@ -542,6 +555,28 @@ PYBIND11_MODULE(_engine, m) {
                d["log"] = log;  // L2SM: the level's log files, oldest first
                d["log_entries"] = log_entries;
                d["log_capacity"] = l.log_capacity;
+               if (e.options().compaction_buffer) {  // [compaction buffer] newest table first
+                 py::list tables;
+                 for (const auto& t : l.buffer) {
+                   py::list table;
+                   for (const BufferedInfo& f : t) {
+                     py::dict fd;
+                     fd["removed"] = f.removed;
+                     fd["min_key"] = f.min_key;
+                     fd["max_key"] = f.max_key;
+                     if (!f.removed) {
+                       fd["id"] = f.id;
+                       fd["entries"] = f.entries;
+                       fd["blocks"] = f.blocks;
+                       fd["file_bytes"] = f.file_bytes;
+                       fd["cached_blocks"] = f.cached_blocks;
+                     }
+                     table.append(fd);
+                   }
+                   tables.append(table);
+                 }
+                 d["buffer"] = tables;
+               }
                out.append(d);
              }
              return out;

@@ -8,6 +8,12 @@
 namespace wacky {
 
 namespace {
+// One block of `run` left the cache: its counter goes down, and away at zero.
+void Uncount(std::unordered_map<uint64_t, uint64_t>* per_run, uint64_t run) {
+  const auto it = per_run->find(run);
+  if (it != per_run->end() && --it->second == 0) per_run->erase(it);
+}
+
 uint64_t CheckedBlockBytes(uint64_t block_bytes) {
   if (block_bytes == 0) throw std::invalid_argument("BlockCache: block_bytes must be > 0");
   return block_bytes;
@@ -39,6 +45,7 @@ void BlockCache::Insert(uint64_t run, uint64_t block, const uint8_t* bytes) {
     // Full: the least recently used entry becomes the new one, reusing its buffer.
     const auto victim = std::prev(lru_.end());
     index_.erase(victim->key);
+    Uncount(&per_run_, victim->key.first);
     victim->key = key;
     lru_.splice(lru_.begin(), lru_, victim);
   } else {
@@ -46,6 +53,7 @@ void BlockCache::Insert(uint64_t run, uint64_t block, const uint8_t* bytes) {
   }
   std::memmove(lru_.front().bytes.get(), bytes, block_bytes_);  // bytes may be the victim's
   index_.emplace(key, lru_.begin());
+  ++per_run_[run];
 }
 
 uint64_t BlockCache::EraseRun(uint64_t run) {
@@ -56,12 +64,19 @@ uint64_t BlockCache::EraseRun(uint64_t run) {
     it = index_.erase(it);
     ++erased;
   }
+  if (erased > 0) per_run_.erase(run);
   return erased;
+}
+
+uint64_t BlockCache::CachedBlocks(uint64_t run) const {
+  const auto it = per_run_.find(run);
+  return it == per_run_.end() ? 0 : it->second;
 }
 
 void BlockCache::Clear() {
   index_.clear();
   lru_.clear();
+  per_run_.clear();
 }
 
 }  // namespace wacky

@@ -14,6 +14,9 @@
 //     in O(k log n) for k such blocks of n cached (an ordered index by (run, block) beside
 //     the LRU list): the engine calls it when a run leaves the tree, so that a block of a
 //     deleted run is never served (run ids are never reused for a run that was installed).
+//   * CachedBlocks(run) is how many blocks of that run are cached now: a counter per run,
+//     raised by Insert, lowered by an eviction or EraseRun, in O(1) (a hash map beside the
+//     index), so that LSbM's trim (compaction_buffer.h) can read a file's cached share.
 //   * Run ids and block indexes are opaque here: checking a block's checksum is the
 //     caller's job before Insert (a cached block is never read from disk again).
 //   * Not thread safe: the engine calls it under its own mutex.
@@ -27,6 +30,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 
 namespace wacky {
@@ -47,6 +51,7 @@ class BlockCache {
   uint64_t capacity_blocks() const { return capacity_blocks_; }
   uint64_t block_bytes() const { return block_bytes_; }
   uint64_t size() const { return index_.size(); }  // blocks cached now
+  uint64_t CachedBlocks(uint64_t run) const;  // blocks of `run` cached now
 
  private:
   using Key = std::pair<uint64_t, uint64_t>;  // (run, block)
@@ -60,6 +65,7 @@ class BlockCache {
   const uint64_t capacity_blocks_;
   List lru_;
   std::map<Key, List::iterator> index_;
+  std::unordered_map<uint64_t, uint64_t> per_run_;  // run -> blocks cached (none: absent)
 };
 
 }  // namespace wacky

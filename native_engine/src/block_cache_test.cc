@@ -134,6 +134,31 @@ TEST(BlockCache, OneBlockCapacityKeepsTheLatest) {
   CHECK(Holds(&c, 2, 0, 1));
 }
 
+// [compaction buffer] The per-run counters the trim reads follow inserts, re-inserts,
+// evictions, EraseRun and Clear, and always sum to size().
+TEST(BlockCache, CachedBlocksCountsEachRunsBlocks) {
+  BlockCache c(3 * kBlock, kBlock);
+  CHECK_EQ(c.CachedBlocks(1), 0u);
+  c.Insert(1, 0, Block(1).data());
+  c.Insert(1, 1, Block(2).data());
+  c.Insert(1, 1, Block(3).data());  // the same block again: still two
+  c.Insert(2, 0, Block(4).data());
+  CHECK_EQ(c.CachedBlocks(1), 2u);
+  CHECK_EQ(c.CachedBlocks(2), 1u);
+  c.Insert(3, 0, Block(5).data());  // evicts run 1's block 0, the least recently used
+  CHECK_EQ(c.CachedBlocks(1), 1u);
+  CHECK_EQ(c.CachedBlocks(3), 1u);
+  CHECK_EQ(c.CachedBlocks(1) + c.CachedBlocks(2) + c.CachedBlocks(3), c.size());
+  CHECK_EQ(c.EraseRun(1), 1u);
+  CHECK_EQ(c.CachedBlocks(1), 0u);
+  CHECK_EQ(c.EraseRun(1), 0u);
+  c.Clear();
+  CHECK_EQ(c.CachedBlocks(2) + c.CachedBlocks(3), 0u);
+  BlockCache off(0, kBlock);  // disabled: nothing is ever counted
+  off.Insert(1, 0, Block(1).data());
+  CHECK_EQ(off.CachedBlocks(1), 0u);
+}
+
 }  // namespace
 }  // namespace wacky
 

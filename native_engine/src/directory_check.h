@@ -9,6 +9,9 @@
 //     every block against its checksum, its keys sorted and within the recorded range;
 //   * every live log: present, its header (this directory's, this number), every record's
 //     framing and checksums, as opening with the default recovery mode would (wal.h);
+//   * [compaction buffer] every live buffered file (compaction_buffer.h) likewise; one that
+//     cannot be read is a warning, not a problem: it is a copy, and opening replaces it by a
+//     marker;
 //   * the files the MANIFEST does not list, and what opening would do with them
 //     (recovery.h ClassifyUnlisted), and what lost/ holds.
 // Damage that loses acknowledged writes (a missing or damaged run, a missing or damaged

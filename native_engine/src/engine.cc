@@ -13,6 +13,7 @@
 #include <functional>
 #include <iterator>
 
+#include "compaction_buffer.h"
 #include "directory_check.h"
 #include "engine_limits.h"
 #include "hash.h"
@@ -92,6 +93,7 @@ void Engine::OpenDirectory() {
                           options_.salvage ? &set_aside_ : nullptr);
   const Manifest& m = rec.manifest;
   options_.db_id = m.db_id;
+  stats_.buffer_unreadable = rec.buffer_unreadable;  // [compaction buffer]
   generation_ = m.generation;
   obsolete_ = m.obsolete;
   next_log_number_ = m.next_log_number;
@@ -207,6 +209,7 @@ std::vector<uint64_t> RunIds(const Version& v) {
     for (const auto& r : l.runs) ids.push_back(r->id());
     for (const auto& r : l.log) ids.push_back(r->id());  // live: moved, not merged away
   }
+  for (const auto& r : BufferedFiles(v.levels)) ids.push_back(r->id());  // [compaction buffer]
   std::sort(ids.begin(), ids.end());
   return ids;
 }
@@ -250,6 +253,8 @@ void Engine::WriteManifest(const Version& v, const std::vector<uint64_t>& live_l
     m.level_logs.push_back(std::move(log));
   }
   for (const auto& r : v.level0) m.level0.push_back(record(r));
+  if (options_.compaction_buffer)  // [compaction buffer]
+    for (const auto& l : v.levels) m.buffers.push_back(l.buffer.Records());
   stats_.manifest_bytes_written +=
       WriteFileAtomically(ManifestFileName(path_), m.Encode(), options_.sync, &faults_);
   generation_ = m.generation;
@@ -398,14 +403,28 @@ void Engine::FlushLocked() {
       OutputsRecord{options_.db_id, generation_, current_.next_run_id}.Encode(), false,
       &faults_);
   {
-    const std::unique_ptr<FlushJob> job =
-        strategy_->NewFlush(options_, current_, buffer_, retain_, hotness_.get());
+    // [compaction buffer] A trim that is due is planned on a copy of the tree and committed
+    // with this flush, in its MANIFEST; Install() deletes what it drops (compaction_buffer.h).
+    Version trimmed;
+    uint64_t trims = 0;
+    const bool trim = options_.compaction_buffer &&
+                      stats_.merges - buffer_trim_merges_ >= options_.buffer_trim_interval;
+    if (trim) {
+      trimmed = current_;
+      trims = TrimBuffers(options_.buffer_trim, cache_, &trimmed.levels);
+    }
+    const std::unique_ptr<FlushJob> job = strategy_->NewFlush(
+        options_, trim ? trimmed : current_, buffer_, retain_, hotness_.get());
     job->Write(path_, &faults_, &stats_);
     CommitFlush(job->next(), [&] {
       job->Install(&current_, &stats_);
       // Counted once committed (hotness.h): a flush that failed never happened.
       if (hotness_) hotness_->RecordFlush(buffer_, ExpectedKeys());
     });
+    if (trim) {
+      stats_.buffer_trimmed += trims;
+      buffer_trim_merges_ = stats_.merges;
+    }
   }
   // Committed: the record must not outlive the generation it was made for, or a MANIFEST
   // restored from that generation would take this flush's outputs for uncommitted ones.
@@ -506,6 +525,8 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
   }
   if (salvaged) CheckSetAside(-1, 0, key);
   const bool files = strategy_->levels_are_files();
+  // Per level: its tree (LSbM's compaction buffer of the level walked first, when the tree
+  // file may hold the key), then its L2SM log. The two are never on together (options.h).
   for (size_t i = 0; i < current_.levels.size(); ++i) {
     const Level& l = current_.levels[i];
     // A level of files is one sorted run: a set-aside file is the only one that may hold a
@@ -529,12 +550,17 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
         uint32_t last_block = UINT32_MAX;
         for (const auto& cand : candidates_) {
           if (cand.first != pos || cand.second == last_block) continue;
+          // [compaction buffer] The level's tree file may hold the key: its buffer first.
+          if (last_block == UINT32_MAX && !l.buffer.empty() &&
+              (res = BufferGet(l, i + 1, key, h, value_out)) != Run::Lookup::kAbsent)
+            break;
           last_block = cand.second;
           res = GetCached(r, key, cand.second, i + 1, value_out);
           if (res != Run::Lookup::kAbsent) break;
         }
       } else if (r.MayContain(key, h)) {
-        res = GetCached(r, key, r.BlockFor(key), i + 1, value_out);
+        if (!l.buffer.empty()) res = BufferGet(l, i + 1, key, h, value_out);  // [compaction buffer]
+        if (res == Run::Lookup::kAbsent) res = GetCached(r, key, r.BlockFor(key), i + 1, value_out);
       }
       if (res == Run::Lookup::kFound) return true;
       if (res == Run::Lookup::kDeleted) return false;
@@ -581,6 +607,15 @@ Run::Lookup Engine::GetCached(const Run& r, uint64_t key, uint64_t b, size_t lev
   stats_.CountCacheLookup(level, false);
   cache_.Insert(r.id(), b, block_.data());
   return r.FindInBlock(key, b, block_.data(), value_out);
+}
+
+Run::Lookup Engine::BufferGet(const Level& l, size_t level, uint64_t key, uint64_t h,
+                              uint8_t* value_out) {
+  const Run::Lookup res = l.buffer.Get(key, h, [&](const Run& r, uint64_t b) {
+    return GetCached(r, key, b, level, value_out);
+  });
+  if (res != Run::Lookup::kAbsent) ++stats_.buffer_reads;
+  return res;
 }
 
 std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
@@ -675,7 +710,16 @@ IOStats Engine::Stats() const {
                                   s.cache_misses.size()});
   s.cache_hits.resize(levels);
   s.cache_misses.resize(levels);
-  for (const Level& l : current_.levels) s.log_entries.push_back(l.log_entries());
+  if (options_.compaction_buffer) {  // [compaction buffer] the gauges
+    s.buffer_entries.assign(current_.levels.size() + 1, 0);
+    for (size_t i = 0; i < current_.levels.size(); ++i) {
+      const CompactionBuffer& b = current_.levels[i].buffer;
+      s.buffer_files += b.live_files();
+      s.buffer_bytes += b.file_bytes();
+      s.buffer_entries[i + 1] = b.entries();
+    }
+  }
+  for (const Level& l : current_.levels) s.log_entries.push_back(l.log_entries());  // L2SM
   return s;
 }
 
@@ -719,7 +763,17 @@ std::vector<LevelInfo> Engine::Levels() const {
                  strategy_->levels_are_files()};
     li.held_runs = l.held_runs;
     for (const auto& r : l.runs) li.runs.push_back(run_info(r));
-    for (const auto& r : l.log) li.log.push_back(run_info(r));
+    for (const BufferTable& t : l.buffer.tables()) {  // [compaction buffer]
+      std::vector<BufferedInfo> table;
+      for (const BufferedFile& f : t)
+        table.push_back(f.removed()
+                            ? BufferedInfo{0, 0, 0, 0, f.min_key, f.max_key, 0, true}
+                            : BufferedInfo{f.run->id(), f.run->entries(), f.run->data_blocks(),
+                                           f.run->file_bytes(), f.min_key, f.max_key,
+                                           cache_.CachedBlocks(f.run->id()), false});
+      li.buffer.push_back(std::move(table));
+    }
+    for (const auto& r : l.log) li.log.push_back(run_info(r));  // L2SM
     li.log_capacity = l.log_capacity;
     out.push_back(std::move(li));
   }
@@ -735,6 +789,7 @@ VerifyReport Engine::Verify() {
     all.insert(all.end(), l.runs.begin(), l.runs.end());
     all.insert(all.end(), l.log.begin(), l.log.end());
   }
+  for (const auto& r : BufferedFiles(current_.levels)) all.push_back(r);  // [compaction buffer]
   for (const auto& r : all) {
     report.blocks += r->Verify(&stats_.recovery);
     report.entries += r->entries();

@@ -5,11 +5,12 @@
 //     records `options` in its MANIFEST; an existing one must have been created with
 //     the same design and layout (T, C, X, K, Z, entry/block/buffer bytes, filter
 //     budget, hash_levels) and compaction options (granularity, file_bytes, file_pick,
-//     level1_runs, and L2SM's log_ratio, log_alpha and log_batch_cap: the stored rows of
-//     options.h OptionTable()), otherwise std::invalid_argument names the first difference
-//     (the engine refuses rather than silently adopting other knobs). Reopening reads
-//     every run once (counted under "recovery"), checking its footer against the MANIFEST,
-//     to rebuild fences and filters; then checks every write-ahead log the MANIFEST lists
+//     level1_runs, and the stored rows of options.h OptionTable(): L2SM's log_ratio,
+//     log_alpha and log_batch_cap, LSbM's compaction_buffer), otherwise
+//     std::invalid_argument names the first difference (the engine refuses rather than
+//     silently adopting other knobs). Reopening reads every run once (counted under
+//     "recovery"), checking its footer against the MANIFEST, to rebuild fences and
+//     filters; then checks every write-ahead log the MANIFEST lists
 //     as live (a missing one is an error unless options.wal_recovery is point-in-time, wal.h
 //     for what each mode drops) before replaying any, replays them, flushes what they held
 //     and starts a new log. Only then are files the MANIFEST does not list deleted (with
@@ -35,7 +36,8 @@
 //     it; on failure the new run file is removed and the visible contents are intact.
 //   * Get reads at most one block per run whose filter (or level hash table) and
 //     fences admit the key (level 0's runs newest first, then Level 1 on; in a level of
-//     files only the file covering the key is probed, then, with L2SM's per-level log
+//     files only the file covering the key is probed, LSbM's compaction buffer of the level
+//     first when that file may hold the key (below), then, with L2SM's per-level log
 //     (sst_log.h), each of the level's log files whose key range covers the key, newest
 //     first, before the next level); Scan returns a ScanIterator over a stable snapshot,
 //     reading log files as further sources at that same place.
@@ -78,6 +80,17 @@
 //         run's range. Every other key is answered exactly as a normal open would.
 //     With nothing set aside, salvage is simply a read-only open. Verify() checks the served
 //     runs and counts the set-aside ones (VerifyReport::set_aside).
+//   * [compaction buffer] With options.compaction_buffer (file granularity only, and not
+//     with L2SM's log: options.h), LSbM-tree's compaction buffer (compaction_buffer.h): a
+//     file the drain merges down stays on disk, buffered beside the level it went into, and
+//     Get/GetMany at a Level i whose tree file may hold the key look it up in that level's
+//     buffer first (Algorithm 3), through the block cache; a buffered answer is never stale (the proof is in compaction_buffer.h). Scans
+//     read the tree only. Every options.buffer_trim_interval merges, the next flush also
+//     trims the buffers (planned on a copy of the tree, committed in that flush's MANIFEST),
+//     dropping buffered files whose share of cached blocks is below options.buffer_trim; a
+//     buffered file is deleted only once the MANIFEST that drops it is durable. Buffering
+//     writes nothing: flushes and merges do the same I/O with or without it. Verify() checks
+//     buffered files too; Levels() lists each level's buffer tables.
 //   * All public methods are thread safe (one mutex). The bindings release the GIL for
 //     every call that may wait for that mutex or do I/O beyond a block read.
 //   * Methods named TEST_* are hooks for tests only; the Python API does not expose
@@ -143,6 +156,14 @@ struct VerifyReport {
 // is ONE sorted run and `runs` lists its files in key order, disjoint; count it as one run
 // (a_i = 1) wherever runs are counted. `log` lists the level's L2SM log files (sst_log.h),
 // oldest first, empty without logs.
+// [compaction buffer] An entry of a level's compaction buffer (compaction_buffer.h): a live
+// buffered file, or (removed) a marker with only its key range.
+struct BufferedInfo {
+  uint64_t id, entries, blocks, file_bytes, min_key, max_key;
+  uint64_t cached_blocks;  // of its data blocks, in the block cache now
+  bool removed;
+};
+
 struct LevelInfo {
   int level;
   double ratio, capacity, max_runs, fpr;
@@ -151,6 +172,8 @@ struct LevelInfo {
   std::vector<RunInfo> runs;
   bool files;
   double held_runs = 1.0;  // max_runs capped at the capacity in buffers (Level::held_runs)
+  // [compaction buffer] The level's buffer tables, newest first (empty without the buffer).
+  std::vector<std::vector<BufferedInfo>> buffer = {};
   // L2SM: the level's log files, oldest first (they may overlap), and its capacity in entries.
   std::vector<RunInfo> log{};
   double log_capacity = 0.0;
@@ -215,6 +238,10 @@ class Engine {
   // block (counted in point_read) and caches it. `level`: 0 = level 0, i = Level i.
   Run::Lookup GetCached(const Run& r, uint64_t key, uint64_t b, size_t level,
                         uint8_t* value_out);
+  // [compaction buffer] Algorithm 3: the buffer of `l` (Level `level`) answers key, or
+  // returns kAbsent (then the tree file does).
+  Run::Lookup BufferGet(const Level& l, size_t level, uint64_t key, uint64_t h,
+                        uint8_t* value_out);
   // Erases from the cache every block of a run in `before` (sorted run ids) that current_
   // no longer holds.
   void EraseDroppedRuns(const std::vector<uint64_t>& before);
@@ -264,6 +291,7 @@ class Engine {
   FaultInjector faults_;
   std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // reused by GetLocked
   std::vector<DamagedRun> set_aside_;  // salvage mode: the runs left out at open
+  uint64_t buffer_trim_merges_ = 0;  // [compaction buffer] stats_.merges at the last trim
   std::unique_ptr<HotnessTracker> hotness_;  // L2SM's update counts; null without logs
 };
 

@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "compaction_buffer.h"
 #include "merge_policy.h"
 #include "level_iterator.h"
 #include "merging_iterator.h"
@@ -151,7 +152,14 @@ void FileCompaction::Reanchor() {
   ++counts_.majors;
   next_.n_est = static_cast<double>(Entries(next_.levels.back().runs)) * (options_.C + 1.0) /
                 options_.C;
+  // [compaction buffer] A level erased on top takes its buffer along, and the level that is
+  // now Level 1 loses its own (compaction_buffer.h): both count as drained.
+  const uint64_t buffered = options_.compaction_buffer ? BufferedFiles(next_.levels).size() : 0;
   ApplyShape(options_, next_.n_est, &next_.levels);
+  if (options_.compaction_buffer) {
+    ClearLevel1Buffer(&next_.levels);
+    counts_.buffer_drained += buffered - BufferedFiles(next_.levels).size();
+  }
 }
 
 size_t PickFile(const Options& options, const Level& level, const Level& below_level) {
@@ -203,6 +211,9 @@ void FileCompaction::DrainFiles() {
     sources.push_back(std::make_unique<LevelIterator>(Slice(below, b_first, b_last), 0,
                                                       prefetch_, c));
     replaced_.push_back(file);
+    // [compaction buffer] The file stays on disk, buffered beside the level it goes into.
+    if (options_.compaction_buffer)
+      counts_.buffer_drained += BufferMovedFile(&next_.levels, i, file);
     level.runs.erase(level.runs.begin() + static_cast<std::ptrdiff_t>(pick));
     const bool into_last = i + 2 == next_.levels.size();
     MergeInto(static_cast<int>(i) + 1, std::move(sources), b_first, b_last, true, c);
@@ -349,6 +360,8 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
   ++(merges ? counts_.merges : counts_.flushes);
   if (next_.levels.size() == 1) Reanchor();
 
+  // The drain: through L2SM's logs, or one file at a time (LSbM's compaction buffer, when on,
+  // hooks into the latter; Options::Validate refuses the two together).
   if (options_.log_ratio > 0.0)
     DrainThroughLogs();
   else
@@ -358,6 +371,8 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
 
 void FileCompaction::Install(Version* current, IOStats* stats) {
   installed_ = true;
+  // [compaction buffer] What the old version buffered and the new one does not is deleted.
+  const std::vector<RunPtr> was_buffered = BufferedFiles(current->levels);
   *current = std::move(next_);
   std::unordered_set<const Run*> live;
   for (const auto& l : current->levels) {
@@ -365,8 +380,14 @@ void FileCompaction::Install(Version* current, IOStats* stats) {
     for (const auto& r : l.log) live.insert(r.get());
   }
   for (const auto& r : current->level0) live.insert(r.get());
+  for (const auto& r : BufferedFiles(current->levels)) live.insert(r.get());
   uint64_t deleted = 0;
   for (const auto& r : replaced_) {
+    if (live.count(r.get())) continue;
+    r->MarkObsolete(retain_);
+    ++deleted;
+  }
+  for (const auto& r : was_buffered) {  // [compaction buffer]
     if (live.count(r.get())) continue;
     r->MarkObsolete(retain_);
     ++deleted;
@@ -376,6 +397,7 @@ void FileCompaction::Install(Version* current, IOStats* stats) {
   stats->major_compactions += counts_.majors;
   stats->runs_created += created_.size();
   stats->runs_deleted += deleted;
+  stats->buffer_drained += counts_.buffer_drained;  // [compaction buffer]
   stats->pseudo_compactions += counts_.pseudo;
   stats->aggregated_compactions += counts_.aggregated;
   stats->log_files_merged += counts_.log_files_merged;

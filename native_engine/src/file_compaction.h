@@ -37,11 +37,18 @@
 //     exactly the I/O it did before logs existed.
 //   * Every output file gets a Bloom filter at its level's FPR, or its key hashes in a
 //     hash-table level; every level's filters and hash index are refreshed at the end.
+//   * [compaction buffer] With Options::compaction_buffer, the file a drain merges down (the
+//     one-file-at-a-time drain above: Options::Validate refuses the buffer together with
+//     L2SM's log) is not deleted but buffered beside the level it went into
+//     (compaction_buffer.h BufferMovedFile), and a reshape clears the buffer of Level 1.
+//     Neither changes what is written: the tree, and the I/O, are those of the same flush
+//     without the buffer.
 //   * Nothing is visible until Install(); files written by a FileCompaction destroyed before
 //     Install() (a failed write or MANIFEST) are marked obsolete, so the tree is as it was.
 //     Install() marks the replaced files (and outputs that a later merge of the same flush
-//     consumed) obsolete and counts the flushes, merges and runs, and the pseudo and
-//     aggregated compactions (an aggregated compaction counts as a merge too).
+//     consumed, and buffered files the new version no longer buffers) obsolete and counts
+//     the flushes, merges and runs, and the pseudo and aggregated compactions (an aggregated
+//     compaction counts as a merge too).
 // Under kLevelGranularity with level0 runs waiting, compaction.h merges them with the buffer.
 #ifndef WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
 #define WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
@@ -91,6 +98,7 @@ class FileCompaction : public FlushJob {
  private:
   struct Counts {
     uint64_t flushes = 0, merges = 0, majors = 0;
+    uint64_t buffer_drained = 0;  // [compaction buffer] files dropped other than by the trim
     uint64_t pseudo = 0, aggregated = 0, log_files_merged = 0, audited = 0, agreed = 0;
   };
   // Merges `sources` (newest first) into new files for level `target` of next_ (level 0 when

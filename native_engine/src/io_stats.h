@@ -89,6 +89,16 @@ class IOStats {
   std::vector<uint64_t> cache_hits, cache_misses;  // [0] = level 0, [i] = Level i
   uint64_t cache_invalidated_blocks = 0;
   uint64_t cache_blocks = 0;
+  // [compaction buffer] (compaction_buffer.h; all 0 without Options::compaction_buffer):
+  // point reads answered by a buffered file (found or deleted), buffered files dropped by the
+  // trim and otherwise (drained at the pace of the merges, or with Level 1's buffer), and,
+  // at the last open, buffered files that could not be read (replaced by markers). Gauges set
+  // by Engine::Stats(): live buffered files, their bytes on disk, and their entries per level
+  // ([0] = level 0, always 0; [i] = Level i).
+  uint64_t buffer_reads = 0, buffer_trimmed = 0, buffer_drained = 0, buffer_unreadable = 0;
+  uint64_t buffer_files = 0, buffer_bytes = 0;
+  std::vector<uint64_t> buffer_entries;
+  // L2SM's per-level log (see above; all 0 without Options::log_ratio).
   uint64_t pseudo_compactions = 0, aggregated_compactions = 0, log_files_merged = 0;
   uint64_t hotness_picks = 0, hotness_picks_agree = 0;
   std::vector<uint64_t> log_entries;  // [i] = Level i+1's log

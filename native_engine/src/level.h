@@ -20,6 +20,7 @@
 #include <optional>
 #include <vector>
 
+#include "compaction_buffer.h"
 #include "hash_index.h"
 #include "run.h"
 
@@ -42,8 +43,14 @@ struct Level {
   // here, unset before the first pick. In memory only (LevelDB keeps its compact pointers
   // in the MANIFEST): a reopen starts again from the first file.
   std::optional<uint64_t> pick_after;
+  // [compaction buffer] Options::compaction_buffer: the level's buffer list B_i, copies of
+  // files merged into it from the level above (compaction_buffer.h); always empty otherwise,
+  // and for Level 1.
+  CompactionBuffer buffer;
   // L2SM (sst_log.h): the level's log, oldest first, and its capacity in entries (0 on
   // Level L and without logs). Never hash indexed: log files keep Bloom filters.
+  // (Options::Validate refuses the log together with the compaction buffer: at most one of
+  // `buffer` and `log` is ever non-empty.)
   std::vector<RunPtr> log;
   double log_capacity = 0.0;
 

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "compaction_buffer.h"
 #include "crc32c.h"
 
 #include "file_io.h"
@@ -19,15 +20,19 @@ namespace {
 // Version 2 added the uniform_filters line; version 3 the log number, the checksum line
 // and run files with a checksum section; version 4 the compaction options and level 0;
 // version 5 the db id, generation, live logs, obsolete runs, key ranges, and run files
-// with a footer (run.h), so earlier directories cannot be read; version 6 the options of
-// OptionTable() and L2SM's logs, written only when they are used (manifest.h).
+// with a footer (run.h), so earlier directories cannot be read; version 6 the option lines
+// of OptionTable() and L2SM's logs, written only when they are used (manifest.h). LSbM's
+// compaction-buffer section is optional in either version.
 constexpr int kManifestVersion = 6;
 constexpr int kOldestReadable = 5;
 
-// True when the design uses a table option: the MANIFEST must then be version 6.
+// A stored row of OptionTable() that version 6 records as a line of its option block.
+bool OptionLine(const OptionSpec& spec) { return spec.stored && !spec.own_section; }
+
+// True when the design uses an option line: the MANIFEST must then be version 6.
 bool NeedsTable(const Options& o) {
   for (const OptionSpec& spec : OptionTable())
-    if (spec.stored && spec.get(o) != spec.default_value) return true;
+    if (OptionLine(spec) && spec.get(o) != spec.default_value) return true;
   return false;
 }
 
@@ -68,7 +73,7 @@ std::string Manifest::Encode() const {
      << o.file_pick << "\nlevel1_runs " << o.level1_runs << "\n";
   if (table)
     for (const OptionSpec& spec : OptionTable())
-      if (spec.stored) os << spec.name << " " << spec.get(o) << "\n";
+      if (OptionLine(spec)) os << spec.name << " " << spec.get(o) << "\n";
   os << "db_id " << Hex64(db_id) << "\ngeneration " << generation << "\nnext_run_id "
      << next_run_id << "\nnext_log_number " << next_log_number << "\n";
   os << "logs " << logs.size();
@@ -87,6 +92,8 @@ std::string Manifest::Encode() const {
   }
   os << "level0 " << level0.size() << "\n";
   for (const auto& r : level0) write_run(r);
+  // Optional sections, each recording an own_section option of OptionTable() by its presence.
+  if (o.compaction_buffer) EncodeBufferSection(*this, &os);  // [compaction buffer]
   os << "end\n";
   const std::string body = os.str();
   return body + "crc32c " +
@@ -177,7 +184,7 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   }
   if (table)
     for (const OptionSpec& spec : OptionTable()) {
-      if (!spec.stored) continue;
+      if (!OptionLine(spec)) continue;
       double v = 0.0;
       expect(spec.name);
       if (!(is >> v)) throw bad(std::string("bad ") + spec.name);
@@ -228,7 +235,17 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     if (!(is >> n) || n > 1000) throw bad("bad level-0 run count");
     for (size_t j = 0; j < n; ++j) m.level0.push_back(read_run());
   }
-  expect("end");
+  // Optional sections before "end", in either version, each at most once and in any order:
+  // today only LSbM's compaction buffer (compaction_buffer.h; it sets compaction_buffer).
+  for (bool buffer_seen = false;;) {
+    std::string tok;
+    if (!(is >> tok)) throw bad("expected 'end'");
+    if (tok == "end") break;
+    if (tok != kBufferSectionTag) throw bad("expected 'end'");
+    if (buffer_seen) throw bad("a second compaction-buffer section");
+    DecodeBufferSection(&is, path, &m);
+    buffer_seen = true;
+  }
   if (is.fail()) throw bad("unreadable field");
   return m;
 }
@@ -268,6 +285,11 @@ bool OutputsRecord::Decode(const std::string& text, OutputsRecord* out) {
   return true;
 }
 
+bool RecordsOption(const Options& o, const OptionSpec& spec) {
+  if (!spec.stored) return false;
+  return spec.own_section ? spec.get(o) != spec.default_value : NeedsTable(o);
+}
+
 std::string CompareDesign(const Options& s, const Options& r) {
   // Granularity first: the file-only options differ whenever it does.
   auto granularity = [](int g) { return g == kFileGranularity ? "file" : "level"; };
@@ -292,6 +314,7 @@ std::string CompareDesign(const Options& s, const Options& r) {
            static_cast<double>(r.file_bytes ? r.file_bytes : r.buffer_bytes)) ||
       diff("level1_runs", s.level1_runs, r.level1_runs))
     return os.str();
+  // The stored rows of OptionTable(): L2SM's design options, LSbM's compaction_buffer.
   for (const OptionSpec& spec : OptionTable()) {
     if (!spec.stored || spec.get(s) == spec.get(r)) continue;
     return std::string(spec.name) + " (stored " + spec.Show(spec.get(s)) + ", requested " +

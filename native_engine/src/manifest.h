@@ -15,13 +15,18 @@
 // MANIFEST log named by CURRENT; a tree of this engine lists at most a few thousand runs,
 // so rewriting the whole description, checksummed, is cheap and leaves one file to trust:
 // there is no edit log to replay or to tear.) Version 6 adds the design options of
-// options.h's OptionTable() (one line each, in table order, after level1_runs) and, after each
-// level's runs, its L2SM log: "log <n>" and its files, oldest first. Encode() writes version 6
-// only when a table option differs from its default (L2SM's log is on) and version 5
-// otherwise, byte for byte as before, so directories without logs stay readable by engines
-// that predate them. Decode() reads both (a version-5 file has the table defaults and empty
-// logs); it throws Corruption (env.h) on a checksum mismatch or a malformed file, and IOError
-// naming the version for files of versions 1 to 4, whose run files do not identify themselves.
+// options.h's OptionTable() that are recorded as lines (one line each, in table order, after
+// level1_runs) and, after each level's runs, its L2SM log: "log <n>" and its files, oldest
+// first. Encode() writes version 6 only when one of those options differs from its default
+// (L2SM's log is on) and version 5 otherwise, byte for byte as before, so directories without
+// logs stay readable by engines that predate them. Either version may end, after level 0's
+// runs and before "end", with optional sections, each recording a table option by its
+// presence: today LSbM's compaction buffer (options.compaction_buffer; compaction_buffer.h),
+// which records the buffers, so a MANIFEST without it (every older one) opens with the
+// buffer off. Decode() reads both versions (a version-5 file has the line options' defaults
+// and empty logs) and the optional sections in any order, each at most once; it throws
+// Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming the
+// version for files of versions 1 to 4, whose run files do not identify themselves.
 #ifndef WACKY_NATIVE_ENGINE_MANIFEST_H_
 #define WACKY_NATIVE_ENGINE_MANIFEST_H_
 
@@ -43,6 +48,13 @@ struct RunRecord {
   uint64_t max_key = 0;
 };
 
+// [compaction buffer] An entry of a level's compaction buffer (compaction_buffer.h): a live
+// buffered file, or a removed marker (only run.min_key and run.max_key are meaningful).
+struct BufferedRecord {
+  bool removed = false;
+  RunRecord run;
+};
+
 struct Manifest {
   Options options;
   uint64_t db_id = 0;
@@ -56,6 +68,9 @@ struct Manifest {
   // Level 1 first, each level's L2SM log (oldest first); empty, or as long as `levels`.
   std::vector<std::vector<RunRecord>> level_logs;
   std::vector<RunRecord> level0;               // runs waiting in level 0, oldest first
+  // [compaction buffer] Per level (Level 1 first): its buffer's tables, newest first. Empty,
+  // and absent from the file, unless options.compaction_buffer.
+  std::vector<std::vector<std::vector<BufferedRecord>>> buffers;
 
   std::string Encode() const;
   static Manifest Decode(const std::string& text, const std::string& path);
@@ -81,6 +96,11 @@ struct OutputsRecord {
   static bool Decode(const std::string& text, OutputsRecord* out);
 };
 std::string OutputsFileName(const std::string& dir);
+
+// True if the MANIFEST written for `options` records row `spec` of OptionTable(): a stored
+// line option when the file is version 6, a stored own_section option when its section is
+// there (the option on). What stored_options (the bindings) reports, "only what applies".
+bool RecordsOption(const Options& options, const OptionSpec& spec);
 
 // Returns "" if `stored` and `requested` describe the same design, layout and compaction
 // options (file_bytes as used: 0 means buffer_bytes; the stored rows of OptionTable()), else a

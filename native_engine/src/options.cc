@@ -42,28 +42,44 @@ void ValidateTable(const Options& o) {
 }
 
 // The rows: L2SM's per-level log (sst_log.h). Ranges are the brief's: omega and alpha are
-// shares, M up to 16 layers, the IS/CS cap up to 1000 files per file.
+// shares, M up to 16 layers, the IS/CS cap up to 1000 files per file. Then LSbM's compaction
+// buffer (compaction_buffer.h): the option itself is part of the design, recorded by the
+// MANIFEST's buffer section; its trim knobs are memory only. The version-6 option lines
+// (own_section false, stored true) keep their order: MANIFESTs already written list them so.
 std::vector<OptionSpec> MakeTable() {
   using S = OptionSpec;
   std::vector<OptionSpec> t;
-  t.push_back({"log_ratio", S::kReal, 0.0, 1.0, 0.0, /*stored=*/true, /*needs_log=*/false, {},
+  t.push_back({"log_ratio", S::kReal, 0.0, 1.0, 0.0, /*stored=*/true, /*own_section=*/false,
+               /*needs_log=*/false, {},
                [](const Options& o) { return o.log_ratio; },
                [](Options* o, double v) { o->log_ratio = v; }});
-  t.push_back({"log_alpha", S::kReal, 0.0, 1.0, 0.5, true, true, {},
+  t.push_back({"log_alpha", S::kReal, 0.0, 1.0, 0.5, true, false, true, {},
                [](const Options& o) { return o.log_alpha; },
                [](Options* o, double v) { o->log_alpha = v; }});
-  t.push_back({"log_batch_cap", S::kInt, 1.0, 1000.0, 10.0, true, true, {},
+  t.push_back({"log_batch_cap", S::kInt, 1.0, 1000.0, 10.0, true, false, true, {},
                [](const Options& o) { return static_cast<double>(o.log_batch_cap); },
                [](Options* o, double v) { o->log_batch_cap = static_cast<int>(v); }});
-  t.push_back({"hotness", S::kChoice, 0.0, 1.0, kExactHotness, false, true, {"exact", "hotmap"},
+  t.push_back({"hotness", S::kChoice, 0.0, 1.0, kExactHotness, false, false, true,
+               {"exact", "hotmap"},
                [](const Options& o) { return static_cast<double>(o.hotness); },
                [](Options* o, double v) { o->hotness = static_cast<int>(v); }});
-  t.push_back({"hotmap_layers", S::kInt, 1.0, 16.0, 5.0, false, true, {},
+  t.push_back({"hotmap_layers", S::kInt, 1.0, 16.0, 5.0, false, false, true, {},
                [](const Options& o) { return static_cast<double>(o.hotmap_layers); },
                [](Options* o, double v) { o->hotmap_layers = static_cast<int>(v); }});
-  t.push_back({"hotness_audit", S::kBool, 0.0, 1.0, 0.0, false, true, {},
+  t.push_back({"hotness_audit", S::kBool, 0.0, 1.0, 0.0, false, false, true, {},
                [](const Options& o) { return o.hotness_audit ? 1.0 : 0.0; },
                [](Options* o, double v) { o->hotness_audit = v != 0.0; }});
+  t.push_back({"compaction_buffer", S::kBool, 0.0, 1.0, 0.0, /*stored=*/true,
+               /*own_section=*/true, /*needs_log=*/false, {"off", "on"},
+               [](const Options& o) { return o.compaction_buffer ? 1.0 : 0.0; },
+               [](Options* o, double v) { o->compaction_buffer = v != 0.0; }});
+  t.push_back({"buffer_trim", S::kReal, 0.0, 1.0, 0.8, false, false, false, {},
+               [](const Options& o) { return o.buffer_trim; },
+               [](Options* o, double v) { o->buffer_trim = v; }});
+  t.push_back({"buffer_trim_interval", S::kInt, 1.0, 4294967296.0, 8.0, false, false, false,
+               {},
+               [](const Options& o) { return static_cast<double>(o.buffer_trim_interval); },
+               [](Options* o, double v) { o->buffer_trim_interval = static_cast<uint64_t>(v); }});
   return t;
 }
 }  // namespace
@@ -71,6 +87,7 @@ std::vector<OptionSpec> MakeTable() {
 std::string OptionSpec::Show(double v) const {
   switch (kind) {
     case kBool:
+      if (choices.size() == 2) return choices[v != 0.0 ? 1 : 0];
       return v != 0.0 ? "true" : "false";
     case kChoice:
       if (v >= 0 && v < static_cast<double>(choices.size()) && v == std::floor(v))
@@ -151,6 +168,14 @@ void Options::Validate() const {
     Bad("granularity='file' needs one run per level (K = 0 and Z = 0); got K=" +
         std::to_string(K) + ", Z=" + std::to_string(Z));
   ValidateTable(*this);
+  if (log_ratio > 0.0 && compaction_buffer)
+    Bad("log_ratio > 0 cannot be combined with compaction_buffer: L2SM moves files through "
+        "its per-level log and merges them in batches; LSbM buffers the single file each "
+        "drain merges out: the buffer has no rule for a batch of log files yet; got "
+        "log_ratio = " + Num(log_ratio) + " with compaction_buffer");
+  if (compaction_buffer && granularity != kFileGranularity)
+    Bad("compaction_buffer applies only to granularity='file' (it buffers the files merged "
+        "one at a time); got compaction_buffer with granularity='level'");
   if (log_ratio > 0.0) {
     if (granularity != kFileGranularity)
       Bad("log_ratio > 0 needs granularity='file': L2SM's per-level log holds files moved out "

@@ -4,11 +4,12 @@
 // message naming the offending parameter and its valid range; an Options that passed
 // Validate() describes a buildable engine. Derived sizes (entries per block B, buffer
 // entries) are computed here so every component agrees on them.
-// The options of L2SM's per-level log (sst_log.h) are described once, in OptionTable(): one
-// row per option with its name, range, default, and whether it is part of the design (the
-// MANIFEST records it and a reopen must give the same value) or memory only (any value on
-// reopen). Validate(), the MANIFEST (manifest.h: encode, decode, CompareDesign) and the
-// bindings (stored_options) all read the table, so a new option of that kind is one row.
+// The options of L2SM's per-level log (sst_log.h) and of LSbM's compaction buffer
+// (compaction_buffer.h) are described once, in OptionTable(): one row per option with its
+// name, range, default, and whether it is part of the design (the MANIFEST records it and a
+// reopen must give the same value) or memory only (any value on reopen). Validate(), the
+// MANIFEST (manifest.h: encode, decode, CompareDesign) and the bindings (stored_options) all
+// read the table, so a new option of that kind is one row.
 #ifndef WACKY_NATIVE_ENGINE_OPTIONS_H_
 #define WACKY_NATIVE_ENGINE_OPTIONS_H_
 
@@ -62,6 +63,20 @@ struct Options {
   // Flushes that gather as separate runs in level 0 before merging into Level 1 together
   // (RocksDB's level0_file_num_compaction_trigger); 1 merges each flush at once.
   int level1_runs = 1;
+  // [compaction buffer] LSbM-tree's compaction buffer (compaction_buffer.h; granularity =
+  // kFileGranularity only, and not with log_ratio > 0): a file the drain merges out of Level i
+  // stays on disk as a buffered copy beside Level i+1 and serves point reads of its keys, so
+  // its blocks cached before the merge keep serving after it. Part of the design (the
+  // MANIFEST records it; a reopen must give the same value). Every buffer_trim_interval merges
+  // (>= 1) the trim drops each buffered file, outside the newest table, with a share of its
+  // data blocks in the block cache below buffer_trim (in [0, 1]; 0 never trims, 1 keeps only
+  // fully cached files). The paper's 0.8 assumes small files (its super-files split a merge
+  // unit into them): a file of many blocks, hot in a few, is trimmed at 0.8, so give small
+  // file_bytes or a lower threshold. The two trim knobs are memory only, like cache_bytes:
+  // not recorded, any value on reopen. Ranges, defaults and reopen rules: OptionTable().
+  bool compaction_buffer = false;
+  double buffer_trim = 0.8;
+  uint64_t buffer_trim_interval = 8;
   // Bytes of the LRU block cache for point reads (block_cache.h): floor(cache_bytes /
   // block_bytes) blocks; 0 (or less than a block) disables it. Memory only, not part of the
   // design: the MANIFEST does not record it, and a reopen may give any value.
@@ -113,9 +128,17 @@ struct OptionSpec {
   // Part of the design: the MANIFEST records it, and reopening with another value is refused.
   // Otherwise memory only: not recorded, any value on reopen.
   bool stored;
+  // How the MANIFEST records a stored option (manifest.h). False: a line of version 6's
+  // option block, which is written (all its lines) only when one of them differs from its
+  // default. True: a kBool option recorded by the presence of its own optional section,
+  // which a MANIFEST of either version may carry (LSbM's compaction buffer section,
+  // compaction_buffer.h): a MANIFEST without the section has the option off.
+  bool own_section;
   // Applies only with log_ratio > 0: another value than the default is refused without logs.
   bool needs_log;
-  std::vector<const char*> choices;  // kChoice: the spelling of each value
+  // kChoice: the spelling of each value. kBool: the spellings of false and true in messages,
+  // if not "false" and "true".
+  std::vector<const char*> choices;
   double (*get)(const Options&);
   void (*set)(Options*, double);
 
@@ -126,7 +149,7 @@ struct OptionSpec {
   double Parse(const std::string& spelling) const;
 };
 
-// The table-described options, in MANIFEST order.
+// The table-described options; the version-6 option lines of the MANIFEST follow this order.
 const std::vector<OptionSpec>& OptionTable();
 // The row named `name`, or nullptr.
 const OptionSpec* FindOption(const std::string& name);

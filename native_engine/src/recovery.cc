@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bloom_filter.h"
+#include "compaction_buffer.h"
 #include "env.h"
 #include "file_io.h"
 #include "merge_policy.h"
@@ -116,7 +117,16 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
         add(rec, static_cast<int>(i + 1), static_cast<int>(i), true, &v.levels[i].log);
   }
   for (const auto& rec : m.level0) add(rec, 0, -1, false, &v.level0);
+  // [compaction buffer] A buffered file is a copy: one that cannot be read becomes a marker.
+  RecoverBuffers(m, [&](const RunRecord& rec) -> RunPtr {
+    try {
+      return recover(rec);
+    } catch (const IOError&) {
+      return nullptr;
+    }
+  }, mpath, &v.levels, &out.buffer_unreadable);
   ApplyShape(options, v.n_est, &v.levels);
+  ClearLevel1Buffer(&v.levels);  // [compaction buffer] should the shape have moved
   for (auto& l : v.levels) l.RefreshFilters(options.entries_per_block());
   if (damaged != nullptr && v.levels.size() != levels_before) {
     // ApplyShape adds or drops empty levels at the top only, so a level's index moves by
@@ -160,6 +170,7 @@ std::vector<UnlistedFile> ClassifyUnlisted(const std::string& dir, const Manifes
   for (const auto& l : m.level_logs)
     for (const auto& r : l) listed.insert(r.id);
   for (const auto& r : m.level0) listed.insert(r.id);
+  for (const auto& e : BufferedRecords(m)) listed.insert(e.second.id);  // [compaction buffer]
   const std::set<uint64_t> live_logs(m.logs.begin(), m.logs.end());
   OutputsRecord outputs;
   bool have_outputs = false;

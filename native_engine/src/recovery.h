@@ -12,6 +12,10 @@
 //         tombstones and either its Bloom filter (at the bits per key the MANIFEST recorded)
 //         or, for a hash-indexed run, its key hashes. A missing, truncated, damaged,
 //         swapped or foreign run file throws Corruption naming it.
+//       - [compaction buffer] The buffers the MANIFEST records are rebuilt likewise
+//         (compaction_buffer.h RecoverBuffers); a buffered file that cannot be read, in either
+//         mode, becomes a marker of its key range (nothing is lost: it is a copy) and is
+//         counted in buffer_unreadable.
 //       - The shape is then re-applied from the stored n_est (merge_policy.h ApplyShape)
 //         and every level's filters and hash index refreshed, exactly as after a merge.
 //       - Salvage (`damaged` not null, engine.h options.salvage): a listed run that cannot
@@ -20,8 +24,8 @@
 //         in *damaged (file, level, key range and counts as the MANIFEST records them, which
 //         its own checksum vouches for, and the error). The Version holds the other runs.
 //   * ClassifyUnlisted(dir, manifest, value_bytes) lists the run files and logs that the
-//     MANIFEST does not list as live, each with what opening does with it and why. Nothing
-//     is deleted without proof:
+//     MANIFEST does not list as live (in a level, level 0 or a compaction buffer), each with
+//     what opening does with it and why. Nothing is deleted without proof:
 //       - a run the MANIFEST records as merged away (`obsolete`) is deleted;
 //       - a run with an id the OUTPUTS record (manifest.h) gives to the flush that started
 //         from this very MANIFEST generation is that flush's uncommitted output: deleted;
@@ -48,6 +52,9 @@ namespace wacky {
 struct Recovered {
   Manifest manifest;
   Version version;
+  // [compaction buffer] Buffered files (compaction_buffer.h) that could not be read: each
+  // became a marker of its key range (a copy: the tree holds its data), its file left as is.
+  uint64_t buffer_unreadable = 0;
 };
 
 // A listed run whose file cannot be read: what its loss takes away. The fields up to `why`
