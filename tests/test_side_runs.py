@@ -53,10 +53,12 @@ def test_bad_side_run_options_are_named(make, message) -> None:
         make()
 
 
-def test_side_runs_compose_with_files() -> None:
-    c = Compaction(granularity="file", file_bytes=1 << 18, level1_runs=4, log=Log(0.1),
-                   buffer=Buffer(trim=0.8))
-    assert not c.is_default and c.log is not None and c.buffer is not None
+def test_side_runs_compose_with_files_but_not_with_each_other() -> None:
+    for side in (dict(log=Log(0.1)), dict(buffer=Buffer(trim=0.8))):
+        c = Compaction(granularity="file", file_bytes=1 << 18, level1_runs=4, **side)
+        assert not c.is_default
+    with pytest.raises(ValueError, match="cannot be combined"):
+        Compaction(granularity="file", log=Log(0.1), buffer=Buffer())
 
 
 # -- LSbM's compaction buffer in the model (B1) --------------------------------------------------
@@ -109,3 +111,22 @@ def test_recommend_turns_the_buffer_on_only_where_it_pays(read_keys, chosen) -> 
     assert doc["compaction"]["compaction_buffer"] is chosen
     assert doc["granularity_choice"]["file"]["compaction_buffer"]["chosen"] is chosen
     assert ("with LSbM's compaction buffer" in doc["granularity_choice"]["reason"]) is chosen
+
+
+def test_the_side_run_case_sets_pair_each_mechanism_with_the_same_run_without_it() -> None:
+    from validation import side_runs
+    from validation.scale import Scale
+    from validation.sweep import MARKERS, SWEEPS, SweepResult
+
+    assert {"lsbm", "l2sm"} <= set(SWEEPS) and {"lsbm", "l2sm"} <= set(MARKERS)
+    for name, flag in (("lsbm", "buffer"), ("l2sm", "log")):
+        cases = side_runs.cases(name, Scale(), {"bits_per_entry": 5.0})
+        on = [c for c in cases if getattr(c.options["compaction"], flag) is not None]
+        off = [c for c in cases if getattr(c.options["compaction"], flag) is None]
+        assert len(on) == len(off) > 0
+        for a, b in zip(off, on, strict=True):  # same workload, scale and seed
+            assert a.options["workload"] == b.options["workload"]
+            assert a.options["scale"] == b.options["scale"] and a.design == b.design
+        known = side_runs.lsbm_cases() if name == "lsbm" else side_runs.l2sm_cases()
+        fake = [SweepResult(c, object()) for c in cases]  # type: ignore[arg-type]
+        assert len(side_runs._pairs(fake, known)) == len(off)
