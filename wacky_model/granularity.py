@@ -248,7 +248,7 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         kb = tree.costs(cache_blocks(split))
         costs_b = skewed(grid.costs[j], kb.point_read, kb.write_amp)
         theta_b = float(theta_shared(costs_b.row(split.entries_per_block), weights)[0])
-        chosen = theta_b < theta * (1.0 - BUFFER_GAIN)
+        chosen = BUFFER_CHOSEN and theta_b < theta * (1.0 - BUFFER_GAIN)
         buffer = {"chosen": chosen, "theta_without": theta, "theta_with": theta_b,
                   "hit_rate_without": k.cache_hit_rate, "hit_rate_with": kb.cache_hit_rate,
                   "space_with": kb.buffer_space}
@@ -262,3 +262,7 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
 # The compaction buffer (LSbM) costs disk space the objective does not price: the search takes
 # it only where it lowers Θ by at least this share.
 BUFFER_GAIN = 0.005
+# Whether the search may take the buffer at all. Not yet: on the native engine it did not raise
+# the hit rate in any case of `wacky sweep lsbm` where B1 said it would (docs/VALIDATION.md,
+# "LSbM"), so B1's estimate is reported beside the pick but does not choose.
+BUFFER_CHOSEN = False

@@ -1133,8 +1133,13 @@ def _buffer_text(b: dict[str, Any] | None) -> str:
         return (f", with LSbM's compaction buffer (hit rate {b['hit_rate_without']:.3f} -> "
                 f"{b['hit_rate_with']:.3f}, Θ {b['theta_without']:.4g} without it, "
                 f"+{b['space_with']:.1%} space)")
-    return (f", without LSbM's compaction buffer (it would change Θ by "
-            f"{b['theta_with'] / b['theta_without'] - 1:+.2%})")
+    change = b["theta_with"] / b["theta_without"] - 1
+    if change < 0:  # B1 says it pays, but the engine has not confirmed it (BUFFER_CHOSEN)
+        return (f", without LSbM's compaction buffer (B1 says it would change Θ by "
+                f"{change:+.2%} and the hit rate {b['hit_rate_without']:.3f} -> "
+                f"{b['hit_rate_with']:.3f}, but on the native engine it has not: wacky sweep "
+                "lsbm)")
+    return f", without LSbM's compaction buffer (it would change Θ by {change:+.2%})"
 
 
 def _file_grids(system: System, constraints: Constraints | None, target: str = "native",
