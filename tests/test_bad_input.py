@@ -131,3 +131,16 @@ D, S = Design(T=10, C=9, K=0, Z=0), System()
 def test_api_names_the_argument_of_the_wrong_type(call, message):
     with pytest.raises(TypeError, match=message):
         call()
+
+
+def test_side_run_flags_are_named_and_refused_where_they_cannot_work(wacky):
+    files = [*LEVELING, "--granularity", "file", "--writes", "1"]
+    refused(wacky(*files, "--log-ratio", "2"), "error: --log-ratio must be in (0, 1]", "got 2")
+    refused(wacky(*files, "--compaction-buffer", "--buffer-trim", "1.5"),
+            "error: --buffer-trim must be a share of blocks in [0, 1]")
+    refused(wacky(*LEVELING, "--compaction-buffer"), "error: --compaction-buffer needs",
+            "--granularity")
+    refused(wacky(*files, "--log-alpha", "0.3"), "--log-alpha goes with --log-ratio")
+    refused(wacky(*files, "--log-ratio", "0.1", "--compaction-buffer"), "cannot be combined")
+    # the engine builds the log, but no model prices it: analyze says so, and why
+    refused(wacky(*files, "--log-ratio", "0.1"), "--log-ratio", "not priced")
