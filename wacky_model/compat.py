@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from wacky_model.guardrails import Constraints
-    from wacky_model.types import System, Workload
+
+# wacky_model.types builds every Workload through check_keys, so this module names its types
+# without importing them: the arrow points one way (types -> compat).
+Workload = System = Any
 
 # The features a recommendation can combine, in the words of the API's arguments.
 FEATURES = {
