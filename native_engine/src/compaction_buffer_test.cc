@@ -55,7 +55,7 @@ std::vector<std::vector<uint64_t>> Shape(const CompactionBuffer& b) {
 int Answer(const CompactionBuffer& b, uint64_t key) {
   uint8_t value[8] = {0};
   IOCounter io;
-  const Run::Lookup res = b.Get(key, 0, [&](const Run& r, uint64_t block) {
+  const Run::Lookup res = b.Get(key, 0, [&](const Run& r, uint64_t block, bool) {
     return r.GetFromBlock(key, block, value, &io);
   });
   if (res == Run::Lookup::kAbsent) return -1;
@@ -67,7 +67,7 @@ int Answer(const CompactionBuffer& b, uint64_t key) {
 int AnswerHashed(const CompactionBuffer& b, uint64_t key) {
   uint8_t value[8] = {0};
   IOCounter io;
-  const Run::Lookup res = b.Get(key, Hash64(key), [&](const Run& r, uint64_t block) {
+  const Run::Lookup res = b.Get(key, Hash64(key), [&](const Run& r, uint64_t block, bool) {
     return r.GetFromBlock(key, block, value, &io);
   });
   if (res == Run::Lookup::kAbsent) return -1;
@@ -115,6 +115,28 @@ TEST(CompactionBuffer, TheWalkTakesTheNewestCopyAndStopsAtAMarker) {
   CHECK_EQ(b.DropInside(0, 9), 1u);
   CHECK(b.empty());
   CHECK_EQ(Answer(b, 7), -1);
+}
+
+// A block the reader declines (the engine reads only cached buffered blocks) ends the walk:
+// the older table below may hold a stale copy of the key, so only the tree may answer.
+TEST(CompactionBuffer, ABlockNotReadStopsTheWalk) {
+  test::TempDir dir;
+  const std::string d = dir.path();
+  CompactionBuffer b;
+  b.Append(MakeRun(d, 1, Range(0, 9), 1));  // older: a stale copy of 2
+  const RunPtr newer = MakeRun(d, 2, {0, 2, 4}, 2);
+  b.Append(newer);
+  uint8_t value[8] = {0};
+  IOCounter io;
+  int reads = 0;
+  auto skip_newer = [&](const Run& r, uint64_t block, bool) -> std::optional<Run::Lookup> {
+    ++reads;
+    if (r.id() == newer->id()) return std::nullopt;
+    return r.GetFromBlock(2, block, value, &io);
+  };
+  CHECK(b.Get(2, 0, skip_newer) == Run::Lookup::kAbsent);
+  CHECK_EQ(reads, 1);  // the older file was not read
+  CHECK_EQ(Answer(b, 2), 2);  // read, the newer copy answers
 }
 
 // A marker made from a file with a filter fences only the keys the file may have held; read

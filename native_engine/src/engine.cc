@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <random>
 #include <cstring>
 #include <functional>
@@ -611,9 +612,16 @@ Run::Lookup Engine::GetCached(const Run& r, uint64_t key, uint64_t b, size_t lev
 
 Run::Lookup Engine::BufferGet(const Level& l, size_t level, uint64_t key, uint64_t h,
                               uint8_t* value_out) {
-  const Run::Lookup res = l.buffer.Get(key, h, [&](const Run& r, uint64_t b) {
-    return GetCached(r, key, b, level, value_out);
-  });
+  // B^0's blocks are read as Algorithm 3 does; an older table's only when cached
+  // (compaction_buffer.h, Reads): a cold one costs the tree block's I/O and cache room.
+  const Run::Lookup res = l.buffer.Get(
+      key, h, [&](const Run& r, uint64_t b, bool newest) -> std::optional<Run::Lookup> {
+        if (newest) return GetCached(r, key, b, level, value_out);
+        const uint8_t* cached = cache_.Lookup(r.id(), b);
+        if (cached == nullptr) return std::nullopt;
+        stats_.CountCacheLookup(level, true);
+        return r.FindInBlock(key, b, cached, value_out);
+      });
   if (res != Run::Lookup::kAbsent) ++stats_.buffer_reads;
   return res;
 }
