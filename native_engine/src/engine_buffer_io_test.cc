@@ -10,30 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "engine_test_util.h"
 #include "testharness.h"
 
 namespace wacky {
 namespace {
 
-Options Small() {
-  Options o;
-  o.T = 3;
-  o.C = 2;
-  o.entry_bytes = 24;    // 16-byte values
-  o.block_bytes = 96;    // 4 entries per block
-  o.buffer_bytes = 192;  // 8 entries per buffer
-  o.bits_per_entry = 10;
-  o.granularity = kFileGranularity;
-  o.file_bytes = 192;  // files of 2 blocks
-  return o;
-}
-
-std::vector<uint8_t> Value(const Options& o, uint64_t key, uint64_t salt) {
-  std::vector<uint8_t> v(o.value_bytes());
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = static_cast<uint8_t>((key * 131 + salt * 7 + i) ^ (key >> (8 * (i % 8))));
-  return v;
-}
+using test::Value;
 
 // A fixed workload: puts, deletes and gets (most on keys 0..99) over 2000 keys.
 IOStats FixedWorkload(const Options& o, const std::string& path) {
@@ -69,7 +52,7 @@ TEST(EngineBuffer, OffIsByteIdenticalToTheEngineBeforeIt) {
       {618, 7866, 10348, 528, 583, 239, 3303069, 4319, 4039, 1601, 4319, 840, 321},
   };
   for (int variant = 0; variant < 3; ++variant) {
-    Options o = Small();
+    Options o = test::SmallOptions(kFileGranularity, 192);
     o.cache_bytes = 20 * 96;
     o.wal = false;
     o.file_pick = variant == 1 ? kRoundRobin : kLeastOverlap;
@@ -102,7 +85,7 @@ TEST(EngineBuffer, OffIsByteIdenticalToTheEngineBeforeIt) {
 // what they do without it, and the tree is the same run for run.
 TEST(EngineBuffer, BufferingMovesNoBytes) {
   for (int pick : {kLeastOverlap, kRoundRobin}) {
-    Options off = Small();
+    Options off = test::SmallOptions(kFileGranularity, 192);
     off.cache_bytes = 20 * 96;
     off.wal = false;
     off.file_pick = pick;
@@ -145,7 +128,7 @@ TEST(EngineBuffer, HotKeysKeepHittingTheCacheAfterMerges) {
   uint64_t misses[2] = {0, 0}, invalidated[2] = {0, 0}, buffer_reads = 0, buffered_bytes = 0;
   std::string rounds[2];
   for (int buffered = 0; buffered < 2; ++buffered) {
-    Options o = Small();
+    Options o = test::SmallOptions(kFileGranularity, 192);
     o.wal = false;
     o.T = 4;
     o.buffer_bytes = 960;       // 40 entries

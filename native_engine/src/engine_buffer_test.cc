@@ -5,19 +5,14 @@
 // design. (Its effect on I/O and on the block cache: engine_buffer_io_test.cc.)
 #include "engine.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
-#include <cstring>
-#include <map>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "directory_check.h"
+#include "engine_test_util.h"
 #include "env.h"
 #include "manifest.h"
 #include "options.h"
@@ -28,62 +23,19 @@
 namespace wacky {
 namespace {
 
-using Model = std::map<uint64_t, std::vector<uint8_t>>;
+using test::CheckMatches;
+using test::InAChildThatDies;
+using test::Model;
+using test::Sum;
+using test::Value;
 
-Options Small() {
-  Options o;
-  o.T = 3;
-  o.C = 2;
-  o.entry_bytes = 24;    // 16-byte values
-  o.block_bytes = 96;    // 4 entries per block
-  o.buffer_bytes = 192;  // 8 entries per buffer
-  o.bits_per_entry = 10;
-  o.granularity = kFileGranularity;
-  o.file_bytes = 192;  // files of 2 blocks
-  return o;
-}
-
+// Files of 2 blocks, buffered.
 Options Buffered() {
-  Options o = Small();
+  Options o = test::SmallOptions(kFileGranularity, 192);
   o.compaction_buffer = true;
   o.cache_bytes = 64 * 96;
   o.buffer_trim_interval = 4;
   return o;
-}
-
-std::vector<uint8_t> Value(const Options& o, uint64_t key, uint64_t salt) {
-  std::vector<uint8_t> v(o.value_bytes());
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = static_cast<uint8_t>((key * 131 + salt * 7 + i) ^ (key >> (8 * (i % 8))));
-  return v;
-}
-
-uint64_t Sum(const std::vector<uint64_t>& v) {
-  uint64_t t = 0;
-  for (uint64_t x : v) t += x;
-  return t;
-}
-
-// Every key of the model and some others by Get, then everything by Scan.
-void CheckMatches(Engine* e, const Model& model, uint64_t key_space) {
-  std::vector<uint8_t> out(e->options().value_bytes());
-  for (uint64_t k = 0; k < key_space; ++k) {
-    const auto it = model.find(k);
-    CHECK_EQ(e->Get(k, out.data()), it != model.end());
-    if (it != model.end()) CHECK(out == it->second);
-  }
-  auto it = e->Scan(0, UINT64_MAX);
-  std::vector<uint64_t> keys;
-  std::vector<uint8_t> values;
-  while (it->NextBatch(64, &keys, &values) > 0) {}
-  CHECK_EQ(keys.size(), model.size());
-  size_t i = 0;
-  const size_t vb = e->options().value_bytes();
-  for (const auto& [k, v] : model) {
-    CHECK_EQ(keys[i], k);
-    CHECK(std::memcmp(values.data() + i * vb, v.data(), vb) == 0);
-    ++i;
-  }
 }
 
 // Each level's buffer as (level, table, id or 0 for a marker, min_key, max_key).
@@ -119,23 +71,11 @@ TEST(EngineBuffer, ReadsMatchAModelThroughUpdatesDeletesTrimsAndReopen) {
     IOStats s;
     {
       Engine e(path, o);
-      std::vector<uint8_t> out(o.value_bytes());
       for (int step = 0; step < 6000; ++step) {
         const uint64_t dice = rng() % 100;
         const bool hot = rng() % 10 < 8;
         const uint64_t key = hot ? 300 + rng() % kHot : rng() % kKeys;
-        if (dice < 35) {
-          const auto v = Value(o, key, step);
-          e.Put(key, v.data());
-          model[key] = v;
-        } else if (dice < 45) {
-          e.Delete(key);
-          model.erase(key);
-        } else {
-          const bool found = e.Get(key, out.data());
-          CHECK_EQ(found, model.count(key) == 1);
-          if (found) CHECK(out == model[key]);
-        }
+        test::Step(&e, &model, key, step, dice, 35, 45);
       }
       CheckMatches(&e, model, kKeys);
       s = e.Stats();
@@ -225,25 +165,6 @@ TEST(EngineBuffer, TheTrimDropsColdFilesButNeverTheNewestTable) {
       CHECK_GT(most_tables, 3u);
     }
   }
-}
-
-// Runs `body` in a child process that then dies with _exit(), like a crash of the process.
-template <typename F>
-void InAChildThatDies(F body) {
-  const pid_t pid = ::fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    try {
-      body();
-    } catch (...) {
-      ::_exit(3);
-    }
-    ::_exit(0);
-  }
-  int status = 0;
-  CHECK_EQ(::waitpid(pid, &status, 0), pid);
-  CHECK(WIFEXITED(status));
-  CHECK_EQ(WEXITSTATUS(status), 0);
 }
 
 // Fills `path` until its buffers hold files; returns the model.
@@ -364,14 +285,7 @@ TEST(EngineBuffer, AnUnreadableBufferedFileIsACopyLost) {
   CHECK_GT(victim, 0u);
   CHECK_GT(other, 0u);
   const std::string file = RunFileName(path, victim);
-  {
-    ScopedFd fd(::open(file.c_str(), O_RDWR));
-    CHECK(fd.valid());
-    uint8_t byte = 0;
-    CHECK_EQ(::pread(fd.get(), &byte, 1, 20), 1);
-    byte ^= 0x04;
-    CHECK_EQ(::pwrite(fd.get(), &byte, 1, 20), 1);
-  }
+  test::FlipByte(file, 20, 0x04);
   DirectoryReport r = CheckDirectory(path);
   CHECK(r.ok());
   CHECK(!r.lost_writes);
@@ -391,12 +305,7 @@ TEST(EngineBuffer, AnUnreadableBufferedFileIsACopyLost) {
     CHECK_EQ(e.Stats().buffer_unreadable, 1u);
     CheckMatches(&e, model, 700);
     // Another buffered file damaged under a running engine: Verify names it.
-    ScopedFd fd(::open(RunFileName(path, other).c_str(), O_RDWR));
-    CHECK(fd.valid());
-    uint8_t byte = 0;
-    CHECK_EQ(::pread(fd.get(), &byte, 1, 20), 1);
-    byte ^= 0x04;
-    CHECK_EQ(::pwrite(fd.get(), &byte, 1, 20), 1);
+    test::FlipByte(RunFileName(path, other), 20, 0x04);
     CHECK_THROWS(e.Verify(), Corruption, RunFileName(path, other));
   }
   CHECK(FileExists(file) || !ListDir(path + "/lost").empty());  // never deleted
@@ -430,14 +339,15 @@ TEST(EngineBuffer, OptionsAreCheckedAndTheBufferIsPartOfTheDesign) {
     CHECK_EQ(CompareDesign(a, b), std::string());
     CHECK(RecordsOption(a, *FindOption("compaction_buffer")));
     CHECK(!RecordsOption(a, *FindOption("log_ratio")));
-    CHECK(!RecordsOption(Small(), *FindOption("compaction_buffer")));
+    CHECK(!RecordsOption(test::SmallOptions(kFileGranularity, 192),
+                         *FindOption("compaction_buffer")));
   }
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  Options off = Small();
+  Options off = test::SmallOptions(kFileGranularity, 192);
   {
     Engine e(path, off);
-    for (uint64_t k = 0; k < 300; ++k) e.Put(k, Value(off, k, 0).data());
+    test::Load(&e, nullptr, 0, 300, 0);
   }
   CHECK(ReadWholeFile(path + "/MANIFEST").find("compaction_buffer") == std::string::npos);
   Options on = off;

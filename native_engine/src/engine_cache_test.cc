@@ -7,35 +7,23 @@
 #include <vector>
 
 #include "engine.h"
+#include "engine_test_util.h"
 #include "scan_iterator.h"
 #include "testharness.h"
 
 namespace wacky {
 namespace {
 
+using test::Load;
+using test::Sum;
+using test::Value;
+
+// The small design without a log, with a block cache of 1 MiB.
 Options Small() {
-  Options o;
-  o.T = 3;
-  o.C = 2;
-  o.entry_bytes = 24;    // 16-byte values
-  o.block_bytes = 96;    // 4 entries per block
-  o.buffer_bytes = 192;  // 8 entries per buffer
-  o.bits_per_entry = 10;
+  Options o = test::SmallOptions();
   o.wal = false;
   o.cache_bytes = 1 << 20;
   return o;
-}
-
-std::vector<uint8_t> Value(const Options& o, uint64_t key, uint64_t salt) {
-  std::vector<uint8_t> v(o.value_bytes());
-  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>(key * 31 + salt * 7 + i);
-  return v;
-}
-
-uint64_t Sum(const std::vector<uint64_t>& v) {
-  uint64_t t = 0;
-  for (uint64_t x : v) t += x;
-  return t;
 }
 
 uint64_t At(const std::vector<uint64_t>& v, size_t i) { return i < v.size() ? v[i] : 0; }
@@ -73,7 +61,7 @@ IOStats GetAndCheck(Engine* e, uint64_t key, uint64_t salt) {
 void CheckHitThenInvalidation(const Options& o) {
   test::TempDir dir;
   Engine e(dir.path() + "/db", o);
-  for (uint64_t k = 0; k < 8; ++k) e.Put(k, Value(o, k, 0).data());
+  Load(&e, nullptr, 0, 8, 0);
   e.Flush();
   const auto [run, level] = OnlyRun(&e);
   const IOStats s0 = e.Stats();
@@ -100,7 +88,7 @@ void CheckHitThenInvalidation(const Options& o) {
   CHECK_EQ(Sum(s4.cache_misses), s4.point_read.blocks_read);
 
   // New values for the same keys: the flush merges them with the run, which is deleted.
-  for (uint64_t k = 0; k < 8; ++k) e.Put(k, Value(o, k, 1).data());
+  Load(&e, nullptr, 0, 8, 1);
   e.Flush();
   CHECK(!RunExists(&e, run));
   const IOStats s5 = e.Stats();
@@ -127,7 +115,7 @@ TEST(EngineCache, Level0RunsCountAtIndexZeroAndTheirMergeInvalidates) {
   o.level1_runs = 3;
   test::TempDir dir;
   Engine e(dir.path() + "/db", o);
-  for (uint64_t k = 0; k < 8; ++k) e.Put(k, Value(o, k, 0).data());
+  Load(&e, nullptr, 0, 8, 0);
   e.Flush();
   const auto [run, level] = OnlyRun(&e);
   CHECK_EQ(level, 0u);  // staged in level 0
@@ -139,7 +127,7 @@ TEST(EngineCache, Level0RunsCountAtIndexZeroAndTheirMergeInvalidates) {
   CHECK_GE(s.cache_hits.size(), e.Levels().size());  // sized to the levels (level 0 first)
   // Two more flushes: the third merges level 0 into Level 1, deleting the staged runs.
   for (uint64_t round = 1; round <= 2; ++round) {
-    for (uint64_t k = 100 * round; k < 100 * round + 8; ++k) e.Put(k, Value(o, k, 0).data());
+    Load(&e, nullptr, 100 * round, 100 * round + 8, 0);
     e.Flush();
   }
   CHECK(!RunExists(&e, run));
@@ -208,7 +196,7 @@ TEST(EngineCache, CacheBytesIsNotPartOfTheDesign) {
   Options o = Small();
   {
     Engine e(path, o);
-    for (uint64_t k = 0; k < 20; ++k) e.Put(k, Value(o, k, 0).data());
+    Load(&e, nullptr, 0, 20, 0);
   }
   o.cache_bytes = 0;
   {

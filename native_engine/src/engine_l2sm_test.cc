@@ -6,8 +6,6 @@
 // under salvage.
 #include "engine.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "directory_check.h"
+#include "engine_test_util.h"
 #include "env.h"
 #include "manifest.h"
 #include "run.h"
@@ -28,89 +27,26 @@
 namespace wacky {
 namespace {
 
-using Model = std::map<uint64_t, std::vector<uint8_t>>;
-
-// Runs `body` in a child process that then dies with _exit(), like a crash of the process.
-template <typename F>
-void InAChildThatDies(F body) {
-  const pid_t pid = ::fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    try {
-      body();
-    } catch (...) {
-      ::_exit(3);
-    }
-    ::_exit(0);
-  }
-  int status = 0;
-  CHECK_EQ(::waitpid(pid, &status, 0), pid);
-  CHECK(WIFEXITED(status));
-  CHECK_EQ(WEXITSTATUS(status), 0);
-}
+using test::CheckNoTempFiles;
+using test::CheckScan;
+using test::InAChildThatDies;
+using test::Model;
+using test::Value;
 
 // Tiny files (4 entries) and buffers (8 entries): logs fill within a few hundred writes.
 Options L2sm(int hotness = kExactHotness) {
-  Options o;
-  o.T = 3;
-  o.C = 2;
-  o.entry_bytes = 24;
-  o.block_bytes = 96;
-  o.buffer_bytes = 192;
-  o.bits_per_entry = 10;
-  o.granularity = kFileGranularity;
-  o.file_bytes = 96;
+  Options o = test::SmallOptions(kFileGranularity, 96);
   o.log_ratio = 0.2;
   o.hotness = hotness;
   return o;
 }
 
-std::vector<uint8_t> Value(const Options& o, uint64_t key, uint64_t salt) {
-  std::vector<uint8_t> v(o.value_bytes());
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = static_cast<uint8_t>((key * 131 + salt * 7 + i) ^ (key >> (8 * (i % 8))));
-  return v;
-}
-
-std::vector<std::pair<uint64_t, std::vector<uint8_t>>> ScanAll(Engine* e, uint64_t lo,
-                                                                uint64_t hi) {
-  const size_t vb = e->options().value_bytes();
-  auto it = e->Scan(lo, hi);
-  std::vector<uint64_t> keys;
-  std::vector<uint8_t> values;
-  while (it->NextBatch(5, &keys, &values) > 0) {}
-  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> out;
-  for (size_t i = 0; i < keys.size(); ++i)
-    out.push_back({keys[i], std::vector<uint8_t>(values.begin() + i * vb,
-                                                 values.begin() + (i + 1) * vb)});
-  return out;
-}
-
+// Every key of [0, universe) by Get, everything by Scan, and 10 random ranges by Scan.
 void CheckMatches(Engine* e, const Model& model, std::mt19937_64* rng, uint64_t universe) {
-  std::vector<uint8_t> out(e->options().value_bytes());
-  for (uint64_t k = 0; k < universe; ++k) {
-    const auto it = model.find(k);
-    CHECK_EQ(e->Get(k, out.data()), it != model.end());
-    if (it != model.end()) CHECK(out == it->second);
-  }
-  const auto all = ScanAll(e, 0, UINT64_MAX);
-  CHECK_EQ(all.size(), model.size());
-  size_t i = 0;
-  for (const auto& kv : model) {
-    CHECK_EQ(all[i].first, kv.first);
-    CHECK(all[i].second == kv.second);
-    ++i;
-  }
+  test::CheckMatches(e, model, universe, 5);
   for (int r = 0; r < 10; ++r) {
     const uint64_t lo = (*rng)() % universe, hi = lo + (*rng)() % 200;
-    const auto got = ScanAll(e, lo, hi);
-    size_t n = 0;
-    for (auto it = model.lower_bound(lo); it != model.end() && it->first <= hi; ++it, ++n) {
-      CHECK(n < got.size());
-      CHECK_EQ(got[n].first, it->first);
-      CHECK(got[n].second == it->second);
-    }
-    CHECK_EQ(got.size(), n);
+    CheckScan(e, model, lo, hi, 5);
   }
 }
 
@@ -250,23 +186,11 @@ TEST(L2sm, RandomWorkloadsMatchAModelAcrossReopen) {
     std::vector<std::vector<uint64_t>> before;
     {
       Engine e(path, o);
-      std::vector<uint8_t> out(o.value_bytes());
       for (int step = 0; step < 3000; ++step) {
         // Half the writes go to 40 hot keys, spread over the key space.
         const uint64_t key = rng() % 2 ? (rng() % 40) * 19 : rng() % universe;
         const uint64_t dice = rng() % 100;
-        if (dice < 65) {
-          const auto v = Value(o, key, step);
-          e.Put(key, v.data());
-          model[key] = v;
-        } else if (dice < 80) {
-          e.Delete(key);
-          model.erase(key);
-        } else {
-          const bool found = e.Get(key, out.data());
-          CHECK_EQ(found, model.count(key) == 1);
-          if (found) CHECK(out == model[key]);
-        }
+        test::Step(&e, &model, key, step, dice, 65, 80);
         if (step % 50 == 0) overlaps += CheckShape(&e);
         if (step % 1000 == 999) CheckMatches(&e, model, &rng, universe);
       }
@@ -411,8 +335,7 @@ TEST(L2sm, AFailedFlushLeavesTreeAndLogsAsTheyWere) {
   CHECK_GT(run_failures, 0);
   CheckMatches(&e, model, &rng, universe);
   e.Close();
-  for (const auto& name : ListDir(path))
-    CHECK(name.size() < 4 || name.compare(name.size() - 4, 4, ".tmp") != 0);
+  CheckNoTempFiles(path);
   CHECK(CheckDirectory(path).ok());
   Engine again(path, o);
   CheckMatches(&again, model, &rng, universe);
@@ -468,11 +391,7 @@ TEST(L2sm, SalvageSetsADamagedLogFileAside) {
   Model model;
   {
     Engine e(path, o);
-    for (int round = 0; round < 4; ++round)
-      for (uint64_t k = 0; k < 300; ++k) {
-        e.Put(k, Value(o, k, round).data());
-        model[k] = Value(o, k, round);
-      }
+    for (int round = 0; round < 4; ++round) test::Load(&e, &model, 0, 300, round);
   }
   RunInfo victim{};
   int victim_level = 0;
@@ -486,14 +405,7 @@ TEST(L2sm, SalvageSetsADamagedLogFileAside) {
   }
   CHECK_GT(victim_level, 0);
   const std::string file = RunFileName(path, victim.id);
-  {
-    ScopedFd fd(::open(file.c_str(), O_RDWR));
-    CHECK(fd.valid());
-    uint8_t byte = 0;
-    CHECK_EQ(::pread(fd.get(), &byte, 1, 20), 1);
-    byte ^= 0x10;
-    CHECK_EQ(::pwrite(fd.get(), &byte, 1, 20), 1);
-  }
+  test::FlipByte(file, 20, 0x10);
   CHECK_THROWS(Engine(path, o), Corruption, file);
   const DirectoryReport report = CheckDirectory(path);
   CHECK_EQ(report.damaged_runs.size(), 1u);

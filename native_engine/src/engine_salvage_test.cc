@@ -6,18 +6,14 @@
 #include "engine.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "directory_check.h"
+#include "engine_test_util.h"
 #include "env.h"
 #include "recovery.h"
 #include "run.h"
@@ -27,69 +23,12 @@
 namespace wacky {
 namespace {
 
-using Model = std::map<uint64_t, std::vector<uint8_t>>;  // absent key: deleted or never written
-
-Options Small() {
-  Options o;
-  o.T = 3;
-  o.C = 2;
-  o.entry_bytes = 24;    // 16-byte values
-  o.block_bytes = 96;    // 4 entries per block
-  o.buffer_bytes = 192;  // 8 entries per buffer
-  o.bits_per_entry = 10;
-  return o;
-}
-
-std::vector<uint8_t> Value(const Options& o, uint64_t key, uint64_t salt) {
-  std::vector<uint8_t> v(o.value_bytes());
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = static_cast<uint8_t>((key * 131 + salt * 7 + i) ^ (key >> (8 * (i % 8))));
-  return v;
-}
-
-// Every file under dir (lost/ too) with its bytes: "changes nothing" means this is equal.
-std::map<std::string, std::string> Snapshot(const std::string& dir) {
-  std::map<std::string, std::string> out;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    if (!entry.is_regular_file()) {
-      out[entry.path().string()] = "<dir>";
-      continue;
-    }
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::ostringstream data;
-    data << in.rdbuf();
-    out[entry.path().string()] = data.str();
-  }
-  return out;
-}
-
-void FlipByte(const std::string& file, off_t offset) {
-  ScopedFd fd(::open(file.c_str(), O_RDWR));
-  CHECK(fd.valid());
-  uint8_t byte = 0;
-  CHECK_EQ(::pread(fd.get(), &byte, 1, offset), 1);
-  byte ^= 0x10;
-  CHECK_EQ(::pwrite(fd.get(), &byte, 1, offset), 1);
-}
-
-// Runs `body` in a child process that then dies with _exit(), like a crashed process.
-template <typename F>
-void InAChildThatDies(F body) {
-  const pid_t pid = ::fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    try {
-      body();
-    } catch (...) {
-      ::_exit(3);
-    }
-    ::_exit(0);
-  }
-  int status = 0;
-  CHECK_EQ(::waitpid(pid, &status, 0), pid);
-  CHECK(WIFEXITED(status));
-  CHECK_EQ(WEXITSTATUS(status), 0);
-}
+using test::FlipByte;
+using test::InAChildThatDies;
+using test::Load;
+using test::Model;
+using test::Snapshot;
+using test::Value;
 
 // What Get answers in salvage mode: the value, "absent", or "refused" (Corruption naming
 // `file`). Any other exception fails the test.
@@ -118,7 +57,7 @@ struct Built {
 };
 
 Options Staged() {
-  Options o = Small();
+  Options o = test::SmallOptions();
   o.level1_runs = 3;
   return o;
 }
@@ -127,10 +66,7 @@ Built Build(const std::string& path) {
   const Options o = Staged();
   Built b;
   Engine e(path, o);
-  for (uint64_t k = 0; k < 80; ++k) {
-    e.Put(k, Value(o, k, 0).data());
-    b.model[k] = Value(o, k, 0);
-  }
+  Load(&e, &b.model, 0, 80, 0);
   e.Put(100, Value(o, 100, 0).data());
   e.Delete(100);
   e.Flush();
@@ -140,10 +76,7 @@ Built Build(const std::string& path) {
     b.model[k] = Value(o, k, 0);
     e.Flush();
   }
-  for (uint64_t k = 0; k < 8; ++k) {
-    e.Put(k, Value(o, k, 1).data());
-    b.model[k] = Value(o, k, 1);
-  }
+  Load(&e, &b.model, 0, 8, 1);
   e.Flush();
   const auto levels = e.Levels();
   CHECK_EQ(levels.front().level, 0);
@@ -161,7 +94,7 @@ TEST(Salvage, AStrictOpenNamesTheDamagedRunAndChangesNothing) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
   const Built b = Build(path);
-  FlipByte(b.file, 20);  // inside entry 0's value, block 0
+  FlipByte(b.file, 20, 0x10);  // inside entry 0's value, block 0
   const auto before = Snapshot(path);
   CHECK_THROWS(Engine(path, Staged()), Corruption, b.file);
   CHECK_THROWS(Engine(path, Staged()), Corruption, "block 0 fails its checksum");
@@ -173,7 +106,7 @@ TEST(Salvage, ServesTheIntactRunsNamesTheDamagedOneAndNeverAnswersWrongly) {
   const std::string path = dir.path() + "/db";
   const Options o = Staged();
   const Built b = Build(path);
-  FlipByte(b.file, 20);
+  FlipByte(b.file, 20, 0x10);
   const auto before = Snapshot(path);
   Options so = o;
   so.salvage = true;
@@ -254,7 +187,7 @@ TEST(Salvage, IsReadOnly) {
   const std::string path = dir.path() + "/db";
   const Options o = Staged();
   const Built b = Build(path);
-  FlipByte(b.file, 20);
+  FlipByte(b.file, 20, 0x10);
   const auto before = Snapshot(path);
   Options so = o;
   so.salvage = true;
@@ -296,7 +229,7 @@ TEST(Salvage, WritesNewerThanTheDamagedRunAreAnswered) {
     e->Put(3, Value(o, 3, 2).data());
     e->Delete(4);
   });
-  FlipByte(b.file, 20);
+  FlipByte(b.file, 20, 0x10);
   const auto before = Snapshot(path);
   Options so = o;
   so.salvage = true;
@@ -331,11 +264,7 @@ TEST(Salvage, MissingRunsSoundDirectoriesAndNoDirectory) {
     Engine e(path, so);
     CHECK(e.SetAside().empty());
     CHECK(e.read_only());
-    std::vector<uint8_t> out(o.value_bytes());
-    for (const auto& [k, v] : b.model) {
-      CHECK(e.Get(k, out.data()));
-      CHECK(out == v);
-    }
+    test::CheckGets(&e, b.model);
     CHECK_EQ(e.Verify().set_aside, 0u);
   }
   CHECK_EQ(::unlink(b.file.c_str()), 0);
@@ -357,20 +286,12 @@ TEST(Salvage, MissingRunsSoundDirectoriesAndNoDirectory) {
 TEST(Salvage, ADamagedFileOfALevel) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  Options o = Small();
-  o.granularity = kFileGranularity;
-  o.file_bytes = 192;
+  const Options o = test::SmallOptions(kFileGranularity, 192);
   Model model;
   {
     Engine e(path, o);
-    for (uint64_t k = 0; k < 300; ++k) {
-      e.Put(k, Value(o, k, 0).data());
-      model[k] = Value(o, k, 0);
-    }
-    for (uint64_t k = 0; k < 300; k += 3) {
-      e.Put(k, Value(o, k, 1).data());
-      model[k] = Value(o, k, 1);
-    }
+    Load(&e, &model, 0, 300, 0);
+    Load(&e, &model, 0, 300, 1, 3);
   }
   RunInfo victim{};
   int victim_level = 0;
@@ -384,7 +305,7 @@ TEST(Salvage, ADamagedFileOfALevel) {
   }
   CHECK_GT(victim_level, 0);
   const std::string file = RunFileName(path, victim.id);
-  FlipByte(file, 20);
+  FlipByte(file, 20, 0x10);
   CHECK_THROWS(Engine(path, o), Corruption, file);
   Options so = o;
   so.salvage = true;

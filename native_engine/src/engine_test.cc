@@ -4,9 +4,7 @@
 #include "engine.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -19,6 +17,7 @@
 
 #include "directory_check.h"
 #include "engine_limits.h"
+#include "engine_test_util.h"
 #include "env.h"
 #include "manifest.h"
 #include "recovery.h"
@@ -29,68 +28,29 @@
 namespace wacky {
 namespace {
 
-using Model = std::map<uint64_t, std::vector<uint8_t>>;
+using test::CheckGets;
+using test::CheckNoTempFiles;
+using test::CheckScan;
+using test::InAChildThatDies;
+using test::Load;
+using test::Model;
+using test::SmallOptions;
+using test::Snapshot;
+using test::Value;
 
-Options Small() {
-  Options o;
-  o.T = 3;
-  o.C = 2;
-  o.entry_bytes = 24;  // 16-byte values
-  o.block_bytes = 96;  // 4 entries per block
-  o.buffer_bytes = 192;  // 8 entries: many flushes and merges from few writes
-  o.bits_per_entry = 10;
-  return o;
-}
-
-std::vector<uint8_t> Value(const Options& o, uint64_t key, uint64_t salt) {
-  std::vector<uint8_t> v(o.value_bytes());
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = static_cast<uint8_t>((key * 131 + salt * 7 + i) ^ (key >> (8 * (i % 8))));
-  return v;
-}
-
-std::vector<std::pair<uint64_t, std::vector<uint8_t>>> ScanAll(Engine* e, uint64_t lo,
-                                                                uint64_t hi, size_t batch) {
-  const size_t vb = e->options().value_bytes();
-  auto it = e->Scan(lo, hi);
-  std::vector<std::pair<uint64_t, std::vector<uint8_t>>> out;
-  std::vector<uint64_t> keys;
-  std::vector<uint8_t> values;
-  while (it->NextBatch(batch, &keys, &values) > 0) {}
-  for (size_t i = 0; i < keys.size(); ++i)
-    out.push_back({keys[i], std::vector<uint8_t>(values.begin() + i * vb,
-                                                 values.begin() + (i + 1) * vb)});
-  return out;
-}
-
+// Every key of the model and 200 random ones by Get, everything by Scan, and 20 random
+// ranges (some empty: lo > hi) by Scan.
 void CheckMatches(Engine* e, const Model& model, std::mt19937_64* rng) {
+  CheckGets(e, model);
   std::vector<uint8_t> out(e->options().value_bytes());
-  for (const auto& [k, v] : model) {
-    CHECK(e->Get(k, out.data()));
-    CHECK(out == v);
-  }
   for (int i = 0; i < 200; ++i) {
     const uint64_t k = (*rng)();
     CHECK_EQ(e->Get(k, out.data()), model.count(k) == 1);
   }
-  const auto all = ScanAll(e, 0, UINT64_MAX, 7);
-  CHECK_EQ(all.size(), model.size());
-  size_t i = 0;
-  for (const auto& kv : model) {
-    CHECK_EQ(all[i].first, kv.first);
-    CHECK(all[i].second == kv.second);
-    ++i;
-  }
+  CheckScan(e, model, 0, UINT64_MAX, 7);
   for (int r = 0; r < 20; ++r) {
     uint64_t lo = (*rng)() % 2000, hi = (*rng)() % 2000;
-    const auto got = ScanAll(e, lo, hi, 3);
-    size_t n = 0;
-    if (lo <= hi)
-      for (auto it = model.lower_bound(lo); it != model.end() && it->first <= hi; ++it, ++n) {
-        CHECK(n < got.size());
-        CHECK_EQ(got[n].first, it->first);
-      }
-    CHECK_EQ(got.size(), n);
+    CheckScan(e, model, lo, hi, 3);
   }
 }
 
@@ -98,7 +58,7 @@ void CheckMatches(Engine* e, const Model& model, std::mt19937_64* rng) {
 // tiering without filters, a hash-table level, uniform filters), checked at the end
 // and again after a reopen, which must rebuild the same tree.
 TEST(Engine, RandomOperationsMatchAModelAcrossReopen) {
-  std::vector<Options> designs(9, Small());
+  std::vector<Options> designs(9, SmallOptions());
   // Files and level 0 (file_compaction.h): least overlap, round-robin with a trigger of 3, a
   // trigger under whole-level merges, and files in a hash-table level.
   designs[4].granularity = kFileGranularity;
@@ -134,31 +94,17 @@ TEST(Engine, RandomOperationsMatchAModelAcrossReopen) {
     std::vector<LevelInfo> before;
     {
       Engine e(dir.path() + "/db", o);
-      std::vector<uint8_t> out(o.value_bytes());
       for (int step = 0; step < 4000; ++step) {
         uint64_t key = rng() % 1500;
         if (step % 997 == 0) key = step % 2 ? UINT64_MAX : 0;  // the extreme keys
         const uint64_t dice = rng() % 100;
-        if (dice < 60) {
-          const auto v = Value(o, key, step);
-          e.Put(key, v.data());
-          model[key] = v;
-        } else if (dice < 75) {
-          e.Delete(key);
-          model.erase(key);
-        } else {
-          const bool found = e.Get(key, out.data());
-          CHECK_EQ(found, model.count(key) == 1);
-          if (found) CHECK(out == model[key]);
-        }
+        test::Step(&e, &model, key, step, dice, 60, 75);
       }
       CheckMatches(&e, model, &rng);
       const IOStats s = e.Stats();
       CHECK_GT(s.merges, 0u);
       CHECK_GT(e.Levels().size(), 1u);
-      uint64_t misses = 0;
-      for (uint64_t m : s.cache_misses) misses += m;
-      CHECK_EQ(misses, s.point_read.blocks_read);
+      CHECK_EQ(test::Sum(s.cache_misses), s.point_read.blocks_read);
       e.Flush();
       CHECK_EQ(e.buffer_size(), 0u);
       before = e.Levels();
@@ -189,7 +135,7 @@ TEST(Engine, RandomOperationsMatchAModelAcrossReopen) {
 
 TEST(Engine, BatchesAndSnapshotScans) {
   test::TempDir dir;
-  const Options o = Small();
+  const Options o = SmallOptions();
   Engine e(dir.path() + "/db", o);
   const size_t vb = o.value_bytes();
   std::vector<uint64_t> keys;
@@ -235,7 +181,7 @@ TEST(Engine, BatchesAndSnapshotScans) {
 TEST(Engine, DirectoryIsLockedAndDesignChecked) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  Options o = Small();
+  Options o = SmallOptions();
   {
     Engine e(path, o);
     CHECK_THROWS(Engine(path, o), IOError, "in use by another open Engine");
@@ -261,15 +207,15 @@ TEST(Engine, AForeignNonEmptyDirectoryIsRefusedUntouched) {
   const std::string path = dir.path() + "/x";
   MakeDirs(path);
   for (const char* name : {"a.txt", "b.csv", "notes"}) std::ofstream(path + "/" + name) << "mine";
-  CHECK_THROWS(Engine(path, Small()), std::invalid_argument,
+  CHECK_THROWS(Engine(path, SmallOptions()), std::invalid_argument,
                "holds 3 files that are not this engine's (a.txt, b.csv, notes)");
-  CHECK_THROWS(Engine(path, Small()), std::invalid_argument, "'" + path + "'");
+  CHECK_THROWS(Engine(path, SmallOptions()), std::invalid_argument, "'" + path + "'");
   CHECK_EQ(ListDir(path).size(), size_t{3});  // no MANIFEST, no log
   CHECK_EQ(ForeignEntries(path).size(), size_t{3});
 
   const std::string empty = dir.path() + "/empty";
   MakeDirs(empty);
-  { Engine e(empty, Small()); }
+  { Engine e(empty, SmallOptions()); }
   CHECK(FileExists(ManifestFileName(empty)));
   CHECK(ForeignEntries(empty).empty());
   MakeDirs(empty + "/lost");
@@ -277,16 +223,16 @@ TEST(Engine, AForeignNonEmptyDirectoryIsRefusedUntouched) {
   std::ofstream(empty + "/run-00000007.sst.obsolete") << "x";
   std::ofstream(empty + "/README") << "x";
   CHECK(ForeignEntries(empty) == std::vector<std::string>{"README"});
-  { Engine e(empty, Small()); }  // an engine directory with a stray file still opens
+  { Engine e(empty, SmallOptions()); }  // an engine directory with a stray file still opens
 }
 
 TEST(Engine, RecoveryRemovesOrphansAndRejectsDamagedRuns) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  const Options o = Small();
+  const Options o = SmallOptions();
   {
     Engine e(path, o);
-    for (uint64_t k = 0; k < 100; ++k) e.Put(k, Value(o, k, 0).data());
+    Load(&e, nullptr, 0, 100, 0);
   }
   // A run file no MANIFEST lists and no record proves obsolete: moved to lost/, not
   // deleted. Other names are not ours.
@@ -312,27 +258,6 @@ TEST(Engine, RecoveryRemovesOrphansAndRejectsDamagedRuns) {
   CHECK_THROWS(Engine(path, o), Corruption, "that the MANIFEST lists is missing");
 }
 
-// Runs `body` in a child process that then dies with _exit(), like a crash of the process.
-// An engine that must not be closed has to be leaked by `body` (new without delete): a
-// destructor would close it, which flushes. Returns once the child is gone.
-template <typename F>
-void InAChildThatDies(F body) {
-  const pid_t pid = ::fork();
-  CHECK(pid >= 0);
-  if (pid == 0) {
-    try {
-      body();
-    } catch (...) {
-      ::_exit(3);
-    }
-    ::_exit(0);
-  }
-  int status = 0;
-  CHECK_EQ(::waitpid(pid, &status, 0), pid);
-  CHECK(WIFEXITED(status));
-  CHECK_EQ(WEXITSTATUS(status), 0);
-}
-
 std::vector<std::string> Logs(const std::string& dir) {
   std::vector<std::string> out;
   uint64_t n = 0;
@@ -347,7 +272,7 @@ TEST(Engine, LoggedWritesSurviveAProcessThatDiesWithoutClose) {
   for (bool wal : {true, false}) {
     test::TempDir dir;
     const std::string path = dir.path() + "/db";
-    Options o = Small();
+    Options o = SmallOptions();
     o.wal = wal;
     Model model;
     for (uint64_t k = 0; k < 43; ++k) model[k * 5] = Value(o, k * 5, 2);  // 43 % 8 != 0
@@ -378,12 +303,12 @@ TEST(Engine, LoggedWritesSurviveAProcessThatDiesWithoutClose) {
 TEST(Engine, AFailedLogSyncIsCoveredByAFlush) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  Options o = Small();
+  Options o = SmallOptions();
   o.sync = true;
   Model model;
   InAChildThatDies([&] {
     Engine& e = *new Engine(path, o);  // never closed
-    for (uint64_t k = 0; k < 3; ++k) e.Put(k, Value(o, k, 0).data());
+    Load(&e, nullptr, 0, 3, 0);
     const auto before = Logs(path);
     if (e.Stats().flushes != 0) throw std::logic_error("flushed too early");
     e.TEST_FailLogSync(true);
@@ -405,9 +330,9 @@ TEST(Engine, AFailedLogSyncIsCoveredByAFlush) {
 TEST(Engine, ADamagedBlockIsAnErrorNeverAValue) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  const Options o = Small();
+  const Options o = SmallOptions();
   Engine e(path, o);
-  for (uint64_t k = 0; k < 200; ++k) e.Put(k, Value(o, k, 0).data());
+  Load(&e, nullptr, 0, 200, 0);
   e.Flush();
   CHECK_EQ(e.Verify().blocks, [&] {
     uint64_t n = 0;
@@ -418,14 +343,7 @@ TEST(Engine, ADamagedBlockIsAnErrorNeverAValue) {
   const RunInfo largest = e.Levels().back().runs.at(0);
   const std::string file = RunFileName(path, largest.id);
   const uint64_t key = largest.min_key;  // in block 0
-  {
-    ScopedFd fd(::open(file.c_str(), O_RDWR));
-    CHECK(fd.valid());
-    uint8_t byte = 0;
-    CHECK_EQ(::pread(fd.get(), &byte, 1, 20), 1);  // inside entry 0's value
-    byte ^= 0x04;
-    CHECK_EQ(::pwrite(fd.get(), &byte, 1, 20), 1);
-  }
+  test::FlipByte(file, 20, 0x04);  // inside entry 0's value
   std::vector<uint8_t> out(o.value_bytes());
   CHECK_THROWS(e.Get(key, out.data()), Corruption, "block 0 fails its checksum");
   CHECK_THROWS(e.Verify(), Corruption, file);
@@ -439,7 +357,7 @@ TEST(Engine, ADamagedBlockIsAnErrorNeverAValue) {
 TEST(Engine, VerifyFindsADamagedFilter) {
   for (int hash_levels : {0, 1}) {
     test::TempDir dir;
-    Options o = Small();
+    Options o = SmallOptions();
     o.hash_levels = hash_levels;
     Engine e(dir.path() + "/db", o);
     for (uint64_t k = 0; k < 300; ++k) e.Put(k * 3, Value(o, k, 0).data());
@@ -463,7 +381,7 @@ TEST(Engine, VerifyFindsADamagedFilter) {
 TEST(Engine, DataThatOutgrowsTheDesignStaysReadableAcrossReopen) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  Options o = Small();
+  Options o = SmallOptions();
   o.T = 2;
   o.C = 1;
   o.X = 64;
@@ -511,7 +429,7 @@ TEST(Engine, DataThatOutgrowsTheDesignStaysReadableAcrossReopen) {
 TEST(Engine, FileGranularityKeepsLevelsWithinCapacity) {
   for (int variant = 0; variant < 4; ++variant) {
     test::TempDir dir;
-    Options o = Small();
+    Options o = SmallOptions();
     o.granularity = kFileGranularity;
     o.file_bytes = 192;
     o.file_pick = variant % 2 ? kRoundRobin : kLeastOverlap;
@@ -559,7 +477,7 @@ TEST(Engine, FileGranularityKeepsLevelsWithinCapacity) {
 // then all of them and the buffer merge into the tree at once.
 TEST(Engine, Level0HoldsAtMostTheTriggerLessOne) {
   test::TempDir dir;
-  Options o = Small();
+  Options o = SmallOptions();
   o.level1_runs = 3;
   Engine e(dir.path() + "/db", o);
   std::vector<size_t> sizes;
@@ -580,7 +498,7 @@ TEST(Engine, Level0HoldsAtMostTheTriggerLessOne) {
 
 TEST(Engine, CompactionOptionsAreChecked) {
   auto bad = [](auto edit, const char* what) {
-    Options o = Small();
+    Options o = SmallOptions();
     edit(&o);
     CHECK_THROWS(o.Validate(), std::invalid_argument, what);
   };
@@ -595,7 +513,7 @@ TEST(Engine, CompactionOptionsAreChecked) {
       },
       "granularity='file' needs one run per level");
   test::TempDir dir;
-  Options o = Small();
+  Options o = SmallOptions();
   o.granularity = kFileGranularity;
   Engine(dir.path() + "/db", o).Close();
   Options other = o;
@@ -607,35 +525,16 @@ TEST(Engine, CompactionOptionsAreChecked) {
   CHECK_THROWS(Engine(dir.path() + "/db", other), std::invalid_argument, "level1_runs");
 }
 
-// Every file in dir (and lost/) with its bytes: what a read-only check must leave alone.
-std::map<std::string, std::string> Snapshot(const std::string& dir) {
-  std::map<std::string, std::string> out;
-  for (const auto& name : ListDir(dir)) {
-    const std::string p = dir + "/" + name;
-    struct stat st;
-    if (::stat(p.c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      for (const auto& [k, v] : Snapshot(p)) out[name + "/" + k] = v;
-    } else {
-      out[name] = ReadWholeFile(p);
-    }
-  }
-  return out;
-}
-
 // Writes 60 keys, closes, then writes 5 more that live only in the log (the child dies).
 Model Unflushed(const std::string& path, const Options& o) {
   Model model;
   {
     Engine e(path, o);
-    for (uint64_t k = 0; k < 60; ++k) {
-      e.Put(k, Value(o, k, 1).data());
-      model[k] = Value(o, k, 1);
-    }
+    Load(&e, &model, 0, 60, 1);
   }
   InAChildThatDies([&] {
     auto* e = new Engine(path, o);  // leaked: no close, no flush
-    for (uint64_t k = 1000; k < 1005; ++k) e->Put(k, Value(o, k, 2).data());
+    Load(e, nullptr, 1000, 1005, 2);
   });
   for (uint64_t k = 1000; k < 1005; ++k) model[k] = Value(o, k, 2);
   return model;
@@ -644,7 +543,7 @@ Model Unflushed(const std::string& path, const Options& o) {
 TEST(Engine, AMissingLiveLogIsAnErrorUnlessTheLossIsAccepted) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  Options o = Small();
+  Options o = SmallOptions();
   Model model = Unflushed(path, o);
   const auto logs = Logs(path);
   CHECK_EQ(logs.size(), 1u);
@@ -666,7 +565,7 @@ TEST(Engine, AMissingLiveLogIsAnErrorUnlessTheLossIsAccepted) {
 TEST(Engine, ADamagedLogIsRefusedAndCheckingChangesNothing) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  const Options o = Small();
+  const Options o = SmallOptions();
   Model model = Unflushed(path, o);
   const std::string log = path + "/" + Logs(path).at(0);
   {
@@ -687,12 +586,12 @@ TEST(Engine, ADamagedLogIsRefusedAndCheckingChangesNothing) {
 TEST(Engine, SwappedRunFilesAreRefused) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  Options o = Small();
+  Options o = SmallOptions();
   o.granularity = kFileGranularity;
   o.file_bytes = 96;
   {
     Engine e(path, o);
-    for (uint64_t k = 0; k < 300; ++k) e.Put(k, Value(o, k, 0).data());
+    Load(&e, nullptr, 0, 300, 0);
   }
   // Two run files of the same size: swapped, every size check still passes.
   std::map<uint64_t, std::vector<std::string>> by_size;
@@ -720,16 +619,16 @@ TEST(Engine, ARestoredOlderManifestDeletesNoRun) {
   for (const bool wal : {false, true}) {
     test::TempDir dir;
     const std::string path = dir.path() + "/db";
-    Options o = Small();
+    Options o = SmallOptions();
     o.K = o.Z = 1;  // tiering: the older runs stay while newer ones arrive beside them
     o.wal = wal;
     std::string old_manifest;
     {
       Engine e(path, o);
-      for (uint64_t k = 0; k < 8; ++k) e.Put(k, Value(o, k, 0).data());
+      Load(&e, nullptr, 0, 8, 0);
       e.Flush();
       old_manifest = ReadWholeFile(ManifestFileName(path));
-      for (uint64_t k = 8; k < 16; ++k) e.Put(k, Value(o, k, 0).data());
+      Load(&e, nullptr, 8, 16, 0);
     }
     std::map<std::string, std::string> runs_before;
     uint64_t id = 0;
@@ -765,7 +664,7 @@ TEST(Engine, ARestoredOlderManifestDeletesNoRun) {
 TEST(Engine, ABatchIsAllOrNothingAcrossACrashInsideIt) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  const Options o = Small();
+  const Options o = SmallOptions();
   const uint64_t n = 100;  // 12 buffers' worth
   std::vector<uint64_t> keys(n);
   std::vector<uint8_t> values(n * o.value_bytes());
@@ -802,7 +701,7 @@ TEST(Engine, ABatchIsAllOrNothingAcrossACrashInsideIt) {
 TEST(Engine, ABatchAfterABrokenLogIsLoggedInANewOne) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  Options o = Small();
+  Options o = SmallOptions();
   o.sync = true;
   std::vector<uint64_t> keys = {7001, 7002, 7003};
   std::vector<uint8_t> values(keys.size() * o.value_bytes(), 0x5a);
@@ -856,7 +755,7 @@ TEST(Engine, InjectedWriteFailuresLoseNothing) {
   for (int variant = 0; variant < 3; ++variant) {
   test::TempDir dir;
   const std::string path = dir.path() + "/db";
-  Options o = Small();
+  Options o = SmallOptions();
   if (variant == 1) {  // many files written per flush, and level 0
     o.granularity = kFileGranularity;
     o.file_bytes = 96;
@@ -869,14 +768,11 @@ TEST(Engine, InjectedWriteFailuresLoseNothing) {
   }
   Model model;
   std::mt19937_64 rng(5);
-  uint64_t k = 0;
+  uint64_t k = 40;
   int failures = 0;
   {
     Engine e(path, o);
-    for (; k < 40; ++k) {
-      e.Put(k, Value(o, k, 0).data());
-      model[k] = Value(o, k, 0);
-    }
+    Load(&e, &model, 0, k, 0);
     for (int64_t budget : {0, 50, 200, 1000, 3000}) {
       e.TEST_InjectWriteFailure(budget);
       try {
@@ -904,8 +800,7 @@ TEST(Engine, InjectedWriteFailuresLoseNothing) {
     e.Close();
   }
   CHECK_EQ(failures, 5);
-  for (const auto& name : ListDir(path))
-    CHECK(name.size() < 4 || name.compare(name.size() - 4, 4, ".tmp") != 0);
+  CheckNoTempFiles(path);
   Engine e(path, o);
   CheckMatches(&e, model, &rng);
   }

@@ -136,6 +136,25 @@ std::vector<std::pair<uint64_t, uint8_t>> Contents(const std::vector<RunPtr>& fi
   return out;
 }
 
+// A buffer holding `keys` (no values) flushed into `v` by a FileCompaction, its files
+// written under `dir`; Install() is left to the test.
+struct Flushed {
+  static Buffer Holding(const Options& o, const std::vector<uint64_t>& keys) {
+    Buffer b(o.buffer_entries(), o.value_bytes());
+    for (uint64_t k : keys) b.Put(k, nullptr, false);
+    return b;
+  }
+  Flushed(const Options& o, const Version& v, const std::vector<uint64_t>& keys,
+          const std::string& dir)
+      : buffer(Holding(o, keys)), job(o, v, buffer, false) {
+    job.Write(dir, &faults, &stats);
+  }
+  Buffer buffer;
+  IOStats stats;
+  FaultInjector faults;
+  FileCompaction job;
+};
+
 // A pseudo compaction moves the hottest files into the log, in that order, with no I/O: the
 // flush writes its own file and reads and merges nothing.
 TEST(PseudoCompaction, MovesFilesWithoutIO) {
@@ -146,22 +165,17 @@ TEST(PseudoCompaction, MovesFilesWithoutIO) {
   v.levels[0].log_capacity = 1000;
   v.levels[0].runs = {Tagged(d, 1, 0, 2, 1, 5), Tagged(d, 2, 10, 12, 1, 9),
                       Tagged(d, 3, 20, 22, 1, 7)};
-  Buffer buffer(o.buffer_entries(), o.value_bytes());
-  for (uint64_t k = 100; k < 106; ++k) buffer.Put(k, nullptr, false);  // overlaps no file
-  IOStats stats;
-  FaultInjector faults;
-  FileCompaction job(o, v, buffer, false);
-  job.Write(d, &faults, &stats);
-  const Level& l1 = job.next().levels[0];
+  Flushed flushed(o, v, {100, 101, 102, 103, 104, 105}, d);  // overlaps no file
+  const Level& l1 = flushed.job.next().levels[0];
   CHECK(Ids(l1.log) == (std::vector<uint64_t>{2, 3, 1}));  // hottest first
   CHECK_EQ(l1.entries(), 6u);                                // the flush's two files stay
-  CHECK_EQ(stats.flush.blocks_written, 2u);
-  CHECK_EQ(stats.flush.blocks_read, 0u);
-  CHECK_EQ(stats.MergeTotal().blocks_read + stats.MergeTotal().blocks_written, 0u);
-  job.Install(&v, &stats);
-  CHECK_EQ(stats.pseudo_compactions, 3u);
-  CHECK_EQ(stats.aggregated_compactions, 0u);
-  CHECK_EQ(stats.merges, 0u);
+  CHECK_EQ(flushed.stats.flush.blocks_written, 2u);
+  CHECK_EQ(flushed.stats.flush.blocks_read, 0u);
+  CHECK_EQ(flushed.stats.MergeTotal().blocks_read + flushed.stats.MergeTotal().blocks_written, 0u);
+  flushed.job.Install(&v, &flushed.stats);
+  CHECK_EQ(flushed.stats.pseudo_compactions, 3u);
+  CHECK_EQ(flushed.stats.aggregated_compactions, 0u);
+  CHECK_EQ(flushed.stats.merges, 0u);
   CHECK_EQ(v.levels[0].log.size(), 3u);
 }
 
@@ -182,13 +196,8 @@ TEST(AggregatedCompaction, MergesTheBatchDownNewestFirst) {
                       Tagged(d, 104, 31, 35, 0xee), Tagged(d, 105, 36, 40, 0xee),
                       Tagged(d, 106, 41, 45, 0xee), Tagged(d, 107, 46, 50, 0xee),
                       Tagged(d, 108, 51, 55, 0xee), Tagged(d, 109, 56, 60, 0xee)};
-  Buffer buffer(o.buffer_entries(), o.value_bytes());
-  buffer.Put(5000, nullptr, false);
-  IOStats stats;
-  FaultInjector faults;
-  FileCompaction job(o, v, buffer, false);
-  job.Write(d, &faults, &stats);
-  const Version& next = job.next();
+  Flushed flushed(o, v, {5000}, d);
+  const Version& next = flushed.job.next();
   CHECK(Ids(next.levels[0].log) == (std::vector<uint64_t>{2, 21, 29}));
   const auto& tree = next.levels[1].runs;
   for (size_t f = 1; f < tree.size(); ++f) CHECK_LT(tree[f - 1]->max_key(), tree[f]->min_key());
@@ -203,13 +212,13 @@ TEST(AggregatedCompaction, MergesTheBatchDownNewestFirst) {
     CHECK_EQ(static_cast<int>(got[k]), static_cast<int>(want));
   }
   // Read: 6, 8, 14 (1 block each of 3-entry blocks: 3 + 4 + 6) and IS (4 + 2 + 4 + 2).
-  CHECK_EQ(stats.merge.size(), 2u);
-  CHECK_EQ(stats.merge[1].blocks_read, 3u + 4u + 6u + 4u + 2u + 4u + 2u);
-  CHECK_GT(stats.merge[1].blocks_written, 0u);
-  job.Install(&v, &stats);
-  CHECK_EQ(stats.aggregated_compactions, 1u);
-  CHECK_EQ(stats.log_files_merged, 3u);
-  CHECK_EQ(stats.merges, 1u);
+  CHECK_EQ(flushed.stats.merge.size(), 2u);
+  CHECK_EQ(flushed.stats.merge[1].blocks_read, 3u + 4u + 6u + 4u + 2u + 4u + 2u);
+  CHECK_GT(flushed.stats.merge[1].blocks_written, 0u);
+  flushed.job.Install(&v, &flushed.stats);
+  CHECK_EQ(flushed.stats.aggregated_compactions, 1u);
+  CHECK_EQ(flushed.stats.log_files_merged, 3u);
+  CHECK_EQ(flushed.stats.merges, 1u);
 }
 
 // A batch whose involved files are not contiguous: the outputs are cut so that none spans
@@ -227,14 +236,9 @@ TEST(AggregatedCompaction, OutputsDoNotSpanUntouchedFiles) {
   v.levels[1].runs = {Tagged(d, 10, 0, 5, 0xee), Tagged(d, 11, 20, 25, 0xee),
                       Tagged(d, 12, 30, 35, 0xee), Tagged(d, 13, 40, 45, 0xee),
                       Tagged(d, 14, 50, 55, 0xee)};
-  Buffer buffer(o.buffer_entries(), o.value_bytes());
-  buffer.Put(5000, nullptr, false);
-  IOStats stats;
-  FaultInjector faults;
-  FileCompaction job(o, v, buffer, false);
-  job.Write(d, &faults, &stats);
-  CHECK(Ids(job.next().levels[0].log) == (std::vector<uint64_t>{3}));
-  const auto& tree = job.next().levels[1].runs;
+  Flushed flushed(o, v, {5000}, d);
+  CHECK(Ids(flushed.job.next().levels[0].log) == (std::vector<uint64_t>{3}));
+  const auto& tree = flushed.job.next().levels[1].runs;
   CHECK_EQ(tree.size(), 5u);
   for (size_t f = 1; f < tree.size(); ++f) CHECK_LT(tree[f - 1]->max_key(), tree[f]->min_key());
   CHECK_EQ(tree[1]->id(), 11u);  // untouched, between the two outputs
