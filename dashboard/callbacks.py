@@ -75,6 +75,8 @@ MODEL_NAMES = {
     "range_reads": LABELS["range-reads"], "sum_fpr": "sum of false-positive rates",
     "--max-runs-per-level": f"the field “{LABELS['max-runs']}”",
     "max_runs_per_level": f"the field “{LABELS['max-runs']}” at",  # Constraints.describe()
+    "correlated=True": "“hot reads are hot writes” ticked",  # wacky_model.compat.KEY_REFUSALS
+    "correlated=False": "“hot reads are hot writes” unticked",
 }
 _MODEL_NAME = re.compile(r"(?<![\w-])(" + "|".join(sorted(MODEL_NAMES, key=len, reverse=True))
                          + r")\b")
@@ -288,8 +290,9 @@ def is_on(value: Any) -> bool:
 # What each key field takes, in the page's words ("latest": for writes, updates of recently
 # inserted keys; for reads, recently written keys).
 KEY_CHOICES = {"write-keys": "uniform, zipf:θ, hotset:h:p or latest",
-               "read-keys": "uniform, zipf:θ, hotset:h:p or latest"}
-_LIBRARY_CHOICES = re.compile(r"use uniform, zipf:\S+,? hotset:\S+ or latest\S*")
+               "read-keys": "uniform, zipf:θ, hotset:h:p, hotrange:h:p or latest"}
+_LIBRARY_CHOICES = re.compile(r"use uniform, zipf:\S+,? hotset:\S+ or latest\S*"
+                              r"( \(for reads also hotrange:\S+\))?")
 
 
 def _key_distribution(field: str, value: Any) -> str:

@@ -21,8 +21,9 @@ CONTROLS: dict[str, str] = {
     "write-keys": "Which keys the writes touch: uniform; zipf:θ (θ in [0, 1.5]; YCSB uses "
                   "0.99); hotset:h:p (a share h of the keys gets a share p of the writes); "
                   "latest (updates favour recently inserted keys, as YCSB's latest).",
-    "read-keys": "Which keys the existing-key reads touch: uniform, zipf:θ, hotset:h:p, or "
-                 "latest (recently written keys, as in YCSB workload D).",
+    "read-keys": "Which keys the existing-key reads touch: uniform, zipf:θ, hotset:h:p, "
+                 "hotrange:h:p (a contiguous range of a share h of the keys gets a share p of "
+                 "the reads), or latest (recently written keys, as in YCSB workload D).",
     "update-fraction": "Percent of writes that overwrite a key that exists; the rest insert new "
                        "keys. Merges drop the overwritten versions, so updates cost less.",
     "correlated": "Whether the keys read most are the keys written most. Leave it on unless "

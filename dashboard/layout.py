@@ -34,7 +34,8 @@ KEY_FIELDS = (
 # Each field's suggestions ("latest": updates of recent inserts, or reads of recent writes).
 KEY_SUGGESTIONS = {
     "write-keys": ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9", "latest"),
-    "read-keys": ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9", "latest"),
+    "read-keys": ("uniform", "zipf:0.6", "zipf:0.99", "zipf:1.2", "hotset:0.1:0.9",
+                  "hotrange:0.02:0.98", "latest"),
 }
 UPDATE_FRACTION = ("update-fraction", "Updates (% of writes)", 0.0)
 CORRELATED = "correlated"

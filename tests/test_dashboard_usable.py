@@ -333,3 +333,15 @@ def test_a_universal_pick_is_shown_and_exported_as_the_cli_prints_it():
     assert "Stock RocksDB, universal compaction" in panel
     assert f"level0_file_num_compaction_trigger={u.trigger}" in panel
     assert "compaction_style = universal rather than leveled" in panel
+
+
+def test_the_read_keys_take_a_hot_range_and_the_writes_name_why_not():
+    """hotrange:h:p is offered for reads; for writes the refusal names the field and says why."""
+    assert "Read keys" not in text_of(views({"read-keys": "hotrange:0.02:0.98"})[L.MESSAGE])
+    offered = text_of(views({"read-keys": "pareto"})[L.MESSAGE]).split("use ")[-1]
+    assert "hotrange:h:p" in offered and "for reads also" not in offered
+    message = text_of(views({"write-keys": "hotrange:0.02:0.98"})[L.MESSAGE])
+    assert "Write keys:" in message and "hotrange" in message
+    message = text_of(views({"read-keys": "hotrange:0.02:0.98", "write-keys": "zipf:0.9"})
+                      [L.MESSAGE])
+    assert "“hot reads are hot writes” unticked" in message and "correlated" not in message
