@@ -161,7 +161,8 @@ def unique_writes(w: np.ndarray | float, u: float, q: np.ndarray, count: np.ndar
     drawn with per-key probabilities q (bins of ``count`` keys), the rest inserts of new keys.
     (1 - q)^(u w) ~ e^(-q u w) is exact to O(q^2 u w), and the hottest Zipf key has q < 0.2."""
     w = np.asarray(w, dtype=float)
-    hits = np.sum(count * -np.expm1(-np.multiply.outer(w * u, q)), axis=-1)
+    # The sums over bins as products with the bins' counts (one pass, no temporary).
+    hits = -(np.expm1(-np.multiply.outer(w * u, q)) @ count)
     return (1.0 - u) * w + hits
 
 
@@ -174,8 +175,8 @@ def _unique_and_slope(w: np.ndarray, u: float, q: np.ndarray, count: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray]:
     """S1's D(w) and dD/dw = (1 - u) + u sum_k q_k e^{-u q_k w}, for an array of w."""
     em = np.expm1(-np.multiply.outer(w * u, q))
-    d = (1.0 - u) * w + np.sum(count * -em, axis=-1)
-    slope = (1.0 - u) + u * np.sum((count * q) * (1.0 + em), axis=-1)
+    d = (1.0 - u) * w - em @ count
+    slope = (1.0 - u) + u * ((1.0 + em) @ (count * q))
     return d, slope
 
 
@@ -603,6 +604,9 @@ class KeyMap:
     latest: LatestWrites | None = None
     # S1 inverted at single values a search asks for again and again (a flush's F).
     _inverted: dict = field(default_factory=dict, repr=False)
+    # Pure results the designs of one search share, by what they depend on besides the map
+    # (S2's upper levels, :func:`_upper_level`).
+    _memo: dict = field(default_factory=dict, repr=False)
 
     def unique(self, w: np.ndarray | float) -> np.ndarray:
         """S1's D(w) (S1l's under latest writes), elementwise."""
@@ -750,7 +754,10 @@ class _Level:
 
     def __post_init__(self) -> None:
         # Versions of equal life are one class to S6 (most live one batch): merge them.
-        if np.size(self.lives) <= 64:  # np.unique's overhead is most of a few versions' cost
+        if np.size(self.lives) <= 1:  # nothing to merge
+            lives = np.array(np.ravel(self.lives), dtype=float)
+            weights = np.array(np.ravel(self.weights), dtype=float)
+        elif np.size(self.lives) <= 64:  # np.unique's overhead is most of a few versions' cost
             merged: dict[float, float] = {}
             for life, weight in zip(np.ravel(self.lives).tolist(),
                                     np.ravel(self.weights).tolist(), strict=True):
@@ -820,6 +827,47 @@ def _run_fill(run_cap: float, span: float, keys: KeyMap) -> tuple[int, np.ndarra
     return q, ups[:q + 1]
 
 
+def _upper_level(a: int, cap: float, span: float, keys: KeyMap) -> tuple[_Level, float, int]:
+    """S2 (M1 in writes) for a level above Level L with a runs and capacity ``cap``, taking
+    batches of ``span`` writes: the level (mean entries, mean runs, its run versions' lives),
+    the entries merges write into it per write, and m, the batches one fill of it takes. A pure
+    function of its arguments and the key map, kept on the map: the designs a search prices
+    share levels (Tiering's upper levels are Lazy Leveling's)."""
+    memo = ("upper", a, cap, span)
+    if memo in keys._memo:
+        return keys._memo[memo]
+    cap_hi = cap * (1.0 + 1e-9)
+    run_cap = cap / a * (1.0 - 1e-9)
+    # A run fills after qi batches; the level takes batches while its runs fit (M1).
+    qi, ups = _run_fill(run_cap, span, keys)  # ups[e]: the active run after e batches
+    full = float(ups[qi])
+    # Batch k leaves f full runs and an active one of e batches; the fill stops before
+    # the first batch that would overfill the level, at the latest when the runs that fit
+    # whole (fit of them, so the batches past them overfill it) and one more are written.
+    fit = a if full <= 0 else min(a, int(cap_hi // full))
+    while fit < a and (fit + 1) * full <= cap_hi:
+        fit += 1
+    while fit > 0 and fit * full > cap_hi:
+        fit -= 1
+    f, e = np.divmod(np.arange(1, min(a, fit + 1) * qi + 1), qi)
+    held = f * full + ups[e]
+    over = np.flatnonzero(held > cap_hi)
+    m = int(over[0]) if over.size else a * qi
+    sizes_arr = ups[np.where(e == 0, qi, e)][:m]  # the run each batch rewrites
+    held_after = np.concatenate(([0.0], held[:m]))
+    wa = float(np.sum(sizes_arr)) / ((m + 1) * span)
+    if m:
+        lives, weights = _version_lives(m, qi, sizes_arr, span, m + 1)
+    else:
+        lives, weights = np.zeros(0), np.zeros(0)
+    runs = float(runs_over_fill(np.float64(m), np.float64(qi)))
+    level = _Level(float(np.mean(held_after)), runs, span, lives, weights)
+    for x in (level.lives, level.weights):
+        x.setflags(write=False)  # shared by every design with this level
+    out = keys._memo[memo] = (level, wa, m)
+    return out
+
+
 def _levels(T: float, C: float, X: float, K: float, Z: float, S: float, F: float,
             keys: KeyMap, layout_size: float | None = None
             ) -> tuple[list[_Level], list[float], float, object]:
@@ -837,33 +885,9 @@ def _levels(T: float, C: float, X: float, K: float, Z: float, S: float, F: float
     levels: list[_Level] = []
     level_wa: list[float] = []  # entries written per write by merges into each level
     for i in range(L - 1):
-        a = int(lay.runs[i])
-        cap_hi = float(lay.caps[i]) * (1.0 + 1e-9)
-        run_cap = float(lay.caps[i]) / a * (1.0 - 1e-9)
-        # A run fills after qi batches; the level takes batches while its runs fit (M1).
-        qi, ups = _run_fill(run_cap, span, keys)  # ups[e]: the active run after e batches
-        full = float(ups[qi])
-        # Batch k leaves f full runs and an active one of e batches; the fill stops before
-        # the first batch that would overfill the level, at the latest when the runs that fit
-        # whole (fit of them, so the batches past them overfill it) and one more are written.
-        fit = a if full <= 0 else min(a, int(cap_hi // full))
-        while fit < a and (fit + 1) * full <= cap_hi:
-            fit += 1
-        while fit > 0 and fit * full > cap_hi:
-            fit -= 1
-        f, e = np.divmod(np.arange(1, min(a, fit + 1) * qi + 1), qi)
-        held = f * full + ups[e]
-        over = np.flatnonzero(held > cap_hi)
-        m = int(over[0]) if over.size else a * qi
-        sizes_arr = ups[np.where(e == 0, qi, e)][:m]  # the run each batch rewrites
-        held_after = np.concatenate(([0.0], held[:m]))
-        level_wa.append(float(np.sum(sizes_arr)) / ((m + 1) * span))
-        if m:
-            lives, weights = _version_lives(m, qi, sizes_arr, span, m + 1)
-        else:
-            lives, weights = np.zeros(0), np.zeros(0)
-        runs = float(runs_over_fill(np.float64(m), np.float64(qi)))
-        levels.append(_Level(float(np.mean(held_after)), runs, span, lives, weights))
+        level, wa, m = _upper_level(int(lay.runs[i]), float(lay.caps[i]), span, keys)
+        levels.append(level)
+        level_wa.append(wa)
         span *= m + 1
     # Level L (S2): each arriving batch either builds a run or, with a_L runs there, merges all.
     a_L = int(lay.runs[L - 1])
@@ -1288,8 +1312,10 @@ class SkewedTree:
     fpr: np.ndarray  # App. C's filters, as the engine builds them
     false_positives: np.ndarray  # blocks read in vain per read, at each level
     probe_weights: np.ndarray  # S8
-    weighted_fpr: np.ndarray  # S8
-    weighted_false_positives: np.ndarray  # S8
+    # S8: the filters' per-level rates the weighted Lagrangian gives for probe weights
+    # (LevelFilters.reweigh); applied when first asked (:attr:`weighted_fpr`), as a search
+    # stages many trees whose cache, and so whose S8, it never prices.
+    reweigh: Callable[[np.ndarray], np.ndarray]
     entries_per_block: int
     reads_per_write: float
     # S5r: the read-hot keys are one contiguous stretch of the key order (hotrange), so a block
@@ -1299,6 +1325,32 @@ class SkewedTree:
     # while the compaction buffer keeps it, None where the level has no buffer; and the trim.
     buffered: tuple[tuple[np.ndarray, np.ndarray] | None, ...] | None = None
     buffer_trim: float = 0.8
+    # B1: what ``buffered`` would be with a compaction buffer (file-granular trees, S2f:
+    # :func:`buffered_lives` of the ledger), for :meth:`with_buffer`; None where none can be.
+    buffer_option: tuple[tuple[np.ndarray, np.ndarray] | None, ...] | None = None
+    # S5-S7's hit rates by cache size, worked out once (:func:`_cache_hits`); not an argument,
+    # so that a tree made from this one (``replace``) works out its own.
+    _hits: dict = field(default_factory=dict, init=False, repr=False)
+
+    @functools.cached_property
+    def weighted_fpr(self) -> np.ndarray:
+        """S8: each level's false-positive rate with the filter memory allocated for these
+        reads by the weighted Lagrangian (probe weights :attr:`probe_weights`)."""
+        return self.reweigh(self.probe_weights)
+
+    @functools.cached_property
+    def weighted_false_positives(self) -> np.ndarray:
+        """S8: :attr:`false_positives` with the filters of :attr:`weighted_fpr`."""
+        fpr_w, runs, target = self.weighted_fpr, self.runs, self.share[1:]
+        passing = np.maximum(1.0 - np.cumsum(self.share)[1:], 0.0)
+        return passing * runs * fpr_w + target * fpr_w * np.maximum(runs - 1.0, 0.0) / 2.0
+
+    def with_buffer(self, trim: float) -> SkewedTree:
+        """This tree with LSbM's compaction buffer trimmed at ``trim`` (B1): the same levels,
+        reads and filters, the buffer changing only the lives of cached blocks (S6)."""
+        if self.buffer_option is None:
+            raise ValueError("only file-granular trees (S2f) take a compaction buffer (B1)")
+        return replace(self, buffered=self.buffer_option, buffer_trim=float(trim))
 
     @property
     def point_read_floor(self) -> float:
@@ -1315,6 +1367,14 @@ class SkewedTree:
     def costs(self, cache_blocks: float) -> SkewedCosts:
         """S5-S7 with an LRU cache of ``cache_blocks`` blocks (0: none), and every cost."""
         return _with_cache(self, cache_blocks)
+
+    def point_read(self, cache_blocks: float) -> float:
+        """S7: block reads per existing-key read with an LRU cache of ``cache_blocks`` blocks,
+        ``costs(cache_blocks).point_read`` without S8's what-if (which a search needs for its
+        pick alone)."""
+        target = self.share[1:]
+        hits = target * _cache_hits(self, cache_blocks)[0]
+        return float(np.sum(target - hits)) + self.point_read_floor
 
 
 @dataclass(frozen=True, eq=False)
@@ -1471,12 +1531,11 @@ def tree_of_levels(
     z = float(w.zero_read_share)
     probe = passing + target * np.maximum(runs - 1.0, 0.0) / (2.0 * np.maximum(runs, 1.0))
     weights = z + (1.0 - z) * probe
-    fpr_w = filters.reweigh(weights)
-    fp_w = passing * runs * fpr_w + target * fpr_w * np.maximum(runs - 1.0, 0.0) / 2.0
 
     return SkewedTree(tuple(levels), tuple(float(x) for x in level_wa), float(cycle_writes),
-                      place, pop_count, pop_rate, share, runs, fpr, fp_i, weights, fpr_w, fp_w,
-                      B, float(w.reads_per_write), bool(w.read_dist.clustered))
+                      place, pop_count, pop_rate, share, runs, fpr, fp_i, weights,
+                      filters.reweigh, B, float(w.reads_per_write),
+                      bool(w.read_dist.clustered))
 
 
 def _latest_write_reads(lw: LatestWrites, edges: np.ndarray, keys: KeyMap,
@@ -1529,11 +1588,16 @@ def _mean_unique_and_slope(p: np.ndarray, u: float, q: np.ndarray, count: np.nda
     small = x < 1e-4
     xs = np.where(small, 1.0, x)
     em = np.expm1(-xs)  # e^{-x} - 1
-    # g(x) = 1 - (1 - e^{-x}) / x and g'(x) = (1 - e^{-x} - x e^{-x}) / x^2, by series near 0.
-    g = np.where(small, x / 2.0 - x * x / 6.0, 1.0 + em / xs)
-    dg = np.where(small, 0.5 - x / 3.0, (-em - xs * (1.0 + em)) / (xs * xs))
-    value = (1.0 - u) * p / 2.0 + np.sum(count * g, axis=-1)
-    slope = (1.0 - u) / 2.0 + np.sum(count * (u * q) * dg, axis=-1)
+    # g(x) = 1 - (1 - e^{-x}) / x and g'(x) = (1 - e^{-x} - x e^{-x}) / x^2, by series near 0
+    # (worked out where x is small only).
+    g = 1.0 + em / xs
+    dg = (-em - xs * (1.0 + em)) / (xs * xs)
+    if small.any():
+        xm = x[small]
+        g[small] = xm / 2.0 - xm * xm / 6.0
+        dg[small] = 0.5 - xm / 3.0
+    value = (1.0 - u) * p / 2.0 + g @ count
+    slope = (1.0 - u) / 2.0 + dg @ (count * (u * q))
     return value, slope
 
 
@@ -1589,9 +1653,51 @@ class FileLedger:
     duplicates: float
 
 
+def _ledger_targets(policy: LeveledFiles, walk: WindowCosts) -> tuple[np.ndarray, np.ndarray]:
+    """S2f: where :func:`file_ledger` inverts S1 for one design, from its uniform walk: the
+    mean entries E of the levels that sweep (those holding data but the last; mean_unique's
+    inverse is their period) and B, the entries P1 rewrites below each push (D's inverse)."""
+    E = np.asarray(walk.level_entries, dtype=float)
+    W = np.asarray(walk.level_write_amp, dtype=float)
+    used = np.flatnonzero(E > 0.0)
+    if used.size == 0:
+        raise ValueError("the walk holds no data below level 0")
+    push_u = [(2.0 * float(walk.level0_runs) + 1.0) * float(policy.flush_entries)]
+    for t in range(used.size - 1):  # the pushes as the uniform walk has them
+        push_u.append(max(push_u[t], 2.0 * float(E[used[t]])))
+    return E[used[:-1]], np.maximum(np.array(push_u) * (W[used] - 1.0), 0.0)
+
+
+def _ledger_inversions(targets: Sequence[tuple[np.ndarray, np.ndarray]], keys: KeyMap
+                       ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """S1's inverses at the :func:`_ledger_targets` of many designs, each solved for all of
+    them at once: per design, the sweeping levels' periods and the writes holding each B
+    (0 where B is)."""
+    natural = writes_for_mean_unique(np.concatenate([e for e, _ in targets]), keys)
+    below = np.concatenate([b for _, b in targets])
+    below_writes = np.where(below > 0, keys.writes_for(below), 0.0)
+    cut_e = np.cumsum([e.size for e, _ in targets])[:-1]
+    cut_b = np.cumsum([b.size for _, b in targets])[:-1]
+    return list(zip(np.split(natural, cut_e), np.split(below_writes, cut_b), strict=True))
+
+
+def file_ledgers(policies: Sequence[LeveledFiles], walks: Sequence[WindowCosts], keys: KeyMap,
+                 *, flush_writes_last: bool | None = None,
+                 flush_spans: Sequence[float] | None = None) -> list[FileLedger]:
+    """:func:`file_ledger` of many designs (``flush_spans``: each one's S1 D^-1(F), when the
+    caller has them), S1's inverses of all of them solved together."""
+    targets = [_ledger_targets(p, w) for p, w in zip(policies, walks, strict=True)]
+    spans: list[float | None] = ([None] * len(targets) if flush_spans is None
+                                 else list(flush_spans))
+    return [file_ledger(p, w, keys, flush_writes_last=flush_writes_last, flush_span=f,
+                        inversions=i)
+            for p, w, f, i in zip(policies, walks, spans, _ledger_inversions(targets, keys),
+                                  strict=True)]
+
+
 def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
-                flush_writes_last: bool | None = None, flush_span: float | None = None
-                ) -> FileLedger:
+                flush_writes_last: bool | None = None, flush_span: float | None = None,
+                inversions: tuple[np.ndarray, np.ndarray] | None = None) -> FileLedger:
     """S2f: the per-level ledger of a file-granular leveled tree under S1's updates, from the
     uniform partial-merge walk ``walk`` (P1-P5) at the layout's size. Sizes in entries are
     the walk's (the engines size levels in entries, whatever the keys); what skew changes is
@@ -1609,14 +1715,14 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
 
     ``flush_writes_last``: the flush that triggers level 0's merge is written as a level-0
     run too (RocksDB; default unless the policy is the native engine's, which merges the
-    buffer directly). ``flush_span``: S1's D^-1(F), when the caller has it."""
+    buffer directly). ``flush_span``: S1's D^-1(F), when the caller has it; ``inversions``: S1's
+    inverses at :func:`_ledger_targets`, when the caller solved them (:func:`file_ledgers`)."""
     if flush_writes_last is None:
         flush_writes_last = policy.targets != "wacky"
     F, f = float(policy.flush_entries), float(policy.file_entries)
     # S1: a flush holds F distinct keys.
     s1 = float(keys.writes_for(F)) if flush_span is None else float(flush_span)
     E = np.asarray(walk.level_entries, dtype=float)
-    W = np.asarray(walk.level_write_amp, dtype=float)
     used = np.flatnonzero(E > 0.0)
     if used.size == 0:
         raise ValueError("the walk holds no data below level 0")
@@ -1642,15 +1748,15 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
     # level's sweep, whose period p_i solves mean_unique(p_i) = E_i, but is never shorter
     # than the pushes the upper level takes (a level whose target is below its batch drains
     # every key at every push). The last level sweeps nothing.
-    natural = writes_for_mean_unique(E[used[:-1]], keys)
-    push, push_u = [k_eff * s1], [k_eff * F]  # under skew, and as the uniform walk has it
+    # B, P1's entries rewritten below each push (of the pushes the uniform walk has), is
+    # reached in below_writes writes.
+    natural, below_writes = (_ledger_inversions([_ledger_targets(policy, walk)], keys)[0]
+                             if inversions is None else inversions)
+    push = [k_eff * s1]  # under skew
     for t in range(used.size - 1):
         push.append(max(push[t], float(natural[t])))
-        push_u.append(max(push_u[t], 2.0 * float(E[used[t]])))
     periods = np.array(push[1:])
     push = np.array(push)
-    below = np.maximum(np.array(push_u) * (W[used] - 1.0), 0.0)  # B: P1's entries rewritten
-    below_writes = np.where(below > 0, keys.writes_for(below), 0.0)
     pushed = _unique_or_all(push, keys)
     written = _unique_or_all(push + below_writes, keys)
     wa = written / push
@@ -1737,17 +1843,18 @@ def file_trees(
     flushes = sorted({float(p.flush_entries) for p in policies})
     span = dict(zip(flushes, keys.writes_for(np.array(flushes)).tolist(), strict=True))
 
-    def ledger(p: LeveledFiles, w: WindowCosts) -> FileLedger:
-        return file_ledger(p, w, keys, flush_writes_last=flush_writes_last,
-                           flush_span=span[float(p.flush_entries)])
+    def ledgers_of(ps: list[LeveledFiles], ws: list[WindowCosts]) -> list[FileLedger]:
+        return file_ledgers(ps, ws, keys, flush_writes_last=flush_writes_last,
+                            flush_spans=[span[float(p.flush_entries)] for p in ps])
 
-    ledgers = [ledger(p, w) for p, w in zip(policies, walks, strict=True)]
+    ledgers = ledgers_of(policies, walks)
     again = [b for b, led in enumerate(ledgers) if led.duplicates > 1e-9 * K]
     if again:
         totals = [K + ledgers[b].duplicates for b in again]
-        for b, w in zip(again, file_walks([policies[b] for b in again], totals), strict=True):
-            walks[b] = w
-            ledgers[b] = ledger(policies[b], w)
+        rewalked = file_walks([policies[b] for b in again], totals)
+        for b, w, led in zip(again, rewalked, ledgers_of([policies[b] for b in again], rewalked),
+                             strict=True):
+            walks[b], ledgers[b] = w, led
     totals = [K + led.duplicates for led in ledgers]
     rates = filter_rates(policies, walks, totals)
     trees = []
@@ -1760,9 +1867,10 @@ def file_trees(
                               entries=n, buffer_entries=p.flush_entries,
                               entries_per_block=entries_per_block, workload=workload,
                               keys=keys)
+        tree = replace(tree, buffer_option=buffered_lives(led))
         trim = None if buffer_trims is None else buffer_trims[len(trees)]
         if trim is not None:
-            tree = replace(tree, buffered=buffered_lives(led), buffer_trim=float(trim))
+            tree = tree.with_buffer(trim)
         trees.append(tree)
     return trees
 
@@ -1985,16 +2093,22 @@ def skewed_costs(
                        sum_fpr=sum_fpr, workload=workload, keys=keys).costs(cache_blocks)
 
 
-def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
-    """:meth:`SkewedTree.costs`."""
-    levels, L, B = tree.levels, len(tree.levels), tree.entries_per_block
-    target = tree.share[1:]
-    fp_i, runs = tree.false_positives, tree.runs
-    false_pos = tree.point_read_floor
+def _cache_hits(tree: SkewedTree, cache_blocks: float
+                ) -> tuple[np.ndarray, float, np.ndarray]:
+    """S5-S7's cache for :meth:`SkewedTree.costs`: each level's hit rate, t_C and the share
+    of each level's blocks the compaction buffer keeps (B1), kept on the tree by cache size."""
+    cache_blocks = max(float(cache_blocks), 0.0)
+    if cache_blocks not in tree._hits:
+        tree._hits[cache_blocks] = _solve_cache(tree, cache_blocks)
+    return tree._hits[cache_blocks]
 
+
+def _solve_cache(tree: SkewedTree, cache_blocks: float
+                 ) -> tuple[np.ndarray, float, np.ndarray]:
+    """:func:`_cache_hits` worked out."""
+    levels, L, B = tree.levels, len(tree.levels), tree.entries_per_block
     # S5-S6: blocks per level, their read rates (per write), and Che's t_C. Without a cache
     # nothing is cached and the blocks are not drawn.
-    cache_blocks = max(float(cache_blocks), 0.0)
     hit_level = np.zeros(L)
     t_c = 0.0
     kept = np.zeros(L)
@@ -2013,7 +2127,20 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
                                           cache_blocks)
         t_c = _characteristic_time(terms, cache_blocks)
         hit_level = terms.hit_rates(t_c)
+    for x in (hit_level, kept):
+        x.setflags(write=False)
+    return hit_level, t_c, kept
+
+
+def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
+    """:meth:`SkewedTree.costs`."""
+    levels = tree.levels
+    target = tree.share[1:]
+    fp_i, runs = tree.false_positives, tree.runs
+    false_pos = tree.point_read_floor
+    hit_level, t_c, kept = _cache_hits(tree, cache_blocks)
     hits = target * hit_level
+    misses = float(np.sum(target - hits))
     accesses = target + fp_i
     with np.errstate(divide="ignore", invalid="ignore"):
         per_level = np.where(accesses > 0, hits / accesses, 0.0)
@@ -2023,7 +2150,7 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
         write_amp=float(sum(tree.level_write_amp)),
         level_write_amp=tree.level_write_amp,
         cycle_writes=tree.cycle_writes,
-        point_read=float(np.sum(target - hits)) + false_pos,
+        point_read=misses + false_pos,
         cache_hit_rate=float(hits.sum() / total_access) if total_access > 0 else 0.0,
         cache_hit_rate_per_level=tuple(float(x) for x in per_level),
         read_buffer_share=float(tree.share[0]),
@@ -2035,8 +2162,7 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
         characteristic_time_writes=t_c,
         zero_result_read=float(np.sum(runs * tree.fpr)),
         probe_weights=tuple(float(x) for x in tree.probe_weights),
-        weighted_point_read=(float(np.sum(target - hits))
-                             + float(tree.weighted_false_positives.sum())),
+        weighted_point_read=misses + float(tree.weighted_false_positives.sum()),
         weighted_zero_result_read=float(np.sum(runs * tree.weighted_fpr)),
         buffer_space=float(np.sum(kept * [lev.entries for lev in levels])
                            / max(sum(lev.entries for lev in levels), 1.0)),

@@ -242,3 +242,25 @@ def test_a_universal_cycle_runs_from_one_full_merge_to_the_next():
     assert (w.start, w.counted(5), w.complete) == (4, 2, True)
     with pytest.raises(ValueError, match="no full merge"):
         StepWindow.cycle(before=2, warm=1).counted(9)
+
+
+def test_a_tree_takes_the_compaction_buffer_as_the_buffered_walk_prices_it() -> None:
+    """B1 on a staged tree (SkewedTree.with_buffer, the file search's pick) is the tree priced
+    with the buffer from the start; point_read is costs' without S8's what-if."""
+    from wacky_model.skew import cache_blocks
+    from wacky_model.types import Buffer
+
+    system = System(entries=2**26, cache_bytes=64 << 20)
+    workload = Workload(0.4, 0.1, 0.5, write_keys="zipf:0.9", read_keys="zipf:0.9",
+                        update_fraction=0.5)
+    design, plain = Design(6, 5, 1, 0, 0), Compaction(granularity="file", level1_runs=2)
+    buffered = Compaction(granularity="file", level1_runs=2, buffer=Buffer())
+    keys = skew_key_map(system, workload)
+    [tree] = file_skew_trees([design], system, plain, workload, keys=keys)
+    [fresh] = file_skew_trees([design], system, buffered, workload, keys=keys)
+    blocks = cache_blocks(system)
+    a, b = tree.with_buffer(Buffer().trim).costs(blocks), fresh.costs(blocks)
+    for field, x in a.__dict__.items():
+        np.testing.assert_allclose(x, getattr(b, field), rtol=1e-9, err_msg=field)
+    assert tree.buffered is None and tree.with_buffer(0.8).buffered is not None
+    assert tree.point_read(blocks) == tree.costs(blocks).point_read

@@ -421,7 +421,7 @@ def test_skipping_caches_that_cannot_win_keeps_the_pick(workload, system, monkey
     import wacky_model.skew_search as search
 
     staged, cached = {}, set()  # tree -> (design, floor); the trees whose cache was priced
-    make_tree, costs = search.skew_tree, SkewedTree.costs
+    make_tree, costs, point_read = search.skew_tree, SkewedTree.costs, SkewedTree.point_read
 
     def tree_of(design, *args, **kwargs):
         tree = make_tree(design, *args, **kwargs)
@@ -432,8 +432,13 @@ def test_skipping_caches_that_cannot_win_keeps_the_pick(workload, system, monkey
         cached.add(id(tree))
         return costs(tree, blocks)
 
+    def read_of(tree, blocks):  # the cache priced for the existing-key reads alone
+        cached.add(id(tree))
+        return point_read(tree, blocks)
+
     monkeypatch.setattr(search, "skew_tree", tree_of)
     monkeypatch.setattr(SkewedTree, "costs", cache_of)
+    monkeypatch.setattr(SkewedTree, "point_read", read_of)
     pick, alternatives = Design(10, 9, 1, 0, 0), (Design(4, 3, 1, 1, 0), Design(8, 7, 1, 1, 1))
     choice = choose_skewed(pick, alternatives, workload, system)
     monkeypatch.undo()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import itertools
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from wacky_model.types import (
     robust_weights,
     workload_vector,
 )
+
+if TYPE_CHECKING:
+    from cost_models.skew import KeyMap
 
 FILE_RATIOS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 24.0, 32.0)
 LEVEL1_RUNS = (1, 2, 4, 8)
@@ -176,24 +179,25 @@ class FilePick:
 
 
 def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: float | None,
-              bound: float = float("inf")) -> FilePick:
+              bound: float = float("inf"), keys: KeyMap | None = None) -> FilePick:
     """The cheapest design of ``grids`` for ``workload`` (with ``rho``, the least worst case).
     Under skewed keys, updates or a cache the best :data:`FILE_REPRICE` by the uniform Θ are
     priced again with the skew stage (S2f, S3-S7), the uniform pick first, then the others'
     caches cheapest floor first, skipped once a floor is above the best Θ found or ``bound``
-    (the Θ the pick must beat; the floor is Θ with every needed block cached)."""
+    (the Θ the pick must beat; the floor is Θ with every needed block cached). ``keys``: the
+    workload's key map (:func:`wacky_model.skew.skew_key_map`), when the caller has it."""
     from wacky_model.skew import needs_skew_model
 
     [(split, grid, index, theta)] = file_best(grids, [workload], rho)
     if not needs_skew_model(workload, grids[0][0]):
         return FilePick(split, grid.designs[index], grid.compactions[index], grid.costs[index],
                         theta)
-    return _file_pick_skewed(grids, workload, rho, (split, grid, index), bound)
+    return _file_pick_skewed(grids, workload, rho, (split, grid, index), bound, keys)
 
 
 def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
-                      rho: float | None, uniform: tuple[System, FileGrid, int], bound: float
-                      ) -> FilePick:
+                      rho: float | None, uniform: tuple[System, FileGrid, int], bound: float,
+                      keys: KeyMap | None = None) -> FilePick:
     from wacky_model.config import Configuration, Memory
     from wacky_model.families import name_of
     from wacky_model.pricing import file_skew_trees, skewed
@@ -203,7 +207,8 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     weights = file_weights([workload], grids[0][0], rho)
     ranked = sorted((float(t), g, j) for g, (_, grid) in enumerate(grids)
                     for j, t in enumerate(theta_shared(grid.rows, weights)[0]))[:FILE_REPRICE]
-    keys = skew_key_map(grids[0][0], workload)  # the splits differ in memory only
+    if keys is None:
+        keys = skew_key_map(grids[0][0], workload)  # the splits differ in memory only
     hit_share = keys.hottest_read_share(cache_blocks(grids[0][0])  # the most a cache can serve
                                         * grids[0][0].entries_per_block)
     staged = []  # (floor Θ, grid, index, tree)
@@ -226,7 +231,7 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
 
     u_split, u_grid, u_index = uniform
     first = next(s for s in staged if grids[s[1]][1] is u_grid and s[2] == u_index)
-    best = (*priced(*first[1:]), first[1], first[2])
+    best = (*priced(*first[1:]), *first[1:])
     uniform_theta, skipped = best[0], float("inf")
     for floor, g, j, tree in sorted(staged, key=lambda s: s[0]):
         if floor > min(best[0], bound) * (1.0 + 1e-9):
@@ -234,18 +239,17 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
             break
         t, costs, k = priced(g, j, tree)
         if t < best[0]:
-            best = (t, costs, k, g, j)
-    theta, costs, k, g, j = best
+            best = (t, costs, k, g, j, tree)
+    theta, costs, k, g, j, tree = best
     split, grid = grids[g]
     design, compaction = grid.designs[j], grid.compactions[j]
     buffer = None
     if cache_blocks(split) > 0 and compaction.sizing == "wacky" and compaction.style == "wacky":
-        # B1: LSbM's buffer changes only the cache's lives, so it is priced on the pick (the
-        # native engine's; stock RocksDB has none).
-        with_buffer = replace(compaction, buffer=Buffer())
-        tree = file_skew_trees([Configuration(design, with_buffer, Memory.of(split))], split,
-                               workload, keys)[0]
-        kb = tree.costs(cache_blocks(split))
+        # B1: LSbM's buffer changes only the cache's lives, so it is priced on the pick's tree
+        # (the native engine's; stock RocksDB has none).
+        rules = Buffer()
+        with_buffer = replace(compaction, buffer=rules)
+        kb = tree.with_buffer(rules.trim).costs(cache_blocks(split))
         costs_b = skewed(grid.costs[j], kb.point_read, kb.write_amp)
         theta_b = float(theta_shared(costs_b.row(split.entries_per_block), weights)[0])
         chosen = BUFFER_CHOSEN and theta_b < theta * (1.0 - BUFFER_GAIN)

@@ -35,7 +35,7 @@ import functools
 import math
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -72,6 +72,9 @@ from wacky_model.types import (
     robust_weights,
     workload_vector,
 )
+
+if TYPE_CHECKING:  # the skew model is imported where a workload needs it
+    from cost_models.skew import KeyMap
 
 # Search bounds. The lower bounds are the continuum's own (T >= 2, C >= 1, X >= 1, K and Z in
 # [0, 1]); the upper bounds for T, C and X are search limits, reported when an optimum hits them.
@@ -1035,12 +1038,16 @@ def _recommend(workload: Workload, system: System, method: str, space: DesignSpa
                                 granularity)
     if granularity == "file" or (level0_trigger or 1) > 1:
         return _recommend_files(workload, system, constraints, rho, level0_trigger, start)
+    from wacky_model.skew import needs_skew_model, skew_key_map
+
+    # The workload's keys (S1-S7's key map) for both sides' skew stages, built once.
+    keys = skew_key_map(system, workload) if needs_skew_model(workload, system) else None
     rec = _recommend_level(workload, system, method, space, model, constraints, rho, refine,
-                           start)
+                           start, keys)
     if granularity == "level":
         return rec
     return _choose_granularity(rec, workload, system, features, constraints, rho, start,
-                               level0_trigger)
+                               level0_trigger, keys)
 
 
 TARGETS = ("native", "rocksdb")
@@ -1178,10 +1185,12 @@ def _check_granularity(granularity: str) -> None:
 
 def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
                         features: set[str], constraints: Constraints | None, rho: float | None,
-                        start: float, level0_trigger: int | None = None) -> Recommendation:
+                        start: float, level0_trigger: int | None = None,
+                        keys: KeyMap | None = None) -> Recommendation:
     """granularity="any": whole levels (``rec``) or the best file-granular design, whichever
     has the lower Theta (with ``rho``, the lower worst case); both are finite-N models of a
-    store taking inserts, each at its own memory split ("file" alone is _recommend_files)."""
+    store taking inserts, each at its own memory split ("file" alone is _recommend_files).
+    ``keys``: the workload's key map under skew or a cache (built when None)."""
     from wacky_model.compat import refusals
 
     gaps = refusals(features | {"files"})
@@ -1189,7 +1198,7 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
         return replace(rec, granularity={"picked": "level", "file": None,
                                          "reason": "files not compared: " + gaps[0].reason})
     best = file_pick(_file_grids(system, _active(constraints), "native", level0_trigger),
-                     workload, rho, bound=rec.cost)
+                     workload, rho, bound=rec.cost, keys=keys)
     f, c, split = best.compaction, best.costs, best.system
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
                 "file_bytes": f.file_bytes, "cost": best.theta, "write_amp": c.write_amp,
@@ -1227,9 +1236,10 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
 
 def _recommend_level(workload: Workload, system: System, method: str,
                      space: DesignSpace | None, model: str, constraints: Constraints | None,
-                     rho: float | None, refine: bool, start: float) -> Recommendation:
+                     rho: float | None, refine: bool, start: float,
+                     keys: KeyMap | None = None) -> Recommendation:
     """The whole-level search: the table, the refinement, then the skew model's re-pricing
-    or the robust objective."""
+    (with the workload's key map ``keys``, built when None) or the robust objective."""
     space = _prepare(system, model, space, constraints)
     nominal_weights = workload_vector(workload, system.write_cost_ratio, system.probe_cost)[None]
     from wacky_model.skew import needs_skew_model
@@ -1241,7 +1251,7 @@ def _recommend_level(workload: Workload, system: System, method: str,
         rec = _robust(workload, space, method, constraints, nominal_weights, rho, start, refine)
     if not skewed:
         return rec
-    return _reprice_skewed(rec, workload, constraints, rho, start)
+    return _reprice_skewed(rec, workload, constraints, rho, start, keys)
 
 
 def _robust(workload: Workload, space: DesignSpace, method: str,
@@ -1270,20 +1280,21 @@ def _robust(workload: Workload, space: DesignSpace, method: str,
 
 
 def _reprice_skewed(rec: Recommendation, workload: Workload, constraints: Constraints | None,
-                    rho: float | None, start: float) -> Recommendation:
+                    rho: float | None, start: float, keys: KeyMap | None = None
+                    ) -> Recommendation:
     """Skewed keys, updates or a cache: the skew model re-prices the table's pick, its
     alternatives and the classic families, and the cheapest (or least worst case) wins; the
     alternatives are shown at their Θ under the skew."""
     from wacky_model.skew_search import choose_skewed, skew_theta
 
     alts = tuple(a.design for a in rec.alternatives)
-    choice = choose_skewed(rec.design, alts, workload, rec.system, constraints, rho)
+    choice = choose_skewed(rec.design, alts, workload, rec.system, constraints, rho, keys=keys)
     alternatives = tuple(replace(a, cost=t, relative_throughput=choice.theta / t)
                          for a, t in zip(rec.alternatives, choice.alternatives_theta,
                                          strict=True) if t is not None)
     robust = None
     if rho is not None:
-        nominal = choose_skewed(rec.design, alts, workload, rec.system, constraints)
+        nominal = choose_skewed(rec.design, alts, workload, rec.system, constraints, keys=keys)
 
         def both(d: Design, nominal_cost: float | None, worst: float | None) -> dict[str, Any]:
             at = (skew_theta(d, rec.system, workload, rho=rho).theta if worst is None

@@ -104,6 +104,16 @@ def skew_theta(design: Design, system: System, workload: Workload, *,
 
 
 @dataclass(frozen=True)
+class _Priced:
+    """A candidate whose cache was priced: its Theta and its tree, whose costs (with S8's
+    what-if) are worked out for the pick alone."""
+
+    design: Design
+    theta: float
+    tree: SkewedTree
+
+
+@dataclass(frozen=True)
 class _Staged:
     """A candidate priced but for the cache (S1-S4), and the least Theta any cache of the
     system's size could give it: its hits at most the reads of the keys its blocks can hold,
@@ -162,6 +172,19 @@ def _allowed(design: Design, system: System, constraints: Constraints | None) ->
     return bool(np.all(constraints.allows(s)))
 
 
+def _allowed_many(designs: list[Design], system: System, constraints: Constraints | None
+                  ) -> dict[tuple[float, ...], bool]:
+    """:func:`_allowed` of many designs by their knobs, their structures built in one pass."""
+    if constraints is None or not constraints.active or not designs:
+        return {tuple(d.knobs.values()): True for d in designs}
+    knobs = np.array([list(d.knobs.values()) for d in designs], dtype=float).reshape(-1, 5).T
+    try:
+        ok = constraints.allows(structure(*knobs, system.buffers, integer_runs=True))
+    except ValueError:  # a knob out of range: each on its own
+        return {tuple(d.knobs.values()): _allowed(d, system, constraints) for d in designs}
+    return {tuple(d.knobs.values()): bool(a) for d, a in zip(designs, ok, strict=True)}
+
+
 def t_moves(design: Design) -> list[Design]:
     """The local search's moves: T up and down by :data:`T_STEPS` (C follows a leveled
     C = T - 1; the other knobs stay)."""
@@ -176,28 +199,31 @@ def t_moves(design: Design) -> list[Design]:
 
 def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Workload,
                   system: System, constraints: Constraints | None = None,
-                  rho: float | None = None) -> SkewChoice:
+                  rho: float | None = None, *, keys: KeyMap | None = None) -> SkewChoice:
     """The cheapest candidate under skew (module doc); ``system`` is the pick's split. With
     ``constraints`` (guardrails) only designs they allow are candidates; with ``rho``, the
-    cheapest worst case (:func:`wacky_model.skew.skew_theta_of`)."""
+    cheapest worst case (:func:`wacky_model.skew.skew_theta_of`). ``keys``: the workload's
+    :func:`wacky_model.skew.skew_key_map` on ``system``, when the caller has it."""
     if not needs_skew_model(workload, system):
         raise ValueError("choose_skewed is for skewed workloads or a cache; the table search's "
                          "pick stands otherwise")
-    keys = skew_key_map(system, workload)  # the workload's keys, the same for every candidate
+    if keys is None:  # the workload's keys, the same for every candidate
+        keys = skew_key_map(system, workload)
     blocks = cache_blocks(system)
     # The most reads any cache of that many blocks can serve: its blocks hold the newest
     # versions of at most blocks x B keys, read at most as often as the hottest keys.
     hit_share = keys.hottest_read_share(blocks * system.entries_per_block)
     grid = [Design(T, T - 1.0, 1.0, K, Z) for T in GRID_T for K, Z in GRID_SHAPES]
     finite = _feasible_many([pick, *alternatives, *grid], system)
+    allowed = _allowed_many([pick, *alternatives, *grid], system, constraints)
     staged: dict[tuple, _Staged] = {}  # every feasible candidate, in the order it came
-    priced: dict[tuple, SkewPriced] = {}  # those whose cache was priced too
+    priced: dict[tuple, _Priced] = {}  # those whose cache was priced too
 
     def stage(d: Design) -> _Staged | None:
         key = tuple(d.knobs.values())
         if key not in staged:
             f = finite[key] if key in finite else _feasible(d, system)
-            if f is None or not _allowed(d, system, constraints):
+            if f is None or not allowed.get(key, False):
                 return None
             tree = skew_tree(d, system, workload, keys=keys)
             staged[key] = _Staged(d, tree, f, skew_theta_of(
@@ -205,13 +231,12 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
                 write_amp=sum(tree.level_write_amp), rho=rho))
         return staged[key]
 
-    def price(st: _Staged) -> SkewPriced:
+    def price(st: _Staged) -> _Priced:
         key = tuple(st.design.knobs.values())
         if key not in priced:
-            a = analysis_of(st.tree.costs(blocks))
-            priced[key] = SkewPriced(st.design, skew_theta_of(system, workload, st.finite,
-                                                       point_read=a.point_read,
-                                                       write_amp=a.write_amp, rho=rho), a)
+            priced[key] = _Priced(st.design, skew_theta_of(
+                system, workload, st.finite, point_read=st.tree.point_read(blocks),
+                write_amp=sum(st.tree.level_write_amp), rho=rho), st.tree)
         return priced[key]
 
     first = stage(pick)
@@ -230,8 +255,9 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
     best = min((priced[k] for k in staged if k in priced), key=lambda p: p.theta)
     for _ in range(LOCAL_ROUNDS):
         moves = t_moves(best.design)
-        finite.update(_feasible_many([d for d in moves if tuple(d.knobs.values()) not in staged],
-                                     system))
+        new = [d for d in moves if tuple(d.knobs.values()) not in staged]
+        finite.update(_feasible_many(new, system))
+        allowed.update(_allowed_many(new, system, constraints))
         # A move whose floor is at the best Theta cannot beat it.
         better = [p for p in (price(st) for st in (stage(d) for d in moves)
                               if st is not None and st.floor < best.theta)
@@ -242,8 +268,9 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
     # The alternatives shown beside the pick are priced by the same model.
     alt_theta = tuple(None if st is None else price(st).theta
                       for st in (stage(d) for d in alternatives))
-    return SkewChoice(best.design, classify(best.design, system), best.theta, best.costs,
-                      pick, base.theta, len(staged), alt_theta)
+    return SkewChoice(best.design, classify(best.design, system), best.theta,
+                      analysis_of(best.tree.costs(blocks)), pick, base.theta, len(staged),
+                      alt_theta)
 
 
 def describe(choice: SkewChoice) -> str:
