@@ -122,14 +122,20 @@ def test_validate_with_the_driver(wacky) -> None:
 
 def test_rocksdb_sweep_section_replaces_the_old_one(tmp_path) -> None:
     bridge()
-    from validation import cases
     from validation.scale import Scale
-    from validation.sweep import MARKERS, SweepCase, existing_section, run_cases, write_section
+    from validation.sweep import (
+        MARKERS,
+        SweepCase,
+        case_set,
+        existing_section,
+        run_cases,
+        write_section,
+    )
     from wacky_model.types import Compaction
 
     begin, end = MARKERS["rocksdb"]
     scale = Scale(entries=30_000, buffer_bytes=1 << 16, reads=300)
-    listed = cases.cases("rocksdb", scale, {"bits_per_entry": 5.0})
+    listed = case_set("rocksdb").cases(scale, {"bits_per_entry": 5.0})
     assert sum(c.group == "driver" for c in listed) == 6  # every Figure 8 family with a preset
     assert {c.options["compaction"].level1_runs for c in listed if c.group == "stock"} == {1, 4}
 
@@ -143,7 +149,7 @@ def test_rocksdb_sweep_section_replaces_the_old_one(tmp_path) -> None:
     refused: list = []
     results = run_cases(picked, scale, {"bits_per_entry": 5.0}, workers=1, refused=refused)
     assert len(results) == 2 and refused[0][0] == "refused"
-    section = cases.render("rocksdb", results, scale, {"bits_per_entry": 5.0}, "test", refused)
+    section = case_set("rocksdb").render(results, scale, {"bits_per_entry": 5.0}, "test", refused)
     assert section.startswith(begin) and section.rstrip().endswith(end)
     assert "| Tiering (T=4) |" in section and "| yes |" in section
     assert "| Leveling T=4, level-0 trigger 4 |" in section and "| partial |" in section

@@ -124,7 +124,7 @@ def test_the_side_run_case_sets_pair_each_mechanism_with_the_same_run_without_it
 
     assert {"lsbm", "l2sm"} <= set(SWEEPS) and {"lsbm", "l2sm"} <= set(MARKERS)
     for name, flag in (("lsbm", "buffer"), ("l2sm", "log")):
-        cases = side_runs.cases(name, Scale(), {"bits_per_entry": 5.0})
+        cases = side_runs.SETS[name].cases(Scale(), {"bits_per_entry": 5.0})
         on = [c for c in cases if getattr(c.options["compaction"], flag) is not None]
         off = [c for c in cases if getattr(c.options["compaction"], flag) is None]
         assert len(on) == len(off) > 0

@@ -23,9 +23,8 @@ from pathlib import Path
 import pytest
 from conftest import run_wacky
 
-from validation.cases import cases
 from validation.scale import Scale
-from validation.sweep import Cache, SweepCase, run_cases
+from validation.sweep import Cache, SweepCase, case_set, run_cases
 from wacky_model.types import Design
 
 DASK = Path(sys.executable).parent / "dask"
@@ -133,7 +132,8 @@ def test_a_second_run_takes_every_case_from_the_cache(remote, tmp_path) -> None:
     assert "(8 runs, 7 of them cached)" in again.stderr
     assert again.out.read_text() == remote.out.read_text()
     assert remote.measured() == measured  # the entry is whole again
-    first = cases("smoke", Scale(), BUDGET)[0]  # the key the command used: its default scale
+    # The key the command used: its default scale.
+    first = case_set("smoke").cases(Scale(), BUDGET)[0]
     assert Cache(remote.cache, "smoke").get(first, Scale(), BUDGET).result.measured == measured[
         first.name]
     assert Cache(remote.cache, "smoke", fresh=True).get(first, Scale(), BUDGET) is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -218,12 +219,12 @@ def test_cli_validate_bad_input(args, message, wacky) -> None:
     assert message in out.stderr and "Traceback" not in out.stderr
 
 
-def test_sweep_on_a_tiny_scale(tmp_path) -> None:
+def test_sweep_on_a_tiny_scale(tmp_path, monkeypatch) -> None:
     system = TINY.system(5.0, None)
     cases = sweep.sweep_cases(system, n_random=2)
     assert {c.group for c in cases} == {"family", "uniform filters", "random"}
     assert sum(c.group == "random" for c in cases) == 2
-    picked = [cases[0], cases[-1], cases[-3]]
+    picked = [replace(c, options={"scale": TINY}) for c in (cases[0], cases[-1], cases[-3])]
     workloads = sweep.ranking_workloads()[:2]
     extra, per_workload = sweep.ranking_candidates(system, workloads)
     results = run_cases(picked + extra[:0], TINY, {"bits_per_entry": 5.0}, workers=2)
@@ -243,7 +244,10 @@ def test_sweep_on_a_tiny_scale(tmp_path) -> None:
     assert all(r[m]["gap"] >= 0 for r in ranking for m in ("search", *sweep.MODELS))
     # The search's recommendation is the first candidate of every workload.
     assert all(opts[0][0] == sweep.SEARCH for opts in per_workload.values())
-    text = sweep.render_markdown([(TINY, results)], ranking, {"bits_per_entry": 5.0}, "test")
+    load = run_cases([replace(c, options={"phase": "load"}) for c in picked], TINY,
+                     {"bits_per_entry": 5.0}, workers=2)
+    monkeypatch.setattr(sweep, "ranking_workloads", lambda: workloads)  # the two measured
+    text = sweep.render([*results, *measured, *load], TINY, {"bits_per_entry": 5.0}, "test", [])
     assert "| write_amp |" in text and "## Ranking" in text
     assert "The search's recommendation" in text and "finite model" in text
     assert np.isfinite([r["best_cost"] for r in ranking]).all()

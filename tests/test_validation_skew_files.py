@@ -9,7 +9,7 @@ import pytest
 
 from validation import cases
 from validation.runner import Scale, validate
-from validation.sweep import MARKERS, SWEEPS, SweepResult, write_section
+from validation.sweep import MARKERS, SWEEPS, SweepResult, case_set, write_section
 from wacky_model.types import Compaction, Design, Workload
 
 # 50,000 entries, 256 a buffer (N/F = 195): five levels at T = 4, a few seconds.
@@ -61,7 +61,7 @@ def test_skew_refusals_left() -> None:
 
 def test_skew_files_case_set_lists_the_check_cases() -> None:
     assert "skew-files" in SWEEPS and "skew-files" in MARKERS
-    listed = cases.cases("skew-files", Scale(), {"bits_per_entry": 5.0})
+    listed = case_set("skew-files").cases(Scale(), {"bits_per_entry": 5.0})
     assert len(listed) == 16
     assert {c.options["compaction"].level1_runs for c in listed} == {1, 4}
     assert all(c.options["scale"].entries == 200_000 for c in listed)
@@ -71,7 +71,7 @@ def test_skew_files_case_set_lists_the_check_cases() -> None:
 def test_skew_files_section_keeps_every_other_section(zipf_files, tmp_path) -> None:
     """Its section replaces its own text only: the document outside it is kept byte for byte."""
     case, run, r = zipf_files
-    section = cases.render("skew-files", [SweepResult(run, r)], SMALL, {"bits_per_entry": 5.0},
+    section = case_set("skew-files").render([SweepResult(run, r)], SMALL, {"bits_per_entry": 5.0},
                            "wacky sweep skew-files", [])
     begin, end = MARKERS["skew-files"]
     assert section.startswith(begin) and section.rstrip("\n").endswith(end)

@@ -1,17 +1,8 @@
 """The engines a validation runs, behind one interface (:class:`Adapter`), in one table
-(:data:`ADAPTERS`) that :func:`validation.runner.validate` looks the engine up in:
-
-* ``native``: this project's engine (:func:`validation.native.run_native`);
-* ``rocksdb``: RocksDB under the Wacky compaction driver, and ``rocksdb-stock``: RocksDB under
-  its own compaction with the exported options (:func:`validation.rocksdb.run_rocksdb`);
-* ``simulator``: the engine simulator (:mod:`native_engine.simulator`), the merge policy's
-  executable specification, over the same whole-level window (uniform inserts only).
-
-An adapter refuses a configuration it cannot build in one line that names the knob
-(:meth:`Adapter.refuses`), and otherwise opens the engine for it, applies the preload and the
-window's stream of operations (:mod:`validation.window`) and reports what it measured; its
-sessions report their :class:`Counters` (blocks or bytes written, per level where the engine
-splits them, cache hits and misses per level, merges into Level L, stalls).
+(:data:`ADAPTERS`) that :func:`validation.runner.validate` looks the engine up in: ``native``,
+``rocksdb`` (the Wacky compaction driver), ``rocksdb-stock`` (RocksDB's own compaction) and
+``simulator`` (the merge policy's executable specification, over the same whole-level window).
+An adapter refuses a configuration it cannot build in one line that names the knob.
 """
 
 from __future__ import annotations

@@ -1,31 +1,8 @@
 """The case sets of :data:`validation.sweep.SWEEPS` other than the families
-(:mod:`validation.families`): what each validates and how it renders its section of
-docs/VALIDATION.md.
-
-* **files**: the partial-merge model (``cost_models/partial.py``) against the native engine with
-  runs made of files, over ratios, level-1 triggers and data sizes from N/F = 250 to 16,000: the
-  preload, then a window of N inserts with reads spread over it;
-* **skew**: the skew model (S1-S7 in docs/MODEL.md) against the native engine with a block
-  cache: Zipf 0.6, 0.9 and 1.2 and a hot set on four families, half reads and half updates, and
-  the cache under compaction (docs/validation-cache.png) as the share of writes grows;
-* **skew-files**: the file-granular skew model (S2f with S3-S7 in docs/MODEL.md,
-  ``file_skew_costs``) against the native engine with file-granular merges and a block cache:
-  Leveling at T = 4 and 10 with level-1 triggers 1 and 4, under Zipf 0.9, Zipf 1.2 and a hot
-  set with half the writes updates, and uniform keys without updates as controls; a fixed
-  window after a fixed warm-up, priced at its middle;
-* **rocksdb-skew**: the skew model (S2f for leveled compaction, U5 for universal) against
-  stock RocksDB with a block cache: Leveling T = 10 and universal Tiering under the skew-files
-  distributions, workload and cache share, a 128 KiB buffer;
-* **rocksdb**: the Wacky compaction driver on every Figure 8 family; stock RocksDB on the
-  families it expresses (Leveling at T = 4, 6 and 10 with level-0 triggers 1 and 4, the tiered
-  families under universal compaction); and the ranking of ``recommend --target rocksdb``:
-  each configuration it picks for six mixes, RocksDB's defaults (scaled to the buffer) and a
-  grid of multipliers measured on stock RocksDB once each, Θ (Eq 16) taken from the
-  measurements for every workload; the pick must be the best measured or within
-  ``TOLERANCE`` of it;
-* **smoke**: eight designs, each window (whole levels, files, skew) at a small scale, in about
-  half a minute: the whole path, end to end.
-"""
+(:mod:`validation.families`) and the side runs (:mod:`validation.side_runs`): files, skew,
+skew-files, rocksdb-skew, rocksdb and smoke, each an entry of :data:`SETS` that lists its cases
+and renders its section of docs/VALIDATION.md, whose text says what the set validates, how, and
+against which targets."""
 
 from __future__ import annotations
 
@@ -39,7 +16,16 @@ from typing import Any
 from validation.predict import range_entries_for
 from validation.results import Costs, ValidationResult, with_theta
 from validation.scale import Scale
-from validation.sweep import COST_COLUMNS, SweepCase, SweepResult, section, table
+from validation.sweep import (
+    COST_COLUMNS,
+    Refused,
+    SetCode,
+    SweepCase,
+    SweepResult,
+    bits,
+    section,
+    table,
+)
 from wacky_model.families import TABLE
 from wacky_model.presets import preset
 from wacky_model.rocksdb_tuning import (
@@ -87,25 +73,6 @@ LARGE_N_BUFFERS = 4_000
 FILE_BUFFERS_LARGE_N = 4
 
 
-@dataclass(frozen=True)
-class FileCase:
-    T: float
-    level1_runs: int
-    n_buffers: int
-    file_pick: str = "least_overlap"
-
-    @property
-    def name(self) -> str:
-        return (f"T={self.T:g}, level-1 trigger {self.level1_runs}, N/F = {self.n_buffers:,}"
-                + (", round-robin" if self.file_pick == "round_robin" else ""))
-
-
-def file_cases() -> list[FileCase]:
-    cases = [FileCase(T, k, n) for T in RATIOS for k in TRIGGERS for n in BUFFERS]
-    cases.append(FileCase(4.0, 1, 2_000, "round_robin"))
-    return cases
-
-
 def case_scale(scale: Scale, n_buffers: int) -> Scale:
     """``scale`` with the buffer that gives ``n_buffers`` buffers of data (whole blocks)."""
     per_block = scale.block_bytes // scale.entry_bytes
@@ -113,17 +80,29 @@ def case_scale(scale: Scale, n_buffers: int) -> Scale:
     return replace(scale, buffer_bytes=blocks * scale.block_bytes)
 
 
-def file_buffers(case: FileCase) -> int:
-    return FILE_BUFFERS_LARGE_N if case.n_buffers > LARGE_N_BUFFERS else 1
+def _files_cases(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
+    """Leveling at each ratio, level-1 trigger and N/F, least-overlap picking; then
+    round-robin picking once."""
+    grid = [(T, k, n, "least_overlap") for T in RATIOS for k in TRIGGERS for n in BUFFERS]
+    out = []
+    for T, k, n, pick in [*grid, (4.0, 1, 2_000, "round_robin")]:
+        sc = case_scale(scale, n)
+        file_bytes = (FILE_BUFFERS_LARGE_N if n > LARGE_N_BUFFERS else 1) * sc.buffer_bytes
+        name = (f"T={T:g}, level-1 trigger {k}, N/F = {n:,}"
+                + (", round-robin" if pick == "round_robin" else ""))
+        out.append(SweepCase(name, "files", Design(T, T - 1, 1, 0, 0), {
+            "scale": sc, "bits_per_entry": bits(budget),
+            "compaction": Compaction("file", file_bytes, k, pick)}))
+    return out
 
 
-def _files_section(results: Sequence[tuple[FileCase, ValidationResult]], scale: Scale,
-                   command: str) -> str:
+def _files_section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
+                   command: str, refused: Refused) -> str:
     body = table(["case", *LABELS, "levels (measured)"], ([
-        case.name, *_costs(r),
-        ", ".join(f"{lv.entries:,.0f}" for lv in r.measured.levels if lv.level > 0)]
-        for case, r in results))
-    errors = [abs(r.relative_error.metric("write_amp") or 0.0) for _, r in results]
+        r.name, *_costs(r.result),
+        ", ".join(f"{lv.entries:,.0f}" for lv in r.result.measured.levels if lv.level > 0)]
+        for r in results))
+    errors = [abs(r.result.relative_error.metric("write_amp") or 0.0) for r in results]
     if errors:
         body += ["", f"Write amplification: {_spread(errors, '.1%')}, over {len(errors)} cases."]
     return section(
@@ -205,9 +184,29 @@ def _skew_cells(r: ValidationResult, write_amp: float, point_read: float,
             _pair(p.cache_hit_rate, m.cache_hit_rate, hit_rate, ".3f", "+.3f"), _level_rates(r)]
 
 
-def _skew_section(cases: Sequence[tuple[SkewCase, ValidationResult]],
-                  effect: Sequence[tuple[SkewCase, ValidationResult]], scale: Scale,
-                  command: str) -> str:
+def skew_cases(scale: Scale) -> list[tuple[SkewCase, Scale, str]]:
+    """The table's cases at ``scale``; the cache under compaction's at :func:`effect_scale`."""
+    both = {k: v for k, v in designs(scale).items() if k in ("Leveling", "Tiering")}
+    return ([(SkewCase(f, d, dist), scale, "table") for f, d in designs(scale).items()
+             for dist in DISTRIBUTIONS]
+            + [(SkewCase(f, d, "zipf:0.9", w), effect_scale(scale), "effect")
+               for f, d in both.items() for w in WRITE_SHARES])
+
+
+def _skew_runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
+    return [SweepCase(c.name, group, c.design, {
+        "workload": c.workload, "scale": sc, "bits_per_entry": 10.0,
+        "cache_bytes": cache_bytes(sc)}) for c, sc, group in skew_cases(scale)]
+
+
+def _effect(results: Sequence[SweepResult], scale: Scale,
+            group: str = "effect") -> list[tuple[SkewCase, ValidationResult]]:
+    return _matched(results, [c for c, _, _ in skew_cases(scale)], group)
+
+
+def _skew_section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
+                  command: str, refused: Refused) -> str:
+    cases, effect = _effect(results, scale, "table"), _effect(results, scale)
     rows, wa_errors, hit_errors, misses = [], [], [], []
     for case, r in cases:
         p, m = r.predicted, r.measured
@@ -262,6 +261,10 @@ def _skew_section(cases: Sequence[tuple[SkewCase, ValidationResult]],
 
 def _knobs(d: Design) -> str:
     return ", ".join(f"{k}={v:g}" for k, v in d.knobs.items())
+
+
+def _skew_figure(results: Sequence[SweepResult], scale: Scale, out: Path) -> None:
+    effect_figure(_effect(results, scale)).write_image(str(out.parent / FIGURE), scale=1.5)
 
 
 def effect_figure(effect: Sequence[tuple[SkewCase, ValidationResult]]) -> Any:
@@ -427,9 +430,13 @@ def _verdict_line(key: str, label: str, target: str,
     return line + (f". Missed: {'; '.join(missed)}." if missed else ".")
 
 
-def _skew_files_section(rows: Sequence[tuple[SkewFileCase, ValidationResult]], scale: Scale,
-                        command: str, refused: Sequence[tuple[str, str]]) -> str:
-    sc = skew_file_scale(scale)
+def _skew_files_cases(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
+    return skew_file_runs(skew_file_scale(scale), bits(budget))
+
+
+def _skew_files_section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
+                        command: str, refused: Refused) -> str:
+    sc, rows = skew_file_scale(scale), _matched(results, skew_file_cases())
     F = sc.buffer_bytes // sc.entry_bytes
     return section(
         "skew-files", "Skewed keys and a cache with file-granular merges: S2f against the "
@@ -514,10 +521,17 @@ def rocksdb_skew_scale(scale: Scale) -> Scale:
     return replace(skew_file_scale(scale), buffer_bytes=ROCKSDB_SKEW_BUFFER)
 
 
-def _rocksdb_skew_section(rows: Sequence[tuple[RocksSkewCase, ValidationResult]],
-                          scale: Scale, command: str,
-                          refused: Sequence[tuple[str, str]]) -> str:
+def _rocksdb_skew_cases(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
     sc = rocksdb_skew_scale(scale)
+    return [SweepCase(c.name, "rocksdb-skew", c.design, {
+        "workload": c.workload, "scale": sc, "bits_per_entry": bits(budget), "engine": "rocksdb",
+        "stock": True, "cache_bytes": skew_file_cache(sc),
+        "compaction": Compaction(level1_runs=c.level1_runs)}) for c in rocksdb_skew_cases()]
+
+
+def _rocksdb_skew_section(results: Sequence[SweepResult], scale: Scale,
+                          budget: dict[str, float], command: str, refused: Refused) -> str:
+    sc, rows = rocksdb_skew_scale(scale), _matched(results, rocksdb_skew_cases())
     F = sc.buffer_bytes // sc.entry_bytes
     version = rows[0][1].detail("rocksdb_version") if rows else "?"
     redone = sum(r.detail("read_batches_discarded") or 0 for _, r in rows)
@@ -532,8 +546,8 @@ def _rocksdb_skew_section(rows: Sequence[tuple[RocksSkewCase, ValidationResult]]
         "of the data; one shard, no high-priority pool) of data blocks only (index and filter "
         "blocks stay in memory), which point reads fill and flushes and compactions do not. "
         f"{ONE_READ_PER_WRITE}: for leveled compaction a warm-up of half a load, then a window "
-        "of half "
-        "a load (validation/window.py, `half_loads`); for universal compaction a warm-up of at "
+        "of half a load (validation/window.py, `half_loads`); for universal compaction a "
+        "warm-up of at "
         "least half a load, then one whole cycle of the largest run, from a full merge to the "
         "next, the window U5 prices (`full_merge_cycle`; its own cycle shown beside the "
         "engine's), the writer waiting while RocksDB flushes or compacts. A read batch is "
@@ -550,41 +564,36 @@ def _rocksdb_skew_section(rows: Sequence[tuple[RocksSkewCase, ValidationResult]]
 
 
 # -- rocksdb -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class RocksCase:
-    name: str
-    design: Design
-    stock: bool
-    level0_trigger: int = 1
-
-
-def rocksdb_cases(scale: Scale, bits_per_entry: float | None,
-                  sum_fpr: float | None) -> list[RocksCase]:
+def _rocksdb_cases(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
     """The driver on each Figure 8 family (at its default T), stock RocksDB on Leveling at
-    T = 4, 6, 10 with level-0 triggers 1 and 4, and on Tiering and Lazy Leveling at T = 4."""
-    system = scale.system(bits_per_entry, sum_fpr)
-    cases = [RocksCase(f"{f.figure8} (T={f.default_T:g})",
-                       preset(f.preset, system=system), stock=False)
+    T = 4, 6, 10 with level-0 triggers 1 and 4 and on Tiering and Lazy Leveling at T = 4, then
+    the configurations of the ranking."""
+    system = scale.system(budget.get("bits_per_entry"), budget.get("sum_fpr"))
+
+    def run(name: str, design: Design, stock: bool, trigger: int = 1) -> SweepCase:
+        return SweepCase(name, "stock" if stock else "driver", design, {
+            "engine": "rocksdb", "stock": stock, "compaction": Compaction(level1_runs=trigger)})
+
+    return ([run(f"{f.figure8} (T={f.default_T:g})", preset(f.preset, system=system), False)
              for f in TABLE if f.figure8 and f.preset]
-    for T in (4, 6, 10):
-        for trigger in (1, 4):
-            cases.append(RocksCase(f"Leveling T={T}, level-0 trigger {trigger}",
-                                   Design(T, T - 1, 1, 0, 0), stock=True,
-                                   level0_trigger=trigger))
-    cases.append(RocksCase("Tiering T=4 (universal)", Design(4, 3, 1, 1, 1), stock=True))
-    cases.append(RocksCase("Lazy Leveling T=4 (universal)", Design(4, 3, 1, 1, 0), stock=True))
-    return cases
+            + [run(f"Leveling T={T}, level-0 trigger {trigger}", Design(T, T - 1, 1, 0, 0),
+                   True, trigger) for T in (4, 6, 10) for trigger in (1, 4)]
+            + [run("Tiering T=4 (universal)", Design(4, 3, 1, 1, 1), True),
+               run("Lazy Leveling T=4 (universal)", Design(4, 3, 1, 1, 0), True)]
+            + [SweepCase(_label(c), "ranking", None, {
+                "config": c, "scale": scale, "bits_per_entry": bits(budget)}, measure_config)
+               for c in _ranking_configs(scale, bits(budget))])
 
 
 def _runs(r: ValidationResult) -> str:
     return ", ".join(str(level.runs) for level in r.measured.levels)
 
 
-def _target_lines(stock: Sequence[tuple[RocksCase, ValidationResult]]) -> list[str]:
+def _target_lines(stock: Sequence[ValidationResult]) -> list[str]:
     """How many stock runs met their targets."""
     out = []
     for model, label, limit in (("partial", "Leveled", 0.15), ("universal", "Universal", 0.25)):
-        runs = [r for _, r in stock if r.model == model]
+        runs = [r for r in stock if r.model == model]
         if not runs:
             continue
         wa = [abs(r.relative_error.metric("write_amp") or 0.0) for r in runs]
@@ -598,19 +607,19 @@ def _target_lines(stock: Sequence[tuple[RocksCase, ValidationResult]]) -> list[s
     return out
 
 
-def _rocksdb_section(results: Sequence[tuple[RocksCase, ValidationResult]], scale: Scale,
-                   command: str, refused: Sequence[tuple[str, str]] = (),
-                   ranking: Sequence[Any] = ()) -> str:
-    """The markdown section, markers included."""
-    version = results[0][1].detail("rocksdb_version") if results else "?"
+def _rocksdb_section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
+                     command: str, refused: Refused) -> str:
+    ran = {g: [(r.name, r.result) for r in results if r.case.group == g]
+           for g in ("driver", "stock")}
+    measured = {r.case.options["config"]: r.result for r in results if r.case.group == "ranking"}
+    ranking = (_ranking_rows(measured, scale, bits(budget))
+               if len(measured) == len(_ranking_configs(scale, bits(budget))) else [])
+    version = next((r.detail("rocksdb_version") for _, r in ran["driver"] + ran["stock"]), "?")
     F = scale.buffer_bytes // scale.entry_bytes
-    driver, stock = [], []
-    for case, r in results:
-        if case.stock:
-            stock.append((case, r))
-            continue
+    driver = []
+    for name, r in ran["driver"]:
         same = [lv.runs for lv in r.measured.levels] == [lv.runs for lv in r.simulated.levels]
-        driver.append([case.name, *_costs(r),
+        driver.append([name, *_costs(r),
                        f"{r.detail('tree_write_amp'):.3g} / {r.simulated.write_amp:.3g}",
                        _runs(r), "yes" if same else "no"])
     body = [
@@ -638,10 +647,10 @@ def _rocksdb_section(results: Sequence[tuple[RocksCase, ValidationResult]], scal
         "zero-result reads within 20% or 0.01 I/O; universal within 25%.",
         "",
         *table(["design", *LABELS, "model", "runs", "throttle"], (
-            [case.name, *_costs(r), r.model, _runs(r), f"{r.detail('throttle_seconds'):.0f} s"]
-            for case, r in stock)),
+            [name, *_costs(r), r.model, _runs(r), f"{r.detail('throttle_seconds'):.0f} s"]
+            for name, r in ran["stock"])),
         "",
-        *_target_lines(stock),
+        *_target_lines([r for _, r in ran["stock"]]),
     ]
     if ranking:
         body += [
@@ -791,28 +800,31 @@ def _ranking_rows(measured: dict[StockConfig, Costs], scale: Scale,
 SMOKE_SCALE = Scale.small()
 
 
-def _smoke_cases() -> list[SweepCase]:
+def _smoke_cases(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
     """Cases of a few seconds each, the longest first, so that two workers finish together."""
     leveling, cache = Design(4, 3, 1, 0, 0), SMOKE_SCALE.entries * SMOKE_SCALE.entry_bytes // 20
 
+    def run(name: str, design: Design, **options: Any) -> SweepCase:
+        return SweepCase(name, "smoke", design, {"scale": SMOKE_SCALE, **options})
+
     def skewed(label: str, keys: str, design: Design = leveling) -> SweepCase:
         workload = Workload(0.5, 0.0, 0.5, write_keys=keys, read_keys=keys, update_fraction=1.0)
-        return SweepCase(f"{label} ({keys}, a cache)", "smoke", design,
-                         {"workload": workload, "cache_bytes": cache})
+        return run(f"{label} ({keys}, a cache)", design, workload=workload, cache_bytes=cache)
 
     def files(label: str, design: Design, trigger: int) -> SweepCase:
-        return SweepCase(f"{label} (files, level-1 trigger {trigger})", "smoke", design,
-                         {"compaction": Compaction("file", None, trigger)})
+        return run(f"{label} (files, level-1 trigger {trigger})", design,
+                   compaction=Compaction("file", None, trigger))
 
     return [skewed("Leveling T=4", "hotset:0.1:0.9"), skewed("Leveling T=4", "zipf:1.2"),
             files("Leveling T=10", Design(10, 9, 1, 0, 0), 1), skewed("Leveling T=4", "zipf:0.9"),
             files("Leveling T=4", leveling, 4),
             skewed("Lazy Leveling T=4", "zipf:0.9", Design(4, 3, 1, 1, 0)),
-            SweepCase("Tiering T=4 (whole levels)", "smoke", Design(4, 3, 1, 1, 1)),
-            SweepCase("Leveling T=4 (whole levels)", "smoke", leveling)]
+            run("Tiering T=4 (whole levels)", Design(4, 3, 1, 1, 1)),
+            run("Leveling T=4 (whole levels)", leveling)]
 
 
-def _smoke_section(results: Sequence[SweepResult], command: str) -> str:
+def _smoke_section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
+                   command: str, refused: Refused) -> str:
     sc = SMOKE_SCALE
     return section(
         "smoke", "Smoke: every window, end to end", command, f"{sc.entries:,} entries of "
@@ -823,46 +835,6 @@ def _smoke_section(results: Sequence[SweepResult], command: str) -> str:
                          ([r.name, r.result.model, *_costs(r.result)] for r in results)))
 
 
-# -- the case sets' entry points (validation.sweep) ----------------------------------------------
-def cases(name: str, scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
-    bits = budget.get("bits_per_entry") or 5.0
-    if name == "files":
-        return [SweepCase(c.name, "files", Design(c.T, c.T - 1, 1, 0, 0), {
-            "scale": (sc := case_scale(scale, c.n_buffers)), "bits_per_entry": bits,
-            "compaction": Compaction("file", file_buffers(c) * sc.buffer_bytes, c.level1_runs,
-                                     c.file_pick)}) for c in file_cases()]
-    if name == "skew":
-        return [SweepCase(c.name, group, c.design, {
-            "workload": c.workload, "scale": sc, "bits_per_entry": 10.0,
-            "cache_bytes": cache_bytes(sc)}) for c, sc, group in _skew_cases(scale)]
-    if name == "skew-files":
-        return skew_file_runs(skew_file_scale(scale), bits)
-    if name == "rocksdb-skew":
-        sc = rocksdb_skew_scale(scale)
-        return [SweepCase(c.name, name, c.design, {
-            "workload": c.workload, "scale": sc, "bits_per_entry": bits, "engine": "rocksdb",
-            "stock": True, "cache_bytes": skew_file_cache(sc),
-            "compaction": Compaction(level1_runs=c.level1_runs)}) for c in rocksdb_skew_cases()]
-    if name == "rocksdb":
-        return [SweepCase(c.name, "stock" if c.stock else "driver", c.design, {
-            "engine": "rocksdb", "stock": c.stock,
-            "compaction": Compaction(level1_runs=c.level0_trigger)})
-            for c in rocksdb_cases(scale, budget.get("bits_per_entry"), budget.get("sum_fpr"))
-        ] + [SweepCase(_label(c), "ranking", None, {"config": c, "scale": scale,
-                                                     "bits_per_entry": bits}, measure_config)
-             for c in _ranking_configs(scale, bits)]
-    return [replace(c, options={"scale": SMOKE_SCALE, **c.options}) for c in _smoke_cases()]
-
-
-def _skew_cases(scale: Scale) -> list[tuple[SkewCase, Scale, str]]:
-    """The table's cases at ``scale``; the cache under compaction's at :func:`effect_scale`."""
-    both = {k: v for k, v in designs(scale).items() if k in ("Leveling", "Tiering")}
-    return ([(SkewCase(f, d, dist), scale, "table") for f, d in designs(scale).items()
-             for dist in DISTRIBUTIONS]
-            + [(SkewCase(f, d, "zipf:0.9", w), effect_scale(scale), "effect")
-               for f, d in both.items() for w in WRITE_SHARES])
-
-
 def _matched(results: Sequence[SweepResult], known: Sequence[Any],
              group: str | None = None) -> list[tuple[Any, ValidationResult]]:
     """Each result (of ``group`` if given) with the case of ``known`` it ran, by name."""
@@ -870,35 +842,9 @@ def _matched(results: Sequence[SweepResult], known: Sequence[Any],
     return [(named[r.name], r.result) for r in results if group in (None, r.case.group)]
 
 
-def render(name: str, results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
-           command: str, refused: Sequence[tuple[str, str]]) -> str:
-    if name == "files":
-        return _files_section([(r.case, r.result) for r in results], scale, command)
-    if name == "skew":
-        known = [c for c, _, _ in _skew_cases(scale)]
-        return _skew_section(_matched(results, known, "table"),
-                             _matched(results, known, "effect"), scale, command)
-    if name == "skew-files":
-        return _skew_files_section(_matched(results, skew_file_cases()), scale, command,
-                                   refused)
-    if name == "rocksdb-skew":
-        return _rocksdb_skew_section(_matched(results, rocksdb_skew_cases()), scale, command,
-                                     refused)
-    if name == "rocksdb":
-        ran = [(RocksCase(r.name, r.case.design, r.case.options["stock"],
-                          r.case.options["compaction"].level1_runs), r.result)
-               for group in ("driver", "stock") for r in results if r.case.group == group]
-        measured = {r.case.options["config"]: r.result for r in results
-                    if r.case.group == "ranking"}
-        bits = budget.get("bits_per_entry") or 5.0
-        ranking = (_ranking_rows(measured, scale, bits)
-                   if len(measured) == len(_ranking_configs(scale, bits)) else [])
-        return _rocksdb_section(ran, scale, command, refused, ranking)
-    return _smoke_section(results, command)
-
-
-def after(name: str, results: Sequence[SweepResult], scale: Scale, out: Path) -> None:
-    """The skew set's figure beside the document."""
-    if name == "skew":
-        effect = _matched(results, [c for c, _, _ in _skew_cases(scale)], "effect")
-        effect_figure(effect).write_image(str(out.parent / FIGURE), scale=1.5)
+SETS = {"files": SetCode(_files_cases, _files_section),
+        "skew": SetCode(_skew_runs, _skew_section, _skew_figure),
+        "skew-files": SetCode(_skew_files_cases, _skew_files_section),
+        "rocksdb-skew": SetCode(_rocksdb_skew_cases, _rocksdb_skew_section),
+        "rocksdb": SetCode(_rocksdb_cases, _rocksdb_section),
+        "smoke": SetCode(_smoke_cases, _smoke_section)}

@@ -4,7 +4,7 @@ measurement itself. The CLI (``wacky validate``) and the dashboard's panel print
 
 from __future__ import annotations
 
-from validation.results import Costs, ValidationResult, relative_error
+from validation.results import Costs, Errors, ValidationResult, relative_error
 
 VALIDATED_METRICS = (
     ("theta", "Θ (I/O per op)"),
@@ -30,11 +30,18 @@ def model_name(result: ValidationResult) -> str:
     return "skew model" if result.model == "skew" else "finite model"
 
 
-def sources(result: ValidationResult) -> list[tuple[str, Costs]]:
-    out = [(f"the {model_name(result)}", result.predicted), ("the paper model", result.paper)]
+def models(result: ValidationResult) -> list[tuple[str, Costs, Errors]]:
+    """(label, figures, errors) of each model, in report order; no simulator under skew (it
+    replays uniform inserts only)."""
+    out = [(model_name(result), result.predicted, result.relative_error),
+           ("paper model", result.paper, result.paper_relative_error)]
     if result.simulated is not None:
-        out.append(("the engine simulator", result.simulated))
+        out.append(("engine simulator", result.simulated, result.simulated_relative_error))
     return out
+
+
+def sources(result: ValidationResult) -> list[tuple[str, Costs]]:
+    return [(f"the {label}", costs) for label, costs, _ in models(result)]
 
 
 def why_large(key: str, source: str, predicted: float, measured: float,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from validation.explain import models as explained_models
 from validation.results import METRICS, ValidationResult
 
 if TYPE_CHECKING:  # the sweep imports the engine; these figures must not (the dashboard uses them)
@@ -22,16 +23,6 @@ METRIC_LABELS = {
     "memory_bits_per_entry": "filter bits/entry",
     "theta": "Θ",
 }
-
-
-def _models(result: ValidationResult):
-    """(label, figures, errors) of each model, in report order."""
-    first = "skew model" if result.model == "skew" else "finite model"
-    models = [(first, result.predicted, result.relative_error),
-              ("paper model", result.paper, result.paper_relative_error)]
-    if result.simulated is not None:  # None under skew: the simulator replays uniform inserts
-        models.append(("engine simulator", result.simulated, result.simulated_relative_error))
-    return tuple(models)
 
 
 def _reported(result: ValidationResult) -> list[str]:
@@ -110,7 +101,7 @@ def validation_figure(result: ValidationResult) -> go.Figure:
                         "Entries per level (empty levels not drawn)"),
     )
     metrics = _reported(result)
-    models = _models(result)
+    models = explained_models(result)
     axis = error_axis_range([None if e is None else 100 * e
                              for _, _, errors in models for e in map(errors.metric, metrics)])
     for name, costs, errors in models:
@@ -156,7 +147,7 @@ def _fmt(x: float | None, pct: bool = False) -> str:
 
 def _table(result: ValidationResult) -> go.Figure:
     metrics = _reported(result)
-    models = _models(result)
+    models = explained_models(result)
     columns = [[METRIC_LABELS[m] for m in metrics]]
     columns += [[_fmt(costs.metric(m)) for m in metrics] for _, costs, _ in models]
     columns.append([_fmt(result.measured.metric(m)) for m in metrics])

@@ -24,6 +24,12 @@ def _check_count(name: str, v: Any) -> int:
     return int(v)
 
 
+def _check_seed(seed: Any) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    return int(seed)
+
+
 def _random_u64(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(0, 2**64, size=n, dtype=np.uint64)
 
@@ -47,10 +53,8 @@ def fresh_keys(rng: np.random.Generator, n: int, taken_sorted: np.ndarray) -> np
 def load_trace(n_load: int, *, entry_bytes: int, seed: int) -> Trace:
     """A one-phase ("load") trace of ``n_load`` PUTs of distinct uniform random keys, in random
     order, determined by ``seed``."""
-    n_load = _check_count("n_load", n_load)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
-    rng = np.random.default_rng([int(seed), 0x4C4F4144])  # stream tag: "LOAD"
+    n_load, seed = _check_count("n_load", n_load), _check_seed(seed)
+    rng = np.random.default_rng([seed, 0x4C4F4144])  # stream tag: "LOAD"
     keys = fresh_keys(rng, n_load, np.zeros(0, dtype=np.uint64))
     return Trace(
         np.zeros(n_load, np.uint8),
@@ -58,7 +62,7 @@ def load_trace(n_load: int, *, entry_bytes: int, seed: int) -> Trace:
         np.zeros(n_load, np.uint64),
         (Phase("load", 0, n_load),),
         entry_bytes,
-        {"generator": "load_trace", "n_load": n_load, "seed": int(seed)},
+        {"generator": "load_trace", "n_load": n_load, "seed": seed},
     )
 
 
@@ -80,9 +84,7 @@ def read_ops(
     ``[lo, lo + span]`` with the span that holds ``range_entries`` of ``len(loaded_keys)``
     uniformly spread keys on average, lo uniform over the starts that need no clamping.
     Returns ``(kinds uint8, keys uint64, args uint64)``."""
-    n = _check_count("n", n)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    n, seed = _check_count("n", n), _check_seed(seed)
     if (
         isinstance(range_entries, bool)
         or not isinstance(range_entries, (int, np.integer))
@@ -102,7 +104,7 @@ def read_ops(
         raise ValueError(f"fractions must be >= 0 and sum to 1, got {dict(fractions)}")
     if p[0] > 0 and pool.size == 0:
         raise ValueError("get_pool is empty but fractions['get'] > 0")
-    rng = np.random.default_rng([int(seed), 0x52454144])  # stream tag: "READ"
+    rng = np.random.default_rng([seed, 0x52454144])  # stream tag: "READ"
     cum = np.cumsum(p / p.sum())
     which = np.minimum(np.searchsorted(cum, rng.random(n), side="right"), len(names) - 1)
     table = np.array([int(_READ_KINDS[k]) for k in names], dtype=np.uint8)
@@ -169,12 +171,10 @@ def rank_sampler(dist: KeyDistribution, n: int) -> RankSampler:
 
 def hot_range_keys(loaded: np.ndarray, hot: int, rng: np.random.Generator) -> np.ndarray:
     """The ``loaded`` keys in rank order for a hot key range (``hotrange``, docs/MODEL.md S5r):
-    ranks 0..hot-1 are ``hot`` consecutive keys of the key order, from a start drawn uniformly
-    over the positions where they fit (a seeded random place, so no end of the key space is
-    favoured), then the rest in key order (the sampler draws uniformly within the hot ranks and
-    within the cold ones, so their order among themselves does not matter). The hot set is
-    these loaded keys: keys inserted later inside the range's bounds are new keys, which
-    existing-key reads do not draw."""
+    ranks 0..hot-1 are ``hot`` consecutive keys of the key order from a uniformly drawn start (so
+    no end of the key space is favoured), then the rest in key order (the sampler draws uniformly
+    within the hot ranks and within the cold ones). Keys inserted later inside the range are new
+    keys, which existing-key reads do not draw."""
     keys = np.sort(checked_array("loaded", loaded, np.uint64))
     hot = int(hot)
     if not 0 < hot <= keys.size:

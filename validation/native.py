@@ -1,16 +1,10 @@
-"""The native engine as an engine of :func:`validation.runner.validate` (:func:`run_native`,
-the ``native`` adapter of :mod:`validation.adapters`): its :class:`validation.window.Session`,
-the reads paced over its window, and the run: uniform keys (fresh inserts one buffer at a time,
-replayed as traces so a validation can save them) or skewed keys and a block cache (updates and
+"""The native engine as an engine of :func:`validation.runner.validate` (:func:`run_native`): the
+load, then the window (:mod:`validation.window`) with reads paced over it, or (``phase="load"``)
+the load itself and a read phase after it. Uniform keys: fresh inserts one buffer at a time,
+replayed as traces so that a validation can save them. Skewed keys and a block cache: updates and
 inserts in chunks of an eighth of a buffer, existing-key reads drawn from the workload's
-distribution).
-
-``run_native`` loads ``scale.entries`` unique entries and then measures the window (or,
-``phase="load"``, the load itself and a read phase after it), with the workload's mix replayed
-after. Under skew, the worst-case read of a key at Level L is not measured (``point_read`` is
-None: updates move keys out of Level L), ``point_read_uniform`` is an existing-key read drawn
-from the workload's read distribution, cache hits included, and the hit rates are compared in
-absolute terms.
+distribution; the worst-case read of a key at Level L is not measured (``point_read`` is None:
+updates move keys out of Level L), and hit rates are compared in absolute terms.
 """
 
 from __future__ import annotations
@@ -54,27 +48,6 @@ LOAD_SHARE = 0.75  # of the progress bar: the load dominates the run time
 WARMUP_LOADS, WINDOW_LOADS, WINDOW_CYCLES, WINDOW_MAX_LOADS, CAP_FACTOR = 0.5, 0.5, 1.2, 8.0, 3
 
 
-def native_counters(stats: dict) -> Counters:
-    """The engine's ``stats()`` as :class:`validation.window.Counters` (blocks)."""
-    return Counters("blocks", int(stats["total"]["blocks_written"]),
-                    int(stats["flush"]["blocks_written"]),
-                    tuple(int(m["blocks_written"]) for m in stats["merge"]),
-                    major_merges=int(stats["major_compactions"]),
-                    cache_hits=tuple(map(int, stats["cache_hits_per_level"])),
-                    cache_misses=tuple(map(int, stats["cache_misses_per_level"])),
-                    cache_invalidated=int(stats["cache_invalidated_blocks"]),
-                    merges=int(stats["merges"]))
-
-
-def level_L_state(engine: Any) -> tuple[int, bool, float]:
-    """Level L's non-empty runs, whether its active run is full (the engine's rule,
-    ``Level::ActiveFull``), and a_L."""
-    level = engine.levels()[-1]
-    runs = [r["entries"] for r in level["runs"] if r["entries"] > 0]
-    threshold = level["capacity"] / level["max_runs"] * (1.0 - TOLERANCE)
-    return len(runs), not runs or runs[-1] >= threshold, float(level["max_runs"])
-
-
 def _ops(kind: tr.OpKind, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.full(keys.size, int(kind), np.uint8), keys, np.zeros(keys.size, np.uint64)
 
@@ -87,10 +60,23 @@ class _EngineSteps:
     engine: Any
 
     def level_L(self) -> tuple[int, bool, float]:
-        return level_L_state(self.engine)
+        """Level L's non-empty runs, whether its active run is full (the engine's rule,
+        ``Level::ActiveFull``), and a_L."""
+        level = self.engine.levels()[-1]
+        runs = [r["entries"] for r in level["runs"] if r["entries"] > 0]
+        threshold = level["capacity"] / level["max_runs"] * (1.0 - TOLERANCE)
+        return len(runs), not runs or runs[-1] >= threshold, float(level["max_runs"])
 
     def counters(self) -> Counters:
-        return native_counters(self.engine.stats())
+        stats = self.engine.stats()
+        return Counters("blocks", int(stats["total"]["blocks_written"]),
+                        int(stats["flush"]["blocks_written"]),
+                        tuple(int(m["blocks_written"]) for m in stats["merge"]),
+                        major_merges=int(stats["major_compactions"]),
+                        cache_hits=tuple(map(int, stats["cache_hits_per_level"])),
+                        cache_misses=tuple(map(int, stats["cache_misses_per_level"])),
+                        cache_invalidated=int(stats["cache_invalidated_blocks"]),
+                        merges=int(stats["merges"]))
 
     def idle(self) -> None:
         pass
@@ -164,12 +150,10 @@ class UniformReads:
     def __post_init__(self) -> None:
         pool = max(self.reads, 1)  # read operations drawn once and cycled through
         taken = np.concatenate([self.loaded, self.session.fresh])
-        self.zero = generators.read_ops(taken, n=pool, get_pool=self.loaded,
-                                        fractions={"zero": 1.0},
-                                        range_entries=self.range_entries, seed=self.seed + 1)
-        self.range = generators.read_ops(self.loaded, n=pool, get_pool=self.loaded,
-                                         fractions={"range": 1.0},
-                                         range_entries=self.range_entries, seed=self.seed + 2)
+        self.zero, self.range = (generators.read_ops(
+            keys, n=pool, get_pool=self.loaded, fractions={kind: 1.0},
+            range_entries=self.range_entries, seed=self.seed + i)
+            for i, (kind, keys) in enumerate((("zero", taken), ("range", self.loaded)), 1))
         self.pool, self.at = pool, 0
 
     def reset(self) -> None:
@@ -218,14 +202,9 @@ class SkewSession(_EngineSteps):
     """The engine under a skewed workload: a step is a chunk of writes (:meth:`draw`), a share
     ``update_fraction`` of them updates of a loaded key drawn from the write distribution (ranks
     map to keys through a seeded shuffle), the rest fresh inserts. Under ``latest`` writes an
-    update takes the key of the r-th most recent insert instead, r Zipf over the keys inserted
-    before it, the load's order counting as insertion order (YCSB's latest; ``by_insertion``
-    holds the keys in that order). Under a hot key range (``hotrange`` reads) the hot read
-    ranks are one contiguous stretch of the loaded keys in key order
-    (:func:`validation.generators.hot_range_keys`). ``history`` is every write's key, in
-    order, for ``latest`` reads (:meth:`read_keys`). ``engine`` None: another engine puts what
-    :meth:`draw` gives (stock RocksDB, ``validation.rocksdb``), with buffers of ``F``
-    entries."""
+    update takes the key of the r-th most recent insert (YCSB's latest, the load's order counting
+    as insertion order). ``engine`` None: another engine puts what :meth:`draw` gives (stock
+    RocksDB), with buffers of ``F`` entries."""
 
     engine: Any
     loaded: np.ndarray
@@ -333,11 +312,10 @@ def hit_rates(hits: np.ndarray, misses: np.ndarray) -> tuple[float, tuple[float 
 
 @dataclass
 class SkewReads:
-    """Existing-key reads at ``reads_per_write`` from the read distribution (``latest``: the key
-    of the r-th most recent write), through the warm-up and, measured, the window (blocks read,
-    cache hits and misses per level, and the hit rate in ``timeline_points`` slices); and
-    zero-result and range reads spread over the window, each of ``zero_keys`` and ``ranges``
-    once at most, counted apart (they do not make the hit rates)."""
+    """Existing-key reads at the workload's ``reads_per_write`` through the warm-up and, measured,
+    the window (blocks read, cache hits and misses per level, the hit rate in
+    ``timeline_points`` slices); zero-result and range reads spread over the window, each of
+    ``zero_keys`` and ``ranges`` once at most, counted apart (they do not make the hit rates)."""
 
     session: SkewSession
     window_writes: int
@@ -574,29 +552,22 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
 
     phases = {**loaded.phases, **(later.phases if later else {})}
     conditioned = None
+    if run is None:  # the load, then a read phase of each kind
+        def per_read(kind: str, what: int) -> float:
+            op = kind if kind in ("zero", "range") else "get"
+            return _per_op(phases[kind], op, ("blocks_read", "runs_probed")[what])
+
+        write_amp = phases["load"]["put"].blocks_written * B / scale.entries
+    else:
+        per_read, write_amp = reads.per_read, run.delta.written * B / run.writes
+    measured = Costs(write_amp=write_amp, zero_result_read=per_read("zero", 0),
+                     point_read=per_read("level_L_reads", 0),
+                     point_read_uniform=per_read("uniform_reads", 0),
+                     range_runs=per_read("range", 1), range_io=per_read("range", 0),
+                     memory_bits_per_entry=memory, levels=levels)
     if run is None:
-        measured = Costs(
-            write_amp=phases["load"]["put"].blocks_written * B / scale.entries,
-            zero_result_read=_per_op(phases["zero"], "zero", "blocks_read"),
-            point_read=_per_op(phases["level_L_reads"], "get", "blocks_read"),
-            point_read_uniform=_per_op(phases["uniform_reads"], "get", "blocks_read"),
-            range_runs=_per_op(phases["range"], "range", "runs_probed"),
-            range_io=_per_op(phases["range"], "range", "blocks_read"),
-            memory_bits_per_entry=memory,
-            levels=levels,
-        )
         simulated = predict_simulated(design, system, workload, range_entries)
     else:
-        measured = Costs(
-            write_amp=run.delta.written * B / run.writes,
-            zero_result_read=reads.per_read("zero", 0),
-            point_read=reads.per_read("level_L_reads", 0),
-            point_read_uniform=reads.per_read("uniform_reads", 0),
-            range_runs=reads.per_read("range", 1),
-            range_io=reads.per_read("range", 0),
-            memory_bits_per_entry=memory,
-            levels=levels,
-        )
         simulated, conditioned = steady_references(
             design, system, workload, range_entries, scale.entries + session.used,
             levels[-1].max_runs, run.level_L_runs_at_start)
@@ -645,22 +616,19 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
             range_entries: int, load: tr.Trace, loaded: Any, *, compaction: Compaction,
             **_: Any) -> EngineRun:
     """Skewed keys, updates, a block cache: the workload's writes with its existing-key reads
-    between them (whole levels: over whole cycles of Level L, the full-merge window; files: a
-    fixed window after a fixed warm-up), zero-result and range reads spread over it; the skew
-    model predicts (S2 or S2f). Zero-result and range reads, which skew does not change, are the
-    finite model's with whole levels; with files the partial-merge model's range reads and S2f's
+    between them (:func:`_skew_rule`), zero-result and range reads spread over it; the skew model
+    predicts (S2 or S2f). Zero-result and range reads, which skew does not change, are the finite
+    model's with whole levels; with files the partial-merge model's range reads and S2f's
     zero-result reads (its tree holds the updates absorbed). No simulator: it replays uniform
     inserts only."""
     B, n = system.entries_per_block, scale.entries
     files = compaction.granularity == "file"
     rule = _skew_rule(design, system, compaction, workload, n)
     warmup_cap = rule.cap if rule.warmup_cap is None else rule.warmup_cap
-    _, zero_keys, _ = generators.read_ops(
-        load.keys, n=scale.reads, get_pool=load.keys, fractions={"zero": 1.0},
-        range_entries=range_entries, seed=scale.seed * 1_000_003 + 31)
-    _, range_lo, range_hi = generators.read_ops(
-        load.keys, n=scale.reads, get_pool=load.keys, fractions={"range": 1.0},
-        range_entries=range_entries, seed=scale.seed * 1_000_003 + 37)
+    (_, zero_keys, _), (_, range_lo, range_hi) = (generators.read_ops(
+        load.keys, n=scale.reads, get_pool=load.keys, fractions={kind: 1.0},
+        range_entries=range_entries, seed=scale.seed * 1_000_003 + tag)
+        for kind, tag in (("zero", 31), ("range", 37)))
     chunk = max(1, int(engine.buffer_entries) // 8)
     session = SkewSession(engine, load.keys, skewed_workload(workload),
                           np.random.default_rng([scale.seed * 1_000_003 + 29, 0x534B4557]),

@@ -16,15 +16,8 @@ from validation.scale import Scale
 from wacky_model.types import Design, Workload, workload_vector
 
 # The per-operation figures compared between a model and the engine, in report order.
-METRICS = (
-    "write_amp",
-    "zero_result_read",
-    "point_read",
-    "point_read_uniform",
-    "range_runs",
-    "memory_bits_per_entry",
-    "theta",
-)
+METRICS = ("write_amp", "zero_result_read", "point_read", "point_read_uniform", "range_runs",
+           "memory_bits_per_entry", "theta")
 
 
 @dataclass(frozen=True)

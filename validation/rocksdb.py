@@ -1,29 +1,19 @@
-"""RocksDB as an engine of :func:`validation.runner.validate` (``--engine rocksdb``).
+"""RocksDB as an engine of :func:`validation.runner.validate` (``--engine rocksdb``; README,
+"RocksDB").
 
-**Stock** (``stock=True``): the design runs as the options of ``wacky export --rocksdb`` under
-RocksDB's own compaction, one bits-per-key for every level, so the models price it with uniform
-filters. The preload's N keys (the native engine's), then a fixed window of N fresh keys
-(``validation.window.fixed``): RocksDB hides its merge schedule, so the window is not aligned
-with Level L's merges and the prediction is the model's amortized cost (partial merges or the
-universal rules, :func:`validation.predict.predict_stock`). Compaction keeps up with the
-writer: after each buffer the writer waits while RocksDB flushes or compacts
-(``throttle_seconds``). Write amplification is RocksDB's (flush + compaction bytes) over the
-window, in entries through the files' on-disk bytes per entry.
+**Stock** (``stock=True``): the options of ``wacky export --rocksdb`` under RocksDB's own
+compaction, one bits-per-key for every level (so the models price uniform filters). RocksDB hides
+its merge schedule, so the window after the preload is N fresh keys, not aligned with Level L's
+merges, and the prediction is the model's amortized cost (:func:`validation.predict.predict_stock`);
+the writer waits after each buffer while RocksDB compacts (``throttle_seconds``). **Driven**
+(``stock=False``): the Wacky compaction driver (:mod:`validation.rocksdb_driver`) over the native
+engine's whole-level window, flushes and merges synchronous. **Skewed** keys, updates and a block
+cache (stock only): the native engine's skewed writes (:class:`validation.native.SkewSession`)
+over its skew window, priced by the skew model of RocksDB's compaction (S2f or U5).
 
-**Driven** (``stock=False``): the Wacky compaction driver (:mod:`validation.rocksdb_driver`) runs
-the design, Monkey filters included, over the native engine's whole-level window. Flushes and
-merges are synchronous (``throttle_seconds`` is 0). ``tree_write_amp`` is the entries the policy
-wrote per insert, which leaves out the level-0 file of each flush the driver merges at once.
-
-Either way reads of each kind are spread over the window (zero-result, the preload's Level L
-keys, keys uniform over all present, ranges). A read's I/O is its data-block cache misses
-(RocksDB's per-level PerfContext of the reading thread): the block cache is small and reads do
-not fill it, and index and filter blocks stay in memory (``cache_index_and_filter_blocks=false``),
-as the model assumes. **Skewed** keys, updates and a block cache (stock only): the native
-engine's skewed writes (:class:`validation.native.SkewSession`) over its file-granular skew
-window, with a cache of the given size that point reads fill, predicted by the skew model of
-RocksDB's compaction (S2f or U5). A read batch is counted only if no flush or compaction ran
-during it (:func:`counted`): otherwise it waits for them and is redone.
+A read's I/O is its data-block cache misses (RocksDB's per-level PerfContext of the reading
+thread), index and filter blocks in memory as the model assumes; a read batch counts only if no
+flush or compaction ran during it (:func:`counted`): otherwise it is redone.
 """
 
 from __future__ import annotations
@@ -128,11 +118,9 @@ def _bytes_write_amp(delta: Counters) -> float:
 @dataclass
 class StockSession:
     """Stock RocksDB as a :class:`validation.window.Session`: a step puts ``draw()``'s keys (a
-    buffer of fresh keys, or a chunk of skewed writes), compaction RocksDB's own; ``throttle``
-    is the writer's waits. Leveled compaction hides its merge schedule, so its window is fixed;
-    under universal compaction (``full_merges``) a step that ends with one sorted run after a
-    compaction is a merge into Level L, and ``cycle`` (the model's cycle, in writes) paces the
-    reads."""
+    buffer of fresh keys, or a chunk of skewed writes); ``throttle`` is the writer's waits. Under
+    universal compaction (``full_merges``) a step that ends with one sorted run after a
+    compaction is a merge into Level L, and ``cycle`` (the model's, in writes) paces the reads."""
 
     db: Any
     draw: Callable[[], np.ndarray]
@@ -234,9 +222,8 @@ def _counts(db: Any) -> np.ndarray:
 @dataclass
 class ReadMeter:
     """Reads of each kind (``draws``: kind -> k -> k keys, or range starts), counted by batch
-    (:func:`counted`): reads, data-block cache hits and misses per level (RocksDB's levels,
-    level 0 first), and wrong answers (an existing key not found, an absent one found; every
-    try's). ``during(db)``: a test's hook, run inside every try after its first kind."""
+    (:func:`counted`): reads, data-block cache hits and misses per level (level 0 first), and
+    wrong answers (every try's). ``during(db)``: a test's hook, run inside every try."""
 
     db: Any
     draws: dict[str, Callable[[int], np.ndarray]]
@@ -362,13 +349,10 @@ def run_stock(exported: Any, scale: Scale, range_entries: int, *,
               cycle: tuple[float, int] | None = None) -> StockRun:
     """The stock protocol on a fresh database with ``exported``'s options: the preload's N keys
     (the native engine's), then a window of N fresh keys with the reads spread over it. With
-    ``skew`` (skewed keys, updates, a cache of ``cache_bytes`` that reads fill): the workload's
-    writes (:class:`validation.native.SkewSession`), N/2 of warm-up then N/2 measured
-    (:func:`validation.window.half_loads`), its existing-key reads before every chunk of
-    writes, zero-result and range reads spread over the window; under universal compaction
-    with ``cycle`` (its model's cycle: its writes, and the full merges after the load up to its
-    start), one whole cycle of the largest run, from that full merge to the next
-    (:func:`validation.window.full_merge_cycle`), as U5 prices it."""
+    ``skew`` (and a cache of ``cache_bytes`` that reads fill): the workload's writes over
+    :func:`validation.window.half_loads`, or under universal compaction with ``cycle`` (its
+    model's: its writes, and the full merges after the load up to its start) one whole cycle of
+    the largest run (:func:`validation.window.full_merge_cycle`), as U5 prices it."""
     keys = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
                                  seed=scale.seed).keys
     rng = np.random.default_rng([scale.seed, 0x524F434B])  # stream tag: "ROCK"
@@ -541,10 +525,9 @@ def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,
                   workload: Workload, range_entries: int, facts: dict[str, Any],
                   report: Callable, workdir: str | Path | None) -> EngineRun:
     """Skewed keys, updates, a block cache on stock RocksDB, predicted by the skew model of its
-    compaction at the window's middle: S2f for leveled compaction (``leveled_skew_costs``),
-    U5 for universal (``universal_skew_costs`` over its cycle of the largest run, which the
-    engine's window matches, ``cycle=True``); zero-result reads the skew model's, range reads
-    the uniform model's (:func:`validation.predict.predict_stock`)."""
+    compaction: S2f at the window's middle for leveled compaction, U5 over its cycle of the
+    largest run (which the engine's window matches) for universal; zero-result reads the skew
+    model's, range reads the uniform model's (:func:`validation.predict.predict_stock`)."""
     universal = exported.style == "universal"
     if universal:  # the cycle of the largest run after half a load, the model's own
         rules, half = universal_rules(exported), scale.entries // 2

@@ -1,25 +1,13 @@
-"""The Wacky compaction driver: any design of the continuum, run on RocksDB.
+"""The Wacky compaction driver: any design of the continuum, run on RocksDB (README, "RocksDB").
 
-RocksDB's own compaction is off (:func:`wacky_model.rocksdb_options.driver_export`). The driver
-writes one buffer of F entries at a time and then decides, with the merge policy's executable
-specification (:class:`native_engine.simulator.PolicyReplay`, the rules of App. E and Section 5
-that ``native_engine/src/merge_policy.h`` implements), what the flush does: which runs merge with
-it and the filter of the run it makes. It carries that out on RocksDB:
-
-1. it sets the new run's bits per key (Eq 12 for the level the run lands in, ``DriverFilterPolicy``)
-   and flushes the memtable, which makes one level-0 file;
-2. when the policy merges the buffer with runs (preemptive merging, the active run, or all of
-   Level L), it merges that file with theirs by ``CompactFiles`` into one level-0 file.
-
-**How runs map to RocksDB.** Every run is one level-0 file; RocksDB orders level-0 files newest
-first and a read probes each file's filter in that order, so a point read visits the runs in the
-design's order. The design's levels exist only in the driver, which maps each run to its file.
-A merge always takes the newest runs down to the target (preemptive merging), so its inputs are
-contiguous in age, as level 0 requires. What the mapping costs: each flush that merges is written
-twice (the level-0 file, then the merge), at most one extra write per insert on RocksDB's
-statistics, which ``tree_write_amp`` leaves out so that it counts what the design writes; and a
-level of many runs is as many level-0 files, each probed (RocksDB's stall triggers are lifted).
-No listener is needed: the driver flushes itself, so RocksDB never flushes on its own.
+RocksDB's own compaction is off (:func:`wacky_model.rocksdb_options.driver_export`). After each
+buffer of F entries the driver asks the merge policy's executable specification
+(:class:`native_engine.simulator.PolicyReplay`) what the flush does, sets the new run's bits per
+key (Eq 12), flushes the memtable into one level-0 file, and merges it with the files of the runs
+the policy names by ``CompactFiles``. Every run is one level-0 file: RocksDB probes level-0 files
+newest first, as the design probes its runs, and a merge takes the newest runs, contiguous in age
+as level 0 requires. A flush that merges is written twice (its file, then the merge), which
+``tree_write_amp`` leaves out so that it counts what the design writes.
 """
 
 from __future__ import annotations

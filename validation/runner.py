@@ -1,19 +1,10 @@
 """One validation, on any engine: predict a design's costs, build it, measure, compare.
 
-:func:`validate` is the one runner core. It checks the request, prices the paper's model, hands
-the run to the engine's adapter (:data:`validation.adapters.ADAPTERS`: the native engine,
-RocksDB stock or driven, the engine simulator), which measures one window
-(:mod:`validation.window`) with reads of each kind spread over it and returns an
-:class:`EngineRun`, and assembles the one result type. Every engine reports the same
-:class:`Costs` from several sources:
-
-* ``predicted``: the model of the window measured: the finite-N model (whole levels), the
-  partial-merge model (files), the skew model (skewed keys, updates, a block cache), or on
-  stock RocksDB the model of its own compaction;
-* ``paper``: Eq 8-16 with whole run counts; its Θ is what ``analyze`` reports;
-* ``simulated``: :mod:`native_engine.simulator`, which replays the engine's merge policy
-  (a check of the engine against its specification, not of the model; uniform inserts only);
-* ``measured``: what the engine did, counted in blocks.
+:func:`validate` is the one runner core: it checks the request, prices the paper's model, hands
+the run to the engine's adapter (:mod:`validation.adapters`), which measures one window
+(:mod:`validation.window`) and returns an :class:`EngineRun`, and assembles the one result type
+(:class:`ValidationResult`: its sources are described there and in README, "Checking the model on
+the engine").
 """
 
 from __future__ import annotations
@@ -36,7 +27,6 @@ from wacky_model.types import Compaction, Design, Workload
 __all__ = ["Scale", "ValidationResult", "validate"]
 
 PHASES = ("steady", "load")
-ENGINES = ("native", "rocksdb", "simulator")
 
 
 def cannot_build(engine: str, stock: bool, compaction: Compaction, hash_levels: int = 0
@@ -67,26 +57,18 @@ def validate(
 ) -> ValidationResult:
     """Predict, build, measure and compare ``design`` at ``scale`` (default: 2M entries) on
     ``engine`` ("native", "simulator", or "rocksdb": the Wacky compaction driver, or with
-    ``stock`` the exported options under RocksDB's own compaction, :mod:`validation.rocksdb`),
-    through its adapter (:mod:`validation.adapters`).
+    ``stock`` RocksDB's own compaction), through its adapter (:mod:`validation.adapters`).
 
-    Give the filter memory as ``bits_per_entry`` (default 5) or ``sum_fpr``. ``phase`` is
-    "steady" (default: amortized costs over a window of inserts into the preloaded tree,
-    :mod:`validation.window`) or "load" (averages over the load into an empty tree, native
-    only). ``compaction`` on the native engine (file granularity, a level-1 trigger): the window
-    is N inserts after the preload (no Level L cycle to align with), and the prediction is the
-    partial-merge model's (``model`` "partial"); whole-level merges with a trigger above 1 are
-    predicted by the finite model, which does not price the trigger. On stock RocksDB its
-    ``level1_runs``, ``file_bytes`` and ``file_pick`` are the level-0 trigger, the target file
-    size and the pick. A workload with skewed keys or updates, or a block cache of
-    ``cache_bytes``, is validated against the skew model (``model`` "skew"): on the native
-    engine over whole cycles of Level L with whole-level merges, and with file-granular merges
-    (S2f) over a fixed window after a fixed warm-up, priced at the window's middle; on stock
-    RocksDB over the same fixed window, with S2f or U5 for its compaction.
-
-    ``design`` may be a :class:`wacky_model.config.Configuration` (what ``recommend`` returns):
-    its design, compaction and filter bits per entry are validated; its buffer is the scale's.
-    An engine that cannot build it says why, naming the knob (:func:`cannot_build`).
+    The filter memory is ``bits_per_entry`` (default 5) or ``sum_fpr``. ``phase`` "steady"
+    measures a window of inserts into the preloaded tree (:mod:`validation.window`), "load" the
+    load into an empty tree (native only). The model predicting is the window's: finite (whole
+    levels; it does not price a level-1 trigger), partial (``compaction`` with files), the skew
+    model (skewed keys, updates or a block cache of ``cache_bytes``), or on stock RocksDB the
+    model of its compaction, whose level-0 trigger, file size and pick are ``compaction``'s
+    ``level1_runs``, ``file_bytes`` and ``file_pick``. ``design`` may be a
+    :class:`wacky_model.config.Configuration` (what ``recommend`` returns): its design,
+    compaction and filter bits are validated, at the scale's buffer. An engine that cannot build
+    it says why, naming the knob (:func:`cannot_build`).
     """
     adapter = adapter_for(engine, stock)
     hash_levels = 0
@@ -127,11 +109,8 @@ def validate(
 
 
 def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str, Any]:
-    """Replay a saved trace into a fresh engine built as the trace's metadata describes.
-
-    Traces saved by :func:`validate` carry the design, scale and budget; other traces replay
-    into the default design (T=10, C=9, leveled, 5 bits per entry) with the trace's entry size.
-    """
+    """Replay a saved trace into a fresh engine built as its metadata (saved by :func:`validate`)
+    describes, else the default design (T=10, C=9, leveled, 5 bits per entry)."""
     try:
         trace = tr.read_trace(path)
     except OSError as err:
@@ -141,15 +120,10 @@ def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str
     design = Design(**knobs, filters=meta.get("filters", "optimized"))
     scale = meta.get("scale", {})
     budget = meta.get("budget", {"bits_per_entry": 5.0})
-    with open_engine(design, workdir, entry_bytes=trace.entry_bytes,
-                     block_bytes=int(scale.get("block_bytes", 4096)),
-                     buffer_bytes=int(scale.get("buffer_bytes", 1 << 20)), **budget) as engine:
+    built = {"entry_bytes": trace.entry_bytes, "block_bytes": int(scale.get("block_bytes", 4096)),
+             "buffer_bytes": int(scale.get("buffer_bytes", 1 << 20)), **budget}
+    with open_engine(design, workdir, **built) as engine:
         result = replay(engine, trace)
-    out = result.to_dict()
-    out["design"] = {**design.knobs, "filters": design.filters}
     # What the engine was built with, and whether the design came from the trace.
-    out["engine"] = {"entry_bytes": trace.entry_bytes,
-                     "block_bytes": int(scale.get("block_bytes", 4096)),
-                     "buffer_bytes": int(scale.get("buffer_bytes", 1 << 20)), **budget,
-                     "design_from_trace": "design" in meta}
-    return out
+    return {**result.to_dict(), "design": {**design.knobs, "filters": design.filters},
+            "engine": {**built, "design_from_trace": "design" in meta}}

@@ -1,15 +1,8 @@
 """The case sets of the side runs of a level (issue 32): each mechanism on the native engine
-against the same engine without it, same workload and seed, through the one runner.
-
-* **lsbm**: LSbM's compaction buffer (docs/MODEL.md, B1) under uniform updates and existing-key
-  reads of which 98% go to a hot key range that a cache 1.5 times its size holds: the hit rate
-  without and with the buffer, the model (S2f, S3-S7 with S5r and B1) beside the engine, the
-  hit rate over the window (docs/validation-lsbm.png) and the space the buffer takes.
-* **l2sm**: L2SM's per-level log under ``latest`` and Zipf 0.99 writes (half updates) and
-  uniform updates, at the issue's shape scaled down tenfold (files of a quarter of the
-  buffer, T = 10): write amplification, merges and zero-result I/O without and with the log.
-  No model prices the log (wacky_model.pricing.L2SM_UNPRICED): the "model" column is the tree
-  without it, which is what a search that cannot see the log would expect.
+against the same engine without it, same workload and seed. **lsbm**: LSbM's compaction buffer
+(B1 in docs/MODEL.md) under reads of a hot key range. **l2sm**: L2SM's per-level log under skewed
+writes; no model prices the log (wacky_model.pricing.L2SM_UNPRICED), so the "model" column is
+the tree without it, what a search that cannot see the log would expect.
 """
 
 from __future__ import annotations
@@ -21,7 +14,7 @@ from typing import Any
 
 from validation.results import ValidationResult
 from validation.scale import Scale
-from validation.sweep import SweepCase, SweepResult, section, table
+from validation.sweep import Refused, SetCode, SweepCase, SweepResult, bits, section, table
 from wacky_model.types import Buffer, Compaction, Design, Log, Workload
 
 # -- lsbm ----------------------------------------------------------------------------------------
@@ -62,10 +55,14 @@ def lsbm_cases() -> list[LsbmCase]:
     return [LsbmCase(T, b) for T in (10, 4) for b in (False, True)]
 
 
+def side_scale(scale: Scale, entries: int, buffer_bytes: int) -> Scale:
+    """A set's own entries and buffer, with ``scale``'s entry and block sizes, reads and seed."""
+    return Scale(entries=entries, entry_bytes=scale.entry_bytes, block_bytes=scale.block_bytes,
+                 buffer_bytes=buffer_bytes, reads=scale.reads, seed=scale.seed)
+
+
 def lsbm_scale(scale: Scale) -> Scale:
-    return Scale(entries=LSBM_ENTRIES, entry_bytes=scale.entry_bytes,
-                 block_bytes=scale.block_bytes, buffer_bytes=LSBM_BUFFER, reads=scale.reads,
-                 seed=scale.seed)
+    return side_scale(scale, LSBM_ENTRIES, LSBM_BUFFER)
 
 
 def lsbm_cache(scale: Scale) -> int:
@@ -107,22 +104,20 @@ def l2sm_cases() -> list[L2smCase]:
 
 
 def l2sm_scale(scale: Scale) -> Scale:
-    return Scale(entries=L2SM_ENTRIES, entry_bytes=scale.entry_bytes,
-                 block_bytes=scale.block_bytes, buffer_bytes=L2SM_BUFFER, reads=scale.reads,
-                 seed=scale.seed)
+    return side_scale(scale, L2SM_ENTRIES, L2SM_BUFFER)
 
 
 # -- the sets ------------------------------------------------------------------------------------
-def cases(name: str, scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
-    bits = budget.get("bits_per_entry") or 5.0
-    if name == "lsbm":
-        sc = lsbm_scale(scale)
-        return [SweepCase(c.name, name, c.design, {
-            "workload": LSBM_WORKLOAD, "scale": sc, "bits_per_entry": bits,
-            "cache_bytes": lsbm_cache(sc), "compaction": c.compaction}) for c in lsbm_cases()]
-    sc = l2sm_scale(scale)
-    return [SweepCase(c.name, name, Design(T=10, C=9, X=1, K=0, Z=0), {
-        "workload": c.workload, "scale": sc, "bits_per_entry": bits,
+def _lsbm_runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
+    sc = lsbm_scale(scale)
+    return [SweepCase(c.name, "lsbm", c.design, {
+        "workload": LSBM_WORKLOAD, "scale": sc, "bits_per_entry": bits(budget),
+        "cache_bytes": lsbm_cache(sc), "compaction": c.compaction}) for c in lsbm_cases()]
+
+
+def _l2sm_runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
+    return [SweepCase(c.name, "l2sm", Design(T=10, C=9, X=1, K=0, Z=0), {
+        "workload": c.workload, "scale": l2sm_scale(scale), "bits_per_entry": bits(budget),
         "compaction": c.compaction}) for c in l2sm_cases()]
 
 
@@ -141,13 +136,6 @@ def _pairs(results: Sequence[SweepResult], known: Sequence[Any]
     return out
 
 
-def render(name: str, results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
-           command: str, refused: Sequence[tuple[str, str]]) -> str:
-    if name == "lsbm":
-        return _lsbm_section(_pairs(results, lsbm_cases()), lsbm_scale(scale), command)
-    return _l2sm_section(_pairs(results, l2sm_cases()), l2sm_scale(scale), command)
-
-
 def _side(r: ValidationResult) -> dict[str, Any]:
     return (r.detail("skew") or {}).get("side_runs") or {}
 
@@ -161,8 +149,9 @@ def _space(r: ValidationResult) -> float:
     return float(_side(r).get("buffer_bytes") or 0) / max(float(skew.get("tree_bytes") or 1), 1.0)
 
 
-def _lsbm_section(rows: Sequence[tuple[LsbmCase, ValidationResult, ValidationResult]],
-                  scale: Scale, command: str) -> str:
+def _lsbm_section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
+                  command: str, refused: Refused) -> str:
+    rows, scale = _pairs(results, lsbm_cases()), lsbm_scale(scale)
     body: list[str] = []
     met = 0
     for c, off, on in rows:
@@ -198,9 +187,9 @@ def _lsbm_section(rows: Sequence[tuple[LsbmCase, ValidationResult, ValidationRes
         "and B1 for the buffer (docs/MODEL.md).", body)
 
 
-def _l2sm_section(rows: Sequence[tuple[L2smCase, ValidationResult, ValidationResult]],
-                  scale: Scale, command: str) -> str:
-    out = []
+def _l2sm_section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
+                  command: str, refused: Refused) -> str:
+    rows, scale, out = _pairs(results, l2sm_cases()), l2sm_scale(scale), []
     for c, off, on in rows:
         wa0, wa1 = off.measured.write_amp, on.measured.write_amp
         m0 = (off.detail("skew") or {}).get("merges") or 0
@@ -242,10 +231,8 @@ def _l2sm_section(rows: Sequence[tuple[L2smCase, ValidationResult, ValidationRes
         "alpha = 0.5, the batch cap 10, exact hotness.", body)
 
 
-def after(name: str, results: Sequence[SweepResult], scale: Scale, out: Path) -> None:
-    """The lsbm set's timeline figure beside the document."""
-    if name != "lsbm":
-        return
+def _lsbm_figure(results: Sequence[SweepResult], scale: Scale, out: Path) -> None:
+    """The hit rate over the window without and with the buffer, engine and model."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -262,3 +249,7 @@ def after(name: str, results: Sequence[SweepResult], scale: Scale, out: Path) ->
     fig.update_layout(xaxis_title="writes into the window", yaxis_title="cache hit rate",
                       width=900, height=450, template="plotly_white")
     fig.write_image(str(out.parent / LSBM_FIGURE), scale=1.5)
+
+
+SETS = {"lsbm": SetCode(_lsbm_runs, _lsbm_section, _lsbm_figure),
+        "l2sm": SetCode(_l2sm_runs, _l2sm_section)}

@@ -1,13 +1,11 @@
 """The one sweep driver: case sets validated in bulk, each writing its section of
 docs/VALIDATION.md (``wacky sweep CASESET``; ``wacky validate --sweep`` is an alias).
 
-A case set is an entry of :data:`SWEEPS`: the module that lists its cases (``cases(scale,
-budget)``, :class:`SweepCase` each) and renders its section (``render(results, scale, budget,
-command, refused)``). The driver runs the cases as Dask tasks (:func:`run_cases`), keeps each
-finished case on disk by case and code version (:class:`Cache`: an interrupted sweep resumes where
-it stopped), lists the cases an engine refuses, and writes the section between its two marker
-lines, keeping every other section as it is, whichever set runs; the families set writes the
-document's head.
+A case set is an entry of :data:`SWEEPS`, its code (:class:`SetCode`) an entry of its module's
+``SETS``. The driver runs the cases as Dask tasks (:func:`run_cases`), keeps each finished case on
+disk by case and code version (:class:`Cache`: an interrupted sweep resumes where it stopped),
+lists the cases an engine refuses, and writes the section between its two marker lines, keeping
+every other section as it is; the families set writes the document's head.
 """
 
 from __future__ import annotations
@@ -182,17 +180,14 @@ def run_cases(
     """Run every case not in ``cache`` as one Dask task and return the results in the cases'
     order, each stored in ``cache`` as it comes back.
 
-    The tasks go to the scheduler at ``scheduler`` if given, else to a cluster of ``workers``
-    processes of one thread each on this machine (a case is an engine: processes make it
-    parallel); ``workers=1`` runs them here, one after another, as RocksDB needs the other core
-    for its compactions. No cluster starts when every case is cached. A worker that dies
-    mid-case has the case rerun on another by the scheduler, up to its allowed failures.
-
+    The tasks go to the scheduler at ``scheduler``, else to ``workers`` processes of one thread
+    on this machine (a case is an engine: processes make it parallel); ``workers=1`` runs them
+    here, one after another, as RocksDB needs the other core for its compactions. No cluster
+    starts when every case is cached; a case whose worker dies is rerun on another.
     ``on_done(done, total, name, note)`` follows each case, the cached ones first; the note is
-    "cached", the case's seconds, or "failed: why". With ``refused`` given, a case that fails (a
-    design the engine or the model refuses at this scale, a ``ValueError``, a lost worker or
-    any other error) is left out and listed there as (name, message); without it, the error
-    stops the sweep."""
+    "cached", the case's seconds, or "failed: why". With ``refused``, a case that fails (refused
+    by the engine or the model, a lost worker, any error) is left out and listed there as (name,
+    message); without it, the error stops the sweep."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1; got {workers}")
     results: dict[int, SweepResult] = {}
@@ -242,10 +237,29 @@ def run_cases(
     return [results[i] for i in sorted(results)]
 
 
+Refused = Sequence[tuple[str, str]]  # (case, why) of each case a sweep left out
+
+
+@dataclass(frozen=True)
+class SetCode:
+    """A case set's code: ``cases(scale, budget)``, its section of the results (``render(results,
+    scale, budget, command, refused)``), and a figure beside the document (``after(results,
+    scale, out)``), if any."""
+
+    cases: Callable[[Scale, dict[str, float]], list[SweepCase]]
+    render: Callable[[Sequence[SweepResult], Scale, dict[str, float], str, Refused], str]
+    after: Callable[[Sequence[SweepResult], Scale, Path], None] | None = None
+
+
+def bits(budget: dict[str, float]) -> float:
+    """The budget's filter bits per entry; 5 when it gives none."""
+    return budget.get("bits_per_entry") or 5.0
+
+
 @dataclass(frozen=True)
 class CaseSet:
     name: str
-    module: str  # lists the cases (``cases``) and renders the section (``render``)
+    module: str  # its code: the module's ``SETS[name]``, imported when the set runs
     about: str
     minutes: float  # expected wall time at the default scale on this machine (2 cores)
     marked: bool = True  # False: the document's head
@@ -286,6 +300,10 @@ SWEEPS = {s.name: s for s in (
             "scale", 0.5),
 )}
 MARKERS = {s.name: s.markers for s in SWEEPS.values() if s.marked}
+
+
+def case_set(name: str) -> SetCode:
+    return import_module(SWEEPS[name].module).SETS[name]
 
 
 def _pattern(begin: str, end: str) -> re.Pattern[str]:
@@ -331,7 +349,7 @@ def table(header: Sequence[str], rows: Iterable[Sequence[Any]] = ()) -> list[str
 
 
 def section(name: str, title: str, command: str, about: str, body: Iterable[str],
-            refused: Sequence[tuple[str, str]] = ()) -> str:
+            refused: Refused = ()) -> str:
     """Case set ``name``'s section of docs/VALIDATION.md: its heading (the document's title for
     the head), who wrote it, ``about`` it, then ``body``, the cases not run, and its markers
     around it all (the head has none)."""
@@ -352,9 +370,8 @@ def run_sweep(name: str, scale: Scale, *, out: Path, console: Any, workers: int 
     which ``fresh`` ignores and overwrites."""
     from validation.progress import progress, time_left
 
-    entry, budget = SWEEPS[name], budget or {"bits_per_entry": 5.0}
-    module = import_module(entry.module)
-    cases = module.cases(name, scale, budget)
+    entry, code, budget = SWEEPS[name], case_set(name), budget or {"bits_per_entry": 5.0}
+    cases = code.cases(scale, budget)
     refused: list[tuple[str, str]] = []
     cache = Cache(cache_dir or default_cache_dir(), name, fresh)
     start, notes = time.perf_counter(), []
@@ -371,10 +388,10 @@ def run_sweep(name: str, scale: Scale, *, out: Path, console: Any, workers: int 
                             scheduler=scheduler, cache=cache, refused=refused, on_done=show)
     if refused:
         console.print(f"{len(refused)} refused: " + "; ".join(f"{n}: {m}" for n, m in refused))
-    section = module.render(name, results, scale, budget, command or entry.command, refused)
-    write_section(out, name, section)
-    if hasattr(module, "after"):  # a figure beside the document
-        module.after(name, results, scale, out)
+    write_section(out, name, code.render(results, scale, budget, command or entry.command,
+                                         refused))
+    if code.after is not None:
+        code.after(results, scale, out)
     cached = f", {notes.count('cached')} of them cached" if "cached" in notes else ""
     console.print(f"wrote the {name} section of {out} ({len(results)} runs{cached})",
                   soft_wrap=True)

@@ -1,28 +1,15 @@
 """The one measurement window, for every engine: a warm-up, then a window of writes with reads
 paced over it.
 
-Eq 14-16 are amortized costs per operation in a tree that already holds N entries, and the paper
-measured them that way. After the preload (the session's own, not counted), :func:`measure`
-steps an engine :class:`Session` (one buffer, or a chunk of one, per step) under a
-:class:`WindowRule`, the rule of the model that predicts the window:
-
-* **whole levels** (:func:`whole_levels`): warm up until a merge into the largest level leaves
-  Level L's newest run full (a *run boundary*), then measure to the next one. With a_L = 1 that
-  is one major compaction, as in the paper; with a_L > 1 it is the q_L major compactions that
-  fill one run of Level L. A window that holds a *full merge* of Level L (every a_L run fills)
-  is not a typical one: it is counted in ``full_merges_skipped`` and the window starts again;
-* **whole levels under skew** (:func:`full_merges`): a warm-up of at least some writes, then on
-  to a merge that leaves Level L one run, and a window of at least some writes that ends at the
-  next such *full-merge boundary*, so it holds whole cycles of Level L;
-* **a fixed number of writes** (:func:`fixed`): file-granular merges and stock RocksDB keep
-  every level near its target and have no cycle of Level L to align with; under skew, after a
-  warm-up of a fixed number of writes too (the file-granular skew model prices the window at
-  its middle, so it needs to know where that is, not a boundary).
-
-Every step's first write carries the flush and merges of the previous buffer, so a window's I/O
-is whole flush cycles. Reads run between steps at a fixed rate per write (:class:`ReadPacing`
-owns the batch and the reads owed), only once the engine is idle, so reads never overlap a
-compaction. A warm-up or window that reaches its cap says so (``complete`` False).
+Eq 14-16 are amortized costs per operation in a tree that already holds N entries, as the paper
+measured them. After the preload (not counted), :func:`measure` steps an engine :class:`Session`
+(a buffer, or a chunk of one, per step) under the :class:`WindowRule` of the model that predicts
+the window: :func:`whole_levels` (run boundary to run boundary of Level L), :func:`full_merges`
+(whole levels under skew: whole cycles of Level L), :func:`fixed` and :func:`half_loads`
+(file-granular merges and stock RocksDB, which have no cycle of Level L to align with), or
+:func:`full_merge_cycle` (universal compaction). Every step's first write carries the flush and
+merges of the previous buffer, so a window's I/O is whole flush cycles; reads run between steps
+(:class:`ReadPacing`), once the engine is idle, so that they never overlap a compaction.
 """
 
 from __future__ import annotations
@@ -71,9 +58,8 @@ def full_merges(warmup: int, window: int, cap_factor: int) -> WindowRule:
 
 def fixed(writes: int, *, settle_reads: bool, warmup: int = 0) -> WindowRule:
     """``writes`` after a warm-up of ``warmup`` writes (none by default)."""
-    if warmup > 0:
-        return WindowRule("fixed", "fixed", writes, warmup_cap=warmup, settle_reads=settle_reads)
-    return WindowRule("none", "fixed", writes, settle_reads=settle_reads)
+    return WindowRule("fixed" if warmup > 0 else "none", "fixed", writes,
+                      warmup_cap=warmup if warmup > 0 else None, settle_reads=settle_reads)
 
 
 def full_merge_cycle(merges: int, cap: int) -> WindowRule:
@@ -96,25 +82,21 @@ def half_loads(entries: int) -> WindowRule:
 @dataclass(frozen=True)
 class Counters:
     """What an engine did so far, in its own ``unit`` ("blocks": the native engine and the
-    simulator; "bytes": RocksDB's statistics): written by flushes and merges, by flushes, by
-    merges into each level (Level 1 first; empty where the engine only totals them), the bytes
-    the writer put, the entries inserted and those the design's policy wrote (the compaction
-    driver's own count), merges into Level L, point reads' cache hits and misses per level
-    (level 0 first), cached blocks dropped by compaction, and the seconds the writer stalled
-    while compaction caught up. ``end - begin`` is a window's (a level ``begin`` lacks is 0)."""
+    simulator; "bytes": RocksDB's statistics). ``end - begin`` is a window's (a level ``begin``
+    lacks counts 0)."""
 
     unit: str
-    written: int = 0
+    written: int = 0  # by flushes and merges
     flushed: int = 0
-    merged_per_level: tuple[int, ...] = ()
-    user_written: int = 0
-    inserted: int = 0
-    policy_written: int = 0
-    major_merges: int = 0
-    cache_hits: tuple[int, ...] = ()
+    merged_per_level: tuple[int, ...] = ()  # Level 1 first; empty where the engine only totals
+    user_written: int = 0  # the bytes the writer put
+    inserted: int = 0  # the entries inserted and those the design's policy wrote (the
+    policy_written: int = 0  # compaction driver's own counts)
+    major_merges: int = 0  # merges into Level L
+    cache_hits: tuple[int, ...] = ()  # point reads', per level, level 0 first
     cache_misses: tuple[int, ...] = ()
-    cache_invalidated: int = 0
-    stall_seconds: float = 0.0
+    cache_invalidated: int = 0  # cached blocks dropped by compaction
+    stall_seconds: float = 0.0  # the writer waited while compaction caught up
     merges: int = 0  # merge operations (0 where the engine does not count them)
 
     def __sub__(self, begin: Counters) -> Counters:
@@ -229,7 +211,6 @@ class WindowRun:
     full_merges_skipped: int
     level_L_runs_at_start: int
     complete: bool  # ended at its boundary (or its fixed length), not at the cap
-    warmup_cycle: int  # writes between the warm-up's last two merges into Level L (0: fewer)
     begin: Counters = field(repr=False)
     end: Counters = field(repr=False)
 
@@ -292,5 +273,5 @@ def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> W
             complete = True
             break
     session.idle()
-    return WindowRun(writes, warm, majors_total, skipped, runs_at_start, complete, cycle, begin,
+    return WindowRun(writes, warm, majors_total, skipped, runs_at_start, complete, begin,
                      session.counters())
