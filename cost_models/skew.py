@@ -1001,13 +1001,19 @@ def _block_draws(entries_per_block: int, slot: int) -> _BlockDraws:
     return out
 
 
+BLOCK_RATES_KEPT = 1024  # levels whose block rates a search keeps (up to 36 kB each)
+
+
 def _block_rates(levels: list[_Level], place: np.ndarray, pop_count: np.ndarray,
-                 pop_rate: np.ndarray, entries_per_block: int, reads_per_write: float
-                 ) -> np.ndarray:
+                 pop_rate: np.ndarray, entries_per_block: int, reads_per_write: float,
+                 memo: dict | None = None) -> np.ndarray:
     """S5: (levels, BLOCK_SAMPLES), the read rates (per write) of the blocks drawn per level,
     each B entries drawn from the level's live keys, a share of them older versions nobody
     reads (a level without live keys: zeros). Draw for draw the blocks ``rng.choice`` gives
-    from the fixed seed (tests/test_skew_speed.py checks)."""
+    from the fixed seed (tests/test_skew_speed.py checks). ``memo``: a search's shared results
+    (:attr:`KeyMap._memo`), where a level's rates are kept by its live keys: the designs of a
+    search share levels, whose keys then live alike (S3)."""
+    kept_rates = {} if memo is None else memo.setdefault("block rates", {})
     out = np.zeros((len(levels), BLOCK_SAMPLES))
     slot = 0
     shared = pop_rate.strides[0] == 0  # every level's keys read at the same rates
@@ -1018,13 +1024,21 @@ def _block_rates(levels: list[_Level], place: np.ndarray, pop_count: np.ndarray,
         if live_total <= 0:
             continue
         fill = min(1.0, live_total / max(lev.entries, 1e-300))
-        draws = _block_draws(entries_per_block, slot)
-        cdf = np.cumsum(live / live_total)  # as rng.choice builds it
-        cdf /= cdf[-1]
-        # The draws below cdf[k] and not below cdf[k-1] are of bin k: a run of the sorted ones.
-        per_key = np.diff(np.searchsorted(draws.keys, cdf, side="left"), prepend=0)
         rates = rates_key or np.ascontiguousarray(pop_rate[i + 1], dtype=float).tobytes()
-        out[i] = _drawn_rates(entries_per_block, slot, per_key.tobytes(), rates, fill)
+        # Searching the level's draws is most of its cost (they fall out of the CPU's cache).
+        kept = (entries_per_block, slot, live.tobytes(), rates, fill)
+        row = kept_rates.get(kept)
+        if row is None:
+            draws = _block_draws(entries_per_block, slot)
+            cdf = np.cumsum(live / live_total)  # as rng.choice builds it
+            cdf /= cdf[-1]
+            # The draws below cdf[k] and not below cdf[k-1] are of bin k: a run of the sorted
+            # ones.
+            per_key = np.diff(np.searchsorted(draws.keys, cdf, side="left"), prepend=0)
+            row = _drawn_rates(entries_per_block, slot, per_key.tobytes(), rates, fill)
+            if len(kept_rates) < BLOCK_RATES_KEPT:
+                kept_rates[kept] = row
+        out[i] = row
         slot += 1
     return reads_per_write * out
 
@@ -1328,6 +1342,8 @@ class SkewedTree:
     # B1: what ``buffered`` would be with a compaction buffer (file-granular trees, S2f:
     # :func:`buffered_lives` of the ledger), for :meth:`with_buffer`; None where none can be.
     buffer_option: tuple[tuple[np.ndarray, np.ndarray] | None, ...] | None = None
+    # Pure results shared by the trees of one search (:attr:`KeyMap._memo`; S5's block rates).
+    memo: dict = field(default_factory=dict, repr=False)
     # S5-S7's hit rates by cache size, worked out once (:func:`_cache_hits`); not an argument,
     # so that a tree made from this one (``replace``) works out its own.
     _hits: dict = field(default_factory=dict, init=False, repr=False)
@@ -1535,7 +1551,7 @@ def tree_of_levels(
     return SkewedTree(tuple(levels), tuple(float(x) for x in level_wa), float(cycle_writes),
                       place, pop_count, pop_rate, share, runs, fpr, fp_i, weights,
                       filters.reweigh, B, float(w.reads_per_write),
-                      bool(w.read_dist.clustered))
+                      bool(w.read_dist.clustered), memo=keys._memo)
 
 
 def _latest_write_reads(lw: LatestWrites, edges: np.ndarray, keys: KeyMap,
@@ -2119,7 +2135,7 @@ def _solve_cache(tree: SkewedTree, cache_blocks: float
                                                       tree.pop_rate, B, tree.reads_per_write)
         else:
             rates = _block_rates(levels, tree.place, tree.pop_count, tree.pop_rate, B,
-                                 tree.reads_per_write)
+                                 tree.reads_per_write, tree.memo)
             block_weights = None
         terms = _cache_terms(levels, rates, level_blocks, block_weights=block_weights)
         if tree.buffered is not None:
