@@ -75,22 +75,31 @@ demo: install
 lint: install-dev
 	$(VENV)/bin/ruff check .
 
+# The tests run JOBS at a time (pytest-xdist workers, ctest jobs): one a core unless told, as
+# in `make test JOBS=1`. --dist loadfile runs each test file on one worker, so a module-scoped
+# fixture (a Dask cluster, an executed notebook, engine runs) is built once, not once a worker
+# (xdist 3.8's loadgroup does not group under pytest 9.2, whose nodeids it cannot suffix). A
+# notebook cell may take 900 s, as in tests/test_notebook_export.py (nbmake's default is 300 s,
+# which notebook 05's engine runs come near on a busy 2-core machine).
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
 test: lint ctest
-	$(VENV)/bin/python -m pytest
-	$(VENV)/bin/python -m pytest --nbmake notebooks
+	$(VENV)/bin/python -m pytest -n $(JOBS) --dist loadfile
+	$(VENV)/bin/python -m pytest -n $(JOBS) --nbmake --nbmake-timeout=900 notebooks
 
 # The engine's C++ unit tests (native_engine/src/*_test.cc); no Python needed.
 ctest: $(CMAKE)
 	$(CMAKE) -S . -B build/cpp-tests -DWACKY_BUILD_TESTS=ON >/dev/null
 	$(CMAKE) --build build/cpp-tests --parallel
-	cd build/cpp-tests && $(CTEST) --output-on-failure
+	cd build/cpp-tests && $(CTEST) --output-on-failure --parallel $(JOBS)
 
 # The same tests built with AddressSanitizer and UndefinedBehaviorSanitizer; any report fails.
 sanitize: $(CMAKE)
 	$(CMAKE) -S . -B build/sanitize -DWACKY_BUILD_TESTS=ON -DWACKY_SANITIZE=ON >/dev/null
 	$(CMAKE) --build build/sanitize --parallel
 	cd build/sanitize && ASAN_OPTIONS=detect_leaks=1 \
-		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(CTEST) --output-on-failure
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(CTEST) --output-on-failure \
+		--parallel $(JOBS)
 
 $(abspath $(VENV))/bin/cmake: | $(PY)
 	$(PIP) install --quiet cmake
