@@ -868,29 +868,33 @@ def _upper_level(a: int, cap: float, span: float, keys: KeyMap) -> tuple[_Level,
     return out
 
 
-def _levels(T: float, C: float, X: float, K: float, Z: float, S: float, F: float,
-            keys: KeyMap, layout_size: float | None = None
-            ) -> tuple[list[_Level], list[float], float, object]:
-    """S2: the levels of the cycle at total size S with batches counted in writes; returns
-    them, each level's write amplification per write, the writes between full merges of Level
-    L, and the structure (for the filters)."""
-    # The engine sizes its levels by the entries it holds, duplicates in Level L's runs included
-    # (``layout_size``, S2); the keys themselves number S.
-    layout = S if layout_size is None else layout_size
-    lay = fill_layout(*(np.asarray(v, dtype=float) for v in (T, C, X, K, Z, layout, F)))
-    s = lay.s
-    L = int(np.sum(s.valid))
+def _levels_many(knobs: np.ndarray, S: float, layouts: np.ndarray, F: float, keys: KeyMap
+                 ) -> tuple[list[tuple[list[_Level], list[float], float]], object]:
+    """S2 of many designs (``knobs``: T, C, X, K, Z by design) at total size S: each one's
+    levels, their write amplification per write and the writes between full merges of Level L,
+    and the structures (for the filters, one row a design). M1's layout is one vectorized
+    pass for all of them; the engine sizes its levels by the entries it holds, duplicates in
+    Level L's runs included (``layouts``, S2), while the keys themselves number S."""
+    lay = fill_layout(*np.asarray(knobs, dtype=float), layouts, np.full(layouts.shape, F))
+    L = np.sum(lay.s.valid, axis=-1)
+    return [_cycle_levels(lay.runs[j], lay.caps[j], int(L[j]), S, F, float(layouts[j]), keys)
+            for j in range(layouts.size)], lay.s
+
+
+def _cycle_levels(runs: np.ndarray, caps: np.ndarray, L: int, S: float, F: float,
+                  layout: float, keys: KeyMap) -> tuple[list[_Level], list[float], float]:
+    """S2 for one design whose M1 layout has ``runs`` and ``caps`` on its L levels."""
     u = keys.update_fraction
     span = keys.writes_for_one(F)  # S1: a flush holds F distinct keys
     levels: list[_Level] = []
     level_wa: list[float] = []  # entries written per write by merges into each level
     for i in range(L - 1):
-        level, wa, m = _upper_level(int(lay.runs[i]), float(lay.caps[i]), span, keys)
+        level, wa, m = _upper_level(int(runs[i]), float(caps[i]), span, keys)
         levels.append(level)
         level_wa.append(wa)
         span *= m + 1
     # Level L (S2): each arriving batch either builds a run or, with a_L runs there, merges all.
-    a_L = int(lay.runs[L - 1])
+    a_L = int(runs[L - 1])
     inserts = (1.0 - u) * span
     if a_L == 1:
         level_wa.append((S + inserts) / span)
@@ -931,7 +935,7 @@ def _levels(T: float, C: float, X: float, K: float, Z: float, S: float, F: float
         per_run = len(sizes) / max(runs_done, 1)
         runs_L = a_L / 2.0 + (per_run - 1.0) / per_run  # M7's average when the start is unknown
         levels.append(_Level(mean_L, runs_L, span, life_arr, time / time.sum()))
-    return levels, level_wa, cycle, s
+    return levels, level_wa, cycle
 
 
 def _age_edges(sizes: np.ndarray, keys: KeyMap, hist: float) -> np.ndarray:
@@ -953,6 +957,18 @@ def _age_edges(sizes: np.ndarray, keys: KeyMap, hist: float) -> np.ndarray:
         edges.append(b)
         a = b
     return np.array(edges)
+
+
+def _age_edges_many(sizes: Sequence[np.ndarray], keys: KeyMap, hist: float
+                    ) -> list[np.ndarray]:
+    """:func:`_age_edges` of many designs' bands; in the steady state S1 is inverted for every
+    band of every design in one Newton solve."""
+    if math.isfinite(hist) or not sizes:
+        return [_age_edges(x, keys, hist) for x in sizes]
+    spans = keys.writes_for(np.concatenate(sizes))
+    spans = np.where(spans > UNREACHABLE, math.inf, spans)
+    cuts = np.cumsum([x.size for x in sizes])[:-1]
+    return [np.cumsum(x) for x in np.split(spans, cuts)]
 
 
 def _latest_landing(edges: np.ndarray, mid: np.ndarray, mass_r: np.ndarray, u: float,
@@ -1403,20 +1419,26 @@ class LevelFilters:
     reweigh: Callable[[np.ndarray], np.ndarray]
 
 
-def _structure_filters(s: object, L: int, budget: dict[str, np.float64]) -> LevelFilters:
-    """App. C's filters of a whole-level design's structure ``s`` (S4), and S8's reweighing."""
+def _structure_filters(s: object, L: Sequence[int], budget: dict[str, np.float64]
+                       ) -> list[LevelFilters]:
+    """App. C's filters of whole-level designs' structures ``s`` (one row a design of L[j]
+    levels; S4), and S8's reweighing, the budget allocated for all rows in one pass."""
     fprs = allocate_fprs(s, **budget)
-    memory = float(memory_bits_per_entry(np.where(s.valid, s.fractions, 0.0), fprs))
-    fpr = np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs)), 0.0)[:L]
+    memory = memory_bits_per_entry(np.where(s.valid, s.fractions, 0.0), fprs)
+    fpr = np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs)), 0.0)
 
-    def reweigh(weights: np.ndarray) -> np.ndarray:
-        padded = np.zeros(s.runs.shape[-1])
-        padded[:L] = weights
-        fprs_w = lagrangian_fprs_for_memory(s.fractions, np.maximum(s.runs, 0.0),
-                                            np.float64(memory), weights=padded)
-        return np.where(s.valid, realized_fpr(bloom_bits_per_key(fprs_w)), 0.0)[:L]
+    def reweigher(j: int) -> Callable[[np.ndarray], np.ndarray]:
+        # A row's own levels only: the batch pads every row to the deepest design's levels.
+        n, a, valid, m = s.fractions[j, :L[j]], s.runs[j, :L[j]], s.valid[j, :L[j]], memory[j]
 
-    return LevelFilters(fpr, reweigh)
+        def reweigh(weights: np.ndarray) -> np.ndarray:
+            fprs_w = lagrangian_fprs_for_memory(n, np.maximum(a, 0.0), np.float64(m),
+                                                weights=np.asarray(weights, dtype=float))
+            return np.where(valid, realized_fpr(bloom_bits_per_key(fprs_w)), 0.0)
+
+        return reweigh
+
+    return [LevelFilters(fpr[j, :L[j]], reweigher(j)) for j in range(len(L))]
 
 
 def skewed_tree(
@@ -1426,10 +1448,25 @@ def skewed_tree(
     workload: SkewedWorkload, keys: KeyMap | None = None,
 ) -> SkewedTree:
     """S1-S4 and S8 for one whole-level design holding ``entries`` keys (the population reads
-    and updates draw from). The filter memory is ``bits_per_entry`` or ``sum_fpr`` (App. C).
-    ``keys``: the workload's :func:`key_map`, when pricing many designs for one workload
-    (built here otherwise). S2's whole-level cycle (:func:`_levels`), then
-    :func:`tree_of_levels`."""
+    and updates draw from): :func:`skewed_trees` of one design."""
+    return skewed_trees([(T, C, X, K, Z)], entries=entries, buffer_entries=buffer_entries,
+                        entries_per_block=entries_per_block, bits_per_entry=bits_per_entry,
+                        sum_fpr=sum_fpr, workload=workload, keys=keys)[0]
+
+
+def skewed_trees(
+    designs: Sequence[tuple[float, float, float, float, float]], *,
+    entries: float, buffer_entries: float, entries_per_block: int,
+    bits_per_entry: float | None = None, sum_fpr: float | None = None,
+    workload: SkewedWorkload, keys: KeyMap | None = None,
+) -> list[SkewedTree]:
+    """S1-S4 and S8 for whole-level designs (T, C, X, K, Z each) holding ``entries`` keys (the
+    population reads and updates draw from). The filter memory is ``bits_per_entry`` or
+    ``sum_fpr`` (App. C). ``keys``: the workload's :func:`key_map`, when pricing many designs
+    for one workload (built here otherwise). S2's whole-level cycle (:func:`_levels_many`),
+    then :func:`tree_of_levels`; M1's layout, App. C's filters and S3's age edges are worked
+    out for all the designs at once, as a search stages many (one pass costs about what one
+    design does)."""
     if (bits_per_entry is None) == (sum_fpr is None):
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
     w = workload
@@ -1439,16 +1476,25 @@ def skewed_tree(
     F = float(buffer_entries)
     hist = float(w.history_writes)
     S = n + (1.0 - u) * (hist if math.isfinite(hist) else 0.0)
-    levels, level_wa, cycle, s = _levels(T, C, X, K, Z, S, F, keys)
-    if levels[-1].entries > S * (1.0 + 1e-9):
-        # Several runs at Level L hold duplicates: size the levels by what they hold (S2).
-        levels, level_wa, cycle, s = _levels(T, C, X, K, Z, S, F, keys,
-                                             layout_size=levels[-1].entries)
+    knobs = np.array(designs, dtype=float).reshape(-1, 5).T
+    cycles, s = _levels_many(knobs, S, np.full(knobs.shape[1], S), F, keys)
     budget = ({"bits_per_entry": np.float64(bits_per_entry)} if sum_fpr is None
               else {"sum_fpr": np.float64(sum_fpr)})
-    filters = _structure_filters(s, len(levels), budget)
-    return tree_of_levels(levels, level_wa, cycle, filters, entries=n, buffer_entries=F,
-                          entries_per_block=entries_per_block, workload=w, keys=keys)
+    filters = _structure_filters(s, [len(c[0]) for c in cycles], budget)
+    # Several runs at Level L hold duplicates: size those designs' levels by what they hold (S2).
+    over = [j for j, c in enumerate(cycles) if c[0][-1].entries > S * (1.0 + 1e-9)]
+    if over:
+        redo, s_over = _levels_many(knobs[:, over], S,
+                                    np.array([cycles[j][0][-1].entries for j in over]), F, keys)
+        refit = _structure_filters(s_over, [len(c[0]) for c in redo], budget)
+        for j, c, f in zip(over, redo, refit, strict=True):
+            cycles[j], filters[j] = c, f
+    # S3: age bands, the buffer (half full on average) then Level 1, ..., Level L-1.
+    edges = _age_edges_many([np.array([F / 2.0] + [lev.band for lev in c[0][:-1]])
+                             for c in cycles], keys, hist)
+    return [tree_of_levels(levels, level_wa, cycle, f, entries=n, buffer_entries=F,
+                           entries_per_block=entries_per_block, workload=w, keys=keys, edges=e)
+            for (levels, level_wa, cycle), f, e in zip(cycles, filters, edges, strict=True)]
 
 
 def checked_key_map(entries: int, workload: SkewedWorkload, keys: KeyMap | None) -> KeyMap:
@@ -1463,7 +1509,7 @@ def checked_key_map(entries: int, workload: SkewedWorkload, keys: KeyMap | None)
 def tree_of_levels(
     levels: Sequence[_Level], level_wa: Sequence[float], cycle_writes: float,
     filters: LevelFilters, *, entries: int, buffer_entries: float, entries_per_block: int,
-    workload: SkewedWorkload, keys: KeyMap,
+    workload: SkewedWorkload, keys: KeyMap, edges: np.ndarray | None = None,
 ) -> SkewedTree:
     """S3, S4 and S8 for any cycle model's per-level ledger: ``levels`` (mean entries and runs,
     S3's band, S6's run-version lives and weights; level 0's runs first when a ledger has
@@ -1481,8 +1527,9 @@ def tree_of_levels(
     L = len(levels)
 
     # S3: age bands, the buffer (half full on average) then Level 1, ..., Level L-1.
-    edges_arr = _age_edges(np.array([F / 2.0] + [lev.band for lev in levels[:-1]]),
-                           keys, hist)
+    # (``edges``: these ages, when the caller worked them out for many designs at once.)
+    edges_arr = edges if edges is not None else _age_edges(
+        np.array([F / 2.0] + [lev.band for lev in levels[:-1]]), keys, hist)
 
     def older_than(A: np.ndarray, qk: np.ndarray) -> np.ndarray:
         """P(a key's newest write is older than age A), per (age, bin)."""

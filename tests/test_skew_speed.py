@@ -30,7 +30,7 @@ from cost_models.skew import (
     _characteristic_time,
     _hit,
     _Level,
-    _levels,
+    _levels_many,
     _version_lives,
     bins_for,
     key_map,
@@ -255,7 +255,8 @@ def test_levels_and_age_bands_match_the_batch_by_batch_count(design, workload, s
     layout = None
     if len(tree.levels) and tree.levels[-1].entries > S * (1.0 + 1e-9):
         layout = tree.levels[-1].entries
-    fast, fast_wa, _, _ = _levels(*design.knobs.values(), S, F, keys, layout_size=layout)
+    [(fast, fast_wa, _)], _ = _levels_many(np.array([list(design.knobs.values())]).T, S,
+                                           np.array([S if layout is None else layout]), F, keys)
     ref, ref_wa, _, _ = ref_levels(*design.knobs.values(), S, F, u, keys.q, keys.count,
                                    layout_size=layout)
     for a, b in zip(fast, ref, strict=False):  # the reference stops before Level L
@@ -421,12 +422,15 @@ def test_skipping_caches_that_cannot_win_keeps_the_pick(workload, system, monkey
     import wacky_model.skew_search as search
 
     staged, cached = {}, set()  # tree -> (design, floor); the trees whose cache was priced
-    make_tree, costs, point_read = search.skew_tree, SkewedTree.costs, SkewedTree.point_read
+    make_trees, costs, point_read = search.skew_trees, SkewedTree.costs, SkewedTree.point_read
+
+    def trees_of(designs, *args, **kwargs):  # the search stages its candidates in batches
+        trees = make_trees(designs, *args, **kwargs)
+        staged.update((id(tree), (d, tree)) for d, tree in zip(designs, trees, strict=True))
+        return trees
 
     def tree_of(design, *args, **kwargs):
-        tree = make_tree(design, *args, **kwargs)
-        staged[id(tree)] = (design, tree)
-        return tree
+        return trees_of([design], *args, **kwargs)[0]
 
     def cache_of(tree, blocks):
         cached.add(id(tree))
@@ -437,6 +441,7 @@ def test_skipping_caches_that_cannot_win_keeps_the_pick(workload, system, monkey
         return point_read(tree, blocks)
 
     monkeypatch.setattr(search, "skew_tree", tree_of)
+    monkeypatch.setattr(search, "skew_trees", trees_of)
     monkeypatch.setattr(SkewedTree, "costs", cache_of)
     monkeypatch.setattr(SkewedTree, "point_read", read_of)
     pick, alternatives = Design(10, 9, 1, 0, 0), (Design(4, 3, 1, 1, 0), Design(8, 7, 1, 1, 1))

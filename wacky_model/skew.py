@@ -28,7 +28,7 @@ from cost_models.skew import (
     SkewedWorkload,
     file_trees,
     key_map,
-    skewed_tree,
+    skewed_trees,
     universal_ledger,
     universal_tree,
 )
@@ -104,19 +104,28 @@ def skew_key_map(system: System, workload: Workload | None) -> KeyMap:
 
 def skew_tree(design: Design, system: System, workload: Workload | None, *,
               history_writes: float = math.inf, keys: KeyMap | None = None) -> SkewedTree:
-    """S1-S4 (and S8) for ``design`` holding ``system.entries`` keys, before the cache:
+    """S1-S4 and S8 for ``design`` holding ``system.entries`` keys, before the cache:
     ``.costs(cache_blocks(system))`` is :func:`skew_costs`. ``history_writes``: the writes since
     the keys were loaded (inf: the steady state of the workload's writes). ``keys``: the
     workload's :func:`skew_key_map` on this system, when pricing many designs."""
+    return skew_trees([design], system, workload, history_writes=history_writes, keys=keys)[0]
+
+
+def skew_trees(designs: Sequence[Design], system: System, workload: Workload | None, *,
+               history_writes: float = math.inf, keys: KeyMap | None = None
+               ) -> list[SkewedTree]:
+    """:func:`skew_tree` of many designs, worked out together (:func:`skewed_trees`)."""
     if system.memory_split:
         system = system.with_buffer(system.buffer_bytes)
-    if design.filters != "optimized":
-        raise ValueError("the skew model prices optimized (App. C) filters only; got filters="
-                         f"{design.filters!r}")
+    for design in designs:
+        if design.filters != "optimized":
+            raise ValueError("the skew model prices optimized (App. C) filters only; got "
+                             f"filters={design.filters!r}")
     w = _priced_workload(workload, history_writes)
-    return skewed_tree(
-        *design.knobs.values(), entries=system.entries, buffer_entries=system.buffer_entries,
-        entries_per_block=system.entries_per_block, **system.budget, workload=w, keys=keys)
+    return skewed_trees(
+        [tuple(d.knobs.values()) for d in designs], entries=system.entries,
+        buffer_entries=system.buffer_entries, entries_per_block=system.entries_per_block,
+        **system.budget, workload=w, keys=keys)
 
 
 def _priced_workload(workload: Workload | None, history_writes: float) -> SkewedWorkload:

@@ -45,6 +45,7 @@ from wacky_model.skew import (
     skew_key_map,
     skew_theta_of,
     skew_tree,
+    skew_trees,
 )
 from wacky_model.types import Design, System, Workload
 
@@ -218,6 +219,18 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
     allowed = _allowed_many([pick, *alternatives, *grid], system, constraints)
     staged: dict[tuple, _Staged] = {}  # every feasible candidate, in the order it came
     priced: dict[tuple, _Priced] = {}  # those whose cache was priced too
+    trees: dict[tuple, SkewedTree] = {}  # the trees of candidates about to be staged
+
+    def grow(designs: list[Design]) -> None:
+        """The trees of the feasible, allowed ``designs`` not staged yet, built together (one
+        pass of S2's layout, the filters and S3's edges costs about what one design does).
+        Others are left to :func:`stage`, which reports what the skew model cannot price."""
+        todo = {tuple(d.knobs.values()): d for d in designs if d.filters == "optimized"}
+        todo = {k: d for k, d in todo.items() if k not in staged and k not in trees
+                and finite.get(k) is not None and allowed.get(k, False)}
+        if todo:
+            trees.update(zip(todo, skew_trees(list(todo.values()), system, workload,
+                                              keys=keys), strict=True))
 
     def stage(d: Design) -> _Staged | None:
         key = tuple(d.knobs.values())
@@ -225,7 +238,7 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
             f = finite[key] if key in finite else _feasible(d, system)
             if f is None or not allowed.get(key, False):
                 return None
-            tree = skew_tree(d, system, workload, keys=keys)
+            tree = trees.pop(key) if key in trees else skew_tree(d, system, workload, keys=keys)
             staged[key] = _Staged(d, tree, f, skew_theta_of(
                 system, workload, f, point_read=tree.point_read_bound(hit_share),
                 write_amp=sum(tree.level_write_amp), rho=rho))
@@ -239,6 +252,7 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
                 write_amp=sum(st.tree.level_write_amp), rho=rho), st.tree)
         return priced[key]
 
+    grow([pick, *alternatives, *grid])
     first = stage(pick)
     if first is None:  # the table's pick passed the guardrails; only infeasibility fails it
         raise ValueError("the table search's pick cannot be priced under skew")
@@ -258,6 +272,7 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
         new = [d for d in moves if tuple(d.knobs.values()) not in staged]
         finite.update(_feasible_many(new, system))
         allowed.update(_allowed_many(new, system, constraints))
+        grow(new)
         # A move whose floor is at the best Theta cannot beat it.
         better = [p for p in (price(st) for st in (stage(d) for d in moves)
                               if st is not None and st.floor < best.theta)
