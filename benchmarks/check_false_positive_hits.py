@@ -1,16 +1,17 @@
-"""Two checks of the skew model's cache (S5-S7) that the notes on issues 29 and 30 cite.
+"""Two checks of the skew model's cache with false positives as cache requests (S7f), which the
+notes on issues 29 and 30 cite.
 
-``--false-positives`` (the default): what S7 would predict for the rocksdb-skew section's
-universal cases (Tiering T=4, docs/VALIDATION.md) if a false positive's block were a cache
-request like any other, spread evenly over its level's blocks, beside S7 as it is (false
-positives count as misses). A prototype only: the model does not price them so, because it
-would end ``SkewedTree.point_read_floor`` as the bound the skew search prunes by.
+``--levels`` (the default): S7f by level for the rocksdb-skew section's universal cases
+(Tiering T=4, docs/VALIDATION.md): each run position's blocks, its false positives per read,
+the rate every block gets from the dense ones (bulk), how many sparse keys read a block of
+their own, and the hit rate over every block its reads need.
 
-``--bound``: the skew search's floor (``KeyMap.hottest_read_share``) against the model's own
-hits, on the random workloads and systems of benchmarks/check_skew_grid.py: the largest ratio
-of the hits the model predicts to the most a cache of that size can serve (at most 1).
+``--bound``: the skew search's bound (``SkewedTree.point_read_bound`` with
+``KeyMap.hottest_read_share``) against the model's own point reads, on the random workloads and
+systems of benchmarks/check_skew_grid.py: the bound must never be above the price, or the
+search would skip designs that win. Prints the worst ratio of bound to price (at most 1).
 
-    .venv/bin/python benchmarks/check_false_positive_hits.py [--false-positives | --bound]
+    .venv/bin/python benchmarks/check_false_positive_hits.py [--levels | --bound]
 """
 
 from __future__ import annotations
@@ -32,30 +33,8 @@ SYSTEM = System(entries=200_000, entry_bytes=128, buffer_bytes=131072, bits_per_
                 cache_bytes=3_840_000)
 
 
-def hits_with_false_positives(tree: cs.SkewedTree, blocks: int) -> tuple[float, float]:
-    """(hit rate, I/O per existing-key read) with false positives' blocks as cache requests."""
-    levels, B = tree.levels, tree.entries_per_block
-    target, fp = tree.share[1:], tree.false_positives
-    level_blocks = np.array([max(lev.entries / B, 1.0) for lev in levels])
-    rates = cs._block_rates(levels, tree.place, tree.pop_count, tree.pop_rate, B,
-                            tree.reads_per_write)
-    extra = fp * tree.reads_per_write / level_blocks
-    terms = cs._cache_terms(levels, rates + extra[:, None], level_blocks)
-    h = cs._hit(terms.lam, terms.life, cs._characteristic_time(terms, blocks))
-    share = terms.req / terms.lam
-
-    def ratio(weights: np.ndarray) -> np.ndarray:
-        total = np.bincount(terms.level, weights=weights, minlength=len(levels))
-        got = np.bincount(terms.level, weights=weights * h, minlength=len(levels))
-        return np.where(total > 0, got / np.where(total > 0, total, 1.0), 0.0)
-
-    hits = target * ratio(share * (terms.lam - extra[terms.level])) + fp * ratio(share)
-    accesses = float((target + fp).sum())
-    return float(hits.sum()) / accesses, accesses - float(hits.sum())
-
-
-def false_positives() -> None:
-    print("universal Tiering T=4 (rocksdb-skew scale): S7 now | false positives cached")
+def levels() -> None:
+    print("universal Tiering T=4 (rocksdb-skew scale), S7f by run position")
     original = cs._with_cache
     for keys in ("uniform", "zipf:0.9", "zipf:1.2", "hotset:0.1:0.9"):
         workload = Workload(point_reads=0.5, writes=0.5, write_keys=keys, read_keys=keys,
@@ -68,13 +47,20 @@ def false_positives() -> None:
 
         cs._with_cache = keep
         try:
-            now = universal_skew_costs(RULES, 5.0, SYSTEM, workload, preload=200_000,
-                                       window=100_000, cycle=True)
+            c = universal_skew_costs(RULES, 5.0, SYSTEM, workload, preload=200_000,
+                                     window=100_000, cycle=True)
         finally:
             cs._with_cache = original
-        hit, io = hits_with_false_positives(trees[-1], cache_blocks(SYSTEM))
-        print(f"  {keys:15s} hit rate {now.cache_hit_rate:.3f} | {hit:.3f}; "
-              f"I/O per read {now.point_read:.3f} | {io:.3f}")
+        tree = trees[-1]
+        blocks = np.array([max(lev.entries / tree.entries_per_block, 1.0)
+                           for lev in tree.levels])
+        fp = cs._false_positive_requests(tree, blocks)
+        print(f"{keys}: hit rate {c.cache_hit_rate:.3f}, I/O per read {c.point_read:.3f}")
+        for i in range(len(tree.levels)):
+            print(f"  position {i + 1:2d}: {blocks[i]:7.0f} blocks, false positives "
+                  f"{tree.false_positives[i]:.3f} a read, bulk {fp.bulk[i]:.1e} a block, "
+                  f"{fp.keys[fp.level == i].sum():6.0f} sparse keys, "
+                  f"hit rate {c.cache_hit_rate_per_level[i]:.2f}")
 
 
 def bound() -> None:
@@ -90,15 +76,13 @@ def bound() -> None:
             for T in (2.0, 4.0, 8.0, 16.0):
                 for K, Z in ((0, 0), (1, 1), (1, 0)):
                     try:
-                        c = skew_tree(Design(T, T - 1, 1, K, Z), system, workload,
-                                      keys=keys).costs(blocks)
+                        tree = skew_tree(Design(T, T - 1, 1, K, Z), system, workload, keys=keys)
                     except ValueError:
                         continue
-                    hits = 1.0 - c.read_buffer_share + c.false_positives - c.point_read
-                    worst = max(worst, hits / most if most > 0 else 0.0)
-    print(f"the model's hits over the most the cache can serve, worst of 48 cases x 12 "
-          f"designs: {worst:.3f}")
+                    price = tree.costs(blocks).point_read
+                    worst = max(worst, tree.point_read_bound(most) / price if price > 0 else 0)
+    print(f"the bound over the model's point read, worst of 48 cases x 12 designs: {worst:.3f}")
 
 
 if __name__ == "__main__":
-    bound() if "--bound" in sys.argv[1:] else false_positives()
+    bound() if "--bound" in sys.argv[1:] else levels()

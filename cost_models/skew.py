@@ -1219,6 +1219,102 @@ class _CacheTerms:
             return np.where(self.reads > 0, h / np.where(self.reads > 0, self.reads, 1.0), 0.0)
 
 
+@dataclass(frozen=True)
+class _FalsePositives:
+    """S7f: the false positives of existing-key reads as cache requests, per level: ``bulk``,
+    the rate (per write) every block of the level gets from keys dense enough that each block
+    has many of them; and the sparse keys, hotter and rarer than one a block, each reading a
+    block of its own at its own rate: ``rate``, ``keys`` (how many keys read so) and ``level``
+    per node."""
+
+    bulk: np.ndarray
+    rate: np.ndarray
+    keys: np.ndarray
+    level: np.ndarray
+
+
+def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray) -> _FalsePositives:
+    """S7f. A read of a key whose newest version is deeper than Level i (or in another run of
+    Level i) probes each run there, and the run's filter passes that key with chance p_i, the
+    same way for the run's whole life: the key then reads the block whose key range holds it,
+    at the key's own rate. So a run's false positives are fpr_i a_i (keys passing) keys, each
+    reading one block at its rate, spread over the level's blocks by key position. Keys
+    colder than the rate at which, counting down from the hottest, there is one such key a
+    block are many a block: their rates are summed into every block (``bulk``). The hotter
+    ones are fewer than one a block, each the block's main reader (``keys``, ``rate``)."""
+    L, rpw = len(tree.levels), tree.reads_per_write
+    keys_in = tree.place * tree.pop_count[None, :]  # (bands, populations): keys there
+    fpr, runs = tree.fpr, tree.runs
+    bulk = np.zeros(L)
+    rates, counts, where = [np.zeros(0)], [np.zeros(0)], [np.zeros(0, dtype=np.intp)]
+    for i in range(L):
+        # Keys in deeper bands pass every run of Level i; keys of Level i pass the runs newer
+        # than theirs, (a_i - 1) / 2 of them on average (S4).
+        n = fpr[i] * np.concatenate([runs[i] * keys_in[i + 2:].ravel(),
+                                     max(runs[i] - 1.0, 0.0) / 2.0 * keys_in[i + 1]])
+        rho = rpw * np.concatenate([np.asarray(tree.pop_rate[i + 2:]).ravel(),
+                                    np.asarray(tree.pop_rate[i + 1])])
+        keep = (n > 0) & (rho > 0)
+        n, rho = n[keep], rho[keep]
+        if not n.size:
+            continue
+        order = np.argsort(-rho, kind="stable")
+        n, rho = n[order], rho[order]
+        # The hottest keys, up to one a block, are sparse; the rest are bulk.
+        sparse = np.minimum(n, np.maximum(level_blocks[i] - (np.cumsum(n) - n), 0.0))
+        bulk[i] = float(np.sum((n - sparse) * rho)) / level_blocks[i]
+        used = sparse > 0
+        rates.append(rho[used])
+        counts.append(sparse[used])
+        where.append(np.full(int(used.sum()), i))
+    return _FalsePositives(bulk, np.concatenate(rates), np.concatenate(counts),
+                           np.concatenate(where))
+
+
+def _life_nodes(levels: Sequence[_Level], spread: float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every level's run-version lives shortened by :func:`_grouped_nodes`, level by level:
+    (lives, weights, where each level's start, how many each level has)."""
+    life_n, lw_n, lev_l = _grouped_nodes(np.concatenate([lev.lives for lev in levels]),
+                                         np.concatenate([lev.weights for lev in levels]),
+                                         np.array([lev.lives.size for lev in levels]), spread)
+    order = np.argsort(lev_l, kind="stable")  # each level's lives together
+    life_len = np.bincount(lev_l, minlength=len(levels))
+    return life_n[order], lw_n[order], np.cumsum(life_len) - life_len, life_len
+
+
+def _with_false_positives(terms: _CacheTerms, fp: _FalsePositives, levels: Sequence[_Level],
+                          level_blocks: np.ndarray, spread: float = NODE_SPREAD
+                          ) -> _CacheTerms:
+    """S7f's sparse false positives added to S5-S6's terms: a block read by one of them reads
+    at its rate plus its level's mean block rate (the rest of its readers), for the life of
+    the run, instead of at the mean alone: a pair of terms, the first at the sum, the second
+    taking the block's mean-rate occupancy and requests back out."""
+    if not fp.rate.size:
+        return terms
+    L = len(levels)
+    rate_n, keys_n, lev_n = _grouped_nodes(fp.rate, fp.keys, np.bincount(fp.level,
+                                                                          minlength=L), spread)
+    life_n, lw_n, start, length = _life_nodes(levels, spread)
+    reps = length[lev_n]
+    first = np.cumsum(reps) - reps
+    which = start[np.repeat(lev_n, reps)] + np.arange(int(reps.sum())) - np.repeat(first, reps)
+    level = np.repeat(lev_n, reps)
+    mean = terms.reads[level]
+    occ = np.repeat(keys_n, reps) * lw_n[which]
+    # A level nobody else reads: nothing to take back out (and no term at rate 0, S5).
+    back = mean > 0
+    per = occ / level_blocks[level]
+    life = life_n[which]
+    rho = np.repeat(rate_n, reps)
+    req = np.concatenate([terms.req, per * (rho + mean), -(per * mean)[back]])
+    lvl = np.concatenate([terms.level, level, level[back]])
+    return _CacheTerms(np.concatenate([terms.lam, rho + mean, mean[back]]),
+                       np.concatenate([terms.life, life, life[back]]),
+                       np.concatenate([terms.occ, occ, -occ[back]]), req, lvl,
+                       np.bincount(lvl, weights=req, minlength=L), terms.mortal)
+
+
 def _cache_terms(levels: tuple[_Level, ...], rates: np.ndarray, level_blocks: np.ndarray,
                  spread: float = NODE_SPREAD, block_weights: np.ndarray | None = None
                  ) -> _CacheTerms:
@@ -1234,13 +1330,7 @@ def _cache_terms(levels: tuple[_Level, ...], rates: np.ndarray, level_blocks: np
     shares = (np.full(int(read.sum()), 1.0 / M) if block_weights is None
               else np.asarray(block_weights, dtype=float)[read])
     lam_n, w_n, lev_n = _grouped_nodes(rates[read], shares, read.sum(axis=1), spread)
-    life_n, lw_n, lev_l = _grouped_nodes(np.concatenate([lev.lives for lev in levels]),
-                                         np.concatenate([lev.weights for lev in levels]),
-                                         np.array([lev.lives.size for lev in levels]), spread)
-    order = np.argsort(lev_l, kind="stable")  # each level's lives together
-    life_n, lw_n = life_n[order], lw_n[order]
-    life_len = np.bincount(lev_l, minlength=L)
-    life_start = np.cumsum(life_len) - life_len
+    life_n, lw_n, life_start, life_len = _life_nodes(levels, spread)
     reps = life_len[lev_n]  # each rate node pairs with every life of its level
     first = np.cumsum(reps) - reps
     which = (life_start[np.repeat(lev_n, reps)] + np.arange(int(reps.sum()))
@@ -1327,7 +1417,7 @@ def _hit(lam: np.ndarray, life: np.ndarray, t: float) -> np.ndarray:
 class SkewedTree:
     """One design under skew before the cache: its levels (S2), where existing-key reads land
     (S3), their false positives (S4) and S8's what-if filters. :meth:`costs` adds the cache
-    (S5-S7), most of a design's price; :attr:`point_read_floor` bounds what any cache can
+    (S5-S7), most of a design's price; :meth:`point_read_bound` bounds what any cache can
     save, so a search can skip the cache of designs that cannot win (wacky_model.skew_search).
     Per-level arrays start at Level 1; ``share`` and ``place`` have the buffer first."""
 
@@ -1384,17 +1474,13 @@ class SkewedTree:
             raise ValueError("only file-granular trees (S2f) take a compaction buffer (B1)")
         return replace(self, buffered=self.buffer_option, buffer_trim=float(trim))
 
-    @property
-    def point_read_floor(self) -> float:
-        """Block reads per existing-key read if every block a read needs were cached: the false
-        positives alone (S4, which count as misses, S7). No cache does better."""
-        return float(self.false_positives.sum())
-
     def point_read_bound(self, hit_share: float) -> float:
         """Block reads per existing-key read when at most ``hit_share`` of the reads can hit
-        the cache (:meth:`KeyMap.hottest_read_share`): the false positives, and every read of
-        a level's key beyond that share. No cache that holds that share does better."""
-        return self.point_read_floor + max(0.0, 1.0 - float(self.share[0]) - hit_share)
+        the cache (:meth:`KeyMap.hottest_read_share`): every read of a level's key beyond that
+        share, and without a cache (``hit_share`` 0) the false positives too, which a cache
+        may serve (S7f). No cache that holds that share does better."""
+        unserved = float(self.false_positives.sum()) if hit_share <= 0 else 0.0
+        return unserved + max(0.0, 1.0 - float(self.share[0]) - hit_share)
 
     def costs(self, cache_blocks: float) -> SkewedCosts:
         """S5-S7 with an LRU cache of ``cache_blocks`` blocks (0: none), and every cost."""
@@ -1404,9 +1490,8 @@ class SkewedTree:
         """S7: block reads per existing-key read with an LRU cache of ``cache_blocks`` blocks,
         ``costs(cache_blocks).point_read`` without S8's what-if (which a search needs for its
         pick alone)."""
-        target = self.share[1:]
-        hits = target * _cache_hits(self, cache_blocks)[0]
-        return float(np.sum(target - hits)) + self.point_read_floor
+        accesses = self.share[1:] + self.false_positives
+        return float(np.sum(accesses * (1.0 - _cache_hits(self, cache_blocks)[0])))
 
 
 @dataclass(frozen=True, eq=False)
@@ -2168,7 +2253,8 @@ def _cache_hits(tree: SkewedTree, cache_blocks: float
 
 def _solve_cache(tree: SkewedTree, cache_blocks: float
                  ) -> tuple[np.ndarray, float, np.ndarray]:
-    """:func:`_cache_hits` worked out."""
+    """:func:`_cache_hits` worked out. A level's hit rate is over every block its reads need,
+    its keys' and the false positives' (S7f)."""
     levels, L, B = tree.levels, len(tree.levels), tree.entries_per_block
     # S5-S6: blocks per level, their read rates (per write), and Che's t_C. Without a cache
     # nothing is cached and the blocks are not drawn.
@@ -2184,10 +2270,13 @@ def _solve_cache(tree: SkewedTree, cache_blocks: float
             rates = _block_rates(levels, tree.place, tree.pop_count, tree.pop_rate, B,
                                  tree.reads_per_write, tree.memo)
             block_weights = None
+        fp = _false_positive_requests(tree, level_blocks)
+        rates = rates + fp.bulk[:, None]
         terms = _cache_terms(levels, rates, level_blocks, block_weights=block_weights)
         if tree.buffered is not None:
             terms, kept = _buffered_terms(tree, terms, rates, level_blocks, block_weights,
                                           cache_blocks)
+        terms = _with_false_positives(terms, fp, levels, level_blocks)
         t_c = _characteristic_time(terms, cache_blocks)
         hit_level = terms.hit_rates(t_c)
     for x in (hit_level, kept):
@@ -2200,20 +2289,19 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
     levels = tree.levels
     target = tree.share[1:]
     fp_i, runs = tree.false_positives, tree.runs
-    false_pos = tree.point_read_floor
+    false_pos = float(fp_i.sum())
     hit_level, t_c, kept = _cache_hits(tree, cache_blocks)
-    hits = target * hit_level
-    misses = float(np.sum(target - hits))
     accesses = target + fp_i
-    with np.errstate(divide="ignore", invalid="ignore"):
-        per_level = np.where(accesses > 0, hits / accesses, 0.0)
+    hits = accesses * hit_level
+    misses = float(np.sum(accesses - hits))
+    per_level = hit_level
     total_access = float(accesses.sum())
     lives = tuple(float(np.sum(lev.lives * lev.weights)) for lev in levels)
     return SkewedCosts(
         write_amp=float(sum(tree.level_write_amp)),
         level_write_amp=tree.level_write_amp,
         cycle_writes=tree.cycle_writes,
-        point_read=misses + false_pos,
+        point_read=misses,
         cache_hit_rate=float(hits.sum() / total_access) if total_access > 0 else 0.0,
         cache_hit_rate_per_level=tuple(float(x) for x in per_level),
         read_buffer_share=float(tree.share[0]),
@@ -2225,7 +2313,9 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
         characteristic_time_writes=t_c,
         zero_result_read=float(np.sum(runs * tree.fpr)),
         probe_weights=tuple(float(x) for x in tree.probe_weights),
-        weighted_point_read=misses + float(tree.weighted_false_positives.sum()),
+        # S8's what-if prices its own false positives as misses: it is not a cache's what-if.
+        weighted_point_read=(float(np.sum(target * (1.0 - hit_level)))
+                             + float(tree.weighted_false_positives.sum())),
         weighted_zero_result_read=float(np.sum(runs * tree.weighted_fpr)),
         buffer_space=float(np.sum(kept * [lev.entries for lev in levels])
                            / max(sum(lev.entries for lev in levels), 1.0)),
