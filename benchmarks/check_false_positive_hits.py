@@ -6,12 +6,15 @@ notes on issues 29 and 30 cite.
 the rate every block gets from the dense ones (bulk), how many sparse keys read a block of
 their own, and the hit rate over every block its reads need.
 
+``--sparse``: what the sparse terms add: the point read and hit rate of a few designs with
+S7f as it is and with every false positive summed into its level's blocks (all bulk).
+
 ``--bound``: the skew search's bound (``SkewedTree.point_read_bound`` with
 ``KeyMap.hottest_read_share``) against the model's own point reads, on the random workloads and
 systems of benchmarks/check_skew_grid.py: the bound must never be above the price, or the
 search would skip designs that win. Prints the worst ratio of bound to price (at most 1).
 
-    .venv/bin/python benchmarks/check_false_positive_hits.py [--levels | --bound]
+    .venv/bin/python benchmarks/check_false_positive_hits.py [--levels | --sparse | --bound]
 """
 
 from __future__ import annotations
@@ -63,6 +66,37 @@ def levels() -> None:
                   f"hit rate {c.cache_hit_rate_per_level[i]:.2f}")
 
 
+def sparse() -> None:
+    cases = [(Design(10, 9, 1, 0, 0), "uniform", "zipf:1.2"),
+             (Design(4, 3, 1, 1, 1), "zipf:0.9", "zipf:0.9"),
+             (Design(10, 9, 1, 0, 0), "zipf:0.9", "zipf:0.9")]
+    system = System(entries=2**24, bits_per_entry=5.0, cache_bytes=16 << 20)
+    original = cs._false_positive_requests
+
+    def all_bulk(tree: cs.SkewedTree, blocks: np.ndarray,
+                 spread: float = cs.NODE_SPREAD) -> cs._FalsePositives:
+        fp = original(tree, blocks, spread)
+        extra = np.bincount(fp.level, weights=fp.keys * fp.rate, minlength=blocks.size)
+        return cs._FalsePositives(fp.bulk + extra / blocks, fp.rate[:0], fp.keys[:0],
+                                  fp.level[:0])
+
+    print("2^24 entries, 5 bits a key, a 16 MiB cache, half updates: S7f | all bulk")
+    for design, writes, reads in cases:
+        workload = Workload(point_reads=0.5, writes=0.5, write_keys=writes, read_keys=reads,
+                            update_fraction=0.5, correlated=writes == reads)
+        got = []
+        for fp in (original, all_bulk):
+            cs._false_positive_requests = fp
+            try:
+                got.append(skew_tree(design, system, workload).costs(cache_blocks(system)))
+            finally:
+                cs._false_positive_requests = original
+        a, b = got
+        print(f"  T={design.T:g} K={design.K:g} Z={design.Z:g}, writes {writes}, "
+              f"reads {reads}: point read {a.point_read:.4f} | {b.point_read:.4f}, hit rate "
+              f"{a.cache_hit_rate:.4f} | {b.cache_hit_rate:.4f}")
+
+
 def bound() -> None:
     sys.path.insert(0, str(Path(__file__).parent))
     from check_skew_grid import cases
@@ -85,4 +119,4 @@ def bound() -> None:
 
 
 if __name__ == "__main__":
-    bound() if "--bound" in sys.argv[1:] else levels()
+    {"--bound": bound, "--sparse": sparse}.get(next(iter(sys.argv[1:]), ""), levels)()

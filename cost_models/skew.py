@@ -1233,7 +1233,8 @@ class _FalsePositives:
     level: np.ndarray
 
 
-def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray) -> _FalsePositives:
+def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray,
+                             spread: float = NODE_SPREAD) -> _FalsePositives:
     """S7f. A read of a key whose newest version is deeper than Level i (or in another run of
     Level i) probes each run there, and the run's filter passes that key with chance p_i, the
     same way for the run's whole life: the key then reads the block whose key range holds it,
@@ -1241,34 +1242,43 @@ def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray) -> _Fal
     reading one block at its rate, spread over the level's blocks by key position. Keys
     colder than the rate at which, counting down from the hottest, there is one such key a
     block are many a block: their rates are summed into every block (``bulk``). The hotter
-    ones are fewer than one a block, each the block's main reader (``keys``, ``rate``)."""
-    L, rpw = len(tree.levels), tree.reads_per_write
+    ones are fewer than one a block, each the block's main reader (``keys``, ``rate``). Each
+    band's keys are taken in classes of rates within ``spread`` of each other, at their mean
+    (1: every population apart)."""
+    L = len(tree.levels)
     keys_in = tree.place * tree.pop_count[None, :]  # (bands, populations): keys there
-    fpr, runs = tree.fpr, tree.runs
-    bulk = np.zeros(L)
-    rates, counts, where = [np.zeros(0)], [np.zeros(0)], [np.zeros(0, dtype=np.intp)]
-    for i in range(L):
-        # Keys in deeper bands pass every run of Level i; keys of Level i pass the runs newer
-        # than theirs, (a_i - 1) / 2 of them on average (S4).
-        n = fpr[i] * np.concatenate([runs[i] * keys_in[i + 2:].ravel(),
-                                     max(runs[i] - 1.0, 0.0) / 2.0 * keys_in[i + 1]])
-        rho = rpw * np.concatenate([np.asarray(tree.pop_rate[i + 2:]).ravel(),
-                                    np.asarray(tree.pop_rate[i + 1])])
-        keep = (n > 0) & (rho > 0)
-        n, rho = n[keep], rho[keep]
-        if not n.size:
-            continue
-        order = np.argsort(-rho, kind="stable")
-        n, rho = n[order], rho[order]
-        # The hottest keys, up to one a block, are sparse; the rest are bulk.
-        sparse = np.minimum(n, np.maximum(level_blocks[i] - (np.cumsum(n) - n), 0.0))
-        bulk[i] = float(np.sum((n - sparse) * rho)) / level_blocks[i]
-        used = sparse > 0
-        rates.append(rho[used])
-        counts.append(sparse[used])
-        where.append(np.full(int(used.sum()), i))
-    return _FalsePositives(bulk, np.concatenate(rates), np.concatenate(counts),
-                           np.concatenate(where))
+    rho = tree.reads_per_write * np.broadcast_to(tree.pop_rate, keys_in.shape)
+    band = np.broadcast_to(np.arange(keys_in.shape[0])[:, None], keys_in.shape)
+    read = (rho > 0) & (keys_in > 0)
+    rho, keys, band = rho[read], keys_in[read], band[read]
+    if spread > 1.0 and rho.size:
+        step = np.floor(np.log(rho / rho.min()) / math.log(spread)).astype(np.intp)
+        width = int(step.max()) + 1
+        key = band * width + step
+        used = np.flatnonzero(np.bincount(key, minlength=keys_in.shape[0] * width))
+        index = np.searchsorted(used, key)
+        keys_c = np.bincount(index, weights=keys, minlength=used.size)
+        rho = np.bincount(index, weights=keys * rho, minlength=used.size) / keys_c
+        keys, band = keys_c, used // width
+    order = np.argsort(-rho, kind="stable")  # hottest first, for every level alike
+    rho, keys, band = rho[order], keys[order], band[order]
+    level = np.arange(L)[:, None]
+    # Keys in deeper bands pass every run of Level i; keys of Level i (band i + 1) pass the
+    # runs newer than theirs, (a_i - 1) / 2 of them on average (S4).
+    runs = tree.runs[:, None]
+    passes = np.where(band > level + 1, runs,
+                      np.where(band == level + 1, np.maximum(runs - 1.0, 0.0) / 2.0, 0.0))
+    n = tree.fpr[:, None] * passes * keys
+    # The hottest keys, up to one a block, are sparse; the rest are bulk.
+    sparse = np.minimum(n, np.maximum(level_blocks[:, None] - (np.cumsum(n, axis=1) - n), 0.0))
+    bulk = ((n - sparse) @ rho) / level_blocks
+    # A sparse key slower than its level's mean block rate barely changes its block's: it is
+    # priced in bulk too, which keeps the cache's sums short.
+    mean = tree.share[1:] * tree.reads_per_write / level_blocks + bulk
+    slow = rho[None, :] <= mean[:, None]
+    bulk = bulk + ((sparse * slow) @ rho) / level_blocks
+    at, col = np.nonzero((sparse > 0) & ~slow)
+    return _FalsePositives(bulk, rho[col], sparse[at, col], at)
 
 
 def _life_nodes(levels: Sequence[_Level], spread: float

@@ -65,7 +65,7 @@ def test_universal_compaction_is_searched_with_its_own_options(picks) -> None:
     assert f"max_size_amplification_percent={u.max_size_amplification_percent:g}" in text
     again = price(u.configuration, WRITES, SYSTEM)
     assert again.model == "universal" and again.theta == pytest.approx(rec.best.theta)
-    # Under skew universal compaction is left out (its skew stage predicts hit rates low).
+    # Under skew universal compaction is left out (its skew stage is too slow to price a search).
     skewed = Workload(0.05, 0.05, 0.9, 0.0, write_keys="zipf:0.9", read_keys="zipf:0.9")
     assert recommend_rocksdb(skewed, SYSTEM).best.config.style == "leveled"
 

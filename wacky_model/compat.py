@@ -49,11 +49,11 @@ def _row(a: str, b: str, reason: str, physical: bool = False) -> Refusal:
     return Refusal((a, b), physical, reason)
 
 
-_UNIVERSAL_SKEW = ("universal compaction's skew and cache stage (U5) predicts RocksDB's write "
-                   "amplification within 15% over a cycle of full merges, but its hit rates "
-                   "0.08 to 0.15 low (false positives' blocks priced as misses), and the "
-                   "search prices universal designs over a fixed window, not that cycle "
-                   "(docs/MODEL.md U5; docs/VALIDATION.md rocksdb-skew section)")
+_UNIVERSAL_SKEW = ("universal compaction's skew and cache stage (U5) predicts RocksDB over a "
+                   "cycle of full merges (write amplification within 11%, read I/O within "
+                   "15%), but it simulates that cycle flush by flush, minutes at 2^31 "
+                   "entries, so a search cannot price its candidates with it (docs/MODEL.md "
+                   "U5; docs/VALIDATION.md rocksdb-skew section)")
 
 REFUSALS: tuple[Refusal, ...] = (
     _row("paper", "files", "the paper's Eq 8-16 price whole levels only; file-granular merges "

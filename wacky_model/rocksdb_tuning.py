@@ -9,7 +9,7 @@ the same once the levels have settled), the buffer and one bits per key (the mem
 the system gives a total memory budget), and universal compaction with its own options (the
 trigger and the size-amplification limit, :data:`UNIVERSAL_TRIGGERS` and :data:`UNIVERSAL_AMPS`;
 U1-U4 in docs/MODEL.md). Under skewed keys, updates or a cache universal compaction is left out:
-its skew stage (U5) predicts RocksDB's hit rates low (wacky_model.compat).
+its skew stage (U5) simulates the cycle flush by flush, too slow for a search (wacky_model.compat).
 
 The costs are those of a window of inserts into a store of N entries that has settled (P2 in
 docs/MODEL.md), ``WINDOW_FLUSHES`` flushes long. The answer carries the same costs for RocksDB's
@@ -429,7 +429,7 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
 
 def with_universal(workload: Workload, system: System) -> bool:
     """Whether the target searches universal compaction: not under skewed keys, updates or a
-    cache, where its skew stage (U5) misses its target (wacky_model.compat)."""
+    cache, where its skew stage (U5) is too slow to price a search (wacky_model.compat)."""
     from wacky_model.skew import needs_skew_model
 
     return not needs_skew_model(workload, system)

@@ -1429,7 +1429,7 @@ def _many_files(workloads: list[Workload], system: System, constraints: Constrai
     from wacky_model.rocksdb_tuning import with_universal
 
     # Stock RocksDB's universal compaction is searched for the uniform workloads (its skew stage
-    # misses its target) unless files are asked.
+    # is too slow to price a search) unless files are asked.
     universal = [target == "rocksdb" and granularity != "file" and with_universal(w, system)
                  for w in workloads]
     picks: list[Any] = [None] * len(workloads)
