@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from dash import Dash, no_update
 
 from dashboard import callbacks, layout
 from dashboard.jobs import Runner, ValidationJobs, run_on_engine
-from wacky_model.guardrails import Constraints
-from wacky_model.rocksdb_tuning import RocksDBRecommendation, recommend_rocksdb
-from wacky_model.search import DesignSpace, Recommendation, recommend
-from wacky_model.search import space_for as search_space_for
-from wacky_model.types import System, Workload
+from wacky_model.search import space_for
 
 HOST = "127.0.0.1"  # local only: the dashboard has no authentication
 DEFAULT_PORT = 8050
@@ -20,32 +17,17 @@ RECOMMENDATION_CACHE_SIZE = 64
 
 
 def make_services(runner: Runner = run_on_engine) -> callbacks.Services:
-    """What the callbacks need, with their own caches and validation worker (one per app)."""
+    """What the callbacks need, with their own caches and validation worker (one per app).
 
-    # The library's one table per system (built once, then a lookup): the page searches what
-    # the API and the CLI search, so all three give the same answer.
-    def space_for(system: System, constraints: Constraints | None = None) -> DesignSpace:
-        return search_space_for(system, constraints=constraints)
-
+    The design spaces are the library's one table per system (built once, then a lookup): the
+    page searches what the API and the CLI search, so all three give the same answer."""
+    plain = callbacks.Services(space_for=space_for, jobs=ValidationJobs(runner))
     # Under skewed keys a recommendation takes seconds: editing a manual design's knobs, or
-    # coming back to a workload, should not repeat it.
-    @lru_cache(maxsize=RECOMMENDATION_CACHE_SIZE)
-    def recommend_for(workload: Workload, system: System, rho: float | None,
-                      constraints: Constraints | None,
-                      pins: callbacks.SearchPins = callbacks.SEARCHED) -> Recommendation:
-        return recommend(workload, system, space=space_for(system, constraints), rho=rho,
-                         constraints=constraints, **pins.arguments())
-
-    # What --target rocksdb prints beside its pick (RocksDB's defaults, the gain), kept too.
-    @lru_cache(maxsize=RECOMMENDATION_CACHE_SIZE)
-    def rocksdb_report_for(workload: Workload, system: System, rho: float | None,
-                           constraints: Constraints | None,
-                           level0_trigger: int | None) -> RocksDBRecommendation:
-        return recommend_rocksdb(workload, system, constraints, rho, level0_trigger)
-
-    return callbacks.Services(space_for=space_for, jobs=ValidationJobs(runner),
-                              recommend_for=recommend_for,
-                              rocksdb_report_for=rocksdb_report_for)
+    # coming back to a workload, should not repeat it; nor what --target rocksdb prints beside
+    # its pick (RocksDB's defaults, the gain).
+    kept = lru_cache(maxsize=RECOMMENDATION_CACHE_SIZE)
+    return replace(plain, recommend_for=kept(plain.recommend),
+                   rocksdb_report_for=kept(plain.rocksdb_report))
 
 
 def create_app(*, runner: Runner = run_on_engine) -> Dash:

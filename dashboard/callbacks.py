@@ -11,7 +11,7 @@ import dataclasses
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -145,14 +145,14 @@ SEARCHED = SearchPins()  # the search chooses everything: the page's defaults
 class Services:
     """What the callbacks need beyond their inputs; created by ``create_app``, one per app.
 
-    ``recommend_for`` (workload, system, rho, limits, pins) caches recommendations: under
-    skew one takes seconds, and editing a manual design's knobs should not repeat it.
+    ``recommend_for`` and ``rocksdb_report_for``, when given, stand in for :meth:`recommend`
+    and :meth:`rocksdb_report` (``create_app`` gives cached ones: under skew a recommendation
+    takes seconds, and editing a manual design's knobs should not repeat it).
     """
 
     space_for: Callable[..., DesignSpace]  # (system, constraints=None)
     jobs: ValidationJobs
     recommend_for: Callable[..., Recommendation] | None = None
-    # (workload, system, rho, limits, level-0 trigger): recommend_rocksdb's report, cached
     rocksdb_report_for: Callable[..., RocksDBRecommendation] | None = None
 
     def recommend(self, workload: Workload, system: System, rho: float | None,
@@ -160,8 +160,8 @@ class Services:
                   pins: SearchPins = SEARCHED) -> Recommendation:
         if self.recommend_for is not None:
             return self.recommend_for(workload, system, rho, constraints, pins)
-        return recommend(workload, system, space=self.space_for(system, constraints), rho=rho,
-                         constraints=constraints, **pins.arguments())
+        return recommend(workload, system, space=self.space_for(system, constraints=constraints),
+                         rho=rho, constraints=constraints, **pins.arguments())
 
     def rocksdb_report(self, workload: Workload, system: System, rho: float | None,
                        constraints: Constraints | None = None,
@@ -169,8 +169,7 @@ class Services:
         """What ``wacky recommend --target rocksdb`` prints beside its pick: RocksDB's defaults
         and the best multiplier alone, priced, and a reason per option."""
         if self.rocksdb_report_for is not None:
-            return self.rocksdb_report_for(workload, system, rho, constraints,
-                                           pins.level0_trigger)
+            return self.rocksdb_report_for(workload, system, rho, constraints, pins)
         return recommend_rocksdb(workload, system, constraints, rho, pins.level0_trigger)
 
 
@@ -238,13 +237,16 @@ FIELD_RANGES: dict[str, tuple[float, float, str]] = {
     "bits-per-entry": (0.0, 1e6, "between 0 and 10^6"),
     "memory-bits": (0.0, 1e6, "between 0 and 10^6"),
     "max-runs": (0.0, 1e6, "between 0 and 10^6"),
+    "update-fraction": (0.0, 100.0, "between 0 and 100"),
+    "robust-rho": (0.0, 100.0, "between 0 and 100"),
+    # The knobs' ranges are the search's bounds (layout.KNOBS).
+    **{name: (lo, hi, f"between {lo:g} and {hi:g}") for name, _, lo, hi, *_ in L.KNOBS},
 }
 
 
-def number(field: str, value: Any, *, minimum: float | None = None,
-           maximum: float | None = None) -> float:
-    """One numeric control; raises ValueError with the field's on-page label. Without bounds
-    given, the field's FIELD_RANGES apply."""
+def number(field: str, value: Any) -> float:
+    """One numeric control in its FIELD_RANGES; raises ValueError with the field's on-page
+    label."""
     label = LABELS.get(field, field)
     if value is None or (isinstance(value, str) and not value.strip()):
         raise ValueError(f"{label}: the field is empty; enter a number")
@@ -254,20 +256,11 @@ def number(field: str, value: Any, *, minimum: float | None = None,
         raise ValueError(f"{label}: {_quoted(value)} is not a number") from None
     if isinstance(v, complex) or math.isnan(v):
         raise ValueError(f"{label}: {_quoted(value)} is not a number")
-    # A number too large for a double (500 nines) is out of the field's range, not missing.
-    got = f"{v:.6g}" if math.isfinite(v) else _too_large(value)
-    if minimum is None and maximum is None and field in FIELD_RANGES:
-        lo, hi, words = FIELD_RANGES[field]
-        if not lo <= v <= hi:
-            raise ValueError(f"{label}: must be {words}; got {got}")
-    if minimum is not None and maximum is not None and not minimum <= v <= maximum:
-        raise ValueError(f"{label}: must be between {minimum:g} and {maximum:g}; got {got}")
-    if not math.isfinite(v):
-        raise ValueError(f"{label}: must be a finite number; got {got}")
-    if minimum is not None and v < minimum:
-        raise ValueError(f"{label}: must be at least {minimum:g}; got {got}")
-    if maximum is not None and v > maximum:
-        raise ValueError(f"{label}: must be at most {maximum:g}; got {got}")
+    lo, hi, words = FIELD_RANGES[field]
+    if not lo <= v <= hi:
+        # A number too large for a double (500 nines) is out of the field's range, not missing.
+        got = f"{v:.6g}" if math.isfinite(v) else _too_large(value)
+        raise ValueError(f"{label}: must be {words}; got {got}")
     return v
 
 
@@ -308,41 +301,45 @@ def _key_distribution(field: str, value: Any) -> str:
     return text
 
 
+def _each(parse: Callable[[str], Any], fields: Iterable[str],
+          problems: list[str]) -> dict[str, Any]:
+    """``parse`` of each field, keyed by the field; what it refuses goes to ``problems``, one
+    line each, so that every problem is reported at once."""
+    parsed = {}
+    for field in fields:
+        try:
+            parsed[field] = parse(field)
+        except ValueError as err:
+            problems.extend(str(err).split("\n"))
+    return parsed
+
+
+def _refuse(problems: list[str]) -> None:
+    if problems:
+        raise ValueError("\n".join(problems))
+
+
+def _model_names(fields: dict[str, Any]) -> dict[str, Any]:
+    """Fields keyed by the model's names: ``point-reads`` -> ``point_reads``."""
+    return {field.replace("-", "_"): value for field, value in fields.items()}
+
+
 def parse_workload(values: dict[str, Any]) -> Workload:
     """Weights in any units (percent, counts) normalized to fractions summing to 1, with the
     keys they touch."""
-    errors = []
-    weights = {}
-    for field in (*WORKLOAD_IDS, L.RANGE_BLOCKS[0]):
-        try:
-            weights[field] = number(field, values.get(field))
-        except ValueError as err:
-            errors.append(str(err))
-    keys = {}
-    for field, name in zip(KEY_IDS, ("write_keys", "read_keys"), strict=True):
-        try:
-            keys[name] = _key_distribution(field, values.get(field))
-        except ValueError as err:
-            errors.append(str(err))
-    try:
-        updates = number(L.UPDATE_FRACTION[0], values.get(L.UPDATE_FRACTION[0], 0.0),
-                         minimum=0.0, maximum=100.0)
-    except ValueError as err:
-        errors.append(str(err))
-    if errors:
-        raise ValueError("\n".join(errors))
+    problems: list[str] = []
+    weights = _each(lambda f: number(f, values.get(f)), (*WORKLOAD_IDS, L.RANGE_BLOCKS[0]),
+                    problems)
+    keys = _each(lambda f: _key_distribution(f, values.get(f)), KEY_IDS, problems)
+    updates = _each(lambda f: number(f, values.get(f, 0.0)), (L.UPDATE_FRACTION[0],), problems)
+    _refuse(problems)
     if sum(weights[f] for f in WORKLOAD_IDS) <= 0:
         raise ValueError("Workload: every operation weight is 0; give at least one a weight "
                          "above 0")
-    mix = Workload.from_counts(
-        point_reads=weights["point-reads"],
-        zero_reads=weights["zero-reads"],
-        writes=weights["writes"],
-        range_reads=weights["range-reads"],
-        range_blocks=weights["range-blocks"],
-    )
+    mix = Workload.from_counts(**_model_names(weights))
     try:
-        return replace(mix, **keys, update_fraction=updates / 100.0,
+        return replace(mix, **_model_names(keys),
+                       update_fraction=updates[L.UPDATE_FRACTION[0]] / 100.0,
                        correlated=is_on(values.get(L.CORRELATED, ["on"])))
     except ValueError as err:
         raise ValueError(page_words(str(err))) from None
@@ -379,15 +376,9 @@ def _choice(field: str, values: dict[str, Any]) -> str:
 def parse_pins(values: dict[str, Any]) -> SearchPins:
     """Merges, the level-0 trigger and the target, as ``recommend`` takes them. Which of them
     go together is the library's to say (its refusal comes back in the page's words)."""
-    errors = []
-    chosen = {}
-    for field in SEARCH_IDS:
-        try:
-            chosen[field] = _choice(field, values)
-        except ValueError as err:
-            errors.append(str(err))
-    if errors:
-        raise ValueError("\n".join(errors))
+    problems: list[str] = []
+    chosen = _each(lambda f: _choice(f, values), SEARCH_IDS, problems)
+    _refuse(problems)
     trigger = chosen[L.LEVEL0_TRIGGER[0]]
     return SearchPins(granularity=chosen[L.MERGES[0]], target=chosen[L.TARGET[0]],
                       level0_trigger=None if trigger == "searched" else int(trigger))
@@ -398,7 +389,7 @@ def parse_rho(values: dict[str, Any]) -> float | None:
     raw = values.get(L.ROBUST[0])
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return None
-    rho = number(L.ROBUST[0], raw, minimum=0.0, maximum=100.0)
+    rho = number(L.ROBUST[0], raw)
     return rho if rho > 0 else None
 
 
@@ -428,25 +419,15 @@ def parse_system(values: dict[str, Any], mode: Any = "recommend") -> System:
     """The system fields as a System; with the memory split ticked, the fields it overrides
     (:func:`split_overrides`, for ``mode``) are not read."""
     # Every problem at once: each check runs when the fields it needs are usable.
-    problems = []
-    v = {}
+    problems: list[str] = []
     split = is_on(values.get(L.MEMORY_SPLIT))
     overridden = split_overrides(values.get(L.MEMORY_SPLIT), mode)
     fields = tuple(f for f in SYSTEM_IDS if f not in overridden) + (
         (L.MEMORY_BITS[0],) if split else ())
-    for field in fields:
-        try:
-            v[field] = number(field, values.get(field, 0.0) if field == "cache-mib"
-                              else values.get(field))
-        except ValueError as err:
-            problems.append(str(err))
-    sizes = {}
-    for field in ("entry-bytes", "block-bytes"):
-        try:
-            if field in v:
-                sizes[field] = _whole_bytes(field, v[field])
-        except ValueError as err:
-            problems.append(str(err))
+    v = _each(lambda f: number(f, values.get(f, 0.0) if f == "cache-mib" else values.get(f)),
+              fields, problems)
+    sizes = _each(lambda f: _whole_bytes(f, v[f]),
+                  [f for f in ("entry-bytes", "block-bytes") if f in v], problems)
     entries = v.get("entries")
     entry_bytes, block_bytes = sizes.get("entry-bytes"), sizes.get("block-bytes")
     if entries is not None and entry_bytes is not None and entries * entry_bytes > 2.0**62:
@@ -455,8 +436,7 @@ def parse_system(values: dict[str, Any], mode: Any = "recommend") -> System:
     if entry_bytes is not None and block_bytes is not None and block_bytes < entry_bytes:
         problems.append(f"{LABELS['block-bytes']}: a block must hold at least one entry "
                         f"({entry_bytes:,} bytes); got {block_bytes:,}")
-    if problems:
-        raise ValueError("\n".join(problems))
+    _refuse(problems)
     if "buffer-mib" in overridden:
         buffer_bytes = _unread_buffer(values, entries, entry_bytes, block_bytes)
     else:
@@ -504,20 +484,10 @@ def _buffer(mib: float, entries: float, entry_bytes: int, block_bytes: int) -> i
     return buffer_bytes
 
 
-KNOB_RANGES = {name: (lo, hi) for name, _, lo, hi, *_ in L.KNOBS}
-
-
 def parse_design(knobs: dict[str, Any], filters: Any) -> Design:
-    values = {}
-    errors = []
-    for name in KNOB_NAMES:
-        lo, hi = KNOB_RANGES[name]
-        try:
-            values[name] = number(name, knobs.get(name), minimum=lo, maximum=hi)
-        except ValueError as err:
-            errors.append(str(err))
-    if errors:
-        raise ValueError("\n".join(errors))
+    problems: list[str] = []
+    values = _each(lambda name: number(name, knobs.get(name)), KNOB_NAMES, problems)
+    _refuse(problems)
     try:
         return Design(**values, filters="uniform" if filters == "uniform" else "optimized")
     except ValueError as err:
@@ -530,26 +500,18 @@ def parse_controls(
 ) -> Controls:
     """All controls at once; every problem is reported, one per line, in one ValueError."""
     errors: list[str] = []
-    parsed: dict[str, Any] = {}
-    steps = (("workload", lambda: parse_workload(workload)),
-             ("rho", lambda: parse_rho(workload)),
-             ("system", lambda: parse_system(system, mode)),
-             ("constraints", lambda: parse_constraints(system)),
-             ("pins", lambda: parse_pins(system)))
+    steps = {"workload": lambda: parse_workload(workload), "rho": lambda: parse_rho(workload),
+             "system": lambda: parse_system(system, mode),
+             "constraints": lambda: parse_constraints(system), "pins": lambda: parse_pins(system)}
     if mode == "manual":
-        steps += (("design", lambda: parse_design(knobs, filters)),)
-    for key, step in steps:
-        try:
-            parsed[key] = step()
-        except ValueError as err:
-            errors.extend(str(err).split("\n"))
+        steps["design"] = lambda: parse_design(knobs, filters)
+    parsed = _each(lambda key: steps[key](), steps, errors)
     if not errors and parsed["rho"] is not None and needs_skew_model(parsed["workload"],
                                                                       parsed["system"]):
         errors.append(f"{LABELS['robust-rho']}: robust tuning is not combined with key skew, "
                       f"updates or a block cache yet; set it to 0, or make {LABELS['write-keys']}"
                       f" and {LABELS['read-keys']} uniform with no updates and no cache")
-    if errors:
-        raise ValueError("\n".join(errors))
+    _refuse(errors)
     return Controls(parsed["workload"], parsed["system"], parsed.get("design"), parsed["rho"],
                     parsed["constraints"], parsed["pins"])
 
@@ -665,6 +627,7 @@ class Headline:
     column: str | None  # the card table's column for it (None: the finite-N column)
     theta: float
     costs: dict[str, float]  # COST_ROWS' keys that this model prices
+    words: str  # the card's headline between this Θ and the paper's
 
     @property
     def write_amp(self) -> float:
@@ -680,18 +643,36 @@ def headline_of(analysis: Analysis, files: Recommendation | None = None) -> Head
     finite = {key: float(getattr(f, key)) for _, key in COST_ROWS
               if getattr(f, key, None) is not None}
     if files is not None and files.model == "universal":
+        u = files.compaction.universal
         return Headline("U1-U4 model, stock RocksDB", "stock RocksDB", files.cost,
-                        dict(files.costs))
+                        dict(files.costs),
+                        " I/O per operation on stock RocksDB (its universal compaction, U1-U4 "
+                        f"model): trigger {u.trigger}, size amplification "
+                        f"{u.max_size_amplification_percent:g}%. The table below is a tiered "
+                        f"label's whole levels: finite-N {f.theta:.4g}, the paper's Eq 16 ")
     if files is not None:
-        model = "partial-merge model" + (", stock RocksDB" if files.model == "rocksdb" else "")
-        return Headline(model, "stock RocksDB" if files.model == "rocksdb" else "files",
-                        files.cost, dict(files.costs))
+        stock = files.model == "rocksdb"
+        how = ("on stock RocksDB (its leveled compaction with dynamic level sizes; "
+               "partial-merge model)" if stock else
+               "with file-granular merges (partial-merge model)")
+        if files.skew is not None:
+            how += " under the key skew (its skew stage)"
+        c = files.compaction
+        return Headline("partial-merge model" + (", stock RocksDB" if stock else ""),
+                        "stock RocksDB" if stock else "files", files.cost, dict(files.costs),
+                        f" I/O per operation {how}: files of {_bytes(c.file_bytes)}, level-0 "
+                        f"trigger {c.level1_runs}. The table below is the same knobs merging "
+                        f"whole levels: finite-N {f.theta:.4g}, the paper's Eq 16 ")
     k = analysis.skew
     if k is not None and k.theta is not None:
         costs = {key: v for key, v in finite.items() if key != "write_cost"}
         costs.update(write_amp=k.write_amp, point_read=k.point_read)
-        return Headline("skew model", "skew", k.theta, costs)
-    return Headline("finite-N model", None, f.theta, finite)
+        return Headline("skew model", "skew", k.theta, costs,
+                        " I/O per operation under the key skew (skew model); with uniform keys "
+                        f"the finite-N model gives {f.theta:.4g} and the paper's Eq 16 ")
+    return Headline("finite-N model", None, f.theta, finite,
+                    " I/O per operation at steady state (finite-N model); the paper's Eq 16 "
+                    "gives ")
 
 
 def card(title: str, family: str, analysis: Analysis, note: str = "",
@@ -705,38 +686,11 @@ def card(title: str, family: str, analysis: Analysis, note: str = "",
     f = a.finite
     w = a.workload
     right = {"textAlign": "right", "paddingLeft": "12px"}
-    if files is not None and files.compaction.universal is not None:
-        u = files.compaction.universal
-        headline = ["Θ = ", html.B(f"{files.cost:.4g}", id="card-theta"),
-                    " I/O per operation on stock RocksDB (its universal compaction, U1-U4 "
-                    f"model): trigger {u.trigger}, size amplification "
-                    f"{u.max_size_amplification_percent:g}%. The table below is a tiered "
-                    f"label's whole levels: finite-N {f.theta:.4g}, the paper's Eq 16 ",
-                    html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
-    elif files is not None:
-        c = files.compaction
-        how = ("on stock RocksDB (its leveled compaction with dynamic level sizes; "
-               "partial-merge model)" if files.model == "rocksdb" else
-               "with file-granular merges (partial-merge model)")
-        if files.skew is not None:
-            how += " under the key skew (its skew stage)"
-        headline = ["Θ = ", html.B(f"{files.cost:.4g}", id="card-theta"),
-                    f" I/O per operation {how}: files of {_bytes(c.file_bytes)}, level-0 "
-                    f"trigger {c.level1_runs}. The table below is the same knobs merging whole "
-                    f"levels: finite-N {f.theta:.4g}, the paper's Eq 16 ",
-                    html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
-    elif a.skew is not None and a.skew.theta is not None:
-        headline = ["Θ = ", html.B(f"{a.skew.theta:.4g}", id="card-theta"),
-                    " I/O per operation under the key skew (skew model); with uniform keys the "
-                    f"finite-N model gives {f.theta:.4g} and the paper's Eq 16 ",
-                    html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
-    else:
-        headline = ["Θ = ", html.B(f"{f.theta:.4g}", id="card-theta"),
-                    " I/O per operation at steady state (finite-N model); the paper's Eq 16 "
-                    "gives ", html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
     # The headline model's own column first, when it is not the finite-N model: the charts'
     # markers sit at its figures.
     head = headline_of(a, files)
+    headline = ["Θ = ", html.B(f"{head.theta:.4g}", id="card-theta"), head.words,
+                html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
     lead = [] if head.column is None else [html.Th(head.column, style=right,
                                                    title=f"The card's Θ: the {head.model}.")]
     rows = [html.Tr([_help_cell(name)]
@@ -970,10 +924,8 @@ def rocksdb_download(kind: Any, current: dict | None) -> Any:
     if not current:
         return no_update
     try:
-        k = current["design"]
-        design = Design(k["T"], k["C"], k["X"], k["K"], k["Z"],
-                        current.get("filters", "optimized"))
-        exported = export_for(design, System(**current["system"]), current.get("compaction"),
+        exported = export_for(validation_panel.shown_design(current),
+                              System(**current["system"]), current.get("compaction"),
                               current.get("rocksdb"))
     except (ValueError, KeyError, TypeError):
         return no_update
@@ -1051,25 +1003,22 @@ def update_views(
     out: dict[str, Any] = {key: no_update for key, _, _ in VIEW_OUTPUTS}
     out[L.MIX] = mix_text(workload)
     out[L.SYSTEM_SUMMARY] = system_summary(system, mode)
+    problems: list[str] = []
     try:
         controls = parse_controls(workload, system, mode, knobs, filters)
     except ValueError as err:
-        out[L.MESSAGE], out[MESSAGE_STYLE] = message_children(str(err).split("\n"))
+        problems = str(err).split("\n")
+    else:
+        try:
+            out.update(_views_of(controls, services))
+        except Refused as err:  # the search refused the inputs together: say which and why
+            problems = [f"Cannot recommend: {err}"]
+        except ValueError as err:  # a corner of the model the controls reach: say it
+            problems = [f"Cannot evaluate: {page_words(str(err))}"]
+    out[L.MESSAGE], out[MESSAGE_STYLE] = message_children(problems)
+    if problems:
         out[L.CURRENT] = None
-        return out
-    try:
-        out.update(_views_of(controls, services))
-    except Refused as err:  # the search refused the inputs together: say which and why
-        out[L.MESSAGE], out[MESSAGE_STYLE] = message_children([f"Cannot recommend: {err}"])
-        out[L.CURRENT] = None
-        return out
-    except ValueError as err:  # a corner of the model the controls reach: say it, keep going
-        out[L.MESSAGE], out[MESSAGE_STYLE] = message_children(
-            [f"Cannot evaluate: {page_words(str(err))}"])
-        out[L.CURRENT] = None
-        return out
-    out[L.MESSAGE], out[MESSAGE_STYLE] = message_children([])
-    if controls.system.memory_split:  # the split the design shown was priced at
+    elif controls.system.memory_split:  # the split the design shown was priced at
         out[L.SYSTEM_SUMMARY] = system_summary(system, mode,
                                                System(**out[L.CURRENT]["system"]))
     return out
@@ -1319,6 +1268,7 @@ URL_NUMBER_FIELDS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], L.UPDATE_FRACTION[0], L.R
                      *SYSTEM_IDS, L.MEMORY_BITS[0], L.MAX_RUNS[0])
 URL_TEXT_FIELDS = (*KEY_IDS, *SEARCH_IDS)  # the menus' values are text too
 URL_FLAGS = (L.CORRELATED, L.MEMORY_SPLIT)
+URL_CHOICES = {"mode": ("recommend", "manual"), "filters": ("optimized", "uniform")}
 
 
 def _url_number(value: Any) -> str:
@@ -1373,9 +1323,7 @@ def state_from_query(search: Any) -> dict[str, Any]:
             out[key] = raw
         elif key in URL_FLAGS and raw in ("0", "1"):
             out[key] = ["on"] if raw == "1" else []
-        elif key == "mode" and raw in ("recommend", "manual"):
-            out[key] = raw
-        elif key == "filters" and raw in ("optimized", "uniform"):
+        elif raw in URL_CHOICES.get(key, ()):
             out[key] = raw
     if isinstance(out.get("entries"), (int, float)):
         out["entries"] = L.display_value("entries", out["entries"])
@@ -1412,9 +1360,8 @@ def sync_knob(name: str, trigger: Any, position: Any, value: Any) -> tuple[Any, 
         if position is None:
             return no_update, no_update
         return no_update, L.from_slider(name, float(position))
-    lo, hi = KNOB_RANGES[name]
     try:
-        v = number(name, value, minimum=lo, maximum=hi)
+        v = number(name, value)
     except ValueError:
         return no_update, no_update
     return L.to_slider(name, v), no_update

@@ -58,12 +58,6 @@ def scale_named(key: object) -> Scale:
     return choice.scale
 
 
-# The workload's fields as ``wacky validate`` spells them.
-_WORKLOAD_FLAGS = (("point_reads", "--point-reads"), ("zero_reads", "--zero-reads"),
-                   ("writes", "--writes"), ("range_reads", "--range-reads"),
-                   ("range_blocks", "--range-blocks"))
-
-
 def stock_rocksdb_command(current: dict, scale: Scale) -> str:
     """The ``wacky validate`` command that runs a stock RocksDB pick (the ``current-design``
     store) on stock RocksDB at ``scale``: its multiplier, level-0 trigger and bits per key,
@@ -76,7 +70,8 @@ def stock_rocksdb_command(current: dict, scale: Scale) -> str:
              f"--filters {current.get('filters', 'uniform')}",
              f"--granularity file --level1-runs {int(c['level1_runs'])}",
              f"--file-bytes {file_bytes}", f"--bits-per-entry {float(current['bits_per_entry']):g}",
-             *(f"{flag} {float(w[name]):.6g}" for name, flag in _WORKLOAD_FLAGS),
+             *(f"--{name.replace('_', '-')} {float(w[name]):.6g}"
+               for name in ("point_reads", "zero_reads", "writes", "range_reads", "range_blocks")),
              f"--entries {scale.entries} --entry-bytes {scale.entry_bytes}",
              f"--block-bytes {scale.block_bytes} --buffer-bytes {scale.buffer_bytes}",
              f"--reads {scale.reads}"]

@@ -213,14 +213,10 @@ def from_slider(name: str, position: float) -> float:
 
 
 def _knob(name: str, text: str, lo: float, hi: float, step: float, default: float) -> html.Div:
-    if name in LOG_KNOBS:
-        slider = dcc.Slider(id=knob_slider_id(name), min=math.log10(lo), max=math.log10(hi),
-                            step=0.001, value=math.log10(default), allow_direct_input=False,
-                            marks={math.log10(t): f"{t:g}" for t in LOG_KNOBS[name]})
-    else:
-        slider = dcc.Slider(id=knob_slider_id(name), min=lo, max=hi, step=step, value=default,
-                            allow_direct_input=False,
-                            marks={lo: f"{lo:g}", hi: f"{hi:g}"})
+    slider = dcc.Slider(id=knob_slider_id(name), min=to_slider(name, lo), max=to_slider(name, hi),
+                        step=0.001 if name in LOG_KNOBS else step,
+                        value=to_slider(name, default), allow_direct_input=False,
+                        marks={to_slider(name, t): f"{t:g}" for t in LOG_KNOBS.get(name, (lo, hi))})
     # The box is the knob's value (the slider only drives it): Enter or leaving it applies it,
     # and a value outside [lo, hi] is reported inline, not clamped.
     return html.Div(
@@ -361,13 +357,8 @@ LEVEL_COLUMNS = [("level", "level"), ("runs", "runs"), ("entries", "capacity (en
 
 
 def _views() -> html.Div:
-    return html.Div(
-        [
-            _loading(_model_views()),
-        ]
-        + _validation_views(),
-        style={"flex": "1", "minWidth": "0"},
-    )
+    return html.Div([_loading(_model_views()), _validation_view()],
+                    style={"flex": "1", "minWidth": "0"})
 
 
 def _model_views() -> list:
@@ -429,22 +420,18 @@ def _loading(children: list) -> dcc.Loading:
                        overlay_style={"visibility": "visible", "opacity": 0.55})
 
 
-def _validation_views() -> list:
-    return [
-            html.Div(
-                [
-                    html.Div(id=VALIDATION_STALE, role="status"),
-                    html.Div(
-                        "Press “Validate on engine” to build the design shown on the engine "
-                        "and compare the model's predictions with what it measures.",
-                        id=VALIDATION_RESULT,
-                    ),
-                    dcc.Store(id=VALIDATED),
-                    dcc.Store(id=SCROLLED),
-                ],
-                id=VALIDATION_PANEL, style=PANEL,
-            ),
-    ]
+def _validation_view() -> html.Div:
+    return html.Div(
+        [
+            html.Div(id=VALIDATION_STALE, role="status"),
+            html.Div("Press “Validate on engine” to build the design shown on the engine and "
+                     "compare the model's predictions with what it measures.",
+                     id=VALIDATION_RESULT),
+            dcc.Store(id=VALIDATED),
+            dcc.Store(id=SCROLLED),
+        ],
+        id=VALIDATION_PANEL, style=PANEL,
+    )
 
 
 def build_layout() -> html.Div:

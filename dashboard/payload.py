@@ -33,13 +33,8 @@ LIGHT_TEMPLATE = light_template()
 
 
 def _rounded(values: np.ndarray) -> list[float | None]:
-    out: list[float | None] = []
-    for v in values.tolist():
-        if v is None or not math.isfinite(v):
-            out.append(None)
-        else:
-            out.append(float(f"{v:.{DIGITS}g}"))
-    return out
+    return [None if v is None or not math.isfinite(v) else float(f"{v:.{DIGITS}g}")
+            for v in values.tolist()]
 
 
 def _log_spaced(x: np.ndarray) -> np.ndarray:

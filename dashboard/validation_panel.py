@@ -52,15 +52,20 @@ def page_levels(current: dict) -> int | None:
     return levels if isinstance(levels, int) and not isinstance(levels, bool) else None
 
 
+def shown_design(current: dict) -> Design:
+    """The design of the ``current-design`` store."""
+    k = current["design"]
+    return Design(k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized"))
+
+
 def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> ValidationRequest:
     """The request for the inputs shown (the ``current-design`` store) at the size chosen.
 
     The store's optional fields (skewed keys and updates in its workload, ``cache_fraction``,
     ``entries``, ``system``) are used when present."""
-    k = current["design"]
+    design = shown_design(current)
     w = current["workload"]
     entries = current.get("entries")
-    design = Design(k["T"], k["C"], k["X"], k["K"], k["Z"], current.get("filters", "optimized"))
     scale = scale_named(scale_key)
     c = current.get("compaction") or {"granularity": "level"}
     if c.get("target") == "rocksdb":  # RocksDB's own level sizing: not the native engine's

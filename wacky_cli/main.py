@@ -208,10 +208,14 @@ def _trace_scale(values: dict[str, Any]) -> dict[str, Any]:
     try:  # refused at the trace's scale: say where the values came from
         SYSTEM_OPTIONS.build(**{f.name: out[f.name] for f in SYSTEM_OPTIONS.flags})
     except ValueError as err:
-        words = ", ".join(f"{TRACE_SYSTEM_FLAGS[n]} {_number(v)}" for n, v in taken.items())
-        raise ValueError(f"{in_flags(str(err))} (from the trace {values['trace']}: {words}; a "
-                         "flag given on the command line wins over the trace)") from None
+        raise _refused_at_trace(err, values["trace"], taken) from None
     return out
+
+
+def _refused_at_trace(err: ValueError, path: Path, taken: dict[str, Any]) -> ValueError:
+    """A refusal of the system built with the values taken from a trace, saying so."""
+    return ValueError(f"{in_flags(str(err))} (from the trace {path}: {_flag_values(taken)}; a "
+                      "flag given on the command line wins over the trace)")
 
 
 def _keeps_flag(name: str, given: set[str]) -> bool:
@@ -257,7 +261,7 @@ def recommend_command(
     as_json: JsonFlag = False,
 ) -> None:
     """Recommend the design that minimizes the average I/O per operation (Eq 16)."""
-    from wacky_cli.render import print_recommendation, stdout_console
+    from wacky_cli.render import print_recommendation, print_rocksdb_recommendation, stdout_console
     from wacky_model.search import recommend
 
     derived: dict[str, Any] | None = None  # what --trace derived, for the output
@@ -285,31 +289,34 @@ def recommend_command(
             raise ValueError("--target rocksdb searches the file size itself (stock RocksDB "
                              "merges files): leave out --granularity, --file-bytes and "
                              "--file-pick (--level1-runs pins the level-0 trigger)")
-        _recommend_rocksdb(workload, system, constraints, method, model, robust, out, as_json,
-                           trigger, derived)
-        return
-    if out is not None:
-        raise ValueError("--out writes the OPTIONS file of --target rocksdb")
-    if compaction.file_bytes is not None or compaction.file_pick != "least_overlap":
-        raise ValueError("recommend searches --file-bytes itself; give only --granularity "
-                         "(level, file, or leave it out for both) and, to pin the level-0 "
-                         "trigger, --level1-runs")
-    granularity = compaction.granularity or "any"
-    if granularity not in ("level", "file", "any"):
-        raise ValueError(f"--granularity must be level or file; got {granularity!r}")
-    if granularity == "level" and trigger is not None:
-        raise ValueError("--level1-runs above 1 goes with file-granular merges: leave out "
-                         "--granularity level")
-    rec = _compat_words(lambda: recommend(workload, system, method=method, model=model,
-                                          constraints=constraints, rho=robust,
-                                          granularity=granularity, level0_trigger=trigger))
+        rec: Any = _recommend_rocksdb(workload, system, constraints, method, model, robust,
+                                      out, trigger)
+    else:
+        if out is not None:
+            raise ValueError("--out writes the OPTIONS file of --target rocksdb")
+        if compaction.file_bytes is not None or compaction.file_pick != "least_overlap":
+            raise ValueError("recommend searches --file-bytes itself; give only --granularity "
+                             "(level, file, or leave it out for both) and, to pin the level-0 "
+                             "trigger, --level1-runs")
+        granularity = compaction.granularity or "any"
+        if granularity not in ("level", "file", "any"):
+            raise ValueError(f"--granularity must be level or file; got {granularity!r}")
+        if granularity == "level" and trigger is not None:
+            raise ValueError("--level1-runs above 1 goes with file-granular merges: leave out "
+                             "--granularity level")
+        rec = _compat_words(lambda: recommend(workload, system, method=method, model=model,
+                                              constraints=constraints, rho=robust,
+                                              granularity=granularity, level0_trigger=trigger))
     if as_json:
         _print_json(rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived})
         return
     console = stdout_console()
-    if derived is not None:
-        _print_trace_inputs(console, derived, None)
-    print_recommendation(console, rec)
+    if derived is not None:  # print_recommendation prints the system itself
+        _print_trace_inputs(console, derived, system if target == "rocksdb" else None)
+    if target == "rocksdb":
+        print_rocksdb_recommendation(console, rec, out)
+    else:
+        print_recommendation(console, rec)
 
 
 # What recommend --trace takes from a trace's metadata, as System fields and their flags. The
@@ -355,9 +362,7 @@ def _from_trace(path: Path, system: System,
     try:
         system = replace(system, **changes)
     except ValueError as err:
-        words = ", ".join(f"{TRACE_SYSTEM_FLAGS[n]} {_number(v)}" for n, v in taken.items())
-        raise ValueError(f"{in_flags(str(err))} (from the trace {path}: {words}; a flag "
-                         "given on the command line wins over the trace)") from None
+        raise _refused_at_trace(err, path, taken) from None
     workload = workload_from_trace(parsed, system.entries_per_block)
     skipped = left_out(parsed)
     derived = {
@@ -375,8 +380,10 @@ def _from_trace(path: Path, system: System,
     return workload, system, derived
 
 
-def _number(v: float) -> str:
-    return f"{v:,}" if isinstance(v, int) else f"{v:g}"
+def _flag_values(values: dict[str, Any]) -> str:
+    """System values as their flags: ``--entries 1,000, --sum-fpr 0.1``."""
+    return ", ".join(f"{TRACE_SYSTEM_FLAGS[n]} {f'{v:,}' if isinstance(v, int) else f'{v:g}'}"
+                     for n, v in values.items())
 
 
 def _print_trace_inputs(console: Any, derived: dict[str, Any], system: System | None) -> None:
@@ -407,12 +414,9 @@ def _print_trace_inputs(console: Any, derived: dict[str, Any], system: System | 
     if not w["correlated"]:
         flags.append("--uncorrelated")
     console.print(f"workload: {' '.join(flags)}", highlight=False)
-    taken = ", ".join(f"{TRACE_SYSTEM_FLAGS[n]} {_number(v)}"
-                      for n, v in derived["from_trace"].items())
-    line = f"from the trace: {taken or 'nothing'}"
+    line = f"from the trace: {_flag_values(derived['from_trace']) or 'nothing'}"
     if derived["overridden"]:
-        line += "; your flags win over the trace's " + ", ".join(
-            f"{TRACE_SYSTEM_FLAGS[n]} {_number(v)}" for n, v in derived["overridden"].items())
+        line += "; your flags win over the trace's " + _flag_values(derived["overridden"])
     console.print(line + "; the rest: the flags' defaults or yours", highlight=False)
     if system is not None:
         console.print(system_text(system), highlight=False)
@@ -444,9 +448,8 @@ def _compat_words(call: Callable[[], Any]) -> Any:
 
 def _recommend_rocksdb(workload: Workload, system: System, constraints: Constraints,
                        method: str, model: str, robust: float | None, out: Path | None,
-                       as_json: bool, trigger: int | None,
-                       derived: dict[str, Any] | None = None) -> None:
-    from wacky_cli.render import print_rocksdb_recommendation, stdout_console
+                       trigger: int | None) -> Any:
+    """``recommend --target rocksdb``: stock RocksDB's options, their OPTIONS file in ``out``."""
     from wacky_model.compat import check, features_in
     from wacky_model.rocksdb_tuning import recommend_rocksdb
 
@@ -461,13 +464,7 @@ def _recommend_rocksdb(workload: Workload, system: System, constraints: Constrai
                                                   trigger))
     if out is not None:
         _write(out, rec.export.options_file() + "\n", "--out")
-    if as_json:
-        _print_json(rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived})
-        return
-    console = stdout_console()
-    if derived is not None:
-        _print_trace_inputs(console, derived, system)
-    print_rocksdb_recommendation(console, rec, out)
+    return rec
 
 
 @app.command("frontier")
@@ -540,40 +537,33 @@ def validate_command(
     """Build a design in the engine, measure it and compare with the models."""
     from rich.console import Console
 
-    from wacky_cli.render import (
-        knob_text,
-        print_table,
-        progress_bar,
-        stdout_console,
-        validation_tables,
-    )
+    from validation.progress import progress  # a bar on a terminal, else a line per step
+    from wacky_cli.render import knob_text, print_table, stdout_console, validation_tables
 
     console = Console(stderr=True)
     for path, flag in ((html, "--html"), (save_trace, "--save-trace")):
         _check_writable(path, flag)
-    if engine not in ("native", "rocksdb", "simulator"):
-        raise ValueError(f"--engine must be native, rocksdb or simulator; got {engine!r}")
-    if engine != "rocksdb" and stock:
-        raise ValueError("--stock applies to --engine rocksdb only")
-    if engine == "simulator" and sweep:
-        raise ValueError("--sweep runs the native engine or RocksDB: leave out --engine "
-                         "simulator")
     skewed = cache_bytes != 0 or (workload is not None and workload.skewed)
-    if skewed and save_trace is not None:
-        raise ValueError("--save-trace is not written under skewed keys or a cache yet: the "
-                         "skewed window drives the engine directly")
-    if skewed and (sweep or (engine == "rocksdb" and not stock)):
-        raise ValueError("--write-dist, --read-dist, --update-fraction and --cache-bytes run on "
-                         "the native engine or on stock RocksDB (--stock), one design at a "
-                         "time (wacky sweep skew or rocksdb-skew for the tables): add --stock "
-                         "to --engine rocksdb, and leave out --sweep")
-    if engine == "rocksdb":
-        if save_trace is not None or phase != "steady":
-            raise ValueError("--engine rocksdb runs in the steady phase and saves no trace: "
-                             "leave out --save-trace and --phase load")
-        if sweep and stock:
-            raise ValueError("--sweep --engine rocksdb runs both the driver and stock RocksDB: "
-                             "leave out --stock")
+    rocksdb = engine == "rocksdb"
+    for refused, why in (  # the first combination that applies is the one named
+        (engine not in ("native", "rocksdb", "simulator"),
+         f"--engine must be native, rocksdb or simulator; got {engine!r}"),
+        (not rocksdb and stock, "--stock applies to --engine rocksdb only"),
+        (engine == "simulator" and sweep,
+         "--sweep runs the native engine or RocksDB: leave out --engine simulator"),
+        (skewed and save_trace is not None, "--save-trace is not written under skewed keys or "
+         "a cache yet: the skewed window drives the engine directly"),
+        (skewed and (sweep or (rocksdb and not stock)), "--write-dist, --read-dist, "
+         "--update-fraction and --cache-bytes run on the native engine or on stock RocksDB "
+         "(--stock), one design at a time (wacky sweep skew or rocksdb-skew for the tables): "
+         "add --stock to --engine rocksdb, and leave out --sweep"),
+        (rocksdb and (save_trace is not None or phase != "steady"), "--engine rocksdb runs in "
+         "the steady phase and saves no trace: leave out --save-trace and --phase load"),
+        (rocksdb and sweep and stock, "--sweep --engine rocksdb runs both the driver and stock "
+         "RocksDB: leave out --stock"),
+    ):
+        if refused:
+            raise ValueError(why)
     native_compaction = compaction.resolve()
     if engine == "rocksdb" and stock:
         engine_compaction = _stock_compaction(compaction)
@@ -612,7 +602,7 @@ def validate_command(
         resolved = recommend(workload, system).design
     else:
         resolved = design.resolve(system)
-    with progress_bar(console) as bar:
+    with progress(console) as bar:
         task = bar.add_task("validating", total=1.0)
 
         def report(fraction: float, message: str) -> None:
@@ -713,7 +703,7 @@ def _run_sweep(name: str, scale: Any, budget: FilterBudget, out: Path, workers: 
     except OSError as err:
         raise ValueError(f"--cache-dir: cannot write {cache_dir}: {err.strerror}") from None
     _check_writable(cache_dir / ".probe", "--cache-dir")
-    if SWEEPS[name].module == "validation.cases" and name in ("rocksdb",):
+    if name == "rocksdb":
         import rocksdb_bridge
 
         rocksdb_bridge.load()  # says how to install it before any run starts

@@ -448,12 +448,6 @@ class CompactionChoice:
     compaction_buffer: bool | None = None
     buffer_trim: float = 0.8
 
-    @property
-    def side_runs_given(self) -> bool:
-        """Whether any L2SM or LSbM flag was given (recommend chooses them otherwise)."""
-        return (self.log_ratio is not None or self.compaction_buffer is not None
-                or self.log_alpha != 0.5 or self.buffer_trim != 0.8)
-
     def resolve(self, default_granularity: str = "level") -> Compaction:
         try:
             log = Log(self.log_ratio, self.log_alpha) if self.log_ratio else None
@@ -484,12 +478,9 @@ def compaction_flags(message: str) -> str:
 _COMPACTION_FLAGS = (GRANULARITY, FILE_BYTES, LEVEL1_RUNS, FILE_PICK, LOG_RATIO, LOG_ALPHA,
                      COMPACTION_BUFFER, BUFFER_TRIM)
 COMPACTION_DEFAULTS = CompactionChoice(None, None, 1, "least_overlap")
-COMPACTION_OPTIONS = OptionGroup(
-    _COMPACTION_FLAGS,
-    {"granularity": None, "file_bytes": None, "level1_runs": 1, "file_pick": "least_overlap",
-     "log_ratio": None, "log_alpha": 0.5, "compaction_buffer": None, "buffer_trim": 0.8},
-    CompactionChoice,
-)
+COMPACTION_OPTIONS = OptionGroup(_COMPACTION_FLAGS,
+                                 _defaults_of(COMPACTION_DEFAULTS, _COMPACTION_FLAGS),
+                                 CompactionChoice)
 
 
 def scale_options() -> OptionGroup:

@@ -409,9 +409,3 @@ def replay_table(result: dict[str, Any], title: str) -> Table:
                           fmt(t["write_per_op"]))
     return table
 
-
-def progress_bar(console: Console) -> Any:
-    """A bar on a terminal; one line per step elsewhere (validation.progress)."""
-    from validation.progress import progress
-
-    return progress(console)

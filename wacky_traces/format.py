@@ -152,10 +152,8 @@ def _phase_error(phases: Sequence[Phase], n: int) -> str | None:
             return f"phase {j}: duplicate name {p.name!r}"
         seen.add(p.name)
         if p.start != expect:
-            return (
-                f"phase {j} ({p.name!r}) starts at record {p.start}, expected {expect} "
-                f"(phases must cover [0, {n}) contiguously, in order)"
-            )
+            return (f"phase {j} ({p.name!r}) starts at record {p.start}, expected {expect} "
+                    f"(phases must cover [0, {n}) contiguously, in order)")
         if not p.start <= p.stop <= n:
             return f"phase {j} ({p.name!r}) stop {p.stop} not in [{p.start}, {n}]"
         expect = p.stop
@@ -175,9 +173,8 @@ def checked_array(name: str, a: Any, dtype: type) -> np.ndarray:
         raise ValueError(f"{name} must be >= 0, got {int(arr.min())}")
     if dtype is np.uint8 and arr.size and int(arr.max()) > 255:
         i = int(np.argmax(arr > 255))
-        raise TraceError(
-            f"record {i}: unknown kind {int(arr[i])} (valid kinds: {_VALID_KINDS})", record=i
-        )
+        raise TraceError(f"record {i}: unknown kind {int(arr[i])} (valid kinds: {_VALID_KINDS})",
+                         record=i)
     # Private read-only copies: a validated trace must not change under our feet.
     out = np.array(arr, dtype=dtype, copy=True)
     out.setflags(write=False)
@@ -204,17 +201,14 @@ class Trace:
         keys = checked_array("keys", self.keys, np.uint64)
         args = checked_array("args", self.args, np.uint64)
         if not len(kinds) == len(keys) == len(args):
-            raise ValueError(
-                f"kinds, keys and args must have the same length, got "
-                f"{len(kinds)}, {len(keys)}, {len(args)}"
-            )
+            raise ValueError(f"kinds, keys and args must have the same length, got "
+                             f"{len(kinds)}, {len(keys)}, {len(args)}")
         eb = self.entry_bytes
         if isinstance(eb, bool) or not isinstance(eb, (int, np.integer)):
             raise ValueError(f"entry_bytes must be an int, got {type(eb).__name__}")
         if not MIN_ENTRY_BYTES <= int(eb) <= MAX_ENTRY_BYTES:
-            raise ValueError(
-                f"entry_bytes = {eb} must be in [{MIN_ENTRY_BYTES}, {MAX_ENTRY_BYTES}]"
-            )
+            raise ValueError(f"entry_bytes = {eb} must be in [{MIN_ENTRY_BYTES}, "
+                             f"{MAX_ENTRY_BYTES}]")
         phases = tuple(self.phases)
         if not all(isinstance(p, Phase) for p in phases):
             raise ValueError("phases must be a sequence of Phase")
@@ -231,12 +225,10 @@ class Trace:
             meta = json.loads(json.dumps(self.meta, allow_nan=False))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"meta must be JSON-serializable: {exc}") from None
-        object.__setattr__(self, "kinds", kinds)
-        object.__setattr__(self, "keys", keys)
-        object.__setattr__(self, "args", args)
-        object.__setattr__(self, "phases", phases)
-        object.__setattr__(self, "entry_bytes", int(eb))
-        object.__setattr__(self, "meta", meta)
+        checked = {"kinds": kinds, "keys": keys, "args": args, "phases": phases,
+                   "entry_bytes": int(eb), "meta": meta}
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -244,14 +236,9 @@ class Trace:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Trace):
             return NotImplemented
-        return (
-            self.phases == other.phases
-            and self.entry_bytes == other.entry_bytes
-            and self.meta == other.meta
-            and np.array_equal(self.kinds, other.kinds)
-            and np.array_equal(self.keys, other.keys)
-            and np.array_equal(self.args, other.args)
-        )
+        return (self.phases == other.phases and self.entry_bytes == other.entry_bytes
+                and self.meta == other.meta and np.array_equal(self.kinds, other.kinds)
+                and np.array_equal(self.keys, other.keys) and np.array_equal(self.args, other.args))
 
     __hash__ = None  # type: ignore[assignment]  # holds arrays: equality only
 
@@ -272,84 +259,37 @@ class Trace:
         """The records of phase ``name`` as a one-phase trace (same entry_bytes and meta)."""
         p = self._find_phase(name)
         s = slice(p.start, p.stop)
-        return Trace(
-            self.kinds[s],
-            self.keys[s],
-            self.args[s],
-            (Phase(name, 0, p.stop - p.start),),
-            self.entry_bytes,
-            self.meta,
-        )
+        return Trace(self.kinds[s], self.keys[s], self.args[s],
+                     (Phase(name, 0, p.stop - p.start),), self.entry_bytes, self.meta)
 
     def counts(self) -> dict[str, int]:
         """Records per kind: ``{"put", "get", "zero", "range", "delete"}``."""
         c = np.bincount(self.kinds, minlength=N_KINDS)
         return {name: int(c[i]) for i, name in enumerate(KIND_NAMES)}
 
-    @staticmethod
-    def concat(
-        parts: Sequence[tuple[str, Trace | tuple[Any, Any, Any]]],
-        *,
-        entry_bytes: int | None = None,
-        meta: dict | None = None,
-    ) -> Trace:
-        """Join ``(phase_name, part)`` pieces, each part a Trace (all of it becomes the one
-        phase) or a ``(kinds, keys, args)`` triple. ``entry_bytes`` defaults to that of the
-        Trace parts, which must agree; ``meta`` defaults to {}."""
-        kinds, keys, args, phases = [], [], [], []
-        start = 0
-        for j, part in enumerate(parts):
-            if not (isinstance(part, tuple) and len(part) == 2):
-                raise ValueError(f"parts[{j}] must be a (name, trace_or_arrays) pair")
-            name, body = part
-            if isinstance(body, Trace):
-                if entry_bytes is None:
-                    entry_bytes = body.entry_bytes
-                elif body.entry_bytes != entry_bytes:
-                    raise ValueError(
-                        f"parts[{j}] ({name!r}) has entry_bytes {body.entry_bytes}, "
-                        f"expected {entry_bytes}"
-                    )
-                k, key, a = body.kinds, body.keys, body.args
-            else:
-                if not (isinstance(body, tuple) and len(body) == 3):
-                    raise ValueError(
-                        f"parts[{j}] ({name!r}) must hold a Trace or a (kinds, keys, args) triple"
-                    )
-                k, key, a = (
-                    checked_array(f"parts[{j}].kinds", body[0], np.uint8),
-                    checked_array(f"parts[{j}].keys", body[1], np.uint64),
-                    checked_array(f"parts[{j}].args", body[2], np.uint64),
-                )
-                if not len(k) == len(key) == len(a):
-                    raise ValueError(f"parts[{j}] ({name!r}): kinds, keys, args lengths differ")
-            kinds.append(k)
-            keys.append(key)
-            args.append(a)
-            phases.append(Phase(name, start, start + len(k)))
-            start += len(k)
-        if entry_bytes is None:
-            raise ValueError("entry_bytes is required when no part is a Trace")
-        return Trace(
-            np.concatenate(kinds) if kinds else np.zeros(0, np.uint8),
-            np.concatenate(keys) if keys else np.zeros(0, np.uint64),
-            np.concatenate(args) if args else np.zeros(0, np.uint64),
-            tuple(phases),
-            entry_bytes,
-            {} if meta is None else meta,
-        )
 
-
-def build_trace(
-    parts: Sequence[tuple[str, Any, Any, Any]], *, entry_bytes: int, meta: dict
-) -> Trace:
+def build_trace(parts: Sequence[tuple[str, Any, Any, Any]], *, entry_bytes: int,
+                meta: dict) -> Trace:
     """A trace with one phase per ``(name, kinds, keys, args)`` part, in order."""
-    pairs = []
+    kinds, keys, args, phases = [], [], [], []
     for j, part in enumerate(parts):
         if not (isinstance(part, tuple) and len(part) == 4):
             raise ValueError(f"parts[{j}] must be a (name, kinds, keys, args) tuple")
-        pairs.append((part[0], (part[1], part[2], part[3])))
-    return Trace.concat(pairs, entry_bytes=entry_bytes, meta=meta)
+        name = part[0]
+        k = checked_array(f"parts[{j}].kinds", part[1], np.uint8)
+        key = checked_array(f"parts[{j}].keys", part[2], np.uint64)
+        a = checked_array(f"parts[{j}].args", part[3], np.uint64)
+        if not len(k) == len(key) == len(a):
+            raise ValueError(f"parts[{j}] ({name!r}): kinds, keys, args lengths differ")
+        start = phases[-1].stop if phases else 0
+        kinds.append(k)
+        keys.append(key)
+        args.append(a)
+        phases.append(Phase(name, start, start + len(k)))
+    return Trace(np.concatenate(kinds) if kinds else np.zeros(0, np.uint8),
+                 np.concatenate(keys) if keys else np.zeros(0, np.uint64),
+                 np.concatenate(args) if args else np.zeros(0, np.uint64),
+                 tuple(phases), entry_bytes, meta)
 
 
 # -- values --------------------------------------------------------------------------------------
@@ -402,24 +342,19 @@ def _payload(trace: Trace) -> bytes:
 
 
 def _text(trace: Trace) -> bytes:
-    lines = [
-        "# wacky trace (text): put KEY | get KEY | zero KEY | delete KEY | range LO HI",
-        f"# entry_bytes={trace.entry_bytes}",
-    ]
-    kinds = trace.kinds.tolist()
-    keys = trace.keys.tolist()
-    args = trace.args.tolist()
+    lines = ["# wacky trace (text): put KEY | get KEY | zero KEY | delete KEY | range LO HI",
+             f"# entry_bytes={trace.entry_bytes}"]
     starts = {p.start: p.name for p in trace.phases}
-    for i, (k, key, a) in enumerate(zip(kinds, keys, args, strict=True)):
+    records = zip(trace.kinds.tolist(), trace.keys.tolist(), trace.args.tolist(), strict=True)
+    for i, (k, key, a) in enumerate(records):
         if i in starts:
             lines.append(f"# phase {starts[i]}")
         lines.append(f"range {key} {a}" if k == OpKind.RANGE else f"{KIND_NAMES[k]} {key}")
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
-def write_trace(
-    path: str | os.PathLike[str], trace: Trace, *, compress: bool = True, text: bool = False
-) -> int:
+def write_trace(path: str | os.PathLike[str], trace: Trace, *, compress: bool = True,
+                text: bool = False) -> int:
     """Save ``trace`` to ``path`` atomically (temp file in the same directory, then rename) and
     return the bytes written. Binary by default (an lz4 frame unless ``compress=False``);
     ``text=True`` writes the plain text format instead (phases and meta are not kept)."""
@@ -478,18 +413,11 @@ def _parse_header(raw: bytes) -> tuple[int, int, tuple[Phase, ...], dict]:
         raise TraceError(f"header: 'phases' must be a list, got {raw_phases!r}")
     phases = []
     for j, p in enumerate(raw_phases):
-        ok = (
-            isinstance(p, dict)
-            and isinstance(p.get("name"), str)
-            and all(
-                isinstance(p.get(f), int) and not isinstance(p.get(f), bool)
-                for f in ("start", "stop")
-            )
-        )
+        ok = isinstance(p, dict) and isinstance(p.get("name"), str) and all(
+            isinstance(p.get(f), int) and not isinstance(p.get(f), bool) for f in ("start", "stop"))
         if not ok:
-            raise TraceError(
-                f"header: phase {j} must be {{name: str, start: int, stop: int}}, got {p!r}"
-            )
+            raise TraceError(f"header: phase {j} must be {{name: str, start: int, stop: int}}, "
+                             f"got {p!r}")
         phases.append(Phase(p["name"], p["start"], p["stop"]))
     meta = head.get("meta", {})
     if not isinstance(meta, dict):
@@ -519,16 +447,12 @@ def _parse_payload(payload: bytes | memoryview) -> Trace:
         first = len(body) // RECORD_BYTES
         part = len(body) % RECORD_BYTES
         what = f"partial ({part} of {RECORD_BYTES} bytes)" if part else "missing"
-        raise TraceError(
-            f"truncated: record {first} is {what}; the header says {n} records", record=first
-        )
+        raise TraceError(f"truncated: record {first} is {what}; the header says {n} records",
+                         record=first)
     if len(body) > need:
-        raise TraceError(
-            f"trailing garbage: {len(body) - need} bytes after the last record (record {n - 1})"
-            if n
-            else f"trailing garbage: {len(body)} bytes after the header",
-            record=n,
-        )
+        raise TraceError(f"trailing garbage: {len(body) - need} bytes after the last record "
+                         f"(record {n - 1})" if n else
+                         f"trailing garbage: {len(body)} bytes after the header", record=n)
     rec = np.frombuffer(body, dtype=RECORD_DTYPE, count=n)
     kinds, keys, args = rec["kind"], rec["key"], rec["arg"]
     # Check the records before building the Trace so errors carry the file's wording.
@@ -564,13 +488,7 @@ def _parse_binary(body: bytes) -> Trace:
     return _parse_payload(body)
 
 
-_TEXT_OPS = {
-    "put": OpKind.PUT,
-    "get": OpKind.GET,
-    "zero": OpKind.ZERO,
-    "delete": OpKind.DELETE,
-    "range": OpKind.RANGE,
-}
+_TEXT_OPS = {k.name.lower(): k for k in OpKind}  # put, get, zero, range, delete
 _ENTRY_BYTES_RE = re.compile(r"#\s*entry_bytes\s*=\s*(\S+)\s*$")
 
 
@@ -578,9 +496,8 @@ def _parse_u64(tok: str, line: int, what: str) -> int:
     try:
         v = int(tok, 16) if tok[:2].lower() == "0x" else int(tok, 10)
     except ValueError:
-        raise TraceError(
-            f"line {line}: {what} {tok!r} is not a decimal or 0x-hex integer", line=line
-        ) from None
+        raise TraceError(f"line {line}: {what} {tok!r} is not a decimal or 0x-hex integer",
+                         line=line) from None
     if not 0 <= v <= U64_MAX:
         raise TraceError(f"line {line}: {what} {tok} is not in [0, 2**64)", line=line)
     return v
@@ -590,9 +507,8 @@ def _parse_text(data: bytes) -> Trace:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise TraceError(
-            f"not a trace: no {MAGIC.decode()} magic, not lz4, and not UTF-8 text"
-        ) from None
+        raise TraceError(f"not a trace: no {MAGIC.decode()} magic, not lz4, and not UTF-8 "
+                         "text") from None
     kinds: list[int] = []
     keys: list[int] = []
     args: list[int] = []
@@ -606,25 +522,19 @@ def _parse_text(data: bytes) -> Trace:
             m = _ENTRY_BYTES_RE.match(s)
             if m:
                 if kinds:
-                    raise TraceError(
-                        f"line {ln}: '# entry_bytes=' must come before the first operation", line=ln
-                    )
+                    raise TraceError(f"line {ln}: '# entry_bytes=' must come before the first "
+                                     "operation", line=ln)
                 v = m.group(1)
                 if not v.isdigit() or not MIN_ENTRY_BYTES <= int(v) <= MAX_ENTRY_BYTES:
-                    raise TraceError(
-                        f"line {ln}: entry_bytes {v!r} must be an integer in "
-                        f"[{MIN_ENTRY_BYTES}, {MAX_ENTRY_BYTES}]",
-                        line=ln,
-                    )
+                    raise TraceError(f"line {ln}: entry_bytes {v!r} must be an integer in "
+                                     f"[{MIN_ENTRY_BYTES}, {MAX_ENTRY_BYTES}]", line=ln)
                 entry_bytes = int(v)
             continue
         tok = s.split("#", 1)[0].split()
         op = _TEXT_OPS.get(tok[0].lower())
         if op is None:
-            raise TraceError(
-                f"line {ln}: unknown operation {tok[0]!r} (valid: put, get, zero, delete, range)",
-                line=ln,
-            )
+            raise TraceError(f"line {ln}: unknown operation {tok[0]!r} (valid: put, get, zero, "
+                             "delete, range)", line=ln)
         want = 3 if op == OpKind.RANGE else 2
         if len(tok) != want:
             form = "range LO HI" if op == OpKind.RANGE else f"{tok[0].lower()} KEY"
@@ -644,15 +554,9 @@ def _parse_text(data: bytes) -> Trace:
         kinds.append(op)
         keys.append(key)
         args.append(arg)
-    n = len(kinds)
-    return Trace(
-        np.array(kinds, dtype=np.uint8),
-        np.array(keys, dtype=np.uint64),
-        np.array(args, dtype=np.uint64),
-        (Phase("trace", 0, n),),
-        entry_bytes,
-        {"format": "text"},
-    )
+    return Trace(np.array(kinds, dtype=np.uint8), np.array(keys, dtype=np.uint64),
+                 np.array(args, dtype=np.uint64), (Phase("trace", 0, len(kinds)),), entry_bytes,
+                 {"format": "text"})
 
 
 def read_trace(path: str | os.PathLike[str]) -> Trace:
@@ -670,9 +574,8 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
         if data and len(data) < len(MAGIC) and MAGIC.startswith(data):
             raise TraceError(f"truncated in the magic ({len(data)} of {len(MAGIC)} bytes)")
         if data[:7] == MAGIC[:7]:
-            raise TraceError(
-                f"bad magic {data[:8]!r}: unsupported trace format (this reader knows {MAGIC!r})"
-            )
+            raise TraceError(f"bad magic {data[:8]!r}: unsupported trace format (this reader "
+                             f"knows {MAGIC!r})")
         if data[:4] == LZ4_MAGIC:
             out, complete = _decompress(data)
             if not complete:
@@ -731,14 +634,10 @@ def trace_fractions(trace: Trace, phase: str | None = None) -> dict[str, float |
     number of keys each range covers (HI - LO + 1; 0.0 without ranges); ``operations``."""
     if phase is not None:
         p = trace._find_phase(phase)
-        kinds = trace.kinds[p.start : p.stop]
-        keys = trace.keys[p.start : p.stop]
-        args = trace.args[p.start : p.stop]
-        label = f"phase {phase!r}"
+        rows, label = slice(p.start, p.stop), f"phase {phase!r}"
     else:
-        mask = operations_mask(trace)
-        kinds, keys, args = trace.kinds[mask], trace.keys[mask], trace.args[mask]
-        label = "trace"
+        rows, label = operations_mask(trace), "trace"
+    kinds, keys, args = trace.kinds[rows], trace.keys[rows], trace.args[rows]
     n = len(kinds)
     if n == 0:
         raise TraceError(f"{label} has no operations; fractions are undefined")
