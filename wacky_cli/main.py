@@ -263,6 +263,7 @@ def recommend_command(
     """Recommend the design that minimizes the average I/O per operation (Eq 16)."""
     from wacky_cli.render import print_recommendation, print_rocksdb_recommendation, stdout_console
     from wacky_model.search import recommend
+    from wacky_model.table_store import default_dir
 
     derived: dict[str, Any] | None = None  # what --trace derived, for the output
     if trace is not None:
@@ -304,9 +305,11 @@ def recommend_command(
         if granularity == "level" and trigger is not None:
             raise ValueError("--level1-runs above 1 goes with file-granular merges: leave out "
                              "--granularity level")
+        # The system's table is kept between calls (a new process would build it again).
         rec = _compat_words(lambda: recommend(workload, system, method=method, model=model,
                                               constraints=constraints, rho=robust,
-                                              granularity=granularity, level0_trigger=trigger))
+                                              granularity=granularity, level0_trigger=trigger,
+                                              tables=default_dir()))
     if as_json:
         _print_json(rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived})
         return

@@ -74,6 +74,8 @@ from wacky_model.types import (
 )
 
 if TYPE_CHECKING:  # the skew model is imported where a workload needs it
+    from pathlib import Path
+
     from cost_models.skew import KeyMap
 
 # Search bounds. The lower bounds are the continuum's own (T >= 2, C >= 1, X >= 1, K and Z in
@@ -950,11 +952,21 @@ def _recommendation(space: DesignSpace, workload: Workload, found: SearchResult,
 
 @functools.lru_cache(maxsize=8)
 def space_for(system: System, model: str = "finite",
-              constraints: Constraints | None = None) -> DesignSpace:
+              constraints: Constraints | None = None, tables: Path | None = None
+              ) -> DesignSpace:
     """The table of ``system``: built on first use, then kept (the last 8 systems), so that
     every caller of :func:`recommend` searches the same candidates. A pure function of frozen
-    inputs, so keeping it changes no answer."""
-    return DesignSpace.build(system, model, _active(constraints))
+    inputs, so keeping it changes no answer. ``tables``: a directory where tables are also
+    kept between processes (:mod:`wacky_model.table_store`)."""
+    constraints = _active(constraints)
+    if model not in MODELS:  # before a file is named after it
+        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
+    if tables is None:
+        return DesignSpace.build(system, model, constraints)
+    from wacky_model.table_store import kept
+
+    return kept(("DesignSpace", system, model, constraints),
+                lambda: DesignSpace.build(system, model, constraints), tables)
 
 
 def _prepare(system: System, model: str, space: DesignSpace | None,
@@ -980,6 +992,7 @@ def recommend(
     granularity: str = "any",
     target: str = "native",
     level0_trigger: int | None = None,
+    tables: Path | None = None,
 ) -> Recommendation:
     """The design that minimizes Theta for ``workload`` on ``system`` under ``model``
     (:data:`MODELS`: the finite-N model by default, or the paper's Eq 8-16).
@@ -1010,22 +1023,26 @@ def recommend(
     search, over :func:`wacky_model.rocksdb_tuning.stock_grid`). ``level0_trigger`` pins the
     level-0 trigger (flushes gathered before they merge); above 1 only file-granular designs
     have one.
+
+    ``tables``: a directory where the system's table is kept between processes (the CLI
+    passes :func:`wacky_model.table_store.default_dir`), so that a new process reads it
+    instead of building it (about half a second); the same answers either way.
     """
     start = time.perf_counter()
     check_types(workload=workload, system=system)
     constraints = _default_constraints(constraints, space)
     request = dict(workload=workload, system=system, method=method, model=model,
                    constraints=constraints, rho=rho, refine=refine, granularity=granularity,
-                   target=target, level0_trigger=level0_trigger)
+                   target=target, level0_trigger=level0_trigger, tables=tables)
     rec = _recommend(workload, system, method, space, model, constraints, rho, refine,
-                     granularity, target, level0_trigger, start)
+                     granularity, target, level0_trigger, start, tables)
     return dataclasses.replace(rec, constraints=_active(constraints), request=request)
 
 
 def _recommend(workload: Workload, system: System, method: str, space: DesignSpace | None,
                model: str, constraints: Constraints | None, rho: float | None, refine: bool,
-               granularity: str, target: str, level0_trigger: int | None, start: float
-               ) -> Recommendation:
+               granularity: str, target: str, level0_trigger: int | None, start: float,
+               tables: Path | None = None) -> Recommendation:
     from wacky_model.compat import check, features_in
 
     _check_granularity(granularity)
@@ -1042,6 +1059,8 @@ def _recommend(workload: Workload, system: System, method: str, space: DesignSpa
 
     # The workload's keys (S1-S7's key map) for both sides' skew stages, built once.
     keys = skew_key_map(system, workload) if needs_skew_model(workload, system) else None
+    if space is None and tables is not None:
+        space = space_for(system, model, _active(constraints), tables)
     rec = _recommend_level(workload, system, method, space, model, constraints, rho, refine,
                            start, keys)
     if granularity == "level":
