@@ -49,16 +49,18 @@ class Evaluation:
             point_read_uniform=self.point_read_uniform, filter_probes=self.filter_probes)
 
 
-def _bloom_fprs(
-    s: Structure, level_entries: np.ndarray, bits_per_entry, sum_fpr, uniform: bool
+def bloom_fprs(
+    runs: np.ndarray, level_entries: np.ndarray, bits_per_entry, sum_fpr, uniform: bool
 ) -> np.ndarray:
+    """Bloom filters' FPR per run from M (``bits_per_entry``) or else from p (``sum_fpr``):
+    Lagrangian-optimal over ``level_entries`` (App. C) or uniform."""
     if uniform:
         if bits_per_entry is not None:
-            return filters.uniform_fprs_for_memory(s.runs, bits_per_entry)
-        return filters.uniform_fprs_for_sum(s.runs, sum_fpr)
+            return filters.uniform_fprs_for_memory(runs, bits_per_entry)
+        return filters.uniform_fprs_for_sum(runs, sum_fpr)
     if bits_per_entry is not None:
-        return filters.lagrangian_fprs_for_memory(level_entries, s.runs, bits_per_entry)
-    return filters.lagrangian_fprs_for_sum(level_entries, s.runs, sum_fpr)
+        return filters.lagrangian_fprs_for_memory(level_entries, runs, bits_per_entry)
+    return filters.lagrangian_fprs_for_sum(level_entries, runs, sum_fpr)
 
 
 def hash_mask_of(s: Structure, hash_levels: ArrayLike) -> np.ndarray:
@@ -99,7 +101,7 @@ def allocate_fprs(
     """
     if (bits_per_entry is None) == (sum_fpr is None):
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
-    plain = _bloom_fprs(s, s.fractions, bits_per_entry, sum_fpr, uniform)
+    plain = bloom_fprs(s.runs, s.fractions, bits_per_entry, sum_fpr, uniform)
     if not np.any(hash_levels) or bits_per_entry is None:
         return plain
     mask, _, table_bits = _hash_tables(s, plain, hash_levels, pointer_bits, load_factor)
@@ -109,7 +111,7 @@ def allocate_fprs(
     rest = np.sum(np.where(mask, 0.0, stored), axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
         per_entry = np.where(rest > 0, np.maximum(left, 0.0) / rest, 0.0)
-    others = _bloom_fprs(s, np.where(mask, 0.0, s.fractions), per_entry, None, uniform)
+    others = bloom_fprs(s.runs, np.where(mask, 0.0, s.fractions), per_entry, None, uniform)
     return np.where(mask, plain, others)
 
 
@@ -184,15 +186,10 @@ def cost_rows(s: Structure, fprs: np.ndarray, entries_per_block: ArrayLike,
     calls this many times, so it skips memory accounting. ``fprs`` comes from
     :func:`allocate_fprs` with the same ``hash_levels``.
     """
-    return np.stack(
-        [
-            costs.point_read_cost(s, fprs),
-            costs.zero_result_read_cost(s, fprs),
-            costs.write_cost(s, entries_per_block),
-            costs.range_runs(s),
-            costs.range_spread(s),
-            costs.point_read_uniform_cost(s, fprs),
-            costs.filter_probes(s, hash_mask_of(s, hash_levels)),
-        ],
-        axis=-1,
-    )
+    return objective.cost_row(
+        point_read=costs.point_read_cost(s, fprs),
+        zero_result_read=costs.zero_result_read_cost(s, fprs),
+        write_cost=costs.write_cost(s, entries_per_block), range_runs=costs.range_runs(s),
+        range_spread=costs.range_spread(s),
+        point_read_uniform=costs.point_read_uniform_cost(s, fprs),
+        filter_probes=costs.filter_probes(s, hash_mask_of(s, hash_levels)))

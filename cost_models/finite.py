@@ -41,6 +41,7 @@ import numpy as np
 from cost_models.evaluate import allocate_fprs, hash_mask_of
 from cost_models.filters import bloom_bits_per_key
 from cost_models.memory import hash_table_bits_per_entry
+from cost_models.objective import cost_row
 from cost_models.structure import ArrayLike, num_levels, structure
 
 # The engine's tolerance on N_i / a_i and N_i (merge_policy.cc), so that a level that holds
@@ -318,8 +319,6 @@ def finite_cost_rows(
     m = finite_costs(T, C, X, K, Z, entries=entries, buffer_entries=buffer_entries,
                      bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform,
                      hash_levels=hash_levels)
-    return np.stack(
-        [m.point_read, m.zero_result_read, m.write_amp / float(entries_per_block), m.range_runs,
-         np.ones_like(m.write_amp), m.point_read_uniform, m.filter_probes],
-        axis=-1,
-    )
+    return cost_row(point_read=m.point_read, zero_result_read=m.zero_result_read,
+                    write_cost=m.write_amp / float(entries_per_block), range_runs=m.range_runs,
+                    point_read_uniform=m.point_read_uniform, filter_probes=m.filter_probes)

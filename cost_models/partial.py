@@ -765,13 +765,13 @@ class _Finished:
                               self.sizes, self.in_use, self.level0_sum)
 
 
-def _per_policy(value: object, n: int, name: str) -> list:
-    """A scalar for every policy, or one value per policy."""
+def per_policy(value: object, n: int, name: str, unit: str = "policy") -> list:
+    """A scalar for every policy (or design: ``unit``), or one value per policy."""
     if np.ndim(value) == 0:
         return [value] * n
     values = list(value)  # type: ignore[call-overload]
     if len(values) != n:
-        raise ValueError(f"{name} needs one value per policy ({n}); got {len(values)}")
+        raise ValueError(f"{name} needs one value per {unit} ({n}); got {len(values)}")
     return values
 
 
@@ -783,9 +783,9 @@ def window_costs_many(policies: Sequence[LeveledFiles], preload: float | Sequenc
     operation on every design still walking."""
     policies = list(policies)
     n = len(policies)
-    preloads = _per_policy(preload, n, "preload")
-    windows = _per_policy(window, n, "window")
-    settleds = [bool(s) for s in _per_policy(settled, n, "settled")]
+    preloads = per_policy(preload, n, "preload")
+    windows = per_policy(window, n, "window")
+    settleds = [bool(s) for s in per_policy(settled, n, "settled")]
     for p, a, w in zip(policies, preloads, windows, strict=True):
         _check_window(p, a, w)
     if n == 0:

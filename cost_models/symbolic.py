@@ -497,64 +497,41 @@ def _numeric(args: tuple[sp.Symbol, ...], expr: sp.Expr) -> Fn:
     return sp.lambdify(args, _log_expand(expr), modules="numpy")
 
 
-@cache
-def memory_cll_fn() -> Fn:
-    """f(T, C, K, Z, p) -> M from the derived Eq 24."""
-    return _numeric((T, C, K, Z, p), memory_cll_derived())
+def _numeric_fn(args: tuple[sp.Symbol, ...], derivation: Callable[[], sp.Expr],
+                doc: str) -> Callable[[], Fn]:
+    """A cached function that lambdifies ``derivation()`` over ``args`` on its first call."""
+
+    @cache
+    def fn() -> Fn:
+        return _numeric(args, derivation())
+
+    fn.__doc__ = doc
+    return fn
 
 
-@cache
-def sum_fpr_cll_fn() -> Fn:
-    """f(T, C, K, Z, M) -> p from the derived Eq 25."""
-    return _numeric((T, C, K, Z, M), sum_fpr_cll_derived())
-
-
-@cache
-def memory_cll_tail_fn() -> Fn:
-    """f(T, C, K, Z, p, L) -> closed-form M minus the exact L-level sum."""
-    return _numeric((T, C, K, Z, p, L), memory_cll_tail().subs(a_L, runs_largest()))
-
-
-@cache
-def ratio_small_fn() -> Fn:
-    """f(T, X, d) -> r_i (Eq 8)."""
-    return _numeric((T, X, d), ratio_small())
-
-
-@cache
-def fraction_small_fn() -> Fn:
-    """f(T, C, X, d) -> N_i/N (Eq 9); X must differ from 1."""
-    return _numeric((T, C, X, d), fraction_small())
-
-
-@cache
-def runs_small_fn() -> Fn:
-    """f(T, X, K, d) -> a_i (Eq 13)."""
-    return _numeric((T, X, K, d), runs_small())
-
-
-@cache
-def levels_real_fn() -> Fn:
-    """f(T, C, X, n_buffers) -> Eq 10's real argument (App. B derivation), X != 1."""
-    return _numeric((T, C, X, N), levels_real_derived().subs(F, 1))
-
-
-@cache
-def fpr_small_fn() -> Fn:
-    """f(T, C, X, K, p, d) -> p_i per run (Eq 12 derived, a_i from Eq 13); X != 1."""
-    return _numeric((T, C, X, K, p, d), eq12_fpr_small_derived().subs(a, runs_small()))
-
-
-@cache
-def fpr_largest_fn() -> Fn:
-    """f(C, Z, p) -> p_L (Eq 23 derived, a_L = C^Z)."""
-    return _numeric((C, Z, p), eq23_fpr_largest_derived().subs(a_L, runs_largest()))
-
-
-@cache
-def finite_share_largest_fn() -> Fn:
-    """f(T, C, X, p, L) -> a_L p_L for exactly L levels (exact Lagrangian, nothing capped)."""
-    return _numeric((T, C, X, p, L), finite_level_share_largest().subs(D, L - 1))
+memory_cll_fn = _numeric_fn((T, C, K, Z, p), memory_cll_derived,
+                            "f(T, C, K, Z, p) -> M from the derived Eq 24.")
+sum_fpr_cll_fn = _numeric_fn((T, C, K, Z, M), sum_fpr_cll_derived,
+                             "f(T, C, K, Z, M) -> p from the derived Eq 25.")
+memory_cll_tail_fn = _numeric_fn(
+    (T, C, K, Z, p, L), lambda: memory_cll_tail().subs(a_L, runs_largest()),
+    "f(T, C, K, Z, p, L) -> closed-form M minus the exact L-level sum.")
+ratio_small_fn = _numeric_fn((T, X, d), ratio_small, "f(T, X, d) -> r_i (Eq 8).")
+fraction_small_fn = _numeric_fn((T, C, X, d), fraction_small,
+                                "f(T, C, X, d) -> N_i/N (Eq 9); X must differ from 1.")
+runs_small_fn = _numeric_fn((T, X, K, d), runs_small, "f(T, X, K, d) -> a_i (Eq 13).")
+levels_real_fn = _numeric_fn(
+    (T, C, X, N), lambda: levels_real_derived().subs(F, 1),
+    "f(T, C, X, n_buffers) -> Eq 10's real argument (App. B derivation), X != 1.")
+fpr_small_fn = _numeric_fn(
+    (T, C, X, K, p, d), lambda: eq12_fpr_small_derived().subs(a, runs_small()),
+    "f(T, C, X, K, p, d) -> p_i per run (Eq 12 derived, a_i from Eq 13); X != 1.")
+fpr_largest_fn = _numeric_fn(
+    (C, Z, p), lambda: eq23_fpr_largest_derived().subs(a_L, runs_largest()),
+    "f(C, Z, p) -> p_L (Eq 23 derived, a_L = C^Z).")
+finite_share_largest_fn = _numeric_fn(
+    (T, C, X, p, L), lambda: finite_level_share_largest().subs(D, L - 1),
+    "f(T, C, X, p, L) -> a_L p_L for exactly L levels (exact Lagrangian, nothing capped).")
 
 
 class CllFns(NamedTuple):

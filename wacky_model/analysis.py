@@ -63,19 +63,20 @@ def steady_costs(design: Design, system: System, workload: Workload | None = Non
                        point_read_uniform=m.point_read_uniform, filter_probes=m.filter_probes)
         theta = theta_of_row(row, workload_vector(workload, system.write_cost_ratio,
                                                   system.probe_cost))
-    return SteadyCosts(
-        write_amp=float(m.write_amp),
-        write_cost=write_cost,
-        full_merge_write_amp=float(m.full_merge_write_amp),
-        point_read=float(m.point_read),
-        point_read_uniform=float(m.point_read_uniform),
-        zero_result_read=float(m.zero_result_read),
-        range_runs=float(m.range_runs),
-        memory_bits_per_entry=float(m.memory_bits_per_entry),
-        range_cost=range_cost,
-        theta=theta,
-        filter_probes=float(m.filter_probes),
-    )
+    return SteadyCosts(write_cost=write_cost, range_cost=range_cost, theta=theta,
+                       **_floats(m, _STEADY_FIELDS))
+
+
+# The figures each result takes from the model's arrays as they are (as Python floats).
+_STEADY_FIELDS = ("write_amp", "full_merge_write_amp", "point_read", "point_read_uniform",
+                  "zero_result_read", "range_runs", "memory_bits_per_entry", "filter_probes")
+_ANALYSIS_FIELDS = ("write_amp", "write_cost", "point_read", "point_read_uniform",
+                    "zero_result_read", "range_runs", "memory_bits_per_entry",
+                    "fence_bits_per_entry", "sum_fpr", "filter_probes")
+
+
+def _floats(result: Any, names: tuple[str, ...]) -> dict[str, float]:
+    return {name: float(getattr(result, name)) for name in names}
 
 
 @dataclass(frozen=True)
@@ -250,23 +251,14 @@ def analyze(
         design=design,
         system=system,
         levels=tuple(rows),
-        write_amp=float(e.write_amp),
-        write_cost=float(e.write_cost),
-        point_read=float(e.point_read),
-        point_read_uniform=float(e.point_read_uniform),
-        zero_result_read=float(e.zero_result_read),
-        range_runs=float(e.range_runs),
-        memory_bits_per_entry=float(e.memory_bits_per_entry),
-        fence_bits_per_entry=float(e.fence_bits_per_entry),
-        sum_fpr=float(e.sum_fpr),
         workload=workload,
         range_cost=range_cost,
         theta=theta,
         finite=finite,
         space_amp=float(space_amplification(s)),
         warnings=run_warnings([row.runs for row in rows]),
-        filter_probes=float(e.filter_probes),
         skew=_skew_of(design, system, workload, finite),
+        **_floats(e, _ANALYSIS_FIELDS),
     )
 
 

@@ -10,19 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cost_models.filters import (
-    bloom_bits_per_key,
-    lagrangian_fprs_for_memory,
-    lagrangian_fprs_for_sum,
-    uniform_fprs_for_memory,
-    uniform_fprs_for_sum,
-)
+from cost_models.evaluate import bloom_fprs
+from cost_models.filters import bloom_bits_per_key
 from cost_models.finite import realized_fpr
 from cost_models.objective import cost_row
 from cost_models.partial import (
     LeveledFiles,
     WindowCosts,
     capacities,
+    per_policy,
     window_costs,
     window_costs_many,
 )
@@ -121,39 +117,19 @@ def native_file_costs_many(designs: Sequence[Design], system: System,
         raise ValueError(f"one compaction per design: got {len(designs)} designs and "
                          f"{len(compactions)} compactions")
     policies = [native_policy(d, system, c) for d, c in zip(designs, compactions, strict=True)]
-    preloads = _per_design(preload, len(designs), "preload")
-    windows = _per_design(window, len(designs), "window")
+    preloads = per_policy(preload, len(designs), "preload", "design")
+    windows = per_policy(window, len(designs), "window", "design")
     ws = window_costs_many(policies, preloads, windows, settled)
     return _native_reads(designs, system, policies, ws,
                          [a + w for a, w in zip(preloads, windows, strict=True)])
 
 
-def _per_design(value: float | Sequence[float], n: int, name: str) -> list[float]:
-    if np.ndim(value) == 0:
-        return [value] * n  # type: ignore[list-item]
-    values = list(value)  # type: ignore[arg-type]
-    if len(values) != n:
-        raise ValueError(f"{name} needs one value per design ({n}); got {len(values)}")
-    return values
-
-
 def _native_reads(designs: list[Design], system: System, policies: list[LeveledFiles],
                   ws: list[WindowCosts], entries: list[float]) -> list[LeveledCosts]:
-    """P6 with the engine's filters. The allocation is per row of levels, so the designs with as
-    many levels and the same filter rule are solved as one array, each row as it would be
-    alone."""
-    groups: dict[tuple[int, str], list[int]] = {}
-    for b, (d, w) in enumerate(zip(designs, ws, strict=True)):
-        groups.setdefault((len(w.level_entries), d.filters), []).append(b)
-    out: list[LeveledCosts | None] = [None] * len(designs)
-    for (_, filters), members in groups.items():
-        realized, bits_used = _group_filters(filters, system, [policies[b] for b in members],
-                                             [ws[b] for b in members],
-                                             [entries[b] for b in members])
-        for row, b in enumerate(members):
-            out[b] = window_reads(ws[b], realized[row], float(realized[row, 0]),
-                                  float(bits_used[row]))
-    return out  # type: ignore[return-value]
+    """P6 with the engine's filters (:func:`native_filter_rates`)."""
+    rates = native_filter_rates([d.filters for d in designs], system, policies, ws, entries)
+    return [window_reads(w, realized, level0, bits)
+            for w, (realized, level0, bits) in zip(ws, rates, strict=True)]
 
 
 def _group_filters(filters: str, system: System, policies: list[LeveledFiles],
@@ -199,13 +175,6 @@ def _filter_weights(policy: LeveledFiles, levels: int, entries: float) -> np.nda
 
 def _fprs(filters: str, system: System, weights: np.ndarray) -> np.ndarray:
     """The filters' false-positive rates of rows of levels weighted by ``weights``."""
-    runs = np.ones_like(weights)
     budget = system.budget
-    if "sum_fpr" in budget:
-        p = (uniform_fprs_for_sum(runs, budget["sum_fpr"]) if filters == "uniform"
-             else lagrangian_fprs_for_sum(weights, runs, budget["sum_fpr"]))
-    else:
-        bits = budget["bits_per_entry"]
-        p = (uniform_fprs_for_memory(runs, bits) if filters == "uniform"
-             else lagrangian_fprs_for_memory(weights, runs, bits))
-    return np.asarray(p, dtype=float)
+    return np.asarray(bloom_fprs(np.ones_like(weights), weights, budget.get("bits_per_entry"),
+                                 budget.get("sum_fpr"), filters == "uniform"), dtype=float)

@@ -235,7 +235,9 @@ class RocksDBRecommendation:
 
 def price(config: RocksDBConfig, workload: Workload, system: System,
           rho: float | None = None) -> StockPriced:
-    return price_many([config], workload, system, rho)[0]
+    """Θ of one configuration (with ``rho``, its worst case nearby, Endure's robust
+    objective)."""
+    return _priced((config, _windows([config], system)[0]), workload, system, rho)
 
 
 def _windows(configs: list[StockConfig], system: System) -> list[LeveledCosts]:
@@ -252,16 +254,6 @@ def _windows(configs: list[StockConfig], system: System) -> list[LeveledCosts]:
         if out[i] is None:
             out[i] = universal_costs(c.configuration, c.system(system))
     return out
-
-
-def price_many(configs: list[RocksDBConfig], workload: Workload, system: System,
-               rho: float | None = None) -> list[StockPriced]:
-    """Θ of each configuration (with ``rho``, its worst case nearby, Endure's robust
-    objective), their windows priced as one batch."""
-    weights = weights_of(workload, system, rho)
-    return [StockPriced(config, costs, float(theta_shared(costs.row(system.entries_per_block),
-                                                     weights)[0]))
-            for config, costs in zip(configs, _windows(configs, system), strict=True)]
 
 
 @functools.lru_cache(maxsize=16)

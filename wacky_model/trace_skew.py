@@ -149,12 +149,15 @@ def _hotset_loglik(hist: _Histogram, h: float, p: float) -> float:
     return _mixture_loglik(hist, rates, np.array([h, 1.0 - h]))
 
 
+def _best_theta(nll) -> optimize.OptimizeResult:
+    """The Zipf theta in [0, THETA_MAX] that minimizes ``nll`` (to 1e-4)."""
+    return optimize.minimize_scalar(nll, bounds=(0.0, THETA_MAX), method="bounded",
+                                    options={"xatol": 1e-4})
+
+
 def _fit_zipf(hist: _Histogram) -> tuple[float, float]:
     bins = rank_bins(hist.n)
-    res = optimize.minimize_scalar(lambda t: -_zipf_loglik(hist, t, bins),
-                                   bounds=(0.0, THETA_MAX), method="bounded",
-                                   options={"xatol": 1e-4})
-    theta = float(res.x)
+    theta = float(_best_theta(lambda t: -_zipf_loglik(hist, t, bins)).x)
     return theta, _zipf_loglik(hist, theta, bins)
 
 
@@ -237,8 +240,7 @@ def rank_ordered_theta(counts: np.ndarray, population: int) -> tuple[float, floa
     def nll(t: float) -> float:
         return -float(np.dot(head, _zipf_log_probs(t, n)[:touched]))
 
-    res = optimize.minimize_scalar(nll, bounds=(0.0, THETA_MAX), method="bounded",
-                                   options={"xatol": 1e-4})
+    res = _best_theta(nll)
     return float(res.x), -float(res.fun)
 
 
@@ -257,8 +259,7 @@ def _latest_fit(recency: np.ndarray, n: int) -> tuple[float, float]:
         per_read = special.logsumexp(np.where(usable, -t * log_r, -np.inf), axis=1)
         return -(float(per_read.sum()) - recency.shape[0] * special.logsumexp(-t * log_rank))
 
-    res = optimize.minimize_scalar(nll, bounds=(0.0, THETA_MAX), method="bounded",
-                                   options={"xatol": 1e-4})
+    res = _best_theta(nll)
     return float(res.x), -float(res.fun) / recency.shape[0]
 
 
@@ -279,8 +280,6 @@ class SkewEstimate:
     puts: int  # PUTs among the operations
     write_samples: int  # updates of those keys (the write fit's sample)
     read_samples: int  # GETs of those keys (the read fit's sample)
-
-
 
 
 def _previous_same_key(keys: np.ndarray) -> np.ndarray:

@@ -9,16 +9,13 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
 from cost_models.memory import fence_pointer_bits_per_entry, split_memory
 from cost_models.objective import RobustWeights, theta_weights
 from cost_models.universal import UniversalOptions
-
-if TYPE_CHECKING:
-    pass
 
 FilterPolicy = Literal["optimized", "uniform"]
 
@@ -285,8 +282,6 @@ GRANULARITIES = ("level", "file")
 FILE_PICKS = ("least_overlap", "round_robin")
 STYLES = ("wacky", "universal")
 SIZINGS = ("wacky", "dynamic", "static")
-
-
 HOTNESS = ("exact", "hotmap")
 
 

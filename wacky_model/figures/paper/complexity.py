@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from cost_models.evaluate import evaluate
+from cost_models.evaluate import Evaluation, evaluate
 from wacky_model.analysis import analyze_many
 from wacky_model.families import FIGURE8, Knobs, scll_capping_ratio
 from wacky_model.figures.paper.common import table_figure
@@ -89,14 +89,13 @@ def figure8_costs(column: str, T, C, n_buffers, p, *, entries_per_block: int = 3
     # C is a knob of the column only where the family leaves it free (CLL, QLSM-bush).
     knobs = family.knobs(T, n, C=C if "C" in family.free else None)
     e = evaluate(*knobs, n_buffers=n, entries_per_block=entries_per_block, sum_fpr=p)
-    return {
-        "zero_result_read": e.zero_result_read,
-        "point_read": e.point_read,
-        "write_amp": e.write_amp,
-        "memory": e.memory_bits_per_entry,
-        "range_runs": e.range_runs,
-        "levels": e.structure.L,
-    }
+    return {**_metrics(e), "levels": e.structure.L}
+
+
+def _metrics(e: Evaluation) -> dict[str, np.ndarray]:
+    """:data:`FIGURE8_METRICS` of an evaluation ("memory": the filters' bits per entry)."""
+    return {m: getattr(e, "memory_bits_per_entry" if m == "memory" else m)
+            for m in FIGURE8_METRICS}
 
 
 @dataclass(frozen=True)
@@ -201,11 +200,7 @@ def figure8_rows(system: System, designs: Mapping[str, Knobs]) -> list[dict[str,
                 "design": name,
                 **{k: float(v) for k, v in zip("TCXKZ", knobs, strict=True)},
                 "levels": int(e.structure.L),
-                "zero_result_read": float(e.zero_result_read),
-                "point_read": float(e.point_read),
-                "write_amp": float(e.write_amp),
-                "memory": float(e.memory_bits_per_entry),
-                "range_runs": float(e.range_runs),
+                **{m: float(v) for m, v in _metrics(e).items()},
             }
         )
     return rows
