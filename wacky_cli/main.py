@@ -433,6 +433,7 @@ COMPAT_FLAGS = {
     "rocksdb": "--target rocksdb", "memory_split": "--memory-bits-per-entry",
     "probe_cost": "--probe-cost", "hash_levels": "--hash-levels",
     "level0_trigger": "--level1-runs above 1", "universal": "universal compaction",
+    "l2sm_log": "--log-ratio", "lsbm_buffer": "--compaction-buffer",
 }
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from cost_models.objective import COST_ROW, cost_row, theta_shared
+from wacky_model.compat import FEATURES, UNPRICED
 from wacky_model.config import Configuration, Memory, features_of, keys_of, weights_of
 from wacky_model.types import Compaction, Design, System, Workload, check_types
 
@@ -34,13 +35,8 @@ MODELS = ("finite", "paper", "skew", "files", "rocksdb", "universal")
 WINDOW_FLUSHES = 256
 
 
-# L2SM's log is built by the native engine and measured against the engine without it (wacky
-# sweep l2sm, docs/VALIDATION.md), but no model prices it: on that engine it raised write
-# amplification in every case measured, so there is nothing yet for a search to choose.
-L2SM_UNPRICED = ("the L2SM log (log ratio) is built by the native engine and measured "
-                 "(wacky sweep l2sm), but not priced: on that engine it raised write "
-                 "amplification in every case measured (docs/VALIDATION.md, 'L2SM'), so no "
-                 "model of it is fitted yet; validate it instead (wacky validate --log-ratio)")
+# Kept under this name for callers; the text lives in the one table (wacky_model.compat).
+L2SM_UNPRICED = f"{FEATURES['l2sm_log']} is not priced: {UNPRICED['l2sm_log']}"
 
 
 @dataclass(frozen=True)
@@ -76,16 +72,15 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     needs, then the skew stage when the workload or the system put it in play, then Θ.
     ``model`` chooses the finite model or the paper's for whole levels; combinations
     :mod:`wacky_model.compat` refuses raise ``ValueError``."""
-    from wacky_model.compat import check, features_in
+    from wacky_model.compat import check, check_priced, features_in
     from wacky_model.skew import needs_skew_model
 
     check_types(workload=workload, system=system)
-    if config.compaction.log is not None:
-        raise ValueError(L2SM_UNPRICED)
     features = features_in(workload, system, model, rho) | features_of(config)
     if config.memory is not None:  # the configuration fixes the hash levels: none are "given"
         features.discard("hash_levels")
     check(features)
+    check_priced(features)
     s = config.system(system)
     c = config.compaction
     name, costs = _cycle(config, s, model)

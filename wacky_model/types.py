@@ -375,11 +375,10 @@ class Compaction:
                     f"{name} ({'L2SM' if name == 'log' else 'LSbM'}) needs granularity='file' "
                     "with the native engine's compaction (style and sizing 'wacky'): it keeps "
                     "files a file-granular level moves out; stock RocksDB has no such option")
-        if self.log is not None and self.buffer is not None:
-            raise ValueError(
-                "log (L2SM) and buffer (LSbM) cannot be combined: the log merges batches of "
-                "overlapping files, and the buffer keeps the one file each merge takes down, "
-                "one version of a key per table; a batch would break that rule")
+        from wacky_model.compat import check  # the one table of refused combinations
+
+        check({name for name, used in (("l2sm_log", self.log is not None),
+                                        ("lsbm_buffer", self.buffer is not None)) if used})
         if self.universal is not None and (self.style != "universal" or not isinstance(
                 self.universal, UniversalOptions)):
             raise ValueError("universal (universal compaction's options, a UniversalOptions) "
