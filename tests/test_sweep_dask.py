@@ -24,7 +24,7 @@ import pytest
 from conftest import run_wacky
 
 from validation.scale import Scale
-from validation.sweep import Cache, SweepCase, case_set, run_cases
+from validation.sweep import Cache, SweepCase, _client, case_set, run_cases, scratch_dir
 from wacky_model.types import Design
 
 DASK = Path(sys.executable).parent / "dask"
@@ -48,9 +48,12 @@ def dask_cluster(tmp: Path, n_workers: int = 2) -> Iterator[Cluster]:
     spawned: list[subprocess.Popen] = []
 
     def start(*args: str, log: str) -> subprocess.Popen:
+        # TMPDIR: the cases' directories here, not in memory (/dev/shm), where a killed
+        # worker's would stay until the machine restarts
         with open(tmp / log, "wb") as out:
             spawned.append(subprocess.Popen([str(DASK), *args], stdout=out, stderr=out,
-                                            start_new_session=True, cwd=tmp))
+                                            start_new_session=True, cwd=tmp,
+                                            env={**os.environ, "TMPDIR": str(tmp)}))
         return spawned[-1]
 
     try:
@@ -189,6 +192,28 @@ def test_a_worker_killed_mid_sweep_loses_no_case(tmp_path) -> None:
     assert killed  # a case was lost with the worker ...
     assert not refused, refused  # ... and the scheduler ran it again on the other one
     assert [r.name for r in results] == [c.name for c in cases]
+
+
+def test_the_local_cluster_has_a_worker_here_and_leaves_malloc_as_this_process_has_it() -> None:
+    """One worker in this process (warm: it starts the first case at once), the others processes
+    of their own, none with Dask's MALLOC_TRIM_THRESHOLD_ (it makes every allocation over 128 KiB
+    an mmap of its own: page faults that cost the engines system time)."""
+    with _client(2, None) as client:
+        client.wait_for_workers(2, timeout=60)
+        pids = client.run(os.getpid)
+        malloc = client.run(os.getenv, "MALLOC_TRIM_THRESHOLD_")
+    assert os.getpid() in pids.values() and len(set(pids.values())) == 2
+    assert set(malloc.values()) == {os.getenv("MALLOC_TRIM_THRESHOLD_")}
+
+
+def test_a_case_runs_in_memory_when_there_is_room(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("TMPDIR", raising=False)
+    assert scratch_dir(TINY, tmp_path) == str(tmp_path)
+    big = Scale(entries=10**9, entry_bytes=1 << 16, block_bytes=1 << 16)  # 64 TiB of data
+    assert scratch_dir(big, tmp_path) is None
+    assert scratch_dir(TINY, tmp_path / "no such directory") is None
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    assert scratch_dir(TINY, tmp_path) is None  # a TMPDIR of one's own is kept
 
 
 @pytest.mark.parametrize("args, message", [

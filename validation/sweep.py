@@ -15,6 +15,7 @@ import itertools
 import os
 import pickle
 import re
+import shutil
 import tempfile
 import time
 import uuid
@@ -84,10 +85,42 @@ class SweepResult:
         return theta
 
 
+# A case's files go to memory when there is room for this many times its data: the engines
+# never open with O_DIRECT or sync in validation (the counts are the engines' own logical block
+# counts, whatever holds the files), and on a disk file system the run files' creates, renames
+# and unlinks cost more system time than the case's reads (a file-granular smoke case: 3-4 s of
+# system time on ext4, 0.3-0.4 s on tmpfs), which two workers pay together (the journal).
+MEMORY_DIR, MEMORY_HEADROOM = Path("/dev/shm"), 8
+
+
+def scratch_dir(scale: Scale, memory: Path = MEMORY_DIR) -> str | None:
+    """Where a case's temporary directory goes: ``memory`` (a tmpfs) when it exists and both it
+    and the machine's available memory (a tmpfs's pages are memory) have room for
+    :data:`MEMORY_HEADROOM` times the data at ``scale``, and TMPDIR is not set (a chosen place
+    is kept); else None, the default temporary directory."""
+    if os.environ.get("TMPDIR") or not os.access(memory, os.W_OK):
+        return None
+    try:
+        room = min(shutil.disk_usage(memory).free, available_memory())
+    except OSError:
+        return None
+    return str(memory) if room >= MEMORY_HEADROOM * scale.entries * scale.entry_bytes else None
+
+
+def available_memory(meminfo: Path = Path("/proc/meminfo")) -> int:
+    """The bytes of memory the kernel can hand out without swapping (MemAvailable)."""
+    for line in meminfo.read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024  # in kB
+    raise OSError(f"no MemAvailable in {meminfo}")
+
+
 def _run_case(case: SweepCase, scale: Scale, budget: dict[str, float]) -> SweepResult:
     """One Dask task: the case in a temporary directory of its own on the worker."""
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="wacky-case-") as tmp:
+    own = case.options.get("scale")  # the scale the case runs at, if it has its own
+    at = own if isinstance(own, Scale) else scale
+    with tempfile.TemporaryDirectory(prefix="wacky-case-", dir=scratch_dir(at)) as tmp:
         result = case.run(scale, budget, tmp)
     return SweepResult(case, result, time.perf_counter() - start)
 
@@ -150,18 +183,41 @@ class Cache:
         os.replace(f.name, path)
 
 
+# Dask settings of the local cluster. Its nannies start workers with MALLOC_TRIM_THRESHOLD_ set,
+# which turns off glibc's sliding mmap threshold: every allocation over 128 KiB is then a fresh
+# mmap, page-faulted in and unmapped when freed (the smoke set: 850k page faults with 2 workers,
+# 21k in one process); None leaves the variable unset, as in a process of one's own. A worker
+# takes a case only when it is free (saturation 1.0; 1.1 gives a worker of one thread a second
+# case to queue while another worker may be idle), so the cases start in the list's order. The
+# workers' statistical profiler (the stacks of every thread, every 10 ms) is off: it fills only
+# the dashboard, which this cluster has none of.
+LOCAL_CLUSTER = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                 "distributed.scheduler.worker-saturation": 1.0,
+                 "distributed.worker.profile.enabled": False}
+
+
 @contextmanager
 def _client(workers: int, scheduler: str | None) -> Iterator[Any]:
-    """A Dask client of the scheduler at ``scheduler``, or of a cluster of ``workers`` processes
-    on this machine that lives as long as the sweep."""
-    from distributed import Client, LocalCluster
+    """A Dask client of the scheduler at ``scheduler``, or of a cluster on this machine that
+    lives as long as the sweep: ``workers`` workers of one thread, one of them in this process
+    and the others processes of their own."""
+    import dask
+    from distributed import Client, LocalCluster, Worker
 
     if scheduler is None:  # memory_limit=0: an engine's memory is no Dask data to spill, and
         # Dask must not pause or restart a worker over it
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None, memory_limit=0) as cluster, \
-                Client(cluster) as client:
-            yield client
+        with dask.config.set(LOCAL_CLUSTER), \
+                LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
+                             dashboard_address=None, memory_limit=0) as cluster:
+            # This process has imported everything a case needs: its worker starts the first
+            # case at once, while each process of its own takes about a second to start and
+            # import (a run of the smoke set takes 6-8 s). The client waits for this worker
+            # only; the processes join as they are ready.
+            options = {**cluster.new_spec["options"]}  # the processes' (nthreads, memory_limit)
+            cluster.worker_spec["here"] = {"cls": Worker, "options": options}
+            with Client(cluster) as client:
+                cluster.scale(workers)
+                yield client
         return
     try:
         client = Client(scheduler)
@@ -180,10 +236,12 @@ def run_cases(
     """Run every case not in ``cache`` as one Dask task and return the results in the cases'
     order, each stored in ``cache`` as it comes back.
 
-    The tasks go to the scheduler at ``scheduler``, else to ``workers`` processes of one thread
-    on this machine (a case is an engine: processes make it parallel); ``workers=1`` runs them
-    here, one after another, as RocksDB needs the other core for its compactions. No cluster
-    starts when every case is cached; a case whose worker dies is rerun on another.
+    The tasks go to the scheduler at ``scheduler``, else to ``workers`` workers of one thread on
+    this machine, this process and ``workers - 1`` processes of their own (a case is an engine:
+    processes make it parallel), each taking the next case in the list's order when it is free;
+    ``workers=1`` runs them here, one after another, as RocksDB needs the other core for its
+    compactions. No cluster starts when every case is cached; a case whose worker process dies
+    is rerun on another (one that kills this process stops the sweep, its finished cases cached).
     ``on_done(done, total, name, note)`` follows each case, the cached ones first; the note is
     "cached", the case's seconds, or "failed: why". With ``refused``, a case that fails (refused
     by the engine or the model, a lost worker, any error) is left out and listed there as (name,
@@ -227,8 +285,13 @@ def run_cases(
                     raise ValueError(f"--scheduler: the workers at {scheduler} run other code "
                                      f"({', '.join(sorted(theirs))}) than this machine "
                                      f"({cache.version}); install the same version there")
-            futures = {client.submit(_run_case, cases[i], scale, budget, pure=False,
-                                     key=f"wacky-case-{token}-{i}"): i for i in todo}
+            # One batch, so that the scheduler holds the cases (more than two a thread) and
+            # hands them out in the list's order (a set lists its longest first) to whichever
+            # worker is free; cases submitted one by one go to a worker as they come, several
+            # queued on one while a worker that joins later takes the list's tail
+            batch = client.map(_run_case, [cases[i] for i in todo], scale=scale, budget=budget,
+                               key=[f"wacky-case-{token}-{i}" for i in todo], pure=False)
+            futures = dict(zip(batch, todo, strict=True))
             for future in as_completed(futures):
                 settle(futures[future], future.result)
     else:
