@@ -23,13 +23,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import import_module
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from validation.results import Costs, Errors, ValidationResult, with_theta
 from validation.runner import validate
 from validation.scale import Scale
+from wacky_model.table_store import source_version
 from wacky_model.types import Design, Workload
 
 # The cost columns of the engine tables: (Costs field, column label).
@@ -132,15 +132,7 @@ CODE = ("cost_models", "wacky_model", "validation", "wacky_traces", "native_engi
 
 def code_version() -> str:
     """A hash of the .py and .so files of :data:`CODE` wherever they are installed."""
-    digest = hashlib.sha256()
-    for package in CODE:
-        spec = find_spec(package)
-        for root in sorted(spec.submodule_search_locations or []) if spec else []:
-            for path in sorted(Path(root).rglob("*")):
-                if path.suffix in (".py", ".so") and "__pycache__" not in path.parts:
-                    digest.update(f"{package}/{path.relative_to(root)}".encode())
-                    digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+    return source_version(CODE, (".py", ".so"))
 
 
 def default_cache_dir() -> Path:
@@ -354,9 +346,9 @@ SWEEPS = {s.name: s for s in (
             "RocksDB, the ranking of recommend --target rocksdb", 20.0, workers=1,
             alias=" --engine rocksdb"),
     CaseSet("rocksdb-skew", "validation.cases", "skewed keys and a block cache on stock "
-            "RocksDB: the skew model (S2f leveled, U5 universal)", 9.0, workers=1),
+            "RocksDB: the skew model (S2f leveled, U5 universal)", 3.0, workers=1),
     CaseSet("lsbm", "validation.side_runs", "LSbM's compaction buffer: a hot key range's hit "
-            "rate with and without it, model and engine", 3.0),
+            "rate with and without it, model and engine", 1.0),
     CaseSet("l2sm", "validation.side_runs", "L2SM's per-level log: write amplification and "
             "merges with and without it on the engine", 6.0),
     CaseSet("smoke", "validation.cases", "eight designs over the three windows, at a small "
