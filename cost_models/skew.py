@@ -965,7 +965,9 @@ def _age_edges_many(sizes: Sequence[np.ndarray], keys: KeyMap, hist: float
     band of every design in one Newton solve."""
     if math.isfinite(hist) or not sizes:
         return [_age_edges(x, keys, hist) for x in sizes]
-    spans = keys.writes_for(np.concatenate(sizes))
+    # Designs that share upper levels share their bands' sizes: each size inverted once.
+    distinct, where = np.unique(np.concatenate(sizes), return_inverse=True)
+    spans = keys.writes_for(distinct)[where.ravel()]
     spans = np.where(spans > UNREACHABLE, math.inf, spans)
     cuts = np.cumsum([x.size for x in sizes])[:-1]
     return [np.cumsum(x) for x in np.split(spans, cuts)]
@@ -990,11 +992,17 @@ class _BlockDraws:
     """One level's share of S5's block draws, as ``rng.choice(keys, (BLOCK_SAMPLES, B), p)``
     then ``rng.random((BLOCK_SAMPLES, B)) < fill`` would draw them: the choice's uniforms sorted
     (so a level's key mix splits them with one search per bin, not one per draw), the block of
-    each, and the liveness uniforms in the same order."""
+    each, and the liveness uniforms in the same order; ``starts``, how many of them are below
+    j / DRAW_BUCKETS for j = 0..DRAW_BUCKETS (and that last count again), which finds a value's
+    place among them in its bucket of about one draw (:func:`_draws_below`)."""
 
     keys: np.ndarray
     block: np.ndarray
     alive: np.ndarray
+    starts: np.ndarray
+
+
+DRAW_BUCKETS = 1 << 16  # a power of two, so that a uniform's bucket is exact
 
 
 @functools.lru_cache(maxsize=32)
@@ -1009,18 +1017,39 @@ def _block_draws(entries_per_block: int, slot: int) -> _BlockDraws:
     keys, alive = rng.random(size), rng.random(size)
     # Sorted by their top 16 bits first (a radix sort), then fully (a merge sort of runs that
     # are then nearly all in order): about a third of one argsort's time.
-    coarse = np.argsort((keys * 65536.0).astype(np.uint16), kind="stable")
+    bucket = (keys * float(DRAW_BUCKETS)).astype(np.uint16)
+    coarse = np.argsort(bucket, kind="stable")
     order = coarse[np.argsort(keys[coarse], kind="stable")]
-    out = _BlockDraws(keys[order], (order // entries_per_block).astype(np.intp), alive[order])
-    for a in (out.keys, out.block, out.alive):
+    starts = np.zeros(DRAW_BUCKETS + 2, dtype=np.intp)
+    np.cumsum(np.bincount(bucket, minlength=DRAW_BUCKETS), out=starts[1:-1])
+    starts[-1] = size
+    out = _BlockDraws(keys[order], (order // entries_per_block).astype(np.intp), alive[order],
+                      starts)
+    for a in (out.keys, out.block, out.alive, out.starts):
         a.setflags(write=False)
     return out
+
+
+def _draws_below(draws: _BlockDraws, values: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(draws.keys, values, side="left")`` for values in [0, 1], found in
+    each value's bucket: the draws of earlier buckets are below it, of later ones not, and
+    its own holds about one (a quarter faster than a binary search of the draws, which fall
+    out of the CPU's cache between levels)."""
+    at = (values * float(DRAW_BUCKETS)).astype(np.intp)  # exact: a power of two
+    lo = draws.starts[at]
+    size = draws.starts[at + 1] - lo
+    # Each value against every draw of its bucket, bucket after bucket.
+    which = np.repeat(np.arange(values.size), size)
+    first = np.cumsum(size) - size
+    draw = np.arange(which.size) + np.repeat(lo - first, size)
+    below = which[draws.keys[draw] < values[which]]
+    return lo + np.bincount(below, minlength=values.size)
 
 
 BLOCK_RATES_KEPT = 1024  # levels whose block rates a search keeps (up to 36 kB each)
 
 
-def _block_rates(levels: list[_Level], place: np.ndarray, pop_count: np.ndarray,
+def _block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: np.ndarray,
                  pop_rate: np.ndarray, entries_per_block: int, reads_per_write: float,
                  memo: dict | None = None) -> np.ndarray:
     """S5: (levels, BLOCK_SAMPLES), the read rates (per write) of the blocks drawn per level,
@@ -1034,9 +1063,10 @@ def _block_rates(levels: list[_Level], place: np.ndarray, pop_count: np.ndarray,
     slot = 0
     shared = pop_rate.strides[0] == 0  # every level's keys read at the same rates
     rates_key = np.ascontiguousarray(pop_rate[0], dtype=float).tobytes() if shared else b""
+    lives = place[1:len(levels) + 1] * pop_count  # every level's live keys at once
+    totals = lives.sum(axis=1).tolist()
     for i, lev in enumerate(levels):
-        live = place[i + 1] * pop_count
-        live_total = float(live.sum())
+        live, live_total = lives[i], totals[i]
         if live_total <= 0:
             continue
         fill = min(1.0, live_total / max(lev.entries, 1e-300))
@@ -1050,7 +1080,7 @@ def _block_rates(levels: list[_Level], place: np.ndarray, pop_count: np.ndarray,
             cdf /= cdf[-1]
             # The draws below cdf[k] and not below cdf[k-1] are of bin k: a run of the sorted
             # ones.
-            per_key = np.diff(np.searchsorted(draws.keys, cdf, side="left"), prepend=0)
+            per_key = np.diff(_draws_below(draws, cdf), prepend=0)
             row = _drawn_rates(entries_per_block, slot, per_key.tobytes(), rates, fill)
             if len(kept_rates) < BLOCK_RATES_KEPT:
                 kept_rates[kept] = row
@@ -1135,7 +1165,7 @@ def _range_block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: n
 NODE_SPREAD = 1.25  # S5-S6's sums group values within this factor of each other
 
 
-def _grouped_nodes(values: np.ndarray, weights: np.ndarray, counts: np.ndarray,
+def _grouped_nodes(values: np.ndarray, weights: np.ndarray | float, counts: np.ndarray,
                    spread: float = NODE_SPREAD) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A short weighted stand-in for weighted values in rows (levels; ``counts`` values a row,
     row after row): in each row the values are binned by ln(value / the row's least) in steps
@@ -1144,39 +1174,59 @@ def _grouped_nodes(values: np.ndarray, weights: np.ndarray, counts: np.ndarray,
     bin keeps its weight, mean and variance, so a smooth function's weighted sum changes by
     O((spread - 1)^3) of its scale (S5-S6's t_C and hit rates by ~1e-5 at 1.25;
     tests/test_skew_speed.py measures it against the full sums). Zeros and infinities are nodes
-    of their own, as is every value with spread <= 1. Returns the nodes, their weights and
-    their rows."""
+    of their own, as is every value with spread <= 1. ``weights``: one number when every
+    value weighs the same (S5's equally likely draws: no products with the weights; bit for
+    bit the same nodes when it is a power of two). Returns the nodes, their weights and their
+    rows."""
+    alike = np.ndim(weights) == 0  # one weight for all
     n_rows = counts.size
     rows = np.repeat(np.arange(n_rows), counts)
-    plain = (values > 0) & np.isfinite(values)
+    plain = np.isfinite(values)
+    plain &= values > 0
     if spread <= 1.0 or not plain.any():
-        return values, weights, rows
-    odd = ~plain
+        return values, np.broadcast_to(weights, values.shape).astype(float), rows
     v, w, row = values, weights, rows
-    if odd.any():
-        v, w, row = values[plain], weights[plain], rows[plain]
+    odd = np.zeros(0, dtype=np.intp)  # where the zeros and infinities are
+    if not plain.all():
+        odd = np.flatnonzero(~plain)
+        v, row = values[plain], rows[plain]
+        w = weights if alike else weights[plain]
         counts = np.bincount(row, minlength=n_rows)
     filled = counts > 0
     least = np.full(n_rows, np.inf)
     least[filled] = np.minimum.reduceat(v, (np.cumsum(counts) - counts)[filled])
-    step = np.floor(np.log(v / least[row]) * (1.0 / math.log(spread))).astype(np.intp)
+    # The arrays are long (every block of every level of a batch of trees): worked in place.
+    x = v / least[row]
+    np.log(x, out=x)
+    x *= 1.0 / math.log(spread)
+    step = np.floor(x, out=x).astype(np.intp)
     width = int(step.max()) + 1
-    key = row * width + step
+    key = row * width
+    key += step
     size = np.bincount(key, minlength=n_rows * width)
     used = np.flatnonzero(size)
     index = np.zeros(n_rows * width, dtype=np.intp)
     index[used] = np.arange(used.size)
     group = index[key]
-    total = np.bincount(group, weights=w, minlength=used.size)
-    safe = np.where(total > 0, total, 1.0)
-    mean = np.bincount(group, weights=w * v, minlength=used.size) / safe
-    sd = np.sqrt(np.bincount(group, weights=w * (v - mean[group]) ** 2, minlength=used.size)
-                 / safe)
+    if alike:  # a bin's plain mean and variance, and its count's weight
+        total = size[used] * float(weights)
+        safe = size[used]
+        mean = np.bincount(group, weights=v, minlength=used.size) / safe
+    else:
+        total = np.bincount(group, weights=w, minlength=used.size)
+        safe = np.where(total > 0, total, 1.0)
+        mean = np.bincount(group, weights=w * v, minlength=used.size) / safe
+    spread_sq = np.subtract(v, mean[group])
+    spread_sq *= spread_sq
+    if not alike:
+        spread_sq *= w
+    sd = np.sqrt(np.bincount(group, weights=spread_sq, minlength=used.size) / safe)
     level = used // width
     one, many = size[used] == 1, size[used] > 1
+    odd_weights = np.full(odd.size, float(weights)) if alike else weights[odd]
     return (np.concatenate([mean[one], mean[many] - sd[many], mean[many] + sd[many],
                             values[odd]]),
-            np.concatenate([total[one], total[many] / 2.0, total[many] / 2.0, weights[odd]]),
+            np.concatenate([total[one], total[many] / 2.0, total[many] / 2.0, odd_weights]),
             np.concatenate([level[one], level[many], level[many], rows[odd]]))
 
 
@@ -1194,27 +1244,63 @@ class _CacheTerms:
     reads: np.ndarray  # per level: its blocks' mean read rate, sum of req over its terms
     mortal: bool  # every run dies (every life finite), the usual case
 
+    @functools.cached_property
+    def _neg_lam(self) -> np.ndarray:
+        """-lam, which each of Newton's steps for t_C would otherwise negate again."""
+        return -self.lam
+
+    @functools.cached_property
+    def _occ_lam(self) -> np.ndarray:
+        """occ lam, the occupancy's slope's weights but for the age term."""
+        return self.occ * self.lam
+
+    def _mortal_hit(self, t: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """S6's h at a finite t > 0 (one for all, or one a term) when every run dies and every
+        rate is > 0 (:func:`_hit` bit for bit: -x / lam = x / -lam exactly), and (life - t)^+
+        e^{-lam t}."""
+        neg, life = self._neg_lam, self.life
+        cached_since = np.expm1(neg * np.minimum(t, life)) / neg  # integral of e^{-lam a}
+        late = np.maximum(life - t, 0.0) * np.exp(neg * t)  # (life - t)^+ e^{-lam t}
+        return np.clip(1.0 - (cached_since + late) / life, 0.0, 1.0), late
+
     def occupancy(self, t: float) -> float:
         """Che: the blocks cached, sum over blocks of P(cached) (S5 with S6's h)."""
         # Not ``@``: BLAS may thread a long dot product, which costs more than it saves here.
         return float(np.sum(self.occ * _hit(self.lam, self.life, t)))
 
+    @functools.cached_property
+    def _apart(self) -> tuple[_CacheTerms, np.ndarray, np.ndarray] | None:
+        """The terms of runs that die, and the rates and blocks of those that never do (B1's
+        blocks the buffer keeps at Level L), for their sums apart; None when a rate is 0."""
+        if not np.all(self.lam > 0):
+            return None
+        dies = np.isfinite(self.life)
+        mortal = _CacheTerms(self.lam[dies], self.life[dies], self.occ[dies], self.req[dies],
+                             self.level[dies], self.reads, True)
+        return mortal, self.lam[~dies], self.occ[~dies]
+
     def occupancy_and_slope(self, t: float) -> tuple[float, float]:
         """The occupancy at a finite t > 0 and its derivative in ln t."""
         if not self.mortal:
-            h, dh = _hit_and_slope(self.lam, self.life, t)
-            return float(np.sum(self.occ * h)), t * float(np.sum(self.occ * dh))
+            if self._apart is None:
+                h, dh = _hit_and_slope(self.lam, self.life, t)
+                return float(np.sum(self.occ * h)), t * float(np.sum(self.occ * dh))
+            # Che's 1 - e^{-lam t} for the runs that never die, the mortal sums for the rest.
+            mortal, lam, occ = self._apart
+            occupied, slope = mortal.occupancy_and_slope(t)
+            decay = np.exp(-lam * t)
+            return (occupied + float(np.sum(occ * (1.0 - decay))),
+                    slope + t * float(np.sum(occ * lam * decay)))
         # _hit and its slope in one pass (every rate is > 0: blocks nobody reads are left out).
-        lam, life = self.lam, self.life
-        cached_since = -np.expm1(-lam * np.minimum(t, life)) / lam  # integral of e^{-lam a}
-        late = np.maximum(life - t, 0.0) * np.exp(-lam * t)  # (life - t)^+ e^{-lam t}
-        h = np.clip(1.0 - (cached_since + late) / life, 0.0, 1.0)
-        return float(np.sum(self.occ * h)), t * float(np.sum(self.occ * lam * late / life))
+        h, late = self._mortal_hit(t)
+        return (float(np.sum(self.occ * h)),
+                t * float(np.sum(self._occ_lam * late / self.life)))
 
     def hit_rates(self, t: float) -> np.ndarray:
         """S7: each level's request-weighted hit rate, sum lam h / sum lam."""
-        h = np.bincount(self.level, weights=self.req * _hit(self.lam, self.life, t),
-                        minlength=self.reads.size)
+        hit = (self._mortal_hit(t)[0] if self.mortal and 0.0 < t < math.inf
+               else _hit(self.lam, self.life, t))
+        h = np.bincount(self.level, weights=self.req * hit, minlength=self.reads.size)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(self.reads > 0, h / np.where(self.reads > 0, self.reads, 1.0), 0.0)
 
@@ -1233,8 +1319,81 @@ class _FalsePositives:
     level: np.ndarray
 
 
+FpClasses = tuple[np.ndarray, np.ndarray, np.ndarray]  # S7f's rate classes: rate, keys, band
+
+
+def _read_keys(tree: SkewedTree) -> tuple[np.ndarray, np.ndarray]:
+    """S7f's rates (per write) of each population, a row for every band or, as usual when
+    every band's keys are read alike, one for all; and the keys of each band and population
+    that reads draw."""
+    pop_rate = tree.pop_rate[:1] if tree.pop_rate.strides[0] == 0 else tree.pop_rate
+    rate = tree.reads_per_write * np.asarray(pop_rate, dtype=float)
+    keys_in = tree.place * tree.pop_count[None, :]
+    if not np.all(rate > 0):  # keys nobody reads (all are read, usually)
+        keys_in = np.where(rate > 0, keys_in, 0.0)
+    return rate, keys_in
+
+
+def _fp_classes(tree: SkewedTree, spread: float) -> FpClasses:
+    """:func:`_false_positive_requests`' rate classes of one tree (:func:`_rate_classes`)."""
+    rate, keys_in = _read_keys(tree)
+    if spread > 1.0 and (keys_in > 0).any():
+        return _rate_classes(keys_in, rate, spread)
+    read = keys_in > 0
+    band, pop = np.nonzero(read)
+    return rate[band if rate.shape[0] > 1 else 0, pop], keys_in[read], band
+
+
+def _fp_classes_many(trees: Sequence[SkewedTree], spread: float = NODE_SPREAD
+                     ) -> list[FpClasses]:
+    """:func:`_fp_classes` of many trees, in one pass when they read alike (one row of
+    rates, the same for all, and the same least rate read), as the trees of one search do:
+    the classes are a band's own, so stacking the trees' bands changes none of them."""
+    read_keys = [_read_keys(tree) for tree in trees]
+    rate = read_keys[0][0]
+    if (spread <= 1.0 or rate.shape[0] != 1
+            or not all(r.shape == rate.shape and np.array_equal(r, rate) for r, _ in read_keys)):
+        return [_fp_classes(tree, spread) for tree in trees]
+    keys_in = np.concatenate([k for _, k in read_keys])
+    bands = np.array([k.shape[0] for _, k in read_keys])
+    first = np.cumsum(bands) - bands
+    present = np.logical_or.reduceat(keys_in > 0, first, axis=0)  # (trees, populations)
+    if not present.any(axis=1).all():
+        return [_fp_classes(tree, spread) for tree in trees]
+    least = [float(rate[0, p].min()) for p in present]
+    if any(x != least[0] for x in least):
+        return [_fp_classes(tree, spread) for tree in trees]
+    rho, keys, band = _rate_classes(keys_in, rate, spread)
+    cut = np.searchsorted(band, first[1:])  # band after band: each tree's together
+    return [(r, k, b - f) for r, k, b, f in zip(np.split(rho, cut), np.split(keys, cut),
+                                               np.split(band, cut), first, strict=True)]
+
+
+def _rate_classes(keys_in: np.ndarray, rate: np.ndarray, spread: float
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """S7f's classes: each band's keys (``keys_in``, (bands, populations), some read) binned
+    by ln(rate / the least rate read) in steps of ln(spread), ``rate`` a row per band or one
+    for all. Returns each class's mean rate, keys and band, band after band and slowest
+    first. Sums over the whole grid, the keys nobody reads adding zeros, give the sums over
+    the keys read bit for bit."""
+    read = keys_in > 0
+    least = float(rate[0, read.any(axis=0)].min() if rate.shape[0] == 1 else rate[read].min())
+    with np.errstate(divide="ignore"):  # rates 0, of keys nobody reads: class 0 (no keys)
+        step = np.floor(np.log(rate / least) / math.log(spread))
+    # Unread keys slower than the least rate read are in no class either.
+    step = np.maximum(np.where(rate > 0, step, 0.0), 0.0).astype(np.intp)
+    width = int(step.max()) + 1
+    key = (np.arange(keys_in.shape[0])[:, None] * width + step).ravel()
+    size = keys_in.shape[0] * width
+    keys = np.bincount(key, weights=keys_in.ravel(), minlength=size)
+    used = np.flatnonzero(keys > 0)
+    keys_rate = np.bincount(key, weights=(keys_in * rate).ravel(), minlength=size)
+    return keys_rate[used] / keys[used], keys[used], used // width
+
+
 def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray,
-                             spread: float = NODE_SPREAD) -> _FalsePositives:
+                             spread: float = NODE_SPREAD, classes: FpClasses | None = None
+                             ) -> _FalsePositives:
     """S7f. A read of a key whose newest version is deeper than Level i (or in another run of
     Level i) probes each run there, and the run's filter passes that key with chance p_i, the
     same way for the run's whole life: the key then reads the block whose key range holds it,
@@ -1244,22 +1403,9 @@ def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray,
     block are many a block: their rates are summed into every block (``bulk``). The hotter
     ones are fewer than one a block, each the block's main reader (``keys``, ``rate``). Each
     band's keys are taken in classes of rates within ``spread`` of each other, at their mean
-    (1: every population apart)."""
+    (1: every population apart): ``classes``, :func:`_fp_classes` when the caller has them."""
     L = len(tree.levels)
-    keys_in = tree.place * tree.pop_count[None, :]  # (bands, populations): keys there
-    rho = tree.reads_per_write * np.broadcast_to(tree.pop_rate, keys_in.shape)
-    band = np.broadcast_to(np.arange(keys_in.shape[0])[:, None], keys_in.shape)
-    read = (rho > 0) & (keys_in > 0)
-    rho, keys, band = rho[read], keys_in[read], band[read]
-    if spread > 1.0 and rho.size:
-        step = np.floor(np.log(rho / rho.min()) / math.log(spread)).astype(np.intp)
-        width = int(step.max()) + 1
-        key = band * width + step
-        used = np.flatnonzero(np.bincount(key, minlength=keys_in.shape[0] * width))
-        index = np.searchsorted(used, key)
-        keys_c = np.bincount(index, weights=keys, minlength=used.size)
-        rho = np.bincount(index, weights=keys * rho, minlength=used.size) / keys_c
-        keys, band = keys_c, used // width
+    rho, keys, band = _fp_classes(tree, spread) if classes is None else classes
     order = np.argsort(-rho, kind="stable")  # hottest first, for every level alike
     rho, keys, band = rho[order], keys[order], band[order]
     level = np.arange(L)[:, None]
@@ -1269,8 +1415,13 @@ def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray,
     passes = np.where(band > level + 1, runs,
                       np.where(band == level + 1, np.maximum(runs - 1.0, 0.0) / 2.0, 0.0))
     n = tree.fpr[:, None] * passes * keys
-    # The hottest keys, up to one a block, are sparse; the rest are bulk.
-    sparse = np.minimum(n, np.maximum(level_blocks[:, None] - (np.cumsum(n, axis=1) - n), 0.0))
+    # The hottest keys, up to one a block, are sparse; the rest are bulk: min(n, (blocks -
+    # the keys hotter)^+), in place.
+    sparse = np.cumsum(n, axis=1)
+    sparse -= n
+    np.subtract(level_blocks[:, None], sparse, out=sparse)
+    np.maximum(sparse, 0.0, out=sparse)
+    np.minimum(n, sparse, out=sparse)
     bulk = ((n - sparse) @ rho) / level_blocks
     # A sparse key slower than its level's mean block rate barely changes its block's: it is
     # priced in bulk too, which keeps the cache's sums short.
@@ -1281,8 +1432,10 @@ def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray,
     return _FalsePositives(bulk, rho[col], sparse[at, col], at)
 
 
-def _life_nodes(levels: Sequence[_Level], spread: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+LifeNodes = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _life_nodes(levels: Sequence[_Level], spread: float) -> LifeNodes:
     """Every level's run-version lives shortened by :func:`_grouped_nodes`, level by level:
     (lives, weights, where each level's start, how many each level has)."""
     life_n, lw_n, lev_l = _grouped_nodes(np.concatenate([lev.lives for lev in levels]),
@@ -1294,18 +1447,21 @@ def _life_nodes(levels: Sequence[_Level], spread: float
 
 
 def _with_false_positives(terms: _CacheTerms, fp: _FalsePositives, levels: Sequence[_Level],
-                          level_blocks: np.ndarray, spread: float = NODE_SPREAD
-                          ) -> _CacheTerms:
+                          level_blocks: np.ndarray, spread: float = NODE_SPREAD,
+                          lives: LifeNodes | None = None) -> _CacheTerms:
     """S7f's sparse false positives added to S5-S6's terms: a block read by one of them reads
     at its rate plus its level's mean block rate (the rest of its readers), for the life of
     the run, instead of at the mean alone: a pair of terms, the first at the sum, the second
-    taking the block's mean-rate occupancy and requests back out."""
+    taking the block's mean-rate occupancy and requests back out (the second terms of a level
+    and life alike in rate, so summed into one: a third of the terms, and of t_C's work,
+    fewer). ``lives``: the levels' :func:`_life_nodes` at ``spread``, when the caller has
+    them."""
     if not fp.rate.size:
         return terms
     L = len(levels)
     rate_n, keys_n, lev_n = _grouped_nodes(fp.rate, fp.keys, np.bincount(fp.level,
                                                                           minlength=L), spread)
-    life_n, lw_n, start, length = _life_nodes(levels, spread)
+    life_n, lw_n, start, length = _life_nodes(levels, spread) if lives is None else lives
     reps = length[lev_n]
     first = np.cumsum(reps) - reps
     which = start[np.repeat(lev_n, reps)] + np.arange(int(reps.sum())) - np.repeat(first, reps)
@@ -1314,33 +1470,50 @@ def _with_false_positives(terms: _CacheTerms, fp: _FalsePositives, levels: Seque
     occ = np.repeat(keys_n, reps) * lw_n[which]
     # A level nobody else reads: nothing to take back out (and no term at rate 0, S5).
     back = mean > 0
-    per = occ / level_blocks[level]
-    life = life_n[which]
     rho = np.repeat(rate_n, reps)
-    req = np.concatenate([terms.req, per * (rho + mean), -(per * mean)[back]])
-    lvl = np.concatenate([terms.level, level, level[back]])
-    return _CacheTerms(np.concatenate([terms.lam, rho + mean, mean[back]]),
-                       np.concatenate([terms.life, life, life[back]]),
-                       np.concatenate([terms.occ, occ, -occ[back]]), req, lvl,
+    # What is taken back out, per life node (of one level, at its mean rate).
+    taken = np.bincount(which[back], weights=occ[back], minlength=life_n.size)
+    node = np.flatnonzero(np.bincount(which[back], minlength=life_n.size))
+    node_level = np.repeat(np.arange(L), length)[node]
+    node_mean, node_occ = terms.reads[node_level], taken[node]
+    req = np.concatenate([terms.req, occ / level_blocks[level] * (rho + mean),
+                          -(node_occ / level_blocks[node_level] * node_mean)])
+    lvl = np.concatenate([terms.level, level, node_level])
+    return _CacheTerms(np.concatenate([terms.lam, rho + mean, node_mean]),
+                       np.concatenate([terms.life, life_n[which], life_n[node]]),
+                       np.concatenate([terms.occ, occ, -node_occ]), req, lvl,
                        np.bincount(lvl, weights=req, minlength=L), terms.mortal)
 
 
+RateNodes = tuple[np.ndarray, np.ndarray, np.ndarray]  # rates, weights, levels
+
+
+def _rate_nodes(rates: np.ndarray, spread: float = NODE_SPREAD,
+                block_weights: np.ndarray | None = None) -> RateNodes:
+    """:func:`_cache_terms`' block-rate nodes, each level's rates shortened by
+    :func:`_grouped_nodes` (blocks nobody reads left out)."""
+    M = rates.shape[1]
+    read = rates > 0
+    if block_weights is not None:
+        read &= np.asarray(block_weights) > 0  # no blocks (a live count's pmf underflows)
+    shares = 1.0 / M if block_weights is None else np.asarray(block_weights, dtype=float)[read]
+    return _grouped_nodes(rates[read], shares, read.sum(axis=1), spread)
+
+
 def _cache_terms(levels: tuple[_Level, ...], rates: np.ndarray, level_blocks: np.ndarray,
-                 spread: float = NODE_SPREAD, block_weights: np.ndarray | None = None
+                 spread: float = NODE_SPREAD, block_weights: np.ndarray | None = None,
+                 lives: LifeNodes | None = None, nodes: RateNodes | None = None
                  ) -> _CacheTerms:
     """The terms of S5-S6's sums: every block-rate node of a level with every node of its run
     versions' lives (both shortened by :func:`_grouped_nodes`; ``spread`` 1: the full sums).
     ``block_weights``: each rate's share of its level's blocks (None: the rates are equally
     likely draws, S5; S5r gives each its exact share). Blocks nobody reads (rate 0) are left
-    out: never cached, they serve no reads."""
-    L, M = rates.shape
-    read = rates > 0
-    if block_weights is not None:
-        read &= np.asarray(block_weights) > 0  # no blocks (a live count's pmf underflows)
-    shares = (np.full(int(read.sum()), 1.0 / M) if block_weights is None
-              else np.asarray(block_weights, dtype=float)[read])
-    lam_n, w_n, lev_n = _grouped_nodes(rates[read], shares, read.sum(axis=1), spread)
-    life_n, lw_n, life_start, life_len = _life_nodes(levels, spread)
+    out: never cached, they serve no reads. ``lives`` and ``nodes``: the levels'
+    :func:`_life_nodes` and :func:`_rate_nodes` at ``spread``, when the caller has them."""
+    L = rates.shape[0]
+    lam_n, w_n, lev_n = (_rate_nodes(rates, spread, block_weights) if nodes is None
+                         else nodes)
+    life_n, lw_n, life_start, life_len = _life_nodes(levels, spread) if lives is None else lives
     reps = life_len[lev_n]  # each rate node pairs with every life of its level
     first = np.cumsum(reps) - reps
     which = (life_start[np.repeat(lev_n, reps)] + np.arange(int(reps.sum()))
@@ -1392,12 +1565,64 @@ def _characteristic_time(terms: _CacheTerms, cache_blocks: float) -> float:
     return math.exp(x)
 
 
+def _characteristic_times(terms: _CacheTerms, counts: np.ndarray, cache_blocks: float
+                          ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_characteristic_time` of many trees at once (cache_blocks > 0), their terms one
+    tree's after another's, ``counts`` of each: each tree's Newton steps are the same as
+    alone, taken side by side until the last is done. Returns t_C per tree and every term's
+    h at t = inf."""
+    n = counts.size
+    nonempty = counts > 0
+    starts = (np.cumsum(counts) - counts)[nonempty]
+
+    def per_tree(x: np.ndarray) -> np.ndarray:
+        out = np.zeros(n)
+        if x.size:
+            out[nonempty] = np.add.reduceat(x, starts)
+        return out
+
+    h_inf = _hit(terms.lam, terms.life, math.inf)
+    with np.errstate(divide="ignore"):
+        t_c = np.where(per_tree(terms.occ * h_inf) <= cache_blocks, math.inf, 0.0)
+        a = np.log(cache_blocks / per_tree(terms.occ * terms.lam))
+    todo = t_c == 0.0
+    b = np.full(n, math.inf)
+    x = np.where(todo, a, 0.0)  # the others' x is never used
+    occ_lam = terms.occ * terms.lam
+    for _ in range(200):
+        if not todo.any():
+            break
+        t = np.exp(x)
+        t_term = np.repeat(t, counts)
+        if terms.mortal:  # as _CacheTerms.occupancy_and_slope
+            lam, life = terms.lam, terms.life
+            cached_since = -np.expm1(-lam * np.minimum(t_term, life)) / lam
+            late = np.maximum(life - t_term, 0.0) * np.exp(-lam * t_term)
+            h = np.clip(1.0 - (cached_since + late) / life, 0.0, 1.0)
+            slope = t * per_tree(occ_lam * late / life)
+        else:
+            h, dh = _hit_and_slope(terms.lam, terms.life, t_term)
+            slope = t * per_tree(terms.occ * dh)
+        f = per_tree(terms.occ * h) - cache_blocks
+        todo &= f != 0.0
+        b = np.where(todo & (f > 0), x, b)
+        a = np.where(todo & ~(f > 0), x, a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            nxt = np.where(slope > 0, x - f / np.where(slope > 0, slope, 1.0), math.inf)
+        nxt = np.where(np.isinf(b), np.minimum(nxt, x + T_C_LEAP),
+                       np.where((a < nxt) & (nxt < b), nxt, 0.5 * (a + b)))
+        done = (np.abs(nxt - x) <= T_C_TOL) | (b - a <= T_C_TOL)
+        x = np.where(todo, nxt, x)
+        todo &= ~done
+    return np.where(t_c == 0.0, np.exp(x), t_c), h_inf
+
+
 def _hit_and_slope(lam: np.ndarray, life: np.ndarray, t: float
                    ) -> tuple[np.ndarray, np.ndarray]:
     """S6's h at a finite t > 0 (as :func:`_hit`) and dh/dt = lam (life - t)^+ e^{-lam t} /
     life (lam e^{-lam t} for a run that never dies): the newest read must fall within t of
     now, not before the run's birth."""
-    h = _hit(lam, life, t)
+    h = _hit_within(lam, life, t)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         decay = lam * np.exp(-lam * t)
         dh = np.where(np.isfinite(life), decay * np.maximum(life - t, 0.0) / life, decay)
@@ -1409,17 +1634,23 @@ def _hit(lam: np.ndarray, life: np.ndarray, t: float) -> np.ndarray:
     ``life`` and the cache keeping blocks t after their last read (Che): 1 - E_a[e^{-lam
     min(t, a)}] with the run's age a uniform over its life."""
     lam = np.asarray(lam, dtype=float)
+    if not math.isinf(t):
+        return _hit_within(lam, life, t)
     x = lam * life
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if math.isinf(t):
-            miss = np.where(x > 1e-12, -np.expm1(-x) / x, 1.0 - x / 2.0)
-        else:
-            forever = ~np.isfinite(life)  # no invalidation: Che's 1 - e^{-lam t}
-            life_f = np.where(forever, 1.0, life)
-            tt = np.minimum(t, life_f)
-            inside = np.where(lam > 0, -np.expm1(-lam * tt) / np.where(lam > 0, lam, 1.0), tt)
-            miss = (inside + np.maximum(life_f - t, 0.0) * np.exp(-lam * t)) / life_f
-            miss = np.where(forever, np.exp(-lam * t), miss)
+        miss = np.where(x > 1e-12, -np.expm1(-x) / x, 1.0 - x / 2.0)
+    return np.clip(1.0 - miss, 0.0, 1.0)
+
+
+def _hit_within(lam: np.ndarray, life: np.ndarray, t: float | np.ndarray) -> np.ndarray:
+    """:func:`_hit` at a finite t, one for all or one per rate (trees solved together)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        forever = ~np.isfinite(life)  # no invalidation: Che's 1 - e^{-lam t}
+        life_f = np.where(forever, 1.0, life)
+        tt = np.minimum(t, life_f)
+        inside = np.where(lam > 0, -np.expm1(-lam * tt) / np.where(lam > 0, lam, 1.0), tt)
+        miss = (inside + np.maximum(life_f - t, 0.0) * np.exp(-lam * t)) / life_f
+        miss = np.where(forever, np.exp(-lam * t), miss)
     return np.clip(1.0 - miss, 0.0, 1.0)
 
 
@@ -1747,9 +1978,14 @@ def _mean_unique_and_slope(p: np.ndarray, u: float, q: np.ndarray, count: np.nda
     xs = np.where(small, 1.0, x)
     em = np.expm1(-xs)  # e^{-x} - 1
     # g(x) = 1 - (1 - e^{-x}) / x and g'(x) = (1 - e^{-x} - x e^{-x}) / x^2, by series near 0
-    # (worked out where x is small only).
-    g = 1.0 + em / xs
-    dg = (-em - xs * (1.0 + em)) / (xs * xs)
+    # (worked out where x is small only). In place: the arrays are designs' levels x bins.
+    g = em / xs
+    g += 1.0
+    dg = 1.0 + em
+    dg *= xs
+    np.subtract(-em, dg, out=dg)
+    xs *= xs
+    dg /= xs
     if small.any():
         xm = x[small]
         g[small] = xm / 2.0 - xm * xm / 6.0
@@ -1845,17 +2081,35 @@ def file_ledgers(policies: Sequence[LeveledFiles], walks: Sequence[WindowCosts],
     """:func:`file_ledger` of many designs (``flush_spans``: each one's S1 D^-1(F), when the
     caller has them), S1's inverses of all of them solved together."""
     targets = [_ledger_targets(p, w) for p, w in zip(policies, walks, strict=True)]
-    spans: list[float | None] = ([None] * len(targets) if flush_spans is None
-                                 else list(flush_spans))
+    spans = ([float(keys.writes_for(float(p.flush_entries))) for p in policies]
+             if flush_spans is None else [float(f) for f in flush_spans])
+    inversions = _ledger_inversions(targets, keys)
+    # S1's D at every design's pushes, and at them plus what each rewrites below, at once.
+    pushes = [_ledger_pushes(w, s1, natural)
+              for w, s1, (natural, _) in zip(walks, spans, inversions, strict=True)]
+    at = np.concatenate([np.concatenate([push, push + below])
+                         for push, (_, below) in zip(pushes, inversions, strict=True)])
+    d = np.split(_unique_or_all(at, keys), np.cumsum([2 * push.size for push in pushes])[:-1])
     return [file_ledger(p, w, keys, flush_writes_last=flush_writes_last, flush_span=f,
-                        inversions=i)
-            for p, w, f, i in zip(policies, walks, spans, _ledger_inversions(targets, keys),
-                                  strict=True)]
+                        inversions=i, unique_at=np.split(x, 2))
+            for p, w, f, i, x in zip(policies, walks, spans, inversions, d, strict=True)]
+
+
+def _ledger_pushes(walk: WindowCosts, s1: float, natural: np.ndarray) -> np.ndarray:
+    """:func:`file_ledger`'s pushes in writes under skew: the base level takes k flushes at
+    once; a level below takes its upper level's sweep, whose period solves mean_unique(p) =
+    E, but is never shorter than the pushes the upper level takes (a level whose target is
+    below its batch drains every key at every push)."""
+    push = [(2.0 * float(walk.level0_runs) + 1.0) * s1]
+    for t in range(natural.size):
+        push.append(max(push[t], float(natural[t])))
+    return np.array(push)
 
 
 def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
                 flush_writes_last: bool | None = None, flush_span: float | None = None,
-                inversions: tuple[np.ndarray, np.ndarray] | None = None) -> FileLedger:
+                inversions: tuple[np.ndarray, np.ndarray] | None = None,
+                unique_at: Sequence[np.ndarray] | None = None) -> FileLedger:
     """S2f: the per-level ledger of a file-granular leveled tree under S1's updates, from the
     uniform partial-merge walk ``walk`` (P1-P5) at the layout's size. Sizes in entries are
     the walk's (the engines size levels in entries, whatever the keys); what skew changes is
@@ -1874,7 +2128,9 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
     ``flush_writes_last``: the flush that triggers level 0's merge is written as a level-0
     run too (RocksDB; default unless the policy is the native engine's, which merges the
     buffer directly). ``flush_span``: S1's D^-1(F), when the caller has it; ``inversions``: S1's
-    inverses at :func:`_ledger_targets`, when the caller solved them (:func:`file_ledgers`)."""
+    inverses at :func:`_ledger_targets`, when the caller solved them (:func:`file_ledgers`);
+    ``unique_at``: S1's D at the pushes and at the pushes plus what they rewrite below, when
+    the caller worked them out."""
     if flush_writes_last is None:
         flush_writes_last = policy.targets != "wacky"
     F, f = float(policy.flush_entries), float(policy.file_entries)
@@ -1910,14 +2166,19 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
     # reached in below_writes writes.
     natural, below_writes = (_ledger_inversions([_ledger_targets(policy, walk)], keys)[0]
                              if inversions is None else inversions)
-    push = [k_eff * s1]  # under skew
-    for t in range(used.size - 1):
-        push.append(max(push[t], float(natural[t])))
-    periods = np.array(push[1:])
-    push = np.array(push)
-    pushed = _unique_or_all(push, keys)
-    written = _unique_or_all(push + below_writes, keys)
+    push = _ledger_pushes(walk, s1, natural[:used.size - 1])  # under skew
+    periods = push[1:]
+    pushed, written = (unique_at if unique_at is not None else
+                       (_unique_or_all(push, keys), _unique_or_all(push + below_writes, keys)))
     wa = written / push
+    # S3's mean span in writes of each level but the last: half the sweep's period for a
+    # level that sweeps at its own pace; a level drained at every push holds one push's span
+    # on the share E / D(push) of the keys it keeps. Their D at once.
+    upper = np.arange(used.size - 1)
+    with np.errstate(invalid="ignore"):
+        spans = np.where(natural[upper] > push[upper], periods[upper] / 2.0,
+                         E[used[upper]] * push[upper] / np.maximum(pushed[upper], 1e-300))
+    bands = keys.unique(spans)
     duplicates = 0.0
     u = keys.update_fraction
     for t, j in enumerate(used):
@@ -1936,13 +2197,8 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
                 lives, weights = lives[1:], [1.0]
         band = None
         if not last:
-            # S3's mean span in writes: half the sweep's period for a level that sweeps at
-            # its own pace; a level drained at every push holds one push's span on the share
-            # E / D(push) of the keys it keeps.
-            span = (periods[t] / 2.0 if natural[t] > push[t]
-                    else float(E[j]) * push[t] / max(float(pushed[t]), 1e-300))
-            band = float(keys.unique_one(span))
-            duplicates += E[j] - (1.0 - u) * span
+            band = float(bands[t])
+            duplicates += E[j] - (1.0 - u) * spans[t]
         weights_arr = np.array(weights) / float(np.sum(weights))
         levels.append(_Level(float(E[j]), 1.0, float(push[t]), np.array(lives), weights_arr,
                              band_entries=band))
@@ -2015,8 +2271,14 @@ def file_trees(
             walks[b], ledgers[b] = w, led
     totals = [K + led.duplicates for led in ledgers]
     rates = filter_rates(policies, walks, totals)
+    # S3's age edges of every design at once (one Newton solve for all, :func:`tree_of_levels`
+    # would solve each design's).
+    edges = _age_edges_many([np.array([float(p.flush_entries) / 2.0]
+                                      + [lev.band for lev in led.levels[:-1]])
+                             for p, led in zip(policies, ledgers, strict=True)],
+                            keys, float(workload.history_writes))
     trees = []
-    for p, led, (fpr, fpr0, memory) in zip(policies, ledgers, rates, strict=True):
+    for p, led, (fpr, fpr0, memory), e in zip(policies, ledgers, rates, edges, strict=True):
         fpr = np.asarray(fpr, dtype=float)
         at = np.array(led.walk_level)
         ledger_fpr = np.where(at < 0, fpr0, fpr[np.maximum(at, 0)])
@@ -2024,7 +2286,7 @@ def file_trees(
         tree = tree_of_levels(led.levels, led.level_wa, led.cycle_writes, filters,
                               entries=n, buffer_entries=p.flush_entries,
                               entries_per_block=entries_per_block, workload=workload,
-                              keys=keys)
+                              keys=keys, edges=e)
         tree = replace(tree, buffer_option=buffered_lives(led))
         trim = None if buffer_trims is None else buffer_trims[len(trees)]
         if trim is not None:
@@ -2257,36 +2519,210 @@ def _cache_hits(tree: SkewedTree, cache_blocks: float
     of each level's blocks the compaction buffer keeps (B1), kept on the tree by cache size."""
     cache_blocks = max(float(cache_blocks), 0.0)
     if cache_blocks not in tree._hits:
-        tree._hits[cache_blocks] = _solve_cache(tree, cache_blocks)
+        tree._hits[cache_blocks] = _shared_cache(tree, cache_blocks)
     return tree._hits[cache_blocks]
+
+
+CACHES_KEPT = 256  # trees whose cache a search keeps (a few arrays of their levels each)
+
+
+def _cache_key(tree: SkewedTree, cache_blocks: float) -> tuple:
+    """Every input of :func:`_solve_cache` but where the keys live and are read (``place``,
+    ``pop_count``, ``pop_rate``, long arrays that :func:`_shared_cache` compares instead)."""
+    buffered = None if tree.buffered is None else (
+        tree.buffer_trim, tuple(None if b is None else (b[0].tobytes(), b[1].tobytes())
+                                for b in tree.buffered))
+    return (cache_blocks, tree.entries_per_block, tree.reads_per_write, tree.clustered_reads,
+            tuple((lev.entries, lev.lives.tobytes(), lev.weights.tobytes())
+                  for lev in tree.levels),
+            tree.runs.tobytes(), tree.fpr.tobytes(), tree.share.tobytes(), buffered)
+
+
+def _shared_cache(tree: SkewedTree, cache_blocks: float
+                  ) -> tuple[np.ndarray, float, np.ndarray]:
+    """:func:`_solve_cache`, kept in the search's memo (:attr:`SkewedTree.memo`): designs
+    that differ in knobs alone build equal trees (at T = 2 Leveling, Tiering and Lazy
+    Leveling are one design), whose cache is then solved once."""
+    solved = _kept_cache(tree, cache_blocks)
+    if solved is None:
+        solved = _solve_cache(tree, cache_blocks)
+        _keep_cache(tree, cache_blocks, solved)
+    return solved
+
+
+def _kept_cache(tree: SkewedTree, cache_blocks: float
+                ) -> tuple[np.ndarray, float, np.ndarray] | None:
+    """The cache an equal tree of the search has had solved, None if none has. Equal inputs,
+    equal results: the long arrays are compared whole, so nothing is taken for equal that is
+    not."""
+    arrays = (tree.place, tree.pop_count, tree.pop_rate)
+    for other, solved in tree.memo.get("caches", {}).get(_cache_key(tree, cache_blocks), ()):
+        if all(np.array_equal(a, b) for a, b in zip(arrays, other, strict=True)):
+            return solved
+    return None
+
+
+def _keep_cache(tree: SkewedTree, cache_blocks: float,
+                solved: tuple[np.ndarray, float, np.ndarray]) -> None:
+    """:func:`_kept_cache`'s memo, which holds at most CACHES_KEPT kinds of tree."""
+    kept = tree.memo.setdefault("caches", {})
+    if len(kept) < CACHES_KEPT:
+        kept.setdefault(_cache_key(tree, cache_blocks), []).append(
+            ((tree.place, tree.pop_count, tree.pop_rate), solved))
+
+
+def solve_caches(trees: Sequence[SkewedTree], cache_blocks: float) -> None:
+    """S5-S7 for many trees with one cache size, worked out together and kept on each tree
+    (``tree.costs(cache_blocks)`` and ``tree.point_read(cache_blocks)`` then only read them
+    off): the trees' levels are rows of one set of sums, and t_C is one Newton solve for all
+    (:func:`_characteristic_times`). Each tree's results are its own alone's, but for the
+    order its sums are added in. Trees with the compaction buffer (B1) or a hot key range
+    (S5r) are solved one at a time."""
+    cache_blocks = max(float(cache_blocks), 0.0)
+    todo: list[SkewedTree] = []  # one of each kind of tree (:func:`_kept_cache`)
+    kinds: list[tuple] = []  # their _cache_key
+    alike: list[list[SkewedTree]] = []  # the trees of each kind
+    for tree in trees:
+        if cache_blocks in tree._hits:
+            continue
+        if cache_blocks <= 0 or tree.buffered is not None or tree.clustered_reads:
+            _cache_hits(tree, cache_blocks)
+            continue
+        solved = _kept_cache(tree, cache_blocks)
+        if solved is not None:
+            tree._hits[cache_blocks] = solved
+            continue
+        key = _cache_key(tree, cache_blocks)
+        arrays = (tree.place, tree.pop_count, tree.pop_rate)
+        for one, kind, same in zip(todo, kinds, alike, strict=True):
+            if one is tree or (kind == key and all(
+                    np.array_equal(x, y) for x, y in zip(
+                        arrays, (one.place, one.pop_count, one.pop_rate), strict=True))):
+                same.append(tree)
+                break
+        else:
+            todo.append(tree)
+            kinds.append(key)
+            alike.append([tree])
+    if len(todo) == 1:
+        solved_all = [_cache_hits(todo[0], cache_blocks)]
+    else:
+        solved_all = _solve_caches(todo, cache_blocks) if todo else []
+    for one, same, solved in zip(todo, alike, solved_all, strict=True):
+        if cache_blocks not in one._hits:
+            _keep_cache(one, cache_blocks, solved)
+        for tree in same:
+            tree._hits[cache_blocks] = solved
+
+
+def _solve_caches(trees: Sequence[SkewedTree], cache_blocks: float
+                  ) -> list[tuple[np.ndarray, float, np.ndarray]]:
+    """:func:`_solve_cache` of many trees (none buffered, none with clustered reads) at a
+    cache of ``cache_blocks`` > 0 blocks, the levels of all of them rows of one set of
+    terms."""
+    levels = tuple(lev for tree in trees for lev in tree.levels)
+    sizes = np.array([len(tree.levels) for tree in trees])
+    blocks, rates, fps = [], [], []
+    for tree, classes in zip(trees, _fp_classes_many(trees), strict=True):
+        level_blocks = np.array([max(lev.entries / tree.entries_per_block, 1.0)
+                                 for lev in tree.levels])
+        fp = _false_positive_requests(tree, level_blocks, classes=classes)
+        rates.append(_block_rates(tree.levels, tree.place, tree.pop_count, tree.pop_rate,
+                                  tree.entries_per_block, tree.reads_per_write, tree.memo)
+                     + fp.bulk[:, None])
+        blocks.append(level_blocks)
+        fps.append(fp)
+    level_blocks = np.concatenate(blocks)
+    first_row = np.cumsum(sizes) - sizes
+    fp = _FalsePositives(np.concatenate([f.bulk for f in fps]),
+                         np.concatenate([f.rate for f in fps]),
+                         np.concatenate([f.keys for f in fps]),
+                         np.concatenate([f.level + r for f, r in zip(fps, first_row,
+                                                                     strict=True)]))
+    lives = _life_nodes(levels, NODE_SPREAD)
+    terms = _cache_terms(levels, np.concatenate(rates), level_blocks, lives=lives)
+    terms = _with_false_positives(terms, fp, levels, level_blocks, lives=lives)
+    # Each tree's terms side by side (its levels' rows are), so that its sums are segments.
+    order = np.argsort(terms.level.astype(np.uint16) if len(levels) < 1 << 16 else terms.level,
+                       kind="stable")  # a radix sort
+    terms = _CacheTerms(terms.lam[order], terms.life[order], terms.occ[order], terms.req[order],
+                        terms.level[order], terms.reads, terms.mortal)
+    counts = np.bincount(np.repeat(np.arange(len(trees)), sizes)[terms.level],
+                         minlength=len(trees))
+    t_c, h_inf = _characteristic_times(terms, counts, cache_blocks)
+    # S7's hit rates, row by row, each tree's at its t_C.
+    t_term = np.repeat(t_c, counts)
+    finite = np.isfinite(t_term)
+    if terms.mortal and finite.all():  # the usual case: _hit as _CacheTerms.hit_rates has it
+        h = terms._mortal_hit(t_term)[0]
+    else:
+        h = h_inf.copy()
+        h[finite] = _hit_within(terms.lam[finite], terms.life[finite], t_term[finite])
+    hit = np.bincount(terms.level, weights=terms.req * h, minlength=len(levels))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hit = np.where(terms.reads > 0, hit / np.where(terms.reads > 0, terms.reads, 1.0), 0.0)
+    out = []
+    for j, rows in enumerate(np.split(hit, np.cumsum(sizes)[:-1])):
+        kept = np.zeros(sizes[j])
+        for x in (rows, kept):
+            x.setflags(write=False)
+        out.append((rows, float(t_c[j]), kept))
+    return out
+
+
+UnbufferedTerms = tuple[np.ndarray, np.ndarray, np.ndarray | None, _FalsePositives, LifeNodes,
+                        RateNodes, _CacheTerms]
+
+
+def _unbuffered_terms(tree: SkewedTree) -> UnbufferedTerms:
+    """:func:`_solve_cache`'s blocks per level, block rates and their weights, S7f's false
+    positives, the lives' and rates' nodes and S5-S6's terms, which the compaction buffer (B1)
+    leaves as they are: kept in the search's memo for a tree that may take the buffer (a
+    search prices its pick again with it, :meth:`SkewedTree.with_buffer`, the same arrays)."""
+    inputs = (tree.levels, tree.place, tree.pop_count, tree.pop_rate, tree.runs, tree.fpr,
+              tree.share)
+    key = ("unbuffered terms", id(tree.levels))
+    if tree.buffer_option is not None:
+        seen = tree.memo.get(key)
+        if seen is not None and all(a is b for a, b in zip(seen[0], inputs, strict=True)):
+            return seen[1]
+    levels, B = tree.levels, tree.entries_per_block
+    level_blocks = np.array([max(lev.entries / B, 1.0) for lev in levels])
+    if tree.clustered_reads:
+        rates, block_weights = _range_block_rates(levels, tree.place, tree.pop_count,
+                                                  tree.pop_rate, B, tree.reads_per_write)
+    else:
+        rates = _block_rates(levels, tree.place, tree.pop_count, tree.pop_rate, B,
+                             tree.reads_per_write, tree.memo)
+        block_weights = None
+    fp = _false_positive_requests(tree, level_blocks)
+    rates = rates + fp.bulk[:, None]
+    lives = _life_nodes(levels, NODE_SPREAD)  # the keys' terms' and the false positives'
+    nodes = _rate_nodes(rates, NODE_SPREAD, block_weights)  # and the buffer's (B1)
+    terms = _cache_terms(levels, rates, level_blocks, block_weights=block_weights,
+                         lives=lives, nodes=nodes)
+    out = (level_blocks, rates, block_weights, fp, lives, nodes, terms)
+    if tree.buffer_option is not None:  # the inputs kept too, so that the id stays theirs
+        tree.memo[key] = (inputs, out)
+    return out
 
 
 def _solve_cache(tree: SkewedTree, cache_blocks: float
                  ) -> tuple[np.ndarray, float, np.ndarray]:
     """:func:`_cache_hits` worked out. A level's hit rate is over every block its reads need,
     its keys' and the false positives' (S7f)."""
-    levels, L, B = tree.levels, len(tree.levels), tree.entries_per_block
+    levels, L = tree.levels, len(tree.levels)
     # S5-S6: blocks per level, their read rates (per write), and Che's t_C. Without a cache
     # nothing is cached and the blocks are not drawn.
     hit_level = np.zeros(L)
     t_c = 0.0
     kept = np.zeros(L)
     if cache_blocks > 0:
-        level_blocks = np.array([max(lev.entries / B, 1.0) for lev in levels])
-        if tree.clustered_reads:
-            rates, block_weights = _range_block_rates(levels, tree.place, tree.pop_count,
-                                                      tree.pop_rate, B, tree.reads_per_write)
-        else:
-            rates = _block_rates(levels, tree.place, tree.pop_count, tree.pop_rate, B,
-                                 tree.reads_per_write, tree.memo)
-            block_weights = None
-        fp = _false_positive_requests(tree, level_blocks)
-        rates = rates + fp.bulk[:, None]
-        terms = _cache_terms(levels, rates, level_blocks, block_weights=block_weights)
+        level_blocks, rates, block_weights, fp, lives, nodes, terms = _unbuffered_terms(tree)
         if tree.buffered is not None:
             terms, kept = _buffered_terms(tree, terms, rates, level_blocks, block_weights,
-                                          cache_blocks)
-        terms = _with_false_positives(terms, fp, levels, level_blocks)
+                                          cache_blocks, nodes)
+        terms = _with_false_positives(terms, fp, levels, level_blocks, lives=lives)
         t_c = _characteristic_time(terms, cache_blocks)
         hit_level = terms.hit_rates(t_c)
     for x in (hit_level, kept):
@@ -2338,19 +2774,22 @@ BUFFER_ROUNDS = 4  # B1: the trim's choice and t_C settle in two or three rounds
 
 def _buffered_terms(tree: SkewedTree, terms: _CacheTerms, rates: np.ndarray,
                     level_blocks: np.ndarray, block_weights: np.ndarray | None,
-                    cache_blocks: float) -> tuple[_CacheTerms, np.ndarray]:
+                    cache_blocks: float, nodes: RateNodes | None = None
+                    ) -> tuple[_CacheTerms, np.ndarray]:
     """B1: S5-S6's terms with the compaction buffer. A block the buffer keeps lives the key's
     stay in its level (:func:`buffered_lives`) instead of the tree file's life; the trim keeps
     a file while at least ``buffer_trim`` of its blocks are cached. Under a hot key range (S5r)
     a file's blocks are all hot or all cold, so the trim keeps the blocks whose cached share
     reaches the threshold; otherwise a file's blocks mix every rate and it is kept when the
     level's blocks on average are cached that much. The choice and t_C are solved together,
-    from every buffered block kept. Returns the terms and each level's share of blocks kept."""
+    from every buffered block kept (``nodes``: the rates' :func:`_rate_nodes`, when the caller
+    has them). Returns the terms and each level's share of blocks kept."""
     L = len(tree.levels)
     buffered = np.array([b is not None for b in tree.buffered])
     long_levels = tuple(replace(lev, lives=b[0], weights=b[1]) if b is not None else lev
                         for lev, b in zip(tree.levels, tree.buffered, strict=True))
-    long = _cache_terms(long_levels, rates, level_blocks, block_weights=block_weights)
+    long = _cache_terms(long_levels, rates, level_blocks, block_weights=block_weights,
+                        nodes=nodes)
     floor = np.where(buffered, 0.0, math.inf)  # per level: the slowest block rate kept
     mixed = terms
     for _ in range(BUFFER_ROUNDS):

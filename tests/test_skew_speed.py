@@ -22,12 +22,15 @@ from cost_models.finite import fill_layout, runs_over_fill
 from cost_models.skew import (
     _SEED,
     BLOCK_SAMPLES,
+    NODE_SPREAD,
     SkewedTree,
     SkewedWorkload,
     _age_edges,
     _block_rates,
     _cache_terms,
     _characteristic_time,
+    _fp_classes,
+    _fp_classes_many,
     _hit,
     _Level,
     _levels_many,
@@ -36,10 +39,18 @@ from cost_models.skew import (
     key_map,
     key_probabilities,
     skewed_tree,
+    solve_caches,
     unique_writes,
     writes_for_unique_many,
 )
-from wacky_model.skew import cache_blocks, skew_costs, skew_key_map, skew_theta_of, skew_tree
+from wacky_model.skew import (
+    cache_blocks,
+    skew_costs,
+    skew_key_map,
+    skew_theta_of,
+    skew_tree,
+    skew_trees,
+)
 from wacky_model.skew_search import (
     GRID_SHAPES,
     GRID_T,
@@ -376,6 +387,41 @@ def test_a_key_map_prices_what_a_fresh_one_does_and_refuses_another_workload() -
     with pytest.raises(ValueError, match="key map of another"):
         skewed_tree(4, 3, 1, 0, 0, entries=2**20, buffer_entries=8192, entries_per_block=32,
                     bits_per_entry=10, workload=w, keys=keys)
+
+
+@pytest.mark.parametrize(("workload", "system"), [
+    (Workload(0.2, 0.2, 0.6, write_keys="zipf:0.9", read_keys="zipf:0.9"),
+     System(**MID, cache_bytes=64 << 20)),
+    (Workload(0.5, 0.0, 0.5, write_keys="hotset:0.1:0.9", read_keys="hotset:0.1:0.9",
+              update_fraction=1.0), System(**SMALL, cache_bytes=8 << 20)),
+    (Workload(0.5, 0.0, 0.5, read_keys="latest", update_fraction=0.5),  # a rate row per band
+     System(**SMALL, cache_bytes=4 << 20)),
+    (Workload(0.5, 0.1, 0.4, read_keys="hotrange:0.02:0.98"),  # S5r: solved one at a time
+     System(**SMALL, cache_bytes=4 << 20)),
+    (Workload(0.2, 0.2, 0.6, write_keys="zipf:0.9", read_keys="zipf:0.9"),  # every block fits
+     System(**SMALL, cache_bytes=1 << 30)),
+], ids=["zipf", "hotset-u1", "latest", "hotrange", "all-cached"])
+def test_caches_solved_together_are_each_ones_alone(workload, system) -> None:
+    """solve_caches (one set of sums and one Newton solve for many trees) gives each tree what
+    pricing it alone gives, equal trees (T = 2's three shapes) included, up to the order the
+    sums add in."""
+    designs = [Design(T, T - 1.0, 1.0, K, Z) for T in (2.0, 5.0, 12.0) for K, Z in GRID_SHAPES]
+    blocks = cache_blocks(system)
+    together = skew_trees(designs, system, workload, keys=skew_key_map(system, workload))
+    # S7f's rate classes worked out for all at once are each tree's own, bit for bit.
+    for many, one in zip(_fp_classes_many(together), map(_fp_classes, together, [NODE_SPREAD]
+                                                          * len(together)), strict=True):
+        for a, b in zip(many, one, strict=True):
+            np.testing.assert_array_equal(a, b)
+    solve_caches([*together, together[0]], blocks)
+    for design, tree in zip(designs, together, strict=True):
+        alone = skew_tree(design, system, workload, keys=skew_key_map(system, workload))
+        got, want = tree.costs(blocks), alone.costs(blocks)
+        assert got.characteristic_time_writes == pytest.approx(
+            want.characteristic_time_writes, rel=1e-9), design
+        np.testing.assert_allclose(got.cache_hit_rate_per_level, want.cache_hit_rate_per_level,
+                                   rtol=1e-9, atol=1e-15)
+        assert got.point_read == pytest.approx(want.point_read, rel=1e-9)
 
 
 # --- the search -----------------------------------------------------------------------------

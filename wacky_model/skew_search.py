@@ -15,7 +15,8 @@ Each candidate is priced up to the cache first (S1-S4); the cache (S5-S7), most 
 then priced in order of the Theta floor the best cache of the system's size could give (its
 hits at most the reads of the hottest keys its blocks can hold), and skipped for a candidate
 whose floor is above the best Theta found: it cannot win, so the pick is the one pricing every
-cache gives.
+cache gives. The caches the loop may price are worked out together beforehand, one pass of
+S5-S7's sums for all (:func:`cost_models.skew.solve_caches`); which it prices is its own.
 
 Theta under skew (Eq 16 with S2-S7): existing-key reads cost what a read drawn from the read
 distribution costs, cache hits included; writes cost the skew model's write amplification / B
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cost_models.limits import check_physical, physical
-from cost_models.skew import KeyMap, SkewedTree
+from cost_models.skew import KeyMap, SkewedTree, solve_caches
 from cost_models.structure import structure
 from wacky_model.analysis import SteadyCosts, steady_costs, steady_costs_many
 from wacky_model.families import classify
@@ -244,6 +245,13 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
                 write_amp=sum(tree.level_write_amp), rho=rho))
         return staged[key]
 
+    def solve(sts: list[_Staged]) -> None:
+        """The caches of ``sts`` about to be priced, worked out together (one pass of S5-S7's
+        sums for all, :func:`cost_models.skew.solve_caches`): :func:`price` then reads them
+        off. Which candidates are priced, and so the pick, stays the loops' own."""
+        solve_caches([st.tree for st in sts if tuple(st.design.knobs.values()) not in priced],
+                     blocks)
+
     def price(st: _Staged) -> _Priced:
         key = tuple(st.design.knobs.values())
         if key not in priced:
@@ -262,7 +270,10 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
     # floor is above the best Theta so far cannot win, nor can any after it: the pick is the
     # one pricing every candidate gives (ties, which the margin keeps priced, go to the first).
     bound = base.theta
-    for st in sorted(others, key=lambda st: st.floor):
+    ranked = sorted(others, key=lambda st: st.floor)
+    # Every candidate the loop may price (it stops sooner when the bound falls below floors).
+    solve([st for st in ranked if st.floor <= bound * (1.0 + 1e-9)])
+    for st in ranked:
         if st.floor > bound * (1.0 + 1e-9):
             break
         bound = min(bound, price(st).theta)
@@ -274,9 +285,10 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
         allowed.update(_allowed_many(new, system, constraints))
         grow(new)
         # A move whose floor is at the best Theta cannot beat it.
-        better = [p for p in (price(st) for st in (stage(d) for d in moves)
-                              if st is not None and st.floor < best.theta)
-                  if p.theta < best.theta * (1.0 - 1e-9)]
+        hopeful = [st for st in (stage(d) for d in moves)
+                   if st is not None and st.floor < best.theta]
+        solve(hopeful)
+        better = [p for p in map(price, hopeful) if p.theta < best.theta * (1.0 - 1e-9)]
         if not better:
             break
         best = min(better, key=lambda p: p.theta)
