@@ -1166,7 +1166,8 @@ NODE_SPREAD = 1.25  # S5-S6's sums group values within this factor of each other
 
 
 def _grouped_nodes(values: np.ndarray, weights: np.ndarray | float, counts: np.ndarray,
-                   spread: float = NODE_SPREAD) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   spread: float = NODE_SPREAD, extra: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, ...]:
     """A short weighted stand-in for weighted values in rows (levels; ``counts`` values a row,
     row after row): in each row the values are binned by ln(value / the row's least) in steps
     of ln(spread), and every bin of several is replaced by two nodes at its weighted mean plus
@@ -1177,14 +1178,16 @@ def _grouped_nodes(values: np.ndarray, weights: np.ndarray | float, counts: np.n
     of their own, as is every value with spread <= 1. ``weights``: one number when every
     value weighs the same (S5's equally likely draws: no products with the weights; bit for
     bit the same nodes when it is a power of two). Returns the nodes, their weights and their
-    rows."""
+    rows, and with ``extra`` (a quantity of each value) its weighted mean over each node's
+    values."""
     alike = np.ndim(weights) == 0  # one weight for all
     n_rows = counts.size
     rows = np.repeat(np.arange(n_rows), counts)
     plain = np.isfinite(values)
     plain &= values > 0
     if spread <= 1.0 or not plain.any():
-        return values, np.broadcast_to(weights, values.shape).astype(float), rows
+        out = values, np.broadcast_to(weights, values.shape).astype(float), rows
+        return out if extra is None else (*out, extra)
     v, w, row = values, weights, rows
     odd = np.zeros(0, dtype=np.intp)  # where the zeros and infinities are
     if not plain.all():
@@ -1224,10 +1227,15 @@ def _grouped_nodes(values: np.ndarray, weights: np.ndarray | float, counts: np.n
     level = used // width
     one, many = size[used] == 1, size[used] > 1
     odd_weights = np.full(odd.size, float(weights)) if alike else weights[odd]
-    return (np.concatenate([mean[one], mean[many] - sd[many], mean[many] + sd[many],
-                            values[odd]]),
-            np.concatenate([total[one], total[many] / 2.0, total[many] / 2.0, odd_weights]),
-            np.concatenate([level[one], level[many], level[many], rows[odd]]))
+    out = (np.concatenate([mean[one], mean[many] - sd[many], mean[many] + sd[many],
+                           values[odd]]),
+           np.concatenate([total[one], total[many] / 2.0, total[many] / 2.0, odd_weights]),
+           np.concatenate([level[one], level[many], level[many], rows[odd]]))
+    if extra is None:
+        return out
+    x = extra[plain] if odd.size else extra
+    x_mean = np.bincount(group, weights=x if alike else w * x, minlength=used.size) / safe
+    return (*out, np.concatenate([x_mean[one], x_mean[many], x_mean[many], extra[odd]]))
 
 
 @dataclass(frozen=True)
@@ -1432,18 +1440,33 @@ def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray,
     return _FalsePositives(bulk, rho[col], sparse[at, col], at)
 
 
-LifeNodes = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+LifeNodes = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _smallness(lev: _Level) -> np.ndarray:
+    """S7f: each run version's mean run size over its own, ē / e_v. A version's weight is its
+    block-time share, e_v ℓ_v / Σ e ℓ, so e_v ∝ w_v / ℓ_v, and ē (a run's size averaged over
+    its time) is Σ e ℓ / Σ ℓ: ē / e_v = ℓ_v / (w_v Σ ℓ). All 1 for one version or a run that
+    never dies."""
+    lives, w = lev.lives, lev.weights
+    if lives.size < 2 or not np.all(np.isfinite(lives)) or np.any(w <= 0):
+        return np.ones(lives.size)
+    return lives / (w * lives.sum())
 
 
 def _life_nodes(levels: Sequence[_Level], spread: float) -> LifeNodes:
     """Every level's run-version lives shortened by :func:`_grouped_nodes`, level by level:
-    (lives, weights, where each level's start, how many each level has)."""
-    life_n, lw_n, lev_l = _grouped_nodes(np.concatenate([lev.lives for lev in levels]),
-                                         np.concatenate([lev.weights for lev in levels]),
-                                         np.array([lev.lives.size for lev in levels]), spread)
+    (lives, weights, where each level's start, how many each level has, and each node's
+    versions' mean :func:`_smallness`, weighted as the node weighs them)."""
+    values = np.concatenate([lev.lives for lev in levels])
+    weights = np.concatenate([lev.weights for lev in levels])
+    counts = np.array([lev.lives.size for lev in levels])
+    life_n, lw_n, lev_l, small_n = _grouped_nodes(
+        values, weights, counts, spread, np.concatenate([_smallness(lev) for lev in levels]))
     order = np.argsort(lev_l, kind="stable")  # each level's lives together
     life_len = np.bincount(lev_l, minlength=len(levels))
-    return life_n[order], lw_n[order], np.cumsum(life_len) - life_len, life_len
+    return (life_n[order], lw_n[order], np.cumsum(life_len) - life_len, life_len,
+            small_n[order])
 
 
 def _with_false_positives(terms: _CacheTerms, fp: _FalsePositives, levels: Sequence[_Level],
@@ -1461,7 +1484,7 @@ def _with_false_positives(terms: _CacheTerms, fp: _FalsePositives, levels: Seque
     L = len(levels)
     rate_n, keys_n, lev_n = _grouped_nodes(fp.rate, fp.keys, np.bincount(fp.level,
                                                                           minlength=L), spread)
-    life_n, lw_n, start, length = _life_nodes(levels, spread) if lives is None else lives
+    life_n, lw_n, start, length, _ = _life_nodes(levels, spread) if lives is None else lives
     reps = length[lev_n]
     first = np.cumsum(reps) - reps
     which = start[np.repeat(lev_n, reps)] + np.arange(int(reps.sum())) - np.repeat(first, reps)
@@ -1489,11 +1512,15 @@ RateNodes = tuple[np.ndarray, np.ndarray, np.ndarray]  # rates, weights, levels
 
 
 def _rate_nodes(rates: np.ndarray, spread: float = NODE_SPREAD,
-                block_weights: np.ndarray | None = None) -> RateNodes:
+                block_weights: np.ndarray | None = None, bulk: np.ndarray | None = None
+                ) -> RateNodes:
     """:func:`_cache_terms`' block-rate nodes, each level's rates shortened by
-    :func:`_grouped_nodes` (blocks nobody reads left out)."""
+    :func:`_grouped_nodes` (blocks nobody reads left out: with S7f's ``bulk`` false positives
+    every block of a level that has them is read)."""
     M = rates.shape[1]
     read = rates > 0
+    if bulk is not None:
+        read |= np.asarray(bulk)[:, None] > 0
     if block_weights is not None:
         read &= np.asarray(block_weights) > 0  # no blocks (a live count's pmf underflows)
     shares = 1.0 / M if block_weights is None else np.asarray(block_weights, dtype=float)[read]
@@ -1502,25 +1529,31 @@ def _rate_nodes(rates: np.ndarray, spread: float = NODE_SPREAD,
 
 def _cache_terms(levels: tuple[_Level, ...], rates: np.ndarray, level_blocks: np.ndarray,
                  spread: float = NODE_SPREAD, block_weights: np.ndarray | None = None,
-                 lives: LifeNodes | None = None, nodes: RateNodes | None = None
-                 ) -> _CacheTerms:
+                 lives: LifeNodes | None = None, nodes: RateNodes | None = None,
+                 bulk: np.ndarray | None = None) -> _CacheTerms:
     """The terms of S5-S6's sums: every block-rate node of a level with every node of its run
     versions' lives (both shortened by :func:`_grouped_nodes`; ``spread`` 1: the full sums).
     ``block_weights``: each rate's share of its level's blocks (None: the rates are equally
     likely draws, S5; S5r gives each its exact share). Blocks nobody reads (rate 0) are left
     out: never cached, they serve no reads. ``lives`` and ``nodes``: the levels'
-    :func:`_life_nodes` and :func:`_rate_nodes` at ``spread``, when the caller has them."""
+    :func:`_life_nodes` and :func:`_rate_nodes` at ``spread``, when the caller has them.
+    ``bulk``: S7f's false positives a block of a run of the level's mean size reads, which a
+    run version reads over its own blocks, ``bulk`` times its :func:`_smallness` (the rates
+    without them)."""
     L = rates.shape[0]
-    lam_n, w_n, lev_n = (_rate_nodes(rates, spread, block_weights) if nodes is None
+    lam_n, w_n, lev_n = (_rate_nodes(rates, spread, block_weights, bulk) if nodes is None
                          else nodes)
-    life_n, lw_n, life_start, life_len = _life_nodes(levels, spread) if lives is None else lives
+    life_n, lw_n, life_start, life_len, small_n = (_life_nodes(levels, spread) if lives is None
+                                                   else lives)
     reps = life_len[lev_n]  # each rate node pairs with every life of its level
     first = np.cumsum(reps) - reps
     which = (life_start[np.repeat(lev_n, reps)] + np.arange(int(reps.sum()))
              - np.repeat(first, reps))
     lam, level = np.repeat(lam_n, reps), np.repeat(lev_n, reps)
     weight = np.repeat(w_n, reps) * lw_n[which]
-    reads = np.bincount(lev_n, weights=w_n * lam_n, minlength=L)
+    if bulk is not None:
+        lam += np.asarray(bulk)[level] * small_n[which]
+    reads = np.bincount(level, weights=weight * lam, minlength=L)
     life = life_n[which]
     return _CacheTerms(lam, life, level_blocks[level] * weight, weight * lam, level, reads,
                        bool(np.all(np.isfinite(life))))
@@ -2628,8 +2661,7 @@ def _solve_caches(trees: Sequence[SkewedTree], cache_blocks: float
                                  for lev in tree.levels])
         fp = _false_positive_requests(tree, level_blocks, classes=classes)
         rates.append(_block_rates(tree.levels, tree.place, tree.pop_count, tree.pop_rate,
-                                  tree.entries_per_block, tree.reads_per_write, tree.memo)
-                     + fp.bulk[:, None])
+                                  tree.entries_per_block, tree.reads_per_write, tree.memo))
         blocks.append(level_blocks)
         fps.append(fp)
     level_blocks = np.concatenate(blocks)
@@ -2640,7 +2672,7 @@ def _solve_caches(trees: Sequence[SkewedTree], cache_blocks: float
                          np.concatenate([f.level + r for f, r in zip(fps, first_row,
                                                                      strict=True)]))
     lives = _life_nodes(levels, NODE_SPREAD)
-    terms = _cache_terms(levels, np.concatenate(rates), level_blocks, lives=lives)
+    terms = _cache_terms(levels, np.concatenate(rates), level_blocks, lives=lives, bulk=fp.bulk)
     terms = _with_false_positives(terms, fp, levels, level_blocks, lives=lives)
     # Each tree's terms side by side (its levels' rows are), so that its sums are segments.
     order = np.argsort(terms.level.astype(np.uint16) if len(levels) < 1 << 16 else terms.level,
@@ -2671,7 +2703,7 @@ def _solve_caches(trees: Sequence[SkewedTree], cache_blocks: float
 
 
 UnbufferedTerms = tuple[np.ndarray, np.ndarray, np.ndarray | None, _FalsePositives, LifeNodes,
-                        RateNodes, _CacheTerms]
+                        RateNodes | None, _CacheTerms]
 
 
 def _unbuffered_terms(tree: SkewedTree) -> UnbufferedTerms:
@@ -2696,11 +2728,14 @@ def _unbuffered_terms(tree: SkewedTree) -> UnbufferedTerms:
                              tree.reads_per_write, tree.memo)
         block_weights = None
     fp = _false_positive_requests(tree, level_blocks)
-    rates = rates + fp.bulk[:, None]
     lives = _life_nodes(levels, NODE_SPREAD)  # the keys' terms' and the false positives'
-    nodes = _rate_nodes(rates, NODE_SPREAD, block_weights)  # and the buffer's (B1)
     terms = _cache_terms(levels, rates, level_blocks, block_weights=block_weights,
-                         lives=lives, nodes=nodes)
+                         lives=lives, bulk=fp.bulk)
+    # B1's own terms take the false positives at the level's mean run size (file-granular
+    # trees, whose files are alike in size).
+    rates = rates + fp.bulk[:, None]
+    nodes = (_rate_nodes(rates, NODE_SPREAD, block_weights)
+             if tree.buffer_option is not None or tree.buffered is not None else None)
     out = (level_blocks, rates, block_weights, fp, lives, nodes, terms)
     if tree.buffer_option is not None:  # the inputs kept too, so that the id stays theirs
         tree.memo[key] = (inputs, out)
