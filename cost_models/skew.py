@@ -1304,13 +1304,24 @@ class _CacheTerms:
         return (float(np.sum(self.occ * h)),
                 t * float(np.sum(self._occ_lam * late / self.life)))
 
-    def hit_rates(self, t: float) -> np.ndarray:
-        """S7: each level's request-weighted hit rate, sum lam h / sum lam."""
+    def hit_rates(self, t: float, level_blocks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """S7: each level's request-weighted hit rate, sum lam h / sum lam, and the share of
+        its ``level_blocks`` blocks cached, sum occ h / blocks (S7f: what a lookup reading a
+        block of the level at random finds, as a zero-result lookup's false positive does)."""
         hit = (self._mortal_hit(t)[0] if self.mortal and 0.0 < t < math.inf
                else _hit(self.lam, self.life, t))
-        h = np.bincount(self.level, weights=self.req * hit, minlength=self.reads.size)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(self.reads > 0, h / np.where(self.reads > 0, self.reads, 1.0), 0.0)
+        return _level_hits(self, hit, level_blocks)
+
+
+def _level_hits(terms: _CacheTerms, h: np.ndarray, level_blocks: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`_CacheTerms.hit_rates` from each term's chance ``h`` of being cached."""
+    L = terms.reads.size
+    hit = np.bincount(terms.level, weights=terms.req * h, minlength=L)
+    cached = np.bincount(terms.level, weights=terms.occ * h, minlength=L)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hit = np.where(terms.reads > 0, hit / np.where(terms.reads > 0, terms.reads, 1.0), 0.0)
+    return hit, np.clip(cached / np.maximum(level_blocks, 1e-300), 0.0, 1.0)
 
 
 @dataclass(frozen=True)
@@ -2546,10 +2557,15 @@ def skewed_costs(
                        sum_fpr=sum_fpr, workload=workload, keys=keys).costs(cache_blocks)
 
 
+# What a cache of one size gives a tree: each level's hit rate, t_C, the share of each level's
+# blocks the compaction buffer keeps (B1) and the share cached (S7f).
+CacheSolved = tuple[np.ndarray, float, np.ndarray, np.ndarray]
+
+
 def _cache_hits(tree: SkewedTree, cache_blocks: float
-                ) -> tuple[np.ndarray, float, np.ndarray]:
-    """S5-S7's cache for :meth:`SkewedTree.costs`: each level's hit rate, t_C and the share
-    of each level's blocks the compaction buffer keeps (B1), kept on the tree by cache size."""
+                ) -> CacheSolved:
+    """S5-S7's cache for :meth:`SkewedTree.costs` (:data:`CacheSolved`), kept on the tree by
+    cache size."""
     cache_blocks = max(float(cache_blocks), 0.0)
     if cache_blocks not in tree._hits:
         tree._hits[cache_blocks] = _shared_cache(tree, cache_blocks)
@@ -2572,7 +2588,7 @@ def _cache_key(tree: SkewedTree, cache_blocks: float) -> tuple:
 
 
 def _shared_cache(tree: SkewedTree, cache_blocks: float
-                  ) -> tuple[np.ndarray, float, np.ndarray]:
+                  ) -> CacheSolved:
     """:func:`_solve_cache`, kept in the search's memo (:attr:`SkewedTree.memo`): designs
     that differ in knobs alone build equal trees (at T = 2 Leveling, Tiering and Lazy
     Leveling are one design), whose cache is then solved once."""
@@ -2584,7 +2600,7 @@ def _shared_cache(tree: SkewedTree, cache_blocks: float
 
 
 def _kept_cache(tree: SkewedTree, cache_blocks: float
-                ) -> tuple[np.ndarray, float, np.ndarray] | None:
+                ) -> CacheSolved | None:
     """The cache an equal tree of the search has had solved, None if none has. Equal inputs,
     equal results: the long arrays are compared whole, so nothing is taken for equal that is
     not."""
@@ -2596,7 +2612,7 @@ def _kept_cache(tree: SkewedTree, cache_blocks: float
 
 
 def _keep_cache(tree: SkewedTree, cache_blocks: float,
-                solved: tuple[np.ndarray, float, np.ndarray]) -> None:
+                solved: CacheSolved) -> None:
     """:func:`_kept_cache`'s memo, which holds at most CACHES_KEPT kinds of tree."""
     kept = tree.memo.setdefault("caches", {})
     if len(kept) < CACHES_KEPT:
@@ -2649,7 +2665,7 @@ def solve_caches(trees: Sequence[SkewedTree], cache_blocks: float) -> None:
 
 
 def _solve_caches(trees: Sequence[SkewedTree], cache_blocks: float
-                  ) -> list[tuple[np.ndarray, float, np.ndarray]]:
+                  ) -> list[CacheSolved]:
     """:func:`_solve_cache` of many trees (none buffered, none with clustered reads) at a
     cache of ``cache_blocks`` > 0 blocks, the levels of all of them rows of one set of
     terms."""
@@ -2690,15 +2706,15 @@ def _solve_caches(trees: Sequence[SkewedTree], cache_blocks: float
     else:
         h = h_inf.copy()
         h[finite] = _hit_within(terms.lam[finite], terms.life[finite], t_term[finite])
-    hit = np.bincount(terms.level, weights=terms.req * h, minlength=len(levels))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        hit = np.where(terms.reads > 0, hit / np.where(terms.reads > 0, terms.reads, 1.0), 0.0)
+    hit, cached = _level_hits(terms, h, level_blocks)
     out = []
-    for j, rows in enumerate(np.split(hit, np.cumsum(sizes)[:-1])):
+    cut = np.cumsum(sizes)[:-1]
+    for j, (rows, share) in enumerate(zip(np.split(hit, cut), np.split(cached, cut),
+                                          strict=True)):
         kept = np.zeros(sizes[j])
-        for x in (rows, kept):
+        for x in (rows, kept, share):
             x.setflags(write=False)
-        out.append((rows, float(t_c[j]), kept))
+        out.append((rows, float(t_c[j]), kept, share))
     return out
 
 
@@ -2743,7 +2759,7 @@ def _unbuffered_terms(tree: SkewedTree) -> UnbufferedTerms:
 
 
 def _solve_cache(tree: SkewedTree, cache_blocks: float
-                 ) -> tuple[np.ndarray, float, np.ndarray]:
+                 ) -> CacheSolved:
     """:func:`_cache_hits` worked out. A level's hit rate is over every block its reads need,
     its keys' and the false positives' (S7f)."""
     levels, L = tree.levels, len(tree.levels)
@@ -2752,6 +2768,7 @@ def _solve_cache(tree: SkewedTree, cache_blocks: float
     hit_level = np.zeros(L)
     t_c = 0.0
     kept = np.zeros(L)
+    cached = np.zeros(L)
     if cache_blocks > 0:
         level_blocks, rates, block_weights, fp, lives, nodes, terms = _unbuffered_terms(tree)
         if tree.buffered is not None:
@@ -2759,10 +2776,10 @@ def _solve_cache(tree: SkewedTree, cache_blocks: float
                                           cache_blocks, nodes)
         terms = _with_false_positives(terms, fp, levels, level_blocks, lives=lives)
         t_c = _characteristic_time(terms, cache_blocks)
-        hit_level = terms.hit_rates(t_c)
-    for x in (hit_level, kept):
+        hit_level, cached = terms.hit_rates(t_c, level_blocks)
+    for x in (hit_level, kept, cached):
         x.setflags(write=False)
-    return hit_level, t_c, kept
+    return hit_level, t_c, kept, cached
 
 
 def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
@@ -2771,7 +2788,7 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
     target = tree.share[1:]
     fp_i, runs = tree.false_positives, tree.runs
     false_pos = float(fp_i.sum())
-    hit_level, t_c, kept = _cache_hits(tree, cache_blocks)
+    hit_level, t_c, kept, cached = _cache_hits(tree, cache_blocks)
     accesses = target + fp_i
     hits = accesses * hit_level
     misses = float(np.sum(accesses - hits))
@@ -2792,12 +2809,13 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
         level_runs=tuple(float(x) for x in runs),
         run_lifetime_writes=lives,
         characteristic_time_writes=t_c,
-        zero_result_read=float(np.sum(runs * tree.fpr)),
+        # S7f: a zero-result lookup's false positive reads a block of the level at random.
+        zero_result_read=float(np.sum(runs * tree.fpr * (1.0 - cached))),
         probe_weights=tuple(float(x) for x in tree.probe_weights),
         # S8's what-if prices its own false positives as misses: it is not a cache's what-if.
         weighted_point_read=(float(np.sum(target * (1.0 - hit_level)))
                              + float(tree.weighted_false_positives.sum())),
-        weighted_zero_result_read=float(np.sum(runs * tree.weighted_fpr)),
+        weighted_zero_result_read=float(np.sum(runs * tree.weighted_fpr * (1.0 - cached))),
         buffer_space=float(np.sum(kept * [lev.entries for lev in levels])
                            / max(sum(lev.entries for lev in levels), 1.0)),
         buffer_kept=tuple(float(x) for x in kept) if tree.buffered is not None else (),

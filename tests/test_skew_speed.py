@@ -309,14 +309,14 @@ def test_cache_sums_on_nodes_match_the_sums_over_every_block(design, workload, s
     full = _cache_terms(tree.levels, rates, blocks, spread=1.0)
     t_full = _characteristic_time(full, cache)
     assert t_full == pytest.approx(want_t, rel=1e-8)
-    np.testing.assert_allclose(full.hit_rates(t_full), want_hits, rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(full.hit_rates(t_full, blocks)[0], want_hits, rtol=1e-7, atol=1e-12)
     # The nodes the model uses: S5 is a Monte Carlo estimate good to ~1%; the nodes stay
     # within 1e-4 of the sums over the same sample.
     terms = _cache_terms(tree.levels, rates, blocks)
     assert terms.lam.size < full.lam.size
     t_c = _characteristic_time(terms, cache)
     assert t_c == pytest.approx(want_t, rel=1e-4)
-    np.testing.assert_allclose(terms.hit_rates(t_c), want_hits, rtol=1e-4, atol=1e-9)
+    np.testing.assert_allclose(terms.hit_rates(t_c, blocks)[0], want_hits, rtol=1e-4, atol=1e-9)
 
 
 # --- end to end -----------------------------------------------------------------------------
