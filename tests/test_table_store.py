@@ -56,7 +56,7 @@ def test_a_directory_that_cannot_be_written_only_costs_time(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("model", ["nope"])
-def test_a_bad_model_is_refused_before_a_file_is_named(tmp_path, model) -> None:
+def test_a_bad_model_is_refused_and_nothing_is_kept(tmp_path, model) -> None:
     with pytest.raises(ValueError, match="model must be one of"):
         space_for(SYSTEM, model, None, tmp_path)
     assert not list(tmp_path.iterdir())

@@ -1,7 +1,7 @@
 """The case sets of the side runs of a level (issue 32): each mechanism on the native engine
 against the same engine without it, same workload and seed. **lsbm**: LSbM's compaction buffer
 (B1 in docs/MODEL.md) under reads of a hot key range. **l2sm**: L2SM's per-level log under skewed
-writes; no model prices the log (wacky_model.pricing.L2SM_UNPRICED), so the "model" column is
+writes; no model prices the log (wacky_model.compat.UNPRICED), so the "model" column is
 the tree without it, what a search that cannot see the log would expect.
 """
 

@@ -104,9 +104,9 @@ def analyze_files(design: Design, system: System, compaction: Compaction,
     if compaction.granularity != "file":
         raise ValueError("analyze_files prices granularity='file'; analyze prices whole levels")
     if compaction.log is not None:
-        from wacky_model.pricing import L2SM_UNPRICED
+        from wacky_model.compat import check_priced
 
-        raise ValueError(L2SM_UNPRICED)
+        check_priced({"l2sm_log"})
     if system.memory_split:
         system = system.with_buffer(system.buffer_bytes)
     c = native_file_costs(design, system, compaction, system.entries,

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from cost_models.objective import COST_ROW, cost_row, theta_shared
-from wacky_model.compat import FEATURES, UNPRICED
 from wacky_model.config import Configuration, Memory, features_of, keys_of, weights_of
 from wacky_model.types import Compaction, Design, System, Workload, check_types
 
@@ -33,10 +32,6 @@ MODELS = ("finite", "paper", "skew", "files", "rocksdb", "universal")
 # A file-granular configuration is priced over a window of this many flushes from the settled
 # tree (P5), as the search's file side and the RocksDB target price it.
 WINDOW_FLUSHES = 256
-
-
-# Kept under this name for callers; the text lives in the one table (wacky_model.compat).
-L2SM_UNPRICED = f"{FEATURES['l2sm_log']} is not priced: {UNPRICED['l2sm_log']}"
 
 
 @dataclass(frozen=True)

@@ -959,8 +959,6 @@ def space_for(system: System, model: str = "finite",
     inputs, so keeping it changes no answer. ``tables``: a directory where tables are also
     kept between processes (:mod:`wacky_model.table_store`)."""
     constraints = _active(constraints)
-    if model not in MODELS:  # before a file is named after it
-        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
     if tables is None:
         return DesignSpace.build(system, model, constraints)
     from wacky_model.table_store import kept
