@@ -69,3 +69,19 @@ def test_the_search_bound_never_exceeds_the_price_with_a_cache() -> None:
         tree = skew_tree(Design(T, T - 1, 1, K, Z), SYSTEM, ZIPF, keys=keys)
         assert tree.point_read_bound(share) <= tree.costs(blocks).point_read
         assert tree.point_read_bound(0.0) == pytest.approx(tree.costs(0).point_read)
+
+
+def test_a_zero_result_lookup_reads_through_the_cache_no_better_than_it_can() -> None:
+    """S7f: a zero-result lookup's false positives find their blocks cached with each level's
+    cached share, so a cache lowers its I/O, but never below the blocks a cache of C blocks
+    cannot hold, sum a_i p_i max(0, 1 - C / blocks_i); without a cache it is sum a_i p_i."""
+    blocks = cache_blocks(SYSTEM)
+    for T, K, Z in ((10, 0, 0), (4, 1, 1)):
+        tree = skew_tree(Design(T, T - 1, 1, K, Z), SYSTEM, ZIPF)
+        per_level = tree.runs * tree.fpr
+        assert tree.costs(0).zero_result_read == pytest.approx(float(per_level.sum()))
+        cached = tree.costs(blocks).zero_result_read
+        level_blocks = np.array([max(lev.entries / tree.entries_per_block, 1.0)
+                                 for lev in tree.levels])
+        floor = float(np.sum(per_level * np.maximum(0.0, 1.0 - blocks / level_blocks)))
+        assert floor - 1e-12 <= cached < float(per_level.sum())
