@@ -157,9 +157,35 @@ def composition() -> None:
         print(f"    under Zipf 0.9 with the cache ({rocks_skewed.model} model, "
               f"{rocks_skewed.to_dict()['keys']}): {ms:,.0f} ms = {ms / base_ms:.1f}x the floor;"
               f" {verdict(ms / base_ms, TARGET_ROCKSDB)}")
+        bench_universal_skew(skewed, cached, base_ms)
 
     bench_many(plain, system, skewed, cached)
     bench_cli()
+
+
+def bench_universal_skew(skewed: Workload, cached: System, base_ms: float) -> None:
+    """Universal compaction under skew: the target's call with no U5 tree kept (the search
+    walks the cycle of each universal candidate it reaches), and one such walk alone."""
+    from cost_models.universal import UniversalOptions
+    from wacky_model.config import Configuration
+    from wacky_model.pricing import file_skew_trees
+    from wacky_model.skew import universal_cycle_tree
+    from wacky_model.types import Compaction, Design
+
+    def cold(fn: Callable[[], object]) -> float:
+        universal_cycle_tree.cache_clear()
+        return median_ms(fn, 1)
+
+    ms = statistics.median(cold(lambda: recommend(skewed, cached, target="rocksdb"))
+                           for _ in range(SLOW_REPEATS))
+    print(f"    the same with no U5 tree kept (the universal candidates' cycles walked): "
+          f"{ms:,.0f} ms = {ms / base_ms:.1f}x the floor")
+    config = Configuration(Design(4.0, 3.0, 1.0, 1.0, 1.0, "uniform"), Compaction(
+        style="universal", universal=UniversalOptions(16, max_size_amplification_percent=200.0)))
+    ms = statistics.median(cold(lambda: file_skew_trees([config], cached, skewed))
+                           for _ in range(SLOW_REPEATS))
+    print(f"    one U5 walk, universal trigger 16 at 200% on System() with the cache: "
+          f"{ms:,.0f} ms = {ms / base_ms:.1f}x the floor")
 
 
 def bench_many(plain: Workload, system: System, skewed: Workload, cached: System) -> None:

@@ -3,8 +3,9 @@
 Whole levels: runs recommend on random skewed workloads and systems with the seed grid of
 wacky_model.skew_search.GRID_T and with the seven ratios it had before (2, 3, 4, 6, 8, 10, 16),
 and prints the designs each priced and the worst and mean Θ difference. ``--files``: the file
-side (native and stock RocksDB) re-pricing the best FILE_REPRICE designs by the uniform Θ
-against re-pricing every design of the grid. Usage:
+side (native and stock RocksDB, universal compaction included) re-pricing the best
+FILE_REPRICE designs and UNIVERSAL_REPRICE universal configurations by the uniform Θ against
+re-pricing every design of the grid. Usage:
 ``.venv/bin/python benchmarks/check_skew_grid.py [--files] [SEED ...]``.
 """
 
@@ -63,20 +64,22 @@ def files(seeds: list[int]) -> None:
     import wacky_model.granularity as granularity
     from wacky_model.search import _file_grids
 
-    now = granularity.FILE_REPRICE
+    now = granularity.FILE_REPRICE, granularity.UNIVERSAL_REPRICE
     for seed in seeds:
         for target in ("native", "rocksdb"):
-            gaps = []
+            gaps, styles = [], []
             for w, s in cases(seed, 12):
-                grids = _file_grids(s, None, target)
-                granularity.FILE_REPRICE = now
-                few = granularity.file_pick(grids, w, None).theta
-                granularity.FILE_REPRICE = 10**6
-                every = granularity.file_pick(grids, w, None).theta
-                gaps.append(few / every - 1)
-            granularity.FILE_REPRICE = now
-            print(f"seed {seed}, {target}: the best {now} re-priced against every design of the "
-                  f"grid, 12 cases: worst {max(gaps):+.3%}, mean {np.mean(gaps):+.4%}")
+                grids = _file_grids(s, None, target, universal=target == "rocksdb")
+                granularity.FILE_REPRICE, granularity.UNIVERSAL_REPRICE = now
+                few = granularity.file_pick(grids, w, None)
+                granularity.FILE_REPRICE = granularity.UNIVERSAL_REPRICE = 10**6
+                every = granularity.file_pick(grids, w, None)
+                gaps.append(few.theta / every.theta - 1)
+                styles.append(every.compaction.style == "universal")
+            granularity.FILE_REPRICE, granularity.UNIVERSAL_REPRICE = now
+            print(f"seed {seed}, {target}: the best {now[0]} (universal {now[1]}) re-priced "
+                  f"against every design of the grid, 12 cases ({sum(styles)} picked universal "
+                  f"compaction): worst {max(gaps):+.3%}, mean {np.mean(gaps):+.4%}")
 
 
 if __name__ == "__main__":

@@ -2388,16 +2388,19 @@ def file_tree(policy: LeveledFiles, filter_rates: FilterRates, *, entries: float
 # ---- Universal compaction under skew (docs/MODEL.md, "U5: skew") ---------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _UniRun:
-    """One sorted run of a universal walk: the load's writes and the later writes it holds (a
-    contiguous span of write times), its entries and when it was written."""
+    """One sorted run of a universal walk: the flushes of the load and the later flushes it
+    holds (a contiguous span of write times), its entries and when it was written; ``rank``:
+    the runs older than it, and ``since``: the counted flush from which it has had that rank."""
 
-    loaded: float
-    later: float
+    loaded: int
+    later: int
     entries: float
     born: int
     ident: int
+    rank: int = 0
+    since: int = 0
 
 
 def _run_entries(loaded: float, later: float, n: float, keys: KeyMap) -> float:
@@ -2444,70 +2447,100 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
     steps = max(1, int(round(window / s1)))
     win = StepWindow.cycle(before, steps) if cycle else StepWindow(before, before + steps)
     runs: list[_UniRun] = []
+    sizes: list[float] = []  # the runs' entries, for U1-U4's pick
+    least = max(rules.trigger, 2)  # U1-U4 merge nothing below this many runs
+    entries_of: dict[tuple[int, int], float] = {}  # a run's entries by its flushes (S1 once)
     written = 0.0
     full = 0
-    ident = 0
-    # (flush, position, run id, entries) while counting; lives by id once known.
-    seen: list[tuple[int, int, float]] = []
-    born: dict[int, int] = {}
-    died: dict[int, int] = {}
-    runs_sum = 0.0
-    step = 0
+    # A run's position (newest first) moves at nearly every flush, but its rank (the runs
+    # older than it) only when runs older than it merge, and only for the runs newer than the
+    # merge: the walk keeps each run's stays at one rank (run, rank, from, to, in counted
+    # flushes) and the run count of every counted flush, from which the positions follow.
+    stays: list[tuple[_UniRun, int, int, int]] = []
+    counts: list[int] = []
+    lives: dict[int, int] = {}  # flushes from birth to the merge that took the run
+    ident = step = 0
     for step in range(win.total):
         counting = win.counting(step)
-        if step < before:
-            run = _UniRun(F, 0.0, F, step, ident)
-        else:
-            run = _UniRun(0.0, s1, F, step, ident)
-        born[ident] = step
+        k = len(counts)
+        loading = step < before
+        runs.insert(0, _UniRun(int(loading), int(not loading), F, step, ident, len(runs), k))
         ident += 1
-        runs.insert(0, run)
+        sizes.insert(0, F)
         if counting:
             written += F
         full_now = False
-        while (stretch := _pick([r.entries for r in runs], rules)) is not None:
+        while len(sizes) >= least and (stretch := _pick(sizes, rules)) is not None:
             start, end = stretch
             parts = runs[start:end]
             loaded = sum(r.loaded for r in parts)
             later = sum(r.later for r in parts)
-            merged = _UniRun(loaded, later, _run_entries(loaded, later, n, keys), step, ident)
-            born[ident] = step
+            if (loaded, later) not in entries_of:
+                entries_of[loaded, later] = _run_entries(loaded * F, later * s1, n, keys)
+            merged = _UniRun(loaded, later, entries_of[loaded, later], step, ident,
+                             parts[-1].rank, k)
             ident += 1
             for r in parts:
-                died[r.ident] = step
+                lives[r.ident] = step - r.born
+                if r.since < k:
+                    stays.append((r, r.rank, r.since, k))
+            for r in runs[:start]:  # newer than the merge: end - start - 1 fewer runs older
+                if r.since < k:
+                    stays.append((r, r.rank, r.since, k))
+                r.rank -= end - start - 1
+                r.since = k
             full_now |= end - start == len(runs)
             if counting:
                 written += merged.entries
                 full += end - start == len(runs)
             runs[start:end] = [merged]
+            sizes[start:end] = [merged.entries]
         if counting:
-            runs_sum += len(runs)
-            seen.extend((pos, r.ident, r.entries) for pos, r in enumerate(runs))
+            counts.append(len(runs))
         if win.stop_after(step, full_now):
             break
+    k = len(counts)
+    stays.extend((r, r.rank, r.since, k) for r in runs if r.since < k)
     counted = win.counted(step)
     end_step = step + 1
-    by_position: dict[int, list[tuple[int, float]]] = {}
-    for pos, i, e in seen:
-        by_position.setdefault(pos, []).append((i, e))
-    levels = []
-    for pos in range(len(by_position)):
-        rows = by_position[pos]
-        entries = sum(e for _, e in rows) / counted
-        lives, weights = [], []
-        for i, e in rows:
-            # A run still alive at the end is taken to be halfway through its life.
-            life = died.get(i, end_step + (end_step - born[i])) - born[i]
-            lives.append(max(life, 1) * s1)
-            weights.append(e * max(life, 1))
-        w = np.array(weights)
-        levels.append(_Level(entries, len(rows) / counted, s1, np.array(lives),
-                             w / max(w.sum(), 1e-300)))
+    levels = _position_levels(stays, np.array(counts), lives, end_step, s1, counted)
     first = end_step - counted  # the first counted flush
-    return UniversalLedger(tuple(levels), written / (counted * s1), full, runs_sum / counted,
+    return UniversalLedger(tuple(levels), written / (counted * s1), full, sum(counts) / counted,
                            window_writes=counted * s1,
                            writes_before=max(0, first - before) * s1, complete=win.complete,
                            merges_before=win.merges_before)
+
+
+def _position_levels(stays: list[tuple[_UniRun, int, int, int]], counts: np.ndarray,
+                     lives: dict[int, int], end_step: int, s1: float, counted: int
+                     ) -> list[_Level]:
+    """U5's ledger levels from the walk's stays: at counted flush t a run of rank r sits at
+    position counts[t] - 1 - r. Each position's mean entries and presence over the counted
+    flushes, and the lives of the runs that sat there, weighed by entries x life x flushes
+    there. A run still alive at the end is taken to be halfway through its life."""
+    if not stays:
+        return []
+    length = np.array([b - a for _, _, a, b in stays])
+    row = np.repeat(np.arange(length.size), length)
+    flush = np.arange(row.size) - np.repeat(np.cumsum(length) - length - np.array(
+        [a for _, _, a, _ in stays]), length)
+    pos = counts[flush] - 1 - np.array([r for _, r, _, _ in stays])[row]
+    entries = np.array([r.entries for r, _, _, _ in stays])
+    # Few lives recur (flush counts): each stay's life as an index into the distinct ones.
+    life, which = np.unique(np.maximum([lives.get(r.ident, 2 * (end_step - r.born))
+                                        for r, _, _, _ in stays], 1), return_inverse=True)
+    per_pos = np.bincount(pos, weights=entries[row]) / counted
+    presence = np.bincount(pos) / counted
+    block_time = np.bincount(pos * life.size + which.ravel()[row],
+                             weights=(entries * life[which.ravel()])[row],
+                             minlength=per_pos.size * life.size).reshape(per_pos.size, -1)
+    levels = []
+    for p in range(per_pos.size):
+        mine = block_time[p] > 0
+        w = block_time[p][mine]
+        levels.append(_Level(float(per_pos[p]), float(presence[p]), s1,
+                             life[mine].astype(float) * s1, w / max(w.sum(), 1e-300)))
+    return levels
 
 
 def universal_tree(rules: UniversalRules, bits_per_key: float, *, entries: float,

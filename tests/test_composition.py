@@ -75,8 +75,9 @@ def test_every_pair_composes_or_is_refused_by_the_table(pair):
     if "rocksdb" in names:
         assert rec.model in ("rocksdb", "universal") and rec.configuration.target == "rocksdb"
         assert stock_config(rec.configuration).export(rec.system).options_file()
-        # Universal compaction merges whole runs: files asked, or skew, leave it out.
-        if names & {"files", "skew", "cache", "level0_trigger"}:
+        # Universal compaction merges whole runs: files asked, or a level-0 trigger, leave it
+        # out. Under skew or a cache it is searched (U5) and may be the pick.
+        if names & {"files", "level0_trigger"}:
             assert rec.model == "rocksdb"
     if "level0_trigger" in names:
         assert rec.compaction.level1_runs == 4
@@ -180,8 +181,9 @@ def test_recommend_many_takes_the_targets_and_pins_of_recommend(pins):
 @pytest.mark.parametrize("feature", ["skew", "cache", "memory_split", "robust", "probe_cost",
                                      "level0_trigger", "files"])
 def test_universal_compaction_is_priced_with_each_feature_or_refused_by_the_table(feature):
-    """Universal compaction is a configuration the pricing function prices (U1-U4); it is not
-    searched yet. With each other feature it is priced, or refused by the one table."""
+    """Universal compaction is a configuration the pricing function prices (U1-U4, and U5
+    under skew or a cache). With each other feature it is priced, or refused by the one
+    table."""
     from wacky_model.config import Configuration
     from wacky_model.types import Compaction, Design
 
@@ -202,3 +204,6 @@ def test_universal_compaction_is_priced_with_each_feature_or_refused_by_the_tabl
     priced = price(config, args["workload"], args["system"], rho=rho)
     assert priced.model == "universal" and priced.configuration.target == "rocksdb"
     assert priced.theta > 0 and math.isfinite(priced.write_amp)
+    # Under skew or a cache the skew stage (U5) priced it: a hit rate, and its own write
+    # amplification.
+    assert (priced.cache_hit_rate is not None) == (feature in ("skew", "cache"))

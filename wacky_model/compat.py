@@ -51,12 +51,6 @@ def _row(a: str, b: str, reason: str, physical: bool = False) -> Refusal:
     return Refusal((a, b), physical, reason)
 
 
-_UNIVERSAL_SKEW = ("universal compaction's skew and cache stage (U5) predicts RocksDB over a "
-                   "cycle of full merges (write amplification within 11%, read I/O within "
-                   "15%), but it simulates that cycle flush by flush, minutes at 2^31 "
-                   "entries, so a search cannot price its candidates with it (docs/MODEL.md "
-                   "U5; docs/VALIDATION.md rocksdb-skew section)")
-
 REFUSALS: tuple[Refusal, ...] = (
     _row("paper", "files", "the paper's Eq 8-16 price whole levels only; file-granular merges "
                            "are priced by the finite partial-merge model, and nothing is "
@@ -73,8 +67,6 @@ REFUSALS: tuple[Refusal, ...] = (
                                         "which the design's runs set (a_1 + 1)", physical=True),
     _row("universal", "paper", "the paper's Eq 8-16 price the Wacky policy, not universal "
                                "compaction's size rules (U1-U4)", physical=True),
-    _row("universal", "skew", _UNIVERSAL_SKEW),
-    _row("universal", "cache", _UNIVERSAL_SKEW),
     # The native engine refuses the same pair (native_engine/src/options.cc).
     _row("l2sm_log", "lsbm_buffer", "they cannot be combined: the log merges batches of "
                                     "overlapping files, and the buffer keeps the one file each "

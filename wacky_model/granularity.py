@@ -157,6 +157,11 @@ def file_best(grids: list[tuple[System, Any]], workloads: list[Workload], rho: f
 # workloads and systems the pick is the whole grid's re-priced best within 0.72% (worst; native
 # and stock RocksDB grids; benchmarks/check_skew_grid.py --files).
 FILE_REPRICE = 12
+# Stock RocksDB's universal configurations re-priced as well, the best this many by the uniform
+# Θ: skewed keys and updates shrink the whole-run merges that universal compaction does, which
+# the uniform Θ does not see, but U5 walks a cycle flush by flush (about 2 s each at the
+# default System's 2^31 entries).
+UNIVERSAL_REPRICE = 2
 
 
 @dataclass(frozen=True)
@@ -205,39 +210,60 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     from wacky_model.skew_search import SkewChoice
 
     weights = file_weights([workload], grids[0][0], rho)
-    ranked = sorted((float(t), g, j) for g, (_, grid) in enumerate(grids)
-                    for j, t in enumerate(theta_shared(grid.rows, weights)[0]))[:FILE_REPRICE]
+    order = sorted((float(t), g, j) for g, (_, grid) in enumerate(grids)
+                   for j, t in enumerate(theta_shared(grid.rows, weights)[0]))
+    universal = [grids[g][1].compactions[j].style == "universal" for _, g, j in order]
+    ranked = ([r for r, u in zip(order, universal, strict=True) if not u][:FILE_REPRICE]
+              + [r for r, u in zip(order, universal, strict=True) if u][:UNIVERSAL_REPRICE])
     if keys is None:
         keys = skew_key_map(grids[0][0], workload)  # the splits differ in memory only
     hit_share = keys.hottest_read_share(cache_blocks(grids[0][0])  # the most a cache can serve
                                         * grids[0][0].entries_per_block)
-    staged = []  # (floor Θ, grid, index, tree)
-    for g in sorted({g for _, g, _ in ranked}):
-        split, grid = grids[g]
-        index = [j for _, gg, j in ranked if gg == g]
-        configs = [Configuration(grid.designs[j], grid.compactions[j], Memory.of(split))
-                   for j in index]
-        for j, tree in zip(index, file_skew_trees(configs, split, workload, keys), strict=True):
-            floor = skewed(grid.costs[j], tree.point_read_bound(hit_share),
-                           sum(tree.level_write_amp))
-            staged.append((float(theta_shared(floor.row(split.entries_per_block), weights)[0]),
-                           g, j, tree))
+    staged = []  # (floor Θ, grid, index, tree; None: built when priced)
 
-    def priced(g: int, j: int, tree: Any) -> tuple[float, LeveledCosts, Any]:
+    def floor_of(g: int, j: int, point_read: float, write_amp: float) -> float:
         split, grid = grids[g]
+        floor = skewed(grid.costs[j], point_read, write_amp)
+        return float(theta_shared(floor.row(split.entries_per_block), weights)[0])
+
+    def config(g: int, j: int) -> Configuration:
+        split, grid = grids[g]
+        return Configuration(grid.designs[j], grid.compactions[j], Memory.of(split))
+
+    for g in sorted({g for _, g, _ in ranked}):
+        index = [j for _, gg, j in ranked if gg == g]
+        walked = [j for j in index if grids[g][1].compactions[j].style != "universal"]
+        trees = file_skew_trees([config(g, j) for j in walked], grids[g][0], workload, keys)
+        for j, tree in zip(walked, trees, strict=True):
+            staged.append((floor_of(g, j, tree.point_read_bound(hit_share),
+                                    sum(tree.level_write_amp)), g, j, tree))
+        # U5 walks a cycle flush by flush, so a universal tree is built only when its floor
+        # is reached: every insert flushed once, and an existing-key read free only when its
+        # key is among the hottest that the buffer and the cache can hold.
+        free = keys.hottest_read_share(cache_blocks(grids[g][0]) * grids[g][0].entries_per_block
+                                       + grids[g][0].buffer_entries)
+        staged += [(floor_of(g, j, max(0.0, 1.0 - free), 1.0 - workload.update_fraction), g, j,
+                    None) for j in index if j not in walked]
+
+    def priced(g: int, j: int, tree: Any) -> tuple[float, LeveledCosts, Any, Any]:
+        split, grid = grids[g]
+        if tree is None:
+            tree = file_skew_trees([config(g, j)], split, workload, keys)[0]
         k = tree.costs(cache_blocks(split))
         costs = skewed(grid.costs[j], k.point_read, k.write_amp)
-        return float(theta_shared(costs.row(split.entries_per_block), weights)[0]), costs, k
+        return (float(theta_shared(costs.row(split.entries_per_block), weights)[0]), costs, k,
+                tree)
 
     u_split, u_grid, u_index = uniform
     first = next(s for s in staged if grids[s[1]][1] is u_grid and s[2] == u_index)
-    best = (*priced(*first[1:]), *first[1:])
+    t, costs, k, tree = priced(*first[1:])
+    best = (t, costs, k, *first[1:3], tree)
     uniform_theta, skipped = best[0], float("inf")
     for floor, g, j, tree in sorted(staged, key=lambda s: s[0]):
         if floor > min(best[0], bound) * (1.0 + 1e-9):
             skipped = floor if floor <= best[0] * (1.0 + 1e-9) else float("inf")
             break
-        t, costs, k = priced(g, j, tree)
+        t, costs, k, tree = priced(g, j, tree)
         if t < best[0]:
             best = (t, costs, k, g, j, tree)
     theta, costs, k, g, j, tree = best

@@ -7,7 +7,8 @@ the workload and the system put in play, and returns one cost type (:class:`Pric
 * whole levels, uniform keys and no cache: the finite model (M1-M7), or the paper's Eq 8-16;
 * whole levels under skewed keys, updates or a cache: the skew model (S1-S8);
 * files: the partial-merge model (P1-P6) with the engine's sizing, or stock RocksDB's;
-* universal: U1-U4.
+* universal: U1-U4, and under skewed keys, updates or a cache U5 over a cycle of the largest
+  run.
 
 Θ is Eq 16 applied once (:mod:`cost_models.objective`) to the cost row, with the workload's
 weights, or with ``rho`` the robust objective's worst case. The search prices its tables with
@@ -187,10 +188,11 @@ def file_skew_trees(configs: list[Configuration], system: System, workload: Work
     """S2f and S3-S4 of file-granular configurations sharing ``system``'s memory, before the
     cache (``.costs(cache_blocks)`` adds S5-S7): the native engine's
     (``wacky_model.skew.file_skew_trees``) or stock RocksDB's leveled compaction
-    (``leveled_skew_trees``). Universal compaction's skew stage (U5) is not searched or priced
-    here until it is checked against RocksDB (wacky_model.compat)."""
+    (``leveled_skew_trees``), or its universal compaction over a cycle of the largest run
+    (U5, ``universal_cycle_tree``)."""
     from wacky_model import skew
-    from wacky_model.rocksdb_model import leveled_policy
+    from wacky_model.rocksdb_model import leveled_policy, universal_rules
+    from wacky_model.rocksdb_options import rocksdb_export
 
     keys = skew.skew_key_map(system, workload) if keys is None else keys
     out: list[Any] = [None] * len(configs)
@@ -210,6 +212,11 @@ def file_skew_trees(configs: list[Configuration], system: System, workload: Work
             system, workload, keys=keys)
         for i, t in zip(stock, trees, strict=True):
             out[i] = t
+    for i, c in enumerate(configs):
+        if c.compaction.style == "universal":
+            export = rocksdb_export(c.design, system, universal=c.compaction.universal)
+            out[i] = skew.universal_cycle_tree(universal_rules(export), export.bits_per_key,
+                                               system, workload)
     return out
 
 

@@ -8,8 +8,9 @@ trigger, first-level size (``max_bytes_for_level_base``) and target file size, w
 the same once the levels have settled), the buffer and one bits per key (the memory split, when
 the system gives a total memory budget), and universal compaction with its own options (the
 trigger and the size-amplification limit, :data:`UNIVERSAL_TRIGGERS` and :data:`UNIVERSAL_AMPS`;
-U1-U4 in docs/MODEL.md). Under skewed keys, updates or a cache universal compaction is left out:
-its skew stage (U5) simulates the cycle flush by flush, too slow for a search (wacky_model.compat).
+U1-U4 in docs/MODEL.md). Under skewed keys, updates or a cache, its best two by the uniform Θ are
+priced again by its skew stage (U5, over a cycle of the largest run), beside leveled compaction's
+best by S2f (``wacky_model.granularity.file_pick``).
 
 The costs are those of a window of inserts into a store of N entries that has settled (P2 in
 docs/MODEL.md), ``WINDOW_FLUSHES`` flushes long. The answer carries the same costs for RocksDB's
@@ -355,7 +356,7 @@ def recommend_rocksdb(workload: Workload, system: System,
     multiplier alone priced beside it, and a line per knob against its runner-up."""
     active = constraints if constraints is not None and constraints.active else None
     pick = stock_pick(workload, system, active, rho, level0_trigger)
-    grids = stock_grid(system, active, level0_trigger, with_universal(workload, system))
+    grids = stock_grid(system, active, level0_trigger)
     weights = weights_of(workload, system, rho)
     priced = []
     for at, g in grids:
@@ -405,7 +406,7 @@ def _under_skew(items: list[StockPriced], workload: Workload, system: System,
 
 def stock_pick(workload: Workload, system: System, constraints: Constraints | None = None,
                rho: float | None = None, level0_trigger: int | None = None,
-               universal: bool | None = None) -> FilePick:
+               universal: bool = True) -> FilePick:
     """The one search restricted to stock RocksDB (``recommend(target="rocksdb")``): the
     cheapest configuration of :func:`stock_grid`, scored as the native search scores its file
     side (under skew or a cache, re-priced by the skew stage, S2f)."""
@@ -413,18 +414,8 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
 
     check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
           | ({"level0_trigger"} if (level0_trigger or 1) > 1 else set()))
-    if universal is None or universal:  # universal=False leaves it out (files asked)
-        universal = with_universal(workload, system)
     return file_pick(list(stock_grid(system, constraints, level0_trigger, universal)),
                      workload, rho)
-
-
-def with_universal(workload: Workload, system: System) -> bool:
-    """Whether the target searches universal compaction: not under skewed keys, updates or a
-    cache, where its skew stage (U5) is too slow to price a search (wacky_model.compat)."""
-    from wacky_model.skew import needs_skew_model
-
-    return not needs_skew_model(workload, system)
 
 
 def _priced(pair: tuple[RocksDBConfig, LeveledCosts], workload: Workload, system: System,

@@ -1100,7 +1100,7 @@ def _recommend_stock(workload: Workload, system: System, constraints: Constraint
     from wacky_model.rocksdb_tuning import stock_pick
 
     pick = stock_pick(workload, system, _active(constraints), rho, level0_trigger,
-                      universal=None if granularity != "file" else False)
+                      universal=granularity != "file")
     style = "universal" if pick.compaction.style == "universal" else "leveled"
     return _file_recommendation(workload, pick, "universal" if style == "universal" else
                                 "rocksdb", rho, f"stock RocksDB's {style} compaction (target "
@@ -1443,19 +1443,10 @@ def _many_files(workloads: list[Workload], system: System, constraints: Constrai
                 start: float, granularity: str = "any") -> RecommendationBatch:
     """:func:`recommend_many` on the file side alone (files asked, a trigger pinned, or the
     stock RocksDB target): one scoring of the grids for the whole batch."""
-    from wacky_model.rocksdb_tuning import with_universal
-
-    # Stock RocksDB's universal compaction is searched for the uniform workloads (its skew stage
-    # is too slow to price a search) unless files are asked.
-    universal = [target == "rocksdb" and granularity != "file" and with_universal(w, system)
-                 for w in workloads]
-    picks: list[Any] = [None] * len(workloads)
-    for flag in set(universal):
-        index = [i for i, u in enumerate(universal) if u == flag]
-        grids = _file_grids(system, _active(constraints), target, level0_trigger, flag)
-        for i, pick in zip(index, _file_picks(grids, [workloads[i] for i in index], rho),
-                           strict=True):
-            picks[i] = pick
+    # Stock RocksDB's universal compaction is searched unless files are asked.
+    grids = _file_grids(system, _active(constraints), target, level0_trigger,
+                        target == "rocksdb" and granularity != "file")
+    picks = _file_picks(grids, workloads, rho)
     styles = [p.compaction.style == "universal" for p in picks]
     return RecommendationBatch(
         designs=tuple(p.design for p in picks),

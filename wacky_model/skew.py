@@ -11,6 +11,7 @@ File-granular designs (S2f) are priced by :func:`file_skew_costs` (the native en
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -260,6 +261,24 @@ def universal_skew_costs(rules: UniversalRules, bits_per_key: float, system: Sys
                           workload=_priced_workload(workload, history_writes),
                           preload=preload, window=window, keys=keys, cycle=cycle)
     return tree.costs(cache_blocks(system))
+
+
+# Universal trees a search keeps: U5 walks the cycle flush by flush (about 2 s at the default
+# System's 2^31 entries), and a recommendation prices its pick and runners-up again.
+UNIVERSAL_TREES_KEPT = 32
+
+
+@functools.lru_cache(maxsize=UNIVERSAL_TREES_KEPT)
+def universal_cycle_tree(rules: UniversalRules, bits_per_key: float, system: System,
+                         workload: Workload | None) -> SkewedTree:
+    """U5 and S3-S4 for RocksDB's universal compaction under ``workload`` on ``system``, before
+    the cache: the load of N keys, then the next whole cycle of the largest run after half a
+    load more, as ``wacky sweep rocksdb-skew`` checks it against RocksDB
+    (:func:`universal_skew_costs` with ``cycle``)."""
+    return universal_tree(rules, bits_per_key, entries=system.entries,
+                          entries_per_block=system.entries_per_block,
+                          workload=_priced_workload(workload, math.inf), preload=system.entries,
+                          window=system.entries / 2, cycle=True)
 
 
 def universal_cycle_start(rules: UniversalRules, system: System, workload: Workload | None, *,
