@@ -17,24 +17,20 @@ RECOMMENDATION_CACHE_SIZE = 64
 
 
 def make_services(runner: Runner = run_on_engine) -> callbacks.Services:
-    """What the callbacks need, with their own caches and validation worker (one per app).
-
-    The design spaces are the library's one table per system (built once, then a lookup): the
-    page searches what the API and the CLI search, so all three give the same answer."""
+    """What the callbacks need, with their own caches and validation worker (one per app). The
+    design spaces are the library's (one table per system), so the page, the API and the CLI
+    give the same answer."""
     plain = callbacks.Services(space_for=space_for, jobs=ValidationJobs(runner))
-    # Under skewed keys a recommendation takes seconds: editing a manual design's knobs, or
-    # coming back to a workload, should not repeat it; nor what --target rocksdb prints beside
-    # its pick (RocksDB's defaults, the gain).
+    # Under skewed keys a recommendation (or a stock RocksDB report) takes seconds: editing a
+    # manual design's knobs, or coming back to a workload, should not repeat it.
     kept = lru_cache(maxsize=RECOMMENDATION_CACHE_SIZE)
     return replace(plain, recommend_for=kept(plain.recommend),
                    rocksdb_report_for=kept(plain.rocksdb_report))
 
 
 def create_app(*, runner: Runner = run_on_engine) -> Dash:
-    """A new app: its own cache of design spaces (keyed by System) and its own worker thread.
-
-    ``runner`` runs one validation; tests pass a fake to avoid building on the engine.
-    """
+    """A new app with its own caches and worker thread; ``runner`` runs one validation (tests
+    pass a fake)."""
     app = Dash(__name__, title="wacky dashboard")
     services = make_services(runner)
     page = layout.build_layout()

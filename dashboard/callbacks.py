@@ -1,8 +1,5 @@
-"""The dashboard's behaviour as plain functions of the controls' values, and their registration.
-
-Each callback is a function of what Dash passes it (raw control values, possibly None or
-nonsense) returning plain values and components, so the tests call it directly. Bad control
-values never raise: they come back as messages shown inline above the views.
+"""The dashboard's behaviour as plain functions of the controls' raw values (the tests call
+them directly), and their registration. Bad values never raise: they come back as messages.
 """
 
 from __future__ import annotations
@@ -36,11 +33,10 @@ from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
 from wacky_model.rocksdb_tuning import (
     RocksDBConfig,
     RocksDBRecommendation,
-    StockConfig,
     UniversalConfig,
     recommend_rocksdb,
+    stock_config,
 )
-from wacky_model.rocksdb_tuning import stock_config as stock_config_of
 from wacky_model.search import Alternative, DesignSpace, Recommendation, classify, recommend
 from wacky_model.skew import needs_skew_model
 from wacky_model.types import Design, KeyDistribution, System, Workload
@@ -50,29 +46,24 @@ KEY_IDS = tuple(i for i, _, _ in L.KEY_FIELDS)
 SYSTEM_IDS = tuple(i for i, _, _ in L.SYSTEM_FIELDS)
 KNOB_NAMES = tuple(name for name, *_ in L.KNOBS)
 SEARCH_IDS = tuple(i for i, *_ in L.SEARCH_CHOICES)
-# The workload dict holds the weights, the key fields, updates, the correlation and rho; the
-# system dict holds the system fields, the memory split and what the search may pick (the run
-# limit, merges, level-0 trigger and target), as the guardrail always has.
+# The workload dict: weights, keys, updates, correlation and rho; the system dict: the system
+# fields, the memory split and what the search may pick.
 WORKLOAD_CONTROLS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], *KEY_IDS, L.UPDATE_FRACTION[0],
                      L.CORRELATED, L.ROBUST[0])
 SYSTEM_CONTROLS = (*SYSTEM_IDS, L.MEMORY_SPLIT, L.MEMORY_BITS[0], L.MAX_RUNS[0], *SEARCH_IDS)
-LABELS = {i: label for i, label, _ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
-                                       L.UPDATE_FRACTION, L.ROBUST, *L.SYSTEM_FIELDS,
-                                       L.MEMORY_BITS, L.MAX_RUNS)}
-LABELS.update({name: label for name, label, *_ in L.KNOBS})
-LABELS.update({i: label for i, label, *_ in L.SEARCH_CHOICES})
+LABELS = {i: label for i, label, *_ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
+                                        L.UPDATE_FRACTION, L.ROBUST, *L.SYSTEM_FIELDS,
+                                        L.MEMORY_BITS, L.MAX_RUNS, *L.KNOBS, *L.SEARCH_CHOICES)}
 # Each menu's choices: value -> the text the page shows for it.
 CHOICE_TEXT = {i: dict(options) for i, _, options, _ in L.SEARCH_CHOICES}
 CHOICE_DEFAULTS = {i: default for i, *_, default in L.SEARCH_CHOICES}
 # The model's own parameter names, as its errors spell them, in the page's words.
 MODEL_NAMES = {
-    "write_keys": LABELS["write-keys"], "read_keys": LABELS["read-keys"],
-    "update_fraction": LABELS["update-fraction"], "range_blocks": LABELS["range-blocks"],
-    "memory_bits_per_entry": LABELS["memory-bits"], "bits_per_entry": LABELS["bits-per-entry"],
-    "buffer_bytes": LABELS["buffer-mib"], "cache_bytes": LABELS["cache-mib"],
-    "entry_bytes": LABELS["entry-bytes"], "block_bytes": LABELS["block-bytes"],
-    "point_reads": LABELS["point-reads"], "zero_reads": LABELS["zero-reads"],
-    "range_reads": LABELS["range-reads"], "sum_fpr": "sum of false-positive rates",
+    **{f.replace("-", "_"): LABELS[f] for f in (
+        *KEY_IDS, "update-fraction", "range-blocks", "bits-per-entry", "entry-bytes",
+        "block-bytes", "point-reads", "zero-reads", "range-reads")},
+    "memory_bits_per_entry": LABELS["memory-bits"], "buffer_bytes": LABELS["buffer-mib"],
+    "cache_bytes": LABELS["cache-mib"], "sum_fpr": "sum of false-positive rates",
     "--max-runs-per-level": f"the field “{LABELS['max-runs']}”",
     "max_runs_per_level": f"the field “{LABELS['max-runs']}” at",  # Constraints.describe()
     "correlated=True": "“hot reads are hot writes” ticked",  # wacky_model.compat.KEY_REFUSALS
@@ -117,8 +108,8 @@ SEARCH_WORDS = {
 
 
 def search_words(message: str) -> str:
-    """A refusal of the search in the page's words (the longest phrases first: the features'
-    words contain the arguments' own)."""
+    """A refusal of the search in the page's words (longest first: the features' words
+    contain the arguments' own)."""
     for api in sorted(SEARCH_WORDS, key=len, reverse=True):
         message = message.replace(api, SEARCH_WORDS[api])
     return page_words(message)
@@ -126,16 +117,14 @@ def search_words(message: str) -> str:
 
 @dataclass(frozen=True)
 class SearchPins:
-    """What the search may pick: ``recommend``'s granularity, target and level-0 trigger
-    (None: searched)."""
+    """``recommend``'s granularity, target and level-0 trigger (None: searched)."""
 
     granularity: str = "any"
     target: str = "native"
     level0_trigger: int | None = None
 
     def arguments(self) -> dict[str, Any]:
-        return {"granularity": self.granularity, "target": self.target,
-                "level0_trigger": self.level0_trigger}
+        return dataclasses.asdict(self)
 
 
 SEARCHED = SearchPins()  # the search chooses everything: the page's defaults
@@ -143,12 +132,8 @@ SEARCHED = SearchPins()  # the search chooses everything: the page's defaults
 
 @dataclass(frozen=True)
 class Services:
-    """What the callbacks need beyond their inputs; created by ``create_app``, one per app.
-
-    ``recommend_for`` and ``rocksdb_report_for``, when given, stand in for :meth:`recommend`
-    and :meth:`rocksdb_report` (``create_app`` gives cached ones: under skew a recommendation
-    takes seconds, and editing a manual design's knobs should not repeat it).
-    """
+    """What the callbacks need beyond their inputs, one per app. ``recommend_for`` and
+    ``rocksdb_report_for``, when given, stand in for the methods (``create_app`` caches them)."""
 
     space_for: Callable[..., DesignSpace]  # (system, constraints=None)
     jobs: ValidationJobs
@@ -166,8 +151,7 @@ class Services:
     def rocksdb_report(self, workload: Workload, system: System, rho: float | None,
                        constraints: Constraints | None = None,
                        pins: SearchPins = SEARCHED) -> RocksDBRecommendation:
-        """What ``wacky recommend --target rocksdb`` prints beside its pick: RocksDB's defaults
-        and the best multiplier alone, priced, and a reason per option."""
+        """What ``wacky recommend --target rocksdb`` prints beside its pick."""
         if self.rocksdb_report_for is not None:
             return self.rocksdb_report_for(workload, system, rho, constraints, pins)
         return recommend_rocksdb(workload, system, constraints, rho, pins.level0_trigger)
@@ -175,8 +159,7 @@ class Services:
 
 @dataclass(frozen=True)
 class Controls:
-    """The parsed controls: a workload, a system, the manual design if in manual mode, and the
-    robust tuning's rho (None: tune for the workload exactly)."""
+    """The parsed controls; rho None: tune for the workload exactly."""
 
     workload: Workload
     system: System
@@ -188,18 +171,14 @@ class Controls:
 
 def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, Any], str]:
     """The controls as the page starts: (workload, system, mode, knobs, filters)."""
-    workload: dict[str, Any] = {i: v for i, _, v in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS,
-                                                     *L.KEY_FIELDS, L.UPDATE_FRACTION, L.ROBUST)}
-    workload[L.CORRELATED] = ["on"]
-    system: dict[str, Any] = {i: L.display_value(i, v) for i, _, v in (*L.SYSTEM_FIELDS,
-                                                                      L.MEMORY_BITS, L.MAX_RUNS)}
-    system[L.MEMORY_SPLIT] = []
-    system.update(CHOICE_DEFAULTS)
+    workload = {**{i: v for i, _, v in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
+                                        L.UPDATE_FRACTION, L.ROBUST)}, L.CORRELATED: ["on"]}
+    system = {**{i: L.display_value(i, v) for i, _, v in (*L.SYSTEM_FIELDS, L.MEMORY_BITS,
+                                                          L.MAX_RUNS)},
+              L.MEMORY_SPLIT: [], **CHOICE_DEFAULTS}
     knobs = {name: default for name, *_, default in L.KNOBS}
     return workload, system, "recommend", knobs, "optimized"
 
-
-# ---------------------------------------------------------------------------------- parsing
 
 MAX_SHOWN = 24  # characters of a bad value quoted back in a message
 
@@ -209,17 +188,23 @@ def _quoted(value: Any) -> str:
     return repr(text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…")
 
 
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
+def _plain(value: Any) -> str:
+    return str(value).strip().replace(",", "").replace("_", "").replace(" ", "")
+
+
 def _to_float(value: Any) -> float:
     """A number as people type it: 2,147,483,648, 2_000, 1e9, 2^31 (or 2**31)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    text = str(value).strip().replace(",", "").replace("_", "").replace(" ", "")
+    text = _plain(value)
     base, sep, exponent = text.replace("**", "^").partition("^")
     if sep:
         b, e = float(base), float(exponent)
-        if abs(e) > 400:
-            return math.inf
-        return b ** e
+        return math.inf if abs(e) > 400 else b ** e
     return float(text)
 
 
@@ -227,28 +212,23 @@ MAX_ENTRIES = 2.0**53  # System's bound: entries are counted in doubles
 MAX_MIB = 2.0**42  # 2^62 bytes, System's bound on any size
 # Each field's valid range, as the model bounds it, in the field's own units, and its words.
 FIELD_RANGES: dict[str, tuple[float, float, str]] = {
-    **{f: (0.0, 1e12, "between 0 and 10^12") for f in WORKLOAD_IDS},
+    **dict.fromkeys(WORKLOAD_IDS, (0.0, 1e12, "between 0 and 10^12")),
     "range-blocks": (0.0, 1e15, "between 0 and 10^15"),
     "entries": (1.0, MAX_ENTRIES, "between 1 and 2^53"),
-    "entry-bytes": (1.0, 2.0**30, "between 1 and 2^30"),
-    "block-bytes": (1.0, 2.0**30, "between 1 and 2^30"),
-    "buffer-mib": (0.0, MAX_MIB, "between 0 and 2^42"),
-    "cache-mib": (0.0, MAX_MIB, "between 0 and 2^42"),
-    "bits-per-entry": (0.0, 1e6, "between 0 and 10^6"),
-    "memory-bits": (0.0, 1e6, "between 0 and 10^6"),
-    "max-runs": (0.0, 1e6, "between 0 and 10^6"),
-    "update-fraction": (0.0, 100.0, "between 0 and 100"),
-    "robust-rho": (0.0, 100.0, "between 0 and 100"),
+    **dict.fromkeys(("entry-bytes", "block-bytes"), (1.0, 2.0**30, "between 1 and 2^30")),
+    **dict.fromkeys(("buffer-mib", "cache-mib"), (0.0, MAX_MIB, "between 0 and 2^42")),
+    **dict.fromkeys(("bits-per-entry", "memory-bits", "max-runs"),
+                    (0.0, 1e6, "between 0 and 10^6")),
+    **dict.fromkeys(("update-fraction", "robust-rho"), (0.0, 100.0, "between 0 and 100")),
     # The knobs' ranges are the search's bounds (layout.KNOBS).
     **{name: (lo, hi, f"between {lo:g} and {hi:g}") for name, _, lo, hi, *_ in L.KNOBS},
 }
 
 
 def number(field: str, value: Any) -> float:
-    """One numeric control in its FIELD_RANGES; raises ValueError with the field's on-page
-    label."""
+    """One numeric control in its FIELD_RANGES; a ValueError names the field's label."""
     label = LABELS.get(field, field)
-    if value is None or (isinstance(value, str) and not value.strip()):
+    if _blank(value):
         raise ValueError(f"{label}: the field is empty; enter a number")
     try:
         v = _to_float(value)
@@ -265,9 +245,8 @@ def number(field: str, value: Any) -> float:
 
 
 def _too_large(value: Any) -> str:
-    """A value beyond a double's range as the message quotes it: "a 500-digit number" for a
-    run of digits, the typed text (shortened) otherwise."""
-    text = str(value).strip().replace(",", "").replace("_", "").replace(" ", "")
+    """A value beyond a double's range: "a 500-digit number", or the typed text."""
+    text = _plain(value)
     sign = "negative " if text.startswith("-") else ""
     digits = text.lstrip("+-")
     if digits.isdigit():
@@ -303,8 +282,8 @@ def _key_distribution(field: str, value: Any) -> str:
 
 def _each(parse: Callable[[str], Any], fields: Iterable[str],
           problems: list[str]) -> dict[str, Any]:
-    """``parse`` of each field, keyed by the field; what it refuses goes to ``problems``, one
-    line each, so that every problem is reported at once."""
+    """``parse`` of each field; what it refuses goes to ``problems`` (one line each), so that
+    every problem is reported at once."""
     parsed = {}
     for field in fields:
         try:
@@ -346,20 +325,17 @@ def parse_workload(values: dict[str, Any]) -> Workload:
 
 
 def parse_constraints(values: dict[str, Any]) -> Constraints | None:
-    """The guardrail from the system controls: at most this many runs in any level (0: no
-    limit; empty: the default, 36, as recommend's)."""
-    raw = values.get(L.MAX_RUNS[0])
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
+    """At most this many runs in any level (0: no limit; empty: recommend's default, 36)."""
+    limit = _optional(L.MAX_RUNS[0], values)
+    if limit is None:
         return DEFAULT_CONSTRAINTS
-    limit = number(L.MAX_RUNS[0], raw)
-    if limit != int(limit):
-        raise ValueError(f"{LABELS['max-runs']}: must be a whole number; got {limit:.6g}")
-    return Constraints(max_runs_per_level=int(limit)) if limit >= 1 else None
+    runs = _whole(L.MAX_RUNS[0], limit)
+    return Constraints(max_runs_per_level=runs) if runs >= 1 else None
 
 
 def _choice(field: str, values: dict[str, Any]) -> str:
-    """One menu's value (its default when absent); anything else, from a hand-made link, is
-    refused naming the field and its choices."""
+    """One menu's value (its default when absent); anything else (a hand-made link) is
+    refused, naming the field and its choices."""
     raw = values.get(field)
     if raw is None or raw == "":
         return CHOICE_DEFAULTS[field]
@@ -374,8 +350,7 @@ def _choice(field: str, values: dict[str, Any]) -> str:
 
 
 def parse_pins(values: dict[str, Any]) -> SearchPins:
-    """Merges, the level-0 trigger and the target, as ``recommend`` takes them. Which of them
-    go together is the library's to say (its refusal comes back in the page's words)."""
+    """Merges, level-0 trigger and target; which go together is the library's to say."""
     problems: list[str] = []
     chosen = _each(lambda f: _choice(f, values), SEARCH_IDS, problems)
     _refuse(problems)
@@ -385,40 +360,39 @@ def parse_pins(values: dict[str, Any]) -> SearchPins:
 
 
 def parse_rho(values: dict[str, Any]) -> float | None:
-    """The robust tuning's rho from the workload controls; 0 (or empty) is off."""
-    raw = values.get(L.ROBUST[0])
-    if raw is None or (isinstance(raw, str) and not raw.strip()):
-        return None
-    rho = number(L.ROBUST[0], raw)
-    return rho if rho > 0 else None
+    """The robust tuning's rho; 0 (or empty) is off."""
+    return _optional(L.ROBUST[0], values) or None
 
 
-def _whole_bytes(field: str, value: float) -> int:
+def _optional(field: str, values: dict[str, Any]) -> float | None:
+    raw = values.get(field)
+    return None if _blank(raw) else number(field, raw)
+
+
+def _whole(field: str, value: float, what: str = "a whole number") -> int:
     if value != int(value):
-        raise ValueError(f"{LABELS[field]}: must be a whole number of bytes; got {value:.6g}")
+        raise ValueError(f"{LABELS[field]}: must be {what}; got {value:.6g}")
     return int(value)
 
 
 def split_overrides(split: Any, mode: Any) -> tuple[str, ...]:
-    """The system fields a ticked memory split overrides (the page disables them and nothing
-    reads them): the filter memory, and the buffer too when the search chooses the split (a
-    manual design is shown at the buffer given, the rest of the budget for filters)."""
+    """The system fields a ticked memory split overrides (disabled, not read): the filter
+    memory, and the buffer too unless a manual design keeps the buffer given."""
     if not is_on(split):
         return ()
     return ("bits-per-entry",) if mode == "manual" else ("buffer-mib", "bits-per-entry")
 
 
 def memory_fields_disabled(split: Any, mode: Any) -> tuple[bool, bool, bool]:
-    """(buffer, filter memory, total memory) disabled: the fields the split overrides, and
-    the total memory while there is no split to give it to."""
+    """(buffer, filter memory, total memory) disabled: what the split overrides; the total
+    without a split."""
     overridden = split_overrides(split, mode)
     return ("buffer-mib" in overridden, "bits-per-entry" in overridden, not is_on(split))
 
 
 def parse_system(values: dict[str, Any], mode: Any = "recommend") -> System:
-    """The system fields as a System; with the memory split ticked, the fields it overrides
-    (:func:`split_overrides`, for ``mode``) are not read."""
-    # Every problem at once: each check runs when the fields it needs are usable.
+    """The system fields as a System (what a ticked split overrides is not read). Every
+    problem at once: each check runs when the fields it needs are usable."""
     problems: list[str] = []
     split = is_on(values.get(L.MEMORY_SPLIT))
     overridden = split_overrides(values.get(L.MEMORY_SPLIT), mode)
@@ -426,7 +400,7 @@ def parse_system(values: dict[str, Any], mode: Any = "recommend") -> System:
         (L.MEMORY_BITS[0],) if split else ())
     v = _each(lambda f: number(f, values.get(f, 0.0) if f == "cache-mib" else values.get(f)),
               fields, problems)
-    sizes = _each(lambda f: _whole_bytes(f, v[f]),
+    sizes = _each(lambda f: _whole(f, v[f], "a whole number of bytes"),
                   [f for f in ("entry-bytes", "block-bytes") if f in v], problems)
     entries = v.get("entries")
     entry_bytes, block_bytes = sizes.get("entry-bytes"), sizes.get("block-bytes")
@@ -438,35 +412,23 @@ def parse_system(values: dict[str, Any], mode: Any = "recommend") -> System:
                         f"({entry_bytes:,} bytes); got {block_bytes:,}")
     _refuse(problems)
     if "buffer-mib" in overridden:
-        buffer_bytes = _unread_buffer(values, entries, entry_bytes, block_bytes)
+        # Only where a design sits before the search splits the memory: the field's value when
+        # usable, else one block (a disabled field must not block the page).
+        try:
+            buffer_bytes = _buffer(number("buffer-mib", values.get("buffer-mib")), entries,
+                                   entry_bytes, block_bytes)
+        except ValueError:
+            buffer_bytes = block_bytes
     else:
         buffer_bytes = _buffer(v["buffer-mib"], entries, entry_bytes, block_bytes)
     budget = ({"memory_bits_per_entry": v[L.MEMORY_BITS[0]]} if split
               else {"bits_per_entry": v["bits-per-entry"]})
     try:
-        return System(
-            entries=v["entries"],
-            entry_bytes=entry_bytes,
-            block_bytes=block_bytes,
-            key_bytes=min(8, entry_bytes),
-            buffer_bytes=buffer_bytes,
-            cache_bytes=int(round(v["cache-mib"] * 2**20)),
-            **budget,
-        )
+        return System(entries=v["entries"], entry_bytes=entry_bytes, block_bytes=block_bytes,
+                      key_bytes=min(8, entry_bytes), buffer_bytes=buffer_bytes,
+                      cache_bytes=int(round(v["cache-mib"] * 2**20)), **budget)
     except ValueError as err:
         raise ValueError(page_words(str(err))) from None
-
-
-def _unread_buffer(values: dict[str, Any], entries: float, entry_bytes: int,
-                   block_bytes: int) -> int:
-    """The System's buffer while the search splits the memory: only where a design sits before
-    a split is chosen (the search does not depend on it). The field's value when it is usable,
-    else one block: a disabled field must not block the page."""
-    try:
-        return _buffer(number("buffer-mib", values.get("buffer-mib")), entries, entry_bytes,
-                       block_bytes)
-    except ValueError:
-        return block_bytes
 
 
 def _buffer(mib: float, entries: float, entry_bytes: int, block_bytes: int) -> int:
@@ -494,10 +456,8 @@ def parse_design(knobs: dict[str, Any], filters: Any) -> Design:
         raise ValueError(f"Design: {err}") from None
 
 
-def parse_controls(
-    workload: dict[str, Any], system: dict[str, Any], mode: Any, knobs: dict[str, Any],
-    filters: Any,
-) -> Controls:
+def parse_controls(workload: dict[str, Any], system: dict[str, Any], mode: Any,
+                   knobs: dict[str, Any], filters: Any) -> Controls:
     """All controls at once; every problem is reported, one per line, in one ValueError."""
     errors: list[str] = []
     steps = {"workload": lambda: parse_workload(workload), "rho": lambda: parse_rho(workload),
@@ -512,8 +472,7 @@ def parse_controls(
                       f"updates or a block cache yet; set it to 0, or make {LABELS['write-keys']}"
                       f" and {LABELS['read-keys']} uniform with no updates and no cache")
     _refuse(errors)
-    return Controls(parsed["workload"], parsed["system"], parsed.get("design"), parsed["rho"],
-                    parsed["constraints"], parsed["pins"])
+    return Controls(**{"design": None, **parsed})
 
 
 def mix_text(workload: dict[str, Any]) -> str:
@@ -524,9 +483,6 @@ def mix_text(workload: dict[str, Any]) -> str:
         return "Mix: enter non-negative weights, at least one above 0."
     parts = zip(("point", "zero-result", "write", "range"), w.fractions, strict=True)
     return "Normalized mix: " + ", ".join(f"{name} {f:.0%}" for name, f in parts)
-
-
-# ---------------------------------------------------------------------------- rendering
 
 
 def _fmt(x: float) -> str:
@@ -547,9 +503,8 @@ def _bytes(n: float) -> str:
 
 def system_summary(system: dict[str, Any], mode: Any = "recommend",
                    split: System | None = None) -> str:
-    """What the system fields add up to, or nothing while they are unusable. With the memory
-    split ticked, the buffer is the split's (``split``: the system the design shown was priced
-    on), not the buffer field's, which the split overrides."""
+    """What the system fields add up to ("" while unusable); with the memory split ticked, the
+    buffer is the split's (``split``: the system the design shown was priced on)."""
     try:
         s = parse_system(system, mode)
     except ValueError:
@@ -629,40 +584,33 @@ class Headline:
     costs: dict[str, float]  # COST_ROWS' keys that this model prices
     words: str  # the card's headline between this Θ and the paper's
 
-    @property
-    def write_amp(self) -> float:
-        return self.costs["write_amp"]
-
 
 def headline_of(analysis: Analysis, files: Recommendation | None = None) -> Headline:
-    """What the card headlines: the partial-merge model's costs for a file-granular pick
-    (``files``), the skew model's under skewed keys, updates or a cache (its write
-    amplification and existing-key reads; the rest as with uniform keys), else the
-    finite-N model's."""
+    """The partial-merge (or universal) model's costs for a file-granular pick (``files``),
+    the skew model's under skew, updates or a cache, else the finite-N model's."""
     f = analysis.finite
     finite = {key: float(getattr(f, key)) for _, key in COST_ROWS
               if getattr(f, key, None) is not None}
-    if files is not None and files.model == "universal":
-        u = files.compaction.universal
-        return Headline("U1-U4 model, stock RocksDB", "stock RocksDB", files.cost,
-                        dict(files.costs),
-                        " I/O per operation on stock RocksDB (its universal compaction, U1-U4 "
-                        f"model): trigger {u.trigger}, size amplification "
-                        f"{u.max_size_amplification_percent:g}%. The table below is a tiered "
-                        f"label's whole levels: finite-N {f.theta:.4g}, the paper's Eq 16 ")
     if files is not None:
-        stock = files.model == "rocksdb"
-        how = ("on stock RocksDB (its leveled compaction with dynamic level sizes; "
-               "partial-merge model)" if stock else
-               "with file-granular merges (partial-merge model)")
-        if files.skew is not None:
-            how += " under the key skew (its skew stage)"
-        c = files.compaction
-        return Headline("partial-merge model" + (", stock RocksDB" if stock else ""),
-                        "stock RocksDB" if stock else "files", files.cost, dict(files.costs),
-                        f" I/O per operation {how}: files of {_bytes(c.file_bytes)}, level-0 "
-                        f"trigger {c.level1_runs}. The table below is the same knobs merging "
-                        f"whole levels: finite-N {f.theta:.4g}, the paper's Eq 16 ")
+        c, stock = files.compaction, files.model in ("rocksdb", "universal")
+        if files.model == "universal":
+            model = "U1-U4 model, stock RocksDB"
+            words = (" I/O per operation on stock RocksDB (its universal compaction, U1-U4 "
+                     f"model): trigger {c.universal.trigger}, size amplification "
+                     f"{c.universal.max_size_amplification_percent:g}%. The table below is a "
+                     "tiered label's whole levels")
+        else:
+            model = "partial-merge model" + (", stock RocksDB" if stock else "")
+            how = ("on stock RocksDB (its leveled compaction with dynamic level sizes; "
+                   "partial-merge model)" if stock else
+                   "with file-granular merges (partial-merge model)")
+            if files.skew is not None:
+                how += " under the key skew (its skew stage)"
+            words = (f" I/O per operation {how}: files of {_bytes(c.file_bytes)}, level-0 "
+                     f"trigger {c.level1_runs}. The table below is the same knobs merging "
+                     "whole levels")
+        return Headline(model, "stock RocksDB" if stock else "files", files.cost,
+                        dict(files.costs), f"{words}: finite-N {f.theta:.4g}, the paper's Eq 16 ")
     k = analysis.skew
     if k is not None and k.theta is not None:
         costs = {key: v for key, v in finite.items() if key != "write_cost"}
@@ -675,68 +623,55 @@ def headline_of(analysis: Analysis, files: Recommendation | None = None) -> Head
                     "gives ")
 
 
+RIGHT = {"textAlign": "right", "paddingLeft": "12px"}
+NOTE = {"fontSize": "85%", "color": "#666"}
+
+
 def card(title: str, family: str, analysis: Analysis, note: str = "",
          extra: tuple[str, ...] = (), files: Recommendation | None = None,
          configuration: html.Div | None = None) -> html.Div:
-    """The design's costs by the finite-N model (what the search optimizes), beside the
-    paper's closed forms; under skew, the skew model's Θ heads it; for a file-granular
-    recommendation (``files``), the partial-merge model's (of stock RocksDB's compaction for a
-    stock RocksDB pick). ``configuration``: what a recommendation priced, below the costs."""
-    a = analysis
-    f = a.finite
-    w = a.workload
-    right = {"textAlign": "right", "paddingLeft": "12px"}
-    # The headline model's own column first, when it is not the finite-N model: the charts'
-    # markers sit at its figures.
+    """The design's costs by the finite-N model (what the search optimizes) beside the paper's
+    closed forms, after the headline model's own column when it is another (:func:`headline_of`).
+    ``configuration``: what a recommendation priced, below the costs."""
+    a, f, w = analysis, analysis.finite, analysis.workload
     head = headline_of(a, files)
+    own = () if head.column is None else (head.column,)
     headline = ["Θ = ", html.B(f"{head.theta:.4g}", id="card-theta"), head.words,
                 html.Span(f"{a.theta:.4g}", id="card-paper-theta"), "."]
-    lead = [] if head.column is None else [html.Th(head.column, style=right,
-                                                   title=f"The card's Θ: the {head.model}.")]
-    rows = [html.Tr([_help_cell(name)]
-                    + ([] if head.column is None else [html.Td(
-                        _fmt(head.costs[key]) if key in head.costs else "–", style=right,
-                        className="card-headline-cost")])
-                    + [html.Td(_fmt(getattr(f, key) or 0.0), style=right),
-                       html.Td(_fmt(getattr(a, key) or 0.0), style=right)])
+    header = html.Tr([html.Th(""),
+                      *(html.Th(c, style=RIGHT, title=f"The card's Θ: the {head.model}.")
+                        for c in own),
+                      html.Th("finite N", style=RIGHT, title="The finite-N model at steady "
+                              "state (docs/MODEL.md): what the search optimizes."),
+                      html.Th("paper", style=RIGHT, title="The paper's closed forms (Eq 8-16).")])
+    rows = [html.Tr([_help_cell(name),
+                     *(html.Td(_fmt(head.costs[key]) if key in head.costs else "–",
+                               style=RIGHT, className="card-headline-cost") for _ in own),
+                     html.Td(_fmt(getattr(f, key) or 0.0), style=RIGHT),
+                     html.Td(_fmt(getattr(a, key) or 0.0), style=RIGHT)])
             for name, key in COST_ROWS]
-    blank = [html.Td("")] * (2 if head.column is not None else 1)
-    return html.Div(
-        [
-            html.Div(title, style={"color": "#666", "fontSize": "90%"}),
-            html.H3(family, id="card-family", style={"margin": "2px 0"}),
-            html.Div(knob_text(a.design) + f"  ({a.design.filters} filters)",
-                     id="card-knobs", style={"fontFamily": "monospace"}),
-            html.Div(headline, title=HELP.METRICS["Θ"],
-                     style={"fontSize": "120%", "margin": "6px 0"}),
-            html.Table(
-                [html.Tr([html.Th(""), *lead,
-                          html.Th("finite N", style=right,
-                                  title="The finite-N model at steady state "
-                                  "(docs/MODEL.md): what the search optimizes."),
-                          html.Th("paper", style=right,
-                                  title="The paper's closed forms (Eq 8-16).")])]
-                + rows
-                + [html.Tr([_help_cell("sum of FPRs (paper)"), *blank,
-                            html.Td(_fmt(a.sum_fpr), style=right)]),
-                   html.Tr([_help_cell("levels"), *blank,
-                            html.Td(str(len(a.levels)), style=right)])],
-                style={"fontSize": "90%"},
-            ),
-            html.Div(
-                f"workload: point {w.point_reads:.0%}, zero {w.zero_reads:.0%}, "
-                f"writes {w.writes:.0%}, range {w.range_reads:.0%} × {w.range_blocks:g} blocks",
-                style={"fontSize": "85%", "color": "#666"},
-            ),
-            html.Div(note, style={"fontSize": "85%", "color": "#666"}),
-            configuration,
-            *[html.Div(line, className="card-extra", style={"fontSize": "85%", "color": "#333",
-                                                             "marginTop": "4px"})
-              for line in extra],
-            html.Ul([html.Li(page_words(w)) for w in a.warnings], id="card-warnings",
-                    style={"color": "#a15c00", "fontSize": "85%"}) if a.warnings else None,
-        ]
-    )
+    rows += [html.Tr([_help_cell(name), *[html.Td("")] * (1 + len(own)),
+                      html.Td(value, style=RIGHT)])
+             for name, value in (("sum of FPRs (paper)", _fmt(a.sum_fpr)),
+                                 ("levels", str(len(a.levels))))]
+    return html.Div([
+        html.Div(title, style={"color": "#666", "fontSize": "90%"}),
+        html.H3(family, id="card-family", style={"margin": "2px 0"}),
+        html.Div(knob_text(a.design) + f"  ({a.design.filters} filters)", id="card-knobs",
+                 style={"fontFamily": "monospace"}),
+        html.Div(headline, title=HELP.METRICS["Θ"], style={"fontSize": "120%", "margin": "6px 0"}),
+        html.Table([header, *rows], style={"fontSize": "90%"}),
+        html.Div(f"workload: point {w.point_reads:.0%}, zero {w.zero_reads:.0%}, writes "
+                 f"{w.writes:.0%}, range {w.range_reads:.0%} × {w.range_blocks:g} blocks",
+                 style=NOTE),
+        html.Div(note, style=NOTE),
+        configuration,
+        *[html.Div(line, className="card-extra",
+                   style={"fontSize": "85%", "color": "#333", "marginTop": "4px"})
+          for line in extra],
+        html.Ul([html.Li(page_words(w)) for w in a.warnings], id="card-warnings",
+                style={"color": "#a15c00", "fontSize": "85%"}) if a.warnings else None,
+    ])
 
 
 # The options a stock RocksDB pick sets, as the card lists them (the rest are in the file).
@@ -749,48 +684,35 @@ BYTE_OPTIONS = ("target_file_size_base", "max_bytes_for_level_base", "write_buff
 
 def compaction_doc(rec: Recommendation) -> dict[str, Any]:
     """How a recommendation merges, for the ``current-design`` store: whole levels, or files
-    of a share of the buffer and a level-0 trigger (the validation scales the file size with
-    its own buffer), and ``target`` "rocksdb" when only stock RocksDB builds it."""
+    as a share of the buffer (a validation scales it to its own) and a level-0 trigger, and
+    ``target`` "rocksdb" when only stock RocksDB builds it."""
     c = rec.compaction
     if c.style == "universal":  # stock RocksDB's universal compaction: whole sorted runs
         return {"granularity": "level", "style": "universal", "target": "rocksdb"}
     if rec.file_costs is None:
         return {"granularity": "level"}
-    doc = {"granularity": "file", "level1_runs": c.level1_runs, "file_bytes": c.file_bytes,
-           "file_share": c.file_bytes / rec.system.buffer_bytes}
-    if rec.configuration.target == "rocksdb":
-        doc["target"] = "rocksdb"
-    return doc
-
-
-def stock_config(rec: Recommendation) -> StockConfig | None:
-    """A stock RocksDB pick's options (None for any other pick)."""
-    return stock_config_of(rec.configuration) if rec.configuration.target == "rocksdb" else None
+    return ({"granularity": "file", "level1_runs": c.level1_runs, "file_bytes": c.file_bytes,
+             "file_share": c.file_bytes / rec.system.buffer_bytes}
+            | ({"target": "rocksdb"} if rec.configuration.target == "rocksdb" else {}))
 
 
 def export_for(design: Design, system: System, compaction: dict[str, Any] | None = None,
                stock: dict[str, Any] | None = None) -> RocksDBExport:
     """The RocksDB options of what the page shows: a stock RocksDB pick's own (``stock``,
-    RocksDBConfig's fields), a file-granular pick's files and trigger, or the design's."""
+    its config's fields), a file-granular pick's files and trigger, or the design's."""
     if stock is not None:
-        config = (UniversalConfig.from_dict(stock) if "options" in stock else
-                  RocksDBConfig(**stock))
-        return config.export(system)
+        return (UniversalConfig.from_dict(stock) if "options" in stock
+                else RocksDBConfig(**stock)).export(system)
     if compaction and compaction.get("granularity") == "file":
         return rocksdb_export(design, system, int(compaction["level1_runs"]),
                               int(compaction["file_bytes"]))
     return rocksdb_export(design, system)
 
 
-def _option_value(name: str, value: str) -> str:
-    return f"{int(value):,} ({_bytes(int(value))})" if name in BYTE_OPTIONS else value
-
-
 def configuration_view(rec: Recommendation, exported: RocksDBExport | None,
                        report: RocksDBRecommendation | str | None = None) -> html.Div:
-    """What the recommendation priced: how it merges and, for a stock RocksDB pick
-    (``exported``), the RocksDB options that carry it, each with its reason on hover, and
-    (``report``) its gain over RocksDB's defaults."""
+    """What the recommendation priced: how it merges and, for a stock RocksDB pick, the
+    options that carry it (``exported``, reasons on hover) and its gain (``report``)."""
     c = rec.compaction
     merges = ("Merges: whole levels (every flush merges into Level 1 at once)."
               if c.granularity == "level" else
@@ -808,14 +730,13 @@ def configuration_view(rec: Recommendation, exported: RocksDBExport | None,
     if exported is not None:
         reasons = {o.name: o.reason for o in exported.options}
         options = exported.options_dict()
-        rows = [html.Tr([html.Td(name, title=reasons[name], style={"cursor": "help"}),
-                         html.Td(_option_value(name, options[name]),
-                                 style={"textAlign": "right", "paddingLeft": "10px"})])
-                for name in CARD_ROCKSDB_OPTIONS if name in options]
-        rows.append(html.Tr([html.Td("bits per key", title=reasons["filter_policy"],
-                                     style={"cursor": "help"}),
-                             html.Td(f"{exported.bits_per_key:g}",
-                                     style={"textAlign": "right", "paddingLeft": "10px"})]))
+        shown = [(n, n, f"{int(options[n]):,} ({_bytes(int(options[n]))})"
+                  if n in BYTE_OPTIONS else options[n])
+                 for n in CARD_ROCKSDB_OPTIONS if n in options]
+        shown.append(("bits per key", "filter_policy", f"{exported.bits_per_key:g}"))
+        rows = [html.Tr([html.Td(name, title=reasons[why], style={"cursor": "help"}),
+                         html.Td(value, style={"textAlign": "right", "paddingLeft": "10px"})])
+                for name, why, value in shown]
         children += [html.Div("Stock RocksDB options:", style={"marginTop": "4px"}),
                      html.Table(rows, id="card-rocksdb-options",
                                 style={"fontFamily": "monospace", "fontSize": "95%"})]
@@ -844,23 +765,19 @@ def _bytes_in_buffers(n: int, buffer: int) -> str:
 
 
 def stock_report_view(report: RocksDBRecommendation) -> html.Div:
-    """What ``wacky recommend --target rocksdb`` prints: the options picked and their Θ, the
-    same costs for RocksDB's defaults (scaled to this buffer) and for the best multiplier with
-    the other options at the defaults, the gain, and why each option."""
+    """What ``wacky recommend --target rocksdb`` prints: the pick, RocksDB's defaults (scaled
+    to this buffer) and the best multiplier alone, priced; the gain; why each option."""
     b, c, d = report.best, report.best.config, report.default.config
     right = {"textAlign": "right", "padding": "2px 8px"}
     head = ("configuration", "I/O per op (Θ)", "write amp", "zero-result I/O",
             "existing-key I/O", "runs per range read")
-    rows = []
     alone = report.best_multiplier_only
-    for name, p in (("recommended", b), ("RocksDB's defaults", report.default),
-                    (f"defaults, best multiplier ({alone.config.multiplier:g})", alone)):
-        k = p.costs
-        rows.append(html.Tr([html.Td(name, style={"padding": "2px 8px"})]
-                            + [html.Td(v, style=right) for v in (
-                                f"{p.theta:.4g}", f"{k.write_amp:.3g}",
-                                f"{k.zero_result_read:.3g}", f"{k.point_read:.3g}",
-                                f"{k.range_runs:.3g}")]))
+    rows = [html.Tr([html.Td(name, style={"padding": "2px 8px"}),
+                     html.Td(f"{p.theta:.4g}", style=right),
+                     *(html.Td(f"{getattr(p.costs, k):.3g}", style=right) for k in (
+                         "write_amp", "zero_result_read", "point_read", "range_runs"))])
+            for name, p in (("recommended", b), ("RocksDB's defaults", report.default),
+                            (f"defaults, best multiplier ({alone.config.multiplier:g})", alone))]
     defaults = (f"trigger {d.level0_trigger}, a first level of "
                 f"{_bytes_in_buffers(d.level_base_bytes, d.buffer_bytes)}, multiplier "
                 f"{d.multiplier:g}, files of {_bytes_in_buffers(d.file_bytes, d.buffer_bytes)}")
@@ -891,31 +808,25 @@ def stock_report_view(report: RocksDBRecommendation) -> html.Div:
 def rocksdb_view(exported: RocksDBExport | str,
                  report: RocksDBRecommendation | str | None = None) -> html.Div:
     """The stock RocksDB options of what the page shows (as ``wacky export --rocksdb`` writes
-    them), or why there are none: for a stock RocksDB pick, ``recommend --target rocksdb``'s
-    report first (``report``, or why there is none); then each knob's grade, then the OPTIONS
-    file with a reason above each option."""
+    them), or why there are none: a stock RocksDB pick's report first (or why there is none),
+    each knob's grade, then the OPTIONS file with a reason above each option."""
     if isinstance(exported, str):
         return html.Div(f"No RocksDB export for this design: {exported}", id="rocksdb-error",
                         style={"color": "#a40000"})
-    top: Any = None
-    if isinstance(report, RocksDBRecommendation):
-        top = stock_report_view(report)
-    elif isinstance(report, str):
-        top = html.Div(f"No comparison with RocksDB's defaults: {report}",
-                       id="rocksdb-report-error", style={"color": "#a40000"})
-    return html.Div(
-        [
-            top,
-            html.Div(["Grade of the design: ", html.B(exported.grade, id="rocksdb-grade"),
-                      f" (compaction style: {exported.style})"]),
-            html.Ul([html.Li([html.B(g.knob), f": {g.grade}: {g.note}"])
-                     for g in exported.grades], style={"fontSize": "85%"}),
-            html.Pre(exported.options_file(), id="rocksdb-options",
-                     style={"maxHeight": "220px", "overflow": "auto", "fontSize": "12px",
-                            "background": "#fafafa", "border": "1px solid #eee",
-                            "padding": "6px"}),
-        ]
-    )
+    top = (stock_report_view(report) if isinstance(report, RocksDBRecommendation) else
+           html.Div(f"No comparison with RocksDB's defaults: {report}",
+                    id="rocksdb-report-error", style={"color": "#a40000"})
+           if isinstance(report, str) else None)
+    return html.Div([
+        top,
+        html.Div(["Grade of the design: ", html.B(exported.grade, id="rocksdb-grade"),
+                  f" (compaction style: {exported.style})"]),
+        html.Ul([html.Li([html.B(g.knob), f": {g.grade}: {g.note}"]) for g in exported.grades],
+                style={"fontSize": "85%"}),
+        html.Pre(exported.options_file(), id="rocksdb-options",
+                 style={"maxHeight": "220px", "overflow": "auto", "fontSize": "12px",
+                        "background": "#fafafa", "border": "1px solid #eee", "padding": "6px"}),
+    ])
 
 
 def rocksdb_download(kind: Any, current: dict | None) -> Any:
@@ -937,69 +848,37 @@ def rocksdb_download(kind: Any, current: dict | None) -> Any:
 
 
 def alternative_rows(alternatives: tuple[Alternative, ...], theta: float | None) -> list[dict]:
-    """Each family at its best T, with its throughput relative to the design shown (– when
-    the shown design's cost is not on the table's scale)."""
-    rows = []
-    for alt in alternatives:
-        d = alt.design
-        rows.append({
-            "family": alt.family, "T": _fmt(d.T), "C": _fmt(d.C), "X": _fmt(d.X),
-            "K": _fmt(d.K), "Z": _fmt(d.Z), "theta": _fmt(alt.cost),
-            # Throughput is 1 / Theta: above 1 means this family beats the design shown.
-            "relative": "–" if theta is None else f"{theta / alt.cost:.3f}",
-        })
-    return rows
+    """Each family at its best T, with its throughput (1 / Θ) over the design shown's: above
+    1, it beats it (– when the shown design's cost is not on the table's scale)."""
+    return [{"family": alt.family, **{k: _fmt(v) for k, v in alt.design.knobs.items()},
+             "theta": _fmt(alt.cost),
+             "relative": "–" if theta is None else f"{theta / alt.cost:.3f}"}
+            for alt in alternatives]
 
 
 def level_rows(analysis: Analysis) -> list[dict]:
-    return [
-        {
-            "level": row.level, "runs": _fmt(row.runs), "entries": f"{row.capacity_entries:,.0f}",
-            "buffers": _fmt(row.buffer_multiple), "fpr": f"{row.fpr_per_run:.3g}",
-            "level_fpr": f"{row.level_fpr:.3g}", "bits": f"{row.filter_bits_per_entry:.2f}",
-            "structure": row.structure,
-        }
-        for row in analysis.levels
-    ]
+    return [{"level": row.level, "runs": _fmt(row.runs), "entries": f"{row.capacity_entries:,.0f}",
+             "buffers": _fmt(row.buffer_multiple), "fpr": f"{row.fpr_per_run:.3g}",
+             "level_fpr": f"{row.level_fpr:.3g}", "bits": f"{row.filter_bits_per_entry:.2f}",
+             "structure": row.structure}
+            for row in analysis.levels]
 
-
-def message_children(errors: list[str]) -> tuple[Any, dict]:
-    if not errors:
-        return [], {"display": "none"}
-    items = [html.Li(e) for e in errors]
-    return ([html.B("Fix these inputs (the views show the last valid ones):"), html.Ul(items)],
-            L.MESSAGE_STYLE)
-
-
-# ---------------------------------------------------------------------------- callbacks
 
 MESSAGE_STYLE = "message-style"  # update_views' key for the message box's style
-# (key in update_views' result, component id, property)
-VIEW_OUTPUTS = (
-    (L.MESSAGE, L.MESSAGE, "children"), (MESSAGE_STYLE, L.MESSAGE, "style"),
-    (L.MIX, L.MIX, "children"), (L.SYSTEM_SUMMARY, L.SYSTEM_SUMMARY, "children"),
-    (L.CARD, L.CARD, "children"),
-    (L.ALTERNATIVES, L.ALTERNATIVES, "data"), (L.STRUCTURE, L.STRUCTURE, "figure"),
-    (L.LEVELS, L.LEVELS, "data"), (L.THETA, L.THETA, "figure"),
-    (L.MEMORY_FRONTIER, L.MEMORY_FRONTIER, "figure"),
-    (L.RANGE_FRONTIER, L.RANGE_FRONTIER, "figure"), (L.CURRENT, L.CURRENT, "data"),
-    (L.ROCKSDB, L.ROCKSDB, "children"),
-)
+# (key in update_views' result, component id, property): the key is the id but for the style.
+VIEW_OUTPUTS = ((L.MESSAGE, L.MESSAGE, "children"), (MESSAGE_STYLE, L.MESSAGE, "style"), *(
+    (i, i, prop) for i, prop in (
+        (L.MIX, "children"), (L.SYSTEM_SUMMARY, "children"), (L.CARD, "children"),
+        (L.ALTERNATIVES, "data"), (L.STRUCTURE, "figure"), (L.LEVELS, "data"),
+        (L.THETA, "figure"), (L.MEMORY_FRONTIER, "figure"), (L.RANGE_FRONTIER, "figure"),
+        (L.CURRENT, "data"), (L.ROCKSDB, "children"))))
 
 
-def update_views(
-    workload: dict[str, Any],
-    system: dict[str, Any],
-    mode: Any,
-    knobs: dict[str, Any],
-    filters: Any,
-    services: Services,
-) -> dict[str, Any]:
-    """Every view for the current controls, keyed by output id ("message", "card", ...).
-
-    Bad values leave the views as they were (``no_update``) and explain themselves in
-    "message"; "current-design" is cleared so nothing can be validated from them.
-    """
+def update_views(workload: dict[str, Any], system: dict[str, Any], mode: Any,
+                 knobs: dict[str, Any], filters: Any, services: Services) -> dict[str, Any]:
+    """Every view for the controls, keyed as VIEW_OUTPUTS. Bad values leave the views as they
+    were (``no_update``), say why in "message" and clear "current-design" (nothing to
+    validate)."""
     out: dict[str, Any] = {key: no_update for key, _, _ in VIEW_OUTPUTS}
     out[L.MIX] = mix_text(workload)
     out[L.SYSTEM_SUMMARY] = system_summary(system, mode)
@@ -1015,9 +894,11 @@ def update_views(
             problems = [f"Cannot recommend: {err}"]
         except ValueError as err:  # a corner of the model the controls reach: say it
             problems = [f"Cannot evaluate: {page_words(str(err))}"]
-    out[L.MESSAGE], out[MESSAGE_STYLE] = message_children(problems)
+    out[L.MESSAGE], out[MESSAGE_STYLE] = [], {"display": "none"}
     if problems:
-        out[L.CURRENT] = None
+        out[L.MESSAGE] = [html.B("Fix these inputs (the views show the last valid ones):"),
+                          html.Ul([html.Li(e) for e in problems])]
+        out[MESSAGE_STYLE], out[L.CURRENT] = L.MESSAGE_STYLE, None
     elif controls.system.memory_split:  # the split the design shown was priced at
         out[L.SYSTEM_SUMMARY] = system_summary(system, mode,
                                                System(**out[L.CURRENT]["system"]))
@@ -1028,17 +909,8 @@ class Refused(ValueError):
     """The library refused the inputs (a combination it does not price), in the page's words."""
 
 
-def _recommendation(controls: Controls, services: Services) -> Recommendation:
-    """The library's recommendation for the controls; its refusal in the page's words."""
-    try:
-        return services.recommend(controls.workload, controls.system, controls.rho,
-                                  controls.constraints, controls.pins)
-    except ValueError as err:
-        raise Refused(search_words(str(err))) from None
-
-
 def search_note(rec: Recommendation) -> str:
-    """What the search covered, as the recommendation reports it, and how long it took."""
+    """What the search covered and how long it took."""
     if rec.skew is not None:
         return (f"The skew model priced {rec.skew.candidates} candidate designs in "
                 f"{rec.search_ms / 1e3:.1f} s.")
@@ -1061,11 +933,14 @@ def cap_text(cap: dict[str, Any]) -> str:
 
 
 def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    rec = _recommendation(controls, services)
+    try:
+        rec = services.recommend(controls.workload, controls.system, controls.rho,
+                                 controls.constraints, controls.pins)
+    except ValueError as err:
+        raise Refused(search_words(str(err))) from None
+    recommended = controls.design is None
     extra: list[str] = []
-    configuration = None
-    if controls.design is None:
+    if recommended:
         design, family, analysis = rec.design, rec.family, rec.analysis
         note = search_note(rec)
         if rec.bounds_hit:
@@ -1092,26 +967,24 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
                     f"{nominal / theta:.0%} of its throughput here.")
         title = "Manual design"
     if controls.system.memory_split or controls.system.cache_bytes:
-        extra.append(memory_text(analysis, controls.system.memory_split and
-                                 controls.design is None))
+        extra.append(memory_text(analysis, controls.system.memory_split and recommended))
     if analysis.skew is not None:
         extra.append(skew_text(analysis))
-    # The charts price designs at one buffer and filter budget: the split chosen (or, for a
-    # manual design, the buffer given and the rest of the budget for filters).
-    system = analysis.system
-    label = f"{family} (T={design.T:.3g})"
     # Why whole levels or files, when the search chose between them (a pin says it already).
-    if controls.design is None and rec.granularity is not None and controls.pins == SEARCHED:
+    if recommended and rec.granularity is not None and controls.pins == SEARCHED:
         extra.append("Granularity: " + rec.granularity["reason"])
-    files = rec if controls.design is None and rec.file_costs is not None else None
+    files = rec if recommended and rec.file_costs is not None else None
     # What the panel, the card and the downloads export: the recommendation's own merges (a
     # stock RocksDB pick's options), or a manual design merging whole levels.
-    compaction = compaction_doc(rec) if controls.design is None else {"granularity": "level"}
-    stock = stock_config(rec) if controls.design is None else None
+    compaction = compaction_doc(rec) if recommended else {"granularity": "level"}
+    stock = (stock_config(rec.configuration)
+             if recommended and rec.configuration.target == "rocksdb" else None)
     stock_fields = None if stock is None else dataclasses.asdict(stock)
+    # The charts, the export and the store: at the system the design was priced on (the split
+    # chosen or, for a manual design, the buffer given and the rest for filters).
+    system = analysis.system
     try:
-        exported: RocksDBExport | str = export_for(design, analysis.system, compaction,
-                                                   stock_fields)
+        exported: RocksDBExport | str = export_for(design, system, compaction, stock_fields)
     except ValueError as err:
         exported = page_words(str(err))
     # A stock RocksDB pick comes with the CLI's report: RocksDB's defaults beside it, the gain.
@@ -1122,68 +995,67 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
                                              controls.constraints, controls.pins)
         except ValueError as err:
             report = search_words(str(err))
-    if controls.design is None:
-        configuration = configuration_view(rec, None if stock is None or isinstance(
-            exported, str) else exported, report)
-    out[L.CARD] = card(title, family, analysis, note, tuple(extra), files, configuration)
+    configuration = configuration_view(rec, None if stock is None or isinstance(
+        exported, str) else exported, report) if recommended else None
     # The table prices uniform keys (the shown design's finite-N Θ is its peer) or, with rho,
     # the worst case, which only the recommendation's cost gives.
     reference = (analysis.finite.theta if rec.robust is None
-                 else rec.cost if controls.design is None else None)
-    out[L.ALTERNATIVES] = alternative_rows(rec.alternatives, reference)
-    out[L.ROCKSDB] = rocksdb_view(exported, report)
-    out[L.STRUCTURE] = structure_figure(analysis)
-    out[L.LEVELS] = level_rows(analysis)
-    # Every chart marks the design at the figures of the model the card headlines (its Θ,
-    # write amplification, range runs and memory), whatever model draws the curves.
-    head = headline_of(analysis, files)
+                 else rec.cost if recommended else None)
+    return {
+        L.CARD: card(title, family, analysis, note, tuple(extra), files, configuration),
+        L.ALTERNATIVES: alternative_rows(rec.alternatives, reference),
+        L.ROCKSDB: rocksdb_view(exported, report),
+        L.STRUCTURE: lighten(structure_figure(analysis)),
+        L.LEVELS: level_rows(analysis),
+        **charts(analysis, design, f"{family} (T={design.T:.3g})", headline_of(analysis, files),
+                 controls.workload, services),
+        L.CURRENT: {
+            "design": design.knobs, "filters": design.filters, "family": family,
+            "compaction": compaction,
+            # What was priced (wacky_model.config), and a stock RocksDB pick's options.
+            "configuration": (rec.configuration if recommended
+                              else Configuration(design)).to_dict(),
+            "rocksdb": stock_fields, "workload": controls.workload.to_dict(),
+            "bits_per_entry": system.bits_per_entry, "entries": system.entries,
+            "levels": len(analysis.levels), "system": dataclasses.asdict(system),
+            "cache_fraction": system.cache_bytes / (system.entries * system.entry_bytes),
+        },
+    }
+
+
+def charts(analysis: Analysis, design: Design, label: str, head: Headline, workload: Workload,
+           services: Services) -> dict[str, go.Figure]:
+    """The Θ curves and the two frontiers. Each marks the design at the figures of the model
+    the card headlines (``head``), whatever model draws the curves."""
+    system = analysis.system
     # Each family's whole curve, guardrails aside: the card flags the levels they would limit.
-    out[L.THETA] = theta_by_family(system, controls.workload, space=services.space_for(system),
-                                   current=(design.T, head.theta, label))
+    theta = theta_by_family(system, workload, space=services.space_for(system),
+                            current=(design.T, head.theta, label))
+    _keep_in_view(theta, head.theta)
+    if head.column is not None:  # the Θ curves are the finite-N model's, whole levels
+        _mark_headline(theta, design.T, head.theta,
+                       f"★ at the card's Θ ({head.model}); curves: finite-N, whole levels")
     # Hold the point-read cost at the shown design's own sum of FPRs, so the curves show what
     # others need for the point reads the design has. Every family has at least one run, so
     # any p <= 1 is reachable by all of them.
-    frontier_p = min(max(analysis.sum_fpr, 1e-9), 1.0)
-    out[L.MEMORY_FRONTIER] = memory_frontier(system, frontier_p, design=design, label=label)
-    out[L.RANGE_FRONTIER] = range_frontier(system, design=design, label=label)
-    _keep_in_view(out[L.THETA], head.theta)
-    for key in (L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
-        _fit_half_width(out[key])
-        # Write amplification spans decades (about 1 to several hundred): a log axis keeps
-        # the useful designs from crowding into a corner.
-        out[key].update_xaxes(type="log")
-    if head.column is not None:  # the Θ curves are the finite-N model's, whole levels
-        _mark_headline(out[L.THETA], design.T, head.theta,
-                       f"★ at the card's Θ ({head.model}); curves: finite-N, whole levels")
-    curves = "curves: the paper's closed forms"
-    memory_note = f"★ at the card's figures ({head.model}); {curves}"
+    memory = memory_frontier(system, min(max(analysis.sum_fpr, 1e-9), 1.0), design=design,
+                             label=label)
+    ranges = range_frontier(system, design=design, label=label)
+    note = f"★ at the card's figures ({head.model}); curves: the paper's closed forms"
+    memory_note = note
     if analysis.sum_fpr > 1.0:  # the curves are held at p = 1, which the design exceeds
-        memory_note += (f"<br>sum of FPRs {analysis.sum_fpr:.3g} > 1: shown at its own "
-                        "memory")
-    _mark_headline(out[L.MEMORY_FRONTIER], head.write_amp,
-                   head.costs.get("memory_bits_per_entry"), memory_note)
-    _mark_headline(out[L.RANGE_FRONTIER], head.write_amp, head.costs.get("range_runs"),
-                   f"★ at the card's figures ({head.model}); {curves}")
-    for key in (L.STRUCTURE, L.THETA, L.MEMORY_FRONTIER, L.RANGE_FRONTIER):
-        lighten(out[key])
-    w = controls.workload
-    out[L.CURRENT] = {
-        "design": design.knobs,
-        "filters": design.filters,
-        "family": family,
-        "compaction": compaction,
-        # What was priced (wacky_model.config), and a stock RocksDB pick's options.
-        "configuration": (rec.configuration if controls.design is None
-                          else Configuration(design)).to_dict(),
-        "rocksdb": stock_fields,
-        "workload": w.to_dict(),
-        "bits_per_entry": system.bits_per_entry,
-        "entries": system.entries,
-        "levels": len(analysis.levels),
-        "system": dataclasses.asdict(system),
-        "cache_fraction": system.cache_bytes / (system.entries * system.entry_bytes),
-    }
-    return out
+        memory_note += f"<br>sum of FPRs {analysis.sum_fpr:.3g} > 1: shown at its own memory"
+    for fig, cost, words in ((memory, "memory_bits_per_entry", memory_note),
+                             (ranges, "range_runs", note)):
+        # Side by side here: legend below the plot, a smaller title. Write amplification spans
+        # decades (about 1 to several hundred): a log axis keeps the designs out of a corner.
+        fig.update_layout(legend={"orientation": "h", "y": -0.25}, title_font_size=13,
+                          title_text=(fig.layout.title.text or "").replace(" at ", "<br>at ", 1),
+                          height=580, margin={"t": 70, "l": 50, "r": 10})
+        fig.update_xaxes(type="log")
+        _mark_headline(fig, head.costs["write_amp"], head.costs.get(cost), words)
+    return {L.THETA: lighten(theta), L.MEMORY_FRONTIER: lighten(memory),
+            L.RANGE_FRONTIER: lighten(ranges)}
 
 
 def _mark_headline(fig: go.Figure, x: float, y: float | None, note: str) -> None:
@@ -1197,8 +1069,7 @@ def _mark_headline(fig: go.Figure, x: float, y: float | None, note: str) -> None
             words = note.replace("<br>", "; ")
             trace.hovertemplate = (f"{trace.name}<br>{words}<br>%{{x:.4g}}, %{{y:.4g}}"
                                    "<extra></extra>")
-    lines = note.count("<br>") + 1
-    top = (fig.layout.margin.t or 70) + 16 * lines
+    top = (fig.layout.margin.t or 70) + 16 * (note.count("<br>") + 1)
     fig.update_layout(title_text=f"{fig.layout.title.text}<br><span style='font-size:11px'>"
                                  f"{note}</span>", margin={"t": top})
 
@@ -1206,20 +1077,11 @@ def _mark_headline(fig: go.Figure, x: float, y: float | None, note: str) -> None
 def _keep_in_view(fig: go.Figure, theta: float) -> None:
     """Widen the Θ axis (log) so the design shown stays on it, however far from the best."""
     y_range = fig.layout.yaxis.range
-    if not y_range or not theta > 0:
-        return
-    lo, hi = y_range
-    top = math.log10(theta) + 0.08  # the marker and its label with some room
-    bottom = math.log10(theta) - 0.08
-    fig.update_yaxes(range=[min(lo, bottom), max(hi, top)])
-
-
-def _fit_half_width(fig: go.Figure) -> None:
-    """The frontiers sit side by side here: legend below the plot, a smaller title."""
-    title = fig.layout.title.text or ""
-    fig.update_layout(legend={"orientation": "h", "y": -0.25}, title_font_size=13,
-                      title_text=title.replace(" at ", "<br>at ", 1), height=580,
-                      margin={"t": 70, "l": 50, "r": 10})
+    if y_range and theta > 0:
+        lo, hi = y_range
+        room = 0.08  # the marker and its label with some room
+        fig.update_yaxes(range=[min(lo, math.log10(theta) - room),
+                                max(hi, math.log10(theta) + room)])
 
 
 def manual_controls_style(mode: Any) -> dict:
@@ -1227,20 +1089,15 @@ def manual_controls_style(mode: Any) -> dict:
 
 
 def shown_knob(value: float) -> float:
-    """A knob as its box shows it: 4 significant digits (9.075, not 9.0745001775637), as the
-    card prints it; the cost moves by far less than the digits shown."""
+    """A knob as the card prints it: 4 significant digits (9.075, not 9.0745001775637)."""
     return float(f"{value:.4g}")
 
 
-def set_knobs(
-    trigger: Any, mode: Any, current: dict | None, system: dict[str, Any], search: Any = ""
-) -> tuple[Any, ...]:
-    """Slider values for a preset button, or the shown design when switching to manual.
-
-    ``trigger`` is the id of what fired: a preset button's dict id or the mode control's id.
-    Returns (T, C, X, K, Z, filters, message); the message is "" unless the preset needs a
-    valid system (SCLL's C is log_T(N/F)) and there is none.
-    """
+def set_knobs(trigger: Any, mode: Any, current: dict | None, system: dict[str, Any],
+              search: Any = "") -> tuple[Any, ...]:
+    """(T, C, X, K, Z, filters, message) for a preset button (``trigger``: its dict id), or the
+    shown design when switching to manual; the message says why a preset is not set (SCLL's C
+    is log_T(N/F): it needs a valid system)."""
     keep = (no_update,) * 6
     if isinstance(trigger, dict) and trigger.get("type") == L.PRESET_TYPE:
         name = trigger.get("name")
@@ -1251,7 +1108,7 @@ def set_knobs(
         except ValueError as err:
             return keep + (f"The {name} preset needs a valid system: {err}",)
         d = preset(name, system=sys_)
-        return (*map(shown_knob, (d.T, d.C, d.X, d.K, d.Z)), d.filters, "")
+        return (*map(shown_knob, d.knobs.values()), d.filters, "")
     # A link that gives the knobs switches to manual too: its knobs win over the design shown.
     from_link = any(name in state_from_query(search) for name in KNOB_NAMES)
     if trigger == L.MODE and mode == "manual" and current and not from_link:
@@ -1261,9 +1118,6 @@ def set_knobs(
     return keep + (no_update,)
 
 
-
-# ------------------------------------------------------------------------------ the URL
-
 URL_NUMBER_FIELDS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], L.UPDATE_FRACTION[0], L.ROBUST[0],
                      *SYSTEM_IDS, L.MEMORY_BITS[0], L.MAX_RUNS[0])
 URL_TEXT_FIELDS = (*KEY_IDS, *SEARCH_IDS)  # the menus' values are text too
@@ -1272,8 +1126,6 @@ URL_CHOICES = {"mode": ("recommend", "manual"), "filters": ("optimized", "unifor
 
 
 def _url_number(value: Any) -> str:
-    if isinstance(value, bool):
-        return str(value)
     if isinstance(value, str):  # a box's text: "2,147,483,648" goes in the URL as 2147483648
         try:
             parsed = _to_float(value)
@@ -1282,7 +1134,7 @@ def _url_number(value: Any) -> str:
         if not math.isfinite(parsed):  # 500 nines stay as typed, for the message to name
             return value
         value = parsed
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         v = float(value)
         if math.isfinite(v) and v == int(v) and abs(v) < 1e18:
             return str(int(v))  # 2147483648, not 2.147483648e9
@@ -1319,47 +1171,38 @@ def state_from_query(search: Any) -> dict[str, Any]:
                 out[key] = (raw if not math.isfinite(v) else int(v) if v == int(v) else v)
             except ValueError:
                 out[key] = raw
-        elif key in URL_TEXT_FIELDS:
-            out[key] = raw
         elif key in URL_FLAGS and raw in ("0", "1"):
             out[key] = ["on"] if raw == "1" else []
-        elif raw in URL_CHOICES.get(key, ()):
+        elif key in URL_TEXT_FIELDS or raw in URL_CHOICES.get(key, ()):
             out[key] = raw
     if isinstance(out.get("entries"), (int, float)):
         out["entries"] = L.display_value("entries", out["entries"])
     return out
 
 
-URL_CONTROLS = (*URL_NUMBER_FIELDS, *URL_TEXT_FIELDS, *URL_FLAGS, "mode", *KNOB_NAMES,
-                "filters")
+# The URL's keys are the controls' ids (the knobs' boxes are knob-T, ...).
+URL_CONTROLS = (*URL_NUMBER_FIELDS, *URL_TEXT_FIELDS, *URL_FLAGS, L.MODE, *KNOB_NAMES, L.FILTERS)
 
 
 def sync_url(trigger: Any, search: Any, values: dict[str, Any]) -> tuple[Any, ...]:
-    """Restore the controls from the URL on load; write them to the URL when they change.
-
-    ``values`` holds every control keyed as in URL_CONTROLS. Returns (search, *controls in
-    URL_CONTROLS order).
-    """
+    """Restore the controls (``values``, keyed as URL_CONTROLS) from the URL on load; write
+    them to it when they change. Returns (search, *controls in URL_CONTROLS order)."""
     if trigger is None or trigger == L.URL:  # first load (or a navigation): restore
         restored = state_from_query(search)
         return (no_update,) + tuple(restored.get(k, no_update) for k in URL_CONTROLS)
     workload = {k: values.get(k) for k in WORKLOAD_CONTROLS}
     system = {k: values.get(k) for k in SYSTEM_CONTROLS}
     knobs = {k: values.get(k) for k in KNOB_NAMES}
-    query = state_query(workload, system, values.get("mode"), knobs, values.get("filters"))
+    query = state_query(workload, system, values.get(L.MODE), knobs, values.get(L.FILTERS))
     return (no_update if query == search else query,) + (no_update,) * len(URL_CONTROLS)
 
 
 def sync_knob(name: str, trigger: Any, position: Any, value: Any) -> tuple[Any, Any]:
-    """A knob's slider and its box kept together: (slider position, box value).
-
-    Dragging the slider sets the box; a box value in range moves the slider; a bad box value
-    leaves the slider where it is (the inline message names the field).
-    """
+    """(slider position, box value): the slider sets the box; a box value in range moves the
+    slider, a bad one leaves it (the inline message names the field)."""
     if trigger == L.knob_slider_id(name):
-        if position is None:
-            return no_update, no_update
-        return no_update, L.from_slider(name, float(position))
+        return no_update, (no_update if position is None
+                           else L.from_slider(name, float(position)))
     try:
         v = number(name, value)
     except ValueError:
@@ -1367,87 +1210,62 @@ def sync_knob(name: str, trigger: Any, position: Any, value: Any) -> tuple[Any, 
     return L.to_slider(name, v), no_update
 
 
-# ----------------------------------------------------------------------------- registration
-
-
 def register(app: Dash, services: Services) -> None:
     knob_ids = tuple(L.knob_id(n) for n in KNOB_NAMES)
-    outputs = [Output(i, p) for _, i, p in VIEW_OUTPUTS]
-    inputs = ([Input(i, "value") for i in WORKLOAD_CONTROLS]
-              + [Input(i, "value") for i in SYSTEM_CONTROLS]
-              + [Input(L.MODE, "value")]
-              + [Input(i, "value") for i in knob_ids]
-              + [Input(L.FILTERS, "value")])
-
+    view_inputs = (*WORKLOAD_CONTROLS, *SYSTEM_CONTROLS, L.MODE, *knob_ids, L.FILTERS)
     defaults = default_controls()
 
-    @app.callback(outputs, inputs)
+    @app.callback([Output(i, p) for _, i, p in VIEW_OUTPUTS],
+                  [Input(i, "value") for i in view_inputs])
     def _views(*values):
         it = iter(values)
         workload = {i: next(it) for i in WORKLOAD_CONTROLS}
         system = {i: next(it) for i in SYSTEM_CONTROLS}
         mode = next(it)
         knobs = {n: next(it) for n in KNOB_NAMES}
-        filters = next(it)
+        controls = (workload, system, mode, knobs, next(it))
         # create_app put the default views in the layout: on load, with the controls still at
         # their defaults, there is nothing to send.
-        if ctx.triggered_id is None and (workload, system, mode, knobs, filters) == defaults:
+        if ctx.triggered_id is None and controls == defaults:
             raise PreventUpdate
-        out = update_views(workload, system, mode, knobs, filters, services)
+        out = update_views(*controls, services)
         return [out[key] for key, _, _ in VIEW_OUTPUTS]
 
     for name in KNOB_NAMES:
-        slider_id = L.knob_slider_id(name)
-
-        @app.callback(
-            Output(slider_id, "value"),
-            Output(L.knob_id(name), "value", allow_duplicate=True),
-            Input(slider_id, "value"), Input(L.knob_id(name), "value"),
-            prevent_initial_call=True,
-        )
+        @app.callback(Output(L.knob_slider_id(name), "value"),
+                      Output(L.knob_id(name), "value", allow_duplicate=True),
+                      Input(L.knob_slider_id(name), "value"), Input(L.knob_id(name), "value"),
+                      prevent_initial_call=True)
         def _knob(position, value, name=name):
             return sync_knob(name, ctx.triggered_id, position, value)
 
-    @app.callback(
-        Output(L.ROCKSDB_DOWNLOAD, "data"),
-        Input(L.ROCKSDB_OPTIONS_BUTTON, "n_clicks"), Input(L.ROCKSDB_JSON_BUTTON, "n_clicks"),
-        State(L.CURRENT, "data"),
-        prevent_initial_call=True,
-    )
+    @app.callback(Output(L.ROCKSDB_DOWNLOAD, "data"),
+                  Input(L.ROCKSDB_OPTIONS_BUTTON, "n_clicks"),
+                  Input(L.ROCKSDB_JSON_BUTTON, "n_clicks"), State(L.CURRENT, "data"),
+                  prevent_initial_call=True)
     def _download(_options, _json, current):
         return rocksdb_download(ctx.triggered_id, current)
 
-    @app.callback(Output(L.MANUAL_CONTROLS, "style"), Input(L.MODE, "value"))
-    def _manual_style(mode):
-        return manual_controls_style(mode)
+    app.callback(Output(L.MANUAL_CONTROLS, "style"), Input(L.MODE, "value"))(
+        manual_controls_style)
+    app.callback(Output("buffer-mib", "disabled"), Output("bits-per-entry", "disabled"),
+                 Output(L.MEMORY_BITS[0], "disabled"),
+                 Input(L.MEMORY_SPLIT, "value"), Input(L.MODE, "value"))(memory_fields_disabled)
+    url_ids = tuple(L.knob_id(k) if k in KNOB_NAMES else k for k in URL_CONTROLS)
 
-    @app.callback(Output("buffer-mib", "disabled"), Output("bits-per-entry", "disabled"),
-                  Output(L.MEMORY_BITS[0], "disabled"),
-                  Input(L.MEMORY_SPLIT, "value"), Input(L.MODE, "value"))
-    def _memory_fields(split, mode):
-        return memory_fields_disabled(split, mode)
-
-    url_ids = tuple(L.knob_id(k) if k in KNOB_NAMES else (L.MODE if k == "mode" else
-                    L.FILTERS if k == "filters" else k) for k in URL_CONTROLS)
-
-    @app.callback(
-        [Output(L.URL, "search")] + [Output(i, "value") for i in url_ids],
-        [Input(L.URL, "search")] + [Input(i, "value") for i in url_ids],
-    )
+    @app.callback([Output(L.URL, "search")] + [Output(i, "value") for i in url_ids],
+                  [Input(L.URL, "search")] + [Input(i, "value") for i in url_ids])
     def _url(search, *values):
         return sync_url(ctx.triggered_id, search, dict(zip(URL_CONTROLS, values, strict=True)))
 
-    @app.callback(
-        [Output(i, "value", allow_duplicate=True) for i in knob_ids]
-        + [Output(L.FILTERS, "value", allow_duplicate=True),
-           Output(L.PRESET_MESSAGE, "children")],
-        Input({"type": L.PRESET_TYPE, "name": ALL}, "n_clicks"),
-        Input(L.MODE, "value"),
-        State(L.CURRENT, "data"), State(L.URL, "search"),
-        *[State(i, "value") for i in SYSTEM_IDS],
-        prevent_initial_call=True,
-    )
+    @app.callback([Output(i, "value", allow_duplicate=True) for i in knob_ids]
+                  + [Output(L.FILTERS, "value", allow_duplicate=True),
+                     Output(L.PRESET_MESSAGE, "children")],
+                  Input({"type": L.PRESET_TYPE, "name": ALL}, "n_clicks"),
+                  Input(L.MODE, "value"), State(L.CURRENT, "data"), State(L.URL, "search"),
+                  *[State(i, "value") for i in SYSTEM_IDS], prevent_initial_call=True)
     def _knobs(_clicks, mode, current, search, *system_values):
         return set_knobs(ctx.triggered_id, mode, current,
                          dict(zip(SYSTEM_IDS, system_values, strict=True)), search)
+
     validation_panel.register(app, services.jobs)

@@ -1,9 +1,5 @@
-"""The dashboard's help: one short sentence per control, metric and column, in plain words,
-with the RocksDB option it corresponds to where there is one.
-
-Keyed by the component id (controls), the card's metric name, or the table column id. The page
-shows each as a tooltip (the ? beside a label, a column header); a test checks every labelled
-control has one.
+"""The dashboard's help: one short sentence per control (keyed by its id), card metric and table
+column, with the RocksDB option it corresponds to; the page shows each as a tooltip.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Engine validations run in the background: one worker thread owned by the app.
-
-A validation takes seconds; running it inside a Dash callback would hold that request (and, on
-a 2-core machine, the page) until it ends. Instead the "Validate" callback submits a job here
-and returns at once; a ``dcc.Interval`` polls :meth:`ValidationJobs.state` for its progress.
-The engine releases the GIL while it works, so the thread does not stall the web server.
+"""Engine validations on one worker thread owned by the app: a validation takes seconds, too
+long to hold a Dash request. The "Validate" callback submits a job and returns at once; a
+``dcc.Interval`` polls its progress. The engine releases the GIL, so the server keeps serving.
 """
 
 from __future__ import annotations
@@ -31,12 +28,10 @@ class ValidationScale:
     scale: Scale
 
 
-# The page's system (2^31 entries by default) is far too big to build; these are the sizes a
-# validation can run at. The buffer stays at 64 KiB so a bigger run also has more levels, closer
-# to the page's tree. The times in the labels were measured on a 2-core machine with
-# run_on_engine: uniform keys (Leveling, Tiering, T=2) take 0.7-1.5 s / 4-5 s / 18-26 s; zipf
-# keys with updates and a 5% cache are the slow end, Leveling 1 s / 5 s / 33 s and Tiering,
-# whose skewed window runs several N writes, 13 s / 67 s / 4 min.
+# The page's system is far too big to build; a validation runs at one of these sizes. The buffer
+# stays at 64 KiB so a bigger run has more levels, closer to the page's tree. The labels' times
+# were measured on 2 cores: uniform keys take 0.7-1.5 s / 4-5 s / 18-26 s; zipf keys with
+# updates and a 5% cache up to 13 s / 67 s / 4 min (Tiering's skewed window).
 VALIDATION_SCALES: dict[str, ValidationScale] = {
     "small": ValidationScale("small: 100k entries (about 1-15 s)", Scale.small()),
     "medium": ValidationScale(
@@ -60,9 +55,7 @@ def scale_named(key: object) -> Scale:
 
 def stock_rocksdb_command(current: dict, scale: Scale) -> str:
     """The ``wacky validate`` command that runs a stock RocksDB pick (the ``current-design``
-    store) on stock RocksDB at ``scale``: its multiplier, level-0 trigger and bits per key,
-    and its file size as the same share of this run's buffer (as a file-granular pick's is
-    scaled for the native engine)."""
+    store) on stock RocksDB at ``scale``, its file size the same share of this run's buffer."""
     k, w, c = current["design"], current["workload"], current["compaction"]
     file_bytes = max(1, round(float(c["file_share"]) * scale.buffer_bytes))
     words = ["wacky validate --engine rocksdb --stock",
@@ -93,12 +86,9 @@ def stock_rocksdb_refusal(current: dict, scale: Scale) -> str:
 
 @dataclass(frozen=True)
 class ValidationRequest:
-    """What to build on the engine: the design shown, its workload and its filter budget, at
-    ``scale``, with a block cache of ``cache_fraction`` of the data (0: none).
-
-    ``page_entries`` and ``page_levels`` are the page's N and its tree's levels (None if
-    unknown): only to explain that the run is smaller.
-    """
+    """What to build on the engine, with a block cache of ``cache_fraction`` of the data.
+    ``page_entries`` and ``page_levels`` (None if unknown) only explain that the run is
+    smaller than the page's tree."""
 
     design: Design
     workload: Workload
@@ -125,31 +115,19 @@ class JobState:
     error: str | None = None
     seconds: float = 0.0
 
-    @property
-    def finished(self) -> bool:
-        return self.status in ("done", "failed")
-
 
 Runner = Callable[[ValidationRequest, Progress], ValidationResult]
 
 
 def run_on_engine(request: ValidationRequest, progress: Progress) -> ValidationResult:
-    """The real runner: ``validation.runner.validate`` at the request's scale and cache.
-
-    Skewed keys, updates or a cache make ``validate`` run the skew model's validation."""
-    # Imported here so the dashboard starts (and its other views work) without loading the
-    # engine extension until someone asks for a validation.
+    """The real runner: ``validation.runner.validate`` at the request's scale and cache."""
+    # Imported here: the engine extension loads only when someone asks for a validation.
     from validation.runner import validate
 
-    return validate(
-        request.design,
-        workload=request.workload,
-        scale=request.scale,
-        bits_per_entry=request.bits_per_entry,
-        progress=progress,
-        cache_bytes=request.cache_bytes,
-        compaction=None if request.compaction.is_default else request.compaction,
-    )
+    return validate(request.design, workload=request.workload, scale=request.scale,
+                    bits_per_entry=request.bits_per_entry, progress=progress,
+                    cache_bytes=request.cache_bytes,
+                    compaction=None if request.compaction.is_default else request.compaction)
 
 
 class ValidationJobs:
@@ -203,10 +181,7 @@ class ValidationJobs:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             state = self.state(job_id)
-            if state is None or state.finished:
+            if state is None or state.status in ("done", "failed"):
                 return state
             time.sleep(0.02)
         return self.state(job_id)
-
-    def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)

@@ -1,7 +1,5 @@
-"""The page: controls on the left, views on the right. Layout only; behaviour is in callbacks.py.
-
-Component ids are module constants so the callbacks and the tests name the same things.
-"""
+"""The page: controls on the left, views on the right (behaviour is in callbacks.py). Component
+ids are module constants so the callbacks and the tests name the same things."""
 
 from __future__ import annotations
 
@@ -128,21 +126,16 @@ def knob_id(name: str) -> str:
 
 
 def _box(field_id: str, value: float, style: dict) -> dcc.Input:
-    """A number box that applies on Enter or on leaving it (debounce), not on each keystroke.
-
-    type="text" (with a decimal keypad): Dash 4's type="number" box compares a typed value
-    with a stale copy of its value, so after a callback (a preset, a URL) set it, typing the
-    box's first value back and pressing Enter did nothing. The callbacks parse the text.
-    """
+    """A number box that applies on Enter or on leaving it, not on each keystroke. Text, not
+    type="number": Dash 4's number box ignored retyping its first value after a callback set
+    it. The callbacks parse the text."""
     return dcc.Input(id=field_id, type="text", inputMode="decimal", value=value,
                      debounce=True, style=style)
 
 
 def display_value(field_id: str, value: float) -> float | str:
     """A field's starting text: entries with thousands separators (2,147,483,648), not raw."""
-    if field_id == "entries" and float(value).is_integer():
-        return f"{int(value):,}"
-    return value
+    return f"{int(value):,}" if field_id == "entries" and float(value).is_integer() else value
 
 
 # A small circled "?" (drawn with CSS: not every font has the ⓘ glyph).
@@ -154,9 +147,8 @@ HELP_MARK = {"display": "inline-block", "width": "13px", "height": "13px", "line
 
 def label(help_key: str, text: str, target: str | None = None) -> html.Label:
     """A control's label with its help as a tooltip (on the label and on the ? beside it)."""
-    tip = HELP.CONTROLS[help_key]
     return html.Label([text, html.Span("?", style=HELP_MARK)], htmlFor=target or help_key,
-                      title=tip)
+                      title=HELP.CONTROLS[help_key])
 
 
 def _number_field(field_id: str, text: str, value: float | str,
@@ -217,135 +209,79 @@ def _knob(name: str, text: str, lo: float, hi: float, step: float, default: floa
                         step=0.001 if name in LOG_KNOBS else step,
                         value=to_slider(name, default), allow_direct_input=False,
                         marks={to_slider(name, t): f"{t:g}" for t in LOG_KNOBS.get(name, (lo, hi))})
-    # The box is the knob's value (the slider only drives it): Enter or leaving it applies it,
-    # and a value outside [lo, hi] is reported inline, not clamped.
-    return html.Div(
-        [
-            html.Div(
-                [label(name, text, knob_id(name)),
-                 _box(knob_id(name), default, {"width": "90px"})],
-                style=FIELD,
-            ),
-            slider,
-        ],
-        style={"marginBottom": "6px"},
-    )
+    # The box is the knob's value (the slider only drives it); a value outside [lo, hi] is
+    # reported inline, not clamped.
+    box = html.Div([label(name, text, knob_id(name)),
+                    _box(knob_id(name), default, {"width": "90px"})], style=FIELD)
+    return html.Div([box, slider], style={"marginBottom": "6px"})
+
+
+def _panel(title: str | None, children: list, **kwargs: Any) -> html.Div:
+    head = [] if title is None else [html.H4(title, style={"marginTop": 0})]
+    return html.Div(head + children, **{"style": PANEL, **kwargs})
+
+
+def _graph(graph_id: str) -> dcc.Graph:
+    return dcc.Graph(id=graph_id, config={"displaylogo": False})
+
+
+def _radio(radio_id: str, values: tuple[str, ...], suffix: str = "",
+           **kwargs: Any) -> dcc.RadioItems:
+    options = [{"label": html.Span(f" {v}{suffix}", title=HELP.CONTROLS[radio_id]), "value": v}
+               for v in values]
+    return dcc.RadioItems(id=radio_id, options=options, value=values[0], inline=True, **kwargs)
 
 
 def _controls() -> html.Div:
-    knob_sliders = [_knob(*knob) for knob in KNOBS]
-    presets = html.Div(
-        [
-            html.Button(name, id={"type": PRESET_TYPE, "name": name}, n_clicks=0,
-                        style={"margin": "2px"})
-            for name in PRESET_NAMES
-        ]
-    )
-    return html.Div(
-        [
-            html.Div(
-                [html.H4("Workload", style={"marginTop": 0})]
-                + [_number_field(i, text, v) for i, text, v in WORKLOAD_FIELDS]
-                + [_number_field(*RANGE_BLOCKS),
-                   html.Div(id=MIX, style={"fontSize": "90%", "color": "#444"}),
-                   _number_field(*ROBUST),
-                   html.Details(
-                       [html.Summary("Key skew and updates", style={"cursor": "pointer"})]
-                       + [_key_field(*f) for f in KEY_FIELDS]
-                       + [_number_field(*UPDATE_FRACTION),
-                          _flag(CORRELATED, "hot reads are hot writes", True)],
-                       style={"marginTop": "6px"},
-                   )],
-                style=PANEL,
-            ),
-            html.Div(
-                [html.H4("System", style={"marginTop": 0})]
-                + [_number_field(i, text, v) for i, text, v in SYSTEM_FIELDS]
-                + [_flag(MEMORY_SPLIT, "search the buffer/filter split of a total budget",
-                         False),
-                   # Off until the split is ticked; the split then disables the fields it
-                   # overrides (callbacks.memory_fields_disabled).
-                   _number_field(*MEMORY_BITS, disabled=True),
-                   html.Div(id=SYSTEM_SUMMARY, style={"fontSize": "90%", "color": "#444"})],
-                style=PANEL,
-            ),
-            html.Div(
-                [
-                    html.H4("Design", style={"marginTop": 0}),
-                    dcc.RadioItems(
-                        id=MODE,
-                        options=[{"label": html.Span(f" {v}", title=HELP.CONTROLS[MODE]),
-                                  "value": v} for v in ("recommend", "manual")],
-                        value="recommend",
-                        inline=True,
-                        inputStyle={"marginLeft": "10px"},
-                    ),
-                    _number_field(*MAX_RUNS),
-                    *[_choice_field(*choice) for choice in SEARCH_CHOICES],
-                    html.Div(
-                        [
-                            html.Div("Figure 8 presets:", style={"marginTop": "8px"}),
-                            presets,
-                            html.Div(id=PRESET_MESSAGE, role="alert",
-                                     style={"color": "#a40000", "fontSize": "90%"}),
-                            html.Div(knob_sliders, style={"marginTop": "8px"}),
-                            dcc.RadioItems(
-                                id=FILTERS,
-                                options=[{"label": html.Span(f" {v} filters",
-                                                             title=HELP.CONTROLS[FILTERS]),
-                                          "value": v} for v in ("optimized", "uniform")],
-                                value="optimized",
-                                inline=True,
-                            ),
-                        ],
-                        id=MANUAL_CONTROLS,
-                        style={"display": "none"},
-                    ),
-                ],
-                style=PANEL,
-            ),
-            html.Div(
-                [
-                    html.H4("Validate on engine", style={"marginTop": 0}),
-                    html.Div("Builds the design on the native engine and measures it. The "
-                             "page's N is far too big to build: pick the run's size (bigger "
-                             "runs have more levels, closer to the page's tree).",
-                             style={"fontSize": "90%", "color": "#444"}),
-                    label(VALIDATION_SCALE, "Run size"),
-                    dcc.Dropdown(
-                        id=VALIDATION_SCALE, value=DEFAULT_SCALE, clearable=False,
-                        searchable=False,
-                        options=[{"label": c.label, "value": key}
-                                 for key, c in VALIDATION_SCALES.items()],
-                    ),
-                    html.Button("Validate on engine", id=VALIDATE, n_clicks=0,
-                                style={"margin": "6px 0"}),
-                    html.Progress(id=PROGRESS, value="0", max="1",
-                                  style={"width": "100%"}),
-                    html.Div(id=STATUS, style={"fontSize": "90%"}),
-                    dcc.Store(id=JOB),
-                    dcc.Interval(id=POLL, interval=POLL_MS, disabled=True),
-                ],
-                style=PANEL,
-            ),
-        ],
-        style={"flex": "0 0 390px"},
-    )
+    presets = html.Div([html.Button(name, id={"type": PRESET_TYPE, "name": name}, n_clicks=0,
+                                    style={"margin": "2px"}) for name in PRESET_NAMES])
+    small = {"fontSize": "90%", "color": "#444"}
+    manual = html.Div(
+        [html.Div("Figure 8 presets:", style={"marginTop": "8px"}), presets,
+         html.Div(id=PRESET_MESSAGE, role="alert", style={"color": "#a40000", "fontSize": "90%"}),
+         html.Div([_knob(*knob) for knob in KNOBS], style={"marginTop": "8px"}),
+         _radio(FILTERS, ("optimized", "uniform"), " filters")],
+        id=MANUAL_CONTROLS, style={"display": "none"})
+    skew = html.Details([html.Summary("Key skew and updates", style={"cursor": "pointer"}),
+                         *[_key_field(*f) for f in KEY_FIELDS], _number_field(*UPDATE_FRACTION),
+                         _flag(CORRELATED, "hot reads are hot writes", True)],
+                        style={"marginTop": "6px"})
+    return html.Div([
+        _panel("Workload", [*[_number_field(*f) for f in (*WORKLOAD_FIELDS, RANGE_BLOCKS)],
+                            html.Div(id=MIX, style=small), _number_field(*ROBUST), skew]),
+        _panel("System", [
+            *[_number_field(*f) for f in SYSTEM_FIELDS],
+            _flag(MEMORY_SPLIT, "search the buffer/filter split of a total budget", False),
+            # Off until the split is ticked; the split then disables the fields it overrides
+            # (callbacks.memory_fields_disabled).
+            _number_field(*MEMORY_BITS, disabled=True),
+            html.Div(id=SYSTEM_SUMMARY, style=small)]),
+        _panel("Design", [_radio(MODE, ("recommend", "manual"), inputStyle={"marginLeft": "10px"}),
+                          _number_field(*MAX_RUNS),
+                          *[_choice_field(*choice) for choice in SEARCH_CHOICES], manual]),
+        _panel("Validate on engine", [
+            html.Div("Builds the design on the native engine and measures it. The page's N is "
+                     "far too big to build: pick the run's size (bigger runs have more levels, "
+                     "closer to the page's tree).", style=small),
+            label(VALIDATION_SCALE, "Run size"),
+            dcc.Dropdown(id=VALIDATION_SCALE, value=DEFAULT_SCALE, clearable=False,
+                         searchable=False, options=[{"label": c.label, "value": key}
+                                                    for key, c in VALIDATION_SCALES.items()]),
+            html.Button("Validate on engine", id=VALIDATE, n_clicks=0, style={"margin": "6px 0"}),
+            html.Progress(id=PROGRESS, value="0", max="1", style={"width": "100%"}),
+            html.Div(id=STATUS, style={"fontSize": "90%"}),
+            dcc.Store(id=JOB),
+            dcc.Interval(id=POLL, interval=POLL_MS, disabled=True)]),
+    ], style={"flex": "0 0 390px"})
 
 
 def _table(table_id: str, columns: list[tuple[str, str]]) -> dash_table.DataTable:
     return dash_table.DataTable(
-        id=table_id,
-        columns=[{"id": c, "name": name} for c, name in columns],
-        data=[],
+        id=table_id, columns=[{"id": c, "name": name} for c, name in columns], data=[],
         tooltip_header={c: HELP.COLUMNS[c] for c, _ in columns if c in HELP.COLUMNS},
-        tooltip_delay=300,
-        tooltip_duration=None,
+        tooltip_delay=300, tooltip_duration=None, style_header={"fontWeight": "bold"},
         style_cell={"fontFamily": "sans-serif", "fontSize": "13px", "padding": "3px 8px",
-                    "textAlign": "right"},
-        style_header={"fontWeight": "bold"},
-        style_table={"overflowX": "auto"},
-    )
+                    "textAlign": "right"}, style_table={"overflowX": "auto"})
 
 
 ALTERNATIVE_COLUMNS = [("family", "family"), ("T", "T"), ("C", "C"), ("X", "X"), ("K", "K"),
@@ -357,54 +293,35 @@ LEVEL_COLUMNS = [("level", "level"), ("runs", "runs"), ("entries", "capacity (en
 
 
 def _views() -> html.Div:
-    return html.Div([_loading(_model_views()), _validation_view()],
-                    style={"flex": "1", "minWidth": "0"})
+    validation = _panel(None, [
+        html.Div(id=VALIDATION_STALE, role="status"),
+        html.Div("Press “Validate on engine” to build the design shown on the engine and "
+                 "compare the model's predictions with what it measures.", id=VALIDATION_RESULT),
+        dcc.Store(id=VALIDATED), dcc.Store(id=SCROLLED)], id=VALIDATION_PANEL)
+    return html.Div([_loading(_model_views()), validation], style={"flex": "1", "minWidth": "0"})
 
 
 def _model_views() -> list:
+    half = {"flex": "1 1 400px", "minWidth": "0"}
     return [
-            html.Div(
-                [
-                    html.Div(id=CARD, style={"flex": "0 0 300px"}),
-                    html.Div(
-                        [html.H4("Each family at its best T", style={"marginTop": 0}),
-                         _table(ALTERNATIVES, ALTERNATIVE_COLUMNS)],
-                        style={"flex": "1 1 480px", "minWidth": "0"},
-                    ),
-                ],
-                # At 1280 px the table goes below the card rather than being cut off.
-                style={**PANEL, "display": "flex", "gap": "16px", "flexWrap": "wrap"},
-            ),
-            html.Div(
-                [
-                    html.H4("RocksDB options for this design", style={"marginTop": 0}),
-                    html.Div(
-                        [html.Button("Download OPTIONS file", id=ROCKSDB_OPTIONS_BUTTON,
-                                     n_clicks=0, style={"marginRight": "6px"}),
-                         html.Button("Download JSON", id=ROCKSDB_JSON_BUTTON, n_clicks=0),
-                         dcc.Download(id=ROCKSDB_DOWNLOAD)],
-                        style={"marginBottom": "6px"},
-                    ),
-                    html.Div(id=ROCKSDB),
-                ],
-                id=ROCKSDB_PANEL, style=PANEL,
-            ),
-            html.Div(
-                [dcc.Graph(id=STRUCTURE, config={"displaylogo": False}),
-                 _table(LEVELS, LEVEL_COLUMNS)],
-                style=PANEL,
-            ),
-            html.Div(dcc.Graph(id=THETA, config={"displaylogo": False}), style=PANEL),
-            html.Div(
-                [
-                    html.Div(dcc.Graph(id=MEMORY_FRONTIER, config={"displaylogo": False}),
-                             style={"flex": "1 1 400px", "minWidth": "0"}),
-                    html.Div(dcc.Graph(id=RANGE_FRONTIER, config={"displaylogo": False}),
-                             style={"flex": "1 1 400px", "minWidth": "0"}),
-                ],
-                style={**PANEL, "display": "flex", "flexWrap": "wrap"},
-            ),
-        ]
+        # At 1280 px the table goes below the card rather than being cut off.
+        _panel(None, [html.Div(id=CARD, style={"flex": "0 0 300px"}),
+                      html.Div([html.H4("Each family at its best T", style={"marginTop": 0}),
+                                _table(ALTERNATIVES, ALTERNATIVE_COLUMNS)],
+                               style={"flex": "1 1 480px", "minWidth": "0"})],
+               style={**PANEL, "display": "flex", "gap": "16px", "flexWrap": "wrap"}),
+        _panel("RocksDB options for this design", [
+            html.Div([html.Button("Download OPTIONS file", id=ROCKSDB_OPTIONS_BUTTON, n_clicks=0,
+                                  style={"marginRight": "6px"}),
+                      html.Button("Download JSON", id=ROCKSDB_JSON_BUTTON, n_clicks=0),
+                      dcc.Download(id=ROCKSDB_DOWNLOAD)], style={"marginBottom": "6px"}),
+            html.Div(id=ROCKSDB)], id=ROCKSDB_PANEL),
+        _panel(None, [_graph(STRUCTURE), _table(LEVELS, LEVEL_COLUMNS)]),
+        html.Div(_graph(THETA), style=PANEL),
+        _panel(None, [html.Div(_graph(MEMORY_FRONTIER), style=half),
+                      html.Div(_graph(RANGE_FRONTIER), style=half)],
+               style={**PANEL, "display": "flex", "flexWrap": "wrap"}),
+    ]
 
 
 def _loading(children: list) -> dcc.Loading:
@@ -420,32 +337,15 @@ def _loading(children: list) -> dcc.Loading:
                        overlay_style={"visibility": "visible", "opacity": 0.55})
 
 
-def _validation_view() -> html.Div:
-    return html.Div(
-        [
-            html.Div(id=VALIDATION_STALE, role="status"),
-            html.Div("Press “Validate on engine” to build the design shown on the engine and "
-                     "compare the model's predictions with what it measures.",
-                     id=VALIDATION_RESULT),
-            dcc.Store(id=VALIDATED),
-            dcc.Store(id=SCROLLED),
-        ],
-        id=VALIDATION_PANEL, style=PANEL,
-    )
-
-
 def build_layout() -> html.Div:
-    return html.Div(
-        [
-            html.H2("wacky: tune an LSM-tree on the Wacky continuum", style={"margin": "6px 0"}),
-            html.Div(id=MESSAGE, role="alert"),
-            # The controls' state lives in the query string: a link restores the page.
-            dcc.Location(id=URL, refresh=False),
-            dcc.Store(id=CURRENT),
-            html.Div([_controls(), _views()], style={"display": "flex", "gap": "14px"}),
-        ],
-        style={"fontFamily": "sans-serif", "background": "#f6f6f6", "padding": "8px 14px"},
-    )
+    return html.Div([
+        html.H2("wacky: tune an LSM-tree on the Wacky continuum", style={"margin": "6px 0"}),
+        html.Div(id=MESSAGE, role="alert"),
+        # The controls' state lives in the query string: a link restores the page.
+        dcc.Location(id=URL, refresh=False),
+        dcc.Store(id=CURRENT),
+        html.Div([_controls(), _views()], style={"display": "flex", "gap": "14px"}),
+    ], style={"fontFamily": "sans-serif", "background": "#f6f6f6", "padding": "8px 14px"})
 
 
 def fill(component: Any, values: dict[tuple[str, str], Any]) -> None:

@@ -1,9 +1,7 @@
 """Figures made light for the wire: every edit re-sends them, so their size is the page's lag.
-
-Three things made the default views about 180 KB: the full plotly template in each figure
-(about 7 KB each, mostly colour scales and 3-D and map defaults a 2-D chart never uses),
-curves with a point at every integer T up to 400 (on a log axis most of them share a pixel),
-and numbers at full double precision. :func:`lighten` trims all three, in place.
+:func:`lighten` trims what made the default views about 180 KB: the full plotly template in each
+figure (about 7 KB, mostly colour scales and 3-D and map defaults), curves with a point at every
+integer T up to 400 (on a log axis most share a pixel), and numbers at full double precision.
 """
 
 from __future__ import annotations

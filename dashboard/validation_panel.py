@@ -1,15 +1,12 @@
 """The "Validate on engine" panel: start a validation in the background, poll it, show the
-comparison, and mark it stale once the inputs change.
-
-Its callbacks read the design shown from the ``current-design`` store that the main views write,
-so this module depends on the layout's ids, not on the other callbacks.
+comparison, and mark it stale once the inputs change. It reads the design shown from the
+``current-design`` store, so it depends on the layout's ids, not on the other callbacks.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import plotly.graph_objects as go
 from dash import Dash, Input, Output, State, ctx, dash_table, dcc, html, no_update
 
 from dashboard import layout as L
@@ -46,8 +43,7 @@ def _cache_fraction(current: dict) -> float:
 
 
 def page_levels(current: dict) -> int | None:
-    """The levels of the page's tree, as the card counts them (the views store it); None when
-    absent (then the words just point at the card)."""
+    """The levels of the page's tree as the card counts them; None when absent."""
     levels = current.get("levels")
     return levels if isinstance(levels, int) and not isinstance(levels, bool) else None
 
@@ -59,12 +55,9 @@ def shown_design(current: dict) -> Design:
 
 
 def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> ValidationRequest:
-    """The request for the inputs shown (the ``current-design`` store) at the size chosen.
-
-    The store's optional fields (skewed keys and updates in its workload, ``cache_fraction``,
-    ``entries``, ``system``) are used when present."""
-    design = shown_design(current)
-    w = current["workload"]
+    """The request for the inputs shown (the ``current-design`` store) at the size chosen; the
+    store's optional fields (``cache_fraction``, ``entries``, ...) are used when present."""
+    design, w = shown_design(current), current["workload"]
     entries = current.get("entries")
     scale = scale_named(scale_key)
     c = current.get("compaction") or {"granularity": "level"}
@@ -74,15 +67,11 @@ def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> Vali
                              int(c["level1_runs"])) if c["granularity"] == "file"
                   else Compaction())
     return ValidationRequest(
-        design=design,
-        workload=Workload(**w),
-        bits_per_entry=float(current["bits_per_entry"]),
-        scale=scale,
-        compaction=compaction,
+        design=design, workload=Workload(**w),
+        bits_per_entry=float(current["bits_per_entry"]), scale=scale, compaction=compaction,
         cache_fraction=_cache_fraction(current),
         page_entries=float(entries) if isinstance(entries, (int, float)) else None,
-        page_levels=page_levels(current),
-    )
+        page_levels=page_levels(current))
 
 
 def _error(text: str) -> html.Span:
@@ -90,7 +79,7 @@ def _error(text: str) -> html.Span:
 
 
 def comparison_rows(result: ValidationResult) -> list[dict]:
-    """Finite model, paper model, engine simulator and measured side by side for each metric;
+    """Predicted, paper model, engine simulator and measured side by side for each metric;
     with a cache or skew, the block cache's hit rate too."""
     errors = result.relative_error
 
@@ -107,46 +96,34 @@ def comparison_rows(result: ValidationResult) -> list[dict]:
         # Errors has no range_io (the CLI's JSON keys are fixed): work it out here.
         err = (relative_error(result.predicted.range_io, result.measured.range_io)
                if key == "range_io" else getattr(errors, key, None))
-        rows.append({
-            "metric": name, "predicted": cell(result.predicted, key),
-            "paper": cell(result.paper, key),
-            "simulated": cell(result.simulated, key), "measured": cell(result.measured, key),
-            "error": "–" if err is None else f"{err:+.1%}",
-        })
+        rows.append({"metric": name, **{column: cell(getattr(result, column), key) for column in
+                                        ("predicted", "paper", "simulated", "measured")},
+                     "error": "–" if err is None else f"{err:+.1%}"})
     hit, measured_hit = result.predicted.cache_hit_rate, result.measured.cache_hit_rate
     if measured_hit is not None:
         # A hit rate is already a share: compared in absolute terms, as the skew runner does.
-        rows.append({
-            "metric": "block cache hit rate", "predicted": cell(result.predicted,
-                                                                 "cache_hit_rate"),
-            "paper": "–", "simulated": "–", "measured": _fmt(measured_hit),
-            "error": "–" if hit is None else f"{hit - measured_hit:+.3f} (absolute)",
-        })
+        rows.append({"metric": "block cache hit rate",
+                     "predicted": cell(result.predicted, "cache_hit_rate"), "paper": "–",
+                     "simulated": "–", "measured": _fmt(measured_hit),
+                     "error": "–" if hit is None else f"{hit - measured_hit:+.3f} (absolute)"})
     return rows
 
 
 def source_notes(result: ValidationResult) -> list[Any]:
     """What each column of the comparison is, in plain words."""
-    if result.model == "skew":
-        predicted = ("the skew model: the finite-N model's tree with the workload's skewed "
-                     "keys, updates and block cache priced in")
-    else:
-        predicted = ("the finite-N model, the one the card above shows: the costs of the tree "
-                     "this design actually holds at this N")
-    notes = [
-        html.Li([html.B(f"predicted ({model_name(result)})"), f": {predicted}."]),
-        html.Li([html.B("paper model"), ": the paper's Eq 8-16, which count every level full."]),
-    ]
-    if result.simulated is None:
-        notes.append(html.Li([html.B("engine simulator"), ": not run; it replays uniform "
-                              "inserts only, not skewed keys, updates or a cache."]))
-    else:
-        notes.append(html.Li([html.B("engine simulator"), ": a replay of the engine's own merge "
-                              "policy. It checks the engine against its specification, not the "
-                              "model's accuracy."]))
-    notes.append(html.Li([html.B("measured"), ": the blocks the engine read and wrote, counted, "
-                          "per operation."]))
-    return notes
+    predicted = ("the skew model: the finite-N model's tree with the workload's skewed keys, "
+                 "updates and block cache priced in" if result.model == "skew" else
+                 "the finite-N model, the one the card above shows: the costs of the tree this "
+                 "design actually holds at this N")
+    simulator = (": not run; it replays uniform inserts only, not skewed keys, updates or a "
+                 "cache." if result.simulated is None else
+                 ": a replay of the engine's own merge policy. It checks the engine against its "
+                 "specification, not the model's accuracy.")
+    return [html.Li([html.B(name), words]) for name, words in (
+        (f"predicted ({model_name(result)})", f": {predicted}."),
+        ("paper model", ": the paper's Eq 8-16, which count every level full."),
+        ("engine simulator", simulator),
+        ("measured", ": the blocks the engine read and wrote, counted, per operation."))]
 
 
 def scale_note(result: ValidationResult, request: ValidationRequest | None) -> str:
@@ -155,8 +132,8 @@ def scale_note(result: ValidationResult, request: ValidationRequest | None) -> s
     # Counted as the card counts the page's levels (the paper's structure, analyze), so the
     # two numbers compare like with like.
     levels = len(result.paper.levels)
-    page = request.page_entries if request is not None else None
-    page_levels = request.page_levels if request is not None else None
+    page, page_levels = ((None, None) if request is None
+                         else (request.page_entries, request.page_levels))
     page_n = "the page's N" if page is None else f"the page's N = {page:,.0f}"
     theirs = ("the levels of the page's tree the card above shows" if page_levels is None
               else f"the {page_levels} of the page's tree (the card above)")
@@ -184,13 +161,6 @@ def explanation(result: ValidationResult, request: ValidationRequest | None) -> 
     return html.Div(parts, id=L.VALIDATION_EXPLAINED)
 
 
-def _narrow(fig: go.Figure) -> go.Figure:
-    """The validation figure in a card of about 800 px (a 1280 px window): smaller panel
-    titles, so that the two do not run into each other."""
-    fig.update_annotations(font_size=12)
-    return fig
-
-
 def validation_view(state: JobState) -> html.Div:
     result = state.result
     if result is None:
@@ -199,89 +169,59 @@ def validation_view(state: JobState) -> html.Div:
     columns = [("metric", "metric"), ("predicted", f"predicted ({model})"),
                ("paper", "paper model"), ("simulated", "engine simulator"),
                ("measured", "measured"), ("error", f"relative error ({model})")]
-    return html.Div(
-        [
-            html.H4("Predicted vs measured on the engine", style={"marginTop": 0}),
-            html.Div(f"Ran in {state.seconds:.1f} s.", style={"fontSize": "90%",
-                                                              "color": "#444"}),
-            explanation(result, state.request),
-            dash_table.DataTable(
-                id="validation-table",
-                columns=[{"id": c, "name": n} for c, n in columns],
-                data=comparison_rows(result),
-                # At 1280 px the headers wrap, and a table still too wide scrolls inside its
-                # card rather than the page sideways.
-                style_cell={"fontFamily": "sans-serif", "fontSize": "13px",
-                            "padding": "3px 8px", "textAlign": "right", "whiteSpace": "normal",
-                            "height": "auto"},
-                style_table={"overflowX": "auto", "maxWidth": "100%"},
-            ),
-            dcc.Graph(id="validation-figure", figure=_narrow(validation_figure(result)),
-                      config={"displaylogo": False}),
-        ]
-    )
+    return html.Div([
+        html.H4("Predicted vs measured on the engine", style={"marginTop": 0}),
+        html.Div(f"Ran in {state.seconds:.1f} s.", style={"fontSize": "90%", "color": "#444"}),
+        explanation(result, state.request),
+        # At 1280 px the headers wrap, and a table still too wide scrolls inside its card
+        # rather than the page sideways.
+        dash_table.DataTable(
+            id="validation-table", columns=[{"id": c, "name": n} for c, n in columns],
+            data=comparison_rows(result),
+            style_cell={"fontFamily": "sans-serif", "fontSize": "13px", "padding": "3px 8px",
+                        "textAlign": "right", "whiteSpace": "normal", "height": "auto"},
+            style_table={"overflowX": "auto", "maxWidth": "100%"}),
+        # In a card of about 800 px (a 1280 px window): smaller panel titles, so that the two
+        # do not run into each other.
+        dcc.Graph(id="validation-figure",
+                  figure=validation_figure(result).update_annotations(font_size=12),
+                  config={"displaylogo": False}),
+    ])
 
 
-def validation_tick(
-    trigger: Any, job_id: str | None, current: dict | None, jobs: ValidationJobs,
-    scale_key: object = DEFAULT_SCALE,
-) -> tuple[Any, ...]:
+def validation_tick(trigger: Any, job_id: str | None, current: dict | None,
+                    jobs: ValidationJobs, scale_key: object = DEFAULT_SCALE) -> tuple[Any, ...]:
     """Start a validation (button) at the size ``scale_key`` names, or report on the running
-    one (interval).
-
-    Returns (job id, poll disabled, button disabled, progress, status, result view), and on a
-    start also the inputs validated (else no_update), for the stale marker.
-    """
-    out = _validation_tick(trigger, job_id, current, jobs, scale_key)
-    if trigger == L.VALIDATE:
-        return out + (current or None,)
-    state = jobs.state(job_id)
-    # A failed validation shows no results, so nothing can be stale.
-    return out + (None if state is not None and state.status == "failed" else no_update,)
-
-
-def _at_size(state: JobState) -> str:
-    """The run's size for its status line, as " at 100,000 entries": the size matters (a
-    design can fit the page's N and not a small run's tree)."""
-    return "" if state.request is None else f" at {state.request.scale.entries:,} entries"
-
-
-def _larger_hint(state: JobState) -> str:
-    """A design that does not fit a small run's tree (too many runs in a level) often fits a
-    larger one: say so when there is a larger size to pick."""
-    largest = max(choice.scale.entries for choice in VALIDATION_SCALES.values())
-    if state.request is None or state.request.scale.entries >= largest:
-        return ""
-    return ". A larger run size gives the tree more room."
-
-
-def _validation_tick(
-    trigger: Any, job_id: str | None, current: dict | None, jobs: ValidationJobs,
-    scale_key: object,
-) -> tuple[Any, ...]:
+    one (interval). Returns (job id, poll disabled, button disabled, progress, status, result
+    view, inputs validated); the last, for the stale marker, is set on a start and cleared
+    when the validation fails (it shows no results, so nothing can be stale)."""
     if trigger == L.VALIDATE:
         if not current:
             return (no_update, True, False, "0",
-                    _error("Fix the inputs above before validating."), no_update)
+                    _error("Fix the inputs above before validating."), no_update, None)
         try:
             request = validation_request(current, scale_key)
         except (ValueError, KeyError, TypeError) as err:
-            return (no_update, True, False, "0", _error(f"Cannot validate: {err}"), no_update)
-        new_id = jobs.start(request)
-        return (new_id, False, True, "0", "Validation queued…", html.Div())
+            return (no_update, True, False, "0", _error(f"Cannot validate: {err}"), no_update,
+                    current)
+        return (jobs.start(request), False, True, "0", "Validation queued…", html.Div(), current)
     state = jobs.state(job_id)
     if state is None:
-        return (no_update, True, False, no_update, no_update, no_update)
+        return (no_update, True, False, no_update, no_update, no_update, no_update)
+    # The run's size matters: a design can fit the page's N and not a small run's tree.
+    size = "" if state.request is None else f" at {state.request.scale.entries:,} entries"
     if state.status == "failed":
+        # Too many runs in a level of a small run's tree often fit a larger one.
+        largest = max(choice.scale.entries for choice in VALIDATION_SCALES.values())
+        hint = ("" if state.request is None or state.request.scale.entries >= largest
+                else ". A larger run size gives the tree more room.")
         return (no_update, True, False, "0",
-                _error(f"Validation failed{_at_size(state)}: {state.error}{_larger_hint(state)}"),
-                no_update)
+                _error(f"Validation failed{size}: {state.error}{hint}"), no_update, None)
     if state.status == "done":
-        return (no_update, True, False, "1",
-                f"Validated in {state.seconds:.1f} s{_at_size(state)}.",
-                validation_view(state))
+        return (no_update, True, False, "1", f"Validated in {state.seconds:.1f} s{size}.",
+                validation_view(state), no_update)
     return (no_update, False, True, f"{state.fraction:.3f}",
-            f"{state.fraction:.0%}: {state.message}", no_update)
+            f"{state.fraction:.0%}: {state.message}", no_update, no_update)
 
 
 def stale_marker(current: dict | None, validated: dict | None) -> Any:
@@ -290,31 +230,27 @@ def stale_marker(current: dict | None, validated: dict | None) -> Any:
         return None
     k = validated.get("design", {})
     what = ", ".join(f"{n} = {v:.4g}" for n, v in k.items() if isinstance(v, (int, float)))
-    return html.Div(
-        [html.B("Stale: "),
-         f"these results are for the inputs validated earlier ({validated.get('family', '')}: "
-         f"{what}); the inputs have changed since. Press “Validate on engine” again."],
-        style={"color": "#7a4b00", "background": "#fff6e0", "border": "1px solid #e0c080",
-               "borderRadius": "6px", "padding": "4px 10px", "marginBottom": "8px"},
-    )
+    return html.Div([html.B("Stale: "), "these results are for the inputs validated earlier "
+                     f"({validated.get('family', '')}: {what}); the inputs have changed since. "
+                     "Press “Validate on engine” again."],
+                    style={"color": "#7a4b00", "background": "#fff6e0",
+                           "border": "1px solid #e0c080", "borderRadius": "6px",
+                           "padding": "4px 10px", "marginBottom": "8px"})
 
 
 def register(app: Dash, jobs: ValidationJobs) -> None:
-    @app.callback(
-        Output(L.JOB, "data"), Output(L.POLL, "disabled"), Output(L.VALIDATE, "disabled"),
-        Output(L.PROGRESS, "value"), Output(L.STATUS, "children"),
-        Output(L.VALIDATION_RESULT, "children"), Output(L.VALIDATED, "data"),
-        Input(L.VALIDATE, "n_clicks"), Input(L.POLL, "n_intervals"),
-        State(L.JOB, "data"), State(L.CURRENT, "data"), State(L.VALIDATION_SCALE, "value"),
-        prevent_initial_call=True,
-    )
+    @app.callback(Output(L.JOB, "data"), Output(L.POLL, "disabled"),
+                  Output(L.VALIDATE, "disabled"), Output(L.PROGRESS, "value"),
+                  Output(L.STATUS, "children"), Output(L.VALIDATION_RESULT, "children"),
+                  Output(L.VALIDATED, "data"),
+                  Input(L.VALIDATE, "n_clicks"), Input(L.POLL, "n_intervals"),
+                  State(L.JOB, "data"), State(L.CURRENT, "data"),
+                  State(L.VALIDATION_SCALE, "value"), prevent_initial_call=True)
     def _validation(_clicks, _ticks, job_id, current, scale_key):
         return validation_tick(ctx.triggered_id, job_id, current, jobs, scale_key)
 
-    @app.callback(Output(L.VALIDATION_STALE, "children"),
-                  Input(L.CURRENT, "data"), Input(L.VALIDATED, "data"))
-    def _stale(current, validated):
-        return stale_marker(current, validated)
+    app.callback(Output(L.VALIDATION_STALE, "children"), Input(L.CURRENT, "data"),
+                 Input(L.VALIDATED, "data"))(stale_marker)
 
     # The results appear far below the button: bring them into view when they arrive.
     app.clientside_callback(
