@@ -1,9 +1,6 @@
-"""The engines a validation runs, behind one interface (:class:`Adapter`), in one table
-(:data:`ADAPTERS`) that :func:`validation.runner.validate` looks the engine up in: ``native``,
-``rocksdb`` (the Wacky compaction driver), ``rocksdb-stock`` (RocksDB's own compaction) and
-``simulator`` (the merge policy's executable specification, over the same whole-level window).
-An adapter refuses a configuration it cannot build in one line that names the knob.
-"""
+"""The engines a validation runs (:data:`ADAPTERS`, one :class:`Adapter` each): ``native``,
+``rocksdb`` (the Wacky compaction driver), ``rocksdb-stock`` (RocksDB's compaction) and
+``simulator`` (the merge policy's specification, over the same whole-level window)."""
 
 from __future__ import annotations
 
@@ -26,8 +23,7 @@ ROCKS = "use engine='rocksdb', stock=True (--engine rocksdb --stock)"
 
 class Adapter(Protocol):
     """One engine: ``refuses`` says in one line, naming the knob, why it cannot build a
-    configuration with this compaction and these hash levels (None: it can); ``run`` opens it
-    for the design, applies the preload and the window, and returns what it measured."""
+    configuration (None: it can); ``run`` runs the preload and the window and measures."""
 
     name: str
 
@@ -81,9 +77,8 @@ class RocksDB:
 
 @dataclass(frozen=True)
 class Simulator:
-    """The engine simulator over the whole-level window (:func:`validation.predict.
-    steady_window`): its write amplification over the window, and the costs of the tree it
-    grows from every key inserted; the finite model predicts."""
+    """The engine simulator: the whole-level window's write amplification (``steady_window``)
+    and the costs of the tree it grows from every key inserted; the finite model predicts."""
 
     name: str = "simulator"
 

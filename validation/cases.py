@@ -1,7 +1,5 @@
-"""The case sets of :data:`validation.sweep.SWEEPS` other than the families
-(:mod:`validation.families`) and the side runs (:mod:`validation.side_runs`): files, skew,
-skew-files, rocksdb-skew, rocksdb and smoke, each an entry of :data:`SETS` that lists its cases
-and renders its section of docs/VALIDATION.md, whose text says what the set validates, how, and
+"""The case sets files, skew, skew-files, rocksdb-skew, rocksdb and smoke (:data:`SETS`), each
+listing its cases and rendering its section of docs/VALIDATION.md: what it validates, how, and
 against which targets."""
 
 from __future__ import annotations
@@ -16,30 +14,17 @@ from typing import Any
 from validation.predict import range_entries_for
 from validation.results import Costs, ValidationResult, with_theta
 from validation.scale import Scale
-from validation.sweep import (
-    COST_COLUMNS,
-    Refused,
-    SetCode,
-    SweepCase,
-    SweepResult,
-    bits,
-    section,
-    table,
-)
+from validation.sweep import Refused, SetCode, SweepCase, SweepResult, bits, section, table
+from wacky_model import rocksdb_tuning as tuning
 from wacky_model.families import TABLE
 from wacky_model.presets import preset
-from wacky_model.rocksdb_tuning import (
-    DEFAULT_BASE_BUFFERS,
-    DEFAULT_MULTIPLIER,
-    DEFAULT_TRIGGER,
-    RocksDBConfig,
-    StockConfig,
-    StockPriced,
-    UniversalConfig,
-    recommend_rocksdb,
-)
+from wacky_model.rocksdb_tuning import RocksDBConfig, StockConfig, StockPriced, UniversalConfig
 from wacky_model.types import Compaction, Design, Workload
 
+# The cost columns of the engine tables: (Costs field, column label).
+COST_COLUMNS = (("write_amp", "write amp"), ("zero_result_read", "zero-result I/O"),
+                ("point_read", "existing-key I/O (Level L)"),
+                ("point_read_uniform", "existing-key I/O (uniform)"))
 LABELS = [label for _, label in COST_COLUMNS]
 
 
@@ -51,8 +36,7 @@ def _pair(model: float, measured: float, error: float | None, spec: str = ".3g",
 
 
 def _costs(r: ValidationResult) -> list[str]:
-    """The cells of :data:`COST_COLUMNS` (relative errors), n/a where nothing was measured
-    (under skew the worst-case read is not)."""
+    """The cells of :data:`COST_COLUMNS`, n/a where nothing was measured (skew's worst case)."""
     return ["n/a" if getattr(r.measured, m) is None else
             _pair(getattr(r.predicted, m), getattr(r.measured, m), r.relative_error.metric(m))
             for m, _ in COST_COLUMNS]
@@ -81,8 +65,7 @@ def case_scale(scale: Scale, n_buffers: int) -> Scale:
 
 
 def _files_cases(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
-    """Leveling at each ratio, level-1 trigger and N/F, least-overlap picking; then
-    round-robin picking once."""
+    """Leveling at each ratio, trigger and N/F, least-overlap picking; round-robin once."""
     grid = [(T, k, n, "least_overlap") for T in RATIOS for k in TRIGGERS for n in BUFFERS]
     out = []
     for T, k, n, pick in [*grid, (4.0, 1, 2_000, "round_robin")]:
@@ -158,8 +141,7 @@ def cache_bytes(scale: Scale) -> int:
 
 
 def effect_scale(scale: Scale) -> Scale:
-    """The scale of the cache-under-compaction runs: a quarter of the entries, or as few as the
-    buffer allows."""
+    """The cache-under-compaction runs' scale: a quarter of the entries, at least four buffers."""
     entries = max(scale.entries // EFFECT_SCALE_DIVISOR,
                   4 * scale.buffer_bytes // scale.entry_bytes)
     return replace(scale, entries=min(entries, scale.entries))
@@ -176,8 +158,7 @@ SKEW_COLUMNS = ("write amp", "existing-key read I/O", "cache hit rate",
 
 def _skew_cells(r: ValidationResult, write_amp: float, point_read: float,
                 hit_rate: float) -> list[str]:
-    """The cells of :data:`SKEW_COLUMNS`, with the errors given (relative for write
-    amplification, absolute for read I/O and the hit rate)."""
+    """The cells of :data:`SKEW_COLUMNS`, with the errors given."""
     p, m = r.predicted, r.measured
     return [_pair(p.write_amp, m.write_amp, write_amp),
             _pair(p.point_read_uniform, m.point_read_uniform, point_read, error_spec="+.3f"),
@@ -277,29 +258,25 @@ def effect_figure(effect: Sequence[tuple[SkewCase, ValidationResult]]) -> Any:
     colors = {"Leveling": "#1f77b4", "Tiering": "#d62728"}
     for family in dict.fromkeys(c.family for c, _ in effect):
         rows = [(c.writes, r) for c, r in effect if c.family == family]
-        color = colors.get(family, "#333")
-        fig.add_trace(go.Scatter(x=[w for w, _ in rows],
-                                 y=[r.predicted.cache_hit_rate for _, r in rows],
+        color, x = colors.get(family, "#333"), [w for w, _ in rows]
+        fig.add_trace(go.Scatter(x=x, y=[r.predicted.cache_hit_rate for _, r in rows],
                                  mode="lines", name=f"{family}, model", line_color=color),
                       row=1, col=1)
-        fig.add_trace(go.Scatter(x=[w for w, _ in rows],
-                                 y=[r.measured.cache_hit_rate for _, r in rows],
+        fig.add_trace(go.Scatter(x=x, y=[r.measured.cache_hit_rate for _, r in rows],
                                  mode="markers", name=f"{family}, engine", marker_color=color,
                                  marker_size=10), row=1, col=1)
         half = [r for w, r in rows if abs(w - 0.5) < 1e-9]
-        if half and half[0].detail("skew"):
-            timeline = half[0].detail("skew")["timeline"]
+        if half and (skew := half[0].detail("skew")):
             span = max(half[0].window_writes or 1, 1)
-            fig.add_trace(go.Scatter(x=[t["writes"] / span for t in timeline],
-                                     y=[t["hit_rate"] for t in timeline], mode="lines+markers",
-                                     name=f"{family}, engine over time", line_color=color,
-                                     showlegend=False), row=1, col=2)
+            fig.add_trace(go.Scatter(x=[t["writes"] / span for t in skew["timeline"]],
+                                     y=[t["hit_rate"] for t in skew["timeline"]],
+                                     mode="lines+markers", name=f"{family}, engine over time",
+                                     line_color=color, showlegend=False), row=1, col=2)
             fig.add_hline(y=half[0].predicted.cache_hit_rate, line_dash="dash",
                           line_color=color, row=1, col=2)
-    fig.update_xaxes(title_text="share of operations that are writes", tickformat=".0%",
-                     row=1, col=1)
-    fig.update_xaxes(title_text="share of the window's writes done", tickformat=".0%",
-                     row=1, col=2)
+    for col, title in enumerate(("share of operations that are writes",
+                                 "share of the window's writes done"), 1):
+        fig.update_xaxes(title_text=title, tickformat=".0%", row=1, col=col)
     fig.update_yaxes(title_text="cache hit rate", row=1, col=1)
     fig.update_layout(width=1100, height=420, template="plotly_white",
                       margin=dict(l=60, r=20, t=50, b=50))
@@ -311,9 +288,8 @@ SKEW_FILE_DISTRIBUTIONS = ("uniform", "zipf:0.9", "zipf:1.2", "hotset:0.1:0.9")
 SKEW_FILE_UPDATES = 0.5  # of the skewed cases' writes; the uniform controls insert only
 SKEW_FILE_CACHE_SHARE = 0.15  # of the loaded data's bytes
 SKEW_FILE_BUFFER = 64 << 10  # bytes: 512 entries of 128 B a flush
-# File-granular merges cost the engine more per write than whole levels, and every case runs
-# a load and a window of a load: a tenth of the sweep's entries (200,000 at the default scale,
-# N/F = 390) keeps the set to a few minutes.
+# File-granular merges cost more per write than whole levels: a tenth of the sweep's entries
+# (200,000 at the default scale, N/F = 390) keeps the set to a few minutes.
 SKEW_FILE_ENTRIES_DIVISOR = 10
 ONE_READ_PER_WRITE = ("Then one existing-key read per write, both drawn from the distribution "
                       f"(the same keys hot for both), {SKEW_FILE_UPDATES:.0%} of the writes "
@@ -363,7 +339,7 @@ def skew_file_scale(scale: Scale) -> Scale:
 
 def skew_file_runs(sc: Scale, bits: float,
                    which: Sequence[SkewFileCase] | None = None) -> list[SweepCase]:
-    """The runs of ``which`` (default every case) at exactly ``sc``: files of one buffer,
+    """The runs of ``which`` (default all) at exactly ``sc``: files of one buffer,
     least-overlap picking, a cache of 15% of the data (benchmarks/check_skew_files.py runs
     these at its own scale)."""
     return [SweepCase(c.name, "skew-files", Design(c.T, c.T - 1, 1, 0, 0), {
@@ -388,8 +364,7 @@ def skew_file_errors(r: ValidationResult) -> dict[str, float]:
 
 
 def skew_file_verdict(r: ValidationResult) -> dict[str, bool]:
-    """Each target met (the whole-level skew section's): write amplification within 15%, the
-    overall hit rate within 0.05, existing-key read I/O within 15% or 0.02 I/O."""
+    """Each target (the whole-level skew section's) met."""
     e = skew_file_errors(r)
     return {"write_amp": abs(e["write_amp"]) <= TARGET_WA,
             "hit_rate": abs(e["hit_rate"]) <= TARGET_HIT,
@@ -398,14 +373,12 @@ def skew_file_verdict(r: ValidationResult) -> dict[str, bool]:
 
 def _level_rates(r: ValidationResult) -> str:
     """Per-level hit rates, model/engine, level 0 first when the trigger stages flushes."""
-    p, m = r.predicted, r.measured
-    pairs = list(zip(p.cache_hit_rate_per_level or (), m.cache_hit_rate_per_level or (),
-                     strict=False))
-    level0 = (r.detail("skew") or {}).get("level0_cache_hit_rate")
-    cells = [f"{a:.2f}/{b:.2f}" for a, b in pairs]
-    if level0 is not None:
-        a, b = level0["predicted"], level0["measured"]
-        cells.insert(0, "L0 " + "/".join("-" if x is None else f"{x:.2f}" for x in (a, b)))
+    cells = [f"{a:.2f}/{b:.2f}" for a, b in zip(r.predicted.cache_hit_rate_per_level or (),
+                                                r.measured.cache_hit_rate_per_level or (),
+                                                strict=False)]
+    if (level0 := (r.detail("skew") or {}).get("level0_cache_hit_rate")) is not None:
+        cells.insert(0, "L0 " + "/".join("-" if level0[k] is None else f"{level0[k]:.2f}"
+                                         for k in ("predicted", "measured")))
     return ", ".join(cells)
 
 
@@ -468,7 +441,6 @@ def _skew_file_table(rows: Sequence[tuple[SkewFileCase, ValidationResult]]) -> l
     for case, r in rows:
         p, m, e = r.predicted, r.measured, skew_file_errors(r)
         ok = skew_file_verdict(r)
-        warmup = (r.detail("skew") or {}).get("warmup_writes", 0)
         flag = "" if all(ok.values()) else " (outside: " + ", ".join(
             k.replace("_", " ") for k, v in ok.items() if not v) + ")"
         cells.append([
@@ -476,7 +448,7 @@ def _skew_file_table(rows: Sequence[tuple[SkewFileCase, ValidationResult]]) -> l
             case.distribution + (f", {case.updates:.0%} updates" if case.updates else ""),
             *_skew_cells(r, e["write_amp"], e["point_read"], e["hit_rate"]),
             _pair(p.zero_result_read, m.zero_result_read, e["zero_result_read"]),
-            _window_cell(r, warmup)])
+            _window_cell(r, (r.detail("skew") or {}).get("warmup_writes", 0))])
     lines = table(["case", "keys", *SKEW_COLUMNS, "zero-result I/O", "window"], cells)
     if rows:
         lines += [""] + [_verdict_line(k, label, target, rows) + "  "
@@ -494,9 +466,8 @@ ROCKSDB_SKEW_BUFFER = 128 << 10
 
 @dataclass(frozen=True)
 class RocksSkewCase(SkewFileCase):
-    """A skew-files case on stock RocksDB: Leveling at T with the level-0 trigger
-    ``level1_runs`` (leveled compaction), or ``universal``: Tiering T = 4 (universal
-    compaction)."""
+    """A skew-files case on stock RocksDB: Leveling (leveled compaction, level-0 trigger
+    ``level1_runs``), or ``universal``: Tiering T = 4."""
 
     universal: bool = False
 
@@ -511,8 +482,7 @@ class RocksSkewCase(SkewFileCase):
 
 
 def rocksdb_skew_cases() -> list[RocksSkewCase]:
-    """Leveling T = 10 at the export's level-0 trigger (1), then universal Tiering, each under
-    the skew-files distributions (a uniform control first)."""
+    """Leveling T = 10 (trigger 1), then universal Tiering, under each skew-files distribution."""
     return [RocksSkewCase(10, 1, dist, universal) for universal in (False, True)
             for dist in SKEW_FILE_DISTRIBUTIONS]
 
@@ -616,12 +586,9 @@ def _rocksdb_section(results: Sequence[SweepResult], scale: Scale, budget: dict[
                if len(measured) == len(_ranking_configs(scale, bits(budget))) else [])
     version = next((r.detail("rocksdb_version") for _, r in ran["driver"] + ran["stock"]), "?")
     F = scale.buffer_bytes // scale.entry_bytes
-    driver = []
-    for name, r in ran["driver"]:
-        same = [lv.runs for lv in r.measured.levels] == [lv.runs for lv in r.simulated.levels]
-        driver.append([name, *_costs(r),
-                       f"{r.detail('tree_write_amp'):.3g} / {r.simulated.write_amp:.3g}",
-                       _runs(r), "yes" if same else "no"])
+    driver = ([name, *_costs(r), f"{r.detail('tree_write_amp'):.3g} / {r.simulated.write_amp:.3g}",
+               _runs(r), "yes" if [lv.runs for lv in r.measured.levels]
+               == [lv.runs for lv in r.simulated.levels] else "no"] for name, r in ran["driver"])
     body = [
         "### The Wacky compaction driver, every Figure 8 family",
         "",
@@ -699,9 +666,9 @@ def ranking_workloads(range_blocks: float) -> list[tuple[str, Workload]]:
 
 
 def default_config(buffer_bytes: int, bits_per_key: float,
-                   multiplier: float = DEFAULT_MULTIPLIER) -> RocksDBConfig:
-    return RocksDBConfig(multiplier, DEFAULT_TRIGGER, False, buffer_bytes, buffer_bytes,
-                         bits_per_key, DEFAULT_BASE_BUFFERS * buffer_bytes)
+                   multiplier: float = tuning.DEFAULT_MULTIPLIER) -> RocksDBConfig:
+    return RocksDBConfig(multiplier, tuning.DEFAULT_TRIGGER, False, buffer_bytes, buffer_bytes,
+                         bits_per_key, tuning.DEFAULT_BASE_BUFFERS * buffer_bytes)
 
 
 @dataclass(frozen=True)
@@ -760,8 +727,7 @@ def render_ranking(rows: Sequence[RankingRow]) -> list[str]:
 
 
 def measure_config(config: StockConfig, scale: Scale, bits_per_entry: float) -> Costs:
-    """One configuration on stock RocksDB under the stock protocol (no Θ: it does not depend on
-    the workload)."""
+    """One configuration on stock RocksDB (no Θ: that depends on the workload)."""
     from validation.rocksdb import run_stock
 
     system = scale.system(bits_per_entry, None)
@@ -773,27 +739,25 @@ def _recommendations(scale: Scale, bits: float) -> list[tuple[str, Workload, Any
     system = scale.system(bits, None)
     B = system.entries_per_block
     workloads = ranking_workloads(range_entries_for(scale, None, B) / B)
-    return [(name, w, recommend_rocksdb(w, system)) for name, w in workloads]
+    return [(name, w, tuning.recommend_rocksdb(w, system)) for name, w in workloads]
 
 
 def _ranking_configs(scale: Scale, bits: float) -> list[StockConfig]:
     configs = {r.best.config: None for _, _, r in _recommendations(scale, bits)}
-    for T in (DEFAULT_MULTIPLIER, *GRID_MULTIPLIERS):
+    for T in (tuning.DEFAULT_MULTIPLIER, *GRID_MULTIPLIERS):
         configs[default_config(scale.buffer_bytes, bits, T)] = None
     return list(configs)
 
 
 def _ranking_rows(measured: dict[StockConfig, Costs], scale: Scale,
                   bits: float) -> list[RankingRow]:
-    B, rows = scale.block_bytes // scale.entry_bytes, []
-    for _, w, rec in _recommendations(scale, bits):
-        thetas = {"recommended": _theta(measured[rec.best.config], w, B),
-                  "defaults": _theta(measured[default_config(scale.buffer_bytes, bits)], w, B)}
-        for T in GRID_MULTIPLIERS:
-            thetas[f"T={T:g}"] = _theta(measured[default_config(scale.buffer_bytes, bits, T)],
-                                        w, B)
-        rows.append(RankingRow(w, rec.best.config, rec.best, thetas))
-    return rows
+    B, F = scale.block_bytes // scale.entry_bytes, scale.buffer_bytes
+    configs = {"defaults": default_config(F, bits),
+               **{f"T={T:g}": default_config(F, bits, T) for T in GRID_MULTIPLIERS}}
+    return [RankingRow(w, rec.best.config, rec.best,
+                       {k: _theta(measured[c], w, B)
+                        for k, c in (("recommended", rec.best.config), *configs.items())})
+            for _, w, rec in _recommendations(scale, bits)]
 
 
 # -- smoke ---------------------------------------------------------------------------------------

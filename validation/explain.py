@@ -1,28 +1,17 @@
-"""A validation's figures in words: which errors are large, and why (a small measured figure,
-a near-zero prediction, the window's start, or a real gap), and what went wrong with the
-measurement itself. The CLI (``wacky validate``) and the dashboard's panel print these."""
+"""A validation in words (the CLI and the dashboard print these): which errors are large and why,
+and what went wrong with the measurement itself."""
 
 from __future__ import annotations
 
 from validation.results import Costs, Errors, ValidationResult, relative_error
 
 VALIDATED_METRICS = (
-    ("theta", "Θ (I/O per op)"),
-    ("write_amp", "write amplification"),
-    ("point_read", "point read (I/O)"),
-    ("point_read_uniform", "point read, uniform keys (I/O)"),
-    ("zero_result_read", "zero-result read (I/O)"),
-    ("range_runs", "range read (runs)"),
-    ("range_io", "range read (I/O)"),
-    ("memory_bits_per_entry", "filter memory (bits/entry)"),
-)
-
-
-# A relative error beyond this gets a sentence saying what it means.
-LARGE_ERROR = 0.25
-# Figures below this (I/O per operation) are a small fraction of one I/O: a small absolute gap
-# is a large relative error.
-SMALL_IO = 0.1
+    ("theta", "Θ (I/O per op)"), ("write_amp", "write amplification"),
+    ("point_read", "point read (I/O)"), ("point_read_uniform", "point read, uniform keys (I/O)"),
+    ("zero_result_read", "zero-result read (I/O)"), ("range_runs", "range read (runs)"),
+    ("range_io", "range read (I/O)"), ("memory_bits_per_entry", "filter memory (bits/entry)"))
+LARGE_ERROR = 0.25  # a relative error beyond this gets a sentence saying what it means
+SMALL_IO = 0.1  # I/O per operation below this: a small gap is a large relative error
 
 
 def model_name(result: ValidationResult) -> str:
@@ -31,8 +20,7 @@ def model_name(result: ValidationResult) -> str:
 
 
 def models(result: ValidationResult) -> list[tuple[str, Costs, Errors]]:
-    """(label, figures, errors) of each model, in report order; no simulator under skew (it
-    replays uniform inserts only)."""
+    """(label, figures, errors) of each model, in report order (no simulator under skew)."""
     out = [(model_name(result), result.predicted, result.relative_error),
            ("paper model", result.paper, result.paper_relative_error)]
     if result.simulated is not None:
@@ -47,7 +35,7 @@ def sources(result: ValidationResult) -> list[tuple[str, Costs]]:
 def why_large(key: str, source: str, predicted: float, measured: float,
                result: ValidationResult) -> str:
     """Why one relative error is large: a small measured figure, a near-zero prediction, or a
-    real gap (:func:`large_error_notes` adds the window's start and the simulator's tree)."""
+    real gap."""
     gap = abs(predicted - measured)
     if measured < SMALL_IO:
         why = (f"The engine measured only {measured:.2g}, and a relative error divides by the "
@@ -85,10 +73,9 @@ def large_error_notes(result: ValidationResult) -> list[str]:
                 notes.append(f"{name}: the engine measured 0, so there is no relative error "
                              f"(it divides by the measured figure); {said}.")
             continue
-        misses = [(source, getattr(costs, key)) for source, costs in sources(result)]
-        misses = [(source, p, relative_error(p, measured)) for source, p in misses]
-        misses = [(source, p, e) for source, p, e in misses if e is not None
-                  and abs(e) > LARGE_ERROR]
+        predicted = [(source, getattr(costs, key)) for source, costs in sources(result)]
+        misses = [(source, p, e) for source, p in predicted
+                  if (e := relative_error(p, measured)) is not None and abs(e) > LARGE_ERROR]
         if not misses:
             continue
         said = "; ".join(f"{source} predicts {p:.3g} ({e:+.0%})" for source, p, e in misses)
@@ -105,8 +92,8 @@ READS = ("zero_result_read", "point_read", "point_read_uniform", "range_runs", "
 
 
 def _window_start(key: str, names: set[str], measured: float, result: ValidationResult) -> str:
-    """The finite model averages over every count of Level L's runs at the window's start; the
-    engine's window began at one. When the model told that count is close, that is the why."""
+    """The finite model averages over Level L's runs at the window's start; the engine began at
+    one count: when the model told it is close, that is the why."""
     c = result.conditioned
     if c is None or f"the {model_name(result)}" not in names or key not in READS:
         return ""

@@ -1,10 +1,7 @@
-"""The families case set (``wacky sweep families``): the document's head of docs/VALIDATION.md.
-
-Every Figure 8 family at several T, the uniform-filter baselines and random designs, at three
-entries-per-buffer ratios (the buffer, an eighth and a 64th of it: the data stays, the buffer
-shrinks); then, for the Figure 9 workloads and random ones, the design the five-knob search
-recommends against each family at its own best T, measured: the recommendation must be the best
-or within 5% of it.
+"""The families case set (``wacky sweep families``), the head of docs/VALIDATION.md: every Figure
+8 family at several T, the uniform-filter baselines and random designs at three buffer sizes (the
+buffer, an eighth and a 64th of it); then, per workload, the five-knob search's recommendation
+measured against each family at its best T: it must be the best or within 5% of it.
 """
 
 from __future__ import annotations
@@ -53,14 +50,10 @@ def _physical(design: Design, system: System) -> bool:
     return bool(physical(s, system.buffers, system.entries))
 
 
-def sweep_cases(
-    system: System, *, n_random: int = 20, seed: int = HELD_OUT_SEED
-) -> list[SweepCase]:
-    """The designs of the sweep: families at several T, uniform baselines, random designs.
-
-    Designs whose tree cannot exist at this size (cost_models.limits; e.g. QLSM-bush at T=2 on
-    a few thousand entries) are left out, and random draws are redrawn until they can exist.
-    """
+def sweep_cases(system: System, *, n_random: int = 20,
+                seed: int = HELD_OUT_SEED) -> list[SweepCase]:
+    """Families at several T, uniform baselines, random designs; those whose tree cannot exist
+    at this size (cost_models.limits) are left out, random ones redrawn."""
     cases = [SweepCase(f"{name} T={T:g}", "family", preset(name, T, system))
              for name in FAMILY_PRESETS for T in FAMILY_T[name]]
     cases += [SweepCase(f"{name} T=10", "uniform filters", preset(name, 10.0, system))
@@ -81,9 +74,8 @@ def sweep_cases(
 
 
 def ranking_workloads(n_random: int = 12, seed: int = 11) -> list[tuple[str, Workload]]:
-    """The 12 workloads spanning Figure 9 (reads vs writes (A, B) and range reads (C)), then
-    ``n_random`` mixes drawn from a fixed seed (a flat Dirichlet over the four operations; a
-    range read returns 0, 1 or 10 blocks)."""
+    """The 12 workloads of Figure 9 (A, B, C), then ``n_random`` seeded mixes (a flat Dirichlet;
+    ranges of 0, 1 or 10 blocks)."""
     out = [(f"9A zero-result reads {1 - w:.0%}", Workload(0, 1 - w, w, 0))
            for w in (0.9, 0.7, 0.5, 0.3, 0.1)]
     out += [(f"9B existing reads {1 - w:.0%}", Workload(1 - w, 0, w, 0))
@@ -95,25 +87,22 @@ def ranking_workloads(n_random: int = 12, seed: int = 11) -> list[tuple[str, Wor
         mix = np.round(rng.dirichlet(np.ones(4)), 3)
         mix[2] += 1.0 - mix.sum()  # exact sum; writes absorb the rounding
         blocks = float(rng.choice([0.0, 1.0, 10.0]))
-        w = Workload(*(float(x) for x in mix), range_blocks=blocks)
         out.append((f"random {i + 1} ({', '.join(f'{x:.2f}' for x in mix)}; {blocks:g} blocks)",
-                    w))
+                    Workload(*(float(x) for x in mix), range_blocks=blocks)))
     return out
 
 
-def ranking_candidates(
-    system: System, workloads: Sequence[tuple[str, Workload]]
-) -> tuple[list[SweepCase], dict[str, list[tuple[str, Design]]]]:
-    """Per workload: the five-knob search's recommendation (finite-N model, whole levels: the
-    candidates are all whole-level designs of one model, and each is validated as such), then
+def ranking_candidates(system: System, workloads: Sequence[tuple[str, Workload]]
+                       ) -> tuple[list[SweepCase], dict[str, list[tuple[str, Design]]]]:
+    """Per workload: the five-knob search's recommendation (finite-N model, whole levels), then
     each family at its own best T by the same model."""
     space = DesignSpace.build(system)
     cases: dict[tuple, SweepCase] = {}
     per_workload: dict[str, list[tuple[str, Design]]] = {}
     for wname, workload in workloads:
         rec = recommend(workload, system, space=space, granularity="level")
-        options = [(SEARCH, rec.design)] + [(alt.family, alt.design) for alt in rec.alternatives]
-        per_workload[wname] = options
+        per_workload[wname] = options = [(SEARCH, rec.design)] + [
+            (alt.family, alt.design) for alt in rec.alternatives]
         for family, design in options:
             label = rec.family if family == SEARCH else family
             cases.setdefault(_key(design), SweepCase(f"{label} T={design.T:.3g}", "ranking",
@@ -149,18 +138,11 @@ def _zero_read_within(results: Sequence[SweepResult], model: str) -> float:
     return ok / len(results) if results else 0.0
 
 
-def rank(
-    workloads: Sequence[tuple[str, Workload]],
-    per_workload: dict[str, list[tuple[str, Design]]],
-    by_key: dict[tuple, SweepResult],
-) -> list[dict[str, Any]]:
-    """For each workload: the search's recommendation and each model's pick among the
-    candidates, each against the measured best of the candidates.
-
-    The candidates are the five-knob recommendation and each family at its best T (both by the
-    finite-N model). "search" is the recommendation as measured; each model in
-    :data:`MODELS` also picks the candidate it predicts cheapest.
-    """
+def rank(workloads: Sequence[tuple[str, Workload]],
+         per_workload: dict[str, list[tuple[str, Design]]],
+         by_key: dict[tuple, SweepResult]) -> list[dict[str, Any]]:
+    """Per workload: the search's recommendation ("search") and each model's pick (the
+    candidate it predicts cheapest), each against the measured best of the candidates."""
     rows = []
     for wname, workload in workloads:
         # A candidate the engine could not build at this scale is not in by_key.
@@ -168,16 +150,11 @@ def rank(
                    if _key(d) in by_key]
         best_fam, best = min(options, key=lambda o: o[1].theta("measured", workload))
         best_cost = best.theta("measured", workload)
-        row: dict[str, Any] = {
-            "workload": wname,
-            "measured_best": f"{_label(best_fam, best)}",
-            "best_cost": best_cost,
-        }
-        if options[0][0] == SEARCH:
-            row[SEARCH] = _scored(*options[0], workload, best_cost)
-        else:
-            row[SEARCH] = {"pick": "search: refused at this scale", "cost": math.inf,
-                           "gap": math.inf, "ok": False}
+        row: dict[str, Any] = {"workload": wname, "measured_best": f"{_label(best_fam, best)}",
+                               "best_cost": best_cost}
+        row[SEARCH] = (_scored(*options[0], workload, best_cost) if options[0][0] == SEARCH
+                       else {"pick": "search: refused at this scale", "cost": math.inf,
+                             "gap": math.inf, "ok": False})
         for model in MODELS:
             pick = min(options, key=lambda o, m=model: o[1].theta(m, workload))
             row[model] = _scored(*pick, workload, best_cost)
@@ -194,9 +171,8 @@ def _scored(family: str, pick: SweepResult, workload: Workload,
 
 def _label(family: str, r: SweepResult) -> str:
     d = r.case.design
-    if family == SEARCH:
-        return (f"search: T={d.T:.3g} C={d.C:.3g} X={d.X:.3g} K={d.K:.2g} Z={d.Z:.2g}")
-    return f"{family} (T={d.T:.3g})"
+    return (f"search: T={d.T:.3g} C={d.C:.3g} X={d.X:.3g} K={d.K:.2g} Z={d.Z:.2g}"
+            if family == SEARCH else f"{family} (T={d.T:.3g})")
 
 
 def _pct(x: float) -> str:
@@ -297,8 +273,8 @@ def _scale_text(scale: Scale) -> str:
 
 def render(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float], command: str,
            refused: Refused) -> str:
-    """The document's head: the steady phase at each of :func:`sweep_scales` and the ranking
-    (at ``scale``), then the load phase's tables (at ``scale``) and the designs left out."""
+    """The document's head: the steady phase at each scale, the ranking, the load phase and the
+    designs left out."""
     steady = [r for r in results if r.case.group != "ranking"
               and r.case.options.get("phase") != "load"]
     by_scale = [(sc, rs) for sc in sweep_scales(scale)
@@ -369,8 +345,7 @@ def render(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float
 
 
 def sweep_scales(scale: Scale) -> list[Scale]:
-    """The accuracy sweep's scales: ``scale`` and its buffer divided by 8 and by 64, as long as
-    a buffer holds at least one block."""
+    """``scale`` with its buffer divided by 1, 8 and 64, while it holds a block."""
     return [replace(scale, buffer_bytes=scale.buffer_bytes // k)
             for k in BUFFER_DIVISORS if scale.buffer_bytes // k >= scale.block_bytes]
 
@@ -380,9 +355,8 @@ def _refuse(message: str) -> None:
 
 
 def cases(scale: Scale, budget: dict[str, float], *, n_random: int = 20) -> list[SweepCase]:
-    """The steady phase at each of :func:`sweep_scales` (a design the tree cannot hold at a
-    scale is refused there), the ranking's candidates not among them (at ``scale``), and the
-    load phase at ``scale``."""
+    """The steady phase at each of :func:`sweep_scales` (refused where not physical), the
+    ranking's other candidates, and the load phase."""
     system = scale.system(budget.get("bits_per_entry"), budget.get("sum_fpr"))
     designs = sweep_cases(system, n_random=n_random)
     out = []

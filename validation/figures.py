@@ -14,15 +14,10 @@ from validation.results import METRICS, ValidationResult
 if TYPE_CHECKING:  # the sweep imports the engine; these figures must not (the dashboard uses them)
     from validation.sweep import SweepResult
 
-METRIC_LABELS = {
-    "write_amp": "write amp",
-    "zero_result_read": "zero-result read",
-    "point_read": "read (Level L)",
-    "point_read_uniform": "read (uniform)",
-    "range_runs": "range runs",
-    "memory_bits_per_entry": "filter bits/entry",
-    "theta": "Θ",
-}
+METRIC_LABELS = {"write_amp": "write amp", "zero_result_read": "zero-result read",
+                 "point_read": "read (Level L)", "point_read_uniform": "read (uniform)",
+                 "range_runs": "range runs", "memory_bits_per_entry": "filter bits/entry",
+                 "theta": "Θ"}
 
 
 def _reported(result: ValidationResult) -> list[str]:
@@ -45,12 +40,9 @@ def _num(x: float | None) -> str:
 
 
 def error_axis_range(errors_pct: Sequence[float | None]) -> tuple[float, float]:
-    """The error panel's y range: every error within ±ERROR_AXIS_CAP in full, larger ones cut.
-
-    One +5000% bar on a linear axis squashes the others to nothing. So each side of zero spans
-    its largest error if that is within the cap, else 1.5 times the largest error within the
-    cap (at least 10%): the off-scale bars end at the edge and carry their value as text.
-    """
+    """The error panel's y range: errors within ±ERROR_AXIS_CAP in full, larger ones cut (one
+    +5000% bar would squash the others). Each side spans its largest error within the cap (1.5
+    times it, at least 10%, when some exceed it: those end at the edge, labelled)."""
     def side(mags: list[float]) -> float:
         if not mags:
             return 0.0
@@ -60,8 +52,7 @@ def error_axis_range(errors_pct: Sequence[float | None]) -> tuple[float, float]:
         return 1.5 * max(within + [10.0 / 1.5])
 
     values = [e for e in errors_pct if e is not None]
-    hi = side([e for e in values if e > 0])
-    lo = side([-e for e in values if e < 0])
+    hi, lo = side([e for e in values if e > 0]), side([-e for e in values if e < 0])
     pad = 0.3 * max(hi, lo, 1.0)  # a side with no bars still has room for labels
     return (-max(lo, pad), max(hi, pad))
 
@@ -95,13 +86,10 @@ def validation_figure(result: ValidationResult) -> go.Figure:
     """Left: each model's relative error per metric (large errors cut at the axis, every value
     in its label). Right: entries per level of each model and of the engine, markers on a log
     axis (bars on a log axis start from an arbitrary baseline, so their lengths mislead)."""
-    fig = make_subplots(
-        rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.1,
-        subplot_titles=("Relative error (model - measured) / measured",
-                        "Entries per level (empty levels not drawn)"),
-    )
-    metrics = _reported(result)
-    models = explained_models(result)
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.55, 0.45], horizontal_spacing=0.1,
+                        subplot_titles=("Relative error (model - measured) / measured",
+                                        "Entries per level (empty levels not drawn)"))
+    metrics, models = _reported(result), explained_models(result)
     axis = error_axis_range([None if e is None else 100 * e
                              for _, _, errors in models for e in map(errors.metric, metrics)])
     for name, costs, errors in models:
@@ -111,20 +99,16 @@ def validation_figure(result: ValidationResult) -> go.Figure:
               ("engine simulator", result.simulated), ("measured", result.measured)]
     for label, costs in ((label, c) for label, c in shapes if c is not None):
         rows = [row for row in costs.levels if row.entries > 0]  # log axis: empty levels out
-        fig.add_trace(
-            go.Scatter(
-                x=[row.level for row in rows], y=[row.entries for row in rows],
-                mode="markers+lines", name=label, legendgroup=label,
-                showlegend=label == "measured",  # the models' entries are in the left panel's
-                marker={"color": SOURCE_COLORS.get(label), "size": 9,
-                        "symbol": "x" if label == "measured" else "circle"},
-                line={"dash": "solid" if label == "measured" else "dot"},
-                customdata=[row.runs for row in rows],
-                hovertemplate="Level %{x}: %{y:.4g} entries in %{customdata} runs<extra>"
-                + ("paper N_i" if label == "paper model" else label) + "</extra>",
-            ),
-            row=1, col=2,
-        )
+        fig.add_trace(go.Scatter(
+            x=[row.level for row in rows], y=[row.entries for row in rows],
+            mode="markers+lines", name=label, legendgroup=label,
+            showlegend=label == "measured",  # the models' entries are in the left panel's
+            marker={"color": SOURCE_COLORS.get(label), "size": 9,
+                    "symbol": "x" if label == "measured" else "circle"},
+            line={"dash": "solid" if label == "measured" else "dot"},
+            customdata=[row.runs for row in rows],
+            hovertemplate="Level %{x}: %{y:.4g} entries in %{customdata} runs<extra>"
+            + ("paper N_i" if label == "paper model" else label) + "</extra>"), row=1, col=2)
     fig.update_yaxes(title_text="%", range=list(axis), zeroline=True, row=1, col=1)
     fig.update_yaxes(title_text="entries", type="log", row=1, col=2)
     fig.update_xaxes(title_text="level", dtick=1, row=1, col=2)
@@ -133,9 +117,7 @@ def validation_figure(result: ValidationResult) -> go.Figure:
         barmode="group",
         title=(f"Validation of T={d.T:.4g}, C={d.C:.4g}, X={d.X:.4g}, K={d.K:.4g}, Z={d.Z:.4g}"
                f" ({d.filters} filters)"),
-        legend={"orientation": "h", "y": -0.15},
-        uniformtext={"minsize": 8, "mode": "show"},
-    )
+        legend={"orientation": "h", "y": -0.15}, uniformtext={"minsize": 8, "mode": "show"})
     return fig
 
 
@@ -146,8 +128,7 @@ def _fmt(x: float | None, pct: bool = False) -> str:
 
 
 def _table(result: ValidationResult) -> go.Figure:
-    metrics = _reported(result)
-    models = explained_models(result)
+    metrics, models = _reported(result), explained_models(result)
     columns = [[METRIC_LABELS[m] for m in metrics]]
     columns += [[_fmt(costs.metric(m)) for m in metrics] for _, costs, _ in models]
     columns.append([_fmt(result.measured.metric(m)) for m in metrics])
@@ -159,11 +140,8 @@ def _table(result: ValidationResult) -> go.Figure:
 
 def validation_html(result: ValidationResult) -> str:
     """A standalone HTML report: the table of values and :func:`validation_figure`."""
-    parts = [
-        # plotly.js inline, so the report works offline.
-        _table(result).to_html(full_html=False, include_plotlyjs=True),
-        validation_figure(result).to_html(full_html=False, include_plotlyjs=False),
-    ]
+    parts = [_table(result).to_html(full_html=False, include_plotlyjs=True),  # works offline
+             validation_figure(result).to_html(full_html=False, include_plotlyjs=False)]
     return "<html><head><meta charset='utf-8'><title>wacky validate</title></head><body>" + (
         "".join(parts) + "</body></html>")
 

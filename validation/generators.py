@@ -56,48 +56,30 @@ def load_trace(n_load: int, *, entry_bytes: int, seed: int) -> Trace:
     n_load, seed = _check_count("n_load", n_load), _check_seed(seed)
     rng = np.random.default_rng([seed, 0x4C4F4144])  # stream tag: "LOAD"
     keys = fresh_keys(rng, n_load, np.zeros(0, dtype=np.uint64))
-    return Trace(
-        np.zeros(n_load, np.uint8),
-        keys,
-        np.zeros(n_load, np.uint64),
-        (Phase("load", 0, n_load),),
-        entry_bytes,
-        {"generator": "load_trace", "n_load": n_load, "seed": seed},
-    )
+    return Trace(np.zeros(n_load, np.uint8), keys, np.zeros(n_load, np.uint64),
+                 (Phase("load", 0, n_load),), entry_bytes,
+                 {"generator": "load_trace", "n_load": n_load, "seed": seed})
 
 
 _READ_KINDS = {"get": OpKind.GET, "zero": OpKind.ZERO, "range": OpKind.RANGE, "put": OpKind.PUT}
 
 
-def read_ops(
-    loaded_keys: np.ndarray,
-    *,
-    n: int,
-    get_pool: np.ndarray,
-    fractions: Mapping[str, float],
-    range_entries: int,
-    seed: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` operations drawn i.i.d. from ``fractions`` over {"get", "zero", "range", "put"}
-    (summing to 1): gets of uniform keys from ``get_pool``; zero-result reads and puts of
-    distinct fresh keys (not loaded, and zero keys never equal put keys); ranges over
-    ``[lo, lo + span]`` with the span that holds ``range_entries`` of ``len(loaded_keys)``
-    uniformly spread keys on average, lo uniform over the starts that need no clamping.
-    Returns ``(kinds uint8, keys uint64, args uint64)``."""
+def read_ops(loaded_keys: np.ndarray, *, n: int, get_pool: np.ndarray,
+             fractions: Mapping[str, float], range_entries: int,
+             seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(kinds, keys, args)`` of ``n`` operations drawn i.i.d. from ``fractions`` (of "get",
+    "zero", "range", "put"): gets of keys from ``get_pool``; zero-result reads and puts of
+    distinct fresh keys; ranges ``[lo, lo + span]`` holding ``range_entries`` of the loaded keys
+    on average, lo uniform over the starts that need no clamping."""
     n, seed = _check_count("n", n), _check_seed(seed)
-    if (
-        isinstance(range_entries, bool)
-        or not isinstance(range_entries, (int, np.integer))
-        or not 1 <= range_entries <= 2**62
-    ):
+    if (isinstance(range_entries, bool) or not isinstance(range_entries, (int, np.integer))
+            or not 1 <= range_entries <= 2**62):
         raise ValueError(f"range_entries must be an int in [1, 2**62], got {range_entries!r}")
     loaded = checked_array("loaded_keys", loaded_keys, np.uint64)
     pool = checked_array("get_pool", get_pool, np.uint64)
-    unknown = set(fractions) - set(_READ_KINDS)
-    if unknown:
+    if unknown := set(fractions) - set(_READ_KINDS):
         raise ValueError(
-            f"fractions has unknown kinds {sorted(unknown)}; valid: {sorted(_READ_KINDS)}"
-        )
+            f"fractions has unknown kinds {sorted(unknown)}; valid: {sorted(_READ_KINDS)}")
     names = list(_READ_KINDS)
     p = np.array([float(fractions.get(k, 0.0)) for k in names])
     if not np.all(np.isfinite(p)) or (p < 0).any() or abs(p.sum() - 1.0) > 1e-6:
@@ -108,35 +90,27 @@ def read_ops(
     cum = np.cumsum(p / p.sum())
     which = np.minimum(np.searchsorted(cum, rng.random(n), side="right"), len(names) - 1)
     table = np.array([int(_READ_KINDS[k]) for k in names], dtype=np.uint8)
-    kinds = table[which]
-    keys = np.zeros(n, dtype=np.uint64)
-    args = np.zeros(n, dtype=np.uint64)
-
+    kinds, keys, args = table[which], np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64)
     is_get = kinds == OpKind.GET
     keys[is_get] = pool[rng.integers(0, max(pool.size, 1), size=int(is_get.sum()))]
-
     fresh_slots = np.flatnonzero((kinds == OpKind.ZERO) | (kinds == OpKind.PUT))
     keys[fresh_slots] = fresh_keys(rng, fresh_slots.size, np.sort(loaded))
-
     is_range = kinds == OpKind.RANGE
     n_range = int(is_range.sum())
     # Keys are uniform over [0, 2**64): a width w holds w * N / 2**64 of N keys on average.
-    width = (
-        2**64 if loaded.size == 0 else min(2**64, math.ceil(range_entries * 2**64 / loaded.size))
-    )
+    width = (2**64 if loaded.size == 0
+             else min(2**64, math.ceil(range_entries * 2**64 / loaded.size)))
     span = width - 1
-    max_lo = U64_MAX - span
-    lo = rng.integers(0, max_lo, size=n_range, dtype=np.uint64, endpoint=True)
+    lo = rng.integers(0, U64_MAX - span, size=n_range, dtype=np.uint64, endpoint=True)
     keys[is_range] = lo
-    args[is_range] = lo + np.uint64(span)  # lo <= max_lo, so no overflow
+    args[is_range] = lo + np.uint64(span)  # lo <= U64_MAX - span: no overflow
     return kinds, keys, args
 
 
 @dataclass(frozen=True)
 class RankSampler:
-    """Seeded draws of 0-based popularity ranks (0 the hottest) from a key distribution over n
-    keys, by inverse transform on the exact CDF (cost_models.skew defines the distributions).
-    For ``latest`` a rank is a recency: 0 is the most recent write."""
+    """Seeded draws of popularity ranks (0 the hottest; ``latest``: 0 the most recent write) over
+    n keys, by inverse transform on the exact CDF."""
 
     dist: KeyDistribution
     n: int
@@ -170,11 +144,8 @@ def rank_sampler(dist: KeyDistribution, n: int) -> RankSampler:
 
 
 def hot_range_keys(loaded: np.ndarray, hot: int, rng: np.random.Generator) -> np.ndarray:
-    """The ``loaded`` keys in rank order for a hot key range (``hotrange``, docs/MODEL.md S5r):
-    ranks 0..hot-1 are ``hot`` consecutive keys of the key order from a uniformly drawn start (so
-    no end of the key space is favoured), then the rest in key order (the sampler draws uniformly
-    within the hot ranks and within the cold ones). Keys inserted later inside the range are new
-    keys, which existing-key reads do not draw."""
+    """The ``loaded`` keys in rank order for a hot key range (S5r): ``hot`` consecutive keys from
+    a uniformly drawn start (no end of the key space favoured), then the rest in key order."""
     keys = np.sort(checked_array("loaded", loaded, np.uint64))
     hot = int(hot)
     if not 0 < hot <= keys.size:
@@ -185,11 +156,9 @@ def hot_range_keys(loaded: np.ndarray, hot: int, rng: np.random.Generator) -> np
 
 @dataclass(frozen=True)
 class RecencySampler:
-    """Seeded draws of insertion recencies (0 the newest key) under ``latest`` writes, YCSB's
-    SkewedLatestGenerator: a rank Zipf(theta) over the keys inserted so far, a population that
-    grows with every insert. ``cum`` holds the unnormalized cumulative Zipf weights over up to
-    ``limit`` keys, so one array serves every population: a draw for a population m is the
-    inverse transform on its first m weights."""
+    """Seeded insertion recencies (0 the newest) under ``latest`` writes, YCSB's
+    SkewedLatestGenerator: Zipf(theta) over the keys inserted so far. ``cum`` holds cumulative
+    weights over up to ``limit`` keys: a draw for a population m inverts its first m."""
 
     dist: KeyDistribution
     cum: np.ndarray
@@ -199,8 +168,7 @@ class RecencySampler:
         return int(self.cum.size)
 
     def draw(self, rng: np.random.Generator, populations: np.ndarray) -> np.ndarray:
-        """One recency per entry of ``populations`` (each in [1, limit]), drawn over that many
-        keys."""
+        """One recency per entry of ``populations`` (each in [1, limit])."""
         m = np.asarray(populations, dtype=np.int64)
         if m.size and (m.min() < 1 or m.max() > self.limit):
             raise ValueError(f"populations must be in [1, {self.limit}]; got "
@@ -223,10 +191,8 @@ def recency_sampler(dist: KeyDistribution, limit: int) -> RecencySampler:
 
 def latest_write_keys(rng: np.random.Generator, sampler: RecencySampler,
                       is_update: np.ndarray, inserted: int) -> np.ndarray:
-    """The insertion indices (0 the first key loaded) of a chunk of writes under ``latest``:
-    an insert takes the next index, an update the index of the r-th most recent insert, r
-    drawn over the keys inserted before it (``inserted`` before the chunk, then the chunk's
-    own earlier inserts), so the chunk is exact, not frozen at its start."""
+    """The insertion indices (0 the first loaded) of a chunk of writes under ``latest``: an insert
+    the next, an update the r-th most recent insert before it (the chunk's own included)."""
     is_update = np.asarray(is_update, dtype=bool)
     # Inserts before each write of the chunk, its own excluded.
     before = inserted + np.cumsum(~is_update) - (~is_update)

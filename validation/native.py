@@ -1,10 +1,8 @@
-"""The native engine as an engine of :func:`validation.runner.validate` (:func:`run_native`): the
-load, then the window (:mod:`validation.window`) with reads paced over it, or (``phase="load"``)
-the load itself and a read phase after it. Uniform keys: fresh inserts one buffer at a time,
-replayed as traces so that a validation can save them. Skewed keys and a block cache: updates and
-inserts in chunks of an eighth of a buffer, existing-key reads drawn from the workload's
-distribution; the worst-case read of a key at Level L is not measured (``point_read`` is None:
-updates move keys out of Level L), and hit rates are compared in absolute terms.
+"""The native engine for :func:`validation.runner.validate` (:func:`run_native`): the load, then
+the window with reads paced over it, or (``phase="load"``) the load and a read phase. Uniform keys:
+fresh inserts a buffer at a time, replayed as traces (a validation can save them). Skewed keys and
+a cache: writes in chunks of an eighth of a buffer with existing-key reads from the workload's
+distribution; no worst-case read (updates move keys out of Level L; ``point_read`` None).
 """
 
 from __future__ import annotations
@@ -21,14 +19,7 @@ import numpy as np
 import wacky_traces as tr
 from cost_models.skew import SkewedCosts, SkewedWorkload
 from native_engine import Engine
-from validation import generators, window
-from validation.predict import (
-    predict_files,
-    predict_finite,
-    predict_simulated,
-    predict_skew,
-    steady_references,
-)
+from validation import generators, predict, window
 from validation.replay import replay
 from validation.results import Checks, Costs, EngineRun, measured_levels, window_detail, with_theta
 from validation.scale import ENGINE_WAL, Scale
@@ -41,10 +32,8 @@ Progress = Callable[[float, str], None]
 READ_KINDS = ("zero", "level_L_reads", "uniform_reads", "range")
 Part = tuple[str, np.ndarray, np.ndarray, np.ndarray]
 LOAD_SHARE = 0.75  # of the progress bar: the load dominates the run time
-# Under skew: a warm-up of half a load, then a window of at least half a load and 1.2 predicted
-# cycles of Level L, at most 8 loads; each stops after CAP_FACTOR times the window without a
-# full-merge boundary. With file-granular merges (no cycle of Level L): a warm-up of half a
-# load and a window of half a load, both fixed.
+# Skewed whole levels: half a load of warm-up, then at least half a load and 1.2 predicted cycles
+# of Level L (at most 8 loads), each phase stopping after CAP_FACTOR windows without a full merge.
 WARMUP_LOADS, WINDOW_LOADS, WINDOW_CYCLES, WINDOW_MAX_LOADS, CAP_FACTOR = 0.5, 0.5, 1.2, 8.0, 3
 
 
@@ -53,9 +42,8 @@ def _ops(kind: tr.OpKind, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
 
 
 class _EngineSteps:
-    """What the native engine's sessions share: Level L's state and the counters from the
-    engine, and nothing to wait for (flushes and merges run inside the put that triggers
-    them)."""
+    """The native sessions' Level L and counters; nothing to wait for (flushes and merges run
+    inside the put that triggers them)."""
 
     engine: Any
 
@@ -84,9 +72,8 @@ class _EngineSteps:
 
 @dataclass
 class NativeSession(_EngineSteps):
-    """The engine, which holds ``loaded``; a step is one buffer of ``fresh`` keys, replayed
-    as a trace (``parts``, for a saved trace) with every answer checked (``checks``: misses,
-    zero-result hits, wrong values)."""
+    """A step is a buffer of ``fresh`` keys, replayed as a trace (``parts``, for a saved trace)
+    with every answer checked (``checks``: misses, zero-result hits, wrong values)."""
 
     engine: Any
     fresh: np.ndarray
@@ -133,8 +120,7 @@ class NativeSession(_EngineSteps):
 @dataclass
 class UniformReads:
     """Reads of each kind (zero-result, a key of the preload's Level L, a key uniform over all
-    present, a short range), ``batch`` of each at a time (paced by
-    :class:`validation.window.PacedReads`)."""
+    present, a short range), ``batch`` of each at a time."""
 
     session: NativeSession
     loaded: np.ndarray
@@ -184,10 +170,8 @@ class UniformReads:
         phases = s.run(parts)
         for kind, (name, *_rest) in zip(READ_KINDS, parts, strict=True):
             for t in phases[name].values():
-                acc = self.totals[kind]
-                acc[0] += t.count
-                acc[1] += t.blocks_read
-                acc[2] += t.runs_probed
+                self.totals[kind] = [a + b for a, b in zip(
+                    self.totals[kind], (t.count, t.blocks_read, t.runs_probed), strict=True)]
 
     def per_read(self, kind: str, what: int) -> float:
         """Blocks read (``what`` 0) or runs probed (1) per read of ``kind``."""
@@ -199,12 +183,10 @@ class UniformReads:
 
 @dataclass
 class SkewSession(_EngineSteps):
-    """The engine under a skewed workload: a step is a chunk of writes (:meth:`draw`), a share
-    ``update_fraction`` of them updates of a loaded key drawn from the write distribution (ranks
-    map to keys through a seeded shuffle), the rest fresh inserts. Under ``latest`` writes an
-    update takes the key of the r-th most recent insert (YCSB's latest, the load's order counting
-    as insertion order). ``engine`` None: another engine puts what :meth:`draw` gives (stock
-    RocksDB), with buffers of ``F`` entries."""
+    """A step is a chunk of writes (:meth:`draw`): ``update_fraction`` of them updates of a loaded
+    key from the write distribution (ranks map to keys by a seeded shuffle; under ``latest`` the
+    r-th most recent insert, the load's order counting), the rest fresh inserts. ``engine`` None:
+    another engine (stock RocksDB, buffers of ``F`` entries) puts what :meth:`draw` gives."""
 
     engine: Any
     loaded: np.ndarray
@@ -269,10 +251,8 @@ class SkewSession(_EngineSteps):
         return keys
 
     def read_keys(self, k: int) -> np.ndarray:
-        """``k`` existing keys from the read distribution (``latest``: the key of the r-th most
-        recent write). Under ``latest`` writes, correlated reads follow the write ranks: the key
-        of the r-th most recent insert (docs/MODEL.md S1l); uniform reads, which favour no key,
-        read the loaded keys."""
+        """``k`` existing keys from the read distribution (``latest``: the r-th most recent write).
+        Under ``latest`` writes, correlated reads take the r-th most recent insert (S1l)."""
         w = self.workload
         ranks = self.reads_by.draw(self.rng, k)
         if w.read_dist.kind == "latest":
@@ -292,7 +272,7 @@ def _cache_counts(stats: dict) -> tuple[np.ndarray, np.ndarray]:
 
 
 def add_counts(acc: np.ndarray, after: np.ndarray, before: np.ndarray) -> np.ndarray:
-    """``acc`` plus ``after`` - ``before`` (per level; a level ``before`` lacks counts 0)."""
+    """``acc`` + ``after`` - ``before``, per level (a level one lacks counts 0)."""
     d = after.copy()
     d[: before.size] -= before
     if acc.size < d.size:
@@ -303,7 +283,7 @@ def add_counts(acc: np.ndarray, after: np.ndarray, before: np.ndarray) -> np.nda
 
 def hit_rates(hits: np.ndarray, misses: np.ndarray) -> tuple[float, tuple[float | None, ...]]:
     """The hit rate overall (0 without reads) and per level, level 0 first (None: no read
-    reached it), from per-level hits and misses (a level one lacks counts 0)."""
+    reached it)."""
     n = max(hits.size, misses.size)
     h, m = np.pad(hits, (0, n - hits.size)), np.pad(misses, (0, n - misses.size))
     return (int(h.sum()) / max(1, int(h.sum() + m.sum())),
@@ -312,10 +292,9 @@ def hit_rates(hits: np.ndarray, misses: np.ndarray) -> tuple[float, tuple[float 
 
 @dataclass
 class SkewReads:
-    """Existing-key reads at the workload's ``reads_per_write`` through the warm-up and, measured,
-    the window (blocks read, cache hits and misses per level, the hit rate in
-    ``timeline_points`` slices); zero-result and range reads spread over the window, each of
-    ``zero_keys`` and ``ranges`` once at most, counted apart (they do not make the hit rates)."""
+    """Existing-key reads at ``reads_per_write`` through the warm-up and, measured, the window
+    (blocks, cache hits and misses per level, the hit rate in ``timeline_points`` slices); the
+    zero-result and range reads spread over the window and counted apart."""
 
     session: SkewSession
     window_writes: int
@@ -352,10 +331,9 @@ class SkewReads:
         due = self.pacing.due()
         self.sides(self.side_pacing.due())
         if due > 0:
-            engine = self.session.engine
-            before = engine.stats()
+            before = self.session.engine.stats()
             self.read(due)
-            after = engine.stats()
+            after = self.session.engine.stats()
             self.blocks += after["point_read"]["blocks_read"] - before["point_read"]["blocks_read"]
             (h0, m0), (h1, m1) = _cache_counts(before), _cache_counts(after)
             self.hits, self.misses = add_counts(self.hits, h1, h0), add_counts(self.misses, m1, m0)
@@ -401,22 +379,6 @@ class SkewReads:
             r[1] += after["range_read"]["blocks_read"] - mid["range_read"]["blocks_read"]
             r[2] += after["range_runs_probed"] - mid["range_runs_probed"]
             self.side_at += 1
-
-    @property
-    def hit_rate(self) -> float:
-        return hit_rates(self.hits, self.misses)[0]
-
-    @property
-    def hit_rate_per_level(self) -> tuple[float, ...]:
-        """Levels 1..L (level 0's staging runs are not part of whole-level designs); 0 where
-        no read reached."""
-        return tuple(r or 0.0 for r in hit_rates(self.hits, self.misses)[1][1:])
-
-    @property
-    def level0_hit_rate(self) -> float | None:
-        """Level 0's, where a level-1 trigger above 1 stages flushes (None: no read reached
-        it)."""
-        return (hit_rates(self.hits, self.misses)[1] or (None,))[0]
 
 
 def _per_op(totals: dict[str, Any], kind: str, attr: str) -> float:
@@ -505,16 +467,14 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
              workload: Workload | None, range_entries: int, load: tr.Trace, loaded: Any, *,
              phase: str, compaction: Compaction, save_trace: str | Path | None,
              report: Progress) -> dict[str, Any]:
-    """Uniform keys: the whole-level window (or N inserts with ``compaction``), or the load
-    phase, then the read phase (and the workload's mix) replayed from one trace."""
+    """Uniform keys: the whole-level window (or N inserts with ``compaction``) or the load, then
+    the read phase (and the mix) replayed from one trace."""
     B = system.entries_per_block
     files = compaction.granularity == "file"
-    if files:
-        predicted = predict_files(design, system, compaction, workload, range_entries,
-                                  scale.entries)
-    else:
-        predicted = predict_finite(design, system, workload, range_entries,
-                                   steady_window=phase == "steady")
+    predicted = (predict.predict_files(design, system, compaction, workload, range_entries,
+                                       scale.entries) if files
+                 else predict.predict_finite(design, system, workload, range_entries,
+                                             steady_window=phase == "steady"))
     levels, memory = measured_levels(engine)
     keys = load.keys
     level_L_keys = keys[: int(levels[-1].entries)]  # Level L holds the oldest entries
@@ -535,18 +495,13 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
     parts = _read_parts(keys, level_L_keys, scale, workload, range_entries,
                         mix_only=phase == "steady")
     full = tr.build_trace(
-        [("load", load.kinds, load.keys, load.args), *(session.parts if session else []),
-         *parts],
-        entry_bytes=scale.entry_bytes,
-        meta={"design": design.knobs, "filters": design.filters, "scale": asdict(scale),
-              "budget": system.budget, "phase": phase},
-    )
+        [("load", load.kinds, load.keys, load.args), *(session.parts if session else []), *parts],
+        entry_bytes=scale.entry_bytes, meta={"design": design.knobs, "filters": design.filters,
+                                             "scale": asdict(scale), "budget": system.budget,
+                                             "phase": phase})
     read_phases = [p[0] for p in parts]
-    later = replay(
-        engine, full, phases=read_phases,
-        progress=lambda done, total: report(
-            LOAD_SHARE + (1 - LOAD_SHARE) * done / total, "reading"),
-    ) if read_phases else None
+    later = replay(engine, full, phases=read_phases, progress=lambda done, total: report(
+        LOAD_SHARE + (1 - LOAD_SHARE) * done / total, "reading")) if read_phases else None
     if save_trace is not None:
         tr.write_trace(save_trace, full)
 
@@ -566,9 +521,9 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
                      range_runs=per_read("range", 1), range_io=per_read("range", 0),
                      memory_bits_per_entry=memory, levels=levels)
     if run is None:
-        simulated = predict_simulated(design, system, workload, range_entries)
+        simulated = predict.predict_simulated(design, system, workload, range_entries)
     else:
-        simulated, conditioned = steady_references(
+        simulated, conditioned = predict.steady_references(
             design, system, workload, range_entries, scale.entries + session.used,
             levels[-1].max_runs, run.level_L_runs_at_start)
     counts = [a + b + c for a, b, c in zip(
@@ -576,12 +531,9 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
         [0, 0, 0] if later is None else (later.get_misses, later.zero_hits, later.wrong_values),
         [0, 0, 0] if session is None else session.checks, strict=True)]
     detail = window_detail(run)
-    if "mix" in phases:
-        mix = phases["mix"]
-        ops = sum(t.count for t in mix.values())
-        io = sum(t.blocks_read + t.blocks_written for t in mix.values())
-        if ops:
-            detail["mix_io_per_op"] = io / ops
+    if ops := sum(t.count for t in phases.get("mix", {}).values()):
+        detail["mix_io_per_op"] = sum(t.blocks_read + t.blocks_written
+                                      for t in phases["mix"].values()) / ops
     if not compaction.is_default:
         detail["compaction"] = asdict(compaction)
     return EngineRun(
@@ -594,8 +546,7 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
 def _skew_rule(design: Design, system: System, compaction: Compaction, workload: Workload,
                n: int) -> window.WindowRule:
     """Whole levels: full-merge boundaries around at least 1.2 predicted cycles of Level L.
-    Files: half a load of warm-up, then half a load, the window ``file_skew_costs`` prices at
-    its middle (there is no cycle of Level L to align with)."""
+    Files: :func:`validation.window.half_loads`."""
     if compaction.granularity == "file":
         return window.half_loads(n)
     window_writes = int(min(WINDOW_MAX_LOADS * n, max(
@@ -605,8 +556,7 @@ def _skew_rule(design: Design, system: System, compaction: Compaction, workload:
 
 def _skew_model(design: Design, system: System, compaction: Compaction, workload: Workload,
                 history: float) -> SkewedCosts:
-    """The skew model of the design as the engine merges it (S2 whole levels, S2f files), with
-    ``history`` writes since the load."""
+    """The skew model (S2 whole levels, S2f files) ``history`` writes after the load."""
     if compaction.granularity == "file":
         return file_skew_costs(design, system, compaction, workload, history_writes=history)
     return skew_costs(design, system, workload, history_writes=history)
@@ -615,12 +565,10 @@ def _skew_model(design: Design, system: System, compaction: Compaction, workload
 def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload: Workload,
             range_entries: int, load: tr.Trace, loaded: Any, *, compaction: Compaction,
             **_: Any) -> EngineRun:
-    """Skewed keys, updates, a block cache: the workload's writes with its existing-key reads
-    between them (:func:`_skew_rule`), zero-result and range reads spread over it; the skew model
-    predicts (S2 or S2f). Zero-result and range reads, which skew does not change, are the finite
-    model's with whole levels; with files the partial-merge model's range reads and S2f's
-    zero-result reads (its tree holds the updates absorbed). No simulator: it replays uniform
-    inserts only."""
+    """Skewed keys, updates, a cache: the workload's writes with existing-key reads between them,
+    zero-result and range reads spread over the window, priced by S2 or S2f. The zero-result and
+    range reads are the finite model's with whole levels; with files the partial model's ranges
+    and S2f's zero-result reads. No simulator: it replays uniform inserts only."""
     B, n = system.entries_per_block, scale.entries
     files = compaction.granularity == "file"
     rule = _skew_rule(design, system, compaction, workload, n)
@@ -639,35 +587,32 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
     levels, memory = measured_levels(engine)
     delta = run.delta
     # Blocks written by merges into each level over the window, Level 1 with the flushes.
-    per_level = list(delta.merged_per_level)
-    if per_level:
-        per_level[0] += delta.flushed
+    per_level = [b + (delta.flushed if i == 0 else 0)
+                 for i, b in enumerate(delta.merged_per_level)]
     model = _skew_model(design, system, compaction, workload,
                         run.warmup_writes + run.writes / 2.0)  # writes since the load
     if files:
-        # The partial model's window holds a flush at least: with u = 1 nothing is inserted,
-        # and the tree is the load's (the zero-result and range reads are priced on it).
+        # At least a flush: with u = 1 nothing is inserted, and the reads price the load's tree.
         inserts = max(float(system.buffer_entries),
                       (1.0 - workload.update_fraction) * (run.warmup_writes + run.writes))
-        base = replace(predict_files(design, system, compaction, workload, range_entries,
-                                     round(inserts)), zero_result_read=model.zero_result_read)
+        base = replace(predict.predict_files(design, system, compaction, workload, range_entries,
+                                             round(inserts)),
+                       zero_result_read=model.zero_result_read)
     else:
-        base = predict_finite(design, system, workload, range_entries, steady_window=False)
+        base = predict.predict_finite(design, system, workload, range_entries, steady_window=False)
     zero, ranged = reads.side["zero"], reads.side["range"]
-    measured, predicted, detail = predict_skew(model, base, Costs(
-        write_amp=delta.written * B / run.writes,
-        zero_result_read=zero[1] / max(zero[0], 1),
+    # Per level, level 0 first (staging runs under a level-1 trigger above 1; None: no read).
+    hit_rate, per_level_hits = hit_rates(reads.hits, reads.misses)
+    measured, predicted, detail = predict.predict_skew(model, base, Costs(
+        write_amp=delta.written * B / run.writes, zero_result_read=zero[1] / max(zero[0], 1),
         # The worst case needs keys known to sit at Level L, which updates move: not measured.
         point_read=None,  # type: ignore[arg-type]
-        point_read_uniform=reads.blocks / reads.reads,
-        range_runs=ranged[2] / max(ranged[0], 1),
-        range_io=ranged[1] / max(ranged[0], 1),
-        memory_bits_per_entry=memory,
-        levels=levels,
-        cache_hit_rate=reads.hit_rate,
-        cache_hit_rate_per_level=reads.hit_rate_per_level,
+        point_read_uniform=reads.blocks / reads.reads, range_runs=ranged[2] / max(ranged[0], 1),
+        range_io=ranged[1] / max(ranged[0], 1), memory_bits_per_entry=memory, levels=levels,
+        cache_hit_rate=hit_rate,
+        cache_hit_rate_per_level=tuple(r or 0.0 for r in per_level_hits[1:]),
     ), workload, system, run, reads.reads, level0_staged=files and compaction.level1_runs > 1,
-        level0_measured=reads.level0_hit_rate)
+        level0_measured=(per_level_hits or (None,))[0])
     detail.update(
         invalidated_blocks=delta.cache_invalidated,
         timeline=[{"writes": w, "hit_rate": h} for w, h in reads.timeline],
@@ -692,15 +637,13 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
                       zero_hits=loaded.zero_hits + reads.zero_hits,
                       wrong_values=loaded.wrong_values + reads.wrong_values),
         model="skew", window_writes=run.writes,
-        detail={**facts,
-                "major_compactions": delta.major_merges,
-                "skew": detail})
+        detail={**facts, "major_compactions": delta.major_merges, "skew": detail})
 
 
 def _file_widths(shape: list[dict[str, Any]]) -> list[dict[str, float | None]]:
-    """Per level, the median key range of its files and of its log's files, as a share of
-    the keys the last level spans: how sparse each is (L2SM moves sparse files to its log)."""
-    last = [f for f in shape[-1]["runs"]] if shape else []
+    """Per level, the median key range of its files and its log's, as a share of the last
+    level's: how sparse each is (L2SM moves sparse files to its log)."""
+    last = shape[-1]["runs"] if shape else []
     span = (max(f["max_key"] for f in last) - min(f["min_key"] for f in last)) if last else 0
     span = max(float(span), 1.0)
 
@@ -715,8 +658,8 @@ def _file_widths(shape: list[dict[str, Any]]) -> list[dict[str, float | None]]:
 def _read_parts(keys: np.ndarray, level_L_keys: np.ndarray, scale: Scale,
                 workload: Workload | None, range_entries: int, *,
                 mix_only: bool = False) -> list[Part]:
-    """The read phase, one sub-phase per kind so each is measured alone, then the mix.
-    ``mix_only``: just the mix (the steady window measured the reads already)."""
+    """The read phase, a sub-phase per kind measured alone, then the mix (``mix_only``: just
+    that; the steady window measured the reads)."""
     specs = [] if mix_only else [
         ("zero", {"zero": 1.0}, keys), ("level_L_reads", {"get": 1.0}, level_L_keys),
         ("uniform_reads", {"get": 1.0}, keys), ("range", {"range": 1.0}, keys)]

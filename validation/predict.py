@@ -1,9 +1,5 @@
-"""What the models and the engine simulator predict for a validation, as :class:`Costs`.
-
-Every engine's run (:mod:`validation.runner`) is compared with the same sources: the paper's
-model, the model of the window it measured (finite, partial, universal or skew), and the
-simulator replaying the engine's merge policy.
-"""
+"""What the models (the paper's, and the window's: finite, partial, universal or skew) and the
+engine simulator predict for a validation, as :class:`Costs`."""
 
 from __future__ import annotations
 
@@ -34,9 +30,8 @@ def range_entries_for(scale: Scale, workload: Workload | None, entries_per_block
 def costs_of(m: Any, levels: tuple[LevelShape, ...], workload: Workload | None, B: int,
              range_entries: int | None = None, *, range_io: float | None = None,
              write_amp: float | None = None, write_cost_ratio: float = 1.0) -> Costs:
-    """Any model's per-operation figures (the attributes every model's result shares) as
-    :class:`Costs`, with Θ for ``workload``. A range read costs ``range_io``, else one block per
-    run it probes plus the blocks of ``range_entries``."""
+    """Any model's figures as :class:`Costs` with Θ; a range read costs ``range_io``, else a block
+    per run probed plus the blocks of ``range_entries``."""
     if range_io is None:
         range_io = float(range_cost(m.range_runs, 1.0, range_entries / B))
     costs = Costs(write_amp=float(m.write_amp if write_amp is None else write_amp),
@@ -58,22 +53,14 @@ def predict_paper(design: Design, system: System, workload: Workload | None) -> 
                     write_cost_ratio=system.write_cost_ratio)
 
 
-def predict_finite(
-    design: Design, system: System, workload: Workload | None, range_entries: int,
-    *, steady_window: bool = True, level_L_runs: int | None = None,
-) -> Costs:
-    """The finite-N model (:mod:`cost_models.finite`) at exactly this scale.
-
-    ``steady_window``: write amplification of the whole-level window (:mod:`validation.window`),
-    which leaves out Level L's rare full merges (the model's ``window_write_amp``); otherwise the
-    amortized figure with them. ``level_L_runs``: Level L's runs when the window starts, if
-    known (else the model averages over it).
-    """
-    m = finite_costs(
-        design.T, design.C, design.X, design.K, design.Z,
-        entries=system.entries, buffer_entries=system.buffer_entries,
-        uniform=design.filters == "uniform", level_L_runs=level_L_runs, **system.budget,
-    )
+def predict_finite(design: Design, system: System, workload: Workload | None, range_entries: int,
+                   *, steady_window: bool = True, level_L_runs: int | None = None) -> Costs:
+    """The finite-N model at exactly this scale. ``steady_window``: the whole-level window's
+    write amplification, without Level L's rare full merges (else amortized with them).
+    ``level_L_runs``: Level L's runs at the window's start, if known (else averaged over)."""
+    m = finite_costs(*design.knobs.values(), entries=system.entries,
+                     buffer_entries=system.buffer_entries, uniform=design.filters == "uniform",
+                     level_L_runs=level_L_runs, **system.budget)
     L = int(m.levels)
     levels = tuple(LevelShape(level=i + 1, runs=int(round(float(r))), entries=float(e))
                    for i, (r, e) in enumerate(zip(m.level_runs[:L], m.level_entries[:L],
@@ -85,8 +72,7 @@ def predict_finite(
 
 def leveled_to_costs(m: Any, workload: Workload | None, range_entries: int,
                      entries_per_block: int) -> Costs:
-    """A file-granular or RocksDB model's costs (:class:`wacky_model.files.LeveledCosts`): each
-    non-empty level one sorted run."""
+    """A file-granular or RocksDB model's costs: each non-empty level one sorted run."""
     sizes = m.window.level_entries if m.window is not None else ()
     levels = tuple(LevelShape(level=i + 1, runs=1, entries=float(e))
                    for i, e in enumerate(e for e in sizes if e > 0))
@@ -95,17 +81,16 @@ def leveled_to_costs(m: Any, workload: Workload | None, range_entries: int,
 
 def predict_files(design: Design, system: System, compaction: Compaction,
                   workload: Workload | None, range_entries: int, window: int) -> Costs:
-    """The partial-merge model (:mod:`wacky_model.files`) of the engine with file-granular
-    merges: ``window`` inserts after the preload of ``system.entries``, from an empty tree."""
+    """The partial-merge model of file-granular merges: ``window`` inserts after the preload,
+    from an empty tree."""
     m = native_file_costs(design, system, compaction, system.entries, float(window))
     return leveled_to_costs(m, workload, range_entries, system.entries_per_block)
 
 
 def predict_stock(exported: Any, workload: Workload | None, preload: int, window: int,
                   range_entries: int) -> Costs | None:
-    """The model of RocksDB's own compaction for the exported options
-    (:mod:`wacky_model.rocksdb_model`): partial merges for leveled compaction with one
-    multiplier, the universal rules for universal compaction; None otherwise."""
+    """The model of RocksDB's compaction for the exported options (partial merges for leveled
+    with one multiplier, universal rules for universal); None otherwise."""
     try:
         m = (universal_costs_of if exported.style == "universal" else leveled_costs)(
             exported, preload, window)
@@ -114,16 +99,14 @@ def predict_stock(exported: Any, workload: Workload | None, preload: int, window
     return leveled_to_costs(m, workload, range_entries, exported.system.entries_per_block)
 
 
-def predict_simulated(
-    design: Design, system: System, workload: Workload | None, range_entries: int
-) -> Costs:
-    """:mod:`native_engine.simulator`: the tree the engine's policy grows from N inserts.
-    The simulated tree holds every entry, so the range's blocks are all of its result."""
-    tree = grow(
-        *design.knobs.values(), entries=int(system.entries),
-        buffer_entries=int(system.buffer_entries), entries_per_block=system.entries_per_block,
-        uniform=design.filters == "uniform", **system.budget,
-    )
+def predict_simulated(design: Design, system: System, workload: Workload | None,
+                      range_entries: int) -> Costs:
+    """The tree the engine's policy grows from N inserts (every entry: a range's blocks are all
+    of its result)."""
+    tree = grow(*design.knobs.values(), entries=int(system.entries),
+                buffer_entries=int(system.buffer_entries),
+                entries_per_block=system.entries_per_block, uniform=design.filters == "uniform",
+                **system.budget)
     levels = tuple(LevelShape(level=i + 1, runs=len(lvl.run_entries), entries=lvl.entries)
                    for i, lvl in enumerate(tree.levels))
     return costs_of(grown_costs(tree, range_entries), levels, workload,
@@ -150,13 +133,10 @@ class SimulatedWindow:
     complete: bool  # ended at a run boundary, not at the cap
 
 
-def steady_window(
-    T: float, C: float, X: float, K: float, Z: float, *, entries: int, buffer_entries: int,
-    entries_per_block: int, bits_per_entry: float | None = None, sum_fpr: float | None = None,
-    uniform: bool = False,
-) -> SimulatedWindow:
-    """Preload ``entries`` into the simulator (:class:`native_engine.simulator.PolicyReplay`),
-    then the whole-level window (:func:`validation.window.measure`)."""
+def steady_window(T: float, C: float, X: float, K: float, Z: float, *, entries: int,
+                  buffer_entries: int, entries_per_block: int, bits_per_entry: float | None = None,
+                  sum_fpr: float | None = None, uniform: bool = False) -> SimulatedWindow:
+    """Preload ``entries`` into the simulator, then measure the whole-level window."""
     replay = PolicyReplay.start((T, C, X, K, Z), buffer_entries, entries_per_block,
                                 bits_per_entry, sum_fpr, uniform)
     for _ in range((entries - 1) // buffer_entries):  # its last buffer flushes in the warm-up
@@ -164,27 +144,18 @@ def steady_window(
     run = window.measure(SimulatorSession(replay, replay.flush),
                          window.whole_levels(entries, buffer_entries))
     return SimulatedWindow(
-        write_amp=run.delta.written * entries_per_block / run.writes if run.writes
-        else math.nan,
-        writes=run.writes,
-        major_compactions=run.major_compactions,
-        full_merges_skipped=run.full_merges_skipped,
-        level_L_runs_at_start=run.level_L_runs_at_start,
-        complete=run.complete,
-    )
+        run.delta.written * entries_per_block / run.writes if run.writes else math.nan,
+        run.writes, run.major_compactions, run.full_merges_skipped, run.level_L_runs_at_start,
+        run.complete)
 
 
-def steady_references(
-    design: Design, system: System, workload: Workload | None, range_entries: int,
-    final_entries: int, level_L_max_runs: int | None, level_L_runs_at_start: int,
-) -> tuple[Costs, Costs | None]:
-    """The simulator's costs for a steady window, and the finite model told Level L's runs at
-    the window's start (None when a_L = 1): (simulated, conditioned).
-
-    The model is asked at N, the preload: Eq 14-16 price a tree of N entries (the warm-up and
-    the window add up to one fill cycle each). The simulator grows the tree the engine ended
-    with (``final_entries``, every key inserted), so its levels can be compared exactly, and its
-    write amplification is that of the same window, replayed (``steady_window``)."""
+def steady_references(design: Design, system: System, workload: Workload | None,
+                      range_entries: int, final_entries: int, level_L_max_runs: int | None,
+                      level_L_runs_at_start: int) -> tuple[Costs, Costs | None]:
+    """(simulated, conditioned): the simulator's costs of the tree the engine ended with
+    (``final_entries``: levels compare exactly), with the write amplification of the same window
+    replayed; and the finite model at N told Level L's runs at the window's start (None when
+    a_L = 1)."""
     B = system.entries_per_block
     final = replace(system, entries=float(final_entries))
     simulated = predict_simulated(design, final, workload, range_entries)
@@ -193,23 +164,19 @@ def steady_references(
         buffer_entries=system.buffer_entries, entries_per_block=B,
         uniform=design.filters == "uniform", **system.budget)
     simulated = with_theta(replace(simulated, write_amp=sim_window.write_amp), workload, B)
-    conditioned = None
-    if level_L_max_runs and level_L_max_runs > 1:
-        conditioned = predict_finite(design, system, workload, range_entries,
-                                     level_L_runs=level_L_runs_at_start)
-    return simulated, conditioned
+    return simulated, (predict_finite(design, system, workload, range_entries,
+                                      level_L_runs=level_L_runs_at_start)
+                       if level_L_max_runs and level_L_max_runs > 1 else None)
 
 
 def predict_skew(model: Any, base: Costs, measured: Costs, workload: Workload, system: System,
                  run: Any, reads: int, *, level0_staged: bool,
                  level0_measured: float | None = None) -> tuple[Costs, Costs, dict[str, Any]]:
-    """The skew model's costs (``model``, S1-S7 or a file-granular or RocksDB variant, priced
-    at ``history_writes`` mid-window of ``run``) over ``base``, the design's model for the
-    zero-result and range reads; returns (measured, predicted, the ``skew`` detail), Θ priced
-    under skew for both: every existing-key read at the read distribution's mean (the worst
-    case is not measured: updates move keys out of Level L). ``level0_staged``: the model's
-    per-level tuples start at level 0, which goes apart (``level0_cache_hit_rate``, with
-    ``level0_measured``): the result's start at Level 1."""
+    """(measured, predicted, the ``skew`` detail): the skew ``model`` (priced mid-window) over
+    ``base`` (the design's model of the zero-result and range reads), Θ of both pricing every
+    existing-key read at the distribution's mean (updates move keys out of Level L).
+    ``level0_staged``: the model's per-level tuples start at level 0, reported apart with
+    ``level0_measured``."""
     per_level = tuple(model.cache_hit_rate_per_level)
     level0 = per_level[0] if level0_staged and per_level else None
     predicted = replace(base, write_amp=model.write_amp, point_read_uniform=model.point_read,

@@ -1,10 +1,5 @@
-"""Progress of long runs, on a terminal or not.
-
-On a terminal, a rich progress bar. Anywhere else (a log file, CI, a pipe) a bar prints
-nothing, so :class:`LineProgress` prints one line each time a task's description changes or
-it passes a tenth of its work, with the count and the elapsed time: a sweep of half an hour is
-never silent.
-"""
+"""Progress of long runs: a rich bar on a terminal; elsewhere (a log, CI, a pipe), where a bar
+prints nothing, :class:`LineProgress`'s line per change of description or tenth of the work."""
 
 from __future__ import annotations
 
@@ -55,25 +50,20 @@ class LineProgress:
 
     def _line(self, task: _Task) -> None:
         elapsed = time.perf_counter() - self.start
-        if task.total and task.total > 1:
-            count = f"{task.completed:g}/{task.total:g}"
-        elif task.total:
-            count = f"{task.completed / task.total:.0%}"
-        else:
-            count = ""
+        count = (f"{task.completed:g}/{task.total:g}" if task.total and task.total > 1
+                 else f"{task.completed / task.total:.0%}" if task.total else "")
         self.console.print(f"[{elapsed:7.1f} s] {count} {task.description}".replace("  ", " "),
                            highlight=False, soft_wrap=True)  # a log line is never folded
 
 
 def _step(completed: float, total: float) -> int:
-    """Which tenth of the task ``completed`` is in: a line per tenth at most (each item of a
-    task of ten or fewer)."""
+    """Which tenth of the task ``completed`` is in (each item of a task of ten or fewer)."""
     return int(10 * completed / total) if total > 10 else int(completed)
 
 
 def time_left(seconds: float, ran: int, left: int) -> str:
-    """``"; about ... left"`` for ``left`` more items at the pace of the ``ran`` that took
-    ``seconds`` (in parallel or not: the pace is wall time); nothing before the first."""
+    """``"; about ... left"`` for ``left`` more items at the wall-time pace of ``ran`` in
+    ``seconds``; nothing before the first."""
     if not ran or not left:
         return ""
     eta = seconds / ran * left
@@ -81,19 +71,12 @@ def time_left(seconds: float, ran: int, left: int) -> str:
 
 
 def progress(console: Any, count: bool = False) -> Any:
-    """A rich bar on a terminal, :class:`LineProgress` elsewhere; ``count``: the bar shows
-    items done of the total (a sweep's cases) instead of a percentage."""
+    """A rich bar on a terminal, :class:`LineProgress` elsewhere; ``count``: items done of the
+    total, not a percentage."""
     if getattr(console, "is_terminal", False):
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TaskProgressColumn,
-            TextColumn,
-            TimeElapsedColumn,
-        )
+        from rich import progress as rp
 
-        done = MofNCompleteColumn() if count else TaskProgressColumn()
-        return Progress(TextColumn("{task.description}"), BarColumn(), done,
-                        TimeElapsedColumn(), console=console, transient=True)
+        done = rp.MofNCompleteColumn() if count else rp.TaskProgressColumn()
+        return rp.Progress(rp.TextColumn("{task.description}"), rp.BarColumn(), done,
+                           rp.TimeElapsedColumn(), console=console, transient=True)
     return LineProgress(console)

@@ -16,16 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from wacky_traces import (
-    KIND_NAMES,
-    N_KINDS,
-    PUT_CHUNK,
-    SCAN_CHUNK,
-    OpKind,
-    Trace,
-    TraceError,
-    value_for,
-)
+import wacky_traces as tr
+from wacky_traces import PUT_CHUNK
 
 
 # -- replay --------------------------------------------------------------------------------------
@@ -75,18 +67,10 @@ class ReplayResult:
         return self.get_misses == 0 and self.zero_hits == 0 and self.wrong_values == 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "phases": {
-                ph: {kind: t.to_dict() for kind, t in kinds.items()}
-                for ph, kinds in self.phases.items()
-            },
-            "get_misses": self.get_misses,
-            "zero_hits": self.zero_hits,
-            "wrong_values": self.wrong_values,
-            "records": self.records,
-            "seconds": self.seconds,
-            "ok": self.ok,
-        }
+        return {"phases": {ph: {kind: t.to_dict() for kind, t in kinds.items()}
+                           for ph, kinds in self.phases.items()},
+                **{k: getattr(self, k) for k in ("get_misses", "zero_hits", "wrong_values",
+                                                 "records", "seconds", "ok")}}
 
 
 def _batches(kinds: np.ndarray, window: int) -> list[tuple[int, int]]:
@@ -107,84 +91,68 @@ def _scan_checked(engine: Any, lo: int, hi: int, vb: int) -> tuple[int, int, flo
     t0 = time.perf_counter()
     it = engine.scan(lo, hi)
     while True:
-        got = list(islice(it, SCAN_CHUNK))
+        got = list(islice(it, tr.SCAN_CHUNK))
         seconds += time.perf_counter() - t0
         if not got:
             return entries, wrong, seconds
         entries += len(got)
         rk = np.fromiter((k for k, _ in got), dtype=np.uint64, count=len(got))
         rv = np.frombuffer(b"".join(v for _, v in got), dtype=np.uint8).reshape(len(got), vb)
-        wrong += int(np.count_nonzero((rv != value_for(rk, vb)).any(axis=1)))
+        wrong += int(np.count_nonzero((rv != tr.value_for(rk, vb)).any(axis=1)))
         t0 = time.perf_counter()
 
 
-def replay(
-    engine: Any,
-    trace: Trace,
-    *,
-    phases: Sequence[str] | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> ReplayResult:
-    """Execute ``trace`` (or the named ``phases`` of it, in trace order) against ``engine``
-    record by record, batching consecutive records of one kind, and check every answer.
-
-    Checked before anything runs: the engine's value size must equal ``entry_bytes - 8`` and the
-    phase names must exist (TraceError / ValueError). I/O is the delta of
-    ``engine.stats()["total"]`` around each batch, so merges a put triggers count as put I/O.
+def replay(engine: Any, trace: tr.Trace, *, phases: Sequence[str] | None = None,
+           progress: Callable[[int, int], None] | None = None) -> ReplayResult:
+    """Execute ``trace`` (or its named ``phases``, in trace order) against ``engine``, batching
+    consecutive records of one kind, and check every answer. Checked first: the engine's value
+    size is ``entry_bytes - 8`` and the phases exist (TraceError / ValueError). I/O is the delta
+    of ``engine.stats()["total"]`` around each batch (merges a put triggers are put I/O).
     ``progress(done, total)`` is called about every 1% of the records and at the end."""
-    if not isinstance(trace, Trace):
+    if not isinstance(trace, tr.Trace):
         raise ValueError(f"trace must be a Trace, got {type(trace).__name__}")
     vb = trace.value_bytes
     engine_vb = getattr(engine, "value_bytes", None)
     if engine_vb != vb:
-        raise TraceError(
+        raise tr.TraceError(
             f"trace was made for entry_bytes={trace.entry_bytes} (values of {vb} bytes) but the "
-            f"engine stores values of {engine_vb} bytes; nothing was replayed"
-        )
-    if phases is None:
-        chosen = list(trace.phases)
-    else:
-        if isinstance(phases, str):
-            raise ValueError("phases must be a sequence of phase names, not a string")
-        wanted = set(phases)
-        for name in wanted:
-            trace._find_phase(name)  # raises naming the valid phases
-        chosen = [p for p in trace.phases if p.name in wanted]
+            f"engine stores values of {engine_vb} bytes; nothing was replayed")
+    if isinstance(phases, str):
+        raise ValueError("phases must be a sequence of phase names, not a string")
+    wanted = None if phases is None else set(phases)
+    for name in wanted or ():
+        trace._find_phase(name)  # raises naming the valid phases
+    chosen = [p for p in trace.phases if wanted is None or p.name in wanted]
 
     total = sum(p.stop - p.start for p in chosen)
-    step = max(1, total // 100)
-    next_report = step
-    reported = -1
-    done = 0
-    get_misses = zero_hits = wrong_values = 0
+    next_report = step = max(1, total // 100)
+    reported, done, get_misses, zero_hits, wrong_values = -1, 0, 0, 0, 0
     out: dict[str, dict[str, OpTotals]] = {}
-    t_start = time.perf_counter()
     perf = time.perf_counter
+    t_start = perf()
 
     stats = engine.stats()
     for ph in chosen:
         # Accumulators per kind: count, read, written, seconds, runs_probed, entries_returned.
-        acc = [[0, 0, 0, 0.0, 0, 0] for _ in range(N_KINDS)]
-        kinds = trace.kinds[ph.start : ph.stop]
-        keys = trace.keys[ph.start : ph.stop]
-        args = trace.args[ph.start : ph.stop]
+        acc = [[0, 0, 0, 0.0, 0, 0] for _ in range(tr.N_KINDS)]
+        kinds, keys, args = (a[ph.start : ph.stop] for a in (trace.kinds, trace.keys, trace.args))
         # Values for PUT/GET are made a window at a time: one value_for call per 64K records
         # instead of one per (often single-record) batch of an interleaved mix.
         win_start, win_vals = -1, np.zeros((0, vb), np.uint8)
         for a, b in _batches(kinds, PUT_CHUNK):
             kind = int(kinds[a])
             batch = keys[a:b]
-            if kind == OpKind.PUT or kind == OpKind.GET:
+            if kind == tr.OpKind.PUT or kind == tr.OpKind.GET:
                 w0 = a - a % PUT_CHUNK
                 if w0 != win_start:
-                    win_start, win_vals = w0, value_for(keys[w0 : w0 + PUT_CHUNK], vb)
+                    win_start, win_vals = w0, tr.value_for(keys[w0 : w0 + PUT_CHUNK], vb)
                 expected = win_vals[a - w0 : b - w0]
             entries = 0
-            if kind == OpKind.PUT:
+            if kind == tr.OpKind.PUT:
                 t0 = perf()
                 engine.put_many(batch, expected)
                 dt = perf() - t0
-            elif kind == OpKind.GET:
+            elif kind == tr.OpKind.GET:
                 t0 = perf()
                 got, found = engine.get_many(batch)
                 dt = perf() - t0
@@ -192,12 +160,12 @@ def replay(
                 get_misses += (b - a) - int(np.count_nonzero(found))
                 diff = (np.asarray(got) != expected).any(axis=1)
                 wrong_values += int(np.count_nonzero(found & diff))
-            elif kind == OpKind.ZERO:
+            elif kind == tr.OpKind.ZERO:
                 t0 = perf()
                 _, found = engine.get_many(batch)
                 dt = perf() - t0
                 zero_hits += int(np.count_nonzero(found))
-            elif kind == OpKind.RANGE:
+            elif kind == tr.OpKind.RANGE:
                 dt = 0.0
                 for lo, hi in zip(batch.tolist(), args[a:b].tolist(), strict=True):
                     e, w, sec = _scan_checked(engine, lo, hi, vb)
@@ -215,7 +183,7 @@ def replay(
             t[1] += after["total"]["blocks_read"] - stats["total"]["blocks_read"]
             t[2] += after["total"]["blocks_written"] - stats["total"]["blocks_written"]
             t[3] += dt
-            if kind == OpKind.RANGE:
+            if kind == tr.OpKind.RANGE:
                 t[4] += after.get("range_runs_probed", 0) - stats.get("range_runs_probed", 0)
                 t[5] += entries
             stats = after
@@ -224,16 +192,11 @@ def replay(
                 progress(done, total)
                 reported = done
                 next_report = (done // step + 1) * step
-        out[ph.name] = {
-            KIND_NAMES[k]: OpTotals(int(c), int(r), int(w), float(s), int(rp), int(en))
-            for k, (c, r, w, s, rp, en) in enumerate(acc)
-            if c
-        }
+        out[ph.name] = {tr.KIND_NAMES[k]: OpTotals(*map(int, (c, r, w)), float(s), int(rp), int(en))
+                        for k, (c, r, w, s, rp, en) in enumerate(acc) if c}
     if progress is not None and reported != done:
         progress(done, total)
-    return ReplayResult(
-        out, get_misses, zero_hits, wrong_values, done, time.perf_counter() - t_start
-    )
+    return ReplayResult(out, get_misses, zero_hits, wrong_values, done, perf() - t_start)
 
 
 # -- summary -------------------------------------------------------------------------------------
@@ -241,18 +204,14 @@ PARTS = ("load", "warm_up", "measured")  # the parts of a trace a summary totals
 
 
 def replay_summary(phases: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
-    """Totals of a replay's per-phase tables (``ReplayResult.to_dict()["phases"]``): per part
-    of the trace (``load``, ``warm_up``: the phases :func:`wacky_traces.warmup_phase` names;
-    ``measured``: the rest) and kind, and over everything (``total``). Each is ``count``,
-    ``blocks_read``, ``blocks_written``, ``seconds`` and the per-operation ``read_per_op``,
-    ``write_per_op``; parts and kinds that did not occur are left out."""
-    from wacky_traces import warmup_phase
-
+    """Totals of a replay's per-phase tables (``ReplayResult.to_dict()["phases"]``) per part
+    (``load``, ``warm_up``: :func:`wacky_traces.warmup_phase`'s; ``measured``: the rest) and kind,
+    and overall (``total``), with ``read_per_op`` and ``write_per_op``; empty ones left out."""
     fields = ("count", "blocks_read", "blocks_written", "seconds")
     parts: dict[str, dict[str, dict[str, float]]] = {}
     total = dict.fromkeys(fields, 0)
     for name, kinds in phases.items():
-        part = parts.setdefault(warmup_phase(name) or "measured", {})
+        part = parts.setdefault(tr.warmup_phase(name) or "measured", {})
         for kind, t in kinds.items():
             acc = part.setdefault(kind, dict.fromkeys(fields, 0))
             for f in fields:
@@ -264,8 +223,5 @@ def replay_summary(phases: dict[str, dict[str, dict[str, Any]]]) -> dict[str, An
         return {**t, "read_per_op": t["blocks_read"] / n if n else 0.0,
                 "write_per_op": t["blocks_written"] / n if n else 0.0}
 
-    return {
-        "parts": {p: {k: per_op(parts[p][k]) for k in KIND_NAMES if k in parts[p]}
-                  for p in PARTS if p in parts},
-        "total": per_op(total),
-    }
+    return {"parts": {p: {k: per_op(parts[p][k]) for k in tr.KIND_NAMES if k in parts[p]}
+                      for p in PARTS if p in parts}, "total": per_op(total)}

@@ -1,10 +1,6 @@
-"""What a validation reports: one ``Costs`` type for the finite-N model, the paper's model, the
-engine simulator and the engine's measurements, the relative errors between them, and the whole
-result.
-
-Everything here is a frozen dataclass; ``to_dict`` gives the JSON of ``wacky validate --json``
-(its keys are part of the CLI's contract).
-"""
+"""What a validation reports: one ``Costs`` type for every model, the simulator and the engine,
+the relative errors between them, and the whole result; ``to_dict`` gives the JSON of ``wacky
+validate --json`` (its keys are part of the CLI's contract)."""
 
 from __future__ import annotations
 
@@ -38,12 +34,8 @@ class LevelShape:
 
 @dataclass(frozen=True)
 class Costs:
-    """Per-operation I/O of one design at one scale, from any source (model, simulator, engine).
-
-    ``write_amp`` is blocks written per entry written times B (Eq 14 without the 1/B);
-    ``range_io`` is the I/O of one range read of the validation's length; ``theta`` is Eq 16 for
-    the workload, when there is one (:func:`with_theta`).
-    """
+    """Per-operation I/O of one design at one scale, from any source. ``write_amp`` is Eq 14
+    times B; ``range_io`` one range read of the validation's length; ``theta`` Eq 16, if any."""
 
     write_amp: float
     zero_result_read: float
@@ -80,11 +72,9 @@ def _metric(costs: Costs | Errors, name: str) -> float | None:
 
 def with_theta(c: Costs, workload: Workload | None, entries_per_block: int,
                write_cost_ratio: float = 1.0) -> Costs:
-    """``c`` with Eq 16 for ``workload`` (None without one), through the one Theta
-    (:mod:`cost_models.objective`): W = write_amp / B (Eq 14), ``range_io`` as the range
-    term, and a block written costing ``write_cost_ratio`` block reads. Costs with no
-    worst-case read (measured under skew) price every existing-key read at its measured mean.
-    """
+    """``c`` with Eq 16 for ``workload`` (None without one) by :mod:`cost_models.objective`:
+    W = write_amp / B, ``range_io`` the range term, a write costing ``write_cost_ratio`` reads.
+    Without a worst-case read (skew) every existing-key read is priced at the measured mean."""
     if workload is None:
         return replace(c, theta=None)
     point = c.point_read if c.point_read is not None else c.point_read_uniform
@@ -128,10 +118,8 @@ class Errors:
         return _metric(self, name)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {m: getattr(self, m) for m in METRICS}
-        out["levels"] = [asdict(row) for row in self.levels]
-        out["levels_match"] = self.levels_match
-        return out
+        return {**{m: getattr(self, m) for m in METRICS},
+                "levels": [asdict(row) for row in self.levels], "levels_match": self.levels_match}
 
 
 def compare(model: Costs, measured: Costs) -> Errors:
@@ -140,15 +128,11 @@ def compare(model: Costs, measured: Costs) -> Errors:
     n = max(len(model.levels), len(measured.levels))
     levels = []
     for i in range(n):
-        p = model.levels[i] if i < len(model.levels) else empty
-        m = measured.levels[i] if i < len(measured.levels) else empty
+        p, m = (c.levels[i] if i < len(c.levels) else empty for c in (model, measured))
         levels.append(LevelError(i + 1, p.runs == m.runs, relative_error(p.entries, m.entries)))
     match = len(model.levels) == len(measured.levels) and all(r.runs_match for r in levels)
-    return Errors(
-        **{m: relative_error(model.metric(m), measured.metric(m)) for m in METRICS},
-        levels=tuple(levels),
-        levels_match=match,
-    )
+    return Errors(**{m: relative_error(model.metric(m), measured.metric(m)) for m in METRICS},
+                  levels=tuple(levels), levels_match=match)
 
 
 @dataclass(frozen=True)
@@ -166,8 +150,8 @@ class Checks:
 
 @dataclass(frozen=True)
 class EngineRun:
-    """What an engine's run hands the runner core (:func:`validation.runner.validate`): the
-    measured costs with the predictions that depend on the run, and the engine's detail."""
+    """An engine's run for :func:`validation.runner.validate`: the measured costs, the
+    predictions that depend on the run, and the engine's detail."""
 
     measured: Costs
     checks: Checks
@@ -186,8 +170,8 @@ WINDOW_FACTS = ("major_compactions", "window_complete", "full_merges_skipped",
 
 
 def window_detail(run: Any, *names: str) -> dict[str, Any]:
-    """A window's facts for ``engine_detail``: ``names`` of them (default all) from ``run``
-    (:class:`validation.window.WindowRun`), the others None, as without a window."""
+    """A window's facts for ``engine_detail``: ``names`` of them (default all) from ``run``, the
+    others None."""
     got = {} if run is None else {
         "major_compactions": run.major_compactions, "window_complete": run.complete,
         "full_merges_skipped": run.full_merges_skipped,
@@ -197,15 +181,10 @@ def window_detail(run: Any, *names: str) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class ValidationResult:
-    """One design predicted, simulated and measured at one scale, on any engine.
-
-    ``predicted`` is the model of the window measured (``model``: "finite", "partial",
-    "universal" or "skew"); ``paper`` is Eq 8-16 with whole run counts; ``simulated`` is the
-    engine simulator (:mod:`native_engine.simulator`), an executable specification of the
-    merge policy whose agreement checks the engine, not any model (None under skew: it replays
-    uniform inserts only); ``measured`` is the engine; ``conditioned`` is the finite model told
-    Level L's runs at the window's start (a_L > 1).
-    """
+    """One design predicted, simulated and measured at one scale, on any engine. ``predicted``
+    is the window's ``model``; ``paper`` Eq 8-16 with whole run counts; ``simulated`` the merge
+    policy's specification, whose agreement checks the engine, not any model (None under skew);
+    ``conditioned`` the finite model told Level L's runs at the window's start (a_L > 1)."""
 
     design: Design
     scale: Scale
@@ -219,18 +198,13 @@ class ValidationResult:
     seconds: float
     engine: str = "native"  # or "rocksdb"
     model: str = "finite"
-    # "steady": a window of writes into the preloaded tree (validation.window); "load":
-    # averages over the load into an empty tree.
+    # "steady": a window of writes into the preloaded tree; "load": averages over the load.
     phase: str = "load"
     wal: bool = False  # False: the model prices flushes and merges only, as the engine did
     window_writes: int | None = None
     conditioned: Costs | None = None
-    # What only some engines, windows or features report, JSON-ready and flat in ``to_dict``:
-    # the window's merges (major_compactions, window_complete, full_merges_skipped,
-    # level_L_runs_at_start), the mix (mix_io_per_op), the native engine's compaction
-    # (compaction), RocksDB's run (rocksdb_version, stock, throttle_seconds, rocksdb_grade,
-    # tree_write_amp, level0_trigger, write_amp_bytes, bytes_per_entry, read_batches_discarded)
-    # and skew's (skew).
+    # What only some engines, windows or features report (the window's merges, the mix, the
+    # compaction, RocksDB's run, skew's), JSON-ready and flat in ``to_dict``.
     engine_detail: dict[str, Any] = field(default_factory=dict)
 
     def detail(self, name: str, default: Any = None) -> Any:
@@ -250,30 +224,16 @@ class ValidationResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document of ``wacky validate --json``."""
-        def doc(x: Any) -> Any:
-            return None if x is None else x.to_dict()
-
-        out = {
-            "design": {**self.design.knobs, "filters": self.design.filters},
-            "scale": asdict(self.scale),
-            "budget": self.budget,
-            "workload": doc(self.workload),
-            "predicted": doc(self.predicted),
-            "paper": doc(self.paper),
-            "simulated": doc(self.simulated),
-            "measured": doc(self.measured),
-            "relative_error": doc(self.relative_error),
-            "paper_relative_error": doc(self.paper_relative_error),
-            "simulated_relative_error": doc(self.simulated_relative_error),
-            "checks": asdict(self.checks),
-            "seconds": self.seconds,
-            "wal": self.wal,
-            "phase": self.phase,
-            "window_writes": self.window_writes,
-            "engine": self.engine,
-            "model": self.model,
-            **self.engine_detail,
-        }
+        out = {"design": {**self.design.knobs, "filters": self.design.filters},
+               "scale": asdict(self.scale), "budget": self.budget}
+        for name in ("workload", "predicted", "paper", "simulated", "measured", "relative_error",
+                     "paper_relative_error", "simulated_relative_error"):
+            x = getattr(self, name)
+            out[name] = None if x is None else x.to_dict()
+        out.update(checks=asdict(self.checks), seconds=self.seconds, wal=self.wal,
+                   phase=self.phase, window_writes=self.window_writes, engine=self.engine,
+                   model=self.model)
+        out.update(self.engine_detail)
         if self.conditioned is not None:
             out["predicted_given_level_L_runs"] = self.conditioned.to_dict()
             out["conditioned_relative_error"] = compare(self.conditioned, self.measured).to_dict()
@@ -281,18 +241,14 @@ class ValidationResult:
 
 
 def measured_levels(engine: Any) -> tuple[tuple[LevelShape, ...], float]:
-    """The engine's tree (non-empty runs per level; a level of files is one sorted run; level
-    0, when the engine has one, is the row numbered 0) and its filter bits per stored entry."""
+    """The engine's tree (non-empty runs per level, a level of files one run, level 0 numbered
+    0) and its filter bits per stored entry."""
     levels, bits, stored = [], 0.0, 0
     for lvl in engine.levels():
         runs = [r for r in lvl["runs"] if r["entries"] > 0]
         number = 0 if lvl["level"] == 0 else sum(1 for row in levels if row.level > 0) + 1
-        levels.append(LevelShape(
-            level=number,
-            runs=min(1, len(runs)) if lvl.get("files") else len(runs),
-            entries=sum(r["entries"] for r in runs),
-            max_runs=int(lvl["max_runs"]),
-        ))
+        levels.append(LevelShape(number, min(1, len(runs)) if lvl.get("files") else len(runs),
+                                 sum(r["entries"] for r in runs), int(lvl["max_runs"])))
         for r in runs:
             bits += r["entries"] * r["filter_bits_per_key"]
             stored += r["entries"]

@@ -1,19 +1,13 @@
-"""RocksDB as an engine of :func:`validation.runner.validate` (``--engine rocksdb``; README,
-"RocksDB").
+"""RocksDB for :func:`validation.runner.validate` (``--engine rocksdb``; README, "RocksDB").
 
-**Stock** (``stock=True``): the options of ``wacky export --rocksdb`` under RocksDB's own
-compaction, one bits-per-key for every level (so the models price uniform filters). RocksDB hides
-its merge schedule, so the window after the preload is N fresh keys, not aligned with Level L's
-merges, and the prediction is the model's amortized cost (:func:`validation.predict.predict_stock`);
-the writer waits after each buffer while RocksDB compacts (``throttle_seconds``). **Driven**
-(``stock=False``): the Wacky compaction driver (:mod:`validation.rocksdb_driver`) over the native
-engine's whole-level window, flushes and merges synchronous. **Skewed** keys, updates and a block
-cache (stock only): the native engine's skewed writes (:class:`validation.native.SkewSession`)
-over its skew window, priced by the skew model of RocksDB's compaction (S2f or U5).
+**Stock**: ``wacky export --rocksdb``'s options under RocksDB's compaction, one bits-per-key for
+every level (uniform filters). Its merge schedule is hidden, so the window is N fresh keys and the
+prediction the model's amortized cost; the writer waits while RocksDB compacts. **Driven**: the
+Wacky compaction driver over the native engine's whole-level window, synchronous. **Skewed** (stock
+only): the native engine's skewed writes over its skew window, priced by S2f or U5.
 
-A read's I/O is its data-block cache misses (RocksDB's per-level PerfContext of the reading
-thread), index and filter blocks in memory as the model assumes; a read batch counts only if no
-flush or compaction ran during it (:func:`counted`): otherwise it is redone.
+A read's I/O is its data-block cache misses (RocksDB's PerfContext), index and filter blocks in
+memory as the model assumes; a read batch that overlapped a flush or compaction is redone.
 """
 
 from __future__ import annotations
@@ -73,10 +67,9 @@ def _quiet(fraction: float, message: str) -> None: ...
 
 
 def _put(db: Any, keys: np.ndarray, values: np.ndarray) -> float:
-    """Insert ``keys``, then wait while RocksDB flushes or compacts (so the writer never
-    outruns compaction); returns the seconds waited. A compaction RocksDB reports pending but
-    leaves unscheduled (universal compaction below its merge width) is waited for once, not
-    again after writes that flushed nothing."""
+    """Insert ``keys``, then wait while RocksDB flushes or compacts; returns the seconds waited.
+    A compaction pending but unscheduled (universal below its merge width) is waited for once,
+    not again after writes that flushed nothing."""
     flushed = db.tickers()["rocksdb.flush.write.bytes"]
     db.put_many(keys, values[: keys.size])
     if not db.busy() or (db.tickers()["rocksdb.flush.write.bytes"] == flushed
@@ -94,8 +87,7 @@ def _levels(db: Any) -> tuple[LevelShape, ...]:
 
 
 def disk_bytes_per_entry(db: Any) -> float:
-    """On-disk bytes per entry of the live files (RocksDB's format: internal keys, block
-    trailers, index and filter): it turns RocksDB's byte counts into entries."""
+    """On-disk bytes per entry of the live files: turns RocksDB's byte counts into entries."""
     levels = db.levels()
     entries = sum(int(level["entries"]) for level in levels)
     return sum(int(level["bytes"]) for level in levels) / max(1, entries)
@@ -110,17 +102,15 @@ def rocksdb_counters(db: Any, **more: Any) -> Counters:
 
 
 def _bytes_write_amp(delta: Counters) -> float:
-    """RocksDB's write amplification over a window: (flush + compaction bytes written) / user
-    bytes written."""
+    """(Flush + compaction bytes written) / user bytes written, over a window."""
     return delta.written / max(1, delta.user_written)
 
 
 @dataclass
 class StockSession:
-    """Stock RocksDB as a :class:`validation.window.Session`: a step puts ``draw()``'s keys (a
-    buffer of fresh keys, or a chunk of skewed writes); ``throttle`` is the writer's waits. Under
-    universal compaction (``full_merges``) a step that ends with one sorted run after a
-    compaction is a merge into Level L, and ``cycle`` (the model's, in writes) paces the reads."""
+    """A step puts ``draw()``'s keys; ``throttle`` is the writer's waits. With ``full_merges``
+    (universal) a step ending with one run after a compaction merged into Level L, and ``cycle``
+    (the model's, in writes) paces the reads."""
 
     db: Any
     draw: Callable[[], np.ndarray]
@@ -167,8 +157,7 @@ class StockSession:
 
 @dataclass
 class DrivenSession(ReplaySession):
-    """The Wacky compaction driver as a session: each step writes a buffer of ``stream`` and
-    carries out the flush and merges the policy plans (synchronous: nothing runs between)."""
+    """A step writes a buffer of ``stream`` and the driver's flush and merges (synchronous)."""
 
     driver: WackyDriver | None = None
     stream: np.ndarray | None = None
@@ -198,10 +187,8 @@ def _background(db: Any) -> tuple[int, int]:
 
 
 def counted(db: Any, batch: Callable[[], T]) -> tuple[T, int]:
-    """``batch()`` run while no flush or compaction ran (their reads, their new files and the
-    blocks they leave would count), and the tries discarded because one did: each try starts
-    once nothing runs, and a flush or compaction running at its end or having written
-    meanwhile discards it, up to ``BATCH_TRIES`` tries."""
+    """``batch()`` run while no flush or compaction ran (their reads and blocks would count), and
+    the tries discarded because one did, up to ``BATCH_TRIES``."""
     for discarded in range(BATCH_TRIES):
         running, written = _background(db)
         while running:
@@ -221,9 +208,9 @@ def _counts(db: Any) -> np.ndarray:
 
 @dataclass
 class ReadMeter:
-    """Reads of each kind (``draws``: kind -> k -> k keys, or range starts), counted by batch
-    (:func:`counted`): reads, data-block cache hits and misses per level (level 0 first), and
-    wrong answers (every try's). ``during(db)``: a test's hook, run inside every try."""
+    """Reads of each kind (``draws``: kind -> k -> k keys or range starts) by :func:`counted`
+    batch: reads, cache hits and misses per level (level 0 first), wrong answers (every try's).
+    ``during(db)``: a test's hook, run inside every try."""
 
     db: Any
     draws: dict[str, Callable[[int], np.ndarray]]
@@ -293,9 +280,8 @@ class ReadMeter:
 
 @dataclass(kw_only=True)
 class SkewPaced(PacedReads):
-    """:class:`PacedReads` of the zero-result and range reads, and before every step (in the
-    warm-up too: they warm the cache) the existing-key reads the workload owes, ``owed`` per
-    step: ``existing(k)``."""
+    """:class:`PacedReads` of the zero-result and range reads, and before every step (warm-up
+    too: they warm the cache) the existing-key reads owed: ``existing(k)``."""
 
     existing: Callable[[int], None]
     owed: ReadPacing = field(default_factory=ReadPacing)
@@ -310,9 +296,8 @@ class SkewPaced(PacedReads):
 @contextmanager
 def _database(exported: Any, workdir: str | Path | None, cache_bytes: int = 0,
               **how: Any) -> Iterator[Any]:
-    """A fresh database with ``exported``'s options in a temporary directory; with
-    ``cache_bytes``, a block cache of that size that reads fill (else a small one they do not
-    fill)."""
+    """A fresh database with ``exported``'s options; with ``cache_bytes``, a block cache that
+    reads fill (else a small one they do not)."""
     native = rocksdb_bridge.load()
     with tempfile.TemporaryDirectory(prefix="wacky-rocksdb-", dir=workdir) as tmp:
         options = Path(tmp) / "OPTIONS"
@@ -336,8 +321,7 @@ class StockRun:
 
 def _draws(rng: np.random.Generator, absent: np.ndarray, oldest: np.ndarray,
            present: Callable[[], np.ndarray]) -> dict[str, Callable[[int], np.ndarray]]:
-    """The uniform reads: zero-result, a key of the preload's Level L, a key uniform over all
-    present, a range from one."""
+    """The uniform reads: zero-result, the preload's Level L, uniform over all present, ranges."""
     return {"zero": lambda k: rng.choice(absent, k), "oldest": lambda k: rng.choice(oldest, k),
             "uniform": lambda k: rng.choice(present(), k),
             "range": lambda k: rng.choice(present(), k)}
@@ -347,12 +331,10 @@ def run_stock(exported: Any, scale: Scale, range_entries: int, *,
               skew: SkewedWorkload | None = None, cache_bytes: int = 0,
               workdir: str | Path | None = None, report: Callable = _quiet,
               cycle: tuple[float, int] | None = None) -> StockRun:
-    """The stock protocol on a fresh database with ``exported``'s options: the preload's N keys
-    (the native engine's), then a window of N fresh keys with the reads spread over it. With
-    ``skew`` (and a cache of ``cache_bytes`` that reads fill): the workload's writes over
-    :func:`validation.window.half_loads`, or under universal compaction with ``cycle`` (its
-    model's: its writes, and the full merges after the load up to its start) one whole cycle of
-    the largest run (:func:`validation.window.full_merge_cycle`), as U5 prices it."""
+    """The preload's N keys, then a window of N fresh keys with the reads spread over it. With
+    ``skew`` (and a cache of ``cache_bytes``): the workload's writes over ``half_loads``, or with
+    ``cycle`` (universal: the model's cycle writes, and full merges before it) one cycle of the
+    largest run (``full_merge_cycle``), as U5 prices it."""
     keys = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
                                  seed=scale.seed).keys
     rng = np.random.default_rng([scale.seed, 0x524F434B])  # stream tag: "ROCK"
@@ -415,8 +397,8 @@ def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarr
 
 
 def _check_driveable(design: Design, system: System) -> None:
-    """The driver keeps every run open as a level-0 file: refuse trees with too many runs, at
-    the largest size a window reaches (three times the preload)."""
+    """Every run is an open level-0 file: refuse trees with too many runs at up to three times
+    the preload."""
     for entries in (system.entries, 3 * system.entries):
         s = structure(design.T, design.C, design.X, design.K, design.Z,
                       entries / system.buffer_entries, integer_runs=True)
@@ -432,8 +414,7 @@ def _check_driveable(design: Design, system: System) -> None:
 
 def _driven(design: Design, system: System, scale: Scale, workload: Workload | None,
             range_entries: int, report: Callable, workdir: str | Path | None) -> EngineRun:
-    """Preload, then the whole-level window (:func:`validation.window.whole_levels`, which
-    ``validation.predict.steady_window`` replays) with reads spread over it."""
+    """Preload, then the whole-level window (as ``steady_window`` replays it) with reads."""
     _check_driveable(design, system)
     keys = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
                                  seed=scale.seed).keys
@@ -444,11 +425,29 @@ def _driven(design: Design, system: System, scale: Scale, workload: Workload | N
     absent, fresh = fresh[: scale.reads], fresh[scale.reads :]
     exported = driver_export(design, system)
     with _database(exported, workdir, driven=True) as db:
-        measured, checks, run, tree_write_amp, present = _driven_window(
-            db, design, system, scale, rule, keys, fresh, absent, range_entries, rng, report)
+        driver = WackyDriver(db, design, system)
+        session = DrivenSession(driver.replay, lambda: session.buffer(), driver=driver,
+                                stream=np.concatenate([keys, fresh]),
+                                values=np.zeros((F, scale.entry_bytes - KEY_BYTES), np.uint8))
+        preload = (n - 1) // F  # the preload's last buffer flushes in the warm-up
+        for i in range(preload):
+            session.buffer()
+            report(LOAD_SHARE * (i + 1) / max(1, preload), "loading")
+        meter = ReadMeter(db, _draws(rng, absent, keys[: int(sum(driver.replay.levels[-1].runs))],
+                                     lambda: session.stream[: session.pos]), max(1, range_entries))
+        report(LOAD_SHARE, "steady-state window")
+        reads = PacedReads(meter.batch, meter.reset, scale.reads, F)
+        run = window.measure(session, rule, reads)
+        delta = run.delta
+        driver.check()
+        levels = tuple(LevelShape(level=i + 1, runs=len(level.runs),
+                                  entries=float(sum(level.runs)), max_runs=int(level.max_runs))
+                       for i, level in enumerate(driver.replay.levels))
+        measured = meter.costs(_bytes_write_amp(delta), levels,
+                               8.0 * db.filter_bytes() / session.pos)
+        checks, present = meter.checks(), session.pos
         del db  # closes the database before its directory goes
-    # The simulator flushes a buffer once one more entry arrives; the driver flushed every
-    # buffer it wrote, as the simulator does with one entry more.
+    # The driver flushed every buffer it wrote, as the simulator does with one entry more.
     simulated, conditioned = steady_references(
         design, system, workload, range_entries, present + 1, measured.levels[-1].max_runs,
         run.level_L_runs_at_start)
@@ -457,35 +456,10 @@ def _driven(design: Design, system: System, scale: Scale, workload: Workload | N
         predicted=predict_finite(design, system, workload, range_entries, steady_window=True),
         simulated=simulated, conditioned=conditioned, window_writes=run.writes,
         detail=dict(window_detail(run), stock=False, throttle_seconds=0.0,
-                    rocksdb_grade=exported.grade, tree_write_amp=tree_write_amp))
-
-
-def _driven_window(db: Any, design: Design, system: System, scale: Scale,
-                   rule: window.WindowRule, keys: np.ndarray, fresh: np.ndarray,
-                   absent: np.ndarray, range_entries: int, rng: np.random.Generator,
-                   report: Callable) -> tuple[Costs, Checks, window.WindowRun, float, int]:
-    F, n = system.buffer_entries, scale.entries
-    driver = WackyDriver(db, design, system)
-    session = DrivenSession(driver.replay, lambda: session.buffer(), driver=driver,
-                            stream=np.concatenate([keys, fresh]),
-                            values=np.zeros((F, scale.entry_bytes - KEY_BYTES), np.uint8))
-    preload = (n - 1) // F  # the preload's last buffer flushes in the warm-up
-    for i in range(preload):
-        session.buffer()
-        report(LOAD_SHARE * (i + 1) / max(1, preload), "loading")
-    meter = ReadMeter(db, _draws(rng, absent, keys[: int(sum(driver.replay.levels[-1].runs))],
-                                 lambda: session.stream[: session.pos]), max(1, range_entries))
-    report(LOAD_SHARE, "steady-state window")
-    run = window.measure(session, rule, PacedReads(meter.batch, meter.reset, scale.reads, F))
-    delta = run.delta
-    driver.check()
-    levels = tuple(LevelShape(level=i + 1, runs=len(level.runs), entries=float(sum(level.runs)),
-                              max_runs=int(level.max_runs))
-                   for i, level in enumerate(driver.replay.levels))
-    # Entries the design's policy wrote per insert (DriverCounts.tree_write_amp's).
-    tree_write_amp = delta.policy_written / delta.inserted if delta.inserted else 0.0
-    measured = meter.costs(_bytes_write_amp(delta), levels, 8.0 * db.filter_bytes() / session.pos)
-    return measured, meter.checks(), run, tree_write_amp, session.pos
+                    rocksdb_grade=exported.grade,
+                    # Entries the design's policy wrote per insert (DriverCounts.tree_write_amp's).
+                    tree_write_amp=delta.policy_written / delta.inserted if delta.inserted
+                    else 0.0))
 
 
 def _stock(design: Design, system: System, scale: Scale, workload: Workload | None,
@@ -561,8 +535,7 @@ def run_rocksdb(design: Design, system: System, scale: Scale, workload: Workload
                 range_entries: int, *, stock: bool, compaction: Compaction, report: Callable,
                 workdir: str | Path | None, phase: str = "steady",
                 save_trace: str | Path | None = None) -> EngineRun:
-    """One validation run on RocksDB, stock or driven (the ``rocksdb-stock`` and ``rocksdb``
-    adapters of :mod:`validation.adapters`)."""
+    """One validation run on RocksDB, stock or driven."""
     if save_trace is not None or phase != "steady":
         raise ValueError("RocksDB is validated in the steady phase and saves no trace")
     if needs_skew_model(workload, system):

@@ -1,13 +1,10 @@
-"""The Wacky compaction driver: any design of the continuum, run on RocksDB (README, "RocksDB").
+"""The Wacky compaction driver: any design of the continuum on RocksDB, its compaction off.
 
-RocksDB's own compaction is off (:func:`wacky_model.rocksdb_options.driver_export`). After each
-buffer of F entries the driver asks the merge policy's executable specification
-(:class:`native_engine.simulator.PolicyReplay`) what the flush does, sets the new run's bits per
-key (Eq 12), flushes the memtable into one level-0 file, and merges it with the files of the runs
-the policy names by ``CompactFiles``. Every run is one level-0 file: RocksDB probes level-0 files
-newest first, as the design probes its runs, and a merge takes the newest runs, contiguous in age
-as level 0 requires. A flush that merges is written twice (its file, then the merge), which
-``tree_write_amp`` leaves out so that it counts what the design writes.
+After each buffer the merge policy's specification (``PolicyReplay``) plans the flush; the driver
+sets the run's bits per key (Eq 12), flushes one level-0 file and merges it with the runs the
+policy names (``CompactFiles``). Every run is a level-0 file: RocksDB probes those newest first, as
+the design probes runs, and a merge takes the newest runs, contiguous in age as level 0 requires.
+``tree_write_amp`` leaves out the flush a merge rewrites: it counts what the design writes.
 """
 
 from __future__ import annotations
@@ -25,14 +22,12 @@ class DriverCounts:
     """What the driver wrote since it started."""
 
     inserted: int = 0
-    flushed: int = 0  # entries in the level-0 files flushes made
     merged: int = 0  # entries written by CompactFiles
     kept_flushes: int = 0  # entries of flushes that became runs without a merge
-    major_merges: int = 0
 
     @property
     def tree_write_amp(self) -> float:
-        """Entries the design's policy writes per insert: merges, and flushes kept as runs."""
+        """Entries the policy writes per insert: merges, and flushes kept as runs."""
         return (self.merged + self.kept_flushes) / self.inserted if self.inserted else 0.0
 
 
@@ -73,7 +68,6 @@ class WackyDriver:
         db.flush()
         flushed = [f for f in db.live_files() if f["name"] not in before]
         self.counts.inserted += int(keys.size)
-        self.counts.flushed += sum(int(f["entries"]) for f in flushed)
         names = [f["name"] for f in flushed]
         if step.consumed:
             inputs = names + [n for tag in step.consumed for n in self.files.pop(tag)]
@@ -83,7 +77,6 @@ class WackyDriver:
         else:
             self.counts.kept_flushes += sum(int(f["entries"]) for f in flushed)
         self.files[run_id] = names
-        self.counts.major_merges += step.major
         return step
 
     def runs_per_level(self) -> list[list[int]]:
@@ -103,7 +96,7 @@ class WackyDriver:
                     raise RuntimeError(f"run {tag} should hold {entries} entries in {names}; "
                                        f"RocksDB has {got}")
         if set(live) != expected:
-            raise RuntimeError(f"RocksDB holds files the policy does not: "
-                               f"{sorted(set(live) - expected)}")
+            raise RuntimeError(
+                f"RocksDB holds files the policy does not: {sorted(set(live) - expected)}")
         if any(f["level"] != 0 for f in live.values()):
             raise RuntimeError("the driver keeps every run in level 0")

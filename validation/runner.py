@@ -1,11 +1,5 @@
-"""One validation, on any engine: predict a design's costs, build it, measure, compare.
-
-:func:`validate` is the one runner core: it checks the request, prices the paper's model, hands
-the run to the engine's adapter (:mod:`validation.adapters`), which measures one window
-(:mod:`validation.window`) and returns an :class:`EngineRun`, and assembles the one result type
-(:class:`ValidationResult`: its sources are described there and in README, "Checking the model on
-the engine").
-"""
+"""One validation on any engine (:func:`validate`): check the request, price the paper's model,
+let the engine's adapter measure one window, and assemble the :class:`ValidationResult`."""
 
 from __future__ import annotations
 
@@ -31,45 +25,26 @@ PHASES = ("steady", "load")
 
 def cannot_build(engine: str, stock: bool, compaction: Compaction, hash_levels: int = 0
                  ) -> str | None:
-    """Why ``engine`` (with ``stock``) cannot build a configuration with this compaction and
-    these hash levels, in one line that names the knob; None when it can
-    (:meth:`validation.adapters.Adapter.refuses`; a design stock RocksDB cannot express is
-    refused by its export, knob by knob)."""
+    """Why ``engine`` (with ``stock``) cannot build this configuration, naming the knob; None when
+    it can (:meth:`validation.adapters.Adapter.refuses`)."""
     name = "rocksdb-stock" if engine == "rocksdb" and stock else engine
     return ADAPTERS[name].refuses(compaction, hash_levels)
 
 
-def validate(
-    design: Design | Configuration,
-    *,
-    workload: Workload | None = None,
-    scale: Scale | None = None,
-    bits_per_entry: float | None = None,
-    sum_fpr: float | None = None,
-    engine: str = "native",
-    stock: bool = False,
-    compaction: Compaction | None = None,
-    cache_bytes: int = 0,
-    phase: str = "steady",
-    progress: Progress | None = None,
-    save_trace: str | Path | None = None,
-    workdir: str | Path | None = None,
-) -> ValidationResult:
+def validate(design: Design | Configuration, *, workload: Workload | None = None,
+             scale: Scale | None = None, bits_per_entry: float | None = None,
+             sum_fpr: float | None = None, engine: str = "native", stock: bool = False,
+             compaction: Compaction | None = None, cache_bytes: int = 0, phase: str = "steady",
+             progress: Progress | None = None, save_trace: str | Path | None = None,
+             workdir: str | Path | None = None) -> ValidationResult:
     """Predict, build, measure and compare ``design`` at ``scale`` (default: 2M entries) on
-    ``engine`` ("native", "simulator", or "rocksdb": the Wacky compaction driver, or with
-    ``stock`` RocksDB's own compaction), through its adapter (:mod:`validation.adapters`).
-
-    The filter memory is ``bits_per_entry`` (default 5) or ``sum_fpr``. ``phase`` "steady"
-    measures a window of inserts into the preloaded tree (:mod:`validation.window`), "load" the
-    load into an empty tree (native only). The model predicting is the window's: finite (whole
-    levels; it does not price a level-1 trigger), partial (``compaction`` with files), the skew
-    model (skewed keys, updates or a block cache of ``cache_bytes``), or on stock RocksDB the
-    model of its compaction, whose level-0 trigger, file size and pick are ``compaction``'s
-    ``level1_runs``, ``file_bytes`` and ``file_pick``. ``design`` may be a
-    :class:`wacky_model.config.Configuration` (what ``recommend`` returns): its design,
-    compaction and filter bits are validated, at the scale's buffer. An engine that cannot build
-    it says why, naming the knob (:func:`cannot_build`).
-    """
+    ``engine`` ("native", "simulator", or "rocksdb": the driver, or with ``stock`` RocksDB's own
+    compaction). The filter memory is ``bits_per_entry`` (default 5) or ``sum_fpr``. ``phase``
+    "steady" measures a window of inserts into the preloaded tree, "load" the load (native only).
+    The model predicting is the window's: finite (whole levels), partial (files), skew (skewed
+    keys, updates or a cache of ``cache_bytes``), or stock RocksDB's, whose level-0 trigger, file
+    size and pick are ``compaction``'s. ``design`` may be a ``Configuration`` (what ``recommend``
+    returns): its design, compaction and filter bits are validated at the scale's buffer."""
     adapter = adapter_for(engine, stock)
     hash_levels = 0
     if isinstance(design, Configuration):
@@ -109,8 +84,8 @@ def validate(
 
 
 def replay_file(path: str | Path, workdir: str | Path | None = None) -> dict[str, Any]:
-    """Replay a saved trace into a fresh engine built as its metadata (saved by :func:`validate`)
-    describes, else the default design (T=10, C=9, leveled, 5 bits per entry)."""
+    """Replay a saved trace into a fresh engine built as its metadata describes, else the default
+    design (T=10, C=9, leveled, 5 bits per entry)."""
     try:
         trace = tr.read_trace(path)
     except OSError as err:

@@ -27,15 +27,11 @@ class Scale:
 
     def __post_init__(self) -> None:
         checks = (
-            ("entries", self.entries, 1_000, 10**9),
-            ("entry_bytes", self.entry_bytes, 16, 1 << 16),
+            ("entries", self.entries, 1_000, 10**9), ("entry_bytes", self.entry_bytes, 16, 1 << 16),
             ("block_bytes", self.block_bytes, self.entry_bytes, 64 << 20),
             ("buffer_bytes", self.buffer_bytes, self.block_bytes, 1 << 34),
-            ("reads", self.reads, 100, 10**8),
-            ("mix_ops", self.mix_ops, 0, 10**8),
-            ("range_entries", self.range_entries, 1, 1 << 20),
-            ("seed", self.seed, 0, 2**63 - 1),
-        )
+            ("reads", self.reads, 100, 10**8), ("mix_ops", self.mix_ops, 0, 10**8),
+            ("range_entries", self.range_entries, 1, 1 << 20), ("seed", self.seed, 0, 2**63 - 1))
         for name, value, low, high in checks:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise ValueError(f"scale {name} must be an integer; got {value!r}")
@@ -45,8 +41,7 @@ class Scale:
         if self.buffer_bytes * 4 > data:
             raise ValueError(
                 f"scale buffer_bytes must be at most a quarter of the data "
-                f"({data // 4} bytes for {self.entries} entries); got {self.buffer_bytes}"
-            )
+                f"({data // 4} bytes for {self.entries} entries); got {self.buffer_bytes}")
 
     @classmethod
     def small(cls) -> Scale:
@@ -54,11 +49,6 @@ class Scale:
         return cls(entries=100_000, buffer_bytes=64 << 10, reads=4_000, mix_ops=2_000)
 
     def system(self, bits_per_entry: float | None, sum_fpr: float | None) -> System:
-        return System(
-            entries=self.entries,
-            entry_bytes=self.entry_bytes,
-            block_bytes=self.block_bytes,
-            buffer_bytes=self.buffer_bytes,
-            bits_per_entry=bits_per_entry,
-            sum_fpr=sum_fpr,
-        )
+        return System(entries=self.entries, entry_bytes=self.entry_bytes,
+                      block_bytes=self.block_bytes, buffer_bytes=self.buffer_bytes,
+                      bits_per_entry=bits_per_entry, sum_fpr=sum_fpr)

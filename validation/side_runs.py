@@ -1,9 +1,7 @@
-"""The case sets of the side runs of a level (issue 32): each mechanism on the native engine
-against the same engine without it, same workload and seed. **lsbm**: LSbM's compaction buffer
-(B1 in docs/MODEL.md) under reads of a hot key range. **l2sm**: L2SM's per-level log under skewed
-writes; no model prices the log (wacky_model.compat.UNPRICED), so the "model" column is
-the tree without it, what a search that cannot see the log would expect.
-"""
+"""The side runs' case sets (issue 32): each mechanism on the native engine against the engine
+without it, same workload and seed. **lsbm**: LSbM's compaction buffer (B1) under reads of a hot
+key range. **l2sm**: L2SM's per-level log under skewed writes; no model prices the log, so the
+"model" column is the tree without it (what a search blind to the log expects)."""
 
 from __future__ import annotations
 
@@ -136,12 +134,9 @@ def _pairs(results: Sequence[SweepResult], known: Sequence[Any]
     return out
 
 
-def _side(r: ValidationResult) -> dict[str, Any]:
-    return (r.detail("skew") or {}).get("side_runs") or {}
-
-
-def _side_widths(r: ValidationResult) -> list[dict[str, Any]]:
-    return (r.detail("skew") or {}).get("file_widths") or []
+def _side(r: ValidationResult, name: str = "side_runs") -> Any:
+    """``name`` of the run's skew detail (its side runs' counts, or ``file_widths``); {} if none."""
+    return (r.detail("skew") or {}).get(name) or {}
 
 
 def _space(r: ValidationResult) -> float:
@@ -192,8 +187,7 @@ def _l2sm_section(results: Sequence[SweepResult], scale: Scale, budget: dict[str
     rows, scale, out = _pairs(results, l2sm_cases()), l2sm_scale(scale), []
     for c, off, on in rows:
         wa0, wa1 = off.measured.write_amp, on.measured.write_amp
-        m0 = (off.detail("skew") or {}).get("merges") or 0
-        m1 = (on.detail("skew") or {}).get("merges") or 0
+        m0, m1 = ((r.detail("skew") or {}).get("merges") or 0 for r in (off, on))
         side = _side(on)
         batch = (side.get("log_files_merged") or 0) / max(side.get("aggregated_compactions")
                                                            or 0, 1)
@@ -207,8 +201,7 @@ def _l2sm_section(results: Sequence[SweepResult], scale: Scale, budget: dict[str
             "Reads do not change what the engine writes, so write amplification and merges are "
             "the same at every read:write ratio; zero-result I/O is per read.", ""]
     for c, off, on in rows:  # why: how wide the files are that go down from Level L-1
-        w0 = (_side_widths(off) or [{}])[-2:-1] or [{}]
-        w1 = (_side_widths(on) or [{}])[-2:-1] or [{}]
+        w0, w1 = ((_side(r, "file_widths") or [{}])[-2:-1] or [{}] for r in (off, on))
         if w0[0].get("files") is not None and w1[0].get("log") is not None:
             body.append(
                 f"* {c.writes}: at Level L-1 the median file spans {w0[0]['files']:.2%} of the "

@@ -1,11 +1,7 @@
-"""The one sweep driver: case sets validated in bulk, each writing its section of
-docs/VALIDATION.md (``wacky sweep CASESET``; ``wacky validate --sweep`` is an alias).
-
-A case set is an entry of :data:`SWEEPS`, its code (:class:`SetCode`) an entry of its module's
-``SETS``. The driver runs the cases as Dask tasks (:func:`run_cases`), keeps each finished case on
-disk by case and code version (:class:`Cache`: an interrupted sweep resumes where it stopped),
-lists the cases an engine refuses, and writes the section between its two marker lines, keeping
-every other section as it is; the families set writes the document's head.
+"""The sweep driver (``wacky sweep CASESET``, alias ``wacky validate --sweep``): a case set of
+:data:`SWEEPS` (its code a :class:`SetCode` in its module's ``SETS``) runs as Dask tasks
+(:func:`run_cases`), each finished case cached on disk (:class:`Cache`: an interrupted sweep
+resumes), and writes its section of docs/VALIDATION.md between its markers (families: the head).
 """
 
 from __future__ import annotations
@@ -31,11 +27,6 @@ from validation.runner import validate
 from validation.scale import Scale
 from wacky_model.table_store import source_version
 from wacky_model.types import Design, Workload
-
-# The cost columns of the engine tables: (Costs field, column label).
-COST_COLUMNS = (("write_amp", "write amp"), ("zero_result_read", "zero-result I/O"),
-                ("point_read", "existing-key I/O (Level L)"),
-                ("point_read_uniform", "existing-key I/O (uniform)"))
 
 
 @dataclass(frozen=True)
@@ -85,19 +76,16 @@ class SweepResult:
         return theta
 
 
-# A case's files go to memory when there is room for this many times its data: the engines
-# never open with O_DIRECT or sync in validation (the counts are the engines' own logical block
-# counts, whatever holds the files), and on a disk file system the run files' creates, renames
-# and unlinks cost more system time than the case's reads (a file-granular smoke case: 3-4 s of
-# system time on ext4, 0.3-0.4 s on tmpfs), which two workers pay together (the journal).
+# A case's files go to memory when there is room for this many times its data: the engines'
+# block counts are logical, whatever holds the files, and on a disk file system the files'
+# creates, renames and unlinks cost more system time than the reads (a file-granular smoke case:
+# 3-4 s on ext4, 0.3-0.4 s on tmpfs), which two workers pay together (the journal).
 MEMORY_DIR, MEMORY_HEADROOM = Path("/dev/shm"), 8
 
 
 def scratch_dir(scale: Scale, memory: Path = MEMORY_DIR) -> str | None:
-    """Where a case's temporary directory goes: ``memory`` (a tmpfs) when it exists and both it
-    and the machine's available memory (a tmpfs's pages are memory) have room for
-    :data:`MEMORY_HEADROOM` times the data at ``scale``, and TMPDIR is not set (a chosen place
-    is kept); else None, the default temporary directory."""
+    """``memory`` (a tmpfs) for a case's temporary directory when it and the available memory
+    have room for :data:`MEMORY_HEADROOM` times the data and TMPDIR is not set; else None."""
     if os.environ.get("TMPDIR") or not os.access(memory, os.W_OK):
         return None
     try:
@@ -108,7 +96,7 @@ def scratch_dir(scale: Scale, memory: Path = MEMORY_DIR) -> str | None:
 
 
 def available_memory(meminfo: Path = Path("/proc/meminfo")) -> int:
-    """The bytes of memory the kernel can hand out without swapping (MemAvailable)."""
+    """MemAvailable, in bytes."""
     for line in meminfo.read_text().splitlines():
         if line.startswith("MemAvailable:"):
             return int(line.split()[1]) * 1024  # in kB
@@ -116,7 +104,7 @@ def available_memory(meminfo: Path = Path("/proc/meminfo")) -> int:
 
 
 def _run_case(case: SweepCase, scale: Scale, budget: dict[str, float]) -> SweepResult:
-    """One Dask task: the case in a temporary directory of its own on the worker."""
+    """One Dask task: the case in a temporary directory of its own."""
     start = time.perf_counter()
     own = case.options.get("scale")  # the scale the case runs at, if it has its own
     at = own if isinstance(own, Scale) else scale
@@ -141,10 +129,8 @@ def default_cache_dir() -> Path:
 
 @dataclass(frozen=True)
 class Cache:
-    """Finished cases of case set ``caseset`` on disk, one pickled :class:`SweepResult` a file
-    named by a hash of the case (name, design, options), the scale, the budget and the code
-    version: a rerun skips what is done, and any change of code or case runs it again.
-    ``fresh`` reads nothing, so every case runs and its entry is overwritten."""
+    """Finished cases of ``caseset``, a pickled :class:`SweepResult` per file named by a hash of
+    the case, scale, budget and code version; ``fresh`` reads nothing (every case reruns)."""
 
     directory: Path
     caseset: str
@@ -175,14 +161,10 @@ class Cache:
         os.replace(f.name, path)
 
 
-# Dask settings of the local cluster. Its nannies start workers with MALLOC_TRIM_THRESHOLD_ set,
-# which turns off glibc's sliding mmap threshold: every allocation over 128 KiB is then a fresh
-# mmap, page-faulted in and unmapped when freed (the smoke set: 850k page faults with 2 workers,
-# 21k in one process); None leaves the variable unset, as in a process of one's own. A worker
-# takes a case only when it is free (saturation 1.0; 1.1 gives a worker of one thread a second
-# case to queue while another worker may be idle), so the cases start in the list's order. The
-# workers' statistical profiler (the stacks of every thread, every 10 ms) is off: it fills only
-# the dashboard, which this cluster has none of.
+# The local cluster's Dask settings. MALLOC_TRIM_THRESHOLD_ (set by nannies) turns off glibc's
+# sliding mmap threshold, so every allocation over 128 KiB is a fresh mmap (the smoke set: 850k
+# page faults with 2 workers, 21k in one process): left unset. Saturation 1.0: a worker takes a
+# case only when free, so cases start in the list's order. The profiler only fills a dashboard.
 LOCAL_CLUSTER = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
                  "distributed.scheduler.worker-saturation": 1.0,
                  "distributed.worker.profile.enabled": False}
@@ -190,9 +172,8 @@ LOCAL_CLUSTER = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": N
 
 @contextmanager
 def _client(workers: int, scheduler: str | None) -> Iterator[Any]:
-    """A Dask client of the scheduler at ``scheduler``, or of a cluster on this machine that
-    lives as long as the sweep: ``workers`` workers of one thread, one of them in this process
-    and the others processes of their own."""
+    """A client of ``scheduler``, or of a local cluster for the sweep: ``workers`` workers of
+    one thread, one in this process and the others processes of their own."""
     import dask
     from distributed import Client, LocalCluster, Worker
 
@@ -201,10 +182,8 @@ def _client(workers: int, scheduler: str | None) -> Iterator[Any]:
         with dask.config.set(LOCAL_CLUSTER), \
                 LocalCluster(n_workers=0, threads_per_worker=1, processes=True,
                              dashboard_address=None, memory_limit=0) as cluster:
-            # This process has imported everything a case needs: its worker starts the first
-            # case at once, while each process of its own takes about a second to start and
-            # import (a run of the smoke set takes 6-8 s). The client waits for this worker
-            # only; the processes join as they are ready.
+            # A worker in this process (which has imported everything) starts the first case at
+            # once; the processes join as they are ready (about a second each to import).
             options = {**cluster.new_spec["options"]}  # the processes' (nthreads, memory_limit)
             cluster.worker_spec["here"] = {"cls": Worker, "options": options}
             with Client(cluster) as client:
@@ -225,19 +204,12 @@ def run_cases(
     on_done: Callable[[int, int, str, str], None] | None = None,
     refused: list[tuple[str, str]] | None = None,
 ) -> list[SweepResult]:
-    """Run every case not in ``cache`` as one Dask task and return the results in the cases'
-    order, each stored in ``cache`` as it comes back.
-
-    The tasks go to the scheduler at ``scheduler``, else to ``workers`` workers of one thread on
-    this machine, this process and ``workers - 1`` processes of their own (a case is an engine:
-    processes make it parallel), each taking the next case in the list's order when it is free;
-    ``workers=1`` runs them here, one after another, as RocksDB needs the other core for its
-    compactions. No cluster starts when every case is cached; a case whose worker process dies
-    is rerun on another (one that kills this process stops the sweep, its finished cases cached).
-    ``on_done(done, total, name, note)`` follows each case, the cached ones first; the note is
-    "cached", the case's seconds, or "failed: why". With ``refused``, a case that fails (refused
-    by the engine or the model, a lost worker, any error) is left out and listed there as (name,
-    message); without it, the error stops the sweep."""
+    """Run every case not in ``cache`` as a Dask task (on ``scheduler``, else on :func:`_client`'s
+    local workers; ``workers=1`` runs them here, one after another, leaving RocksDB the other core
+    for its compactions) and return the results in the cases' order, each cached as it returns.
+    ``on_done(done, total, name, note)`` follows each case, cached ones first; the note is
+    "cached", the seconds, or "failed: why". With ``refused``, a failing case is left out and
+    listed there as (name, message); without it, the error stops the sweep."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1; got {workers}")
     results: dict[int, SweepResult] = {}
@@ -277,10 +249,8 @@ def run_cases(
                     raise ValueError(f"--scheduler: the workers at {scheduler} run other code "
                                      f"({', '.join(sorted(theirs))}) than this machine "
                                      f"({cache.version}); install the same version there")
-            # One batch, so that the scheduler holds the cases (more than two a thread) and
-            # hands them out in the list's order (a set lists its longest first) to whichever
-            # worker is free; cases submitted one by one go to a worker as they come, several
-            # queued on one while a worker that joins later takes the list's tail
+            # One batch: the scheduler hands the cases out in the list's order (longest first)
+            # to whichever worker is free, not queued on the first workers to join
             batch = client.map(_run_case, [cases[i] for i in todo], scale=scale, budget=budget,
                                key=[f"wacky-case-{token}-{i}" for i in todo], pure=False)
             futures = dict(zip(batch, todo, strict=True))
@@ -297,9 +267,8 @@ Refused = Sequence[tuple[str, str]]  # (case, why) of each case a sweep left out
 
 @dataclass(frozen=True)
 class SetCode:
-    """A case set's code: ``cases(scale, budget)``, its section of the results (``render(results,
-    scale, budget, command, refused)``), and a figure beside the document (``after(results,
-    scale, out)``), if any."""
+    """A case set's code: its cases, its section's text and a figure beside the document, if
+    any."""
 
     cases: Callable[[Scale, dict[str, float]], list[SweepCase]]
     render: Callable[[Sequence[SweepResult], Scale, dict[str, float], str, Refused], str]
@@ -374,9 +343,8 @@ def existing_section(path: Path, name: str) -> str | None:
 
 
 def write_section(out: Path, name: str, section: str) -> None:
-    """Write case set ``name``'s ``section`` into ``out``, keeping every other section: a marked
-    section replaces its old text (or is appended); the head replaces everything outside the
-    marked sections, which follow it in the order the file had them."""
+    """Write ``section`` into ``out``: a marked section replaces its old text (or is appended);
+    the head replaces everything else, the marked sections following in their order."""
     old = out.read_text(encoding="utf-8") if out.exists() else ""
     if name in MARKERS:
         pattern = _pattern(*MARKERS[name])
@@ -405,9 +373,8 @@ def table(header: Sequence[str], rows: Iterable[Sequence[Any]] = ()) -> list[str
 
 def section(name: str, title: str, command: str, about: str, body: Iterable[str],
             refused: Refused = ()) -> str:
-    """Case set ``name``'s section of docs/VALIDATION.md: its heading (the document's title for
-    the head), who wrote it, ``about`` it, then ``body``, the cases not run, and its markers
-    around it all (the head has none)."""
+    """Case set ``name``'s section: heading, who wrote it, ``about``, ``body``, the cases not
+    run, within its markers (the head has none)."""
     marked = name in MARKERS
     lines = [("## " if marked else "# ") + title, "",
              f"Generated by `{command}`; do not edit by hand. {about}", "", *body]
@@ -420,9 +387,8 @@ def run_sweep(name: str, scale: Scale, *, out: Path, console: Any, workers: int 
               budget: dict[str, float] | None = None, command: str | None = None,
               scheduler: str | None = None, cache_dir: Path | None = None,
               fresh: bool = False) -> list:
-    """Run case set ``name`` (see :func:`run_cases`) and write its section of ``out``; returns
-    its results. Finished cases are kept in ``cache_dir`` (default :func:`default_cache_dir`),
-    which ``fresh`` ignores and overwrites."""
+    """Run case set ``name`` (:func:`run_cases`, cached in ``cache_dir``, which ``fresh``
+    ignores) and write its section of ``out``; returns its results."""
     from validation.progress import progress, time_left
 
     entry, code, budget = SWEEPS[name], case_set(name), budget or {"bits_per_entry": 5.0}

@@ -1,15 +1,10 @@
-"""The one measurement window, for every engine: a warm-up, then a window of writes with reads
-paced over it.
+"""The one measurement window, for every engine: after the preload, a warm-up, then a window of
+writes with reads paced over it, since Eq 14-16 are amortized costs in a tree already holding N.
 
-Eq 14-16 are amortized costs per operation in a tree that already holds N entries, as the paper
-measured them. After the preload (not counted), :func:`measure` steps an engine :class:`Session`
-(a buffer, or a chunk of one, per step) under the :class:`WindowRule` of the model that predicts
-the window: :func:`whole_levels` (run boundary to run boundary of Level L), :func:`full_merges`
-(whole levels under skew: whole cycles of Level L), :func:`fixed` and :func:`half_loads`
-(file-granular merges and stock RocksDB, which have no cycle of Level L to align with), or
-:func:`full_merge_cycle` (universal compaction). Every step's first write carries the flush and
-merges of the previous buffer, so a window's I/O is whole flush cycles; reads run between steps
-(:class:`ReadPacing`), once the engine is idle, so that they never overlap a compaction.
+:func:`measure` steps an engine :class:`Session` under the :class:`WindowRule` of the model that
+predicts the window (a rule function per model below). Every step's first write carries the
+previous buffer's flush and merges, so a window's I/O is whole flush cycles; reads run between
+steps (:class:`ReadPacing`), once the engine is idle, never overlapping a compaction.
 """
 
 from __future__ import annotations
@@ -28,8 +23,8 @@ READ_BATCH = 16  # reads of each kind run together once this many are due
 @dataclass(frozen=True)
 class WindowRule:
     """Where the warm-up and the window end. ``cap``: the window's writes at most (the warm-up's
-    too, unless ``warmup_cap``); ``settle_reads``: in a fixed window, the reads still owed run
-    after the last step (the native engine's) rather than with it (stock RocksDB's)."""
+    too, unless ``warmup_cap``); ``settle_reads``: a fixed window's owed reads run after its last
+    step (native) rather than with it (stock RocksDB)."""
 
     warmup: Literal["none", "run_boundary", "full_merge", "fixed"]
     end: Literal["run_boundary", "full_merge", "fixed"]
@@ -63,27 +58,24 @@ def fixed(writes: int, *, settle_reads: bool, warmup: int = 0) -> WindowRule:
 
 
 def full_merge_cycle(merges: int, cap: int) -> WindowRule:
-    """Universal compaction (the window its model prices, cost_models.universal.StepWindow):
-    from the ``merges``-th full merge after the load, the one its model's cycle starts at, to
-    the next, one whole cycle of the largest run; each phase stops after ``cap`` writes
-    without one. Counting full merges, not writes, keeps the engine on the model's cycle when
-    a full merge falls near the warm-up's end on one side of it and not on the other."""
+    """Universal compaction (cost_models.universal.StepWindow): from the ``merges``-th full merge
+    after the load (where its model's cycle starts) to the next; each phase stops after ``cap``
+    writes without one. Counting merges, not writes, keeps the engine on the model's cycle when
+    a full merge falls near the warm-up's end."""
     return WindowRule("full_merge", "full_merge", cap, warmup_cap=cap, warmup_merges=merges,
                       min_writes=1)
 
 
 def half_loads(entries: int) -> WindowRule:
-    """Skewed writes with no cycle of Level L to align with (file-granular merges, stock
-    RocksDB): a warm-up of half a load, then a window of half a load, which the skew models
-    price at its middle."""
+    """No cycle of Level L to align with (files, stock RocksDB): half a load of warm-up, then half
+    a load, which the skew models price at its middle."""
     return fixed(entries // 2, settle_reads=True, warmup=entries // 2)
 
 
 @dataclass(frozen=True)
 class Counters:
-    """What an engine did so far, in its own ``unit`` ("blocks": the native engine and the
-    simulator; "bytes": RocksDB's statistics). ``end - begin`` is a window's (a level ``begin``
-    lacks counts 0)."""
+    """What an engine did so far, in ``unit`` ("blocks", or RocksDB's "bytes"); ``end - begin``
+    is a window's (a level ``begin`` lacks counts 0)."""
 
     unit: str
     written: int = 0  # by flushes and merges
@@ -130,20 +122,15 @@ class Reads(Protocol):
     def settle(self) -> None: ...  # after a fixed window's last step
 
 
-class NoReads:
-    def start(self, cycle: float) -> None: ...
-    def warming(self) -> None: ...
-    def before(self) -> None: ...
-    def after(self, ending: bool) -> None: ...
-    def settle(self) -> None: ...
+class NoReads(Reads):  # the protocol's hooks, each doing nothing
+    pass
 
 
 @dataclass
 class ReadPacing:
-    """The reads of each kind owed, ``per_step`` more after every step. Batched (``batch`` > 0):
-    they run once ``batch`` are due, at a window's end, and on the window's first step, so a
-    small buffer does not pay a read phase per buffer. ``batch`` 0: every whole read owed runs
-    at once (the skewed window's small chunks)."""
+    """The reads owed, ``per_step`` more a step. ``batch`` > 0: they run once ``batch`` are due,
+    at a window's end and on its first step (a small buffer pays no read phase per buffer);
+    ``batch`` 0: every whole read owed runs at once (skew's small chunks)."""
 
     per_step: float = 0.0
     batch: int = READ_BATCH
@@ -176,9 +163,8 @@ class ReadPacing:
 
 @dataclass
 class PacedReads(NoReads):
-    """``reads`` of each kind over about one cycle, batched between window steps of ``step``
-    writes (:class:`ReadPacing`): ``run(k)`` reads k of each kind, ``reset()`` forgets what the
-    window read so far (it restarts)."""
+    """``reads`` of each kind over about one cycle, between steps of ``step`` writes: ``run(k)``
+    reads k of each kind, ``reset()`` forgets the window's reads (it restarts)."""
 
     run: Callable[[int], None]
     reset: Callable[[], None]
@@ -202,8 +188,7 @@ class PacedReads(NoReads):
 
 @dataclass(frozen=True)
 class WindowRun:
-    """How a window went; ``begin`` and ``end`` are the session's counters at the window's
-    (last) start and after its end, once the engine was idle."""
+    """How a window went; ``begin`` and ``end``: the counters at its (last) start and end."""
 
     writes: int
     warmup_writes: int
