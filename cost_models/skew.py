@@ -1767,6 +1767,21 @@ class SkewedTree:
         unserved = float(self.false_positives.sum()) if hit_share <= 0 else 0.0
         return unserved + max(0.0, 1.0 - float(self.share[0]) - hit_share)
 
+    def zero_result_read(self, cache_blocks: float) -> float:
+        """S7f: block reads per zero-result lookup with an LRU cache of ``cache_blocks``
+        blocks, ``costs(cache_blocks).zero_result_read``: a run's false positive reads a block
+        of its level at random, cached with the level's cached share of blocks."""
+        cached = _cache_hits(self, cache_blocks)[3]
+        return float(np.sum(self.runs * self.fpr * (1.0 - cached)))
+
+    def zero_result_bound(self, cache_blocks: float) -> float:
+        """Block reads per zero-result lookup that no LRU cache of ``cache_blocks`` blocks
+        avoids: it holds at most min(1, C / blocks_i) of level i's blocks (S7f)."""
+        blocks = np.array([max(lev.entries / self.entries_per_block, 1.0)
+                           for lev in self.levels])
+        held = np.minimum(1.0, max(float(cache_blocks), 0.0) / blocks)
+        return float(np.sum(self.runs * self.fpr * (1.0 - held)))
+
     def costs(self, cache_blocks: float) -> SkewedCosts:
         """S5-S7 with an LRU cache of ``cache_blocks`` blocks (0: none), and every cost."""
         return _with_cache(self, cache_blocks)

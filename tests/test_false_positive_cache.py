@@ -85,3 +85,25 @@ def test_a_zero_result_lookup_reads_through_the_cache_no_better_than_it_can() ->
                                  for lev in tree.levels])
         floor = float(np.sum(per_level * np.maximum(0.0, 1.0 - blocks / level_blocks)))
         assert floor - 1e-12 <= cached < float(per_level.sum())
+        # The search prices and prunes by the same two figures (SkewedTree's methods).
+        assert tree.zero_result_read(blocks) == cached
+        assert tree.zero_result_bound(blocks) == pytest.approx(floor, rel=1e-12)
+
+
+def test_theta_under_skew_prices_zero_result_lookups_through_the_cache() -> None:
+    """One Θ: what the search reports for a skewed pick is the zero-result cost the skew
+    model predicts the engines with (S7f), not the cache-less finite model's; the pricing
+    function gives the same figure for the same configuration."""
+    from wacky_model.pricing import price
+    from wacky_model.search import recommend
+
+    workload = Workload(point_reads=0.3, zero_reads=0.4, writes=0.3, write_keys="zipf:0.9",
+                        read_keys="zipf:0.9", update_fraction=0.5)
+    rec = recommend(workload, SYSTEM, granularity="level")
+    tree = skew_tree(rec.design, rec.system, workload)
+    want = tree.zero_result_read(cache_blocks(rec.system))
+    assert rec.costs["zero_result_read"] == pytest.approx(want, rel=1e-9)
+    assert want < tree.zero_result_read(0)  # the cache served some false positives
+    again = price(rec.configuration, workload, SYSTEM)
+    assert again.zero_result_read == pytest.approx(want, rel=1e-9)
+    assert again.theta == pytest.approx(rec.cost, rel=1e-9)

@@ -471,7 +471,8 @@ def test_skipping_caches_that_cannot_win_keeps_the_pick(workload, system, monkey
     import wacky_model.skew_search as search
 
     staged, cached = {}, set()  # tree -> (design, floor); the trees whose cache was priced
-    make_trees, costs, point_read = search.skew_trees, SkewedTree.costs, SkewedTree.point_read
+    make_trees, costs = search.skew_trees, SkewedTree.costs
+    point_read, zero_result = SkewedTree.point_read, SkewedTree.zero_result_read
 
     def trees_of(designs, *args, **kwargs):  # the search stages its candidates in batches
         trees = make_trees(designs, *args, **kwargs)
@@ -489,7 +490,12 @@ def test_skipping_caches_that_cannot_win_keeps_the_pick(workload, system, monkey
         cached.add(id(tree))
         return point_read(tree, blocks)
 
+    def zero_of(tree, blocks):
+        cached.add(id(tree))
+        return zero_result(tree, blocks)
+
     monkeypatch.setattr(search, "skew_tree", tree_of)
+    monkeypatch.setattr(SkewedTree, "zero_result_read", zero_of)
     monkeypatch.setattr(search, "skew_trees", trees_of)
     monkeypatch.setattr(SkewedTree, "costs", cache_of)
     monkeypatch.setattr(SkewedTree, "point_read", read_of)
@@ -506,11 +512,13 @@ def test_skipping_caches_that_cannot_win_keeps_the_pick(workload, system, monkey
     share = keys.hottest_read_share(cache_blocks(system) * system.entries_per_block)
     for key, (design, tree) in staged.items():
         if key not in cached:
-            assert (tree.costs(cache_blocks(system)).point_read
-                    >= tree.point_read_bound(share) * (1.0 - 1e-12))
+            k = tree.costs(cache_blocks(system))
+            assert k.point_read >= tree.point_read_bound(share) * (1.0 - 1e-12)
+            bound = tree.zero_result_bound(cache_blocks(system))
+            assert k.zero_result_read >= bound * (1.0 - 1e-12)
             floor = skew_theta_of(system, workload, search._feasible(design, system),
                                   point_read=tree.point_read_bound(share),
-                                  write_amp=sum(tree.level_write_amp))
+                                  zero_result_read=bound, write_amp=sum(tree.level_write_amp))
             assert floor > choice.theta, design
 
 

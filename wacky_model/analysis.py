@@ -274,4 +274,5 @@ def _skew_of(design: Design, system: System, workload: Workload | None,
     if workload is None:
         return s
     return replace(s, theta=skew_theta_of(system, workload, finite, point_read=s.point_read,
+                                          zero_result_read=s.zero_result_read,
                                           write_amp=s.write_amp))

@@ -221,9 +221,10 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
                                         * grids[0][0].entries_per_block)
     staged = []  # (floor Θ, grid, index, tree; None: built when priced)
 
-    def floor_of(g: int, j: int, point_read: float, write_amp: float) -> float:
+    def floor_of(g: int, j: int, point_read: float, write_amp: float, zero_result: float
+                 ) -> float:
         split, grid = grids[g]
-        floor = skewed(grid.costs[j], point_read, write_amp)
+        floor = skewed(grid.costs[j], point_read, write_amp, zero_result)
         return float(theta_shared(floor.row(split.entries_per_block), weights)[0])
 
     def config(g: int, j: int) -> Configuration:
@@ -236,21 +237,23 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         trees = file_skew_trees([config(g, j) for j in walked], grids[g][0], workload, keys)
         for j, tree in zip(walked, trees, strict=True):
             staged.append((floor_of(g, j, tree.point_read_bound(hit_share),
-                                    sum(tree.level_write_amp)), g, j, tree))
+                                    sum(tree.level_write_amp),
+                                    tree.zero_result_bound(cache_blocks(grids[g][0]))),
+                           g, j, tree))
         # U5 walks a cycle flush by flush, so a universal tree is built only when its floor
-        # is reached: every insert flushed once, and an existing-key read free only when its
-        # key is among the hottest that the buffer and the cache can hold.
+        # is reached: every insert flushed once, an existing-key read free only when its key
+        # is among the hottest that the buffer and the cache can hold, no zero-result cost.
         free = keys.hottest_read_share(cache_blocks(grids[g][0]) * grids[g][0].entries_per_block
                                        + grids[g][0].buffer_entries)
-        staged += [(floor_of(g, j, max(0.0, 1.0 - free), 1.0 - workload.update_fraction), g, j,
-                    None) for j in index if j not in walked]
+        staged += [(floor_of(g, j, max(0.0, 1.0 - free), 1.0 - workload.update_fraction, 0.0),
+                    g, j, None) for j in index if j not in walked]
 
     def priced(g: int, j: int, tree: Any) -> tuple[float, LeveledCosts, Any, Any]:
         split, grid = grids[g]
         if tree is None:
             tree = file_skew_trees([config(g, j)], split, workload, keys)[0]
         k = tree.costs(cache_blocks(split))
-        costs = skewed(grid.costs[j], k.point_read, k.write_amp)
+        costs = skewed(grid.costs[j], k.point_read, k.write_amp, k.zero_result_read)
         return (float(theta_shared(costs.row(split.entries_per_block), weights)[0]), costs, k,
                 tree)
 
@@ -276,7 +279,7 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         rules = Buffer()
         with_buffer = replace(compaction, buffer=rules)
         kb = tree.with_buffer(rules.trim).costs(cache_blocks(split))
-        costs_b = skewed(grid.costs[j], kb.point_read, kb.write_amp)
+        costs_b = skewed(grid.costs[j], kb.point_read, kb.write_amp, kb.zero_result_read)
         theta_b = float(theta_shared(costs_b.row(split.entries_per_block), weights)[0])
         chosen = BUFFER_CHOSEN and theta_b < theta * (1.0 - BUFFER_GAIN)
         buffer = {"chosen": chosen, "theta_without": theta, "theta_with": theta_b,

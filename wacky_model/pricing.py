@@ -82,6 +82,7 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     name, costs = _cycle(config, s, model)
     probes = getattr(costs, "filter_probes", costs.range_runs)
     point_read, write_amp, hit, detail = costs.point_read, costs.write_amp, None, costs
+    zero_result_read = costs.zero_result_read
     if needs_skew_model(workload, s):
         if c.granularity == "file" or c.style == "universal":
             from wacky_model.skew import analysis_of
@@ -94,15 +95,16 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
             k = skew_analysis(config.design, s, workload)
             name = "skew"
         point_read, write_amp, hit, detail = k.point_read, k.write_amp, k.cache_hit_rate, k
+        zero_result_read = k.zero_result_read
     # Under skew, existing-key reads are drawn from the read distribution (S3-S7): the worst
     # case and the uniform expectation both give way to it.
-    row = cost_row(point_read=point_read, zero_result_read=costs.zero_result_read,
+    row = cost_row(point_read=point_read, zero_result_read=zero_result_read,
                    write_cost=write_amp / s.entries_per_block, range_runs=costs.range_runs,
                    point_read_uniform=(costs.point_read_uniform if hit is None and detail is costs
                                        else None), filter_probes=probes)
     theta = float(theta_shared(row, weights_of(workload, s, rho))[0])
     return Priced(config, name, keys_of(workload, s), float(write_amp), float(point_read),
-                  float(costs.zero_result_read), float(costs.range_runs),
+                  float(zero_result_read), float(costs.range_runs),
                   float(costs.memory_bits_per_entry), row, theta, hit, detail)
 
 
@@ -220,9 +222,10 @@ def file_skew_trees(configs: list[Configuration], system: System, workload: Work
     return out
 
 
-def skewed(costs: Any, point_read: float, write_amp: float) -> Any:
+def skewed(costs: Any, point_read: float, write_amp: float, zero_result_read: float) -> Any:
     """A file-granular configuration's costs (``LeveledCosts``) with the skew stage's existing-key
-    read and write amplification: its cost row is then the skewed one (existing-key reads drawn
-    from the read distribution, so the worst case and the uniform expectation both give way)."""
+    and zero-result reads (through the cache, S7 and S7f) and write amplification: its cost row
+    is then the skewed one (existing-key reads drawn from the read distribution, so the worst
+    case and the uniform expectation both give way)."""
     return replace(costs, point_read=point_read, point_read_uniform=point_read,
-                   write_amp=write_amp)
+                   write_amp=write_amp, zero_result_read=zero_result_read)

@@ -398,7 +398,7 @@ def _under_skew(items: list[StockPriced], workload: Workload, system: System,
                                 keys)
         for i, tree in zip(index, trees, strict=True):
             k = tree.costs(cache_blocks(at))
-            costs = skewed(items[i].costs, k.point_read, k.write_amp)
+            costs = skewed(items[i].costs, k.point_read, k.write_amp, k.zero_result_read)
             out[i] = StockPriced(items[i].config, costs, float(
                 theta_shared(costs.row(at.entries_per_block), weights)[0]))
     return out

@@ -61,6 +61,8 @@ class SkewAnalysis:
     read_level_share: tuple[float, ...]  # existing-key reads whose newest version is at Level i
     run_lifetime_writes: tuple[float, ...]  # how long a cached block's run lives, per level
     cycle_writes: float  # writes between full merges of Level L
+    # Block reads per zero-result lookup: false positives, some served by the cache (S7f).
+    zero_result_read: float
     # What filters allocated for these reads would give (the weighted Lagrangian, S8); the
     # engine builds App. C's, which the figures above price.
     skew_aware_filters: dict[str, float | list[float]] | None = None
@@ -310,6 +312,7 @@ def analysis_of(c: SkewedCosts) -> SkewAnalysis:
         cache_hit_rate_per_level=c.cache_hit_rate_per_level,
         read_buffer_share=c.read_buffer_share, read_level_share=c.read_level_share,
         run_lifetime_writes=c.run_lifetime_writes, cycle_writes=c.cycle_writes,
+        zero_result_read=c.zero_result_read,
         skew_aware_filters={"probe_weights": list(c.probe_weights),
                             "point_read": c.weighted_point_read,
                             "zero_result_read": c.weighted_zero_result_read,
@@ -322,14 +325,16 @@ def skew_analysis(design: Design, system: System, workload: Workload | None, *,
 
 
 def skew_theta_of(system: System, workload: Workload, finite: Any, *, point_read: float,
-                  write_amp: float, rho: float | None = None) -> float:
+                  zero_result_read: float, write_amp: float, rho: float | None = None
+                  ) -> float:
     """Theta under skew (``wacky_model.skew_search``'s doc) from the skew model's existing-key
-    read and write amplification and the finite model's other costs (``finite``, the design's
-    ``SteadyCosts``); with ``rho``, its worst case over the mixes within KL ``rho`` (Endure's
-    robust objective on the same row: each operation keeps its cost at the nominal mix)."""
+    and zero-result reads (through the cache, S7 and S7f) and write amplification, and the
+    finite model's other costs (``finite``, the design's ``SteadyCosts``); with ``rho``, its
+    worst case over the mixes within KL ``rho`` (Endure's robust objective on the same row:
+    each operation keeps its cost at the nominal mix)."""
     # Existing-key reads are priced as drawn from the read distribution (S3-S7), so the
     # worst case and the uniform expectation both give way to it.
-    row = cost_row(point_read=point_read, zero_result_read=finite.zero_result_read,
+    row = cost_row(point_read=point_read, zero_result_read=zero_result_read,
                    write_cost=write_amp / system.entries_per_block,
                    range_runs=finite.range_runs, filter_probes=finite.filter_probes)
     weights = (workload_vector(workload, system.write_cost_ratio, system.probe_cost)[None]

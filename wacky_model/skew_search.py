@@ -102,7 +102,8 @@ def skew_theta(design: Design, system: System, workload: Workload, *,
     s = skew_analysis(design, system, workload, keys=keys)
     f = steady_costs(design, system, workload) if finite is None else finite
     return SkewPriced(design, skew_theta_of(system, workload, f, point_read=s.point_read,
-                                     write_amp=s.write_amp, rho=rho), s)
+                                            zero_result_read=s.zero_result_read,
+                                            write_amp=s.write_amp, rho=rho), s)
 
 
 @dataclass(frozen=True)
@@ -242,6 +243,7 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
             tree = trees.pop(key) if key in trees else skew_tree(d, system, workload, keys=keys)
             staged[key] = _Staged(d, tree, f, skew_theta_of(
                 system, workload, f, point_read=tree.point_read_bound(hit_share),
+                zero_result_read=tree.zero_result_bound(blocks),
                 write_amp=sum(tree.level_write_amp), rho=rho))
         return staged[key]
 
@@ -257,6 +259,7 @@ def choose_skewed(pick: Design, alternatives: tuple[Design, ...], workload: Work
         if key not in priced:
             priced[key] = _Priced(st.design, skew_theta_of(
                 system, workload, st.finite, point_read=st.tree.point_read(blocks),
+                zero_result_read=st.tree.zero_result_read(blocks),
                 write_amp=sum(st.tree.level_write_amp), rho=rho), st.tree)
         return priced[key]
 
