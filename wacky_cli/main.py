@@ -1,12 +1,10 @@
-"""The ``wacky`` command: analyze, recommend, export, frontier, validate, replay and dashboard.
-
-Bad input prints one line, ``error: <message>`` in terms of the flags, on stderr and exits 2.
-Each command imports what it needs when it runs, so ``wacky analyze`` loads neither the engine
-nor Dash. Progress goes to stderr, so ``--json`` output on stdout stays one clean document.
-"""
+"""The ``wacky`` command. Bad input prints ``error: <message>`` (in the flags' terms) on stderr
+and exits 2. Commands import what they need when they run (``wacky analyze`` loads no engine);
+progress goes to stderr, so ``--json`` output on stdout stays one clean document."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -47,14 +45,10 @@ app = typer.Typer(
 )
 
 
-@app.callback()
-def cli_root() -> None:
-    """Explore the Wacky continuum of LSM-tree merge policies."""
-
-
-def _write(path: Path, text: str, flag: str) -> None:
+def _write(path: Path, text: str, flag: str, mode: str = "w") -> None:
     try:
-        path.write_text(text, encoding="utf-8")
+        with path.open(mode, encoding="utf-8") as f:
+            f.write(text)
     except OSError as err:
         raise ValueError(f"{flag}: cannot write {path}: {err.strerror}") from None
 
@@ -65,16 +59,11 @@ def _print_json(doc: Any) -> None:
 
 def _check_writable(path: Path | None, flag: str) -> None:
     """Fail before a long run, not after it, when an output file cannot be written."""
-    if path is None:
-        return
-    existed = path.exists()
-    try:
-        with path.open("ab"):
-            pass
-    except OSError as err:
-        raise ValueError(f"{flag}: cannot write {path}: {err.strerror}") from None
-    if not existed:
-        path.unlink()
+    if path is not None:
+        existed = path.exists()
+        _write(path, "", flag, "a")
+        if not existed:
+            path.unlink()
 
 
 def _fail_on_wrong_answers(get_misses: int, zero_hits: int, wrong_values: int) -> None:
@@ -86,7 +75,6 @@ def _fail_on_wrong_answers(get_misses: int, zero_hits: int, wrong_values: int) -
         raise typer.Exit(1)
 
 
-# One declaration of --workers for validate --sweep and sweep (tests/test_cli.py checks).
 Workers = Annotated[int, typer.Option("--workers", help="Parallel runs of a sweep's cases: the "
                                      "processes of a local Dask cluster (1: one at a time).")]
 CORES = os.cpu_count() or 1  # sweep's default --workers: a Dask worker per core
@@ -120,9 +108,7 @@ def analyze_command(system: System, design: DesignChoice, workload: Workload | N
 
 def _analyze_files(design: Design, system: System, compaction: Compaction,
                    workload: Workload | None, as_json: bool) -> None:
-    from rich.table import Table
-
-    from wacky_cli.render import knob_text, print_table, stdout_console, system_text
+    from wacky_cli.render import print_files_analysis
     from wacky_model.compat import check, features_in
     from wacky_model.granularity import analyze_files
 
@@ -137,23 +123,7 @@ def _analyze_files(design: Design, system: System, compaction: Compaction,
     if as_json:
         _print_json(doc)
         return
-    console = stdout_console()
-    console.print(system_text(system), highlight=False)
-    c = doc["compaction"]
-    console.print(f"[bold]{knob_text(design)}[/bold], file-granular merges: files of "
-                  f"{c['file_bytes']:,} B, level-1 trigger {c['level1_runs']} (partial-merge "
-                  "model, a window of inserts from the settled tree)", highlight=False)
-    console.print(f"write amplification {doc['write_amp']:.4g}; zero-result read "
-                  f"{doc['zero_result_read']:.4g} I/O; existing-key read {doc['point_read']:.4g}"
-                  f" I/O; runs a range read visits {doc['range_runs']:.4g}"
-                  + ("" if doc["theta"] is None else f"; Θ {doc['theta']:.4g} I/O per operation"),
-                  highlight=False)
-    table = Table(title="Per level (the window's means)")
-    for col in ("level", "mean entries", "write amp"):
-        table.add_column(col, justify="right")
-    for row in doc["levels"]:
-        table.add_row(str(row["level"]), f"{row['mean_entries']:,.0f}", f"{row['write_amp']:.3g}")
-    print_table(console, table)
+    print_files_analysis(design, system, doc)
 
 
 @app.command("export")
@@ -186,24 +156,48 @@ def export_command(
     print(f"wrote {out} (grade of the design: {exported.grade})", file=sys.stderr)
 
 
-def _trace_scale(values: dict[str, Any]) -> dict[str, Any]:
-    """``recommend --trace``: the system flags left at their defaults take the trace's values
-    before the system is built, so that a flag checked against the system (``--memory-bytes``
-    against the entries) sees the trace's scale, not the default 2^31 entries. The filter
-    budget and everything else is left to :func:`_from_trace`."""
-    if values.get("trace") is None:
-        return values
-    from wacky_model.trace_skew import system_from_trace
+# What recommend --trace may take from a trace's metadata (each unless its flag is given).
+BUDGET_FLAGS = {"bits_per_entry", "sum_fpr", "memory_bits_per_entry", "memory_bytes"}
+SYSTEM_PARAMS = {"entries", "entry_bytes", "block_bytes", "buffer_bytes"} | BUDGET_FLAGS
+
+
+@functools.cache
+def _read_trace(path: Path) -> Any:
+    """The ``--trace`` file, read once for the flags and the command."""
     from wacky_traces import read_trace
 
     try:
-        offered = system_from_trace(read_trace(values["trace"]))
-    except (OSError, ValueError):  # _from_trace says why
+        return read_trace(path)
+    except OSError as err:
+        raise ValueError(f"--trace: cannot read {path}: {err.strerror}") from None
+
+
+def _trace_offer(path: Path, ctx: typer.Context) -> tuple[Any, set[str], dict, dict]:
+    """The trace, the system flags given, the values it offers and those taken: a flag given
+    wins; a budget flag keeps out the trace's budget, a total memory its buffer."""
+    from wacky_model.trace_skew import system_from_trace
+
+    parsed = _read_trace(path)
+    sources = {n: ctx.get_parameter_source(n) for n in SYSTEM_PARAMS}
+    given = {n for n, src in sources.items()
+             if src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")}
+    kept = (given | (BUDGET_FLAGS if given & BUDGET_FLAGS else set())
+            | ({"buffer_bytes"} if given & {"memory_bits_per_entry", "memory_bytes"} else set()))
+    offered = system_from_trace(parsed)
+    return parsed, given, offered, {n: v for n, v in offered.items() if n not in kept}
+
+
+def _trace_scale(values: dict[str, Any]) -> dict[str, Any]:
+    """``recommend --trace``: the trace's scale replaces the system flags left at their
+    defaults before the system is built, so ``--memory-bytes`` is checked at the trace's
+    entries, not the default 2^31. :func:`_from_trace` does the rest."""
+    if values.get("trace") is None:
         return values
-    given = _given(values["ctx"], SYSTEM_PARAMS)
-    taken = {name: v for name, v in offered.items()
-             if name not in ("bits_per_entry", "sum_fpr") and name in values
-             and not _keeps_flag(name, given)}
+    try:
+        taken = _trace_offer(values["trace"], values["ctx"])[3]
+    except ValueError:  # _from_trace says why
+        return values
+    taken = {n: v for n, v in taken.items() if n not in ("bits_per_entry", "sum_fpr")}
     out = {**values, **taken}
     try:  # refused at the trace's scale: say where the values came from
         SYSTEM_OPTIONS.build(**{f.name: out[f.name] for f in SYSTEM_OPTIONS.flags})
@@ -213,20 +207,8 @@ def _trace_scale(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def _refused_at_trace(err: ValueError, path: Path, taken: dict[str, Any]) -> ValueError:
-    """A refusal of the system built with the values taken from a trace, saying so."""
     return ValueError(f"{in_flags(str(err))} (from the trace {path}: {_flag_values(taken)}; a "
                       "flag given on the command line wins over the trace)")
-
-
-def _keeps_flag(name: str, given: set[str]) -> bool:
-    """Whether a system field the trace offers stays as the flags give it: a flag given wins;
-    any filter budget flag keeps the trace's filter budget out, and a total memory budget its
-    buffer (the search splits the memory)."""
-    if name in ("bits_per_entry", "sum_fpr"):
-        return bool(given & BUDGET_FLAGS)
-    if name == "buffer_bytes" and given & {"memory_bits_per_entry", "memory_bytes"}:
-        return True
-    return name in given
 
 
 @app.command("recommend")
@@ -269,7 +251,7 @@ def recommend_command(
     if trace is not None:
         if workload is not None:
             raise ValueError("give either --trace or the workload fractions, not both")
-        workload, system, derived = _from_trace(trace, system, _given(ctx, SYSTEM_PARAMS))
+        workload, system, derived = _from_trace(trace, system, ctx)
     elif workload is None:
         raise ValueError("give the workload: --point-reads, --zero-reads, --writes and "
                          "--range-reads (fractions summing to 1), or --trace FILE")
@@ -285,8 +267,8 @@ def recommend_command(
     # --level1-runs pins the level-0 trigger; the search chooses it otherwise.
     trigger = compaction.level1_runs if compaction.level1_runs != 1 else None
     if target == "rocksdb":
-        if compaction.granularity is not None or compaction.file_bytes is not None or (
-                compaction.file_pick != "least_overlap"):
+        if (compaction.granularity, compaction.file_bytes,
+                compaction.file_pick) != (None, None, "least_overlap"):
             raise ValueError("--target rocksdb searches the file size itself (stock RocksDB "
                              "merges files): leave out --granularity, --file-bytes and "
                              "--file-pick (--level1-runs pins the level-0 trigger)")
@@ -322,96 +304,63 @@ def recommend_command(
         print_recommendation(console, rec)
 
 
-# What recommend --trace takes from a trace's metadata, as System fields and their flags. The
-# filter budget is taken only when none of BUDGET_FLAGS is given.
-TRACE_SYSTEM_FLAGS = {"entries": "--entries", "entry_bytes": "--entry-bytes",
-                      "block_bytes": "--block-bytes", "buffer_bytes": "--buffer-bytes",
-                      "bits_per_entry": "--bits-per-entry", "sum_fpr": "--sum-fpr"}
-BUDGET_FLAGS = {"bits_per_entry", "sum_fpr", "memory_bits_per_entry", "memory_bytes"}
-SYSTEM_PARAMS = set(TRACE_SYSTEM_FLAGS) | BUDGET_FLAGS
-
-
-def _given(ctx: typer.Context, names: set[str]) -> set[str]:
-    """Which of these parameters the user gave (on the command line or in the environment),
-    rather than left at their defaults."""
-    sources = {n: ctx.get_parameter_source(n) for n in names}
-    return {n for n, src in sources.items()
-            if src is not None and src.name not in ("DEFAULT", "DEFAULT_MAP")}
-
-
 def _from_trace(path: Path, system: System,
-                given: set[str]) -> tuple[Workload, System, dict[str, Any]]:
-    """The workload and the system ``recommend --trace`` derives: the trace's operations
-    outside its load and warm-up, its entry size, and the scale and filter budget its metadata
-    holds, each unless the user gave that flag; and how it got them, for the output."""
+                ctx: typer.Context) -> tuple[Workload, System, dict[str, Any]]:
+    """The workload (the operations outside the load and warm-up) and the system ``recommend
+    --trace`` derives, and how it got them, for the output."""
     from dataclasses import asdict, replace
 
-    from wacky_model.trace_skew import system_from_trace, workload_from_trace
-    from wacky_traces import left_out, operations_mask, read_trace
+    from wacky_model.trace_skew import workload_from_trace
+    from wacky_traces import left_out, operations_mask
 
+    parsed, given, offered, taken = _trace_offer(path, ctx)
     try:
-        parsed = read_trace(path)
-    except OSError as err:
-        raise ValueError(f"--trace: cannot read {path}: {err.strerror}") from None
-    offered = system_from_trace(parsed)
-    taken = {name: v for name, v in offered.items() if not _keeps_flag(name, given)}
-    changes: dict[str, Any] = dict(taken)
-    if "sum_fpr" in taken:
-        changes["bits_per_entry"] = None
-    if "entries" in taken and "memory_bytes" in given and "memory_bits_per_entry" not in given:
-        # --memory-bytes was turned into bits per entry with the flags' entries.
-        changes["memory_bits_per_entry"] = (system.memory_bits_per_entry * system.entries
-                                            / taken["entries"])
-    try:
-        system = replace(system, **changes)
+        system = replace(system, **taken | ({"bits_per_entry": None} if "sum_fpr" in taken
+                                            else {}))
     except ValueError as err:
         raise _refused_at_trace(err, path, taken) from None
     workload = workload_from_trace(parsed, system.entries_per_block)
-    skipped = left_out(parsed)
     derived = {
         "path": str(path),
         "records": len(parsed),
         "operations": int(operations_mask(parsed).sum()),
-        "left_out": skipped,
+        "left_out": left_out(parsed),
         "workload": workload.to_dict(),
         "system": asdict(system),
         "from_trace": taken,
-        "from_flags": sorted(TRACE_SYSTEM_FLAGS.get(n, "--" + n.replace("_", "-"))
-                             for n in given),
+        "from_flags": sorted(_flag(n) for n in given),
         "overridden": {n: v for n, v in offered.items() if n not in taken},
     }
     return workload, system, derived
 
 
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
 def _flag_values(values: dict[str, Any]) -> str:
     """System values as their flags: ``--entries 1,000, --sum-fpr 0.1``."""
-    return ", ".join(f"{TRACE_SYSTEM_FLAGS[n]} {f'{v:,}' if isinstance(v, int) else f'{v:g}'}"
+    return ", ".join(f"{_flag(n)} {f'{v:,}' if isinstance(v, int) else f'{v:g}'}"
                      for n, v in values.items())
 
 
 def _print_trace_inputs(console: Any, derived: dict[str, Any], system: System | None) -> None:
-    """recommend --trace: which operations made the workload, the workload as flags, and which
-    system values came from the trace (``system``: also print the system line)."""
+    """recommend --trace: the operations used, the workload as flags, the trace's values."""
     from wacky_cli.render import system_text
 
     skipped = derived["left_out"]
-    parts = []
-    if skipped["load"]:
-        parts.append(f"the load ({skipped['load']:,} records)")
-    if skipped["warm_up"]:
-        parts.append(f"the warm-up ({skipped['warm_up']:,} inserts before the measured window)")
+    parts = [f"the {what} ({skipped[key]:,} {unit})" for key, what, unit in (
+        ("load", "load", "records"), ("warm_up", "warm-up", "inserts before the measured window"))
+        if skipped[key]]
     console.print(f"trace {derived['path']}: {derived['records']:,} records; the workload is "
                   f"its {derived['operations']:,} measured operations"
                   + (f", leaving out {' and '.join(parts)}" if parts else ""), highlight=False)
     w = derived["workload"]
-    flags = [f"--point-reads {w['point_reads']:.4g}", f"--zero-reads {w['zero_reads']:.4g}",
-             f"--writes {w['writes']:.4g}", f"--range-reads {w['range_reads']:.4g}"]
-    if w["range_reads"]:
-        flags.append(f"--range-blocks {w['range_blocks']:.4g}")
-    if w["write_keys"] != "uniform":
-        flags.append(f"--write-dist {w['write_keys']}")
-    if w["read_keys"] != "uniform":
-        flags.append(f"--read-dist {w['read_keys']}")
+    flags = [f"{_flag(k)} {w[k]:.4g}" for k in ("point_reads", "zero_reads", "writes",
+                                                 "range_reads", "range_blocks")
+             if k != "range_blocks" or w["range_reads"]]
+    flags += [f"--{dist}-dist {w[f'{dist}_keys']}" for dist in ("write", "read")
+              if w[f"{dist}_keys"] != "uniform"]
     if w["update_fraction"]:
         flags.append(f"--update-fraction {w['update_fraction']:.4g}")
     if not w["correlated"]:
@@ -462,8 +411,7 @@ def _recommend_rocksdb(workload: Workload, system: System, constraints: Constrai
                          "leave out --method")
     _compat_words(lambda: check(features_in(workload, system, model, robust, constraints)
                                 | {"rocksdb"}))
-    if out is not None:
-        _check_writable(out, "--out")
+    _check_writable(out, "--out")
     rec = _compat_words(lambda: recommend_rocksdb(workload, system, constraints, robust,
                                                   trigger))
     if out is not None:
@@ -590,13 +538,12 @@ def validate_command(
                 else "files" if native_compaction.granularity == "file" else "families")
         _run_sweep(name, scale, budget, out, workers, console)
         return
+    from dataclasses import replace
+
     from validation.runner import validate
 
-    system = scale.system(budget.bits_per_entry, budget.sum_fpr)
-    if cache_bytes:  # the recommendation prices the cache the engine will have
-        from dataclasses import replace
-
-        system = replace(system, cache_bytes=cache_bytes)
+    # The recommendation prices the cache the engine will have.
+    system = replace(scale.system(budget.bits_per_entry, budget.sum_fpr), cache_bytes=cache_bytes)
     if use_recommendation:
         from wacky_model.search import recommend
 
@@ -608,15 +555,12 @@ def validate_command(
         resolved = design.resolve(system)
     with progress(console) as bar:
         task = bar.add_task("validating", total=1.0)
-
-        def report(fraction: float, message: str) -> None:
-            bar.update(task, completed=fraction, description=message)
-
         result = validate(
             resolved, workload=workload, scale=scale, bits_per_entry=budget.bits_per_entry,
             sum_fpr=budget.sum_fpr, engine=engine, stock=stock, save_trace=save_trace,
-            phase=phase, progress=report, compaction=engine_compaction or native_compaction,
-            cache_bytes=cache_bytes)
+            phase=phase, compaction=engine_compaction or native_compaction,
+            cache_bytes=cache_bytes, progress=lambda fraction, message: bar.update(
+                task, completed=fraction, description=message))
     if html is not None:
         from validation.figures import validation_html
 
@@ -638,8 +582,8 @@ def validate_command(
                          f"options (grade: {d('rocksdb_grade')}): a window of "
                          f"{result.window_writes:,} "
                          f"{'writes' if result.model == 'skew' else 'inserts'} into the "
-                         "preloaded tree; the writer "
-                         f"waited {d('throttle_seconds'):.1f} s for compaction to keep up.")
+                         f"preloaded tree; the writer waited {d('throttle_seconds'):.1f} s for "
+                         "compaction to keep up.")
         elif result.engine == "rocksdb":
             stdout.print(f"RocksDB {d('rocksdb_version')}, run by the Wacky compaction driver: "
                          f"a window of {result.window_writes:,} inserts into the preloaded "
@@ -713,8 +657,7 @@ def _run_sweep(name: str, scale: Any, budget: FilterBudget, out: Path, workers: 
         rocksdb_bridge.load()  # says how to install it before any run starts
     command = SWEEPS[name].command + (
         f" --entries {scale.entries}" if scale.entries != Scale().entries else "")
-    budget_kw = ({"bits_per_entry": budget.bits_per_entry} if budget.bits_per_entry is not None
-                 else {"sum_fpr": budget.sum_fpr} if budget.sum_fpr is not None else None)
+    budget_kw = {k: v for k, v in vars(budget).items() if v is not None}  # one of the two
     try:
         run_sweep(name, scale, out=out, console=console, workers=workers, budget=budget_kw,
                   command=command, scheduler=scheduler, cache_dir=cache_dir, fresh=fresh)
@@ -811,13 +754,11 @@ def verify_command(
         _print_json({"path": str(path), **report}
                     | ({"cleaned": cleaned} if clean_lost else {}))
     else:
-        for line in _verify_lines(str(path), report, cleaned):
-            print(line)
+        print("\n".join(_verify_lines(str(path), report, cleaned)))
         for warning in report["warnings"]:
             print(f"warning: {warning}", file=sys.stderr)
     if failed:
-        for line in _verify_errors(str(path), report, clean_lost):
-            print(line, file=sys.stderr)
+        print("\n".join(_verify_errors(str(path), report, clean_lost)), file=sys.stderr)
         raise typer.Exit(1)
 
 
@@ -895,19 +836,14 @@ def dashboard_command(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the app, turning a ValueError into one line on stderr and exit status 2.
-
-    Usage errors (unknown flags, wrong types) are click's: a message and exit 2 as well.
-    """
+    """Run the app: a ValueError (like click's usage errors) is one line on stderr, exit 2."""
     from rocksdb_bridge import RocksDBUnavailable
 
     try:
         app(args=argv, prog_name="wacky", standalone_mode=True)
-    except ValueError as err:
-        print(f"error: {in_flags(str(err))}", file=sys.stderr)
-        return 2
-    except RocksDBUnavailable as err:
-        print(f"error: {err}", file=sys.stderr)
+    except (ValueError, RocksDBUnavailable) as err:
+        print(f"error: {in_flags(str(err)) if isinstance(err, ValueError) else err}",
+              file=sys.stderr)
         return 2
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else 0

@@ -1,11 +1,8 @@
 """Every ``wacky`` flag is declared here once; commands take them in groups.
 
-An :class:`OptionGroup` is a set of flags that together build one object (a ``System``, a
-design choice, a ``Workload``, a validation ``Scale``). :func:`takes` adds a group's flags to a
-command's signature and hands the command the built object, so the system flags of ``analyze``,
-``recommend``, ``frontier`` and ``validate`` cannot drift apart. Only ``wacky_model`` types are
-imported here; engines and the dashboard load inside the commands that use them.
-"""
+An :class:`OptionGroup`'s flags build one object (a ``System``, a ``Workload``, ...);
+:func:`takes` adds them to a command and hands it the object, so commands cannot drift apart.
+Only ``wacky_model`` types are imported here; engines and the dashboard load lazily."""
 
 from __future__ import annotations
 
@@ -16,7 +13,7 @@ import re
 import sys
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,41 +22,39 @@ import typer
 from cost_models.limits import MAX_RUNS_PER_LEVEL
 from wacky_model.guardrails import PRACTICAL_RUNS_PER_LEVEL, Constraints
 from wacky_model.presets import PRESET_NAMES, preset
-from wacky_model.types import (
-    DEFAULT_RANGE_BLOCKS,
-    Buffer,
-    Compaction,
-    Design,
-    Log,
-    System,
-    Workload,
-)
+from wacky_model.types import Buffer, Compaction, Design, Log, System, Workload
 
 
 @dataclass(frozen=True)
 class Flag:
-    """One command-line option: the Python name, the flag, its type and its help text."""
+    """One command-line option; ``name``, the Python name, is the flag's in snake case."""
 
-    name: str
     flag: str
     type: Any
     help: str
     panel: str
     parser: Callable[[str], Any] | None = None
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            object.__setattr__(self, "name", self.flag[2:].split("/")[0].replace("-", "_"))
+
+    def option(self) -> Any:
+        return typer.Option(self.flag, help=self.help, rich_help_panel=self.panel,
+                            parser=self.parser)
 
     def parameter(self, default: Any) -> inspect.Parameter:
-        option = typer.Option(self.flag, help=self.help, rich_help_panel=self.panel,
-                              parser=self.parser)
         return inspect.Parameter(self.name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                 annotation=Annotated[self.type, option])
+                                 annotation=Annotated[self.type, self.option()])
 
 
-SYSTEM, DESIGN, WORKLOAD, RUN = "System", "Design", "Workload", "Engine run"
+SYSTEM, DESIGN, WORKLOAD, RUN, GUARDRAILS = ("System", "Design", "Workload", "Engine run",
+                                             "Guardrails")
 
 
 def whole(text: str) -> int | float:
-    """A byte or count flag in the forms --entries takes: 4096, 1.5e9, 2_000_000. A whole value
-    arrives as an int; any other as a float, which the API refuses naming its parameter."""
+    """A count: 4096, 1.5e9, 2_000_000; an int if whole, else a float (the API refuses it)."""
     try:
         return int(text)
     except ValueError:
@@ -77,8 +72,7 @@ _SIZE = re.compile(r"^\s*([0-9._eE+-]+)\s*([kKmMgGtT])(i?[bB])?\s*$")
 
 
 def size(text: str) -> int | float:
-    """A byte flag: the forms of :func:`whole`, or a number with a size suffix (64MiB, 1G,
-    1.5GB)."""
+    """A byte flag: the forms of :func:`whole`, or with a size suffix (64MiB, 1G, 1.5GB)."""
     found = _SIZE.match(text) if isinstance(text, str) else None
     if found is None:
         try:
@@ -94,88 +88,78 @@ def size(text: str) -> int | float:
 
 # The float type lets users write 1e9; System and Scale check that a count is whole. The other
 # byte and count flags parse the same forms (``whole``).
-ENTRIES = Flag("entries", "--entries", float, "Number of entries N (1e9 is accepted).", SYSTEM)
-ENTRY_BYTES = Flag("entry_bytes", "--entry-bytes", int, "Bytes per entry (key and value).",
-                   SYSTEM, size)
-KEY_BYTES = Flag("key_bytes", "--key-bytes", int, "Bytes per key.", SYSTEM, size)
-BLOCK_BYTES = Flag("block_bytes", "--block-bytes", int, "Bytes per storage block.", SYSTEM,
-                   size)
-BUFFER_BYTES = Flag("buffer_bytes", "--buffer-bytes", int | None,
-                    "Bytes of write buffer (default 8 MiB). With --memory-bits-per-entry or "
-                    "--memory-bytes it fixes the buffer, and the rest of the memory after the "
-                    "fence pointers goes to the filters.", SYSTEM, size)
-SUM_FPR = Flag("sum_fpr", "--sum-fpr", float | None,
-               "Filter budget as the sum of the runs' false-positive rates p.", SYSTEM)
-BITS_PER_ENTRY = Flag("bits_per_entry", "--bits-per-entry", float | None,
-                      "Filter budget in bits per entry (default 5).", SYSTEM)
-HASH_LEVELS = Flag("hash_levels", "--hash-levels", int,
-                   "Smallest levels served by a hash table instead of a filter (App. F).", SYSTEM,
-                   whole)
-MEMORY_BITS = Flag("memory_bits_per_entry", "--memory-bits-per-entry", float | None,
-                   "Total memory per entry (buffer + filters + fence pointers); recommend then "
-                   "chooses the buffer/filter split (fixed by --buffer-bytes if given). "
-                   "Replaces the filter budget.", SYSTEM)
-WRITE_COST_RATIO = Flag("write_cost_ratio", "--write-cost-ratio", float,
-                        "phi: a block written costs phi block reads in Θ (device asymmetry; "
-                        "default 1).", SYSTEM)
-PROBE_COST = Flag("probe_cost", "--probe-cost", float,
-                  "Time of one filter or hash-table probe, in block reads (default 0). Above 0, "
-                  "point reads pay for their probes and recommend chooses hash tables for the "
-                  "smallest levels where they pay off (App. F).", SYSTEM)
-MEMORY_BYTES = Flag("memory_bytes", "--memory-bytes", float | None,
-                    "Total memory in bytes (buffer + filters + fence pointers); the same as "
-                    "--memory-bits-per-entry, in bytes.", SYSTEM, size)
+_SYSTEM_FLAGS = (
+    Flag("--entries", float, "Number of entries N (1e9 is accepted).", SYSTEM),
+    Flag("--entry-bytes", int, "Bytes per entry (key and value).", SYSTEM, size),
+    Flag("--key-bytes", int, "Bytes per key.", SYSTEM, size),
+    Flag("--block-bytes", int, "Bytes per storage block.", SYSTEM, size),
+    Flag("--buffer-bytes", int | None, "Bytes of write buffer (default 8 MiB). With "
+         "--memory-bits-per-entry or --memory-bytes it fixes the buffer, and the rest of the "
+         "memory after the fence pointers goes to the filters.", SYSTEM, size),
+    Flag("--sum-fpr", float | None,
+         "Filter budget as the sum of the runs' false-positive rates p.", SYSTEM),
+    Flag("--bits-per-entry", float | None, "Filter budget in bits per entry (default 5).",
+         SYSTEM),
+    Flag("--hash-levels", int,
+         "Smallest levels served by a hash table instead of a filter (App. F).", SYSTEM, whole),
+    Flag("--memory-bits-per-entry", float | None, "Total memory per entry (buffer + filters + "
+         "fence pointers); recommend then chooses the buffer/filter split (fixed by "
+         "--buffer-bytes if given). Replaces the filter budget.", SYSTEM),
+    Flag("--memory-bytes", float | None, "Total memory in bytes (buffer + filters + fence "
+         "pointers); the same as --memory-bits-per-entry, in bytes.", SYSTEM, size),
+    Flag("--write-cost-ratio", float, "phi: a block written costs phi block reads in Θ (device "
+         "asymmetry; default 1).", SYSTEM),
+    Flag("--probe-cost", float, "Time of one filter or hash-table probe, in block reads "
+         "(default 0). Above 0, point reads pay for their probes and recommend chooses hash "
+         "tables for the smallest levels where they pay off (App. F).", SYSTEM),
+    Flag("--cache-bytes", int, "Bytes of LRU block cache for point reads (RocksDB's "
+         "block_cache); 0: none. Compaction drops the blocks of the runs it rewrites.", SYSTEM,
+         size),
+)
+_DESIGN_FLAGS = (
+    Flag("--preset", str | None, f"One of: {', '.join(PRESET_NAMES)}.", DESIGN),
+    Flag("--T", float | None,
+         "Base ratio between adjacent levels, from 2 to N/F (the data size in buffers).", DESIGN),
+    Flag("--C", float | None, "Capping ratio of Level L to the rest, from 1 to N/F.", DESIGN),
+    Flag("--X", float | None, "Growth exponential of the ratios, in [1, 64]; no level may hold "
+         f"more runs than buffers of data, nor more than {MAX_RUNS_PER_LEVEL:,} runs.", DESIGN),
+    Flag("--K", float | None, "Greediness in Levels 1..L-1 (0 leveled, 1 tiered); required with "
+         "--T unless a --preset is given.", DESIGN),
+    Flag("--Z", float | None, "Greediness in Level L (0 leveled, 1 tiered); required with --T "
+         "unless a --preset is given.", DESIGN),
+    Flag("--filters", str | None, "optimized (Lagrangian) or uniform Bloom filters; default: "
+         "the preset's, else optimized.", DESIGN),
+)
+_WORKLOAD_FLAGS = (
+    Flag("--point-reads", float, "Fraction of reads of existing entries.", WORKLOAD),
+    Flag("--zero-reads", float, "Fraction of zero-result reads.", WORKLOAD),
+    Flag("--writes", float, "Fraction of writes.", WORKLOAD),
+    Flag("--range-reads", float, "Fraction of range reads.", WORKLOAD),
+    Flag("--range-blocks", float | None, "Blocks of data each range read returns, on top of one "
+         "I/O per run. Not given: 0, the paper's short range (a seek and a few nexts), with a "
+         "note on stderr when --range-reads is given.", WORKLOAD),
+    Flag("--expected-point-reads", float, "Share of the existing-key reads priced at their "
+         "expected cost (keys uniform over the entries) instead of the worst case, a key in "
+         "Level L (default 0, the paper's).", WORKLOAD),
+    Flag("--write-dist", str, "Which keys writes touch: uniform, zipf:THETA (THETA in [0, 1.5]; "
+         "YCSB uses 0.99), hotset:H:P (a share H of the keys gets a share P of the writes) or "
+         "latest[:THETA] (updates favour recently inserted keys, as YCSB's latest).", WORKLOAD,
+         name="write_keys"),
+    Flag("--read-dist", str, "Which keys existing-key reads touch: uniform, zipf:THETA, "
+         "hotset:H:P or latest (recently written keys, as YCSB-D).", WORKLOAD,
+         name="read_keys"),
+    Flag("--update-fraction", float,
+         "Share of writes that update an existing key (the rest insert new keys).", WORKLOAD),
+    Flag("--correlated/--uncorrelated", bool,
+         "Whether the keys read most are the keys written most (default: correlated).",
+         WORKLOAD),
+)
+_RUN_FLAGS = (
+    Flag("--reads", int, "Reads of each kind measured.", RUN, whole),
+    Flag("--seed", int, "Seed of the keys and the operation stream.", RUN),
+)
+FLAGS = {f.name: f for f in (*_SYSTEM_FLAGS, *_DESIGN_FLAGS, *_WORKLOAD_FLAGS, *_RUN_FLAGS)}
 
-PRESET = Flag("preset", "--preset", str | None, f"One of: {', '.join(PRESET_NAMES)}.", DESIGN)
-KNOB_T = Flag("T", "--T", float | None,
-              "Base ratio between adjacent levels, from 2 to N/F (the data size in buffers).",
-              DESIGN)
-KNOB_C = Flag("C", "--C", float | None,
-              "Capping ratio of Level L to the rest, from 1 to N/F.", DESIGN)
-KNOB_X = Flag("X", "--X", float | None,
-              "Growth exponential of the ratios, in [1, 64]; no level may hold more runs than "
-              f"buffers of data, nor more than {MAX_RUNS_PER_LEVEL:,} runs.", DESIGN)
-KNOB_K = Flag("K", "--K", float | None, "Greediness in Levels 1..L-1 (0 leveled, 1 tiered); "
-              "required with --T unless a --preset is given.", DESIGN)
-KNOB_Z = Flag("Z", "--Z", float | None, "Greediness in Level L (0 leveled, 1 tiered); required "
-              "with --T unless a --preset is given.", DESIGN)
-FILTERS = Flag("filters", "--filters", str | None,
-               "optimized (Lagrangian) or uniform Bloom filters; default: the preset's, "
-               "else optimized.", DESIGN)
-
-POINT_READS = Flag("point_reads", "--point-reads", float,
-                   "Fraction of reads of existing entries.", WORKLOAD)
-ZERO_READS = Flag("zero_reads", "--zero-reads", float, "Fraction of zero-result reads.",
-                  WORKLOAD)
-WRITES = Flag("writes", "--writes", float, "Fraction of writes.", WORKLOAD)
-RANGE_READS = Flag("range_reads", "--range-reads", float, "Fraction of range reads.", WORKLOAD)
-RANGE_BLOCKS = Flag("range_blocks", "--range-blocks", float | None,
-                    "Blocks of data each range read returns, on top of one I/O per run. Not "
-                    "given: 0, the paper's short range (a seek and a few nexts), with a note on "
-                    "stderr when --range-reads is given.", WORKLOAD)
-EXPECTED_POINT_READS = Flag(
-    "expected_point_reads", "--expected-point-reads", float,
-    "Share of the existing-key reads priced at their expected cost (keys uniform over the "
-    "entries) instead of the worst case, a key in Level L (default 0, the paper's).", WORKLOAD)
-WRITE_KEYS = Flag("write_keys", "--write-dist", str,
-                  "Which keys writes touch: uniform, zipf:THETA (THETA in [0, 1.5]; YCSB uses "
-                  "0.99), hotset:H:P (a share H of the keys gets a share P of the writes) or "
-                  "latest[:THETA] (updates favour recently inserted keys, as YCSB's latest).",
-                  WORKLOAD)
-READ_KEYS = Flag("read_keys", "--read-dist", str,
-                 "Which keys existing-key reads touch: uniform, zipf:THETA, hotset:H:P or "
-                 "latest (recently written keys, as YCSB-D).", WORKLOAD)
-UPDATE_FRACTION = Flag("update_fraction", "--update-fraction", float,
-                       "Share of writes that update an existing key (the rest insert new keys).",
-                       WORKLOAD)
-CORRELATED = Flag("correlated", "--correlated/--uncorrelated", bool,
-                  "Whether the keys read most are the keys written most (default: correlated).",
-                  WORKLOAD)
-CACHE_BYTES = Flag("cache_bytes", "--cache-bytes", int,
-                   "Bytes of LRU block cache for point reads (RocksDB's block_cache); 0: none. "
-                   "Compaction drops the blocks of the runs it rewrites.", SYSTEM, size)
-
-GUARDRAILS = "Guardrails"
 NO_LIMIT = "none"
 
 
@@ -186,55 +170,46 @@ def runs_cap(text: str) -> int | float | str:
     return whole(text)
 
 
-MAX_RUNS_PER_LEVEL = Flag("max_runs_per_level", "--max-runs-per-level", str | None,
-                          "Recommend only designs with at most this many runs in any level. "
-                          f"Default {PRACTICAL_RUNS_PER_LEVEL}: RocksDB stops writes at "
-                          f"{PRACTICAL_RUNS_PER_LEVEL} level-0 files; 'none' lifts the cap.",
-                          GUARDRAILS, runs_cap)
-MAX_TOTAL_RUNS = Flag("max_total_runs", "--max-total-runs", int | None,
-                      "Recommend only designs with at most this many runs in all. Off by "
-                      "default.", GUARDRAILS, whole)
-MAX_SPACE_AMP = Flag("max_space_amp", "--max-space-amp", float | None,
-                     "Recommend only designs whose worst-case space amplification (obsolete "
-                     "over live entries) is at most this. Off by default.", GUARDRAILS)
-
-READS = Flag("reads", "--reads", int, "Reads of each kind measured.", RUN, whole)
-GRANULARITY = Flag("granularity", "--granularity", str | None,
-                   "level: merge whole levels (the paper's policy, the native engine's default); "
-                   "file: cut levels into files of --file-bytes and merge one file at a time "
-                   "into the next level, as RocksDB does (leveled designs). recommend searches "
-                   "both unless one is given.", RUN)
-FILE_BYTES = Flag("file_bytes", "--file-bytes", int | None,
-                  "Target size of one file (RocksDB's target_file_size_base), from one block to "
-                  "Level 1's capacity; default: the buffer's size.", RUN, size)
-LEVEL1_RUNS = Flag("level1_runs", "--level1-runs", int,
-                   "Flushes that gather as separate runs before merging into the tree together "
-                   "(RocksDB's level0_file_num_compaction_trigger); 1 merges each at once.", RUN,
-                   whole)
-FILE_PICK = Flag("file_pick", "--file-pick", str,
-                 "With --granularity file: least_overlap (RocksDB's default) or round_robin "
-                 "(LevelDB's) picks the file that goes down.", RUN)
-LOG_RATIO = Flag("log_ratio", "--log-ratio", float | None,
-                 "With --granularity file: L2SM's per-level log of hot and sparse files, its "
-                 "total size as a share of the tree's in (0, 1] (the paper's 0.1); recommend "
-                 "chooses it unless given, 0 turns it off.", RUN)
-LOG_ALPHA = Flag("log_alpha", "--log-alpha", float,
-                 "With --log-ratio: the weight of hotness against sparseness in [0, 1] when "
-                 "files move into and out of the log (the paper's 0.5).", RUN)
-COMPACTION_BUFFER = Flag("compaction_buffer", "--compaction-buffer/--no-compaction-buffer",
-                         bool | None,
-                         "With --granularity file: LSbM's compaction buffer (files merged out "
-                         "of a level stay readable so their cached blocks keep serving); "
-                         "recommend chooses it unless --compaction-buffer or "
-                         "--no-compaction-buffer is given.", RUN)
-BUFFER_TRIM = Flag("buffer_trim", "--buffer-trim", float,
-                   "With --compaction-buffer: a buffered file stays while at least this share "
-                   "of its blocks is cached (the paper's 0.8).", RUN)
-SEED = Flag("seed", "--seed", int, "Seed of the keys and the operation stream.", RUN)
+_GUARDRAIL_FLAGS = (
+    Flag("--max-runs-per-level", str | None, "Recommend only designs with at most this many "
+         f"runs in any level. Default {PRACTICAL_RUNS_PER_LEVEL}: RocksDB stops writes at "
+         f"{PRACTICAL_RUNS_PER_LEVEL} level-0 files; 'none' lifts the cap.", GUARDRAILS,
+         runs_cap),
+    Flag("--max-total-runs", int | None,
+         "Recommend only designs with at most this many runs in all. Off by default.",
+         GUARDRAILS, whole),
+    Flag("--max-space-amp", float | None, "Recommend only designs whose worst-case space "
+         "amplification (obsolete over live entries) is at most this. Off by default.",
+         GUARDRAILS),
+)
+_COMPACTION_FLAGS = (
+    Flag("--granularity", str | None, "level: merge whole levels (the paper's policy, the native "
+         "engine's default); file: cut levels into files of --file-bytes and merge one file at a "
+         "time into the next level, as RocksDB does (leveled designs). recommend searches both "
+         "unless one is given.", RUN),
+    Flag("--file-bytes", int | None, "Target size of one file (RocksDB's "
+         "target_file_size_base), from one block to Level 1's capacity; default: the buffer's "
+         "size.", RUN, size),
+    Flag("--level1-runs", int, "Flushes that gather as separate runs before merging into the "
+         "tree together (RocksDB's level0_file_num_compaction_trigger); 1 merges each at once.",
+         RUN, whole),
+    Flag("--file-pick", str, "With --granularity file: least_overlap (RocksDB's default) or "
+         "round_robin (LevelDB's) picks the file that goes down.", RUN),
+    Flag("--log-ratio", float | None, "With --granularity file: L2SM's per-level log of hot and "
+         "sparse files, its total size as a share of the tree's in (0, 1] (the paper's 0.1); "
+         "recommend chooses it unless given, 0 turns it off.", RUN),
+    Flag("--log-alpha", float, "With --log-ratio: the weight of hotness against sparseness in "
+         "[0, 1] when files move into and out of the log (the paper's 0.5).", RUN),
+    Flag("--compaction-buffer/--no-compaction-buffer", bool | None, "With --granularity file: "
+         "LSbM's compaction buffer (files merged out of a level stay readable so their cached "
+         "blocks keep serving); recommend chooses it unless --compaction-buffer or "
+         "--no-compaction-buffer is given.", RUN),
+    Flag("--buffer-trim", float, "With --compaction-buffer: a buffered file stays while at "
+         "least this share of its blocks is cached (the paper's 0.8).", RUN),
+)
 
 # Single flags that are not part of a group, declared here so every command spells them alike.
-CacheBytesFlag = Annotated[int, typer.Option(CACHE_BYTES.flag, help=CACHE_BYTES.help,
-                                             rich_help_panel=CACHE_BYTES.panel, parser=size)]
+CacheBytesFlag = Annotated[int, FLAGS["cache_bytes"].option()]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 OutFile = Annotated[Path, typer.Option(
     "--out", help="File to write: frontier's HTML page, the table of validate --sweep, or "
@@ -244,8 +219,7 @@ OutFile = Annotated[Path, typer.Option(
 
 @dataclass(frozen=True)
 class DesignChoice:
-    """The design flags as given: a preset, or the knobs. ``resolve`` needs the system because
-    some presets size themselves to the data."""
+    """The design flags as given: a preset, or the knobs (presets size themselves to a system)."""
 
     preset: str | None
     T: float | None
@@ -287,6 +261,8 @@ def workload_or_none(point_reads: float, zero_reads: float, writes: float, range
                              "(--point-reads, --zero-reads, --writes, --range-reads)")
         return None
     if range_reads > 0 and range_blocks is None:  # the default, said out loud (stderr)
+        from wacky_model.types import DEFAULT_RANGE_BLOCKS
+
         print(f"note: --range-reads without --range-blocks: each range read is priced as the "
               f"paper's short range, one I/O per run and no further blocks (--range-blocks "
               f"{DEFAULT_RANGE_BLOCKS:g}); give --range-blocks N for ranges that return N blocks",
@@ -305,14 +281,14 @@ def whole_entries(values: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class OptionGroup:
-    """Flags that together build one object; ``defaults`` gives each flag's default."""
+    """Flags that together build one object; a flag's default is in ``defaults``, else None."""
 
     flags: tuple[Flag, ...]
-    defaults: Mapping[str, Any]
     build: Callable[..., Any]
+    defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def parameters(self) -> list[inspect.Parameter]:
-        return [f.parameter(self.defaults[f.name]) for f in self.flags]
+        return [f.parameter(self.defaults.get(f.name)) for f in self.flags]
 
 
 def _defaults_of(obj: Any, flags: tuple[Flag, ...]) -> dict[str, Any]:
@@ -321,9 +297,8 @@ def _defaults_of(obj: Any, flags: tuple[Flag, ...]) -> dict[str, Any]:
 
 def system_from_flags(*, memory_bytes: float | None = None, buffer_bytes: int | None = None,
                       **values: Any) -> System:
-    """The system the flags give; ``--memory-bytes`` is the total memory in bytes. With a total
-    memory, ``--buffer-bytes`` (when given) fixes the buffer and the filters get the rest, as
-    ``analyze`` does with a System that has both; without it the search splits the memory."""
+    """The system the flags give. With a total memory, ``--buffer-bytes`` (when given) fixes the
+    buffer and the filters get the rest; without it the search splits the memory."""
     if buffer_bytes is not None:
         values["buffer_bytes"] = buffer_bytes
     if memory_bytes is not None:
@@ -370,38 +345,20 @@ def _memory_bytes_range(values: dict[str, Any], memory_bytes: float) -> str:
             f"most {most:,.0f}; got {memory_bytes:g}")
 
 
-_SYSTEM_FLAGS = (ENTRIES, ENTRY_BYTES, KEY_BYTES, BLOCK_BYTES, BUFFER_BYTES, SUM_FPR,
-                 BITS_PER_ENTRY, HASH_LEVELS, MEMORY_BITS, MEMORY_BYTES, WRITE_COST_RATIO,
-                 PROBE_COST, CACHE_BYTES)
 _DEFAULT_SYSTEM = System()
-SYSTEM_OPTIONS = OptionGroup(
-    _SYSTEM_FLAGS,
-    {**_defaults_of(_DEFAULT_SYSTEM, _SYSTEM_FLAGS), "bits_per_entry": None,
-     "buffer_bytes": None},
-    system_from_flags,
-)
-
-_DESIGN_FLAGS = (PRESET, KNOB_T, KNOB_C, KNOB_X, KNOB_K, KNOB_Z, FILTERS)
-DESIGN_OPTIONS = OptionGroup(
-    _DESIGN_FLAGS, {f.name: None for f in _DESIGN_FLAGS}, DesignChoice
-)
-
-_WORKLOAD_FLAGS = (POINT_READS, ZERO_READS, WRITES, RANGE_READS, RANGE_BLOCKS,
-                   EXPECTED_POINT_READS, WRITE_KEYS, READ_KEYS, UPDATE_FRACTION, CORRELATED)
-WORKLOAD_OPTIONS = OptionGroup(
-    _WORKLOAD_FLAGS,
-    {**{f.name: 0.0 for f in _WORKLOAD_FLAGS}, "range_blocks": None, "write_keys": "uniform",
-     "read_keys": "uniform", "correlated": True},
-    workload_or_none)
-
-
-_GUARDRAIL_FLAGS = (MAX_RUNS_PER_LEVEL, MAX_TOTAL_RUNS, MAX_SPACE_AMP)
+SYSTEM_OPTIONS = OptionGroup(_SYSTEM_FLAGS, system_from_flags,
+                             {**_defaults_of(_DEFAULT_SYSTEM, _SYSTEM_FLAGS),
+                              "bits_per_entry": None, "buffer_bytes": None})
+DESIGN_OPTIONS = OptionGroup(_DESIGN_FLAGS, DesignChoice)
+WORKLOAD_OPTIONS = OptionGroup(_WORKLOAD_FLAGS, workload_or_none,
+                               {**{f.name: 0.0 for f in _WORKLOAD_FLAGS}, "range_blocks": None,
+                                "write_keys": "uniform", "read_keys": "uniform",
+                                "correlated": True})
 
 
 def guardrails_from_flags(max_runs_per_level: int | float | str | None,
                           max_total_runs: int | None, max_space_amp: float | None) -> Constraints:
-    """The guardrails: --max-runs-per-level defaults to RocksDB's write stop, ``none`` lifts
-    it; the others are off unless given."""
+    """--max-runs-per-level defaults to RocksDB's write stop (``none`` lifts it); others off."""
     if max_runs_per_level is None:
         max_runs_per_level = PRACTICAL_RUNS_PER_LEVEL
     elif max_runs_per_level == NO_LIMIT:
@@ -413,8 +370,7 @@ def guardrails_from_flags(max_runs_per_level: int | float | str | None,
                        max_space_amp=max_space_amp)
 
 
-GUARDRAIL_OPTIONS = OptionGroup(_GUARDRAIL_FLAGS, {f.name: None for f in _GUARDRAIL_FLAGS},
-                                guardrails_from_flags)
+GUARDRAIL_OPTIONS = OptionGroup(_GUARDRAIL_FLAGS, guardrails_from_flags)
 
 
 @dataclass(frozen=True)
@@ -431,8 +387,7 @@ class FilterBudget:
             object.__setattr__(self, "bits_per_entry", 5.0)
 
 
-FILTER_BUDGET_OPTIONS = OptionGroup((SUM_FPR, BITS_PER_ENTRY),
-                                    {"sum_fpr": None, "bits_per_entry": None}, FilterBudget)
+FILTER_BUDGET_OPTIONS = OptionGroup((FLAGS["sum_fpr"], FLAGS["bits_per_entry"]), FilterBudget)
 
 
 @dataclass(frozen=True)
@@ -479,29 +434,25 @@ def compaction_flags(message: str) -> str:
                   message)
 
 
-_COMPACTION_FLAGS = (GRANULARITY, FILE_BYTES, LEVEL1_RUNS, FILE_PICK, LOG_RATIO, LOG_ALPHA,
-                     COMPACTION_BUFFER, BUFFER_TRIM)
 COMPACTION_DEFAULTS = CompactionChoice(None, None, 1, "least_overlap")
-COMPACTION_OPTIONS = OptionGroup(_COMPACTION_FLAGS,
-                                 _defaults_of(COMPACTION_DEFAULTS, _COMPACTION_FLAGS),
-                                 CompactionChoice)
+COMPACTION_OPTIONS = OptionGroup(_COMPACTION_FLAGS, CompactionChoice,
+                                 _defaults_of(COMPACTION_DEFAULTS, _COMPACTION_FLAGS))
 
 
 def scale_options() -> OptionGroup:
     """The size of an engine run. Its defaults are validation's, a few seconds' run."""
     from validation.scale import Scale  # numpy and wacky_model only; no engine
 
-    flags = (ENTRIES, ENTRY_BYTES, BLOCK_BYTES, BUFFER_BYTES, READS, SEED)
-    return OptionGroup(flags, _defaults_of(Scale(), flags),
-                       lambda **v: Scale(**whole_entries(v)))
+    flags = tuple(FLAGS[n] for n in ("entries", "entry_bytes", "block_bytes", "buffer_bytes",
+                                     "reads", "seed"))
+    return OptionGroup(flags, lambda **v: Scale(**whole_entries(v)), _defaults_of(Scale(), flags))
 
 
 def takes(prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
           **groups: OptionGroup) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Give a command the objects its option groups build: ``@takes(system=SYSTEM_OPTIONS)``
-    adds the system flags to the command and passes it ``system: System``. ``prepare`` may
-    change the flags' values before the groups are built (``recommend --trace`` gives the
-    flags left at their defaults the trace's scale)."""
+    adds the system flags and passes ``system: System``. ``prepare`` may change the flags'
+    values first (``recommend --trace``: the trace's scale)."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         hints = typing.get_type_hints(command, include_extras=True)
@@ -518,27 +469,22 @@ def takes(prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                 values[name] = group.build(**{f.name: values.pop(f.name) for f in group.flags})
             return command(**values)
 
-        params = own + added
         del run.__wrapped__  # typer must read the new signature, not the command's
-        run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-        run.__annotations__ = {p.name: p.annotation for p in params}
+        run.__signature__ = inspect.Signature(own + added)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in own + added}
         return run
 
     return decorate
 
 
-_ALL_FLAGS = {f.name: f.flag.split("/")[0]
-              for f in (*_SYSTEM_FLAGS, *_DESIGN_FLAGS, *_WORKLOAD_FLAGS, *_GUARDRAIL_FLAGS,
-                        READS, SEED)}
+_ALL_FLAGS = {f.name: f.flag.split("/")[0] for f in (*FLAGS.values(), *_GUARDRAIL_FLAGS)}
 _SNAKE_NAME = re.compile(r"\b[a-z]+(?:_[a-z]+)+\b")
 _LEADING_NAME = re.compile(r"^(scale )?([A-Za-z]+)\b")
 
 
 def in_flags(message: str) -> str:
     """An API error message in terms of the flags: ``sum_fpr must ...`` -> ``--sum-fpr must``.
-
-    Parameter names with an underscore are unambiguous anywhere in a message; a one-word name
-    (``T``, ``entries``) is replaced only where the message starts with it."""
+    A one-word name (``T``, ``entries``) is replaced only where the message starts with it."""
     # The API's advice for Python callers means nothing on the command line.
     message = message.replace("Use Workload.from_counts(...) to normalize weights.",
                               "Give fractions of the operations.")

@@ -1,12 +1,11 @@
 """How ``wacky`` shows results in a terminal: rich tables built from the typed results.
-
-Only the result types are imported, and only for type checking, so rendering loads no engine.
-"""
+Result types are imported only for type checking, so rendering loads no engine."""
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -20,17 +19,25 @@ if TYPE_CHECKING:
 
 
 def stdout_console(width: int = 120) -> Console:
-    """The console for results: the terminal's width (or $COLUMNS), else ``width`` when piped.
-    Tables fold a cell that does not fit onto more lines instead of cutting it with an
-    ellipsis, so no digit is lost at 80 columns."""
+    """The console for results: the terminal's width (or $COLUMNS), else ``width`` when piped."""
     own = sys.stdout.isatty() or os.environ.get("COLUMNS", "").isdigit()
     return Console(width=None if own else width)
 
 
+def new_table(title: str, columns: Iterable[str], rows: Iterable[Sequence[str]] = (),
+              overflow: str = "fold") -> Table:
+    """A table of right-justified columns; a cell that does not fit folds (no digit is lost)."""
+    table = Table(title=title)
+    for col in columns:
+        table.add_column(col, justify="right", overflow=overflow)  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def print_table(console: Console, table: Table) -> None:
-    """Print ``table`` so that no number is cut: every column is as wide as its widest cell and
-    its header's longest word, and columns that do not fit the console are left out, from the
-    right, with a caption that names them (``--json`` has everything)."""
+    """Print ``table`` with no number cut: columns that do not fit are left out from the right,
+    with a caption naming them (``--json`` has everything)."""
     for col in table.columns:
         words = str(col.header).split() or [""]
         col.min_width = max([len(str(c)) for c in col._cells] + [len(w) for w in words])
@@ -46,9 +53,7 @@ def print_table(console: Console, table: Table) -> None:
 
 
 def fmt(x: float | None, pct: bool = False) -> str:
-    if x is None:
-        return "-"
-    return f"{x:+.1%}" if pct else f"{x:.4g}"
+    return "-" if x is None else f"{x:+.1%}" if pct else f"{x:.4g}"
 
 
 def system_text(system: System) -> str:
@@ -60,15 +65,11 @@ def system_text(system: System) -> str:
     else:
         bits = 5.0 if system.bits_per_entry is None else system.bits_per_entry
         memory = f"buffer {system.buffer_bytes:,} B, filters {bits:.4g} bits/entry"
-    extra = []
-    if system.cache_bytes:
-        extra.append(f"block cache {system.cache_bytes:,} B")
-    if system.write_cost_ratio != 1.0:
-        extra.append(f"write cost ratio {system.write_cost_ratio:g}")
-    if system.probe_cost:
-        extra.append(f"probe cost {system.probe_cost:g}")
-    if system.hash_levels:
-        extra.append(f"{system.hash_levels} hash level(s)")
+    extra = [text for on, text in (
+        (system.cache_bytes, f"block cache {system.cache_bytes:,} B"),
+        (system.write_cost_ratio != 1.0, f"write cost ratio {system.write_cost_ratio:g}"),
+        (system.probe_cost, f"probe cost {system.probe_cost:g}"),
+        (system.hash_levels, f"{system.hash_levels} hash level(s)")) if on]
     return (f"system: {system.entries:,.0f} entries of {system.entry_bytes} B "
             f"(keys {system.key_bytes} B), {system.block_bytes:,} B blocks, {memory}"
             + "".join(f", {e}" for e in extra))
@@ -79,30 +80,23 @@ def knob_text(design: Design) -> str:
 
 
 def level_table(result: Analysis, title: str) -> Table:
-    table = Table(title=title)
-    for col in ("level", "runs", "capacity (entries)", "x buffer", "FPR/run", "level FPR",
-                "bits/entry", "filter"):
-        table.add_column(col, justify="right", overflow="fold")
-    for row in result.levels:
-        table.add_row(
-            str(row.level),
-            f"{row.runs:.4g}",
-            f"{row.capacity_entries:.4g}",
-            f"{row.buffer_multiple:.4g}",
-            f"{row.fpr_per_run:.3g}",
-            f"{row.level_fpr:.3%}",
-            f"{row.filter_bits_per_entry:.2f}",
-            row.structure,
-        )
-    return table
+    return new_table(title, ("level", "runs", "capacity (entries)", "x buffer", "FPR/run",
+                             "level FPR", "bits/entry", "filter"),
+                     ((str(r.level), f"{r.runs:.4g}", f"{r.capacity_entries:.4g}",
+                       f"{r.buffer_multiple:.4g}", f"{r.fpr_per_run:.3g}", f"{r.level_fpr:.3%}",
+                       f"{r.filter_bits_per_entry:.2f}", r.structure) for r in result.levels))
+
+
+def files_level_table(title: str, rows: list[dict[str, Any]], in_use: bool = False) -> Table:
+    """Per level of a file-granular design (``analyze_files``' or a recommendation's levels)."""
+    return new_table(title, ("level", "mean entries", "write amp", "in use")[:4 if in_use else 3],
+                     ((str(r["level"]), f"{r['mean_entries']:,.0f}", f"{r['write_amp']:.3g}",
+                       *([f"{r['share_of_window_in_use']:.0%}"] if in_use else []))
+                      for r in rows), overflow="ellipsis")
 
 
 def print_totals(console: Console, result: Analysis) -> None:
     finite = result.finite
-    table = Table(title="Costs: the finite-N model (steady state at this N) and the paper's "
-                  "Eq 8-16")
-    for col in ("cost", "finite model", "paper model"):
-        table.add_column(col, justify="right", overflow="fold")
     rows = [("write amplification", "write_amp"), ("write cost (I/O per write)", "write_cost"),
             ("existing-key read, Level L (I/O)", "point_read"),
             ("existing-key read, uniform (I/O)", "point_read_uniform"),
@@ -111,18 +105,18 @@ def print_totals(console: Console, result: Analysis) -> None:
             ("filter and hash probes per zero-result read", "filter_probes")]
     if result.theta is not None:
         rows.append(("Θ (I/O per operation)", "theta"))
-    for label, key in rows:
-        table.add_row(label, fmt(getattr(finite, key) if finite else None),
-                      fmt(getattr(result, key)))
-    print_table(console, table)
+    print_table(console, new_table(
+        "Costs: the finite-N model (steady state at this N) and the paper's Eq 8-16",
+        ("cost", "finite model", "paper model"),
+        ((label, fmt(getattr(finite, key) if finite else None), fmt(getattr(result, key)))
+         for label, key in rows)))
     if finite is not None and finite.full_merge_write_amp > 0:
         console.print(f"of the finite model's write amplification, "
                       f"{finite.full_merge_write_amp:.3g} is Level L's full merges (every a_L "
                       "runs)")
-    console.print(
-        f"fence pointers {result.fence_bits_per_entry:.3f} bits/entry   sum of FPRs (paper) "
-        f"{result.sum_fpr:.4g}   worst-case space amplification {result.space_amp:.3g}"
-    )
+    console.print(f"fence pointers {result.fence_bits_per_entry:.3f} bits/entry   sum of FPRs "
+                  f"(paper) {result.sum_fpr:.4g}   worst-case space amplification "
+                  f"{result.space_amp:.3g}")
     for warning in result.warnings:
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}")
 
@@ -139,6 +133,22 @@ def print_analysis(console: Console, result: Analysis, title: str) -> None:
             f"{k.cache_hit_rate:.1%} ({levels}); {k.read_buffer_share:.1%} of existing-key "
             "reads are answered by the write buffer"
             + ("" if k.theta is None else f"; Θ under the skew {k.theta:.4g} I/O per operation"))
+
+
+def print_files_analysis(design: Design, system: System, doc: dict[str, Any]) -> None:
+    """``analyze --granularity file``: the costs of ``analyze_files`` and its levels."""
+    console = stdout_console()
+    console.print(system_text(system), highlight=False)
+    c = doc["compaction"]
+    console.print(f"[bold]{knob_text(design)}[/bold], file-granular merges: files of "
+                  f"{c['file_bytes']:,} B, level-1 trigger {c['level1_runs']} (partial-merge "
+                  "model, a window of inserts from the settled tree)", highlight=False)
+    console.print(f"write amplification {doc['write_amp']:.4g}; zero-result read "
+                  f"{doc['zero_result_read']:.4g} I/O; existing-key read {doc['point_read']:.4g}"
+                  f" I/O; runs a range read visits {doc['range_runs']:.4g}"
+                  + ("" if doc["theta"] is None else f"; Θ {doc['theta']:.4g} I/O per operation"),
+                  highlight=False)
+    print_table(console, files_level_table("Per level (the window's means)", doc["levels"]))
 
 
 def print_recommendation(console: Console, rec: Recommendation) -> None:
@@ -161,10 +171,8 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
               f"file-granular merges, files of {c.file_bytes:,} B, level-1 trigger "
               f"{c.level1_runs}" + (", LSbM's compaction buffer" if c.buffer else "")
               + (f", L2SM's log ({c.log.ratio:g})" if c.log else ""))
-    console.print(
-        f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}; {merges}): {rec.cost:.4g} I/O per "
-        f"operation ({searched}, {rec.search_ms:.1f} ms)"
-    )
+    console.print(f"[bold]{rec.family}[/bold] ({knob_text(rec.design)}; {merges}): "
+                  f"{rec.cost:.4g} I/O per operation ({searched}, {rec.search_ms:.1f} ms)")
     cap = rec.without_cap
     if cap is not None:
         console.print(
@@ -203,68 +211,56 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
     if rec.bounds_hit:
         console.print(f"note: the optimum sits on the search bound of {', '.join(rec.bounds_hit)}")
     if rec.robust is not None:
-        robust = Table(title=f"Robust (rho = {rec.robust['rho']:g}) vs nominal tuning, I/O per "
-                       "operation")
-        for col in ("design", "T", "C", "X", "K", "Z", "at the workload", "worst case"):
-            robust.add_column(col, justify="right", overflow="fold")
-        for label, key in (("robust", "robust_design"), ("nominal", "nominal_design")):
-            d = rec.robust[key]
-            robust.add_row(label, *(f"{d['design'][k]:.4g}" for k in "TCXKZ"),
-                           f"{d['nominal_cost']:.4g}", f"{d['worst_case_cost']:.4g}")
-        print_table(console, robust)
+        print_table(console, new_table(
+            f"Robust (rho = {rec.robust['rho']:g}) vs nominal tuning, I/O per operation",
+            ("design", "T", "C", "X", "K", "Z", "at the workload", "worst case"),
+            ((label, *(f"{d['design'][k]:.4g}" for k in "TCXKZ"), f"{d['nominal_cost']:.4g}",
+              f"{d['worst_case_cost']:.4g}")
+             for label, d in (("robust", rec.robust["robust_design"]),
+                              ("nominal", rec.robust["nominal_design"])))))
     # The families are the whole-level table's, priced again under the skew when there is one.
     priced = ("the skew model, under the skew and the cache" if rec.skew is not None else
               f"the {'paper' if rec.model == 'paper' else 'finite'} model, uniform keys")
-    alternatives = Table(title=f"Each family at its own best T: whole levels, {priced}")
-    for col in ("family", "T", "C", "X", "I/O per op", "relative throughput"):
-        alternatives.add_column(col, justify="right", overflow="fold")
-    excluded = False
-    for alt in rec.alternatives:
-        d = alt.design
-        if alt.cost >= UNPHYSICAL_COST / 2:  # no design of the family meets the guardrails
-            excluded = True
-            alternatives.add_row(alt.family, "-", "-", "-", "-", "-")
-            continue
-        alternatives.add_row(alt.family, f"{d.T:.4g}", f"{d.C:.4g}", f"{d.X:.4g}",
-                             f"{alt.cost:.4g}", f"{alt.relative_throughput:.3f}")
+    # A cost of UNPHYSICAL_COST: no design of the family meets the guardrails.
+    excluded = [a.cost >= UNPHYSICAL_COST / 2 for a in rec.alternatives]
     if rec.alternatives:  # a file-side pick alone (files asked, or stock RocksDB) has none
-        print_table(console, alternatives)
-        if excluded:
+        print_table(console, new_table(
+            f"Each family at its own best T: whole levels, {priced}",
+            ("family", "T", "C", "X", "I/O per op", "relative throughput"),
+            ((a.family, *(["-"] * 5 if out else [
+                f"{a.design.T:.4g}", f"{a.design.C:.4g}", f"{a.design.X:.4g}",
+                f"{a.cost:.4g}", f"{a.relative_throughput:.3f}"]))
+             for a, out in zip(rec.alternatives, excluded, strict=True))))
+        if any(excluded):
             console.print("-: no design of the family meets the guardrails"
                           + (f" ({in_flags(rec.constraints.describe())})"
                              if rec.constraints is not None else ""), highlight=False)
     if rec.file_costs is None:
         print_analysis(console, rec.analysis, "Recommended design, per level")
-        return
-    levels = Table(title="Recommended design, per level (the partial-merge model's window, "
-                   "uniform keys)")
-    for col in ("level", "mean entries", "write amp", "in use"):
-        levels.add_column(col, justify="right")
-    for row in rec.levels:
-        levels.add_row(str(row["level"]), f"{row['mean_entries']:,.0f}", f"{row['write_amp']:.3g}",
-                       f"{row['share_of_window_in_use']:.0%}")
-    print_table(console, levels)
+    else:
+        print_table(console, files_level_table("Recommended design, per level (the "
+                                               "partial-merge model's window, uniform keys)",
+                                               rec.levels, in_use=True))
 
 
-def print_rocksdb_recommendation(console: Console, rec, out) -> None:
-    """``recommend --target rocksdb``: the options, their predicted costs, the reasons, and the
-    same costs for RocksDB's defaults and the best multiplier alone."""
+def print_rocksdb_recommendation(console: Console, rec: Any, out: Any) -> None:
+    """``recommend --target rocksdb``: the options, their costs (and RocksDB's defaults'), why."""
     b = rec.best
     c = b.config
     console.print(f"[bold]Stock RocksDB, {c.style} compaction[/bold]: {b.theta:.4g} I/O per "
                   f"operation ({c.model} model, {rec.configurations} configurations)")
     console.print(c.options_text(), highlight=False)
-    table = Table(title="Predicted costs per operation")
-    for col in ("configuration", "I/O per op", "write amp", "zero-result I/O",
-                "existing-key I/O", "runs"):
-        table.add_column(col, justify="right", overflow="fold")
-    for label, p in (("recommended", b), ("RocksDB's defaults", rec.default),
-                     (f"defaults, best multiplier ({rec.best_multiplier_only.config.multiplier:g})",
-                      rec.best_multiplier_only)):
-        k = p.costs
-        table.add_row(label, f"{p.theta:.4g}", f"{k.write_amp:.3g}", f"{k.zero_result_read:.3g}",
-                      f"{k.point_read:.3g}", f"{k.range_runs:.3g}")
-    print_table(console, table)
+    multiplier = rec.best_multiplier_only
+    print_table(console, new_table(
+        "Predicted costs per operation",
+        ("configuration", "I/O per op", "write amp", "zero-result I/O", "existing-key I/O",
+         "runs"),
+        ((label, f"{p.theta:.4g}", f"{p.costs.write_amp:.3g}",
+          f"{p.costs.zero_result_read:.3g}", f"{p.costs.point_read:.3g}",
+          f"{p.costs.range_runs:.3g}")
+         for label, p in (("recommended", b), ("RocksDB's defaults", rec.default),
+                          (f"defaults, best multiplier ({multiplier.config.multiplier:g})",
+                           multiplier)))))
     console.print(f"gain over RocksDB's defaults (scaled to this buffer: trigger 4, a first "
                   f"level of 4 buffers, multiplier 10, files of one buffer): "
                   f"{1 - b.theta / rec.default.theta:.1%} fewer I/O per operation")
@@ -291,22 +287,17 @@ def validation_tables(result: ValidationResult) -> list[Table]:
     from validation.results import METRICS
 
     skew = result.model == "skew"
-    model_name = "skew model" if skew else "finite model"
-    metrics = Table(title="Predicted vs measured")
-    for col in ("metric", model_name, "paper model", "engine simulator", "measured",
-                "model error", "paper error"):
-        metrics.add_column(col, justify="right", overflow="fold")
-    err, paper_err = result.relative_error, result.paper_relative_error
-    simulated = result.simulated
+    err, paper_err, simulated = result.relative_error, result.paper_relative_error, result.simulated
     labels = dict(METRIC_LABELS)
     if skew:
         labels["point_read_uniform"] = "I/O per existing read (read distribution)"
-    for m in METRICS:
-        metrics.add_row(labels[m], fmt(result.predicted.metric(m)),
-                        fmt(result.paper.metric(m)),
-                        "-" if simulated is None else fmt(simulated.metric(m)),
-                        fmt(result.measured.metric(m)),
-                        fmt(err.metric(m), True), fmt(paper_err.metric(m), True))
+    metrics = new_table(
+        "Predicted vs measured", ("metric", "skew model" if skew else "finite model",
+                                  "paper model", "engine simulator", "measured", "model error",
+                                  "paper error"),
+        ((labels[m], fmt(result.predicted.metric(m)), fmt(result.paper.metric(m)),
+          "-" if simulated is None else fmt(simulated.metric(m)), fmt(result.measured.metric(m)),
+          fmt(err.metric(m), True), fmt(paper_err.metric(m), True)) for m in METRICS))
     p, q = result.predicted, result.measured
     if p.cache_hit_rate is not None and q.cache_hit_rate is not None:
         metrics.add_row("cache hit rate", fmt(p.cache_hit_rate), "-", "-", fmt(q.cache_hit_rate),
@@ -315,34 +306,26 @@ def validation_tables(result: ValidationResult) -> list[Table]:
                                        q.cache_hit_rate_per_level or (), strict=False)):
             metrics.add_row(f"  hit rate, Level {i + 1}", fmt(a), "-", "-", fmt(b),
                             f"{a - b:+.3f} abs", "-")
-    levels = Table(title="Structure: runs and entries per level")
-    for col in ("level", "runs (finite, mean)", "runs (simulator)", "runs (measured)",
-                "a_i bound", "entries (paper N_i)", "entries (simulator)", "entries (measured)"):
-        levels.add_column(col, justify="right", overflow="fold")
+    finite, paper = result.predicted.levels, result.paper.levels
+    simulated_levels = () if simulated is None else simulated.levels
+    measured = tuple(lv for lv in q.levels if lv.level != 0)
+    columns = ((finite, "runs"), (simulated_levels, "runs"), (measured, "runs"),
+               (measured, "max_runs"), (paper, "entries"), (simulated_levels, "entries"),
+               (measured, "entries"))
     # Level 0 (a level-1 trigger above 1) is the engine's alone: its own row, first.
-    level0 = [lv for lv in result.measured.levels if lv.level == 0]
-    sources = (result.predicted.levels, result.paper.levels,
-               () if result.simulated is None else result.simulated.levels,
-               tuple(lv for lv in result.measured.levels if lv.level != 0))
-
-    def cell(shapes: tuple[Any, ...], i: int, field: str) -> str:
-        return fmt(getattr(shapes[i], field)) if i < len(shapes) else "-"
-
-    for lv in level0:
-        levels.add_row("0", "-", "-", fmt(lv.runs), fmt(lv.max_runs), "-", "-", fmt(lv.entries))
-    for i in range(max(len(s) for s in sources)):
-        finite, paper, simulated, measured = sources
-        levels.add_row(str(i + 1), cell(finite, i, "runs"), cell(simulated, i, "runs"),
-                       cell(measured, i, "runs"), cell(measured, i, "max_runs"),
-                       cell(paper, i, "entries"), cell(simulated, i, "entries"),
-                       cell(measured, i, "entries"))
-    return [metrics, levels]
+    rows = [("0", "-", "-", fmt(lv.runs), fmt(lv.max_runs), "-", "-", fmt(lv.entries))
+            for lv in q.levels if lv.level == 0]
+    rows += [(str(i + 1), *(fmt(getattr(s[i], f)) if i < len(s) else "-" for s, f in columns))
+             for i in range(max(map(len, (finite, paper, simulated_levels, measured))))]
+    return [metrics, new_table("Structure: runs and entries per level",
+                               ("level", "runs (finite, mean)", "runs (simulator)",
+                                "runs (measured)", "a_i bound", "entries (paper N_i)",
+                                "entries (simulator)", "entries (measured)"), rows)]
 
 
 def print_replay(console: Console, result: dict[str, Any], path: str, verbose: bool) -> None:
     """``wacky replay``: the design, the operations and I/O by kind (load, warm-up and measured
-    apart) with totals, and whether every answer was right; the per-phase table if
-    ``verbose``."""
+    apart) with totals, whether every answer was right, and each phase if ``verbose``."""
     from wacky_model.families import name_of
     from wacky_model.types import Design, System
 
@@ -366,20 +349,16 @@ def print_replay(console: Console, result: dict[str, Any], path: str, verbose: b
                   f"buffer {eng['buffer_bytes']:,} B", highlight=False)
     console.print(f"{result['records']:,} operations in {len(result['phases']):,} phases, "
                   f"replayed in {result['seconds']:.2f} s", highlight=False)
-    table = Table(title="Operations and I/O by kind")
-    for col in ("part", "operation", "count", "blocks read", "blocks written", "read / op",
-                "written / op"):
-        table.add_column(col, justify="right", overflow="fold")
-    names = {"load": "load", "warm_up": "warm-up", "measured": "measured"}
-    for part, kinds in summary["parts"].items():
-        for kind, t in kinds.items():
-            table.add_row(names[part], kind, f"{t['count']:,}", f"{t['blocks_read']:,}",
-                          f"{t['blocks_written']:,}", fmt(t["read_per_op"]),
-                          fmt(t["write_per_op"]))
-    t = summary["total"]
-    table.add_row("total", "all", f"{t['count']:,}", f"{t['blocks_read']:,}",
-                  f"{t['blocks_written']:,}", fmt(t["read_per_op"]), fmt(t["write_per_op"]),
-                  style="bold")
+    def cells(t: dict[str, Any]) -> tuple[str, ...]:
+        return (f"{t['count']:,}", f"{t['blocks_read']:,}", f"{t['blocks_written']:,}",
+                fmt(t["read_per_op"]), fmt(t["write_per_op"]))
+
+    table = new_table("Operations and I/O by kind",
+                      ("part", "operation", "count", "blocks read", "blocks written", "read / op",
+                       "written / op"),
+                      ((part.replace("_", "-"), kind, *cells(t))
+                       for part, kinds in summary["parts"].items() for kind, t in kinds.items()))
+    table.add_row("total", "all", *cells(summary["total"]), style="bold")
     print_table(console, table)
     reads = {k: sum(p.get(k, {}).get("count", 0) for p in summary["parts"].values())
              for k in ("get", "zero", "range")}
@@ -393,19 +372,12 @@ def print_replay(console: Console, result: dict[str, Any], path: str, verbose: b
                       f"keys found a value, {result['wrong_values']:,} values were wrong",
                       highlight=False)
     if verbose:
-        print_table(console, replay_table(result, f"Per phase ({len(result['phases']):,})"))
+        print_table(console, new_table(
+            f"Per phase ({len(result['phases']):,})",
+            ("phase", "operation", "count", "blocks read / op", "blocks written / op"),
+            ((phase, kind, str(t["count"]), fmt(t["read_per_op"]), fmt(t["write_per_op"]))
+             for phase, kinds in result["phases"].items() for kind, t in kinds.items())))
     else:
         console.print(f"(the {len(result['phases']):,} phases one by one: --verbose)",
                       highlight=False)
-
-
-def replay_table(result: dict[str, Any], title: str) -> Table:
-    table = Table(title=title)
-    for col in ("phase", "operation", "count", "blocks read / op", "blocks written / op"):
-        table.add_column(col, justify="right", overflow="fold")
-    for phase, kinds in result["phases"].items():
-        for kind, t in kinds.items():
-            table.add_row(phase, kind, str(t["count"]), fmt(t["read_per_op"]),
-                          fmt(t["write_per_op"]))
-    return table
 
