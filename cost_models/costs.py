@@ -9,9 +9,8 @@ from cost_models.structure import ArrayLike, Structure
 
 
 def write_amplification(s: Structure) -> np.ndarray:
-    """Eq 14 without the 1/B: C/a_L + sum_{i<L} (r_i - 1)/(a_i + 1), with preemptive merging.
-
-    a_i here is the merge rule's bound (``Structure.run_bound``, Eq 13): how often an entry is
+    """Eq 14 without the 1/B: C/a_L + sum_{i<L} (r_i - 1)/(a_i + 1), with preemptive merging. a_i
+    here is the merge rule's bound (``Structure.run_bound``, Eq 13): how often an entry is
     rewritten depends on when a run counts as full (N_i / a_i), not on how many runs the level
     can hold. A level of fewer buffers than a_i puts every batch in a run of its own (written
     once, about (r_i - 1)/(a_i + 1) ~ 1), whereas the held count (``runs``, capped) would price
@@ -33,21 +32,17 @@ def zero_result_read_cost(s: Structure, fprs: np.ndarray) -> np.ndarray:
 
 
 def point_read_cost(s: Structure, fprs: np.ndarray) -> np.ndarray:
-    """Eq 15 (errata 6): R = 1 + p - p_L (a_L + 1)/2 for an entry at Level L.
-
-    On average (a_L - 1)/2 runs of Level L are probed before the run that holds the entry.
-    """
+    """Eq 15 (errata 6): R = 1 + p - p_L (a_L + 1)/2 for an entry at Level L. On average (a_L -
+    1)/2 runs of Level L are probed before the run that holds the entry."""
     p = sum_fpr(s.runs, fprs)
     return 1.0 + p - s.at_largest(fprs) * (s.at_largest(s.runs) + 1.0) / 2.0
 
 
 def point_read_uniform_cost(s: Structure, fprs: np.ndarray) -> np.ndarray:
-    """Expected I/O of a read for an existing entry drawn uniformly from all N entries.
-
-    The expected-case companion of Eq 15: an entry at Level i is found after the false positives
-    of every run at Levels 1..i-1, sum_{h<i} a_h p_h, and on average (a_i - 1)/2 runs of its own
-    level, each costing p_i; Level i holds the share N_i / N of the entries.
-    """
+    """Expected I/O of a read for an existing entry drawn uniformly from all N entries. The
+    expected-case companion of Eq 15: an entry at Level i is found after the false positives of
+    every run at Levels 1..i-1, sum_{h<i} a_h p_h, and on average (a_i - 1)/2 runs of its own
+    level, each costing p_i; Level i holds the share N_i / N of the entries."""
     level_fpr = np.where(s.valid, s.runs * fprs, 0.0)
     before = np.cumsum(level_fpr, axis=-1) - level_fpr
     own = np.where(s.valid, fprs * (s.runs - 1.0) / 2.0, 0.0)
@@ -84,12 +79,10 @@ def filter_probes(s: Structure, hash_mask: np.ndarray) -> np.ndarray:
 
 
 def range_cost(runs: ArrayLike, spread: ArrayLike, range_blocks: ArrayLike) -> np.ndarray:
-    """Range read I/O for a result that fills ``range_blocks`` blocks (Section 5).
-
-    One I/O per run to reach the range's start, plus the result's blocks, spread over the levels
-    in proportion to their data. ``range_blocks = 0`` is the paper's short range (one block per
-    run), V = sum_i a_i. Every range cost in the project, predicted or not, is this function.
-    """
+    """Range read I/O for a result that fills ``range_blocks`` blocks (Section 5). One I/O per
+    run to reach the range's start, plus the result's blocks, spread over the levels in
+    proportion to their data. ``range_blocks = 0`` is the paper's short range (one block per
+    run), V = sum_i a_i. Every range cost in the project, predicted or not, is this function."""
     return np.asarray(runs, dtype=float) + np.asarray(range_blocks, dtype=float) * spread
 
 

@@ -81,24 +81,17 @@ def _hash_tables(s: Structure, fprs: np.ndarray, hash_levels: ArrayLike, pointer
 
 
 def allocate_fprs(
-    s: Structure,
-    *,
-    bits_per_entry: ArrayLike | None = None,
-    sum_fpr: ArrayLike | None = None,
-    uniform: bool = False,
-    hash_levels: ArrayLike = 0,
-    pointer_bits: float = memory.POINTER_BITS,
+    s: Structure, *, bits_per_entry: ArrayLike | None = None, sum_fpr: ArrayLike | None = None,
+    uniform: bool = False, hash_levels: ArrayLike = 0, pointer_bits: float = memory.POINTER_BITS,
     load_factor: float = memory.LOAD_FACTOR,
 ) -> np.ndarray:
-    """FPR per run at each level: Lagrangian-optimal (App. C) or uniform, from M or from p.
-
-    With ``hash_levels`` the smallest levels get a hash table (App. F) whose key signatures
-    keep the false-positive rate a_i p_i the filters would have given that level (at most,
-    since the signature's bits are whole), so a hashed level keeps its p_i here and every cost
-    sums a_i p_i unchanged. With a memory budget M the tables' bits come out of it, and the
-    Bloom filters of the other levels are optimized again for what is left (none at all when
-    the tables take it all).
-    """
+    """FPR per run at each level: Lagrangian-optimal (App. C) or uniform, from M or from p. With
+    ``hash_levels`` the smallest levels get a hash table (App. F) whose key signatures keep the
+    false-positive rate a_i p_i the filters would have given that level (at most, since the
+    signature's bits are whole), so a hashed level keeps its p_i here and every cost sums a_i p_i
+    unchanged. With a memory budget M the tables' bits come out of it, and the Bloom filters of
+    the other levels are optimized again for what is left (none at all when the tables take it
+    all)."""
     if (bits_per_entry is None) == (sum_fpr is None):
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
     plain = bloom_fprs(s.runs, s.fractions, bits_per_entry, sum_fpr, uniform)
@@ -128,22 +121,11 @@ def hash_overspend(
 
 
 def evaluate(
-    T: ArrayLike,
-    C: ArrayLike,
-    X: ArrayLike,
-    K: ArrayLike,
-    Z: ArrayLike,
-    *,
-    n_buffers: ArrayLike,
-    entries_per_block: ArrayLike,
-    bits_per_entry: ArrayLike | None = None,
-    sum_fpr: ArrayLike | None = None,
-    uniform: bool = False,
-    integer_runs: bool = False,
-    hash_levels: ArrayLike = 0,
-    key_bytes: ArrayLike = 8,
-    pointer_bits: float = memory.POINTER_BITS,
-    load_factor: float = memory.LOAD_FACTOR,
+    T: ArrayLike, C: ArrayLike, X: ArrayLike, K: ArrayLike, Z: ArrayLike, *,
+    n_buffers: ArrayLike, entries_per_block: ArrayLike, bits_per_entry: ArrayLike | None = None,
+    sum_fpr: ArrayLike | None = None, uniform: bool = False, integer_runs: bool = False,
+    hash_levels: ArrayLike = 0, key_bytes: ArrayLike = 8,
+    pointer_bits: float = memory.POINTER_BITS, load_factor: float = memory.LOAD_FACTOR,
 ) -> Evaluation:
     """Evaluate every cost of the designs (T, C, X, K, Z) for N/F = ``n_buffers``."""
     s = structure(T, C, X, K, Z, n_buffers, integer_runs=integer_runs)
@@ -153,17 +135,12 @@ def evaluate(
     hash_mask = hash_mask_of(s, hash_levels)
     bloom_bits = np.where(s.valid & ~hash_mask, filters.bloom_bits_per_key(fprs), 0.0)
     level_fpr = s.runs * fprs
-    hash_bits = np.where(
-        hash_mask, memory.hash_table_bits_per_entry(level_fpr, pointer_bits, load_factor), 0.0
-    )
+    hash_bits = np.where(hash_mask, memory.hash_table_bits_per_entry(level_fpr, pointer_bits,
+                                                                     load_factor), 0.0)
     stored = np.sum(s.fractions, axis=-1)
     mem = np.sum(s.fractions * (bloom_bits + hash_bits), axis=-1) / stored
     return Evaluation(
-        structure=s,
-        fprs=fprs,
-        hash_mask=hash_mask,
-        bloom_bits=bloom_bits,
-        hash_bits=hash_bits,
+        structure=s, fprs=fprs, hash_mask=hash_mask, bloom_bits=bloom_bits, hash_bits=hash_bits,
         write_amp=costs.write_amplification(s),
         write_cost=costs.write_cost(s, entries_per_block),
         point_read=costs.point_read_cost(s, fprs),
@@ -173,19 +150,15 @@ def evaluate(
         filter_probes=costs.filter_probes(s, hash_mask),
         memory_bits_per_entry=mem,
         fence_bits_per_entry=np.broadcast_to(
-            memory.fence_pointer_bits_per_entry(entries_per_block, key_bytes), mem.shape
-        ),
-    )
+            memory.fence_pointer_bits_per_entry(entries_per_block, key_bytes), mem.shape))
 
 
 def cost_rows(s: Structure, fprs: np.ndarray, entries_per_block: ArrayLike,
               hash_levels: ArrayLike = 0) -> np.ndarray:
     """Just the costs Theta needs, stacked on a last axis in the order of ``objective.COST_ROW``.
-
     Theta (Eq 16) is ``objective.theta_of_rows(rows, objective.theta_weights(...))``; the search
     calls this many times, so it skips memory accounting. ``fprs`` comes from
-    :func:`allocate_fprs` with the same ``hash_levels``.
-    """
+    :func:`allocate_fprs` with the same ``hash_levels``."""
     return objective.cost_row(
         point_read=costs.point_read_cost(s, fprs),
         zero_result_read=costs.zero_result_read_cost(s, fprs),

@@ -4,17 +4,13 @@ Three allocations:
 
 * :func:`closed_form_fprs` -- Eq 12 (corrected, errata 2): a_i * p_i = p * N_i / N.
 * :func:`lagrangian_fprs_for_sum` / :func:`lagrangian_fprs_for_memory` -- the exact optimum for any
-  per-level layout (n_i entries, a_i runs) with each p_i capped at 1. Stationarity of
-  Lagrangian = sum_i n_i ln(1/p_i)/ln(2)^2 + lambda * (sum_i a_i p_i - p) gives a_i p_i = mu * n_i
-  (Eq 20-22); where that would exceed p_i = 1 the cap binds and the level gets no filter.
-  sum_i min(a_i, mu n_i) is piecewise linear in mu, so both directions are solved exactly, segment
-  by segment, in one vectorized pass.
-  With probe weights w_i (``weights``: how many times per read Level i's runs are probed, e.g.
-  under skewed existing-key reads) the objective is sum_i w_i a_i p_i and stationarity gives
-  w_i a_i p_i = mu * n_i: the same solver with a_i replaced by w_i a_i (docs/MODEL.md, "Filters
-  under skewed reads"). A level with w_i = 0 gets no filter.
+  layout (n_i entries, a_i runs), each p_i capped at 1: stationarity gives a_i p_i = mu n_i (Eq
+  20-22), no filter where that passes 1; sum_i min(a_i, mu n_i) is piecewise linear in mu, so
+  both are solved exactly, segment by segment, in one vectorized pass. With probe weights w_i
+  (``weights``, e.g. under skewed reads) a_i becomes w_i a_i (docs/MODEL.md, "Filters under
+  skewed reads"); a level with w_i = 0 gets no filter.
 * :func:`uniform_fprs_for_sum` / :func:`uniform_fprs_for_memory` -- one FPR for every run, as
-  industry systems (RocksDB, LevelDB) do.
+  RocksDB and LevelDB do.
 
 Per-level arrays follow :mod:`cost_models.structure`: levels on the last axis, and a level with
 n_i = 0 (padding) is ignored.
@@ -30,10 +26,8 @@ LN2_SQ = np.log(2.0) ** 2
 
 
 def bloom_bits_per_key(fpr: ArrayLike) -> np.ndarray:
-    """Bits per key of a Bloom filter with false-positive rate ``fpr``: ln(1/p)/ln(2)^2.
-
-    An FPR of 1 or more means no filter at all (0 bits).
-    """
+    """Bits per key of a Bloom filter with false-positive rate ``fpr``: ln(1/p)/ln(2)^2. An FPR
+    of 1 or more means no filter at all (0 bits)."""
     fpr = np.asarray(fpr, dtype=float)
     with np.errstate(divide="ignore"):
         return np.where(fpr >= 1.0, 0.0, -np.log(np.minimum(fpr, 1.0)) / LN2_SQ)
@@ -68,9 +62,7 @@ def _weighted_runs(
     level_entries: ArrayLike, runs: ArrayLike, weights: ArrayLike | None
 ) -> np.ndarray:
     """w_i * a_i, the weighted runs the solver allocates over (``runs`` itself when unweighted).
-
-    Multiplying by all-ones weights is exact, so weights=None and uniform 1s agree bit for bit.
-    """
+    Multiplying by all-ones weights is exact, so weights=None and uniform 1s agree bit for bit."""
     a = np.asarray(runs, dtype=float)
     if weights is None:
         return a
@@ -91,10 +83,8 @@ def _weighted_runs(
 
 
 def _sorted_layout(level_entries: np.ndarray, runs: np.ndarray):
-    """Levels sorted by breakpoint b_i = a_i / n_i (padding last, b = inf).
-
-    ``runs`` may be weighted runs w_i a_i; a level with w_i = 0 has b_i = 0 and sorts first.
-    """
+    """Levels sorted by breakpoint b_i = a_i / n_i (padding last, b = inf). ``runs`` may be
+    weighted runs w_i a_i; a level with w_i = 0 has b_i = 0 and sorts first."""
     n = np.asarray(level_entries, dtype=float)
     a = np.asarray(runs, dtype=float)
     n, a = np.broadcast_arrays(n, a)
@@ -121,12 +111,10 @@ def lagrangian_fprs_for_sum(
     level_entries: ArrayLike, runs: ArrayLike, p: ArrayLike, weights: ArrayLike | None = None
 ) -> np.ndarray:
     """Per-level FPRs minimizing memory for a target sum of FPRs ``p`` (App. C, capped at 1).
-
     Valid for 0 < p <= sum_i a_i (at the upper end no level has a filter). With ``weights`` w_i
     (probes of Level i per read, levels on the last axis; None = all 1) the target is the
-    weighted sum sum_i w_i a_i p_i = p, valid for 0 < p <= sum_i w_i a_i; a layout whose
-    weights are all 0 is never probed and gets no filter at any p > 0.
-    """
+    weighted sum sum_i w_i a_i p_i = p, valid for 0 < p <= sum_i w_i a_i; a layout whose weights
+    are all 0 is never probed and gets no filter at any p > 0."""
     c = _weighted_runs(level_entries, runs, weights)
     n, a, b, b_s, n_s, tail_n, head_a, present = _sorted_layout(level_entries, c)
     p = np.asarray(p, dtype=float)
@@ -145,11 +133,7 @@ def lagrangian_fprs_for_sum(
         f_at_break = np.where(np.isfinite(b_s), head_a + b_s * tail_n, np.inf)
     k = np.sum(f_at_break <= p[..., None], axis=-1)
     k_idx = np.minimum(k, b_s.shape[-1] - 1)
-    capped_a = np.where(
-        k >= b_s.shape[-1],
-        total_runs,
-        take_last(head_a, k_idx),
-    )
+    capped_a = np.where(k >= b_s.shape[-1], total_runs, take_last(head_a, k_idx))
     s_k = np.where(k >= b_s.shape[-1], 0.0, take_last(tail_n, k_idx))
     with np.errstate(divide="ignore", invalid="ignore"):
         mu = np.where(s_k > 0, (p - capped_a) / np.where(s_k > 0, s_k, 1.0), np.inf)
@@ -157,18 +141,14 @@ def lagrangian_fprs_for_sum(
 
 
 def lagrangian_fprs_for_memory(
-    level_entries: ArrayLike,
-    runs: ArrayLike,
-    bits_per_entry: ArrayLike,
+    level_entries: ArrayLike, runs: ArrayLike, bits_per_entry: ArrayLike,
     weights: ArrayLike | None = None,
 ) -> np.ndarray:
     """Per-level FPRs minimizing sum_i a_i p_i for ``bits_per_entry`` bits of filter per entry.
-
-    Solves sum over uncapped levels of n_i ln(b_i/mu) = M ln(2)^2 sum_i n_i for mu (App. C).
-    With ``weights`` w_i (probes of Level i per read, levels on the last axis; None = all 1) it
+    Solves sum over uncapped levels of n_i ln(b_i/mu) = M ln(2)^2 sum_i n_i for mu (App. C). With
+    ``weights`` w_i (probes of Level i per read, levels on the last axis; None = all 1) it
     minimizes sum_i w_i a_i p_i instead; only the weights' ratios matter. The budget is per entry
-    of every level, including levels with w_i = 0, which get no filter (all 0: none anywhere).
-    """
+    of every level, including levels with w_i = 0, which get no filter (all 0: none anywhere)."""
     c = _weighted_runs(level_entries, runs, weights)
     n, a, b, b_s, n_s, tail_n, head_a, present = _sorted_layout(level_entries, c)
     m = np.asarray(bits_per_entry, dtype=float)
@@ -197,9 +177,7 @@ def expected_weighted_false_positives(
     runs: ArrayLike, fprs: ArrayLike, weights: ArrayLike
 ) -> np.ndarray:
     """sum_i w_i a_i p_i: expected false positives per read when Level i is probed w_i times.
-
-    Uniform weights 1 give :func:`sum_fpr` (Eq 15's zero-result read).
-    """
+    Uniform weights 1 give :func:`sum_fpr` (Eq 15's zero-result read)."""
     a = np.asarray(runs, dtype=float)
     c = _weighted_runs(a, a, weights)
     return np.sum(np.where(a > 0, c * np.asarray(fprs, dtype=float), 0.0), axis=-1)
@@ -211,9 +189,8 @@ def uniform_fprs_for_sum(runs: ArrayLike, p: ArrayLike) -> np.ndarray:
     p = np.asarray(p, dtype=float)
     total_runs = np.sum(a, axis=-1)
     if np.any(~np.isfinite(p)) or np.any(p <= 0) or np.any(p > total_runs * (1 + 1e-12)):
-        raise ValueError(
-            f"sum_fpr must lie in (0, total runs] = (0, {np.min(total_runs):.6g}]; got {p}"
-        )
+        raise ValueError(f"sum_fpr must lie in (0, total runs] = (0, {np.min(total_runs):.6g}]; "
+                         f"got {p}")
     eps = np.minimum(1.0, p / total_runs)
     return np.where(a > 0, eps[..., None], 1.0) * np.ones_like(a)
 

@@ -6,27 +6,18 @@ merge*), and in between those levels fill like the digits of a counter. This mod
 process as an expectation over the fill cycle, with no replay of flushes. Every step is derived
 in ``docs/MODEL.md`` (sections M1-M7 below refer to it).
 
-* M1 The major cycle. Right after a major merge at total size S, Levels 1..L-1 are empty and
-  their capacities N_i = f_i S (C+1)/C are fixed until the next one. A batch of b_i entries
-  arrives at Level i (b_1 = F, the flush). Level i accepts m_i = min(floor(N_i / b_i),
-  a_i q_i) batches, q_i = ceil(N_i / (a_i b_i)) of them per run, and the next arrival sweeps
-  it into the merge (preemptive merging): b_{i+1} = (m_i + 1) b_i. The cycle ends when a batch
-  of b_L = F prod_i (m_i + 1) entries reaches Level L.
-* M2 Writes above Level L. Per fill, Level i rewrites its active run on every batch:
-  W_i = b_i (f q(q+1)/2 + e(e+1)/2) for f = floor(m/q) full runs and e left over. Each fill
-  passes b_{i+1} entries on, so Level i costs W_i / b_{i+1} writes per insert.
-* M3 Level L. With beta = b_L / S, a run of Level L takes q_L = ceil(-ln(1 - 1/a_L) / ln(1+beta))
-  batches, and after a_L - 1 runs beside the merged one the next batch merges all of Level L
-  (a *full merge*). Geometric sums give the writes of the runs and of the full merge per insert.
-* M4 Runs over the cycle. Level i passes through the states k = 0..m_i batches equally often, so
-  it holds sum_k ceil(k/q_i) / (m_i + 1) runs on average.
-* M5 Reads: false positives of the runs a read passes, with each run's filter as built
-  (k = round(b ln 2) probes).
-* M6 The phase. Where N falls in the cycle is unknown, so costs are averaged over window starts
-  S = N (1+beta)^u, u in [0, 2) with a triangular density, weighted by the inserts each cycle
-  carries.
-* M7 Level L's run count when a window starts (a_L > 1) depends on the tree's history, not on
-  N: it is averaged (uniform in 1..a_L - 1) unless given (``level_L_runs``).
+* M1 The major cycle: after a major merge at size S, Levels 1..L-1 are empty with capacities
+  N_i = f_i S (C+1)/C. Level i accepts m_i = min(floor(N_i / b_i), a_i q_i) batches of b_i
+  (q_i = ceil(N_i / (a_i b_i)) a run; b_1 = F), then the next arrival sweeps it down:
+  b_{i+1} = (m_i + 1) b_i.
+* M2 Level i rewrites its active run on every batch: W_i = b_i (f q(q+1)/2 + e(e+1)/2) a fill,
+  W_i / b_{i+1} writes per insert.
+* M3 Level L: with beta = b_L / S a run takes q_L = ceil(-ln(1 - 1/a_L) / ln(1+beta)) batches;
+  after a_L - 1 runs the next batch merges all of Level L (a *full merge*): geometric sums.
+* M4 Level i holds sum_k ceil(k/q_i) / (m_i + 1) runs on average.
+* M5 Reads: the false positives of the runs a read passes, filters as built.
+* M6 The phase: costs averaged over window starts S = N (1+beta)^u, u in [0, 2), triangular.
+* M7 Level L's runs at a window's start (a_L > 1): uniform in 1..a_L - 1 unless given.
 
 The cost per design is O(points x L), independent of N/F.
 """
@@ -97,14 +88,11 @@ def writes_per_fill(m: np.ndarray, q: np.ndarray) -> np.ndarray:
     return f * q * (q + 1.0) / 2.0 + e * (e + 1.0) / 2.0
 
 
-def level_L_cycle(
-    beta: np.ndarray, a: np.ndarray, runs_at_start: np.ndarray | None = None
-) -> tuple[np.ndarray, ...]:
-    """M3: Level L over the cycle of full merges, in units of the size S0 after one.
-
-    Returns (q_L, growth G over the cycle, run-building writes per insert, full-merge writes per
-    insert, mean runs at Level L). With a_L = 1 every major merge is a full merge.
-    """
+def level_L_cycle(beta: np.ndarray, a: np.ndarray, runs_at_start: np.ndarray | None = None
+                  ) -> tuple[np.ndarray, ...]:
+    """M3: Level L over the cycle of full merges, in units of the size S0 after one. Returns
+    (q_L, growth G over the cycle, run-building writes per insert, full-merge writes per insert,
+    mean runs at Level L). With a_L = 1 every major merge is a full merge."""
     ln1b = np.log1p(beta)
     many = a > 1.0
     safe_a = np.where(many, a, 2.0)
@@ -228,30 +216,18 @@ def _at_size(
 
 
 def finite_costs(
-    T: ArrayLike,
-    C: ArrayLike,
-    X: ArrayLike,
-    K: ArrayLike,
-    Z: ArrayLike,
-    *,
-    entries: ArrayLike,
-    buffer_entries: ArrayLike,
-    bits_per_entry: ArrayLike | None = None,
-    sum_fpr: ArrayLike | None = None,
-    uniform: bool = False,
-    points: int = PHASE_POINTS,
-    level_L_runs: ArrayLike | None = None,
-    hash_levels: ArrayLike = 0,
+    T: ArrayLike, C: ArrayLike, X: ArrayLike, K: ArrayLike, Z: ArrayLike, *,
+    entries: ArrayLike, buffer_entries: ArrayLike, bits_per_entry: ArrayLike | None = None,
+    sum_fpr: ArrayLike | None = None, uniform: bool = False, points: int = PHASE_POINTS,
+    level_L_runs: ArrayLike | None = None, hash_levels: ArrayLike = 0,
 ) -> FiniteCosts:
     """Steady-state costs of the designs at N = ``entries`` with F = ``buffer_entries`` (M1-M6).
-
-    The window a cost averages over starts at the first major merge after N, at a phase the
-    model does not know; it is averaged over (M6). With a_L > 1, how many runs Level L holds
-    when the window starts depends on the whole history since its last full merge (M7);
-    ``level_L_runs`` gives that count when it is known (for example, observed), else it is
-    averaged too. ``hash_levels``: the smallest levels served by a hash table (App. F), as in
-    :func:`cost_models.evaluate.allocate_fprs`.
-    """
+    The window a cost averages over starts at the first major merge after N, at a phase the model
+    does not know; it is averaged over (M6). With a_L > 1, how many runs Level L holds when the
+    window starts depends on the whole history since its last full merge (M7); ``level_L_runs``
+    gives that count when it is known (for example, observed), else it is averaged too.
+    ``hash_levels``: the smallest levels served by a hash table (App. F), as in
+    :func:`cost_models.evaluate.allocate_fprs`."""
     if (bits_per_entry is None) == (sum_fpr is None):
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
     if points < 1:
@@ -297,25 +273,14 @@ def finite_costs(
 
 
 def finite_cost_rows(
-    T: ArrayLike,
-    C: ArrayLike,
-    X: ArrayLike,
-    K: ArrayLike,
-    Z: ArrayLike,
-    *,
-    entries: float,
-    buffer_entries: ArrayLike,
-    entries_per_block: float,
-    bits_per_entry: ArrayLike | None = None,
-    sum_fpr: ArrayLike | None = None,
-    uniform: bool = False,
-    hash_levels: ArrayLike = 0,
+    T: ArrayLike, C: ArrayLike, X: ArrayLike, K: ArrayLike, Z: ArrayLike, *,
+    entries: float, buffer_entries: ArrayLike, entries_per_block: float,
+    bits_per_entry: ArrayLike | None = None, sum_fpr: ArrayLike | None = None,
+    uniform: bool = False, hash_levels: ArrayLike = 0,
 ) -> np.ndarray:
-    """The finite model's cost rows (``objective.COST_ROW``), for Theta = row @ weights.
-
-    Write amplification is the amortized one (full merges included); every entry is in a run,
-    so a long range spreads over all of the data (spread 1).
-    """
+    """The finite model's cost rows (``objective.COST_ROW``), for Theta = row @ weights. Write
+    amplification is the amortized one (full merges included); every entry is in a run, so a long
+    range spreads over all of the data (spread 1)."""
     m = finite_costs(T, C, X, K, Z, entries=entries, buffer_entries=buffer_entries,
                      bits_per_entry=bits_per_entry, sum_fpr=sum_fpr, uniform=uniform,
                      hash_levels=hash_levels)

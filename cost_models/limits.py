@@ -54,10 +54,8 @@ def check_physical(s: Structure, n_buffers: float, entries: float) -> None:
     for name, value, lowest in (("T", T, 2.0), ("C", C, 1.0)):
         top = float(max_ratio(n_buffers, lowest))
         if value > top:
-            raise ValueError(
-                f"{name} must be at most the data size in buffers, N/F = {top:.6g}, for this "
-                f"system; got {value:.6g}"
-            )
+            raise ValueError(f"{name} must be at most the data size in buffers, N/F = {top:.6g}, "
+                             f"for this system; got {value:.6g}")
     if int(s.L) > MAX_LEVELS:
         raise ValueError(f"the design has {int(s.L)} levels; at most {MAX_LEVELS} are allowed")
     limit = runs_limit(s, entries)
@@ -71,7 +69,6 @@ def check_physical(s: Structure, n_buffers: float, entries: float) -> None:
         engine = not s.run_bound[i] <= MAX_RUNS_PER_LEVEL
         why = ("the limit of runs per level" if engine or limit[i] >= MAX_RUNS_PER_LEVEL
                else "the entries the level holds")
-        raise ValueError(
-            f"Level {i + 1} would hold {float(asked[i]):.3g} runs, more than {why} "
-            f"({float(MAX_RUNS_PER_LEVEL if engine else limit[i]):.6g}); lower {knobs}"
-        )
+        bound = float(MAX_RUNS_PER_LEVEL if engine else limit[i])
+        raise ValueError(f"Level {i + 1} would hold {float(asked[i]):.3g} runs, more than {why} "
+                         f"({bound:.6g}); lower {knobs}")

@@ -12,9 +12,7 @@ from cost_models.structure import ArrayLike, Structure
 
 def exact_memory(s: Structure, fprs: np.ndarray) -> np.ndarray:
     """Exact bits per entry sum_i N_i ln(1/p_i)/ln(2)^2 / N over the levels (Eq 24, first line).
-
-    Divided by N, the paper's normalization, so that it converges to the closed form as L grows.
-    """
+    Divided by N, the paper's normalization, so that it converges to the closed form as L grows."""
     bits = np.where(s.valid, s.fractions * bloom_bits_per_key(fprs), 0.0)
     return np.sum(bits, axis=-1)
 
@@ -22,25 +20,18 @@ def exact_memory(s: Structure, fprs: np.ndarray) -> np.ndarray:
 def _check_closed_form_domain(p: np.ndarray, C: np.ndarray, Z: np.ndarray) -> None:
     upper = (C + 1.0) / C * np.power(C, Z)
     if np.any(~np.isfinite(p)) or np.any(p <= 0) or np.any(p >= upper):
-        raise ValueError(
-            f"sum_fpr must lie in (0, (C+1)/C * C^Z) = (0, {np.min(upper):.6g}) for the X -> 1 "
-            f"closed form; got {p}"
-        )
+        raise ValueError(f"sum_fpr must lie in (0, (C+1)/C * C^Z) = (0, {np.min(upper):.6g}) "
+                         f"for the X -> 1 closed form; got {p}")
 
 
 def _closed_form_log_factor(T: np.ndarray, C: np.ndarray, K: np.ndarray, Z: np.ndarray):
     """ln of (C+1) * C^(C(Z-1)/(C+1)) * (T-1)^((K-1)/(C+1)) * T^(T/((C+1)(T-1))) (errata 4)."""
-    return (
-        np.log(C + 1.0)
-        + C * (Z - 1.0) / (C + 1.0) * np.log(C)
-        + (K - 1.0) / (C + 1.0) * np.log(T - 1.0)
-        + T / ((C + 1.0) * (T - 1.0)) * np.log(T)
-    )
+    return (np.log(C + 1.0) + C * (Z - 1.0) / (C + 1.0) * np.log(C)
+            + (K - 1.0) / (C + 1.0) * np.log(T - 1.0) + T / ((C + 1.0) * (T - 1.0)) * np.log(T))
 
 
-def closed_form_memory_cll(
-    T: ArrayLike, C: ArrayLike, K: ArrayLike, Z: ArrayLike, p: ArrayLike
-) -> np.ndarray:
+def closed_form_memory_cll(T: ArrayLike, C: ArrayLike, K: ArrayLike, Z: ArrayLike,
+                           p: ArrayLike) -> np.ndarray:
     """Eq 24 / Eq 6 corrected (errata 4): bits per entry for sum of FPRs p when X -> 1.
 
     M = ln( (C+1)/p * C^(C(Z-1)/(C+1)) * (T-1)^((K-1)/(C+1)) * T^(T/((C+1)(T-1))) ) / ln(2)^2.
@@ -51,14 +42,11 @@ def closed_form_memory_cll(
     return (_closed_form_log_factor(T, C, K, Z) - np.log(p)) / LN2_SQ
 
 
-def closed_form_sum_fpr_cll(
-    T: ArrayLike, C: ArrayLike, K: ArrayLike, Z: ArrayLike, bits_per_entry: ArrayLike
-) -> np.ndarray:
-    """Eq 25 corrected: the sum of FPRs p reached with M bits per entry when X -> 1.
-
-    Raises ``ValueError`` when M is too small for every level to have a filter (p would leave the
-    closed form's domain p < (C+1)/C * C^Z).
-    """
+def closed_form_sum_fpr_cll(T: ArrayLike, C: ArrayLike, K: ArrayLike, Z: ArrayLike,
+                            bits_per_entry: ArrayLike) -> np.ndarray:
+    """Eq 25 corrected: the sum of FPRs p reached with M bits per entry when X -> 1. Raises
+    ``ValueError`` when M is too small for every level to have a filter (p would leave the closed
+    form's domain p < (C+1)/C * C^Z)."""
     T, C, K, Z, m = (np.asarray(v, dtype=float) for v in (T, C, K, Z, bits_per_entry))
     if np.any(~np.isfinite(m)) or np.any(m < 0):
         raise ValueError(f"bits_per_entry must be a finite number >= 0; got {bits_per_entry}")
@@ -67,10 +55,9 @@ def closed_form_sum_fpr_cll(
     upper = (C + 1.0) / C * np.power(C, Z)
     if np.any(p >= upper):
         minimum = (log_factor - np.log(upper)) / LN2_SQ
-        raise ValueError(
-            f"bits_per_entry={m} is too small for a filter at every level in the X -> 1 closed "
-            f"form; it needs more than {np.max(minimum):.6g} bits per entry"
-        )
+        raise ValueError(f"bits_per_entry={m} is too small for a filter at every level in the "
+                         f"X -> 1 closed form; it needs more than {np.max(minimum):.6g} bits per "
+                         "entry")
     return p
 
 
@@ -88,23 +75,19 @@ LOAD_FACTOR = 1.0
 
 
 def hash_signature_bits(level_fpr: ArrayLike) -> np.ndarray:
-    """App. F: key-signature bits so one table probe has the level's FPR a_i*p_i: ceil(log2(1/x)).
-
-    A level whose FPR is 1 or more needs no signature bits (any probe may be a false positive).
-    """
+    """App. F: key-signature bits so one table probe has the level's FPR a_i*p_i:
+    ceil(log2(1/x)). A level whose FPR is 1 or more needs no signature bits (any probe may be a
+    false positive)."""
     x = np.asarray(level_fpr, dtype=float)
     with np.errstate(divide="ignore"):
         return np.where(x >= 1.0, 0.0, np.ceil(-np.log2(np.minimum(x, 1.0)) - 1e-12))
 
 
-def hash_table_bits_per_entry(
-    level_fpr: ArrayLike, pointer_bits: float = POINTER_BITS, load_factor: float = LOAD_FACTOR
-) -> np.ndarray:
-    """App. F / Figure 11: (signature + pointer) bits per entry, inflated by 1/load_factor.
-
-    The defaults reproduce Figure 11 (48-bit pointers, no slack); a real table wants
-    load_factor < 1 for collision headroom.
-    """
+def hash_table_bits_per_entry(level_fpr: ArrayLike, pointer_bits: float = POINTER_BITS,
+                              load_factor: float = LOAD_FACTOR) -> np.ndarray:
+    """App. F / Figure 11: (signature + pointer) bits per entry, inflated by 1/load_factor. The
+    defaults reproduce Figure 11 (48-bit pointers, no slack); a real table wants load_factor < 1
+    for collision headroom."""
     if not (0.0 < load_factor <= 1.0):
         raise ValueError(f"load_factor must lie in (0, 1]; got {load_factor}")
     if not (pointer_bits >= 0):
@@ -113,10 +96,8 @@ def hash_table_bits_per_entry(
 
 
 def hash_table_levels(L: ArrayLike, hash_levels: ArrayLike) -> np.ndarray:
-    """Mask of levels that use a hash table: the ``hash_levels`` smallest, never Level L.
-
-    App. F's rule of thumb is Bloom filters for the largest three levels: hash_levels = L - 3.
-    """
+    """Mask of levels that use a hash table: the ``hash_levels`` smallest, never Level L. App.
+    F's rule of thumb is Bloom filters for the largest three levels: hash_levels = L - 3."""
     L = np.asarray(L)
     h = np.minimum(np.asarray(hash_levels), L - 1)
     width = int(np.max(L)) if L.size else 1
@@ -129,13 +110,11 @@ def rule_of_thumb_hash_levels(L: ArrayLike) -> np.ndarray:
     return np.maximum(0, np.asarray(L) - 3)
 
 
-def fence_pointer_bits_per_entry(
-    entries_per_block: ArrayLike, key_bytes: ArrayLike, pointer_bytes: ArrayLike = 8
-) -> np.ndarray:
+def fence_pointer_bits_per_entry(entries_per_block: ArrayLike, key_bytes: ArrayLike,
+                                 pointer_bytes: ArrayLike = 8) -> np.ndarray:
     """App. G: one (key, pointer) pair per block, so (key + pointer) * 8 / B bits per entry."""
-    return (np.asarray(key_bytes) + np.asarray(pointer_bytes)) * 8.0 / np.asarray(
-        entries_per_block, dtype=float
-    )
+    return ((np.asarray(key_bytes) + np.asarray(pointer_bytes)) * 8.0
+            / np.asarray(entries_per_block, dtype=float))
 
 
 def split_memory(

@@ -19,25 +19,15 @@ from cost_models.structure import ArrayLike
 
 
 def theta(
-    point_reads: ArrayLike,
-    zero_reads: ArrayLike,
-    writes: ArrayLike,
-    range_reads: ArrayLike,
-    R: ArrayLike,
-    R_zero: ArrayLike,
-    W: ArrayLike,
-    V: ArrayLike,
-    R_uniform: ArrayLike = 0.0,
-    uniform_share: ArrayLike = 0.0,
-    probes: ArrayLike = 0.0,
-    probe_cost: ArrayLike = 0.0,
+    point_reads: ArrayLike, zero_reads: ArrayLike, writes: ArrayLike, range_reads: ArrayLike,
+    R: ArrayLike, R_zero: ArrayLike, W: ArrayLike, V: ArrayLike, R_uniform: ArrayLike = 0.0,
+    uniform_share: ArrayLike = 0.0, probes: ArrayLike = 0.0, probe_cost: ArrayLike = 0.0,
 ) -> np.ndarray:
-    """Eq 16: average I/O per operation, Theta = r R + z R_zero + w W + v V.
-
-    ``uniform_share`` of the existing-key reads pay ``R_uniform`` (the key drawn uniformly over
-    the entries) instead of R (the key in Level L, the paper's worst case). Each point read
-    also pays ``probe_cost`` (a filter or hash-table probe, in block reads) per probe of
-    :func:`filter_probes`; the paper's Theta is ``probe_cost = 0``."""
+    """Eq 16: average I/O per operation, Theta = r R + z R_zero + w W + v V. ``uniform_share`` of
+    the existing-key reads pay ``R_uniform`` (the key drawn uniformly over the entries) instead
+    of R (the key in Level L, the paper's worst case). Each point read also pays ``probe_cost``
+    (a filter or hash-table probe, in block reads) per probe of :func:`filter_probes`; the
+    paper's Theta is ``probe_cost = 0``."""
     u = np.asarray(uniform_share, dtype=float)
     reads = np.asarray(point_reads) + np.asarray(zero_reads)
     return (
@@ -55,23 +45,15 @@ COST_ROW = ("point_read", "zero_result_read", "write_cost", "range_runs", "range
 
 
 def theta_weights(
-    point_reads: ArrayLike,
-    zero_reads: ArrayLike,
-    writes: ArrayLike,
-    range_reads: ArrayLike,
-    range_blocks: ArrayLike,
-    write_cost_ratio: ArrayLike = 1.0,
-    uniform_share: ArrayLike = 0.0,
+    point_reads: ArrayLike, zero_reads: ArrayLike, writes: ArrayLike, range_reads: ArrayLike,
+    range_blocks: ArrayLike, write_cost_ratio: ArrayLike = 1.0, uniform_share: ArrayLike = 0.0,
     probe_cost: ArrayLike = 0.0,
 ) -> np.ndarray:
-    """Eq 16 as a linear form over a cost row (:data:`COST_ROW`): Theta = row @ weights.
-
-    The weights are :func:`theta` and :func:`range_cost` applied to the unit rows, so this is
-    Eq 16 itself, not a second copy of it. Workload arrays broadcast; weights are the last axis.
-    ``write_cost_ratio`` (phi) charges a block written phi times a block read: the writes'
-    weight is phi times their fraction; ``uniform_share`` and ``probe_cost`` as in
-    :func:`theta`.
-    """
+    """Eq 16 as a linear form over a cost row (:data:`COST_ROW`): Theta = row @ weights. The
+    weights are :func:`theta` and :func:`range_cost` applied to the unit rows, so this is Eq 16
+    itself, not a second copy of it. Workload arrays broadcast; weights are the last axis.
+    ``write_cost_ratio`` (phi) charges a block written phi times a block read: the writes' weight
+    is phi times their fraction; ``uniform_share`` and ``probe_cost`` as in :func:`theta`."""
     unit = np.eye(len(COST_ROW))
     writes = np.asarray(writes, dtype=float) * np.asarray(write_cost_ratio, dtype=float)
     args = [np.asarray(a, dtype=float)[..., None] for a in
@@ -84,23 +66,16 @@ def theta_weights(
 
 
 def theta_of_rows(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Theta of cost rows (..., c) for workload weights (W, c): shape (W, ...).
-
-    einsum's own loop, not BLAS: a multi-threaded BLAS on a busy 2-core machine turned a
-    1 x 5 by 5 x G product from 0.1 ms into 10 ms.
-    """
+    """Theta of cost rows (..., c) for workload weights (W, c): shape (W, ...). einsum's own
+    loop, not BLAS: a multi-threaded BLAS on a busy 2-core machine turned a 1 x 5 by 5 x G
+    product from 0.1 ms into 10 ms."""
     return np.einsum("...c,wc->w...", rows, np.atleast_2d(weights))
 
 
 def cost_row(
-    *,
-    point_read: ArrayLike,
-    zero_result_read: ArrayLike,
-    write_cost: ArrayLike,
-    range_runs: ArrayLike,
-    range_spread: ArrayLike = 1.0,
-    point_read_uniform: ArrayLike | None = None,
-    filter_probes: ArrayLike = 0.0,
+    *, point_read: ArrayLike, zero_result_read: ArrayLike, write_cost: ArrayLike,
+    range_runs: ArrayLike, range_spread: ArrayLike = 1.0,
+    point_read_uniform: ArrayLike | None = None, filter_probes: ArrayLike = 0.0,
 ) -> np.ndarray:
     """One cost row (:data:`COST_ROW`) from named costs; arrays broadcast, the row is the last
     axis. ``write_cost`` is Eq 14's W (write amplification over B). A range read costs

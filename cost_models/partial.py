@@ -1,30 +1,19 @@
 """File-granular (partial) merging of a leveled tree: RocksDB's leveled compaction and the native
 engine's ``granularity='file'``. Derived in ``docs/MODEL.md`` ("Files and partial merges", P1-P5).
 
-* P1 Overlap. A level that overflows sends one file down, merged with the files of the next level
-  that overlap it. The file picked (round-robin, or least overlap) lies where the level is
-  densest; the level below holds, in its key range, (r - 1)/2 of the file's entries on average
-  (small files), for r = S_{i+1} / S_i the ratio of the two levels' sizes. So moving Delta
-  entries down writes Delta (r + 1)/2 entries, not Delta (r + 1) as a whole-level merge does. A
-  file that is a large share of its level spans more than its share of the keys (P1 in
-  docs/MODEL.md gives the general form).
-* P2 Whole files. A level is cut back below its target a file at a time, so after its drain it
-  holds its target less half a file on average.
-* P3 Level 0. With a trigger of k runs, k flushes gather as separate runs and then merge together
-  with all of the level below (a flush spans the key space, so every file overlaps it): that
-  merge writes k F + S_base entries per k F inserted. RocksDB also merges level 0 when its
-  bytes outgrow ``max_bytes_for_level_base``, whatever the trigger.
-* P4 Targets. RocksDB's static targets (base, base T, base T^2, ...), its dynamic ones (from the
-  largest level up, the base level's target kept in (base / T, base]), or the Wacky engine's
-  (Eq 9 capacities at n = S_L (C+1)/C, App. E's re-anchoring).
-* P5 The window. Sizes move with the data, and the last level grows through a window that
-  doubles the data, so the costs are those of the size path from an empty tree through the
-  preload and the window, one flush at a time: an expectation over the mean sizes (no keys, no
-  files), O(flushes x levels).
+* P1 Overlap. An overflowing level sends one file down, merged with the files of the next level
+  that overlap it, (r - 1)/2 of its entries for small files (r = S_{i+1} / S_i): moving Delta
+  entries writes Delta (r + 1)/2, not Delta (r + 1) as a whole-level merge does.
+* P2 Whole files. A drained level holds its target less half a file on average.
+* P3 Level 0. k flushes gather as runs, then merge with all of the level below: k F + S_base
+  entries written per k F inserted (RocksDB also merges once level 0 outgrows its base).
+* P4 Targets. RocksDB's static or dynamic targets, or the Wacky engine's (Eq 9 capacities at
+  n = S_L (C+1)/C, App. E's re-anchoring).
+* P5 The window. The costs are those of the mean sizes' path from an empty tree through the
+  preload and the window, a flush at a time: O(flushes x levels).
 
 :func:`window_costs` walks one design's flushes in Python; :func:`window_costs_many` walks many
-designs' flushes together with numpy, one row per design, and gives the same numbers bit for bit
-(the same floating-point operations in the same order per design).
+together with numpy, a row a design, bit for bit the same (the same operations in the same order).
 """
 
 from __future__ import annotations
@@ -43,13 +32,11 @@ TARGET_RULES = ("static", "dynamic", "wacky")
 
 @dataclass(frozen=True)
 class LeveledFiles:
-    """The compaction rules of a leveled tree whose levels are made of files.
-
-    Sizes are in entries. ``base_entries`` and ``num_levels`` are RocksDB's
-    ``max_bytes_for_level_base`` (in entries) and the levels below level 0 (``num_levels - 1``);
-    the Wacky rule uses ``C`` instead. ``flush_writes``: a flush is written as a level-0 file
-    before it merges (RocksDB always; the native engine when ``level0_runs`` > 1).
-    """
+    """The compaction rules of a leveled tree whose levels are made of files. Sizes are in
+    entries. ``base_entries`` and ``num_levels`` are RocksDB's ``max_bytes_for_level_base`` (in
+    entries) and the levels below level 0 (``num_levels - 1``); the Wacky rule uses ``C``
+    instead. ``flush_writes``: a flush is written as a level-0 file before it merges (RocksDB
+    always; the native engine when ``level0_runs`` > 1)."""
 
     T: float
     flush_entries: float
@@ -99,8 +86,8 @@ class WindowCosts:
 
 def _dynamic_targets(S: list[float], T: float, base: float) -> list[float]:
     """RocksDB's ``level_compaction_dynamic_level_bytes``: the largest level fixes the others,
-    each T times smaller, and the highest level in use (the base, where level 0 merges) has its
-    target kept within (base / T, base]; levels above it are unused (target 0)."""
+    each T times smaller, the base (highest level in use) kept within (base / T, base]; levels
+    above it unused (target 0)."""
     n = len(S)
     largest = max(S)
     targets = [0.0] * n
@@ -178,10 +165,9 @@ def _level0_limit(policy: LeveledFiles, base_target: float) -> float:
 def _merge_cost(moved: float, upper: float, lower: float, file: float,
                 boundary_files: float = 0.0) -> float:
     """P1: entries written when ``moved`` entries leave a level of ``upper`` entries for one of
-    ``lower``, a file of ``file`` entries at a time: each file with the entries below it, those
-    of (r - 1) S_i (1 - sqrt(1 - file / S_i)) of the key space, which is f (r - 1)/2 for small
-    files and the whole level below but its newest push for a file as large as the level;
-    plus ``boundary_files`` files of the level below cut through at the range's ends."""
+    ``lower``, a file of ``file`` entries at a time: each file with the (r - 1) S_i (1 - sqrt(1 -
+    file / S_i)) entries below it (f (r - 1)/2 for small files), plus ``boundary_files`` files of
+    the level below cut through at the range's ends."""
     if lower <= 0 or upper <= 0:
         return moved
     r = lower / upper
@@ -194,7 +180,7 @@ def _merge_cost(moved: float, upper: float, lower: float, file: float,
 def settled_sizes(policy: LeveledFiles, entries: float) -> list[float]:
     """The sizes a tree of ``entries`` settles at (P2, P4): every level but the last at its
     target less half a file, the last holding the rest."""
-    S = [0.0] * (policy.num_levels if policy.targets != "wacky" else 1)
+    S = _empty_sizes(policy)
     S[-1] = float(entries)
     for _ in range(64):
         # The engine's capacities are those of n = S_L (C+1)/C, which is N once settled.
@@ -221,7 +207,8 @@ def window_costs(policy: LeveledFiles, preload: float, window: float,
     that starts empty (or, with ``settled``, starts at :func:`settled_sizes` for the preload)."""
     _check_window(policy, preload, window)
     F, f, k = policy.flush_entries, policy.file_entries, policy.level0_runs
-    S, flushes_before, flushes = _start(policy, preload, window, settled)
+    S = settled_sizes(policy, preload) if settled else _empty_sizes(policy)
+    flushes_before, flushes = _flush_counts(policy, 0.0 if settled else preload, window)
     level0 = 0
     written = [0.0] * len(S)
     flush_written = 0.0
@@ -258,9 +245,8 @@ def window_costs(policy: LeveledFiles, preload: float, window: float,
 
 def _drain(S: list[float], targets: list[float], f: float, boundary_files: float,
            written: list[float] | None) -> None:
-    """P2's drains of one tree, in place, the most overfull level first: a level over its
-    target sends whole files down until it is below it, half a file below on average. The
-    entries they write go to ``written`` (when the window counts them)."""
+    """P2's drains of one tree, in place, the most overfull level first, whole files down until
+    below its target; the entries written go to ``written`` (when the window counts them)."""
     while True:
         over = [i for i in range(len(S) - 1) if S[i] > targets[i]]
         if not over:
@@ -280,14 +266,6 @@ def _check_window(policy: LeveledFiles, preload: float, window: float) -> None:
     if not preload >= 0 or not window >= policy.flush_entries:
         raise ValueError(f"window must hold at least one flush ({policy.flush_entries:g} "
                          f"entries) and preload must be >= 0; got {window}, {preload}")
-
-
-def _start(policy: LeveledFiles, preload: float, window: float,
-           settled: bool) -> tuple[list[float], int, int]:
-    """The sizes the walk starts from, the flushes before the window and the flushes in all."""
-    if settled:
-        return settled_sizes(policy, preload), *_flush_counts(policy, 0.0, window)
-    return _empty_sizes(policy), *_flush_counts(policy, preload, window)
 
 
 def _empty_sizes(policy: LeveledFiles) -> list[float]:
@@ -381,8 +359,8 @@ class _Rules:
 
 
 def _level_counts(T: np.ndarray, C: np.ndarray, n_buffers: np.ndarray) -> np.ndarray:
-    """:func:`num_levels` at X = 1 (Eq 3), the same operations in the same order without the
-    X != 1 branch it computes and drops: a third of the calls, and it runs once a flush."""
+    """:func:`num_levels` at X = 1 (Eq 3), the same operations in the same order without the X !=
+    1 branch it computes and drops (it runs once a flush)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         real = 1.0 + np.log(n_buffers / (C + 1.0) * (T - 1.0) / T) / np.log(T)
         ceiled = np.ceil(real - LEVEL_CEIL_TOLERANCE * np.maximum(1.0, np.abs(real)))
@@ -471,9 +449,8 @@ def _settled_many(rules: _Rules, entries: list[float]) -> list[list[float]]:
 
 @dataclass(frozen=True)
 class _Rows:
-    """The designs still walking, one row each, and the walk's state. The arrays change in place
-    a flush at a time; rows leave (:meth:`take`) and columns come on the left (:meth:`widen`)
-    by copy."""
+    """The designs still walking, a row each, and the walk's state: changed in place a flush at a
+    time; rows leave (:meth:`take`) and columns come on the left (:meth:`widen`) by copy."""
 
     ids: np.ndarray  # position in the caller's list
     rules: _Rules
@@ -538,10 +515,10 @@ def _start_rows(rules: _Rules, starts: list[list[float]], counts: list[tuple[int
 
 
 def _wacky_targets_many(rows: _Rows, w: np.ndarray) -> tuple[_Rows, np.ndarray]:
-    """:func:`_wacky_targets` of the wacky rows ``w``: Eq 10's L at n = S_L (C+1)/C, levels
-    added on top where it grew, Eq 9's shares refreshed where L changed (rarely: in Python, per
-    change). Returns the rows and those whose L fell below the levels they hold: the scalar
-    walk then reads its targets against the wrong levels, and those rows are left to it."""
+    """:func:`_wacky_targets` of the wacky rows ``w``: Eq 10's L at n = S_L (C+1)/C, levels added
+    on top where it grew, Eq 9's shares refreshed where L changed (in Python, per change).
+    Returns the rows and those whose L fell below the levels they hold, left to the scalar walk
+    (which then reads its targets against the wrong levels)."""
     rules = rows.rules
     T, C = rules.T[w], rules.C[w]
     n_est = rows.S[w, -1] * (C + 1) / C
@@ -616,8 +593,8 @@ def _merge_cost_many(moved: np.ndarray, upper: np.ndarray, lower: np.ndarray, fi
 @dataclass(frozen=True)
 class _Draining:
     """The rows being drained this flush (rows ``at`` of the walk): their sizes (changed in
-    place), targets, what a drained level keeps (P2: its target less half a file; the last
-    level nothing, it never drains), file sizes, and where their writes go."""
+    place), targets, what a drained level keeps (P2; the last level never drains), file sizes,
+    and where their writes go."""
 
     S: np.ndarray
     targets: np.ndarray
@@ -653,13 +630,11 @@ class _Draining:
 
 
 def _drain_chains(d: _Draining, single: np.ndarray, over: np.ndarray) -> np.ndarray:
-    """The drains of the ``single`` rows, those with one level over its target: that level
-    drains into the next, which drains in turn if that put it over, and so on down (the common
-    case, a flush's cascade), all in one pass. A drained level keeps ``keep``, so the entries
-    reaching each level and those leaving it are the running sums S_i - keep_i + S_{i+1} -
-    keep_{i+1} ..., which numpy's cumsum adds one at a time, as the scalar walk does. Returns
-    the rows left undone (a drained level stayed over its target, by rounding), for the
-    scalar walk's order."""
+    """The drains of the ``single`` rows (one level over its target): that level drains into the
+    next, which drains in turn if that put it over, and so on down, in one pass. A drained level
+    keeps ``keep``, so what reaches and leaves each level are running sums, which cumsum adds one
+    at a time, as the scalar walk does. Returns the rows left undone (a drained level stayed over
+    by rounding), for the scalar walk's order."""
     S, t = d.S, d.targets
     width = S.shape[1]
     cols = np.arange(width)
@@ -740,29 +715,13 @@ def _flush(rows: _Rows, counting: np.ndarray) -> None:
     np.add(rows.level0_sum, rows.level0, out=rows.level0_sum, where=counting)
 
 
-@dataclass(frozen=True)
-class _Finished:
-    """A design's walk, summed."""
-
-    F: float
-    counted: int
-    flush_written: float
-    written: list[float]
-    sizes: list[float]
-    in_use: list[float]
-    level0_sum: float
-
-    @staticmethod
-    def of(rows: _Rows, b: int) -> _Finished:
-        first = rows.S.shape[1] - int(rows.levels[b])
-        return _Finished(float(rows.rules.F[b]), int(rows.flushes[b] - rows.flushes_before[b]),
-                         float(rows.flush_written[b]), rows.written[b, first:].tolist(),
-                         rows.sizes[b, first:].tolist(), rows.in_use[b, first:].tolist(),
-                         float(rows.level0_sum[b]))
-
-    def costs(self) -> WindowCosts:
-        return _window_result(self.F, self.counted, self.flush_written, self.written,
-                              self.sizes, self.in_use, self.level0_sum)
+def _finished(rows: _Rows, b: int) -> WindowCosts:
+    """Row ``b``'s walk, summed."""
+    first = rows.S.shape[1] - int(rows.levels[b])
+    return _window_result(float(rows.rules.F[b]), int(rows.flushes[b] - rows.flushes_before[b]),
+                          float(rows.flush_written[b]), rows.written[b, first:].tolist(),
+                          rows.sizes[b, first:].tolist(), rows.in_use[b, first:].tolist(),
+                          float(rows.level0_sum[b]))
 
 
 def per_policy(value: object, n: int, name: str, unit: str = "policy") -> list:
@@ -779,8 +738,7 @@ def window_costs_many(policies: Sequence[LeveledFiles], preload: float | Sequenc
                       window: float | Sequence[float],
                       settled: bool | Sequence[bool] = False) -> list[WindowCosts]:
     """:func:`window_costs` of each policy (``preload``, ``window`` and ``settled`` shared or one
-    per policy), equal to it bit for bit: the designs' flushes walked together, each numpy
-    operation on every design still walking."""
+    per policy), bit for bit: the designs' flushes walked together."""
     policies = list(policies)
     n = len(policies)
     preloads = per_policy(preload, n, "preload")
@@ -807,7 +765,7 @@ def window_costs_many(policies: Sequence[LeveledFiles], preload: float | Sequenc
         done = rows.flushes <= step
         if done.any():
             for b in np.flatnonzero(done):
-                out[rows.ids[b]] = _Finished.of(rows, b).costs()
+                out[rows.ids[b]] = _finished(rows, b)
             rows = rows.take(~done)
             continue
         rows, odd = _update_targets(rows)

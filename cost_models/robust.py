@@ -37,10 +37,8 @@ def _tilt(c: np.ndarray, log_w: np.ndarray, lam: np.ndarray) -> tuple[np.ndarray
 
 def worst_case_workload(costs: np.ndarray, weights: np.ndarray, rho: float) -> np.ndarray:
     """The workload w' that maximizes ``costs`` . w' within KL(w' || ``weights``) <= ``rho``.
-
     ``costs`` has the operations on its last axis (any leading axes: designs); ``weights`` is one
-    workload on the simplex. Returns w' with the shape of ``costs``.
-    """
+    workload on the simplex. Returns w' with the shape of ``costs``."""
     if not np.isfinite(rho) or rho < 0:
         raise ValueError(f"rho must be a finite number >= 0; got {rho!r}")
     c = np.asarray(costs, dtype=float)

@@ -1,50 +1,23 @@
-"""Skewed keys and an LRU block cache: S1-S7 in ``docs/MODEL.md`` ("Skew and a block cache").
+"""Skewed keys and an LRU block cache: S1-S8 in ``docs/MODEL.md`` ("Skew and a block cache").
 
-Keys are ranked by popularity, rank 1 the hottest, and ranks are assigned at random to keys, so
-a key's rank says nothing about where its key falls in the key space, except under ``hotrange``.
-Five distributions:
+Keys are ranked by popularity (rank 1 the hottest; ranks fall at random in the key space but
+under ``hotrange``): ``uniform``; ``zipf`` theta; ``hotset`` h p (a share h of the keys gets a
+share p of the operations); ``hotrange`` h p (reads only: the hot keys one contiguous stretch,
+S5r); ``latest`` theta (YCSB's: reads of the r-th most recent write, updates of the r-th most
+recent insert, S1l). Writes are a share ``u`` of updates and ``1 - u`` of inserts.
 
-* ``uniform``;
-* ``zipf`` theta: P(rank r) proportional to r^-theta, theta in [0, 1.5] (YCSB's default 0.99);
-* ``hotset`` h p: a fraction h of the keys receives a fraction p of the operations;
-* ``hotrange`` h p (reads only): the same, the hot keys one contiguous stretch of the key
-  order, so that a block is all hot or all cold (S5r);
-* ``latest`` theta: a read of the key of the r-th most recent write, r Zipf-distributed
-  (YCSB-D; theta defaults to YCSB's 0.99); for writes, an update of the key of the r-th most
-  recent insert (YCSB's latest generator; :class:`LatestWrites`, S1l).
-
-Writes are a share ``u`` of updates of existing keys (drawn from the write distribution) and
-``1 - u`` of inserts of new keys. The model, for one whole-level Wacky design:
-
-* S1 Unique(w), the distinct keys among w writes: (1-u) w + sum_k (1 - e^{-u q_k w}); under
-  latest writes (S1l) (1-u) w + sum_a (1 - e^{-H(a, w)}), H(a, w) = u/(1-u) [Z(a + (1-u) w) -
-  Z(a)] the updates a key of insertion recency a takes as inserts push it down the ranks.
-* S2 Write amplification: M1-M3 of the finite model with every batch counted in writes, a run
-  holding Unique(its writes) entries: updates of hot keys are absorbed when runs merge.
-* S3 Where a read's key lives: Level i holds the keys whose newest write falls in its age band,
-  sized so that the band's unique keys fill the level's mean entries.
-* S4 The probes of an existing-key read: the false positives of the runs above its key.
-* S5 The LRU cache with Che's approximation: a block stays cached for a characteristic time
-  t_C after its last read, found from the cache's size. S5r: under a hot key range a block
-  holds consecutive keys, all hot or all cold.
-* S6 Invalidation: a block dies with its run, so a read hits only if the block was read since
-  its run was written, h(lambda, l, t_C) for a run that lives l.
-* S7 Hit rates per level and overall, and the I/O of a read.
-* S8 (a what-if) The filter memory allocated for these reads by the weighted Lagrangian.
+S1 Unique(w), the distinct keys among w writes; S2 write amplification with runs holding
+Unique(their writes); S3 where a read's key lives (age bands); S4 the false positives above it;
+S5 Che's LRU cache (t_C); S6 blocks die with their runs; S7 hit rates and a read's I/O; S8 (a
+what-if) filters allocated by the weighted Lagrangian for these reads.
 
 S3-S8 take a per-level ledger from any cycle model (:func:`tree_of_levels`): the whole-level
-cycle (:func:`skewed_tree`, S2), file-granular partial merges (:func:`file_trees`, S2f: the
-native engine's ``granularity="file"`` and RocksDB's leveled compaction, sizes from
+cycle (:func:`skewed_tree`, S2), file-granular merges (:func:`file_trees`, S2f, sizes from
 ``cost_models.partial``) and RocksDB's universal compaction (:func:`universal_tree`, U5).
-
-Everything is a sum over bins of ranks (:func:`rank_bins`), so a design costs O(bins x levels),
-independent of N, except S5's block composition, drawn once from a fixed seed. What depends on
-the workload alone (the bins, the keys' chances, S1 tabulated) is a :class:`KeyMap` that a search
-builds once; :func:`skewed_tree` prices a design up to the cache (S1-S4, S8) and
-:meth:`SkewedTree.costs` adds the cache (S5-S7), the costly part. The numerical shortcuts (S1's
-inverse by Newton's method, S5's draws from sorted uniforms, S5-S6's sums on moment-matched
-nodes, t_C by Newton's method) are described in docs/MODEL.md and checked against the direct
-computations in tests/test_skew_speed.py.
+Everything is a sum over bins of ranks, O(bins x levels) a design, except S5's block draws
+(from a fixed seed). A :class:`KeyMap` holds what depends on the workload alone, built once a
+search; :meth:`SkewedTree.costs` adds the cache (S5-S7), the costly part. The numerical
+shortcuts are described in docs/MODEL.md and checked in tests/test_skew_speed.py.
 """
 
 from __future__ import annotations
@@ -140,6 +113,14 @@ def _zipf_mass(lo: np.ndarray, hi: np.ndarray, theta: float) -> np.ndarray:
     return np.where(hi - lo == 1, single, wide)
 
 
+def _between(first: np.ndarray | float, past: np.ndarray) -> np.ndarray:
+    """(bands, bins): each band's share between its edges, ``first`` above the first edge,
+    ``past`` (a row an edge) beyond each, 0 beyond the last."""
+    width = past.shape[1]
+    bounds = np.vstack([np.broadcast_to(first, (1, width)), past, np.zeros((1, width))])
+    return bounds[:-1] - bounds[1:]
+
+
 def key_probabilities(dist: KeyDist, bins: RankBins, n: int) -> np.ndarray:
     """Each key's probability per operation, by bin (sums to 1 over all n keys)."""
     lo, hi = bins.lo.astype(float), bins.hi.astype(float)
@@ -183,11 +164,8 @@ def _unique_and_slope(w: np.ndarray, u: float, q: np.ndarray, count: np.ndarray
 def writes_for_unique_many(d: np.ndarray | float, u: float, q: np.ndarray, count: np.ndarray,
                            start: np.ndarray | None = None) -> np.ndarray:
     """S1 inverted elementwise: the writes whose distinct keys number d (inf if updates alone
-    cannot reach d). Newton's method, all at once, from w = d or the guesses ``start``: D is
-    increasing and concave with D(w) <= w (a write adds at most one key), so the root is at
-    least d, a step from the left lands at or below the root, the iterates then climb to it
-    without a bracket, quadratically once close, and a step from the right lands left of it
-    (at d at the lowest)."""
+    cannot reach it). Newton's method from w = d or ``start``: D is increasing and concave with
+    D(w) <= w, so the iterates climb to the root without a bracket, quadratically once close."""
     return _invert_unique(d, u, float(count.sum()),
                           lambda w: _unique_and_slope(w, u, q, count), start)
 
@@ -248,18 +226,14 @@ AREA_WRITES = np.geomspace(1e-2, 1e20, 16 * 22 + 1)  # S2f's table under latest 
 
 @dataclass(frozen=True, eq=False)
 class LatestWrites:
-    """S1l: updates of the key of the r-th most recent insert, r Zipf(theta) over the M keys
-    present at the priced moment (YCSB's ``latest``; the load's order counts as insertion
-    order). A key's rank is its insertion recency, 0 the newest; every insert adds one, so a
-    rank grows by 1 - u a write on average. The Zipf is normalized over M (``zeta``) and goes
-    on beyond it for the older keys a span's inserts push down (the population grows by
-    (1 - u) w over a span; docs/MODEL.md S1l says what that leaves out).
+    """S1l: updates of the key of the r-th most recent insert, r Zipf(theta) over the M keys present
+    at the priced moment (YCSB's ``latest``). A key's rank is its insertion recency, growing by 1 -
+    u a write on average; the Zipf is normalized over M (``zeta``) and goes on beyond it for the
+    older keys a span's inserts push down (docs/MODEL.md S1l).
 
-    The ranks are binned as S1's (:func:`rank_bins` over M), each bin standing at ``pos``, the
-    rank whose chance is the bin's mean chance: with u = 1, when ranks never move, every sum is
-    then S1's with the Zipf q exactly. C(x) = sum_{s < x} (s + 1)^-theta, linear between whole
-    ranks below EXACT_RANKS and the midpoint integral beyond (as :func:`_zipf_mass`), so
-    Z(x) = C(x) / zeta is the chance an update picks a rank below x."""
+    The ranks are binned as S1's, each bin at ``pos``, the rank whose chance is the bin's mean (so
+    with u = 1 every sum is S1's). C(x) = sum_{s < x} (s + 1)^-theta, linear between whole ranks
+    below EXACT_RANKS and the midpoint integral beyond; Z(x) = C(x) / zeta."""
 
     theta: float
     u: float
@@ -459,17 +433,12 @@ class LatestWrites:
     def placement(self, edges: np.ndarray, lo: np.ndarray, hi: np.ndarray, hist: float
                   ) -> np.ndarray:
         """S3 (bands, bins): where keys of ranks [lo, hi) now have their newest version."""
-        surv = self.survival(edges, lo, hi, hist)
-        ones, zeros = np.ones((1, surv.shape[1])), np.zeros((1, surv.shape[1]))
-        bounds = np.vstack([ones, surv, zeros])
-        return bounds[:-1] - bounds[1:]
+        return _between(1.0, self.survival(edges, lo, hi, hist))
 
     def _touched(self, read: RankBins, mass: np.ndarray, hist: float) -> np.ndarray:
-        """(read bins + 1, key bins): sum over the writes of age bin j and beyond of P(a read
-        of that write) x the chance that write touched each key of a key bin (per key): an
-        insert (1 - u) of the key now at rank I(r), an update u of the key now at a that had
-        rank a - I(r) then (the load's writes all inserts). Kept per H, the same for every
-        design."""
+        """(read bins + 1, key bins): over the writes of age bin j and beyond, P(a read of that
+        write) x the chance it touched each key of a key bin: an insert (1 - u) of the key now at
+        rank I(r), an update u of the key now at a. Kept per H, the same for every design."""
         if hist in self._reads:
             return self._reads[hist]
         u, klo, khi = self.u, self.bins.lo.astype(float), self.bins.hi.astype(float)
@@ -494,19 +463,17 @@ class LatestWrites:
 
     def latest_reads(self, edges: np.ndarray, read: RankBins, mass: np.ndarray, hist: float
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """S3 for ``latest`` reads under latest writes: (place, pop_count, pop_rate) over the
-        key bins. A read of the write r ago finds the key it touched older than e < r when no
-        update took that key in the last e writes, so the reads of a key landing beyond edge
-        e are e^{-hazard over e} times its reads of writes older than e (:meth:`_touched`);
-        band i gets the difference between its edges, and a key's rate while there is that
-        over its share of time there (:meth:`placement`)."""
+        """S3 for ``latest`` reads under latest writes: (place, pop_count, pop_rate) over the key
+        bins. A read of the write r ago finds its key older than e < r when no update took it in
+        the last e writes: the reads landing beyond edge e are e^{-hazard over e} times those of
+        writes older than e (:meth:`_touched`); a key's rate in a band is its landing over its
+        time share there."""
         touched = self._touched(read, mass, hist)
         age = 0.5 * (read.lo + read.hi).astype(float)
         beyond = touched[np.searchsorted(age, edges, side="right")]
         klo, khi = self.bins.lo.astype(float), self.bins.hi.astype(float)
         older = np.exp(-self._recent_hazard(edges, self.positions(klo, khi), hist)) * beyond
-        bounds = np.vstack([touched[:1], older, np.zeros((1, klo.size))])
-        landing = bounds[:-1] - bounds[1:]
+        landing = _between(touched[:1], older)
         stay = self.placement(edges, klo, khi, hist)
         rate = np.where(stay > 1e-12, landing / np.maximum(stay, 1e-12), 0.0)
         return stay, self.bins.count, rate
@@ -578,6 +545,15 @@ class SkewedCosts:
     buffer_kept: tuple[float, ...] = ()
 
 
+def _log_interp(x: np.ndarray, log_x: np.ndarray, log_y: np.ndarray,
+                outside: np.ndarray | float) -> np.ndarray:
+    """A table of ln y against ln x read at x, ``outside`` where x is off the table."""
+    with np.errstate(divide="ignore"):
+        y = np.log(x)
+    inside = (y >= log_x[0]) & (y <= log_x[-1])
+    return np.where(inside, np.exp(np.interp(y, log_x, log_y)), outside)
+
+
 @dataclass(frozen=True, eq=False)
 class KeyMap:
     """The keys as S1-S7 see them for one population and workload: the rank bins, each key's
@@ -599,13 +575,11 @@ class KeyMap:
     # S2f's mean of S1 tabulated the same way (ln of the mean, ln w), for its inverse's guesses.
     log_mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
     log_mean_writes: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    # S1l: updates of recently inserted keys (``latest`` writes; None: q above is stationary).
-    # q is then each key's chance per update now, by rank of insertion recency.
+    # S1l (``latest`` writes; None: q is stationary): q is then by insertion recency.
     latest: LatestWrites | None = None
     # S1 inverted at single values a search asks for again and again (a flush's F).
     _inverted: dict = field(default_factory=dict, repr=False)
-    # Pure results the designs of one search share, by what they depend on besides the map
-    # (S2's upper levels, :func:`_upper_level`).
+    # Pure results a search's designs share, by what they depend on besides the map.
     _memo: dict = field(default_factory=dict, repr=False)
 
     def unique(self, w: np.ndarray | float) -> np.ndarray:
@@ -624,12 +598,7 @@ class KeyMap:
     def guess_writes(self, d: np.ndarray | float) -> np.ndarray:
         """S1 inverted roughly (to ~1e-3 where tabulated, else d, a lower bound)."""
         d = np.asarray(d, dtype=float)
-        if not self.log_unique.size:
-            return d
-        with np.errstate(divide="ignore"):
-            y = np.log(d)
-        inside = (y >= self.log_unique[0]) & (y <= self.log_unique[-1])
-        return np.where(inside, np.exp(np.interp(y, self.log_unique, self.log_writes)), d)
+        return _log_interp(d, self.log_unique, self.log_writes, d) if self.log_unique.size else d
 
     def guess_write(self, d: float) -> float:
         """:meth:`guess_writes` of one number."""
@@ -658,11 +627,7 @@ class KeyMap:
         """S2f's mean of S1 inverted roughly (None where not tabulated)."""
         if not self.log_mean.size:
             return None
-        with np.errstate(divide="ignore"):
-            y = np.log(e)
-        inside = (y >= self.log_mean[0]) & (y <= self.log_mean[-1])
-        return np.where(inside, np.exp(np.interp(y, self.log_mean, self.log_mean_writes)),
-                        np.nan)
+        return _log_interp(e, self.log_mean, self.log_mean_writes, np.nan)
 
     def hottest_read_share(self, keys: float) -> float:
         """The reads that go to the ``keys`` keys read most: the most a cache holding blocks of
@@ -724,8 +689,7 @@ def key_map(entries: float, workload: SkewedWorkload, *, tabulate: bool = True) 
         rising = np.concatenate(([True], np.diff(d) > 0))
         keep = np.cumprod(rising).astype(bool)
         arrays += [np.log(d[keep]), np.log(TABLE_WRITES[keep])]
-        # S2f's mean of D over [0, w], by the trapezoid rule on the same grid (D(w) ~ w below
-        # its first point): a starting guess for its inverse, which Newton's method refines.
+        # S2f's mean of D over [0, w] by the trapezoid rule (D(w) ~ w below the grid): guesses.
         area = 0.5 * TABLE_WRITES[0] * d[0] + np.concatenate(
             ([0.0], np.cumsum(0.5 * (d[1:] + d[:-1]) * np.diff(TABLE_WRITES))))
         mean = area / TABLE_WRITES
@@ -809,11 +773,9 @@ def _batches(writes: float, span: float) -> int:
 
 
 def _run_fill(run_cap: float, span: float, keys: KeyMap) -> tuple[int, np.ndarray]:
-    """M1 in writes: q, the fewest batches (>= 1) of ``span`` writes whose distinct keys fill a
-    run of ``run_cap`` entries, D(q span) >= run_cap (capped at MAX_BATCHES_PER_RUN), and D(e
-    span) for e = 0..q, the active run after e batches. q is read off S1's inverse (its table's
-    guess, or the inverse itself when the guess falls short) and then checked against D
-    itself, so that it is the count a batch-by-batch count gives."""
+    """M1 in writes: q, the fewest batches (>= 1, capped) of ``span`` writes whose distinct keys
+    fill ``run_cap``, and D(e span) for e = 0..q. q is read off S1's inverse and then checked
+    against D itself, so that it is the count a batch-by-batch count gives."""
     q = _batches(keys.guess_write(run_cap), span)
     ups = _unique_multiples(span, q, keys)
     if q < MAX_BATCHES_PER_RUN and ups[q] < run_cap:
@@ -829,10 +791,8 @@ def _run_fill(run_cap: float, span: float, keys: KeyMap) -> tuple[int, np.ndarra
 
 def _upper_level(a: int, cap: float, span: float, keys: KeyMap) -> tuple[_Level, float, int]:
     """S2 (M1 in writes) for a level above Level L with a runs and capacity ``cap``, taking
-    batches of ``span`` writes: the level (mean entries, mean runs, its run versions' lives),
-    the entries merges write into it per write, and m, the batches one fill of it takes. A pure
-    function of its arguments and the key map, kept on the map: the designs a search prices
-    share levels (Tiering's upper levels are Lazy Leveling's)."""
+    batches of ``span`` writes: the level, the entries merges write into it per write, and m, the
+    batches a fill takes. Kept on the key map: a search's designs share levels."""
     memo = ("upper", a, cap, span)
     if memo in keys._memo:
         return keys._memo[memo]
@@ -871,10 +831,9 @@ def _upper_level(a: int, cap: float, span: float, keys: KeyMap) -> tuple[_Level,
 def _levels_many(knobs: np.ndarray, S: float, layouts: np.ndarray, F: float, keys: KeyMap
                  ) -> tuple[list[tuple[list[_Level], list[float], float]], object]:
     """S2 of many designs (``knobs``: T, C, X, K, Z by design) at total size S: each one's
-    levels, their write amplification per write and the writes between full merges of Level L,
-    and the structures (for the filters, one row a design). M1's layout is one vectorized
-    pass for all of them; the engine sizes its levels by the entries it holds, duplicates in
-    Level L's runs included (``layouts``, S2), while the keys themselves number S."""
+    levels, their write amplification per write, the writes between full merges of Level L, and
+    the structures. M1's layout is one pass for all; levels are sized by the entries they hold,
+    Level L's duplicates included (``layouts``), while the keys number S."""
     lay = fill_layout(*np.asarray(knobs, dtype=float), layouts, np.full(layouts.shape, F))
     L = np.sum(lay.s.valid, axis=-1)
     return [_cycle_levels(lay.runs[j], lay.caps[j], int(L[j]), S, F, float(layouts[j]), keys)
@@ -983,18 +942,16 @@ def _latest_landing(edges: np.ndarray, mid: np.ndarray, mass_r: np.ndarray, u: f
     tail = np.concatenate((np.cumsum(mass_r[order][::-1])[::-1], [0.0]))
     beyond = tail[np.searchsorted(mid[order], edges, side="right")]  # sum over mid_r > edge
     older = np.exp(-u * edges[:, None] * q[None, :]) * beyond[:, None]  # (edges, keys)
-    bounds = np.vstack([np.full((1, q.size), mass_r.sum()), older, np.zeros((1, q.size))])
-    return bounds[:-1] - bounds[1:]
+    return _between(mass_r.sum(), older)
 
 
 @dataclass(frozen=True)
 class _BlockDraws:
-    """One level's share of S5's block draws, as ``rng.choice(keys, (BLOCK_SAMPLES, B), p)``
-    then ``rng.random((BLOCK_SAMPLES, B)) < fill`` would draw them: the choice's uniforms sorted
-    (so a level's key mix splits them with one search per bin, not one per draw), the block of
-    each, and the liveness uniforms in the same order; ``starts``, how many of them are below
-    j / DRAW_BUCKETS for j = 0..DRAW_BUCKETS (and that last count again), which finds a value's
-    place among them in its bucket of about one draw (:func:`_draws_below`)."""
+    """One level's share of S5's block draws, as ``rng.choice(keys, (BLOCK_SAMPLES, B), p)`` then
+    ``rng.random((BLOCK_SAMPLES, B)) < fill`` draw them: the choice's uniforms sorted (a level's
+    key mix splits them with one search per bin), each one's block, the liveness uniforms in the
+    same order, and ``starts``, how many are below j / DRAW_BUCKETS for j = 0..DRAW_BUCKETS (and
+    that count again), for :func:`_draws_below`."""
 
     keys: np.ndarray
     block: np.ndarray
@@ -1007,9 +964,8 @@ DRAW_BUCKETS = 1 << 16  # a power of two, so that a uniform's bucket is exact
 
 @functools.lru_cache(maxsize=32)
 def _block_draws(entries_per_block: int, slot: int) -> _BlockDraws:
-    """The draws of the ``slot``-th level that has live keys (S5), from the model's fixed seed.
-    They are constants of the model, the same for every workload and design, and sorting them
-    is most of the cost of a level's draws, so they are kept (1.5 MB a level at B = 32)."""
+    """The draws of the ``slot``-th level that has live keys (S5), from the model's fixed seed:
+    constants of the model, kept because sorting them is most of their cost (1.5 MB at B = 32)."""
     size = BLOCK_SAMPLES * entries_per_block
     bits = np.random.PCG64(_SEED)  # what np.random.default_rng(_SEED) runs on
     bits.advance(2 * slot * size)  # each level before it drew its keys and their liveness
@@ -1031,10 +987,8 @@ def _block_draws(entries_per_block: int, slot: int) -> _BlockDraws:
 
 
 def _draws_below(draws: _BlockDraws, values: np.ndarray) -> np.ndarray:
-    """``np.searchsorted(draws.keys, values, side="left")`` for values in [0, 1], found in
-    each value's bucket: the draws of earlier buckets are below it, of later ones not, and
-    its own holds about one (a quarter faster than a binary search of the draws, which fall
-    out of the CPU's cache between levels)."""
+    """``np.searchsorted(draws.keys, values, side="left")`` for values in [0, 1], each found in its
+    bucket of about one draw (a quarter faster than a binary search of the draws)."""
     at = (values * float(DRAW_BUCKETS)).astype(np.intp)  # exact: a power of two
     lo = draws.starts[at]
     size = draws.starts[at + 1] - lo
@@ -1052,12 +1006,10 @@ BLOCK_RATES_KEPT = 1024  # levels whose block rates a search keeps (up to 36 kB 
 def _block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: np.ndarray,
                  pop_rate: np.ndarray, entries_per_block: int, reads_per_write: float,
                  memo: dict | None = None) -> np.ndarray:
-    """S5: (levels, BLOCK_SAMPLES), the read rates (per write) of the blocks drawn per level,
-    each B entries drawn from the level's live keys, a share of them older versions nobody
-    reads (a level without live keys: zeros). Draw for draw the blocks ``rng.choice`` gives
-    from the fixed seed (tests/test_skew_speed.py checks). ``memo``: a search's shared results
-    (:attr:`KeyMap._memo`), where a level's rates are kept by its live keys: the designs of a
-    search share levels, whose keys then live alike (S3)."""
+    """S5: (levels, BLOCK_SAMPLES), the read rates (per write) of the blocks drawn per level, B
+    entries each from the level's live keys, a share of them older versions nobody reads (no live
+    keys: zeros); draw for draw ``rng.choice``'s blocks (tests/test_skew_speed.py). ``memo``: a
+    search's shared results, where a level's rates are kept by its live keys."""
     kept_rates = {} if memo is None else memo.setdefault("block rates", {})
     out = np.zeros((len(levels), BLOCK_SAMPLES))
     slot = 0
@@ -1078,8 +1030,7 @@ def _block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: np.ndar
             draws = _block_draws(entries_per_block, slot)
             cdf = np.cumsum(live / live_total)  # as rng.choice builds it
             cdf /= cdf[-1]
-            # The draws below cdf[k] and not below cdf[k-1] are of bin k: a run of the sorted
-            # ones.
+            # The draws below cdf[k] and not below cdf[k-1] are of bin k.
             per_key = np.diff(_draws_below(draws, cdf), prepend=0)
             row = _drawn_rates(entries_per_block, slot, per_key.tobytes(), rates, fill)
             if len(kept_rates) < BLOCK_RATES_KEPT:
@@ -1092,11 +1043,9 @@ def _block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: np.ndar
 @functools.lru_cache(maxsize=256)
 def _drawn_rates(entries_per_block: int, slot: int, per_key: bytes, rates: bytes, fill: float
                  ) -> np.ndarray:
-    """The summed rates of a level's BLOCK_SAMPLES blocks from the draws of its ``slot``, given
-    how many of the sorted draws fall in each bin (``per_key``), the bins' rates and the share
-    of live entries (:func:`_block_rates`). Kept, because the same draws recur: without
-    updates, or with uncorrelated reads, every level's live keys are mixed alike (S3), so every
-    level of every design in a search draws the same blocks (about 16 kB each)."""
+    """The summed rates of a level's BLOCK_SAMPLES blocks from the draws of its ``slot``, given the
+    sorted draws per bin (``per_key``), the bins' rates and the live share. Kept: without updates,
+    or with uncorrelated reads, every level's live keys mix alike (S3), so they draw alike."""
     draws = _block_draws(entries_per_block, slot)
     values = np.repeat(np.frombuffer(rates), np.frombuffer(per_key, dtype=np.intp))
     if fill < 1.0:  # the uniforms are below 1: all alive otherwise
@@ -1120,16 +1069,13 @@ def _live_count_pmf(entries_per_block: int, fill: float) -> np.ndarray:
 def _range_block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: np.ndarray,
                        pop_rate: np.ndarray, entries_per_block: int, reads_per_write: float
                        ) -> tuple[np.ndarray, np.ndarray]:
-    """S5r: (rates, shares), each (levels, terms): the read rates (per write) of a level's
-    blocks when each bin's keys are one contiguous stretch of the key order (``hotrange``),
-    and each rate's share of the level's blocks. A block holds B consecutive entries of its
-    level, so it lies in one stretch (the blocks that straddle two, two a run, are left out).
-    The stretch of bin k holds the level's live keys of k, live_k = place_k count_k, and, as
-    every key sits in the key space independently of its age, the share count_k / n of the
-    level's other entries (older versions, keys no read draws): e_k = live_k + (E - sum live)
-    count_k / n of its E entries. So a share e_k / E of its blocks lie there, each entry of
-    those live with chance live_k / e_k: a block with j of them reads at j rate_k, j binomial.
-    Bins alike in rate and liveness (a hot range's ranks) are one stretch to the sum."""
+    """S5r: (rates, shares), each (levels, terms): the read rates (per write) of a level's blocks
+    when each bin's keys are one contiguous stretch of the key order (``hotrange``), and each
+    rate's share of the level's blocks. Bin k's stretch holds live_k = place_k count_k live keys
+    and the share count_k / n of the other entries: e_k = live_k + (E - sum live) count_k / n. A
+    share e_k / E of the blocks lie there, each entry live with chance live_k / e_k: a block with
+    j of them reads at j rate_k, j binomial (straddling blocks are left out). Bins alike in rate
+    and liveness are one stretch to the sum."""
     B = int(entries_per_block)
     n = float(np.sum(pop_count))
     rows: list[tuple[np.ndarray, np.ndarray]] = []
@@ -1168,18 +1114,14 @@ NODE_SPREAD = 1.25  # S5-S6's sums group values within this factor of each other
 def _grouped_nodes(values: np.ndarray, weights: np.ndarray | float, counts: np.ndarray,
                    spread: float = NODE_SPREAD, extra: np.ndarray | None = None
                    ) -> tuple[np.ndarray, ...]:
-    """A short weighted stand-in for weighted values in rows (levels; ``counts`` values a row,
-    row after row): in each row the values are binned by ln(value / the row's least) in steps
-    of ln(spread), and every bin of several is replaced by two nodes at its weighted mean plus
-    and minus its standard deviation with half its weight each, a lone value by itself. Each
-    bin keeps its weight, mean and variance, so a smooth function's weighted sum changes by
-    O((spread - 1)^3) of its scale (S5-S6's t_C and hit rates by ~1e-5 at 1.25;
-    tests/test_skew_speed.py measures it against the full sums). Zeros and infinities are nodes
-    of their own, as is every value with spread <= 1. ``weights``: one number when every
-    value weighs the same (S5's equally likely draws: no products with the weights; bit for
-    bit the same nodes when it is a power of two). Returns the nodes, their weights and their
-    rows, and with ``extra`` (a quantity of each value) its weighted mean over each node's
-    values."""
+    """A short weighted stand-in for weighted values in rows (``counts`` values a row): each row's
+    values binned by ln(value / the row's least) in steps of ln(spread), a bin of several replaced
+    by two nodes at its weighted mean plus and minus its standard deviation, half its weight each.
+    Each bin keeps its weight, mean and variance, so a smooth function's weighted sum changes by
+    O((spread - 1)^3) (S5-S6's t_C and hit rates by ~1e-5 at 1.25; tests/test_skew_speed.py).
+    Zeros and infinities are nodes of their own, as is every value with spread <= 1. ``weights``:
+    one number when all weigh the same (bit for bit the same nodes when a power of two). Returns
+    the nodes, their weights and rows, and with ``extra`` its weighted mean over each node."""
     alike = np.ndim(weights) == 0  # one weight for all
     n_rows = counts.size
     rows = np.repeat(np.arange(n_rows), counts)
@@ -1326,11 +1268,9 @@ def _level_hits(terms: _CacheTerms, h: np.ndarray, level_blocks: np.ndarray
 
 @dataclass(frozen=True)
 class _FalsePositives:
-    """S7f: the false positives of existing-key reads as cache requests, per level: ``bulk``,
-    the rate (per write) every block of the level gets from keys dense enough that each block
-    has many of them; and the sparse keys, hotter and rarer than one a block, each reading a
-    block of its own at its own rate: ``rate``, ``keys`` (how many keys read so) and ``level``
-    per node."""
+    """S7f: existing-key reads' false positives as cache requests, per level: ``bulk``, the rate
+    (per write) every block gets from keys dense enough to be many a block; and the sparse keys,
+    each reading a block of its own: ``rate``, ``keys`` and ``level`` per node."""
 
     bulk: np.ndarray
     rate: np.ndarray
@@ -1365,9 +1305,8 @@ def _fp_classes(tree: SkewedTree, spread: float) -> FpClasses:
 
 def _fp_classes_many(trees: Sequence[SkewedTree], spread: float = NODE_SPREAD
                      ) -> list[FpClasses]:
-    """:func:`_fp_classes` of many trees, in one pass when they read alike (one row of
-    rates, the same for all, and the same least rate read), as the trees of one search do:
-    the classes are a band's own, so stacking the trees' bands changes none of them."""
+    """:func:`_fp_classes` of many trees, in one pass when they read alike (one row of rates, the
+    same for all, and the same least rate read), as a search's trees do: a class is a band's own."""
     read_keys = [_read_keys(tree) for tree in trees]
     rate = read_keys[0][0]
     if (spread <= 1.0 or rate.shape[0] != 1
@@ -1390,11 +1329,9 @@ def _fp_classes_many(trees: Sequence[SkewedTree], spread: float = NODE_SPREAD
 
 def _rate_classes(keys_in: np.ndarray, rate: np.ndarray, spread: float
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """S7f's classes: each band's keys (``keys_in``, (bands, populations), some read) binned
-    by ln(rate / the least rate read) in steps of ln(spread), ``rate`` a row per band or one
-    for all. Returns each class's mean rate, keys and band, band after band and slowest
-    first. Sums over the whole grid, the keys nobody reads adding zeros, give the sums over
-    the keys read bit for bit."""
+    """S7f's classes: each band's keys (``keys_in``, (bands, populations)) binned by ln(rate / the
+    least rate read) in steps of ln(spread), ``rate`` a row per band or one for all. Returns each
+    class's mean rate, keys and band, band after band, slowest first; the unread keys add zeros."""
     read = keys_in > 0
     least = float(rate[0, read.any(axis=0)].min() if rate.shape[0] == 1 else rate[read].min())
     with np.errstate(divide="ignore"):  # rates 0, of keys nobody reads: class 0 (no keys)
@@ -1413,16 +1350,12 @@ def _rate_classes(keys_in: np.ndarray, rate: np.ndarray, spread: float
 def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray,
                              spread: float = NODE_SPREAD, classes: FpClasses | None = None
                              ) -> _FalsePositives:
-    """S7f. A read of a key whose newest version is deeper than Level i (or in another run of
-    Level i) probes each run there, and the run's filter passes that key with chance p_i, the
-    same way for the run's whole life: the key then reads the block whose key range holds it,
-    at the key's own rate. So a run's false positives are fpr_i a_i (keys passing) keys, each
-    reading one block at its rate, spread over the level's blocks by key position. Keys
-    colder than the rate at which, counting down from the hottest, there is one such key a
-    block are many a block: their rates are summed into every block (``bulk``). The hotter
-    ones are fewer than one a block, each the block's main reader (``keys``, ``rate``). Each
-    band's keys are taken in classes of rates within ``spread`` of each other, at their mean
-    (1: every population apart): ``classes``, :func:`_fp_classes` when the caller has them."""
+    """S7f. A read of a key deeper than Level i (or in another of its runs) probes each run there,
+    whose filter passes the key with chance p_i for the run's life: the key then reads the block
+    holding it at its own rate. Keys colder than the rate at which there is one such key a block
+    are summed into every block (``bulk``); hotter ones are each their block's main reader
+    (``keys``, ``rate``). Each band's keys go in classes of rates within ``spread`` (1: every
+    population apart); ``classes``: :func:`_fp_classes`, when the caller has them."""
     L = len(tree.levels)
     rho, keys, band = _fp_classes(tree, spread) if classes is None else classes
     order = np.argsort(-rho, kind="stable")  # hottest first, for every level alike
@@ -1480,26 +1413,30 @@ def _life_nodes(levels: Sequence[_Level], spread: float) -> LifeNodes:
             small_n[order])
 
 
+def _pairs(lev_n: np.ndarray, start: np.ndarray, length: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each node of level ``lev_n`` paired with every life node of its level (``start``,
+    ``length`` per level): the pairs per node, each pair's life node and level."""
+    reps = length[lev_n]
+    first = np.cumsum(reps) - reps
+    which = start[np.repeat(lev_n, reps)] + np.arange(int(reps.sum())) - np.repeat(first, reps)
+    return reps, which, np.repeat(lev_n, reps)
+
+
 def _with_false_positives(terms: _CacheTerms, fp: _FalsePositives, levels: Sequence[_Level],
                           level_blocks: np.ndarray, spread: float = NODE_SPREAD,
                           lives: LifeNodes | None = None) -> _CacheTerms:
-    """S7f's sparse false positives added to S5-S6's terms: a block read by one of them reads
-    at its rate plus its level's mean block rate (the rest of its readers), for the life of
-    the run, instead of at the mean alone: a pair of terms, the first at the sum, the second
-    taking the block's mean-rate occupancy and requests back out (the second terms of a level
-    and life alike in rate, so summed into one: a third of the terms, and of t_C's work,
-    fewer). ``lives``: the levels' :func:`_life_nodes` at ``spread``, when the caller has
-    them."""
+    """S7f's sparse false positives added to S5-S6's terms: a block read by one reads at its rate
+    plus its level's mean block rate for the run's life: a pair of terms, the first at the sum,
+    the second taking the mean-rate occupancy and requests back out (summed per level and life:
+    a third fewer terms). ``lives``: :func:`_life_nodes` at ``spread``, when the caller has them."""
     if not fp.rate.size:
         return terms
     L = len(levels)
     rate_n, keys_n, lev_n = _grouped_nodes(fp.rate, fp.keys, np.bincount(fp.level,
                                                                           minlength=L), spread)
     life_n, lw_n, start, length, _ = _life_nodes(levels, spread) if lives is None else lives
-    reps = length[lev_n]
-    first = np.cumsum(reps) - reps
-    which = start[np.repeat(lev_n, reps)] + np.arange(int(reps.sum())) - np.repeat(first, reps)
-    level = np.repeat(lev_n, reps)
+    reps, which, level = _pairs(lev_n, start, length)
     mean = terms.reads[level]
     occ = np.repeat(keys_n, reps) * lw_n[which]
     # A level nobody else reads: nothing to take back out (and no term at rate 0, S5).
@@ -1543,24 +1480,19 @@ def _cache_terms(levels: tuple[_Level, ...], rates: np.ndarray, level_blocks: np
                  lives: LifeNodes | None = None, nodes: RateNodes | None = None,
                  bulk: np.ndarray | None = None) -> _CacheTerms:
     """The terms of S5-S6's sums: every block-rate node of a level with every node of its run
-    versions' lives (both shortened by :func:`_grouped_nodes`; ``spread`` 1: the full sums).
-    ``block_weights``: each rate's share of its level's blocks (None: the rates are equally
-    likely draws, S5; S5r gives each its exact share). Blocks nobody reads (rate 0) are left
-    out: never cached, they serve no reads. ``lives`` and ``nodes``: the levels'
-    :func:`_life_nodes` and :func:`_rate_nodes` at ``spread``, when the caller has them.
-    ``bulk``: S7f's false positives a block of a run of the level's mean size reads, which a
-    run version reads over its own blocks, ``bulk`` times its :func:`_smallness` (the rates
-    without them)."""
+    versions' lives (both by :func:`_grouped_nodes`; ``spread`` 1: the full sums).
+    ``block_weights``: each rate's share of its level's blocks (None: equally likely draws, S5;
+    S5r's exact shares). Blocks nobody reads are left out: never cached, they serve no reads.
+    ``lives``, ``nodes``: :func:`_life_nodes`, :func:`_rate_nodes`, when the caller has them.
+    ``bulk``: S7f's false positives a block of a mean-sized run reads, which a run version reads
+    times its :func:`_smallness`."""
     L = rates.shape[0]
     lam_n, w_n, lev_n = (_rate_nodes(rates, spread, block_weights, bulk) if nodes is None
                          else nodes)
     life_n, lw_n, life_start, life_len, small_n = (_life_nodes(levels, spread) if lives is None
                                                    else lives)
-    reps = life_len[lev_n]  # each rate node pairs with every life of its level
-    first = np.cumsum(reps) - reps
-    which = (life_start[np.repeat(lev_n, reps)] + np.arange(int(reps.sum()))
-             - np.repeat(first, reps))
-    lam, level = np.repeat(lam_n, reps), np.repeat(lev_n, reps)
+    reps, which, level = _pairs(lev_n, life_start, life_len)
+    lam = np.repeat(lam_n, reps)
     weight = np.repeat(w_n, reps) * lw_n[which]
     if bulk is not None:
         lam += np.asarray(bulk)[level] * small_n[which]
@@ -1575,11 +1507,9 @@ T_C_LEAP = math.log(1e3)  # the longest step in ln t before the root is brackete
 
 
 def _characteristic_time(terms: _CacheTerms, cache_blocks: float) -> float:
-    """S5: t_C with the cache full, sum over blocks P(cached at t_C) = cache_blocks (0 without
-    a cache, inf when every block the reads touch fits). The occupancy rises with t from 0 and
-    never faster than t sum(occ lam) (h <= lam t), which bounds t_C from below; from there
-    Newton's method in ln t with the occupancy's derivative, bisecting the bracket once it has
-    one when a step would leave it."""
+    """S5: t_C with the cache full, sum over blocks P(cached at t_C) = cache_blocks (0 without a
+    cache, inf when every block read fits). The occupancy never rises faster than t sum(occ lam),
+    a lower bound on t_C; from there Newton's method in ln t, bisecting once bracketed."""
     if cache_blocks <= 0:
         return 0.0
     if terms.occupancy(math.inf) <= cache_blocks:
@@ -1611,10 +1541,9 @@ def _characteristic_time(terms: _CacheTerms, cache_blocks: float) -> float:
 
 def _characteristic_times(terms: _CacheTerms, counts: np.ndarray, cache_blocks: float
                           ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_characteristic_time` of many trees at once (cache_blocks > 0), their terms one
-    tree's after another's, ``counts`` of each: each tree's Newton steps are the same as
-    alone, taken side by side until the last is done. Returns t_C per tree and every term's
-    h at t = inf."""
+    """:func:`_characteristic_time` of many trees (cache_blocks > 0), their terms one tree's after
+    another's, ``counts`` of each: each tree's Newton steps as alone, side by side. Returns t_C
+    per tree and every term's h at t = inf."""
     n = counts.size
     nonempty = counts > 0
     starts = (np.cumsum(counts) - counts)[nonempty]
@@ -1639,11 +1568,8 @@ def _characteristic_times(terms: _CacheTerms, counts: np.ndarray, cache_blocks: 
         t = np.exp(x)
         t_term = np.repeat(t, counts)
         if terms.mortal:  # as _CacheTerms.occupancy_and_slope
-            lam, life = terms.lam, terms.life
-            cached_since = -np.expm1(-lam * np.minimum(t_term, life)) / lam
-            late = np.maximum(life - t_term, 0.0) * np.exp(-lam * t_term)
-            h = np.clip(1.0 - (cached_since + late) / life, 0.0, 1.0)
-            slope = t * per_tree(occ_lam * late / life)
+            h, late = terms._mortal_hit(t_term)
+            slope = t * per_tree(occ_lam * late / terms.life)
         else:
             h, dh = _hit_and_slope(terms.lam, terms.life, t_term)
             slope = t * per_tree(terms.occ * dh)
@@ -1702,9 +1628,8 @@ def _hit_within(lam: np.ndarray, life: np.ndarray, t: float | np.ndarray) -> np.
 class SkewedTree:
     """One design under skew before the cache: its levels (S2), where existing-key reads land
     (S3), their false positives (S4) and S8's what-if filters. :meth:`costs` adds the cache
-    (S5-S7), most of a design's price; :meth:`point_read_bound` bounds what any cache can
-    save, so a search can skip the cache of designs that cannot win (wacky_model.skew_search).
-    Per-level arrays start at Level 1; ``share`` and ``place`` have the buffer first."""
+    (S5-S7); :meth:`point_read_bound` bounds what any cache can save. Per-level arrays start at
+    Level 1; ``share`` and ``place`` have the buffer first."""
 
     levels: tuple[_Level, ...]
     level_write_amp: tuple[float, ...]
@@ -1845,22 +1770,18 @@ def skewed_trees(
     bits_per_entry: float | None = None, sum_fpr: float | None = None,
     workload: SkewedWorkload, keys: KeyMap | None = None,
 ) -> list[SkewedTree]:
-    """S1-S4 and S8 for whole-level designs (T, C, X, K, Z each) holding ``entries`` keys (the
-    population reads and updates draw from). The filter memory is ``bits_per_entry`` or
-    ``sum_fpr`` (App. C). ``keys``: the workload's :func:`key_map`, when pricing many designs
-    for one workload (built here otherwise). S2's whole-level cycle (:func:`_levels_many`),
-    then :func:`tree_of_levels`; M1's layout, App. C's filters and S3's age edges are worked
-    out for all the designs at once, as a search stages many (one pass costs about what one
-    design does)."""
+    """S1-S4 and S8 for whole-level designs (T, C, X, K, Z each) holding ``entries`` keys. Filter
+    memory: ``bits_per_entry`` or ``sum_fpr`` (App. C). ``keys``: the workload's :func:`key_map`
+    (built here when None). S2 (:func:`_levels_many`) then :func:`tree_of_levels`, M1's layout,
+    App. C's filters and S3's age edges worked out for all the designs at once."""
     if (bits_per_entry is None) == (sum_fpr is None):
         raise ValueError("give exactly one of bits_per_entry or sum_fpr")
     w = workload
     n = int(entries)
     keys = checked_key_map(n, w, keys)
-    u = keys.update_fraction
     F = float(buffer_entries)
     hist = float(w.history_writes)
-    S = n + (1.0 - u) * (hist if math.isfinite(hist) else 0.0)
+    S = file_keys(n, w)
     knobs = np.array(designs, dtype=float).reshape(-1, 5).T
     cycles, s = _levels_many(knobs, S, np.full(knobs.shape[1], S), F, keys)
     budget = ({"bits_per_entry": np.float64(bits_per_entry)} if sum_fpr is None
@@ -1897,11 +1818,8 @@ def tree_of_levels(
     workload: SkewedWorkload, keys: KeyMap, edges: np.ndarray | None = None,
 ) -> SkewedTree:
     """S3, S4 and S8 for any cycle model's per-level ledger: ``levels`` (mean entries and runs,
-    S3's band, S6's run-version lives and weights; level 0's runs first when a ledger has
-    them), ``level_wa`` (S2's write amplification per write, one per ledger level),
-    ``cycle_writes`` and the filters (S4, S8). The whole-level cycle (:func:`skewed_tree`) and
-    the file-granular one (:func:`file_tree`) both end here; S5-S7 follow in
-    :meth:`SkewedTree.costs`."""
+    S3's band, S6's lives and weights; level 0's runs first when a ledger has them), ``level_wa``
+    (per write), ``cycle_writes`` and the filters. S5-S7 follow in :meth:`SkewedTree.costs`."""
     w = workload
     n = int(entries)
     u = keys.update_fraction
@@ -1912,7 +1830,6 @@ def tree_of_levels(
     L = len(levels)
 
     # S3: age bands, the buffer (half full on average) then Level 1, ..., Level L-1.
-    # (``edges``: these ages, when the caller worked them out for many designs at once.)
     edges_arr = edges if edges is not None else _age_edges(
         np.array([F / 2.0] + [lev.band for lev in levels[:-1]]), keys, hist)
 
@@ -1934,20 +1851,16 @@ def tree_of_levels(
         else:
             mean_q = older_than(edges_arr, qk) @ (count / count.sum())
             surv = np.repeat(mean_q[:, None], count.size, axis=1)
-        bounds = np.vstack([np.ones((1, count.size)), surv, np.zeros((1, count.size))])
-        return bounds[:-1] - bounds[1:]  # row 0: buffer, row i: Level i
+        return _between(1.0, surv)  # row 0: buffer, row i: Level i
 
     # The keys reads touch, as populations of bins: where they live (place, bands x bins), how
-    # many keys (pop_count) and each key's chance per read while it is in a band (pop_rate,
-    # bands x bins: a key read more when it is newer reads at a rate that depends on its band).
+    # many (pop_count) and each key's chance per read while in a band (pop_rate, bands x bins).
     if keys.latest is not None:
         place, pop_count, pop_rate = _latest_write_reads(keys.latest, edges_arr, keys, w, hist)
     elif w.read_dist.kind == "latest":
-        # A read of the r-th most recent write. With chance 1 - u that write inserted a key,
-        # which nothing rewrote since: it is in the band holding age r. With chance u it updated
-        # a key k drawn from q, whose newest write is then younger than r: age > a with chance
-        # e^{-u q_k a} for a < r, 0 beyond. Key k is read u q_k of the time in all; while in band
-        # i at the rate that, times its share of time there (S3), gives its reads landing there.
+        # A read of the r-th most recent write: with chance 1 - u an insert, still in the band
+        # of age r; with chance u an update of key k (from q), whose newest write is younger
+        # than r (:func:`_latest_landing`), read while in band i at its landing over its stay.
         mid = 0.5 * (bins.lo + bins.hi).astype(float)
         band = np.searchsorted(edges_arr, mid, side="left")
         inserted = np.zeros((L + 1, count.size))
@@ -1989,13 +1902,10 @@ def tree_of_levels(
 def _latest_write_reads(lw: LatestWrites, edges: np.ndarray, keys: KeyMap,
                         w: SkewedWorkload, hist: float
                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """S3 under latest writes (docs/MODEL.md S1l): (place, pop_count, pop_rate). Keys are
-    placed by their insertion recency now, which sets both their inserts' ages and their
-    updates. ``latest`` reads follow the writes (:meth:`LatestWrites.latest_reads`). Correlated
-    reads (the keys read most are the keys written most) read the key of the r-th most recent
-    insert, r from the read distribution over the n newest keys. Uncorrelated reads, and
-    uniform ones (no key is read most), draw from the n loaded keys, whose popularity has
-    nothing to do with their recency: every read bin gets their mean placement."""
+    """S3 under latest writes (S1l): (place, pop_count, pop_rate), keys placed by their insertion
+    recency. ``latest`` reads follow the writes (:meth:`LatestWrites.latest_reads`); correlated
+    reads read the key of the r-th most recent insert; uncorrelated and uniform reads draw from
+    the n loaded keys, whose popularity has nothing to do with recency: their mean placement."""
     if w.read_dist.kind == "latest":
         return lw.latest_reads(edges, keys.bins, keys.r * keys.count, hist)
     lo, hi = keys.bins.lo.astype(float), keys.bins.hi.astype(float)
@@ -2092,12 +2002,9 @@ def _unique_or_all(w: np.ndarray, keys: KeyMap) -> np.ndarray:
 
 @dataclass(frozen=True)
 class FileLedger:
-    """S2f's ledger of one file-granular design: the levels (level 0's runs first when it
-    holds any, then the levels below it that hold data), the write amplification per write of
-    each (flushes and level 0's staging in the first), the sweep period of Level L-1 (the
-    writes in which every key's Level-L block is rewritten once: ``cycle_writes``), which
-    levels of the uniform walk the ledger's levels are (-1: level 0), and the duplicates the
-    upper levels hold (the layout's fixed-point step)."""
+    """S2f's ledger of one file-granular design: the levels (level 0's runs first when it holds
+    any), each one's write amplification per write, Level L-1's sweep period (``cycle_writes``),
+    the uniform walk's level of each (-1: level 0), and the upper levels' duplicates."""
 
     levels: tuple[_Level, ...]
     level_wa: tuple[float, ...]
@@ -2115,10 +2022,8 @@ def _ledger_targets(policy: LeveledFiles, walk: WindowCosts) -> tuple[np.ndarray
     used = np.flatnonzero(E > 0.0)
     if used.size == 0:
         raise ValueError("the walk holds no data below level 0")
-    push_u = [(2.0 * float(walk.level0_runs) + 1.0) * float(policy.flush_entries)]
-    for t in range(used.size - 1):  # the pushes as the uniform walk has them
-        push_u.append(max(push_u[t], 2.0 * float(E[used[t]])))
-    return E[used[:-1]], np.maximum(np.array(push_u) * (W[used] - 1.0), 0.0)
+    push_u = _ledger_pushes(walk, float(policy.flush_entries), 2.0 * E[used[:-1]])  # uniform
+    return E[used[:-1]], np.maximum(push_u * (W[used] - 1.0), 0.0)
 
 
 def _ledger_inversions(targets: Sequence[tuple[np.ndarray, np.ndarray]], keys: KeyMap
@@ -2170,26 +2075,17 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
                 inversions: tuple[np.ndarray, np.ndarray] | None = None,
                 unique_at: Sequence[np.ndarray] | None = None) -> FileLedger:
     """S2f: the per-level ledger of a file-granular leveled tree under S1's updates, from the
-    uniform partial-merge walk ``walk`` (P1-P5) at the layout's size. Sizes in entries are
-    the walk's (the engines size levels in entries, whatever the keys); what skew changes is
-    how many writes a level's band spans, so how much each merge writes and absorbs:
+    uniform walk ``walk`` (P1-P5). Sizes in entries are the walk's; skew changes the writes a
+    level's band spans, so what each merge writes and absorbs: level 0 holds (k - 1)/2 runs;
+    the base level takes k flushes (k s_1 writes, s_1 = D^-1(F)) merged with B = k F (W_base -
+    1) entries, into D(k s_1 + D^-1(B)); a level below the same with the upper level's sweep
+    period p (E = mean_unique(p)) and B = 2 E_above (W - 1); blocks live a push period, a
+    boundary file (native engine) one drain interval f p / D(p).
 
-    * level 0 (trigger k): (k - 1)/2 runs of F entries, run j living (k - j) flushes;
-    * the base level takes k flushes, k s_1 writes (s_1 = D^-1(F)), merged with the B entries
-      it holds, an older band of D^-1(B) writes, into D(k s_1 + D^-1(B)) entries; B is what
-      the uniform walk's P1 rewrites per entry moved, B = k F (W_base - 1);
-    * a level below, the same with the level above's sweep period p (its mean entries E =
-      mean_unique(p)) as the push and B = 2 E_above (W - 1), 2 E_above the uniform push;
-    * blocks live the push period (the level above's sweep passes their keys once a period),
-      and with a boundary file (the native engine) one file per push lives one drain interval
-      of the level above, f p / D(p).
-
-    ``flush_writes_last``: the flush that triggers level 0's merge is written as a level-0
-    run too (RocksDB; default unless the policy is the native engine's, which merges the
-    buffer directly). ``flush_span``: S1's D^-1(F), when the caller has it; ``inversions``: S1's
-    inverses at :func:`_ledger_targets`, when the caller solved them (:func:`file_ledgers`);
-    ``unique_at``: S1's D at the pushes and at the pushes plus what they rewrite below, when
-    the caller worked them out."""
+    ``flush_writes_last``: the flush that triggers level 0's merge is written as a level-0 run
+    too (RocksDB; default unless the policy is the native engine's). ``flush_span``,
+    ``inversions`` (at :func:`_ledger_targets`) and ``unique_at`` (D at the pushes, and at
+    them plus what they rewrite below): S1's values, when the caller has them."""
     if flush_writes_last is None:
         flush_writes_last = policy.targets != "wacky"
     F, f = float(policy.flush_entries), float(policy.file_entries)
@@ -2217,12 +2113,8 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
         level_wa.append(flush_wa)
         walk_level.append(-1)
         flush_wa = 0.0
-    # The pushes: the base level takes k flushes at once; a level below takes its upper
-    # level's sweep, whose period p_i solves mean_unique(p_i) = E_i, but is never shorter
-    # than the pushes the upper level takes (a level whose target is below its batch drains
-    # every key at every push). The last level sweeps nothing.
-    # B, P1's entries rewritten below each push (of the pushes the uniform walk has), is
-    # reached in below_writes writes.
+    # The pushes (:func:`_ledger_pushes`; the last level sweeps nothing), and the writes that
+    # reach B, P1's entries rewritten below each push.
     natural, below_writes = (_ledger_inversions([_ledger_targets(policy, walk)], keys)[0]
                              if inversions is None else inversions)
     push = _ledger_pushes(walk, s1, natural[:used.size - 1])  # under skew
@@ -2301,13 +2193,10 @@ def file_trees(
     flush_writes_last: bool | None = None, buffer_trims: Sequence[float | None] | None = None,
 ) -> list[SkewedTree]:
     """S2f then S3, S4 and S8 (:func:`tree_of_levels`) for file-granular designs holding
-    ``entries`` keys; :meth:`SkewedTree.costs` adds the cache. The layout is the uniform walk
-    at the entries the levels hold, duplicates included (the engines size levels by them):
-    once at the keys, then again with the upper levels' duplicates added (S2's one fixed-point
-    step). ``filter_rates(policies, walks, totals)`` gives, per design, the realized false-
-    positive rate of each walk level's filter, level 0's, and the filter memory per entry
-    (S8 reallocates that memory). Many designs for one workload share the key map and walk
-    together."""
+    ``entries`` keys. The layout is the uniform walk at the entries the levels hold, duplicates
+    included: once at the keys, then with the upper levels' duplicates added (S2's one
+    fixed-point step). ``filter_rates(policies, walks, totals)`` gives, per design, each walk
+    level's realized false-positive rate, level 0's, and the filter memory per entry (S8's)."""
     policies = list(policies)
     n = int(entries)
     keys = checked_key_map(n, workload, keys)
@@ -2330,8 +2219,7 @@ def file_trees(
             walks[b], ledgers[b] = w, led
     totals = [K + led.duplicates for led in ledgers]
     rates = filter_rates(policies, walks, totals)
-    # S3's age edges of every design at once (one Newton solve for all, :func:`tree_of_levels`
-    # would solve each design's).
+    # S3's age edges of every design at once (one Newton solve for all).
     edges = _age_edges_many([np.array([float(p.flush_entries) / 2.0]
                                       + [lev.band for lev in led.levels[:-1]])
                              for p, led in zip(policies, ledgers, strict=True)],
@@ -2341,7 +2229,7 @@ def file_trees(
         fpr = np.asarray(fpr, dtype=float)
         at = np.array(led.walk_level)
         ledger_fpr = np.where(at < 0, fpr0, fpr[np.maximum(at, 0)])
-        filters = _file_filters(led, ledger_fpr, memory)
+        filters = _ledger_filters(led.levels, ledger_fpr, memory)
         tree = tree_of_levels(led.levels, led.level_wa, led.cycle_writes, filters,
                               entries=n, buffer_entries=p.flush_entries,
                               entries_per_block=entries_per_block, workload=workload,
@@ -2378,26 +2266,17 @@ def buffered_lives(ledger: FileLedger) -> tuple[tuple[np.ndarray, np.ndarray] | 
     return tuple(out)
 
 
-def _file_filters(ledger: FileLedger, fpr: np.ndarray, memory: float) -> LevelFilters:
+def _ledger_filters(levels: Sequence[_Level], fpr: np.ndarray, memory: float) -> LevelFilters:
     """S4's rates as the engine builds them and S8's what-if: the same memory per entry
     allocated by the weighted Lagrangian over the ledger's levels and runs."""
-    sizes = np.array([lev.entries for lev in ledger.levels])
-    runs = np.array([lev.runs for lev in ledger.levels])
+    sizes = np.array([lev.entries for lev in levels])
+    runs = np.array([lev.runs for lev in levels])
 
     def reweigh(weights: np.ndarray) -> np.ndarray:
         fprs_w = lagrangian_fprs_for_memory(sizes, runs, np.float64(memory), weights=weights)
         return np.asarray(realized_fpr(bloom_bits_per_key(fprs_w)), dtype=float)
 
     return LevelFilters(fpr, reweigh)
-
-
-def file_tree(policy: LeveledFiles, filter_rates: FilterRates, *, entries: float,
-              entries_per_block: int, workload: SkewedWorkload, keys: KeyMap | None = None,
-              flush_writes_last: bool | None = None) -> SkewedTree:
-    """:func:`file_trees` of one design."""
-    return file_trees([policy], filter_rates, entries=entries,
-                      entries_per_block=entries_per_block, workload=workload, keys=keys,
-                      flush_writes_last=flush_writes_last)[0]
 
 
 # ---- Universal compaction under skew (docs/MODEL.md, "U5: skew") ---------------------------
@@ -2447,14 +2326,12 @@ class UniversalLedger:
 
 def universal_ledger(rules: UniversalRules, preload: float, window: float, keys: KeyMap, *,
                      cycle: bool = False) -> UniversalLedger:
-    """U1-U4 applied to run sizes in entries, with every run's entries S1's distinct keys of
-    the writes it spans (:func:`_run_entries`): the load (``preload`` inserts, one flush of F
-    at a time), then ``window`` writes of the workload, a flush every D^-1(F) writes. Merges
-    write the distinct keys of the runs they merge. The ledger's level j is the j-th newest
-    run: its entries and presence averaged over the window's flushes, and the lives of the
-    runs that sat there, weighed by their entries and the flushes they sat there (S6). With
-    ``cycle``, ``window`` is the least warm-up after the load, and the window is the next
-    whole cycle of the largest run (:class:`cost_models.universal.StepWindow`)."""
+    """U1-U4 on run sizes in entries, a run's entries S1's distinct keys of the writes it spans
+    (:func:`_run_entries`): the load (``preload`` inserts, a flush of F at a time), then
+    ``window`` writes, a flush every D^-1(F) writes. Ledger level j is the j-th newest run: its
+    entries and presence averaged over the window's flushes, and the lives of the runs there,
+    weighed by entries and flushes (S6). With ``cycle``, ``window`` is the least warm-up and the
+    window the next whole cycle of the largest run (:class:`cost_models.universal.StepWindow`)."""
     F = float(rules.flush_entries)
     n = float(keys.entries)
     s1 = float(keys.writes_for(F))
@@ -2562,31 +2439,20 @@ def universal_tree(rules: UniversalRules, bits_per_key: float, *, entries: float
                    entries_per_block: int, workload: SkewedWorkload, preload: float,
                    window: float, keys: KeyMap | None = None, cycle: bool = False
                    ) -> SkewedTree:
-    """U5 then S3, S4 and S8 (:func:`tree_of_levels`) for RocksDB's universal compaction under
-    ``workload``: every run's filter at ``bits_per_key`` (``realized_fpr``); the ledger's levels
-    are run positions, newest first (per-level tuples of the costs follow them). With
-    ``cycle`` (:func:`universal_ledger`), S3 places the keys at the cycle's middle and the
-    tree's cycle is the ledger's window."""
+    """U5 then S3, S4 and S8 (:func:`tree_of_levels`) for RocksDB's universal compaction, every
+    run's filter at ``bits_per_key``; the levels are run positions, newest first. With ``cycle``
+    (:func:`universal_ledger`) S3 places the keys at the cycle's middle."""
     n = int(entries)
     keys = checked_key_map(n, workload, keys)
     led = universal_ledger(rules, preload, window, keys, cycle=cycle)
     if cycle:
         workload = replace(workload, history_writes=led.writes_before + led.window_writes / 2)
-    rate = float(realized_fpr(bits_per_key))
-    fpr = np.full(len(led.levels), rate)
-    sizes = np.array([lev.entries for lev in led.levels])
-    presence = np.array([lev.runs for lev in led.levels])
-
-    def reweigh(weights: np.ndarray) -> np.ndarray:
-        fprs_w = lagrangian_fprs_for_memory(sizes, presence, np.float64(bits_per_key),
-                                            weights=weights)
-        return np.asarray(realized_fpr(bloom_bits_per_key(fprs_w)), dtype=float)
-
+    fpr = np.full(len(led.levels), float(realized_fpr(bits_per_key)))
     wa = [led.write_amp] + [0.0] * (len(led.levels) - 1)
     span = (led.window_writes if cycle
             else max(float(np.max(lev.lives)) for lev in led.levels))
-    return tree_of_levels(led.levels, wa, span, LevelFilters(fpr, reweigh), entries=n,
-                          buffer_entries=rules.flush_entries,
+    return tree_of_levels(led.levels, wa, span, _ledger_filters(led.levels, fpr, bits_per_key),
+                          entries=n, buffer_entries=rules.flush_entries,
                           entries_per_block=entries_per_block, workload=workload, keys=keys)
 
 
@@ -2596,27 +2462,29 @@ def skewed_costs(
     bits_per_entry: float | None = None, sum_fpr: float | None = None,
     workload: SkewedWorkload, cache_blocks: float, keys: KeyMap | None = None,
 ) -> SkewedCosts:
-    """S1-S8 for one whole-level design holding ``entries`` keys (the population reads and
-    updates draw from). The filter memory is ``bits_per_entry`` or ``sum_fpr`` (App. C);
-    ``cache_blocks``: the LRU cache's size in blocks (0: no cache). ``keys``: the workload's
-    :func:`key_map`, when pricing many designs for one workload (built here otherwise)."""
+    """S1-S8 for one whole-level design (arguments as :func:`skewed_trees`); ``cache_blocks``:
+    the LRU cache's size in blocks (0: no cache)."""
     return skewed_tree(T, C, X, K, Z, entries=entries, buffer_entries=buffer_entries,
                        entries_per_block=entries_per_block, bits_per_entry=bits_per_entry,
                        sum_fpr=sum_fpr, workload=workload, keys=keys).costs(cache_blocks)
 
 
-# What a cache of one size gives a tree: each level's hit rate, t_C, the share of each level's
-# blocks the compaction buffer keeps (B1) and the share cached (S7f).
+# A cache size's result: each level's hit rate, t_C, its blocks' share B1 keeps and cached (S7f).
 CacheSolved = tuple[np.ndarray, float, np.ndarray, np.ndarray]
 
 
 def _cache_hits(tree: SkewedTree, cache_blocks: float
                 ) -> CacheSolved:
     """S5-S7's cache for :meth:`SkewedTree.costs` (:data:`CacheSolved`), kept on the tree by
-    cache size."""
+    cache size and in the search's memo (:func:`_kept_cache`): designs that differ in knobs alone
+    build equal trees (at T = 2 Leveling, Tiering and Lazy Leveling are one), solved once."""
     cache_blocks = max(float(cache_blocks), 0.0)
     if cache_blocks not in tree._hits:
-        tree._hits[cache_blocks] = _shared_cache(tree, cache_blocks)
+        solved = _kept_cache(tree, cache_blocks)
+        if solved is None:
+            solved = _solve_cache(tree, cache_blocks)
+            _keep_cache(tree, cache_blocks, solved)
+        tree._hits[cache_blocks] = solved
     return tree._hits[cache_blocks]
 
 
@@ -2625,7 +2493,7 @@ CACHES_KEPT = 256  # trees whose cache a search keeps (a few arrays of their lev
 
 def _cache_key(tree: SkewedTree, cache_blocks: float) -> tuple:
     """Every input of :func:`_solve_cache` but where the keys live and are read (``place``,
-    ``pop_count``, ``pop_rate``, long arrays that :func:`_shared_cache` compares instead)."""
+    ``pop_count``, ``pop_rate``, long arrays that :func:`_kept_cache` compares instead)."""
     buffered = None if tree.buffered is None else (
         tree.buffer_trim, tuple(None if b is None else (b[0].tobytes(), b[1].tobytes())
                                 for b in tree.buffered))
@@ -2633,18 +2501,6 @@ def _cache_key(tree: SkewedTree, cache_blocks: float) -> tuple:
             tuple((lev.entries, lev.lives.tobytes(), lev.weights.tobytes())
                   for lev in tree.levels),
             tree.runs.tobytes(), tree.fpr.tobytes(), tree.share.tobytes(), buffered)
-
-
-def _shared_cache(tree: SkewedTree, cache_blocks: float
-                  ) -> CacheSolved:
-    """:func:`_solve_cache`, kept in the search's memo (:attr:`SkewedTree.memo`): designs
-    that differ in knobs alone build equal trees (at T = 2 Leveling, Tiering and Lazy
-    Leveling are one design), whose cache is then solved once."""
-    solved = _kept_cache(tree, cache_blocks)
-    if solved is None:
-        solved = _solve_cache(tree, cache_blocks)
-        _keep_cache(tree, cache_blocks, solved)
-    return solved
 
 
 def _kept_cache(tree: SkewedTree, cache_blocks: float
@@ -2669,12 +2525,11 @@ def _keep_cache(tree: SkewedTree, cache_blocks: float,
 
 
 def solve_caches(trees: Sequence[SkewedTree], cache_blocks: float) -> None:
-    """S5-S7 for many trees with one cache size, worked out together and kept on each tree
-    (``tree.costs(cache_blocks)`` and ``tree.point_read(cache_blocks)`` then only read them
-    off): the trees' levels are rows of one set of sums, and t_C is one Newton solve for all
-    (:func:`_characteristic_times`). Each tree's results are its own alone's, but for the
-    order its sums are added in. Trees with the compaction buffer (B1) or a hot key range
-    (S5r) are solved one at a time."""
+    """S5-S7 for many trees with one cache size, worked out together and kept on each tree (read
+    off by ``tree.costs`` and ``tree.point_read``): the trees' levels are rows of one set of
+    sums, t_C one Newton solve for all (:func:`_characteristic_times`); each tree's results are
+    its own but for the order of its sums. Trees with B1's buffer or S5r's hot range are solved
+    one by one."""
     cache_blocks = max(float(cache_blocks), 0.0)
     todo: list[SkewedTree] = []  # one of each kind of tree (:func:`_kept_cache`)
     kinds: list[tuple] = []  # their _cache_key
@@ -2811,8 +2666,7 @@ def _solve_cache(tree: SkewedTree, cache_blocks: float
     """:func:`_cache_hits` worked out. A level's hit rate is over every block its reads need,
     its keys' and the false positives' (S7f)."""
     levels, L = tree.levels, len(tree.levels)
-    # S5-S6: blocks per level, their read rates (per write), and Che's t_C. Without a cache
-    # nothing is cached and the blocks are not drawn.
+    # S5-S6. Without a cache nothing is cached and the blocks are not drawn.
     hit_level = np.zeros(L)
     t_c = 0.0
     kept = np.zeros(L)
@@ -2835,27 +2689,23 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
     levels = tree.levels
     target = tree.share[1:]
     fp_i, runs = tree.false_positives, tree.runs
-    false_pos = float(fp_i.sum())
     hit_level, t_c, kept, cached = _cache_hits(tree, cache_blocks)
     accesses = target + fp_i
     hits = accesses * hit_level
-    misses = float(np.sum(accesses - hits))
-    per_level = hit_level
     total_access = float(accesses.sum())
-    lives = tuple(float(np.sum(lev.lives * lev.weights)) for lev in levels)
     return SkewedCosts(
         write_amp=float(sum(tree.level_write_amp)),
         level_write_amp=tree.level_write_amp,
         cycle_writes=tree.cycle_writes,
-        point_read=misses,
+        point_read=float(np.sum(accesses - hits)),
         cache_hit_rate=float(hits.sum() / total_access) if total_access > 0 else 0.0,
-        cache_hit_rate_per_level=tuple(float(x) for x in per_level),
+        cache_hit_rate_per_level=tuple(float(x) for x in hit_level),
         read_buffer_share=float(tree.share[0]),
         read_level_share=tuple(float(x) for x in target),
-        false_positives=false_pos,
+        false_positives=float(fp_i.sum()),
         level_entries=tuple(lev.entries for lev in levels),
         level_runs=tuple(float(x) for x in runs),
-        run_lifetime_writes=lives,
+        run_lifetime_writes=tuple(float(np.sum(lev.lives * lev.weights)) for lev in levels),
         characteristic_time_writes=t_c,
         # S7f: a zero-result lookup's false positive reads a block of the level at random.
         zero_result_read=float(np.sum(runs * tree.fpr * (1.0 - cached))),
@@ -2878,13 +2728,11 @@ def _buffered_terms(tree: SkewedTree, terms: _CacheTerms, rates: np.ndarray,
                     cache_blocks: float, nodes: RateNodes | None = None
                     ) -> tuple[_CacheTerms, np.ndarray]:
     """B1: S5-S6's terms with the compaction buffer. A block the buffer keeps lives the key's
-    stay in its level (:func:`buffered_lives`) instead of the tree file's life; the trim keeps
-    a file while at least ``buffer_trim`` of its blocks are cached. Under a hot key range (S5r)
-    a file's blocks are all hot or all cold, so the trim keeps the blocks whose cached share
-    reaches the threshold; otherwise a file's blocks mix every rate and it is kept when the
-    level's blocks on average are cached that much. The choice and t_C are solved together,
-    from every buffered block kept (``nodes``: the rates' :func:`_rate_nodes`, when the caller
-    has them). Returns the terms and each level's share of blocks kept."""
+    stay in its level (:func:`buffered_lives`) instead of its file's life; the trim keeps a file
+    while ``buffer_trim`` of its blocks are cached: per block under a hot key range (S5r: a file
+    is all hot or all cold), else by the level's mean. The choice and t_C are solved together
+    (``nodes``: :func:`_rate_nodes`, when the caller has them). Returns the terms and each
+    level's share of blocks kept."""
     L = len(tree.levels)
     buffered = np.array([b is not None for b in tree.buffered])
     long_levels = tuple(replace(lev, lives=b[0], weights=b[1]) if b is not None else lev

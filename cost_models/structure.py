@@ -72,10 +72,8 @@ def num_levels(T: ArrayLike, C: ArrayLike, X: ArrayLike, n_buffers: ArrayLike) -
 
 def take_last(values: np.ndarray, index: np.ndarray) -> np.ndarray:
     """values[..., index[...]] along the last axis; ``index`` has shape values.shape[:-1].
-
     Equivalent to np.take_along_axis(values, index[..., None], -1)[..., 0], without its per-call
-    index construction, which dominated the search's many small evaluations.
-    """
+    index construction, which dominated the search's many small evaluations."""
     width = values.shape[-1]
     flat = values.reshape(-1, width)
     idx = np.broadcast_to(index, values.shape[:-1]).reshape(-1)
@@ -96,10 +94,9 @@ def round_runs(runs: ArrayLike) -> np.ndarray:
 
 
 def runs_capacity(capacity_buffers: ArrayLike) -> np.ndarray:
-    """The most runs a level of ``capacity_buffers`` buffers can hold: max(1, floor(c)).
-
-    A run is at least one flushed buffer. The engine admits a batch while the level stays within
-    its capacity (``Level::WouldOverflow``, relative tolerance 1e-9), so Level 1 holds at most
+    """The most runs a level of ``capacity_buffers`` buffers can hold: max(1, floor(c)). A run is
+    at least one flushed buffer. The engine admits a batch while the level stays within its
+    capacity (``Level::WouldOverflow``, relative tolerance 1e-9), so Level 1 holds at most
     floor(c) one-buffer runs, and a deeper level, whose batches are larger, fewer."""
     c = np.asarray(capacity_buffers, dtype=float)
     with np.errstate(invalid="ignore"):
@@ -108,14 +105,12 @@ def runs_capacity(capacity_buffers: ArrayLike) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Structure:
-    """Per-level layout of one design or of a broadcast array of designs.
-
-    ``L`` has the broadcast shape S; the per-level arrays have shape S + (L_max,).
-    ``fractions`` are N_i / N (Eq 9); ``ratios`` are r_i (Eq 8); ``runs`` are a_i (Eq 13)
-    capped at the level's capacity in buffers (:func:`runs_capacity`), the runs the level can
-    hold, which every model prices and every output reports; ``run_bound`` is Eq 13 uncapped
-    (rounded like ``runs``), the bound of the engine's merge rule (a run is full at N_i / a_i).
-    """
+    """Per-level layout of one design or of a broadcast array of designs. ``L`` has the broadcast
+    shape S; the per-level arrays have shape S + (L_max,). ``fractions`` are N_i / N (Eq 9);
+    ``ratios`` are r_i (Eq 8); ``runs`` are a_i (Eq 13) capped at the level's capacity in buffers
+    (:func:`runs_capacity`), the runs the level can hold, which every model prices and every
+    output reports; ``run_bound`` is Eq 13 uncapped (rounded like ``runs``), the bound of the
+    engine's merge rule (a run is full at N_i / a_i)."""
 
     T: np.ndarray
     C: np.ndarray
@@ -145,21 +140,13 @@ class Structure:
 
 
 def shape_at_depth(
-    T: ArrayLike,
-    C: ArrayLike,
-    X: ArrayLike,
-    K: ArrayLike,
-    Z: ArrayLike,
-    depth: ArrayLike,
-    *,
+    T: ArrayLike, C: ArrayLike, X: ArrayLike, K: ArrayLike, Z: ArrayLike, depth: ArrayLike, *,
     integer_runs: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(r_i, N_i / N, a_i) of the level ``depth`` levels above Level L (0 = Level L).
-
-    Eq 8, 9 and 13 depend on a level only through its depth above Level L, which is why
-    the engine can add levels on top without reshaping the ones below. Negative depths (padding
-    past Level L) give NaN ratios and zero fractions and runs.
-    """
+    """(r_i, N_i / N, a_i) of the level ``depth`` levels above Level L (0 = Level L). Eq 8, 9 and
+    13 depend on a level only through its depth above Level L, which is why the engine can add
+    levels on top without reshaping the ones below. Negative depths (padding past Level L) give
+    NaN ratios and zero fractions and runs."""
     # Natural broadcasting: the results take the shape of all the inputs together.
     Te, Ce, Xe, Ke, Ze, depth = (np.asarray(v, dtype=float) for v in (T, C, X, K, Z, depth))
     valid = depth >= 0
@@ -190,34 +177,22 @@ def shape_at_depth(
 
 
 def structure(
-    T: ArrayLike,
-    C: ArrayLike,
-    X: ArrayLike,
-    K: ArrayLike,
-    Z: ArrayLike,
-    n_buffers: ArrayLike,
-    *,
-    integer_runs: bool = False,
-    max_levels: int | None = None,
-    capped: bool = True,
+    T: ArrayLike, C: ArrayLike, X: ArrayLike, K: ArrayLike, Z: ArrayLike, n_buffers: ArrayLike,
+    *, integer_runs: bool = False, max_levels: int | None = None, capped: bool = True,
 ) -> Structure:
-    """Build the per-level structure (Eq 8, 9, 10, 13) for N/F = ``n_buffers``.
-
-    ``integer_runs`` rounds every a_i the way the engine does (:func:`round_runs`). Every a_i is
-    then capped at what its level can hold, max(1, floor(N_i/F)) (:func:`runs_capacity`);
-    ``capped=False`` leaves Eq 13 as printed (``runs`` = ``run_bound``), the paper's tree, whose
-    closed forms ``tests/test_symbolic.py`` checks.
-    """
-    T, C, X, K, Z, n_buffers = np.broadcast_arrays(
-        *(np.asarray(v, dtype=float) for v in (T, C, X, K, Z, n_buffers))
-    )
+    """Build the per-level structure (Eq 8, 9, 10, 13) for N/F = ``n_buffers``. ``integer_runs``
+    rounds every a_i the way the engine does (:func:`round_runs`). Every a_i is then capped at
+    what its level can hold, max(1, floor(N_i/F)) (:func:`runs_capacity`); ``capped=False``
+    leaves Eq 13 as printed (``runs`` = ``run_bound``), the paper's tree, whose closed forms
+    ``tests/test_symbolic.py`` checks."""
+    T, C, X, K, Z, n_buffers = np.broadcast_arrays(*(np.asarray(v, dtype=float)
+                                                     for v in (T, C, X, K, Z, n_buffers)))
     L = num_levels(T, C, X, n_buffers)
     width = int(max_levels if max_levels is not None else (L.max() if L.size else 1))
     level = np.arange(1, width + 1, dtype=float)
     depth = L[..., None] - level  # 0 at Level L, 1 at Level L-1, ...
-    ratios, fractions, bound = shape_at_depth(
-        *(v[..., None] for v in (T, C, X, K, Z)), depth, integer_runs=integer_runs
-    )
+    ratios, fractions, bound = shape_at_depth(*(v[..., None] for v in (T, C, X, K, Z)), depth,
+                                              integer_runs=integer_runs)
     valid = depth >= 0
     runs = bound
     if capped:

@@ -82,9 +82,8 @@ def level_symbols(levels: int) -> LevelSymbols:
     """Per-level symbols n_i, a_i, p_i for i = 1..levels (all positive)."""
     if levels < 1:
         raise ValueError(f"levels must be >= 1; got {levels}")
-    make = lambda name: tuple(  # noqa: E731
-        sp.Symbol(f"{name}_{i}", positive=True) for i in range(1, levels + 1)
-    )
+    make = lambda name: tuple(sp.Symbol(f"{name}_{i}", positive=True)  # noqa: E731
+                              for i in range(1, levels + 1))
     return LevelSymbols(make("n"), make("a"), make("p"))
 
 
@@ -98,29 +97,24 @@ class LagrangianSolution(NamedTuple):
 
 @cache
 def lagrangian_stationarity(levels: int = 4) -> LagrangianSolution:
-    """App. C (Eq 19-22) for ``levels`` generic levels.
-
-    Lagrangian = sum_i n_i ln(1/p_i)/ln(2)^2 + lambda (sum_i a_i p_i - p). Setting each partial
-    derivative to 0 gives p_i = n_i / (lambda a_i ln(2)^2), so a_i p_i / n_i = 1/(lambda ln(2)^2)
-    at every level; the constraint then gives a_i p_i = p n_i / sum_j n_j.
-    """
+    """App. C (Eq 19-22) for ``levels`` generic levels. Lagrangian = sum_i n_i ln(1/p_i)/ln(2)^2
+    + lambda (sum_i a_i p_i - p). Setting each partial derivative to 0 gives p_i = n_i / (lambda
+    a_i ln(2)^2), so a_i p_i / n_i = 1/(lambda ln(2)^2) at every level; the constraint then gives
+    a_i p_i = p n_i / sum_j n_j."""
     sym = level_symbols(levels)
-    lagr = sum(
-        n_i * sp.log(1 / p_i) / LN2_SQ for n_i, p_i in zip(sym.n, sym.p, strict=True)
-    ) + lam * (sum(a_i * p_i for a_i, p_i in zip(sym.a, sym.p, strict=True)) - p)
+    lagr = (sum(n_i * sp.log(1 / p_i) / LN2_SQ for n_i, p_i in zip(sym.n, sym.p, strict=True))
+            + lam * (sum(a_i * p_i for a_i, p_i in zip(sym.a, sym.p, strict=True)) - p))
     stationary = [sp.Eq(sp.diff(lagr, p_i), 0) for p_i in sym.p]
     solution = sp.solve(stationary, list(sym.p), dict=True)
     if len(solution) != 1:
         raise ArithmeticError(f"expected a unique stationary point, got {solution}")
     fprs = tuple(sp.simplify(solution[0][p_i]) for p_i in sym.p)
-    shares = tuple(
-        sp.simplify(a_i * f / n_i) for a_i, f, n_i in zip(sym.a, fprs, sym.n, strict=True)
-    )
+    shares = tuple(sp.simplify(a_i * f / n_i)
+                   for a_i, f, n_i in zip(sym.a, fprs, sym.n, strict=True))
     constraint = sp.Eq(sum(a_i * f for a_i, f in zip(sym.a, fprs, strict=True)), p)
     (multiplier,) = sp.solve(constraint, lam)
-    level_fprs = tuple(
-        sp.simplify(s_i.subs(lam, multiplier) * n_i) for s_i, n_i in zip(shares, sym.n, strict=True)
-    )
+    level_fprs = tuple(sp.simplify(s_i.subs(lam, multiplier) * n_i)
+                       for s_i, n_i in zip(shares, sym.n, strict=True))
     return LagrangianSolution(lagr, fprs, shares, sp.simplify(multiplier), level_fprs)
 
 
@@ -171,9 +165,8 @@ def fraction_largest() -> sp.Expr:
 @cache
 def fraction_from_app_a() -> sp.Expr:
     """Eq 17 (App. A): N_i = N_L/C (r_i-1)/r_i T^-(X^(d-1)-1)/(X-1), divided by N."""
-    return (
-        fraction_largest() / C * (ratio_small() - 1) / ratio_small() * T ** (-exponent_sum(d - 1))
-    )
+    return fraction_largest() / C * (ratio_small() - 1) / ratio_small() * T ** (
+        -exponent_sum(d - 1))
 
 
 def _shrink(k: sp.Expr) -> sp.Expr:
@@ -184,20 +177,15 @@ def _shrink(k: sp.Expr) -> sp.Expr:
 @cache
 def telescoping_residual() -> sp.Expr:
     """(C+1) N_i/N - (g(d-1) - g(d)), which simplifies to 0: the smaller levels telescope."""
-    return sp.simplify(
-        sp.powsimp(
-            sp.expand((C + 1) * fraction_small() - (_shrink(d - 1) - _shrink(d))), force=True
-        )
-    )
+    residual = (C + 1) * fraction_small() - (_shrink(d - 1) - _shrink(d))
+    return sp.simplify(sp.powsimp(sp.expand(residual), force=True))
 
 
 @cache
 def small_levels_total() -> sp.Expr:
-    """sum_{d=1}^{D} N_d/N = (1 - T^-((X^D - 1)/(X - 1)))/(C+1), by the telescoping above.
-
-    With D = L - 1 this is the stored fraction below Level L; it falls short of 1/(C+1) by exactly
-    the buffer's share F/N when the levels are full (N/F = 131072 stores 131070 F in Figure 11).
-    """
+    """sum_{d=1}^{D} N_d/N = (1 - T^-((X^D - 1)/(X - 1)))/(C+1), by the telescoping above. With D
+    = L - 1 this is the stored fraction below Level L; it falls short of 1/(C+1) by exactly the
+    buffer's share F/N when the levels are full (N/F = 131072 stores 131070 F in Figure 11)."""
     if telescoping_residual() != 0:
         raise ArithmeticError("the smaller levels' fractions do not telescope")
     return (_shrink(sp.Integer(0)) - _shrink(D)) / (C + 1)
@@ -205,20 +193,16 @@ def small_levels_total() -> sp.Expr:
 
 @cache
 def small_levels_total_limit() -> sp.Expr:
-    """lim_{D -> oo} of :func:`small_levels_total` for T > 1, X > 1: exactly 1/(C+1).
-
-    This is the step "sum simplifies to 1/C" of Eq 23 (relative to N_L).
-    """
+    """lim_{D -> oo} of :func:`small_levels_total` for T > 1, X > 1: exactly 1/(C+1). This is the
+    step "sum simplifies to 1/C" of Eq 23 (relative to N_L)."""
     expr = small_levels_total().subs({T: 1 + _t, X: 1 + _s})
     return sp.simplify(sp.limit(expr, D, sp.oo))
 
 
 @cache
 def eq12_fpr_small_derived() -> sp.Expr:
-    """Eq 12 (errata 2) from the Lagrangian: a_i p_i = p N_i / sum_j N_j with sum_j N_j = N.
-
-    The stored total is N in the infinite-level limit (Eq 23's "sum simplifies" step).
-    """
+    """Eq 12 (errata 2) from the Lagrangian: a_i p_i = p N_i / sum_j N_j with sum_j N_j = N. The
+    stored total is N in the infinite-level limit (Eq 23's "sum simplifies" step)."""
     total = fraction_largest() + small_levels_total_limit()
     return sp.simplify(p / a * fraction_small() / total)
 
@@ -239,9 +223,7 @@ def eq23_fpr_largest_derived() -> sp.Expr:
 @cache
 def finite_level_share_largest() -> sp.Expr:
     """a_L p_L = p N_L / sum_j N_j for L = D + 1 levels (what the exact Lagrangian solver gives).
-
-    Slightly above Eq 23's p C/(C+1) because finitely many levels store a little less than N.
-    """
+    Slightly above Eq 23's p C/(C+1) because finitely many levels store a little less than N."""
     total = fraction_largest() + small_levels_total()
     return sp.simplify(p * fraction_largest() / total)
 
@@ -287,10 +269,8 @@ def _cll_small_term() -> sp.Expr:
 @cache
 def memory_cll_derived() -> sp.Expr:
     """M = -sum_i (N_i/N) ln(p_i)/ln(2)^2 summed over Level L and infinitely many smaller levels.
-
     Eq 24 with the exponents restored: the smaller levels contribute a geometric and an
-    arithmetico-geometric series in T^-j.
-    """
+    arithmetico-geometric series in T^-j."""
     small = sp.summation(_cll_small_term(), (j, 0, sp.oo))
     total = _log_expand(_with_t(_cll_largest_term())) + small
     return sp.simplify(_without_t(-total / LN2_SQ))
@@ -298,16 +278,8 @@ def memory_cll_derived() -> sp.Expr:
 
 def memory_cll_errata() -> sp.Expr:
     """Errata 4 (Eq 24 / Eq 6 for general K, Z), as printed in the errata."""
-    return (
-        sp.log(
-            (C + 1)
-            / p
-            * C ** (C * (Z - 1) / (C + 1))
-            * (T - 1) ** ((K - 1) / (C + 1))
-            * T ** (T / ((C + 1) * (T - 1)))
-        )
-        / LN2_SQ
-    )
+    return sp.log((C + 1) / p * C ** (C * (Z - 1) / (C + 1)) * (T - 1) ** ((K - 1) / (C + 1))
+                  * T ** (T / ((C + 1) * (T - 1)))) / LN2_SQ
 
 
 def memory_cll_printed_eq6() -> sp.Expr:
@@ -331,21 +303,14 @@ def sum_fpr_cll_derived() -> sp.Expr:
 
 def sum_fpr_cll_errata() -> sp.Expr:
     """Eq 25 written out from errata 4: p = (C+1) C^(C(Z-1)/(C+1)) ... e^(-M ln(2)^2)."""
-    return (
-        (C + 1)
-        * C ** (C * (Z - 1) / (C + 1))
-        * (T - 1) ** ((K - 1) / (C + 1))
-        * T ** (T / ((C + 1) * (T - 1)))
-        * sp.exp(-M * LN2_SQ)
-    )
+    return ((C + 1) * C ** (C * (Z - 1) / (C + 1)) * (T - 1) ** ((K - 1) / (C + 1))
+            * T ** (T / ((C + 1) * (T - 1))) * sp.exp(-M * LN2_SQ))
 
 
 @cache
 def memory_cll_tail() -> sp.Expr:
     """Closed-form M minus the exact sum over L levels: -sum_{j >= L-1} N_j/N ln(p_j)/ln(2)^2.
-
-    Both use the same N_i and p_i, so the gap is exactly the series' tail beyond Level 1.
-    """
+    Both use the same N_i and p_i, so the gap is exactly the series' tail beyond Level 1."""
     tail = sp.summation(_cll_small_term(), (j, L - 1, sp.oo))
     # factor() rather than simplify(): simplify leaves a removable 0/0 at L = 1.
     return sp.factor(sp.expand(_without_t(-tail / LN2_SQ)))
@@ -363,10 +328,8 @@ def levels_real_printed() -> sp.Expr:
 
 @cache
 def levels_real_derived() -> sp.Expr:
-    """App. B: solve N_L = F r_L prod_{i<L} r_i = F C T/(T-1) T^((X^(L-1)-1)/(X-1)) for L.
-
-    Solved for u = X^(L-1) (the equation is linear in T's exponent), then L = 1 + log_X(u).
-    """
+    """App. B: solve N_L = F r_L prod_{i<L} r_i = F C T/(T-1) T^((X^(L-1)-1)/(X-1)) for L. Solved
+    for u = X^(L-1) (the equation is linear in T's exponent), then L = 1 + log_X(u)."""
     u = sp.Symbol("u", positive=True)
     n_largest = N * fraction_largest()
     (u_sol,) = sp.solve(sp.Eq(n_largest, F * ratio_largest() * T ** ((u - 1) / (X - 1))), u)
@@ -398,14 +361,12 @@ def cll_limits() -> CllForms:
 
 
 def cll_errata3() -> CllForms:
-    """The CLL forms as the paper states them after errata 3 (Eq 1, Eq 2, Eq 3, Eq 5).
-
-    Errata 3's p_i = p/(C+1) T^-(L-i) is the per-run FPR for CLL's a_i = T - 1 (K = 1); for any K
-    the Lagrangian rule a_i p_i = p N_i/N gives p_i = p/a_i (T-1)/(C+1) T^-(L-i), which is the
-    form stated here (it reduces to errata 3's at K = 1). The level's share a_i p_i =
-    p (T-1)/(C+1) T^-(L-i) is what Eq 12 fixes; errata 3's p_L = p C/(C+1) likewise assumes
-    a_L = 1 (Z = 0), the general form being Eq 23's p/a_L C/(C+1).
-    """
+    """The CLL forms as the paper states them after errata 3 (Eq 1, Eq 2, Eq 3, Eq 5). Errata 3's
+    p_i = p/(C+1) T^-(L-i) is the per-run FPR for CLL's a_i = T - 1 (K = 1); for any K the
+    Lagrangian rule a_i p_i = p N_i/N gives p_i = p/a_i (T-1)/(C+1) T^-(L-i), which is the form
+    stated here (it reduces to errata 3's at K = 1). The level's share a_i p_i = p (T-1)/(C+1)
+    T^-(L-i) is what Eq 12 fixes; errata 3's p_L = p C/(C+1) likewise assumes a_L = 1 (Z = 0),
+    the general form being Eq 23's p/a_L C/(C+1)."""
     return CllForms(
         ratio=T,
         fraction=(T - 1) / T * T ** -(d - 1) / (C + 1),
