@@ -57,12 +57,7 @@ from wacky_model.analysis import Analysis, analyze
 from wacky_model.config import Configuration, Memory, keys_of
 from wacky_model.families import PROJECTIONS, classify, name_of
 from wacky_model.granularity import FilePick, file_best, file_pick
-from wacky_model.guardrails import (
-    DEFAULT_CONSTRAINTS,
-    LIFT_FLAG,
-    Constraints,
-    lifted_cap,
-)
+from wacky_model.guardrails import DEFAULT_CONSTRAINTS, LIFT_FLAG, Constraints, lifted_cap
 from wacky_model.types import (
     Compaction,
     Design,
@@ -101,19 +96,12 @@ COARSE_Z = np.array([0.0, 0.5, 1.0])
 SPLIT_SHARES = tuple(float(x) for x in np.geomspace(2.0**-12, 1.0, 5))
 
 
-@dataclass(frozen=True)
-class SearchEffort:
-    """How hard a pattern search refines: starts per workload and rounds."""
-
-    starts: int
-    iterations: int
-
-
-# Each of the table's sample workloads is refined from its best grid cell, for longer; a
-# refinement after a table lookup starts from three candidates at distinct T and must stay
-# fast (tests/test_search.py measures the table against an exhaustive fine grid).
-SAMPLE_EFFORT = SearchEffort(starts=1, iterations=12)
-LIVE_EFFORT = SearchEffort(starts=3, iterations=8)
+# Pattern-search effort, (starts per workload, rounds). Each of the table's sample workloads
+# is refined from its best grid cell, for longer; a refinement after a table lookup starts from
+# three candidates at distinct T and must stay fast (tests/test_search.py measures the table
+# against an exhaustive fine grid).
+SAMPLE_EFFORT = (1, 12)
+LIVE_EFFORT = (3, 8)
 # About half the table's spacing in each search coordinate.
 INITIAL_STEP = np.array([0.2, 0.3, 0.125, 0.125, 0.125, 0.5])
 PATTERN_SCALES = (1.0, -1.0, 2.0, -2.0, 4.0, -4.0)
@@ -121,8 +109,7 @@ STOP_SHRINK = 8.0
 # Level counts jump along curves in the (T, C) plane, so moving T and C together escapes
 # plateaus that axis moves cannot.
 DIAGONAL_MOVES = np.array(
-    [[a * s, b * s, 0.0, 0.0, 0.0, 0.0] for s in (1.0, 2.0) for a in (1, -1) for b in (1, -1)]
-)
+    [[a * s, b * s, 0.0, 0.0, 0.0, 0.0] for s in (1.0, 2.0) for a in (1, -1) for b in (1, -1)])
 DEDUPLICATE_FROM = 2048  # candidates per call; below this, sorting them costs more than it saves
 BUCKET_FROM = 256  # candidates per call from which trees of different depths are priced apart
 WORKLOAD_CHUNK = 256  # workloads scored against the whole table at once (bounds memory)
@@ -156,11 +143,6 @@ def buffer_limits(system: System) -> tuple[float, float]:
         return 0.0, math.log2(system.max_buffer_bytes // system.block_bytes)
     fixed = math.log2(system.buffer_bytes // system.block_bytes)
     return fixed, fixed
-
-
-def search_box(system: System) -> tuple[np.ndarray, np.ndarray]:
-    low, high = buffer_limits(system)
-    return np.append(KNOB_LOWER, low), np.append(KNOB_UPPER, high)
 
 
 def memory_of(system: System, buffer_blocks=None) -> tuple[np.ndarray, dict]:
@@ -344,18 +326,16 @@ class DesignSpace:
               constraints: Constraints | None = None) -> DesignSpace:
         """The tables for ``system`` (about half a second; :func:`space_for` keeps the last
         few)."""
-        if model not in MODELS:
-            raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
+        _check_choice("model", model, MODELS)
         start = time.perf_counter()
-        lower, upper = search_box(system)
+        low, high = buffer_limits(system)
+        lower, upper = np.append(KNOB_LOWER, low), np.append(KNOB_UPPER, high)
         fam_u = _family_table(system, PROJECTION_T, SPLIT_SHARES)
         fam_costs = evaluate_coords(system, model, fam_u, constraints)
-        n_f = len(PROJECTIONS)
+        n_f, n_c = len(PROJECTIONS), len(COST_ROW)
         space = cls(system, model, lower, upper, fam_u, fam_costs, fam_u.reshape(-1, DIMS),
-                    fam_costs.reshape(-1, len(COST_ROW)),
-                    alt_coords=fam_u.reshape(n_f, -1, DIMS),
-                    alt_costs=fam_costs.reshape(n_f, -1, len(COST_ROW)),
-                    constraints=constraints)
+                    fam_costs.reshape(-1, n_c), fam_u.reshape(n_f, -1, DIMS),
+                    fam_costs.reshape(n_f, -1, n_c), constraints=constraints)
         coords, costs = _build_table(space)
         alt_coords, alt_costs = _alternatives_table(space)
         families = tuple(classify(_design(u), _split_at(space, u)) for u in coords)
@@ -392,19 +372,14 @@ class DesignSpace:
         return self.family_coords[f, b, t], flat[np.arange(n_w), pick]
 
 
-def _grid(log_t, log_c, X, K, Z, blocks) -> np.ndarray:
-    """Every combination of the values, as search coordinates (G, 6)."""
-    return np.stack([g.ravel() for g in np.meshgrid(log_t, log_c, X, K, Z, np.log2(blocks))],
-                    axis=-1)
-
-
 def _build_table(space: DesignSpace) -> tuple[np.ndarray, np.ndarray]:
     """The candidate table: the coarse grid at each buffer size, the projections, and each
     sample workload's optimum from a thorough pattern search; pruned to the candidates that
     are the best for some direction of the weights (:data:`PRUNE_DIRECTIONS`)."""
     system = space.system
-    grid = _grid(np.log2(COARSE_T), np.log2(COARSE_C), COARSE_X, COARSE_K, COARSE_Z,
-                 _share_blocks(system, SPLIT_SHARES))
+    grid = np.stack([g.ravel() for g in np.meshgrid(
+        np.log2(COARSE_T), np.log2(COARSE_C), COARSE_X, COARSE_K, COARSE_Z,
+        np.log2(_share_blocks(system, SPLIT_SHARES)))], axis=-1)
     grid_costs = space.evaluate_coords(grid)
     coords = np.concatenate([grid, space.family_coords.reshape(-1, DIMS)])
     costs = np.concatenate([grid_costs, space.family_costs.reshape(-1, len(COST_ROW))])
@@ -412,12 +387,10 @@ def _build_table(space: DesignSpace) -> tuple[np.ndarray, np.ndarray]:
     costs, first = np.unique(costs, axis=0, return_index=True)
     coords = coords[first]
     samples = sample_weights(system, TABLE_SAMPLES, PRUNE_SEED)
-    starts, start_cost = _diverse_starts(coords, costs, samples, SAMPLE_EFFORT.starts)
     # Every design the pattern searches try is a candidate: near the samples' optima they are
     # what other workloads, between the samples, want.
     seen: list = []
-    u = _pattern_search(space, starts, samples, SAMPLE_EFFORT.iterations, start_cost, seen)
-    u, _ = _snap(space, u, samples)
+    u, _ = _pattern_search(space, coords, costs, samples, SAMPLE_EFFORT, seen)
     coords = np.concatenate([coords, u, *(c for c, _ in seen)])
     costs = np.concatenate([costs, space.evaluate_coords(u), *(r for _, r in seen)])
     costs, first = np.unique(costs, axis=0, return_index=True)
@@ -498,12 +471,6 @@ def _check_feasible(cost: np.ndarray, constraints: Constraints | None) -> None:
         raise ValueError("no physical design found for this system")
 
 
-def _constraints_dict(constraints: Constraints | None) -> dict[str, Any]:
-    c = constraints if constraints is not None else Constraints()
-    return {"max_runs_per_level": c.max_runs_per_level, "max_total_runs": c.max_total_runs,
-            "max_space_amp": c.max_space_amp}
-
-
 def _default_constraints(constraints: Constraints | None,
                          space: DesignSpace | None) -> Constraints | None:
     """Left at their default, the constraints are :data:`DEFAULT_CONSTRAINTS`, or a given
@@ -574,18 +541,11 @@ class Recommendation:
         runs, level = free.max_runs_per_level
         if runs <= cap or not free.cost < self.cost:  # within the cap, or it costs nothing
             return None
-        return {
-            "cap": cap,
-            "lift": LIFT_FLAG,
-            "family": free.family,
-            "design": free.design.knobs,
-            "granularity": free.compaction.granularity,
-            "cost": free.cost,
-            # Θ of the uncapped pick relative to the capped one: 0.078 is 7.8% lower.
-            "theta_lower": 1.0 - free.cost / self.cost if self.cost > 0 else 0.0,
-            "max_runs_per_level": runs,
-            "level": level,
-        }
+        return {"cap": cap, "lift": LIFT_FLAG, "family": free.family, "design": free.design.knobs,
+                "granularity": free.compaction.granularity, "cost": free.cost,
+                # Θ of the uncapped pick relative to the capped one: 0.078 is 7.8% lower.
+                "theta_lower": 1.0 - free.cost / self.cost if self.cost > 0 else 0.0,
+                "max_runs_per_level": runs, "level": level}
 
     @property
     def beaten_by(self) -> Alternative | None:
@@ -617,69 +577,44 @@ class Recommendation:
 
     @property
     def costs(self) -> dict[str, float]:
-        """The recommended design's costs under the model that priced it."""
-        if self.file_costs is not None:
-            f = self.file_costs
-            return {"write_cost": f.write_amp / self.system.entries_per_block,
-                    "write_amp": f.write_amp, "point_read": f.point_read,
-                    "zero_result_read": f.zero_result_read, "range_runs": f.range_runs,
-                    "memory_bits_per_entry": f.memory_bits_per_entry}
-        a = self.analysis.finite if self.model in ("finite", "skew") else self.analysis
-        assert a is not None  # analyze always reports the finite model
-        if self.skew is not None:  # what skew_theta priced: S2-S7, the rest uniform (finite)
-            k = self.skew.costs
-            return {"write_cost": k.write_amp / self.system.entries_per_block,
-                    "write_amp": k.write_amp, "point_read": k.point_read,
-                    "zero_result_read": a.zero_result_read, "range_runs": a.range_runs,
-                    "memory_bits_per_entry": a.memory_bits_per_entry}
-        return {
-            "write_cost": a.write_cost,
-            "write_amp": a.write_amp,
-            "point_read": a.point_read,
-            "zero_result_read": a.zero_result_read,
-            "range_runs": a.range_runs,
-            "memory_bits_per_entry": a.memory_bits_per_entry,
-        }
+        """The recommended design's costs under the model that priced it: the partial-merge
+        model's for a file-granular pick; for a skewed pick, what skew_theta priced (S2-S7f)
+        with the rest uniform (finite)."""
+        a = k = self.file_costs
+        if a is None:
+            a = self.analysis.finite if self.model in ("finite", "skew") else self.analysis
+            assert a is not None  # analyze always reports the finite model
+            k = a if self.skew is None else self.skew.costs
+        return {"write_cost": (a.write_cost if k is a and self.file_costs is None
+                               else k.write_amp / self.system.entries_per_block),
+                "write_amp": k.write_amp, "point_read": k.point_read,
+                "zero_result_read": k.zero_result_read, "range_runs": a.range_runs,
+                "memory_bits_per_entry": a.memory_bits_per_entry}
 
     def to_dict(self) -> dict:
         """The JSON document of ``wacky recommend --json``."""
-        c = self.compaction
+        c, beaten = self.compaction, self.beaten_by
         return {
-            "design": self.design.knobs,
-            "granularity": c.granularity,
+            "design": self.design.knobs, "granularity": c.granularity,
             "compaction": {"granularity": c.granularity, "file_bytes": c.file_bytes,
                            "level1_runs": c.level1_runs,
                            "compaction_buffer": c.buffer is not None,
                            "log_ratio": 0.0 if c.log is None else c.log.ratio},
-            "configuration": self.configuration.to_dict(),
-            "family": self.family,
-            "model": self.model,
-            "keys": keys_of(self.workload, self.system),
-            "cost": self.cost,
+            "configuration": self.configuration.to_dict(), "family": self.family,
+            "model": self.model, "keys": keys_of(self.workload, self.system), "cost": self.cost,
             "costs": self.costs,
-            "alternatives": [
-                {
-                    "family": alt.family,
-                    "design": alt.design.knobs,
-                    "cost": alt.cost,
-                    "relative_throughput": alt.relative_throughput,
-                    "buffer_bytes": alt.buffer_bytes,
-                }
-                for alt in self.alternatives
-            ],
-            "levels": self.levels,
-            "method": self.method,
-            "search_ms": self.search_ms,
-            "bounds_hit": list(self.bounds_hit),
-            "robust": self.robust,
+            "alternatives": [{**dataclasses.asdict(a), "design": a.design.knobs}
+                             for a in self.alternatives],
+            "levels": self.levels, "method": self.method, "search_ms": self.search_ms,
+            "bounds_hit": list(self.bounds_hit), "robust": self.robust,
             "skew": None if self.skew is None else self.skew.to_dict(),
             "granularity_choice": self.granularity,
-            "beaten_by": None if self.beaten_by is None else {
-                "family": self.beaten_by.family, "design": self.beaten_by.design.knobs,
-                "cost": self.beaten_by.cost},
+            "beaten_by": None if beaten is None else {
+                "family": beaten.family, "design": beaten.design.knobs, "cost": beaten.cost},
             "space_amp": self.analysis.space_amp,
             "warnings": [] if self.file_costs is not None else list(self.analysis.warnings),
-            "constraints": _constraints_dict(self.constraints),
+            "constraints": dataclasses.asdict(Constraints() if self.constraints is None
+                                              else self.constraints),
             "without_cap": self.without_cap,
             **self.memory,
         }
@@ -703,14 +638,10 @@ class Recommendation:
         a = self.analysis
         filters = (a.memory_bits_per_entry if self.file_costs is None
                    else self.file_costs.memory_bits_per_entry)
-        return {
-            "hash_levels": a.system.hash_levels,
-            "buffer_bytes": a.system.buffer_bytes,
-            "filter_bits_per_entry": filters,
-            "fence_bits_per_entry": a.fence_bits_per_entry,
-            "memory_bits_per_entry_total": (a.total_memory_bits_per_entry
-                                            - a.memory_bits_per_entry + filters),
-        }
+        return {"hash_levels": a.system.hash_levels, "buffer_bytes": a.system.buffer_bytes,
+                "filter_bits_per_entry": filters, "fence_bits_per_entry": a.fence_bits_per_entry,
+                "memory_bits_per_entry_total": (a.total_memory_bits_per_entry
+                                                - a.memory_bits_per_entry + filters)}
 
 
 def _moves(space: DesignSpace) -> np.ndarray:
@@ -720,23 +651,24 @@ def _moves(space: DesignSpace) -> np.ndarray:
     return np.concatenate([s * axes for s in PATTERN_SCALES] + [DIAGONAL_MOVES])
 
 
-def _pattern_search(space: DesignSpace, starts: np.ndarray, weights: Weights,
-                    iterations: int, start_cost: np.ndarray | None = None,
-                    seen: list | None = None) -> np.ndarray:
-    """Vectorized multi-scale pattern search on the live model from ``starts`` (W, S, 6).
+def _pattern_search(space: DesignSpace, coords: np.ndarray, costs: np.ndarray,
+                    weights: Weights, effort: tuple[int, int],
+                    seen: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorized multi-scale pattern search on the live model from the best ``effort[0]``
+    candidates at distinct T (:func:`_diverse_starts`) for ``effort[1]`` rounds, then
+    :func:`_snap`: the best point per workload and its Theta ((W, 6), (W,)).
 
     Each round tries steps of 1, 2 and 4 times the current step, both ways, along every free
     coordinate (the level count makes Theta jump, so a single small step can stall), moves to
-    the best improvement, and halves the step of a start that found none. Returns the best
-    point per workload (W, 6). ``start_cost``: the starts' Theta (W, S), when known. Every
-    candidate tried is appended to ``seen`` as (coords, cost rows), when given.
+    the best improvement, and halves the step of a start that found none. Every candidate
+    tried is appended to ``seen`` as (coords, cost rows), when given.
     """
     lower, upper = space.lower, space.upper
+    starts, cost = _diverse_starts(coords, costs, weights, effort[0])
     u = np.clip(starts, lower, upper)
-    cost = theta_own(space.evaluate_coords(u), weights) if start_cost is None else start_cost
     step = np.broadcast_to(INITIAL_STEP, u.shape).copy()
     unit = _moves(space)
-    for _ in range(iterations):
+    for _ in range(effort[1]):
         cand = np.clip(u[:, :, None, :] + unit[None, None] * step[:, :, None, :], lower, upper)
         rows = space.evaluate_coords(cand)
         if seen is not None:
@@ -752,7 +684,7 @@ def _pattern_search(space: DesignSpace, starts: np.ndarray, weights: Weights,
         if np.all(step < INITIAL_STEP / STOP_SHRINK):
             break  # every start has converged to well below the table's spacing
     winner = np.argmin(cost, axis=-1)
-    return np.take_along_axis(u, winner[:, None, None], 1)[:, 0]
+    return _snap(space, np.take_along_axis(u, winner[:, None, None], 1)[:, 0], weights)
 
 
 def _diverse_starts(coords: np.ndarray, costs: np.ndarray, weights: Weights,
@@ -781,29 +713,11 @@ def _diverse_starts(coords: np.ndarray, costs: np.ndarray, weights: Weights,
     return out, out_theta
 
 
-def _snap_options(
-    space: DesignSpace, u: np.ndarray, weights: Weights, options: list[tuple]
-) -> tuple[np.ndarray, np.ndarray]:
-    """Among ``options`` (coordinate tuples; the first is the current design) keep the most
-    canonical one (most whole-number coordinates) whose Theta is no higher than the current
-    one's."""
-    cand = np.clip(np.stack([to_coords(*o) for o in options], axis=1), space.lower,
-                   space.upper)
-    cost = theta_own(space.evaluate_coords(cand), weights)
-    canonical = np.sum(np.isclose(cand[..., :5], np.round(cand[..., :5])), axis=-1)
-    acceptable = cost <= cost[:, :1] * (1 + 1e-9)
-    score = np.where(acceptable, canonical - cost / (cost[:, :1] * 10), -np.inf)
-    pick = np.argmax(score, axis=-1)
-    return (
-        np.take_along_axis(cand, pick[:, None, None], 1)[:, 0],
-        np.take_along_axis(cost, pick[:, None], 1)[:, 0],
-    )
-
-
 def _snap(space: DesignSpace, u: np.ndarray, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
     """Replace knobs by canonical values wherever that does not raise Theta: K, Z in {0, 1},
-    X = 1, whole T and C, or C = T - 1 (all combinations, in one model call). Returns
-    (coords, Theta)."""
+    X = 1, whole T and C, or C = T - 1 (all combinations, in one model call). Of the options
+    (the first is the current design), keeps the most canonical one (most whole-number
+    coordinates) whose Theta is no higher. Returns (coords, Theta)."""
     T, C, X, K, Z = to_knobs(u)
     blocks = np.floor(2.0 ** u[..., 5] + 1e-9)
     zero, one = np.zeros_like(K), np.ones_like(K)
@@ -812,7 +726,15 @@ def _snap(space: DesignSpace, u: np.ndarray, weights: Weights) -> tuple[np.ndarr
                for t in (T, whole_t)
                for c in (C, np.maximum(1.0, np.round(C)), np.maximum(1.0, t - 1))
                for k in (K, zero, one) for z in (Z, zero, one) for x in (X, one)]
-    return _snap_options(space, u, weights, options)
+    cand = np.clip(np.stack([to_coords(*o) for o in options], axis=1), space.lower,
+                   space.upper)
+    cost = theta_own(space.evaluate_coords(cand), weights)
+    canonical = np.sum(np.isclose(cand[..., :5], np.round(cand[..., :5])), axis=-1)
+    acceptable = cost <= cost[:, :1] * (1 + 1e-9)
+    score = np.where(acceptable, canonical - cost / (cost[:, :1] * 10), -np.inf)
+    pick = np.argmax(score, axis=-1)
+    return (np.take_along_axis(cand, pick[:, None, None], 1)[:, 0],
+            np.take_along_axis(cost, pick[:, None], 1)[:, 0])
 
 
 def _table_best(space: DesignSpace, weights: Weights) -> tuple[np.ndarray, np.ndarray]:
@@ -864,12 +786,10 @@ def search_coords(
     cost, row = np.where(wins, table_cost, cost), np.where(wins, row, -1)
     if refine:
         # Starts: the best candidates of the table and the projections, at distinct T.
-        starts, start_cost = _diverse_starts(
-            np.concatenate([space.coords, space.alt_coords.reshape(-1, DIMS)]),
+        v, v_cost = _pattern_search(
+            space, np.concatenate([space.coords, space.alt_coords.reshape(-1, DIMS)]),
             np.concatenate([space.costs, space.alt_costs.reshape(-1, len(COST_ROW))]),
-            weights, LIVE_EFFORT.starts)
-        v = _pattern_search(space, starts, weights, LIVE_EFFORT.iterations, start_cost)
-        v, v_cost = _snap(space, v, weights)
+            weights, LIVE_EFFORT)
         wins = v_cost < cost
         u, cost = np.where(wins[:, None], v, u), np.where(wins, v_cost, cost)
         row = np.where(wins, -1, row)
@@ -925,29 +845,26 @@ def _bounds_hit(space: DesignSpace, u: np.ndarray) -> tuple[str, ...]:
     return tuple(hit)
 
 
-def _recommendation(space: DesignSpace, workload: Workload, found: SearchResult, method: str,
-                    start: float) -> Recommendation:
-    u, cost = found.coords[0], float(found.cost[0])
-    design = _design(u)
-    row = int(found.table_row[0])
-    system = _system_at(space, u, row)
-    alternatives = []
-    for f, name in enumerate(FAMILIES):
-        alt_u, theta = found.family_coords[0, f], float(found.family_cost[0, f])
-        alternatives.append(Alternative(name, _design(alt_u), theta, cost / theta,
-                                        int(_buffer_bytes(space, alt_u[None])[0])))
+def _search_one(
+    workload: Workload, space: DesignSpace, method: str, constraints: Constraints | None,
+    weights: Weights, start: float, refine: bool,
+) -> Recommendation:
+    """The search for one workload (``weights`` (1, 6)), with each family's best design as the
+    alternatives."""
+    found = search_coords(space, weights, method, refine)
+    _check_feasible(found.cost, constraints)
+    u, cost, row = found.coords[0], float(found.cost[0]), int(found.table_row[0])
+    design, system = _design(u), _system_at(space, u, row)
+    alternatives = tuple(
+        Alternative(name, _design(a), float(t), cost / float(t),
+                    int(_buffer_bytes(space, a[None])[0]))
+        for name, a, t in zip(FAMILIES, found.family_coords[0], found.family_cost[0],
+                              strict=True))
     return Recommendation(
-        design=design,
-        family=space.table_families[row] if row >= 0 else classify(design, system),
-        cost=cost,
-        model=space.model,
-        system=system,
-        workload=workload,
-        alternatives=tuple(alternatives),
-        method=method,
-        search_ms=(time.perf_counter() - start) * 1e3,
-        bounds_hit=_bounds_hit(space, u),
-    )
+        design=design, family=space.table_families[row] if row >= 0 else classify(design, system),
+        cost=cost, model=space.model, system=system, workload=workload,
+        alternatives=alternatives, method=method, search_ms=(time.perf_counter() - start) * 1e3,
+        bounds_hit=_bounds_hit(space, u))
 
 
 @functools.lru_cache(maxsize=8)
@@ -969,8 +886,7 @@ def space_for(system: System, model: str = "finite",
 
 def _prepare(system: System, model: str, space: DesignSpace | None,
              constraints: Constraints | None) -> DesignSpace:
-    if model not in MODELS:
-        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}")
+    _check_choice("model", model, MODELS)
     if space is None:
         return space_for(system, model, _active(constraints))
     _check_space(space, system, model, constraints)
@@ -1001,30 +917,24 @@ def recommend(
     leave the table's candidates for a slightly cheaper design. With a total memory budget
     (``system.memory_bits_per_entry``) the buffer/filter split is searched too, and the
     recommendation's ``system`` is the split. ``constraints`` (guardrails) exclude designs with
-    too many runs or too much space amplification. By default they are
-    :data:`~wacky_model.guardrails.DEFAULT_CONSTRAINTS`, at most 36 runs in any level (RocksDB's
-    write stop), or a given ``space``'s; ``constraints=None`` or ``Constraints()`` lifts them.
-    A prebuilt space must have been built with the same ones. With a runs-per-level cap,
-    ``Recommendation.without_cap`` says what it costs. With ``rho`` the design minimizes the
-    worst Theta over workloads within KL divergence ``rho`` of ``workload`` (Endure's robust
-    tuning); its ``cost`` is that worst case, and ``robust`` compares it with the nominal
-    design.
+    too many runs or too much space amplification: by default
+    :data:`~wacky_model.guardrails.DEFAULT_CONSTRAINTS` (at most 36 runs in any level, RocksDB's
+    write stop) or a given ``space``'s, which must have been built with the same ones;
+    ``None`` or ``Constraints()`` lifts them. ``Recommendation.without_cap`` says what a
+    runs-per-level cap costs. With ``rho`` the design minimizes the worst Theta over workloads
+    within KL divergence ``rho`` of ``workload`` (Endure's robust tuning): ``cost`` is that
+    worst case, and ``robust`` compares it with the nominal design.
 
     ``granularity``: "level" searches whole-level merges (the continuum), "file" leveled
-    designs with file-granular merges and a level-1 trigger, "any" both, keeping the cheaper
-    (the one priced is the one returned). Combinations that cannot be priced together are
-    refused by :mod:`wacky_model.compat`, or, with "any", leave files out with the reason.
-
-    ``target``: "native" searches what the native engine builds (and RocksDB under the Wacky
-    driver); "rocksdb" restricts the search to what stock RocksDB expresses: its leveled
-    compaction with files, its level sizing and one bits per key (the file side of the same
-    search, over :func:`wacky_model.rocksdb_tuning.stock_grid`). ``level0_trigger`` pins the
-    level-0 trigger (flushes gathered before they merge); above 1 only file-granular designs
-    have one.
-
-    ``tables``: a directory where the system's table is kept between processes (the CLI
-    passes :func:`wacky_model.table_store.default_dir`), so that a new process reads it
-    instead of building it (about half a second); the same answers either way.
+    designs with file-granular merges and a level-1 trigger, "any" both, returning the cheaper.
+    Combinations that cannot be priced together are refused by :mod:`wacky_model.compat`, or,
+    with "any", leave files out with the reason. ``target``: "native" searches what the native
+    engine builds (and RocksDB under the Wacky driver); "rocksdb" what stock RocksDB expresses
+    (its leveled compaction with files, its level sizing, one bits per key: the file side over
+    :func:`wacky_model.rocksdb_tuning.stock_grid`). ``level0_trigger`` pins the level-0 trigger
+    (flushes gathered before they merge); above 1 only file-granular designs have one.
+    ``tables``: a directory where the system's table is kept between processes (the CLI passes
+    :func:`wacky_model.table_store.default_dir`), read instead of built (about half a second).
     """
     start = time.perf_counter()
     check_types(workload=workload, system=system)
@@ -1041,26 +951,27 @@ def _recommend(workload: Workload, system: System, method: str, space: DesignSpa
                model: str, constraints: Constraints | None, rho: float | None, refine: bool,
                granularity: str, target: str, level0_trigger: int | None, start: float,
                tables: Path | None = None) -> Recommendation:
-    from wacky_model.compat import check, features_in
-
-    _check_granularity(granularity)
-    _check_target(target, granularity, level0_trigger)
-    features = features_in(workload, system, model, rho, constraints) | _pinned(
-        granularity, target, level0_trigger)
-    check(features)
-    if target == "rocksdb":
-        return _recommend_stock(workload, system, constraints, rho, level0_trigger, start,
-                                granularity)
-    if granularity == "file" or (level0_trigger or 1) > 1:
-        return _recommend_files(workload, system, constraints, rho, level0_trigger, start)
+    features = _checked_features([workload], system, model, rho, constraints, granularity,
+                                 target, level0_trigger)
+    if _files_only(granularity, target, level0_trigger):
+        return _recommend_files(workload, system, constraints, rho, target, granularity,
+                                level0_trigger, start)
     from wacky_model.skew import needs_skew_model, skew_key_map
 
     # The workload's keys (S1-S7's key map) for both sides' skew stages, built once.
     keys = skew_key_map(system, workload) if needs_skew_model(workload, system) else None
     if space is None and tables is not None:
         space = space_for(system, model, _active(constraints), tables)
-    rec = _recommend_level(workload, system, method, space, model, constraints, rho, refine,
-                           start, keys)
+    # The whole-level search: the table, the refinement, then the robust objective and the
+    # skew model's re-pricing.
+    space = _prepare(system, model, space, constraints)
+    nominal = workload_vector(workload, system.write_cost_ratio, system.probe_cost)[None]
+    if rho is None:
+        rec = _search_one(workload, space, method, constraints, nominal, start, refine)
+    else:
+        rec = _robust(workload, space, method, constraints, nominal, rho, start, refine)
+    if keys is not None:
+        rec = _reprice_skewed(rec, workload, constraints, rho, start, keys)
     if granularity == "level":
         return rec
     return _choose_granularity(rec, workload, system, features, constraints, rho, start,
@@ -1070,9 +981,20 @@ def _recommend(workload: Workload, system: System, method: str, space: DesignSpa
 TARGETS = ("native", "rocksdb")
 
 
-def _check_target(target: str, granularity: str, level0_trigger: int | None) -> None:
-    if target not in TARGETS:
-        raise ValueError(f"target must be one of {', '.join(TARGETS)}; got {target!r}")
+def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+
+
+def _checked_features(workloads: list[Workload], system: System, model: str,
+                      rho: float | None, constraints: Constraints | None, granularity: str,
+                      target: str, level0_trigger: int | None) -> set[str]:
+    """The compat features the inputs and the caller's pins put in play, once the choices are
+    valid and :mod:`wacky_model.compat` prices them together."""
+    from wacky_model.compat import check, features_in
+
+    _check_choice("granularity", granularity, GRANULARITY_CHOICES)
+    _check_choice("target", target, TARGETS)
     if target == "rocksdb" and granularity == "level":
         raise ValueError("target='rocksdb' with granularity='level': stock RocksDB merges "
                          "files; a whole-level design runs on RocksDB under the Wacky driver "
@@ -1081,40 +1003,65 @@ def _check_target(target: str, granularity: str, level0_trigger: int | None) -> 
             level0_trigger, int) or not 1 <= level0_trigger <= 1000):
         raise ValueError(f"level0_trigger must be a whole number in [1, 1000]; got "
                          f"{level0_trigger!r}")
-    if granularity == "level" and (level0_trigger or 1) > 1:
+    pinned = (level0_trigger or 1) > 1
+    if granularity == "level" and pinned:
         raise ValueError("level0_trigger above 1 with granularity='level': whole-level merges "
                          "absorb every flush into Level 1; the trigger is a file-granular knob")
+    features = set().union(*(features_in(w, system, model, rho, constraints) for w in workloads))
+    features |= {name for name, used in (
+        ("files", granularity == "file" or pinned), ("level0_trigger", pinned),
+        ("rocksdb", target == "rocksdb")) if used}
+    check(features)
+    return features
 
 
-def _pinned(granularity: str, target: str, level0_trigger: int | None) -> set[str]:
-    """The compat features the caller's pins put in play."""
-    return {name for name, used in (
-        ("files", granularity == "file" or (level0_trigger or 1) > 1),
-        ("level0_trigger", (level0_trigger or 1) > 1), ("rocksdb", target == "rocksdb"))
-        if used}
+def _files_only(granularity: str, target: str, level0_trigger: int | None) -> bool:
+    """Whether only the file side is searched: files asked, a trigger pinned, or stock
+    RocksDB's target."""
+    return target == "rocksdb" or granularity == "file" or (level0_trigger or 1) > 1
 
 
-def _recommend_stock(workload: Workload, system: System, constraints: Constraints | None,
-                     rho: float | None, level0_trigger: int | None, start: float,
-                     granularity: str = "any") -> Recommendation:
-    from wacky_model.rocksdb_tuning import stock_pick
-
-    pick = stock_pick(workload, system, _active(constraints), rho, level0_trigger,
-                      universal=granularity != "file")
-    style = "universal" if pick.compaction.style == "universal" else "leveled"
-    return _file_recommendation(workload, pick, "universal" if style == "universal" else
-                                "rocksdb", rho, f"stock RocksDB's {style} compaction (target "
-                                "rocksdb)", start)
+def _side_grids(system: System, constraints: Constraints | None, target: str,
+                granularity: str, level0_trigger: int | None) -> list[tuple[System, Any]]:
+    """:func:`_file_grids` of the file side alone; stock RocksDB's universal compaction is
+    searched unless files are asked."""
+    return _file_grids(system, _active(constraints), target, level0_trigger,
+                       target == "rocksdb" and granularity != "file")
 
 
 def _recommend_files(workload: Workload, system: System, constraints: Constraints | None,
-                     rho: float | None, level0_trigger: int | None, start: float
-                     ) -> Recommendation:
-    pick = file_pick(_file_grids(system, _active(constraints), "native", level0_trigger),
+                     rho: float | None, target: str, granularity: str,
+                     level0_trigger: int | None, start: float) -> Recommendation:
+    """The file side's pick (:func:`_files_only`), with no whole-level side to compare."""
+    pick = file_pick(_side_grids(system, constraints, target, granularity, level0_trigger),
                      workload, rho)
-    return _file_recommendation(workload, pick, "files", rho,
-                                "files asked" + _buffer_text(getattr(pick, "buffer", None)),
-                                start)
+    design, compaction = pick.design, pick.compaction
+    universal = compaction.style == "universal"
+    buffer = getattr(pick, "buffer", None)
+    if target == "rocksdb":
+        reason = (f"stock RocksDB's {'universal' if universal else 'leveled'} compaction "
+                  "(target rocksdb)")
+    else:
+        reason = "files asked" + _buffer_text(buffer)
+    return Recommendation(
+        design=design, family=_file_family(pick), cost=pick.theta,
+        model="universal" if universal else "rocksdb" if target == "rocksdb" else "files",
+        system=pick.system, workload=workload,
+        alternatives=(), method="grid", search_ms=(time.perf_counter() - start) * 1e3,
+        bounds_hit=(), robust=_file_robust(workload, pick, rho), compaction=compaction,
+        file_costs=pick.costs, skew=pick.skew,
+        granularity={"picked": "universal" if universal else "file", "level": None,
+                     "reason": reason,
+                     "file": {"design": design.knobs, "cost": pick.theta,
+                              "level1_runs": compaction.level1_runs,
+                              "file_bytes": compaction.file_bytes,
+                              "compaction_buffer": buffer}})
+
+
+def _file_family(pick: FilePick) -> str:
+    if pick.compaction.style == "universal":
+        return "RocksDB universal compaction"
+    return name_of(pick.design, pick.system)
 
 
 def _file_robust(workload: Workload, pick: FilePick, rho: float | None) -> dict | None:
@@ -1127,26 +1074,6 @@ def _file_robust(workload: Workload, pick: FilePick, rho: float | None) -> dict 
     return {"rho": float(rho), "robust_design": {
         "design": pick.design.knobs, "granularity": "file", "buffer_bytes": split.buffer_bytes,
         "nominal_cost": nominal, "worst_case_cost": pick.theta}}
-
-
-def _file_recommendation(workload: Workload, pick: FilePick, model: str, rho: float | None,
-                         reason: str, start: float) -> Recommendation:
-    """A recommendation of the file side's pick, with no whole-level side to compare."""
-    design, compaction = pick.design, pick.compaction
-    family = ("RocksDB universal compaction" if compaction.style == "universal" else
-              name_of(design, pick.system))
-    return Recommendation(
-        design=design, family=family, cost=pick.theta, model=model,
-        system=pick.system, workload=workload, alternatives=(), method="grid",
-        search_ms=(time.perf_counter() - start) * 1e3, bounds_hit=(),
-        robust=_file_robust(workload, pick, rho), compaction=compaction, file_costs=pick.costs,
-        skew=pick.skew,
-        granularity={"picked": "universal" if compaction.style == "universal" else "file",
-                     "level": None, "reason": reason,
-                     "file": {"design": design.knobs, "cost": pick.theta,
-                              "level1_runs": compaction.level1_runs,
-                              "file_bytes": compaction.file_bytes,
-                              "compaction_buffer": getattr(pick, "buffer", None)}})
 
 
 def _buffer_text(b: dict[str, Any] | None) -> str:
@@ -1194,12 +1121,6 @@ def _file_grids(system: System, constraints: Constraints | None, target: str = "
     return out
 
 
-def _check_granularity(granularity: str) -> None:
-    if granularity not in GRANULARITY_CHOICES:
-        raise ValueError(f"granularity must be one of {', '.join(GRANULARITY_CHOICES)}; got "
-                         f"{granularity!r}")
-
-
 def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
                         features: set[str], constraints: Constraints | None, rho: float | None,
                         start: float, level0_trigger: int | None = None,
@@ -1223,23 +1144,21 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
                 "range_runs": c.range_runs, "compaction_buffer": best.buffer}
     level_doc = {"design": rec.design.knobs, "family": rec.family, "cost": rec.cost}
     file_text = (f"file-granular Leveling T={best.design.T:g}, level-1 trigger {f.level1_runs},"
-                 f" files of {f.file_bytes:,} B: Θ {best.theta:.4g}")
-    file_text += _buffer_text(best.buffer)
+                 f" files of {f.file_bytes:,} B: Θ {best.theta:.4g}{_buffer_text(best.buffer)}")
     if best.floor < best.theta:  # designs left unpriced could be cheaper, but not below this
         file_text = (f"the file-granular designs: Θ at least {best.floor:.4g} (the best priced, "
                      f"Leveling T={best.design.T:g}, {best.theta:.4g})")
     level_text = f"whole-level {rec.family}: Θ {rec.cost:.4g}"
     if best.theta < rec.cost:
         reason = f"{file_text} beats {level_text} by {1 - best.theta / rec.cost:.1%}"
-        alternatives = tuple(replace(a, relative_throughput=best.theta / a.cost)
-                             for a in rec.alternatives)
         robust = rec.robust
         if robust is not None:  # the robust pick is now this file-granular design
             robust = {**robust, **(_file_robust(workload, best, rho) or {})}
         return replace(rec, design=best.design, family=name_of(best.design, split),
                        system=split, cost=best.theta, model="files", compaction=f,
-                       file_costs=c, skew=best.skew, alternatives=alternatives, bounds_hit=(),
-                       robust=robust,
+                       file_costs=c, skew=best.skew, bounds_hit=(), robust=robust,
+                       alternatives=tuple(replace(a, relative_throughput=best.theta / a.cost)
+                                          for a in rec.alternatives),
                        granularity={"picked": "file", "level": level_doc, "file": file_doc,
                                     "reason": reason},
                        search_ms=(time.perf_counter() - start) * 1e3)
@@ -1251,24 +1170,9 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
         search_ms=(time.perf_counter() - start) * 1e3)
 
 
-def _recommend_level(workload: Workload, system: System, method: str,
-                     space: DesignSpace | None, model: str, constraints: Constraints | None,
-                     rho: float | None, refine: bool, start: float,
-                     keys: KeyMap | None = None) -> Recommendation:
-    """The whole-level search: the table, the refinement, then the skew model's re-pricing
-    (with the workload's key map ``keys``, built when None) or the robust objective."""
-    space = _prepare(system, model, space, constraints)
-    nominal_weights = workload_vector(workload, system.write_cost_ratio, system.probe_cost)[None]
-    from wacky_model.skew import needs_skew_model
-
-    skewed = needs_skew_model(workload, system)
-    if rho is None:
-        rec = _search_one(workload, space, method, constraints, nominal_weights, start, refine)
-    else:
-        rec = _robust(workload, space, method, constraints, nominal_weights, rho, start, refine)
-    if not skewed:
-        return rec
-    return _reprice_skewed(rec, workload, constraints, rho, start, keys)
+def _robust_entry(design: Design, buffer_bytes: int, nominal: float, worst: float) -> dict:
+    return {"design": design.knobs, "buffer_bytes": buffer_bytes, "nominal_cost": nominal,
+            "worst_case_cost": worst}
 
 
 def _robust(workload: Workload, space: DesignSpace, method: str,
@@ -1284,24 +1188,24 @@ def _robust(workload: Workload, space: DesignSpace, method: str,
     def both(r: Recommendation) -> dict[str, Any]:
         u = to_coords(*r.design.knobs.values(), r.system.buffer_bytes // r.system.block_bytes)
         rows = space.evaluate_coords(u[None])
-        return {"design": r.design.knobs, "buffer_bytes": r.system.buffer_bytes,
-                "nominal_cost": float(theta_own(rows, nominal_weights)[0]),
-                "worst_case_cost": float(theta_own(rows, robust_w)[0])}
+        return _robust_entry(r.design, r.system.buffer_bytes,
+                             float(theta_own(rows, nominal_weights)[0]),
+                             float(theta_own(rows, robust_w)[0]))
 
-    mine, theirs = both(rec), both(nominal)
-    report = {"rho": float(rho), "robust_design": mine, "nominal_design": theirs}
+    mine = both(rec)
     worst = mine["worst_case_cost"]
-    alternatives = tuple(dataclasses.replace(alt, relative_throughput=worst / alt.cost)
-                         for alt in rec.alternatives)
-    return dataclasses.replace(rec, cost=worst, alternatives=alternatives, robust=report)
+    return replace(rec, cost=worst, robust={"rho": float(rho), "robust_design": mine,
+                                            "nominal_design": both(nominal)},
+                   alternatives=tuple(replace(alt, relative_throughput=worst / alt.cost)
+                                      for alt in rec.alternatives))
 
 
 def _reprice_skewed(rec: Recommendation, workload: Workload, constraints: Constraints | None,
-                    rho: float | None, start: float, keys: KeyMap | None = None
-                    ) -> Recommendation:
+                    rho: float | None, start: float, keys: KeyMap) -> Recommendation:
     """Skewed keys, updates or a cache: the skew model re-prices the table's pick, its
-    alternatives and the classic families, and the cheapest (or least worst case) wins; the
-    alternatives are shown at their Θ under the skew."""
+    alternatives and the classic families with the workload's key map ``keys``, and the
+    cheapest (or least worst case) wins; the alternatives are shown at their Θ under the
+    skew."""
     from wacky_model.skew_search import choose_skewed, skew_theta
 
     alts = tuple(a.design for a in rec.alternatives)
@@ -1312,29 +1216,15 @@ def _reprice_skewed(rec: Recommendation, workload: Workload, constraints: Constr
     robust = None
     if rho is not None:
         nominal = choose_skewed(rec.design, alts, workload, rec.system, constraints, keys=keys)
-
-        def both(d: Design, nominal_cost: float | None, worst: float | None) -> dict[str, Any]:
-            at = (skew_theta(d, rec.system, workload, rho=rho).theta if worst is None
-                  else worst)
-            here = (skew_theta(d, rec.system, workload).theta if nominal_cost is None
-                    else nominal_cost)
-            return {"design": d.knobs, "buffer_bytes": rec.system.buffer_bytes,
-                    "nominal_cost": here, "worst_case_cost": at}
-
-        robust = {"rho": float(rho), "robust_design": both(choice.design, None, choice.theta),
-                  "nominal_design": both(nominal.design, nominal.theta, None)}
+        b = rec.system.buffer_bytes
+        robust = {"rho": float(rho), "robust_design": _robust_entry(
+            choice.design, b, skew_theta(choice.design, rec.system, workload).theta,
+            choice.theta), "nominal_design": _robust_entry(
+            nominal.design, b, nominal.theta,
+            skew_theta(nominal.design, rec.system, workload, rho=rho).theta)}
     return replace(rec, design=choice.design, family=choice.family, cost=choice.theta,
                    model="skew", skew=choice, alternatives=alternatives, robust=robust,
                    search_ms=(time.perf_counter() - start) * 1e3)
-
-
-def _search_one(
-    workload: Workload, space: DesignSpace, method: str, constraints: Constraints | None,
-    weights: Weights, start: float, refine: bool,
-) -> Recommendation:
-    found = search_coords(space, weights, method, refine)
-    _check_feasible(found.cost, constraints)
-    return _recommendation(space, workload, found, method, start)
 
 
 @dataclass(frozen=True)
@@ -1378,19 +1268,27 @@ def recommend_many(
     priced once for the batch, and the skew model's re-pricing for each workload with skewed
     keys or a cache (which is per workload)."""
     start = time.perf_counter()
-    from wacky_model.compat import check, features_in, refusals
-
     check_types(workloads=workloads, system=system)
     constraints = _default_constraints(constraints, space)
     if not workloads:
         raise ValueError("workloads must hold at least one Workload")
-    _check_granularity(granularity)
-    _check_target(target, granularity, level0_trigger)
-    features = set().union(*(features_in(w, system, model, rho, constraints) for w in workloads))
-    check(features | _pinned(granularity, target, level0_trigger))
-    if target == "rocksdb" or granularity == "file" or (level0_trigger or 1) > 1:
-        return _many_files(workloads, system, constraints, rho, target, level0_trigger, method,
-                           start, granularity)
+    features = _checked_features(workloads, system, model, rho, constraints, granularity,
+                                 target, level0_trigger)
+    n = len(workloads)
+    if _files_only(granularity, target, level0_trigger):
+        # The file side alone: one scoring of the grids for the whole batch.
+        picks = _file_picks(_side_grids(system, constraints, target, granularity,
+                                        level0_trigger), workloads, rho)
+        styles = [p.compaction.style == "universal" for p in picks]
+        return RecommendationBatch(
+            designs=tuple(p.design for p in picks), families=tuple(map(_file_family, picks)),
+            cost=np.array([p.theta for p in picks]),
+            family_cost=np.zeros((n, 0)),  # no whole-level families on this side
+            method=method, search_ms=(time.perf_counter() - start) * 1e3,
+            buffer_bytes=np.array([p.system.buffer_bytes for p in picks]),
+            hash_levels=np.zeros(n, dtype=int), compactions=tuple(p.compaction for p in picks),
+            models=tuple("universal" if u else "rocksdb" if target == "rocksdb" else "files"
+                         for u in styles))
     space = _prepare(system, model, space, constraints)
     weights: Weights = (np.stack([workload_vector(w, system.write_cost_ratio, system.probe_cost)
                                   for w in workloads]) if rho is None else
@@ -1402,8 +1300,8 @@ def recommend_many(
     families = [space.table_families[row] if row >= 0 else classify(d, _split_at(space, u))
                 for d, u, row in zip(designs, found.coords, found.table_row, strict=True)]
     cost = found.cost.copy()
-    compactions = [Compaction()] * len(workloads)
-    models = [model] * len(workloads)
+    compactions, models = [Compaction()] * n, [model] * n
+    from wacky_model.compat import refusals
     from wacky_model.skew import needs_skew_model
 
     for i, w in enumerate(workloads):
@@ -1425,43 +1323,11 @@ def recommend_many(
                 families[i] = name_of(pick.design, pick.system)
                 buffers[i] = pick.system.buffer_bytes
     return RecommendationBatch(
-        designs=tuple(designs),
-        families=tuple(families),
-        cost=cost,
-        family_cost=found.family_cost,
-        method=method,
-        search_ms=(time.perf_counter() - start) * 1e3,
-        buffer_bytes=buffers,
-        hash_levels=_batch_hash_levels(space, found),
-        compactions=tuple(compactions),
-        models=tuple(models),
-    )
-
-
-def _many_files(workloads: list[Workload], system: System, constraints: Constraints | None,
-                rho: float | None, target: str, level0_trigger: int | None, method: str,
-                start: float, granularity: str = "any") -> RecommendationBatch:
-    """:func:`recommend_many` on the file side alone (files asked, a trigger pinned, or the
-    stock RocksDB target): one scoring of the grids for the whole batch."""
-    # Stock RocksDB's universal compaction is searched unless files are asked.
-    grids = _file_grids(system, _active(constraints), target, level0_trigger,
-                        target == "rocksdb" and granularity != "file")
-    picks = _file_picks(grids, workloads, rho)
-    styles = [p.compaction.style == "universal" for p in picks]
-    return RecommendationBatch(
-        designs=tuple(p.design for p in picks),
-        families=tuple("RocksDB universal compaction" if u else name_of(p.design, p.system)
-                       for p, u in zip(picks, styles, strict=True)),
-        cost=np.array([p.theta for p in picks]),
-        family_cost=np.zeros((len(workloads), 0)),  # no whole-level families on this side
-        method=method,
-        search_ms=(time.perf_counter() - start) * 1e3,
-        buffer_bytes=np.array([p.system.buffer_bytes for p in picks]),
-        hash_levels=np.zeros(len(workloads), dtype=int),
-        compactions=tuple(p.compaction for p in picks),
-        models=tuple("universal" if u else "rocksdb" if target == "rocksdb" else "files"
-                     for u in styles),
-    )
+        designs=tuple(designs), families=tuple(families), cost=cost,
+        family_cost=found.family_cost, method=method,
+        search_ms=(time.perf_counter() - start) * 1e3, buffer_bytes=buffers,
+        hash_levels=_batch_hash_levels(space, found), compactions=tuple(compactions),
+        models=tuple(models))
 
 
 def _file_picks(grids: list[tuple[System, Any]], workloads: list[Workload], rho: float | None

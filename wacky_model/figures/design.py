@@ -79,14 +79,10 @@ def structure_figure(analysis: Analysis, title: str | None = None) -> go.Figure:
 
     # The buffer (Level 0 in the paper's drawings): one box, in memory.
     bw = widths[0]
-    shapes.append(
-        dict(type="rect", x0=0, x1=bw, y0=-0.35, y1=0.35, fillcolor="#dddddd",
-             line={"color": "#555555", "width": 1})
-    )
-    annotations.append(
-        dict(x=LABEL_X, y=0, xanchor="left", showarrow=False,
-             text=f"buffer: {_fmt_count(buffer_entries)} entries")
-    )
+    shapes.append(dict(type="rect", x0=0, x1=bw, y0=-0.35, y1=0.35, fillcolor="#dddddd",
+                       line={"color": "#555555", "width": 1}))
+    annotations.append(dict(x=LABEL_X, y=0, xanchor="left", showarrow=False,
+                            text=f"buffer: {_fmt_count(buffer_entries)} entries"))
     hover_x.append(bw / 2)
     hover_y.append(0)
     hover_text.append(f"buffer<br>{buffer_entries:,} entries")
@@ -102,57 +98,41 @@ def structure_figure(analysis: Analysis, title: str | None = None) -> go.Figure:
             x0 = j * slot + slot * BOX_GAP / 2
             x1 = (j + 1) * slot - slot * BOX_GAP / 2
             ellipsis = runs > shown and j == shown - 2
-            shapes.append(
-                dict(type="rect", x0=x0, x1=x1, y0=i - 0.35, y1=i + 0.35,
-                     fillcolor="white" if ellipsis else color,
-                     line={"color": "#333333", "width": 1,
-                           "dash": "dot" if ellipsis else "solid"})
-            )
+            shapes.append(dict(type="rect", x0=x0, x1=x1, y0=i - 0.35, y1=i + 0.35,
+                               fillcolor="white" if ellipsis else color,
+                               line={"color": "#333333", "width": 1,
+                                     "dash": "dot" if ellipsis else "solid"}))
             if ellipsis:
-                annotations.append(
-                    dict(x=(x0 + x1) / 2, y=i, text="…", showarrow=False, font={"size": 14})
-                )
+                annotations.append(dict(x=(x0 + x1) / 2, y=i, text="…", showarrow=False,
+                                        font={"size": 14}))
         label = "run" if runs == 1 else "runs"
-        annotations.append(
-            dict(
-                x=LABEL_X, y=i, xanchor="left", showarrow=False,
-                text=(f"L{row.level}: {runs} {label} × {_fmt_count(per_run)}, "
-                      f"FPR/run {row.fpr_per_run:.2g}"),
-            )
-        )
+        annotations.append(dict(x=LABEL_X, y=i, xanchor="left", showarrow=False,
+                                text=(f"L{row.level}: {runs} {label} × {_fmt_count(per_run)}, "
+                                      f"FPR/run {row.fpr_per_run:.2g}")))
         hover_x.append(width / 2)
         hover_y.append(i)
         hover_text.append(
             f"Level {row.level}<br>{runs} {label}, {row.capacity_entries:,.0f} entries"
             f"<br>{row.buffer_multiple:.4g} x buffer<br>FPR per run {row.fpr_per_run:.3g}"
             f"<br>level FPR {row.level_fpr:.3g}<br>{row.filter_bits_per_entry:.2f} bits/entry "
-            f"({row.structure})"
-        )
+            f"({row.structure})")
 
     # Invisible markers carry the hover text and the FPR colour bar.
-    fig.add_trace(
-        go.Scatter(
-            x=hover_x, y=hover_y, text=hover_text, mode="markers", hoverinfo="text",
-            showlegend=False, name="levels",
-            marker={
-                "size": 1, "opacity": 0, "color": [lo] + log_fprs[: len(levels)],
+    fig.add_trace(go.Scatter(
+        x=hover_x, y=hover_y, text=hover_text, mode="markers", hoverinfo="text",
+        showlegend=False, name="levels",
+        marker={"size": 1, "opacity": 0, "color": [lo] + log_fprs[: len(levels)],
                 "colorscale": FPR_COLORSCALE, "cmin": lo, "cmax": hi if hi > lo else lo + 1,
                 "colorbar": {"title": {"text": "log10 FPR/run"}, "len": 0.8, "thickness": 12},
-                "showscale": bool(levels),
-            },
-        )
-    )
+                "showscale": bool(levels)}))
     knobs = ", ".join(f"{k}={v:.3g}" for k, v in analysis.design.knobs.items())
     fig.update_layout(
-        title=title or f"Structure ({knobs}); widths: log capacity",
-        shapes=shapes,
+        title=title or f"Structure ({knobs}); widths: log capacity", shapes=shapes,
         annotations=annotations,
         xaxis={"visible": False, "range": [-0.02, 1.75], "fixedrange": True},
         yaxis={"visible": False, "range": [len(levels) + 0.6, -0.6], "fixedrange": True},
         height=110 + ROW_HEIGHT_PX * (len(levels) + 1),
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        template="plotly_white",
-    )
+        margin={"l": 10, "r": 10, "t": 50, "b": 10}, template="plotly_white")
     return fig
 
 
@@ -179,11 +159,10 @@ def theta_by_family(
                                  "<extra></extra>"))
         best = int(np.nanargmin(y))
         lowest = min(lowest, float(y[best]))
-        fig.add_trace(
-            go.Scatter(x=[T[best]], y=[y[best]], mode="markers", legendgroup=name,
-                       showlegend=False, marker={"size": 8, "color": color},
-                       hovertemplate=f"{name} best<br>T=%{{x:g}}<br>Θ=%{{y:.4g}}<extra></extra>")
-        )
+        fig.add_trace(go.Scatter(
+            x=[T[best]], y=[y[best]], mode="markers", legendgroup=name, showlegend=False,
+            marker={"size": 8, "color": color},
+            hovertemplate=f"{name} best<br>T=%{{x:g}}<br>Θ=%{{y:.4g}}<extra></extra>"))
     if current is not None:
         add_current_marker(fig, current[0], current[1], current[2])
         lowest = min(lowest, current[1])
@@ -192,21 +171,15 @@ def theta_by_family(
         xaxis={"title": "T (base ratio)", "type": "log"},
         yaxis={"title": "Θ (I/O per operation)", "type": "log",
                "range": [math.log10(lowest * 0.9), math.log10(lowest * THETA_Y_SPAN)]},
-        height=520,
-        template="plotly_white",
-    )
+        height=520, template="plotly_white")
     return fig
 
 
 def add_current_marker(fig: go.Figure, x: float, y: float, label: str) -> go.Figure:
     """Mark one design on a figure: a black star with its label (used on every view)."""
-    fig.add_trace(
-        go.Scatter(
-            x=[x], y=[y], mode="markers+text", name=label, text=[label],
-            textposition="top right",
-            marker={"symbol": "star", "size": 16, "color": "black",
-                    "line": {"color": "white", "width": 1}},
-            hovertemplate=f"{label}<br>%{{x:.4g}}, %{{y:.4g}}<extra></extra>",
-        )
-    )
+    fig.add_trace(go.Scatter(
+        x=[x], y=[y], mode="markers+text", name=label, text=[label], textposition="top right",
+        marker={"symbol": "star", "size": 16, "color": "black",
+                "line": {"color": "white", "width": 1}},
+        hovertemplate=f"{label}<br>%{{x:.4g}}, %{{y:.4g}}<extra></extra>"))
     return fig

@@ -26,9 +26,7 @@ def paper_system(entries: float, **budget: float) -> System:
 
 def styled(fig: go.Figure, x_title: str, y_title: str, **layout: object) -> go.Figure:
     """Axis titles on the white template, plus any other ``layout`` (title, axis types)."""
-    fig.update_layout(
-        xaxis_title=x_title, yaxis_title=y_title, template="plotly_white", **layout
-    )
+    fig.update_layout(xaxis_title=x_title, yaxis_title=y_title, template="plotly_white", **layout)
     return fig
 
 
@@ -43,11 +41,8 @@ def table_figure(
         return str(v)
 
     columns = [[fmt(r[i]) for r in rows] for i in range(len(header))]
-    fig = go.Figure(
-        go.Table(
-            header={"values": list(header), "align": "left", "fill_color": "#e8e8f0"},
-            cells={"values": columns, "align": "left"},
-        )
-    )
+    fig = go.Figure(go.Table(
+        header={"values": list(header), "align": "left", "fill_color": "#e8e8f0"},
+        cells={"values": columns, "align": "left"}))
     fig.update_layout(title=title, template="plotly_white", margin={"t": 40, "b": 10})
     return fig

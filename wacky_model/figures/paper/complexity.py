@@ -34,52 +34,31 @@ FIGURE8_COMPLEXITY: dict[tuple[str, str], tuple[str, _Lg]] = {}
 for _col in FIGURE8:
     FIGURE8_COMPLEXITY[(_col, "zero_result_read")] = ("O(p)", lambda n, T, C, p: p + 0 * n * T)
     FIGURE8_COMPLEXITY[(_col, "point_read")] = ("O(1)", lambda n, T, C, p: 1.0 + 0 * n * T * p)
-FIGURE8_COMPLEXITY.update(
-    {
-        ("QLSM-bush", "write_amp"): (
-            "O(C + log2 log_T N/F)",
-            lambda n, T, C, p: C + np.log2(_log_t(n, T)),
-        ),
-        ("SCLL", "write_amp"): ("O(log_T N/F)", lambda n, T, C, p: _log_t(n, T)),
-        ("CLL", "write_amp"): ("O(C + log_T N/F)", lambda n, T, C, p: C + _log_t(n, T)),
-        ("Tiering/Monkey", "write_amp"): ("O(log_T N/F)", lambda n, T, C, p: _log_t(n, T)),
-        ("Lazy Leveling", "write_amp"): ("O(T + log_T N/F)", lambda n, T, C, p: T + _log_t(n, T)),
-        ("Leveling/Monkey", "write_amp"): (
-            "O(T log_T N/F)",
-            lambda n, T, C, p: T * _log_t(n, T),
-        ),
-        ("QLSM-bush", "memory"): (
-            "O(ln(T^(1/C)/p))",
-            lambda n, T, C, p: np.log(T ** (1 / C) / p + 0 * n),
-        ),
-        ("SCLL", "memory"): (
-            "O(ln(T^(1/L)/p))",
-            lambda n, T, C, p: np.log(T ** (1 / scll_capping_ratio(T, n)) / p),
-        ),
-        ("CLL", "memory"): (
-            "O(ln(T^(1/C)/p))",
-            lambda n, T, C, p: np.log(T ** (1 / C) / p + 0 * n),
-        ),
-        ("Tiering/Monkey", "memory"): ("O(ln(T/p))", lambda n, T, C, p: np.log(T / p + 0 * n)),
-        ("Lazy Leveling", "memory"): ("O(ln(1/p))", lambda n, T, C, p: np.log(1 / p + 0 * n * T)),
-        ("Leveling/Monkey", "memory"): ("O(ln(1/p))", lambda n, T, C, p: np.log(1 / p + 0 * n * T)),
-        ("QLSM-bush", "range_runs"): (
-            "O(sqrt(N/F T/C))",
-            lambda n, T, C, p: np.sqrt(n * T / C),
-        ),
-        ("SCLL", "range_runs"): ("O(T log_T N/F)", lambda n, T, C, p: T * _log_t(n, T)),
-        ("CLL", "range_runs"): (
-            "O(1 + T log_T N/(F C))",
-            lambda n, T, C, p: 1 + T * _log_t(n / C, T),
-        ),
-        ("Tiering/Monkey", "range_runs"): ("O(T log_T N/F)", lambda n, T, C, p: T * _log_t(n, T)),
-        ("Lazy Leveling", "range_runs"): (
-            "O(1 + T log_T N/(F T))",
-            lambda n, T, C, p: 1 + T * _log_t(n / T, T),
-        ),
-        ("Leveling/Monkey", "range_runs"): ("O(log_T N/F)", lambda n, T, C, p: _log_t(n, T)),
-    }
-)
+FIGURE8_COMPLEXITY.update({
+    ("QLSM-bush", "write_amp"): ("O(C + log2 log_T N/F)",
+                                 lambda n, T, C, p: C + np.log2(_log_t(n, T))),
+    ("SCLL", "write_amp"): ("O(log_T N/F)", lambda n, T, C, p: _log_t(n, T)),
+    ("CLL", "write_amp"): ("O(C + log_T N/F)", lambda n, T, C, p: C + _log_t(n, T)),
+    ("Tiering/Monkey", "write_amp"): ("O(log_T N/F)", lambda n, T, C, p: _log_t(n, T)),
+    ("Lazy Leveling", "write_amp"): ("O(T + log_T N/F)", lambda n, T, C, p: T + _log_t(n, T)),
+    ("Leveling/Monkey", "write_amp"): ("O(T log_T N/F)", lambda n, T, C, p: T * _log_t(n, T)),
+    ("QLSM-bush", "memory"): ("O(ln(T^(1/C)/p))",
+                              lambda n, T, C, p: np.log(T ** (1 / C) / p + 0 * n)),
+    ("SCLL", "memory"): ("O(ln(T^(1/L)/p))",
+                         lambda n, T, C, p: np.log(T ** (1 / scll_capping_ratio(T, n)) / p)),
+    ("CLL", "memory"): ("O(ln(T^(1/C)/p))", lambda n, T, C, p: np.log(T ** (1 / C) / p + 0 * n)),
+    ("Tiering/Monkey", "memory"): ("O(ln(T/p))", lambda n, T, C, p: np.log(T / p + 0 * n)),
+    ("Lazy Leveling", "memory"): ("O(ln(1/p))", lambda n, T, C, p: np.log(1 / p + 0 * n * T)),
+    ("Leveling/Monkey", "memory"): ("O(ln(1/p))", lambda n, T, C, p: np.log(1 / p + 0 * n * T)),
+    ("QLSM-bush", "range_runs"): ("O(sqrt(N/F T/C))", lambda n, T, C, p: np.sqrt(n * T / C)),
+    ("SCLL", "range_runs"): ("O(T log_T N/F)", lambda n, T, C, p: T * _log_t(n, T)),
+    ("CLL", "range_runs"): ("O(1 + T log_T N/(F C))",
+                            lambda n, T, C, p: 1 + T * _log_t(n / C, T)),
+    ("Tiering/Monkey", "range_runs"): ("O(T log_T N/F)", lambda n, T, C, p: T * _log_t(n, T)),
+    ("Lazy Leveling", "range_runs"): ("O(1 + T log_T N/(F T))",
+                                      lambda n, T, C, p: 1 + T * _log_t(n / T, T)),
+    ("Leveling/Monkey", "range_runs"): ("O(log_T N/F)", lambda n, T, C, p: _log_t(n, T)),
+})
 
 
 def figure8_costs(column: str, T, C, n_buffers, p, *, entries_per_block: int = 32):
@@ -144,12 +123,12 @@ class ComplexityGrid:
 
     def points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(n, T, C, p) of every point: one sweep per quantity around the base point."""
+        base = (self.base_n, self.base_T, self.base_C, self.base_p)
         parts = []
-        for name, values in (("n", self.n_buffers), ("T", self.T), ("C", self.C), ("p", self.p)):
-            base = {"n": self.base_n, "T": self.base_T, "C": self.base_C, "p": self.base_p}
-            cols = {k: np.full(values.size, v) for k, v in base.items()}
-            cols[name] = values
-            parts.append(np.stack([cols["n"], cols["T"], cols["C"], cols["p"]]))
+        for i, values in enumerate((self.n_buffers, self.T, self.C, self.p)):
+            cols = [np.full(values.size, v) for v in base]
+            cols[i] = values
+            parts.append(np.stack(cols))
         return tuple(np.concatenate(parts, axis=1))
 
 
@@ -170,23 +149,12 @@ def complexity_checks(grid: ComplexityGrid | None = None) -> list[ComplexityChec
             expr = np.asarray(fn(n, T, C, p), dtype=float) * np.ones_like(cost)
             ratio = cost / expr
             lx, ly = np.log(expr), np.log(cost)
-            if np.ptp(lx) < 1e-9:
-                exponent = float("nan")
-            else:
-                exponent = float(np.polyfit(lx, ly, 1)[0])
+            exponent = float("nan") if np.ptp(lx) < 1e-9 else float(np.polyfit(lx, ly, 1)[0])
             n_sweep = ratio[: grid.n_buffers.size]
             half = n_sweep.size // 2
-            out.append(
-                ComplexityCheck(
-                    column,
-                    metric,
-                    claim,
-                    exponent,
-                    float(np.max(ratio) / np.min(ratio)),
-                    float(np.max(n_sweep[half:]) / np.max(n_sweep[:half])),
-                    int(cost.size),
-                )
-            )
+            out.append(ComplexityCheck(
+                column, metric, claim, exponent, float(np.max(ratio) / np.min(ratio)),
+                float(np.max(n_sweep[half:]) / np.max(n_sweep[:half])), int(cost.size)))
     return out
 
 
@@ -195,30 +163,15 @@ def figure8_rows(system: System, designs: Mapping[str, Knobs]) -> list[dict[str,
     rows = []
     for name, knobs in designs.items():
         e = analyze_many(*knobs, system)
-        rows.append(
-            {
-                "design": name,
-                **{k: float(v) for k, v in zip("TCXKZ", knobs, strict=True)},
-                "levels": int(e.structure.L),
-                **{m: float(v) for m, v in _metrics(e).items()},
-            }
-        )
+        rows.append({"design": name, **{k: float(v) for k, v in zip("TCXKZ", knobs, strict=True)},
+                     "levels": int(e.structure.L),
+                     **{m: float(v) for m, v in _metrics(e).items()}})
     return rows
 
 
 def complexity_figure(checks: Sequence[ComplexityCheck]) -> go.Figure:
     """Figure 8's complexity cells with the fitted exponent and spread of each."""
     rows = [(c.column, c.metric, c.claim, c.exponent, c.spread, c.growth) for c in checks]
-    return table_figure(
-        (
-            "design",
-            "cost",
-            "Figure 8 says",
-            "fitted exponent",
-            "spread of cost/claim",
-            "growth of cost/claim with N",
-        ),
-        rows,
-        title="Figure 8's complexity columns, checked against the model",
-    )
-
+    return table_figure(("design", "cost", "Figure 8 says", "fitted exponent",
+                         "spread of cost/claim", "growth of cost/claim with N"), rows,
+                        title="Figure 8's complexity columns, checked against the model")

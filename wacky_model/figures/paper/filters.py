@@ -27,39 +27,19 @@ class LevelContributions:
 
     def shares(self) -> dict[str, np.ndarray]:
         """Each cost's per-level fraction of its total."""
-        return {
-            "write amplification": self.write_amp / self.write_amp.sum(),
-            "point reads (false positives)": self.false_positives / self.false_positives.sum(),
-            "memory": self.memory / self.memory.sum(),
-        }
+        return {"write amplification": self.write_amp / self.write_amp.sum(),
+                "point reads (false positives)": self.false_positives / self.false_positives.sum(),
+                "memory": self.memory / self.memory.sum()}
 
 
 def level_contributions(
-    T: float,
-    C: float,
-    X: float,
-    K: float,
-    Z: float,
-    *,
-    n_buffers: float,
-    sum_fpr: float | None = None,
-    bits_per_entry: float | None = None,
-    uniform: bool = False,
+    T: float, C: float, X: float, K: float, Z: float, *, n_buffers: float,
+    sum_fpr: float | None = None, bits_per_entry: float | None = None, uniform: bool = False,
     entries_per_block: int = 32,
 ) -> LevelContributions:
     """Per-level costs of one design (the data of Figure 5)."""
-    e = evaluate(
-        T,
-        C,
-        X,
-        K,
-        Z,
-        n_buffers=n_buffers,
-        entries_per_block=entries_per_block,
-        sum_fpr=sum_fpr,
-        bits_per_entry=bits_per_entry,
-        uniform=uniform,
-    )
+    e = evaluate(T, C, X, K, Z, n_buffers=n_buffers, entries_per_block=entries_per_block,
+                 sum_fpr=sum_fpr, bits_per_entry=bits_per_entry, uniform=uniform)
     s = e.structure
     L = int(s.L)
     ratios, runs, frac = s.ratios[:L], s.runs[:L], s.fractions[:L]
@@ -74,15 +54,8 @@ def level_breakdown_figure(contrib: LevelContributions, *, title: str = "") -> g
     """Figure 5: cumulative share of each cost from Level 1 up to Level i."""
     fig = go.Figure()
     for name, share in contrib.shares().items():
-        fig.add_trace(
-            go.Scatter(
-                x=contrib.levels,
-                y=100 * np.cumsum(share),
-                mode="lines+markers",
-                name=name,
-                hovertemplate="Levels 1..%{x}: %{y:.1f}%",
-            )
-        )
+        fig.add_trace(go.Scatter(x=contrib.levels, y=100 * np.cumsum(share), mode="lines+markers",
+                                 name=name, hovertemplate="Levels 1..%{x}: %{y:.1f}%"))
     return styled(fig, "level i", "cumulative share of the cost from Levels 1..i (%)",
                   title=title, xaxis={"dtick": 1})
 
@@ -94,31 +67,14 @@ def allocation_figure(
     allocations: Mapping[str, LevelContributions], *, title: str = ""
 ) -> go.Figure:
     """Per-level FPR a_i p_i (log) and filter bits per key for several allocations."""
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        subplot_titles=("false positives per level a_i p_i", "filter bits per key"),
-    )
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("false positives per level a_i p_i",
+                                                         "filter bits per key"))
     for i, (name, c) in enumerate(allocations.items()):
         colour = PALETTE[i % len(PALETTE)]
-        e = c.evaluation
-        L = c.levels.size
-        fig.add_trace(
-            go.Bar(x=c.levels, y=c.false_positives, name=name, marker_color=colour),
-            row=1,
-            col=1,
-        )
-        fig.add_trace(
-            go.Bar(
-                x=c.levels,
-                y=e.bloom_bits[:L],
-                name=name,
-                marker_color=colour,
-                showlegend=False,
-            ),
-            row=1,
-            col=2,
-        )
+        fig.add_trace(go.Bar(x=c.levels, y=c.false_positives, name=name, marker_color=colour),
+                      row=1, col=1)
+        fig.add_trace(go.Bar(x=c.levels, y=c.evaluation.bloom_bits[: c.levels.size], name=name,
+                             marker_color=colour, showlegend=False), row=1, col=2)
     fig.update_yaxes(type="log", row=1, col=1)
     fig.update_xaxes(title_text="level i", dtick=1)
     fig.update_layout(title=title, template="plotly_white", barmode="group")
@@ -126,14 +82,7 @@ def allocation_figure(
 
 
 def sum_fpr_vs_memory(
-    T: float,
-    C: float,
-    X: float,
-    K: float,
-    Z: float,
-    *,
-    n_buffers: float,
-    bits: np.ndarray,
+    T: float, C: float, X: float, K: float, Z: float, *, n_buffers: float, bits: np.ndarray,
     entries_per_block: int = 32,
 ) -> dict[str, np.ndarray]:
     """p reached with ``bits`` bits per entry: optimized (App. C) and uniform allocations."""
@@ -151,14 +100,8 @@ def sum_fpr_vs_memory_figure(curves: Mapping[str, Mapping[str, np.ndarray]]) -> 
     for i, (name, c) in enumerate(curves.items()):
         colour = PALETTE[i % len(PALETTE)]
         for policy, dash in (("optimized", "solid"), ("uniform", "dash")):
-            fig.add_trace(
-                go.Scatter(
-                    x=c["bits"],
-                    y=c[policy],
-                    name=f"{name}, {policy}",
-                    line={"color": colour, "dash": dash},
-                )
-            )
+            fig.add_trace(go.Scatter(x=c["bits"], y=c[policy], name=f"{name}, {policy}",
+                                     line={"color": colour, "dash": dash}))
     return styled(fig, "filter memory (bits per entry)",
                   "sum of FPRs p (expected false positives per zero-result read)",
                   yaxis_type="log")
@@ -195,20 +138,11 @@ def closed_form_gap(
 def closed_form_gap_figure(gap: Mapping[str, np.ndarray], *, title: str = "") -> go.Figure:
     """Exact per-level memory and errata 4's closed form against N/F (log x)."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=gap["n_buffers"],
-            y=gap["exact"],
-            mode="lines+markers",
-            name="exact sum over L levels",
-            text=[f"L={int(v)}" for v in gap["levels"]],
-        )
-    )
-    fig.add_trace(
-        go.Scatter(
-            x=gap["n_buffers"], y=gap["closed_form"], mode="lines", name="closed form (errata 4)"
-        )
-    )
+    fig.add_trace(go.Scatter(x=gap["n_buffers"], y=gap["exact"], mode="lines+markers",
+                             name="exact sum over L levels",
+                             text=[f"L={int(v)}" for v in gap["levels"]]))
+    fig.add_trace(go.Scatter(x=gap["n_buffers"], y=gap["closed_form"], mode="lines",
+                             name="closed form (errata 4)"))
     return styled(fig, "N/F (buffers of data)", "filter memory (bits per entry)", title=title,
                   xaxis_type="log")
 
@@ -220,9 +154,8 @@ def approximation_figure(
     fig = go.Figure()
     for x, err in errors.items():
         fig.add_trace(go.Scatter(x=T, y=100 * err, mode="lines+markers", name=f"X = {x:g}"))
-    fig.add_hline(
-        y=100 * threshold, line_dash="dash", annotation_text="the paper's 'within 10%'"
-    )
+    fig.add_hline(y=100 * threshold, line_dash="dash",
+                  annotation_text="the paper's 'within 10%'")
     return styled(fig, "base ratio T", "memory Eq 26 leaves out (% of the exact sum)",
                   xaxis_type="log")
 

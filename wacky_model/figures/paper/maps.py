@@ -47,30 +47,14 @@ def design_map(
     """Recommend a design for each cell: one DesignSpace per row (system), one batch per row."""
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    fams, Ts, Cs, Xs, cost = [], [], [], [], []
+    batches = []
     for yv in y:
         system = system_at(float(yv))
-        space = DesignSpace.build(system)
-        batch = recommend_many(
-            [workload_at(float(xv), float(yv)) for xv in x], system, method=method, space=space
-        )
-        fams.append(batch.families)
-        Ts.append([d.T for d in batch.designs])
-        Cs.append([d.C for d in batch.designs])
-        Xs.append([d.X for d in batch.designs])
-        cost.append(batch.cost)
-    return DesignMap(
-        x,
-        y,
-        x_title,
-        y_title,
-        np.array(fams, dtype=object),
-        np.array(Ts),
-        np.array(Cs),
-        np.array(Xs),
-        np.array(cost),
-        method,
-    )
+        batches.append(recommend_many([workload_at(float(xv), float(yv)) for xv in x], system,
+                                      method=method, space=DesignSpace.build(system)))
+    T, C, X = (np.array([[getattr(d, k) for d in b.designs] for b in batches]) for k in "TCX")
+    return DesignMap(x, y, x_title, y_title, np.array([b.families for b in batches], dtype=object),
+                     T, C, X, np.array([b.cost for b in batches]), method)
 
 
 def design_map_figure(m: DesignMap, *, title: str = "", log_x: bool = False,
@@ -83,33 +67,15 @@ def design_map_figure(m: DesignMap, *, title: str = "", log_x: bool = False,
         scale += [[i / n, colour], [(i + 1) / n, colour]]
     text = np.vectorize(lambda t: f"{t:.0f}")(m.T)
     hover = np.vectorize(lambda f, t, c, x: f"{f}<br>T={t:.3g} C={c:.3g} X={x:.3g}")(
-        m.families, m.T, m.C, m.X
-    )
-    fig = go.Figure(
-        go.Heatmap(
-            x=m.x,
-            y=m.y,
-            z=idx + 0.5,  # category i fills [i, i + 1) of the colour scale
-            zmin=0,
-            zmax=n,
-            colorscale=scale,
-            text=text,
-            texttemplate="%{text}",
-            customdata=hover,
-            hovertemplate="%{customdata}<extra></extra>",
-            showscale=False,
-            xgap=1,
-            ygap=1,
-        )
-    )
+        m.families, m.T, m.C, m.X)
+    fig = go.Figure(go.Heatmap(
+        x=m.x, y=m.y, z=idx + 0.5,  # category i fills [i, i + 1) of the colour scale
+        zmin=0, zmax=n, colorscale=scale, text=text, texttemplate="%{text}", customdata=hover,
+        hovertemplate="%{customdata}<extra></extra>", showscale=False, xgap=1, ygap=1))
     for name, colour in zip(MAP_FAMILIES, MAP_COLORS, strict=True):
         if np.any(m.families == name):
-            fig.add_trace(
-                go.Scatter(
-                    x=[None], y=[None], mode="markers", name=name,
-                    marker={"color": colour, "size": 12, "symbol": "square"},
-                )
-            )
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                     marker={"color": colour, "size": 12, "symbol": "square"}))
     styled(fig, m.x_title, m.y_title, title=title or f"Chosen design ({m.method}); cell text is T")
     if log_x:
         fig.update_xaxes(type="log")

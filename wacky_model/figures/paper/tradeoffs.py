@@ -113,18 +113,11 @@ def tradeoff_figure(
         if size and size not in sizes:
             sizes.append(size)
         dash = _DASHES[sizes.index(size) % len(_DASHES)] if size else "solid"
-        fig.add_trace(
-            go.Scatter(
-                x=e.write_amp,
-                y=y_of(e),
-                mode="lines+markers",
-                name=sweep.name,
-                marker={"size": 4},
-                line={"color": colour, "dash": dash},
-                text=[f"T={t:g} C={c:.3g}" for t, c in zip(sweep.T, sweep.C, strict=True)],
-                hovertemplate="%{text}<br>WA %{x:.2f}<br>%{y:.3g}<extra>%{fullData.name}</extra>",
-            )
-        )
+        fig.add_trace(go.Scatter(
+            x=e.write_amp, y=y_of(e), mode="lines+markers", name=sweep.name, marker={"size": 4},
+            line={"color": colour, "dash": dash},
+            text=[f"T={t:g} C={c:.3g}" for t, c in zip(sweep.T, sweep.C, strict=True)],
+            hovertemplate="%{text}<br>WA %{x:.2f}<br>%{y:.3g}<extra>%{fullData.name}</extra>"))
     styled(fig, "write amplification", y_title, title=title)
     if log_y:
         fig.update_layout(yaxis_type="log")
@@ -135,11 +128,8 @@ def sized_sweeps(
     make: Callable[[System], Sweep], sizes: Mapping[str, float], **budget: float
 ) -> list[Sweep]:
     """The same sweep at each data size, named "<sweep> @ <size>" (Figures 1, 4 (B), 7 (B))."""
-    out = []
-    for label, entries in sizes.items():
-        sweep = make(paper_system(entries, **budget))
-        out.append(replace(sweep, name=f"{sweep.name} @ {label}"))
-    return out
+    sweeps = [(label, make(paper_system(entries, **budget))) for label, entries in sizes.items()]
+    return [replace(sweep, name=f"{sweep.name} @ {label}") for label, sweep in sweeps]
 
 
 def curve_at(sweep: Sweep, T: float, *, sum_fpr: float | None = 0.1) -> dict[str, float]:
@@ -149,29 +139,23 @@ def curve_at(sweep: Sweep, T: float, *, sum_fpr: float | None = 0.1) -> dict[str
         raise ValueError(f"T={T:g} is not on the sweep {sweep.name!r}")
     e = sweep_costs(sweep, sum_fpr=sum_fpr)
     i = int(idx[0])
-    return {
-        "T": float(sweep.T[i]),
-        "C": float(sweep.C[i]),
-        "write_amp": float(e.write_amp[i]),
-        "memory": float(e.memory_bits_per_entry[i]),
-        "range_runs": float(e.range_runs[i]),
-        "levels": float(e.structure.L[i]),
-    }
+    return {"T": float(sweep.T[i]), "C": float(sweep.C[i]), "write_amp": float(e.write_amp[i]),
+            "memory": float(e.memory_bits_per_entry[i]), "range_runs": float(e.range_runs[i]),
+            "levels": float(e.structure.L[i])}
+
+
+def _least(values: np.ndarray, fits: np.ndarray) -> float:
+    return float(np.min(values[fits])) if np.any(fits) else float("nan")
 
 
 def write_amp_at_memory(sweep: Sweep, bits: float, *, sum_fpr: float = 0.1) -> float:
-    """The least write amplification on the curve among designs needing <= ``bits`` bits/entry.
-
-    NaN when no design of the sweep fits in ``bits``.
-    """
+    """The least write amplification on the curve among designs needing <= ``bits`` bits/entry
+    (NaN when none fits)."""
     e = sweep_costs(sweep, sum_fpr=sum_fpr)
-    fits = e.memory_bits_per_entry <= bits
-    return float(np.min(e.write_amp[fits])) if np.any(fits) else float("nan")
+    return _least(e.write_amp, e.memory_bits_per_entry <= bits)
 
 
 def memory_at_write_amp(sweep: Sweep, write_amp: float, *, sum_fpr: float = 0.1) -> float:
     """The least memory on the curve among designs with write amplification <= ``write_amp``."""
     e = sweep_costs(sweep, sum_fpr=sum_fpr)
-    fits = e.write_amp <= write_amp
-    return float(np.min(e.memory_bits_per_entry[fits])) if np.any(fits) else float("nan")
-
+    return _least(e.memory_bits_per_entry, e.write_amp <= write_amp)
