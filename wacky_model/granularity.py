@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cost_models.objective import Weights, theta_of_row, theta_shared
+from cost_models.objective import COST_ROW, Weights, theta_of_row, theta_shared
 from wacky_model.files import LeveledCosts, native_file_costs, native_file_costs_many
 from wacky_model.guardrails import Constraints
 from wacky_model.types import (
@@ -153,14 +153,19 @@ def file_best(grids: list[tuple[System, Any]], workloads: list[Workload], rho: f
 
 
 # File-granular designs re-priced under skew or a cache: the best this many by the uniform Θ
-# (the skew stage costs a few ms a design, too slow for the whole grid). On 48 random skewed
-# workloads and systems the pick is the whole grid's re-priced best within 0.72% (worst; native
-# and stock RocksDB grids; benchmarks/check_skew_grid.py --files).
+# with zero-result reads through the cache (:func:`_cached_rows`; the skew stage costs a few ms
+# a design, too slow for the whole grid). On 24 random skewed workloads and systems
+# (benchmarks/check_skew_grid.py --files 5 11) the native pick is the whole grid's re-priced
+# best within 0.50% (worst; mean 0.02%); the stock RocksDB pick within 7.9% (mean 0.93%), a
+# miss: Θ's skew and cache terms reorder its larger grid more than the uniform Θ can rank.
 FILE_REPRICE = 12
+# Stock RocksDB's leveled grid is larger (level bases, file sizes, triggers, multipliers), and
+# its Θ under a cache departs further from the uniform order.
+STOCK_REPRICE = 48
 # Stock RocksDB's universal configurations re-priced as well, the best this many by the uniform
 # Θ: skewed keys and updates shrink the whole-run merges that universal compaction does, which
-# the uniform Θ does not see, but U5 walks a cycle flush by flush (about 2 s each at the
-# default System's 2^31 entries).
+# the uniform Θ does not see, but U5 walks a cycle flush by flush (0.6 to 2 s each at the
+# default System's 2^31 entries: benchmarks/bench_search.py --section composition).
 UNIVERSAL_REPRICE = 2
 
 
@@ -200,6 +205,29 @@ def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: flo
     return _file_pick_skewed(grids, workload, rho, (split, grid, index), bound, keys)
 
 
+def _cached_rows(grid: FileGrid, split: System) -> np.ndarray:
+    """The grid's cost rows with zero-result reads through a cache of the system's size, as
+    S7f's bound prices them (a level's false positives find at most min(1, C / blocks) of its
+    blocks cached), the order the skew stage re-prices in."""
+    from wacky_model.skew import cache_blocks
+
+    C = cache_blocks(split)
+    if C <= 0:
+        return grid.rows
+    B = split.entries_per_block
+    rows = grid.rows.copy()
+    for j, costs in enumerate(grid.costs):
+        w = costs.window
+        if w is None:  # universal compaction: no levels
+            continue
+        level_blocks = np.maximum(np.asarray(w.level_entries, float) / B, 1.0)
+        misses = np.concatenate(([w.level0_runs], np.asarray(w.level_in_use, float)))
+        held = np.minimum(1.0, C / np.concatenate(([split.buffer_entries / B], level_blocks)))
+        rows[j, COST_ROW.index("zero_result_read")] *= (
+            float(np.sum(misses * (1.0 - held))) / max(float(misses.sum()), 1e-300))
+    return rows
+
+
 def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
                       rho: float | None, uniform: tuple[System, FileGrid, int], bound: float,
                       keys: KeyMap | None = None) -> FilePick:
@@ -210,11 +238,17 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     from wacky_model.skew_search import SkewChoice
 
     weights = file_weights([workload], grids[0][0], rho)
-    order = sorted((float(t), g, j) for g, (_, grid) in enumerate(grids)
-                   for j, t in enumerate(theta_shared(grid.rows, weights)[0]))
+    order = sorted((float(t), g, j) for g, (split, grid) in enumerate(grids)
+                   for j, t in enumerate(theta_shared(_cached_rows(grid, split), weights)[0]))
     universal = [grids[g][1].compactions[j].style == "universal" for _, g, j in order]
-    ranked = ([r for r, u in zip(order, universal, strict=True) if not u][:FILE_REPRICE]
+    stock = grids[0][1].compactions[0].sizing != "wacky" or any(universal)
+    ranked = ([r for r, u in zip(order, universal, strict=True) if not u][
+        :STOCK_REPRICE if stock else FILE_REPRICE]
               + [r for r, u in zip(order, universal, strict=True) if u][:UNIVERSAL_REPRICE])
+    u_split, u_grid, u_index = uniform  # the uniform pick is priced first, whatever its rank
+    u_g = next(g for g, (_, grid) in enumerate(grids) if grid is u_grid)
+    if not any(g == u_g and j == u_index for _, g, j in ranked):
+        ranked.append((0.0, u_g, u_index))
     if keys is None:
         keys = skew_key_map(grids[0][0], workload)  # the splits differ in memory only
     hit_share = keys.hottest_read_share(cache_blocks(grids[0][0])  # the most a cache can serve
@@ -257,7 +291,6 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         return (float(theta_shared(costs.row(split.entries_per_block), weights)[0]), costs, k,
                 tree)
 
-    u_split, u_grid, u_index = uniform
     first = next(s for s in staged if grids[s[1]][1] is u_grid and s[2] == u_index)
     t, costs, k, tree = priced(*first[1:])
     best = (t, costs, k, *first[1:3], tree)
