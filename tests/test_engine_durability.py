@@ -350,6 +350,9 @@ def test_a_ratio_that_overflows_is_refused_naming_x_and_the_data_is_kept(tmp_pat
     assert [f for f in files(tmp_path / "db") if f.startswith("run-")] == before
 
 
+GIL_ATTEMPTS = 3
+
+
 def ticks_during(call: Any) -> int:
     """How often a Python counter thread runs while ``call()`` runs in this thread. With the
     switch interval raised to 1000 s, CPython never takes the GIL from a thread, so the counter
@@ -386,21 +389,29 @@ def test_the_gil_probe_sees_a_call_that_keeps_the_gil() -> None:
 
 @pytest.mark.parametrize("call", ["put_many", "get_many", "flush", "verify", "close"])
 def test_every_long_call_releases_the_gil(tmp_path, call) -> None:
+    """A few tries, each on a new engine: on a loaded machine the OS may not run the counter
+    thread within one short call even though the GIL is free; a call that keeps the GIL gives
+    0 every time (the control above)."""
     keys = np.arange(100_000, dtype=np.uint64)
     values = np.zeros((keys.size, VB), np.uint8)
     big = dict(SMALL, buffer_bytes=16 << 20)  # 100,000 entries stay in the buffer
-    e = Engine(tmp_path / "db", **big)
-    raw = e._e  # the binding itself: no NumPy conversion in between
-    if call != "put_many":
-        raw.put_many(keys, values)
-    if call in ("get_many", "verify"):
-        raw.flush()
-    run = {
-        "put_many": lambda: raw.put_many(keys, values),
-        "get_many": lambda: raw.get_many(keys),
-        "flush": raw.flush,
-        "verify": raw.verify,
-        "close": raw.close,  # flushes the buffer
-    }[call]
-    assert ticks_during(run) > 0
-    e.close()
+    ticks = []
+    for attempt in range(GIL_ATTEMPTS):
+        e = Engine(tmp_path / f"db{attempt}", **big)
+        raw = e._e  # the binding itself: no NumPy conversion in between
+        if call != "put_many":
+            raw.put_many(keys, values)
+        if call in ("get_many", "verify"):
+            raw.flush()
+        run = {
+            "put_many": lambda raw=raw: raw.put_many(keys, values),
+            "get_many": lambda raw=raw: raw.get_many(keys),
+            "flush": raw.flush,
+            "verify": raw.verify,
+            "close": raw.close,  # flushes the buffer
+        }[call]
+        ticks.append(ticks_during(run))
+        e.close()
+        if ticks[-1] > 0:
+            break
+    assert ticks[-1] > 0, ticks
