@@ -64,24 +64,20 @@ def files(seeds: list[int]) -> None:
     import wacky_model.granularity as granularity
     from wacky_model.search import _file_grids
 
-    now = granularity.FILE_REPRICE, granularity.STOCK_REPRICE, granularity.UNIVERSAL_REPRICE
+    now = granularity.FILE_REPRICE, granularity.UNIVERSAL_REPRICE
     for seed in seeds:
         for target in ("native", "rocksdb"):
             gaps, styles = [], []
             for w, s in cases(seed, 12):
                 grids = _file_grids(s, None, target, universal=target == "rocksdb")
-                (granularity.FILE_REPRICE, granularity.STOCK_REPRICE,
-                 granularity.UNIVERSAL_REPRICE) = now
+                granularity.FILE_REPRICE, granularity.UNIVERSAL_REPRICE = now
                 few = granularity.file_pick(grids, w, None)
-                granularity.FILE_REPRICE = granularity.STOCK_REPRICE = 10**6
-                granularity.UNIVERSAL_REPRICE = 10**6
+                granularity.FILE_REPRICE = granularity.UNIVERSAL_REPRICE = 10**6
                 every = granularity.file_pick(grids, w, None)
                 gaps.append(few.theta / every.theta - 1)
                 styles.append(every.compaction.style == "universal")
-            (granularity.FILE_REPRICE, granularity.STOCK_REPRICE,
-             granularity.UNIVERSAL_REPRICE) = now
-            print(f"seed {seed}, {target}: the best {now[target == 'rocksdb']} (universal "
-                  f"{now[2]}) re-priced "
+            granularity.FILE_REPRICE, granularity.UNIVERSAL_REPRICE = now
+            print(f"seed {seed}, {target}: the best {now[0]} (universal {now[1]}) re-priced "
                   f"against every design of the grid, 12 cases ({sum(styles)} picked universal "
                   f"compaction): worst {max(gaps):+.3%}, mean {np.mean(gaps):+.4%}")
 

@@ -156,12 +156,10 @@ def file_best(grids: list[tuple[System, Any]], workloads: list[Workload], rho: f
 # with zero-result reads through the cache (:func:`_cached_rows`; the skew stage costs a few ms
 # a design, too slow for the whole grid). On 24 random skewed workloads and systems
 # (benchmarks/check_skew_grid.py --files 5 11) the native pick is the whole grid's re-priced
-# best within 0.50% (worst; mean 0.02%); the stock RocksDB pick within 7.9% (mean 0.93%), a
-# miss: Θ's skew and cache terms reorder its larger grid more than the uniform Θ can rank.
+# best within 0.50% (worst; mean 0.02%); the stock RocksDB pick within 9.8% (mean 1.7%), a
+# miss: Θ's skew and cache terms reorder its larger grid more than this order ranks it (the
+# best 48 gave 7.9% and 0.93%, at 4x the time of the target's skewed search).
 FILE_REPRICE = 12
-# Stock RocksDB's leveled grid is larger (level bases, file sizes, triggers, multipliers), and
-# its Θ under a cache departs further from the uniform order.
-STOCK_REPRICE = 48
 # Stock RocksDB's universal configurations re-priced as well, the best this many by the uniform
 # Θ: skewed keys and updates shrink the whole-run merges that universal compaction does, which
 # the uniform Θ does not see, but U5 walks a cycle flush by flush (0.6 to 2 s each at the
@@ -241,9 +239,7 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     order = sorted((float(t), g, j) for g, (split, grid) in enumerate(grids)
                    for j, t in enumerate(theta_shared(_cached_rows(grid, split), weights)[0]))
     universal = [grids[g][1].compactions[j].style == "universal" for _, g, j in order]
-    stock = grids[0][1].compactions[0].sizing != "wacky" or any(universal)
-    ranked = ([r for r, u in zip(order, universal, strict=True) if not u][
-        :STOCK_REPRICE if stock else FILE_REPRICE]
+    ranked = ([r for r, u in zip(order, universal, strict=True) if not u][:FILE_REPRICE]
               + [r for r, u in zip(order, universal, strict=True) if u][:UNIVERSAL_REPRICE])
     u_split, u_grid, u_index = uniform  # the uniform pick is priced first, whatever its rank
     u_g = next(g for g, (_, grid) in enumerate(grids) if grid is u_grid)
