@@ -273,10 +273,12 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         # U5 walks a cycle flush by flush, so a universal tree is built only when its floor
         # is reached: every insert flushed once, an existing-key read free only when its key
         # is among the hottest that the buffer and the cache can hold, no zero-result cost.
-        free = keys.hottest_read_share(cache_blocks(grids[g][0]) * grids[g][0].entries_per_block
-                                       + grids[g][0].buffer_entries)
-        staged += [(floor_of(g, j, max(0.0, 1.0 - free), 1.0 - workload.update_fraction, 0.0),
-                    g, j, None) for j in index if j not in walked]
+        if len(walked) < len(index):
+            split = grids[g][0]
+            free = keys.hottest_read_share(cache_blocks(split) * split.entries_per_block
+                                           + split.buffer_entries)
+            staged += [(floor_of(g, j, max(0.0, 1.0 - free), 1.0 - workload.update_fraction,
+                                 0.0), g, j, None) for j in index if j not in walked]
 
     def priced(g: int, j: int, tree: Any) -> tuple[float, LeveledCosts, Any, Any]:
         split, grid = grids[g]

@@ -405,8 +405,7 @@ def _under_skew(items: list[StockPriced], workload: Workload, system: System,
 
 
 def stock_pick(workload: Workload, system: System, constraints: Constraints | None = None,
-               rho: float | None = None, level0_trigger: int | None = None,
-               universal: bool = True) -> FilePick:
+               rho: float | None = None, level0_trigger: int | None = None) -> FilePick:
     """The one search restricted to stock RocksDB (``recommend(target="rocksdb")``): the
     cheapest configuration of :func:`stock_grid`, scored as the native search scores its file
     side (under skew or a cache, re-priced by the skew stage, S2f)."""
@@ -414,8 +413,7 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
 
     check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
           | ({"level0_trigger"} if (level0_trigger or 1) > 1 else set()))
-    return file_pick(list(stock_grid(system, constraints, level0_trigger, universal)),
-                     workload, rho)
+    return file_pick(list(stock_grid(system, constraints, level0_trigger)), workload, rho)
 
 
 def _priced(pair: tuple[RocksDBConfig, LeveledCosts], workload: Workload, system: System,

@@ -265,7 +265,7 @@ def universal_skew_costs(rules: UniversalRules, bits_per_key: float, system: Sys
     return tree.costs(cache_blocks(system))
 
 
-# Universal trees a search keeps: U5 walks the cycle flush by flush (about 2 s at the default
+# Universal trees a search keeps: U5 walks the cycle flush by flush (0.6 to 2 s at the default
 # System's 2^31 entries), and a recommendation prices its pick and runners-up again.
 UNIVERSAL_TREES_KEPT = 32
 
