@@ -5,6 +5,7 @@ drawn from a seed the model was never developed on."""
 from __future__ import annotations
 
 import math
+import gc
 import sys
 
 import numpy as np
@@ -117,8 +118,9 @@ def test_phase_density_is_the_triangle() -> None:
 
 
 def _python_calls(fn) -> int:
-    """Python and C calls of ``fn()`` after a first, uncounted call: what a first call does
-    once (a lazy import, a cache filled) depends on which tests ran before in the worker."""
+    """Python and C calls of ``fn()`` after a first, uncounted call (a first call's one-off
+    work), with the garbage collector off: a collection runs the gc callbacks other tests in
+    the worker registered (Dask's), a few calls more or fewer by timing."""
     fn()
     count = 0
 
@@ -127,11 +129,15 @@ def _python_calls(fn) -> int:
         if event in ("call", "c_call"):
             count += 1
 
+    enabled = gc.isenabled()
+    gc.disable()
     sys.setprofile(tracer)
     try:
         fn()
     finally:
         sys.setprofile(None)
+        if enabled:
+            gc.enable()
     return count
 
 
