@@ -4,8 +4,8 @@ drawn from a seed the model was never developed on."""
 
 from __future__ import annotations
 
-import math
 import gc
+import math
 import sys
 
 import numpy as np
