@@ -365,18 +365,19 @@ class Engine:
     ``scan`` raises when its range overlaps one; every other key is answered as usual.
     ``wacky verify DIR`` lists the same runs before opening.
 
-    ``log_ratio`` > 0 (default 0 = off; ``granularity="file"`` only, not with ``hash_levels``,
-    ``file_pick="round_robin"`` or ``compaction_buffer``) adds L2SM's per-level log
-    (``native_engine/src/sst_log.h``): Levels 1..L-1 each keep a log of files moved out of their
-    tree without I/O (the hottest and sparsest first), all logs together holding ``log_ratio``
-    times the tree's entries, and merge its coldest, densest files into the next level in
+    ``log_ratio`` > 0 (default 0 = off; ``granularity="file"`` only, not with ``hash_levels``
+    or ``compaction_buffer``) adds L2SM's per-level log (``native_engine/src/sst_log.h``):
+    Levels 1..L-1 each keep a log of files moved out of their tree without I/O (the files
+    ``file_pick`` would send down, as the authors' code does), all logs together holding
+    ``log_ratio`` times the tree's entries, and merge its coldest, densest files into the next
+    level in
     batches whose files below are at most ``log_batch_cap`` (default 10, in [1, 1000]) per log
     file. ``log_alpha`` (default 0.5, in [0, 1]) weighs hotness against sparseness. These three
     are part of the design (stored in the MANIFEST). How hotness is counted is not:
     ``hotness="exact"`` (default) keeps each key's update count in memory, ``"hotmap"`` the
     paper's HotMap of ``hotmap_layers`` Bloom filters (default 5, in [1, 16]);
     ``hotness_audit=True`` (hotmap only) also keeps exact counts and counts in ``stats()`` how
-    often the HotMap's picks agree with them. They are refused while ``log_ratio`` is 0.
+    often the HotMap's picks of the files merged out of a log agree with them. They are refused while ``log_ratio`` is 0.
     """
 
     def __init__(

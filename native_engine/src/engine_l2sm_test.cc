@@ -109,7 +109,6 @@ TEST(L2sm, OptionsAreCheckedByName) {
   bad([](Options* o) { o->granularity = kLevelGranularity; o->file_bytes = 0; },
       "log_ratio > 0 needs granularity='file'");
   bad([](Options* o) { o->hash_levels = 1; }, "cannot be combined with hash_levels > 0");
-  bad([](Options* o) { o->file_pick = kRoundRobin; }, "file_pick applies only with log_ratio = 0");
   bad([](Options* o) { o->hotness_audit = true; }, "hotness_audit applies only with hotness='hotmap'");
   bad([](Options* o) { o->log_ratio = 0; o->log_alpha = 0.7; },
       "log_alpha applies only with log_ratio > 0");
@@ -166,10 +165,11 @@ TEST(L2sm, RandomWorkloadsMatchAModelAcrossReopen) {
     int level1_runs;
     double alpha;
     int cap;
+    int pick;
   };
-  const std::vector<Case> cases = {{kExactHotness, false, 1, 0.5, 10},
-                                   {kHotMap, false, 2, 0.8, 2},
-                                   {kHotMap, true, 1, 0.2, 1}};
+  const std::vector<Case> cases = {{kExactHotness, false, 1, 0.5, 10, kLeastOverlap},
+                                   {kHotMap, false, 2, 0.8, 2, kRoundRobin},
+                                   {kHotMap, true, 1, 0.2, 1, kLeastOverlap}};
   for (size_t c = 0; c < cases.size(); ++c) {
     test::TempDir dir;
     const std::string path = dir.path() + "/db";
@@ -178,6 +178,7 @@ TEST(L2sm, RandomWorkloadsMatchAModelAcrossReopen) {
     o.level1_runs = cases[c].level1_runs;
     o.log_alpha = cases[c].alpha;
     o.log_batch_cap = cases[c].cap;
+    o.file_pick = cases[c].pick;
     o.hotmap_layers = 4;
     const uint64_t universe = 800;
     std::mt19937_64 rng(c + 5);

@@ -246,8 +246,10 @@ void FileCompaction::DrainThroughLogs() {
 
 void FileCompaction::PseudoCompact(size_t i) {
   Level& level = next_.levels[i];
-  const bool audit = hotness_ != nullptr && hotness_->audited();
-  const PseudoPlan plan = PlanPseudo(level, options_.log_alpha, audit);
+  const Level& below = next_.levels[i + 1];
+  const PseudoPlan plan =
+      PlanPseudo(level, [&](const Level& rest) { return PickFile(options_, rest, below); });
+  level.pick_after = plan.pick_after;
   std::vector<bool> moving(level.runs.size(), false);
   for (size_t f : plan.moves) {
     level.log.push_back(level.runs[f]);  // the newest log file: the tree is newer than its log
@@ -258,15 +260,14 @@ void FileCompaction::PseudoCompact(size_t i) {
     if (!moving[f]) kept.push_back(level.runs[f]);
   level.runs.swap(kept);
   counts_.pseudo += plan.moves.size();
-  counts_.audited += plan.audited;
-  counts_.agreed += plan.agreed;
 }
 
 bool FileCompaction::AggregatedCompact(size_t i) {
   Level& level = next_.levels[i];
   Level& below = next_.levels[i + 1];
+  const bool audit = hotness_ != nullptr && hotness_->audited();
   const AggregatedPlan plan =
-      PlanAggregated(level, below, options_.log_alpha, options_.log_batch_cap);
+      PlanAggregated(level, below, options_.log_alpha, options_.log_batch_cap, audit);
   // Cheap beside the merge (|CS| x |log| key-range tests), and what keeps reads right.
   CheckAggregatedPlan(level.log, plan.cs);
   IOTag merge_tag;
@@ -311,6 +312,8 @@ bool FileCompaction::AggregatedCompact(size_t i) {
   ++counts_.merges;
   ++counts_.aggregated;
   counts_.log_files_merged += plan.cs.size();
+  counts_.audited += plan.audited;
+  counts_.agreed += plan.agreed;
   return into_last;
 }
 

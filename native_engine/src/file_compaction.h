@@ -23,7 +23,7 @@
 //   * With L2SM's per-level log (Options::log_ratio > 0; sst_log.h for the plans) the drain
 //     is instead, Level 1 first, for each level i < L: if its tree part holds more entries
 //     than its capacity, a pseudo compaction moves files into its log (metadata only, no
-//     I/O) until it fits; then, while its log holds more entries than its log capacity, an
+//     I/O), the ones PickFile would send down, until it fits; then, while its log holds more entries than its log capacity, an
 //     aggregated compaction merges a compaction set CS of log files (newest first, so the
 //     newest version of a key wins) with the involved set IS of Level i+1's tree files into
 //     Level i+1's tree, the output cut at file_entries() and before every tree file it must

@@ -25,7 +25,7 @@
 // the merges of log files into the next level (each also counted in merges, its I/O in
 // merge[i]) and log_files_merged the log files they took (their mean is
 // log_files_merged / aggregated_compactions). With hotness_audit, hotness_picks counts the
-// pseudo-compaction picks checked against exact update counts and hotness_picks_agree those
+// aggregated-compaction seeds checked against exact update counts and hotness_picks_agree those
 // the exact counts would have made too. log_entries is a gauge (entries in each level's log,
 // Level 1 first), set by Engine::Stats().
 // Bytes are counted as actually transferred (a block is block_bytes bytes). Metadata is

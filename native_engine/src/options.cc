@@ -184,10 +184,6 @@ void Options::Validate() const {
       Bad("log_ratio > 0 cannot be combined with hash_levels > 0: a level's hash table indexes "
           "its tree files only, and a read would have to probe the overlapping log files "
           "without one; got hash_levels = " + std::to_string(hash_levels));
-    if (file_pick != kLeastOverlap)
-      Bad("file_pick applies only with log_ratio = 0: with L2SM's log a level's files are "
-          "picked by their hotness and sparseness; got 'round_robin' with log_ratio = " +
-          Num(log_ratio));
   }
   if (hotness_audit && hotness != kHotMap)
     Bad("hotness_audit applies only with hotness='hotmap' (it checks the HotMap's picks "

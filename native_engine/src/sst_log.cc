@@ -53,44 +53,45 @@ std::vector<double> CombinedWeights(const std::vector<RunPtr>& files, double alp
   return w;
 }
 
-PseudoPlan PlanPseudo(const Level& level, double alpha, bool audit) {
+PseudoPlan PlanPseudo(const Level& level, const std::function<size_t(const Level&)>& pick) {
   PseudoPlan plan;
-  const auto& files = level.runs;
-  const std::vector<double> w = CombinedWeights(files, alpha, false);
-  std::vector<double> we;
-  if (audit) we = CombinedWeights(files, alpha, true);
-  std::vector<bool> moved(files.size(), false);
-  // The highest weight among the files not moved yet; the files are in key order, so the
-  // strict comparison leaves a tie to the smallest key.
-  auto best = [&](const std::vector<double>& weights) {
-    size_t pick = files.size();
-    for (size_t f = 0; f < files.size(); ++f)
-      if (!moved[f] && (pick == files.size() || weights[f] > weights[pick])) pick = f;
-    return pick;
-  };
+  plan.pick_after = level.pick_after;
+  Level rest;  // the level as the picker sees it: the files not moved yet, in key order
+  rest.runs = level.runs;
+  rest.pick_after = level.pick_after;
+  std::vector<size_t> index(level.runs.size());
+  for (size_t f = 0; f < index.size(); ++f) index[f] = f;
   uint64_t entries = level.entries();
-  while (static_cast<double>(entries) > level.capacity && plan.moves.size() < files.size()) {
-    const size_t pick = best(w);
-    if (audit) {
-      ++plan.audited;
-      if (best(we) == pick) ++plan.agreed;
-    }
-    moved[pick] = true;
-    plan.moves.push_back(pick);
-    entries -= files[pick]->entries();
+  while (static_cast<double>(entries) > level.capacity && !rest.runs.empty()) {
+    const size_t p = pick(rest);
+    if (p >= rest.runs.size()) throw std::logic_error("PlanPseudo: the picker chose no file");
+    entries -= rest.runs[p]->entries();
+    rest.pick_after = plan.pick_after = rest.runs[p]->max_key();
+    plan.moves.push_back(index[p]);
+    rest.runs.erase(rest.runs.begin() + static_cast<std::ptrdiff_t>(p));
+    index.erase(index.begin() + static_cast<std::ptrdiff_t>(p));
   }
   return plan;
 }
 
 AggregatedPlan PlanAggregated(const Level& level, const Level& below, double alpha,
-                              int batch_cap) {
+                              int batch_cap, bool audit) {
   const auto& log = level.log;
   if (log.empty()) throw std::logic_error("PlanAggregated: the log is empty");
-  const std::vector<double> w = CombinedWeights(log, alpha, false);
-  size_t seed = 0;
-  for (size_t f = 1; f < log.size(); ++f)
-    if (w[f] < w[seed] || (w[f] == w[seed] && log[f]->min_key() < log[seed]->min_key()))
-      seed = f;  // ties: the smallest key, then the oldest (the lower index)
+  // Ties: the smallest key, then the oldest (the lower index).
+  auto coldest = [&](const std::vector<double>& w) {
+    size_t seed = 0;
+    for (size_t f = 1; f < log.size(); ++f)
+      if (w[f] < w[seed] || (w[f] == w[seed] && log[f]->min_key() < log[seed]->min_key()))
+        seed = f;
+    return seed;
+  };
+  const size_t seed = coldest(CombinedWeights(log, alpha, false));
+  AggregatedPlan plan;
+  if (audit) {
+    plan.audited = 1;
+    plan.agreed = coldest(CombinedWeights(log, alpha, true)) == seed ? 1 : 0;
+  }
 
   // The seed and every log file overlapping it, transitively; then oldest first.
   std::vector<bool> in(log.size(), false);
@@ -106,7 +107,6 @@ AggregatedPlan PlanAggregated(const Level& level, const Level& below, double alp
   }
   std::sort(closure.begin(), closure.end());
 
-  AggregatedPlan plan;
   const auto& tree = below.runs;
   std::vector<bool> involved(tree.size(), false);
   size_t is_count = 0;

@@ -13,13 +13,20 @@
 //     of candidate files, W = alpha H / (Hmax - Hmin) + (1 - alpha) S / (Smax - Smin), a term
 //     whose max equals its min contributing 0.
 //   * PlanPseudo (pseudo compaction, PC): while the tree part of a level holds more entries
-//     than its capacity, the tree file of highest W (weights taken once, over all the level's
-//     tree files; ties to the smallest key) moves to the end of the log. Metadata only.
-//     With `audit`, each pick is also made from exact hotness (Run::exact_hotness()) among
-//     the same remaining files, and the picks that agree are counted.
+//     than its capacity, the file the tree's own picker would send down next (`pick`:
+//     file_compaction.h PickFile, least overlap or round robin) moves to the end of the log.
+//     Metadata only. This is the authors' code (ericaloha/L2SM, VersionSet::AddSSTIntoLog:
+//     the compact pointer's file unless one is hotter than a fixed threshold), not the
+//     paper's text (III-D: the file of highest W). Measured on this engine (wacky sweep l2sm,
+//     docs/VALIDATION.md "L2SM"), the highest-W pick raised write amplification 7 to 10
+//     times: it takes the sparse files that refill the holes earlier moves left, so the
+//     holes grow and each log file merged down meets a wide stretch of the next level;
+//     moving the hottest file first whenever it was 1.5 times the level's mean hotness was
+//     0.2-2.5% worse than never doing so.
 //   * PlanAggregated (aggregated compaction, AC), for a log over its capacity: the seed is the
 //     log file of smallest W (weights over the log's files; ties to the smallest key, then
-//     the oldest); every log file overlapping the seed transitively joins it; they are taken
+//     the oldest; with `audit` the seed exact hotness would choose is found too, and whether
+//     the two agree is counted); every log file overlapping the seed transitively joins it; they are taken
 //     oldest first into the compaction set CS, each time computing the involved set IS (the
 //     files of the next level's tree overlapping any CS file), stopping before a file that
 //     would make |IS| > batch_cap |CS| (files; the first file always goes in). The caller
@@ -33,6 +40,8 @@
 #define WACKY_NATIVE_ENGINE_SST_LOG_H_
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "level.h"
@@ -47,18 +56,22 @@ std::vector<double> CombinedWeights(const std::vector<RunPtr>& files, double alp
 
 struct PseudoPlan {
   std::vector<size_t> moves;  // indices into level.runs, in the order they move
-  uint64_t audited = 0;       // picks checked against exact hotness
-  uint64_t agreed = 0;        // of those, the picks exact hotness would have made too
+  std::optional<uint64_t> pick_after;  // the last moved file's largest key (round robin)
 };
-PseudoPlan PlanPseudo(const Level& level, double alpha, bool audit);
+// `pick` returns the index of the file that goes down next from a level (files in key order,
+// at least one), given the level with the files already moved taken out and its pick_after
+// set to the last moved file's largest key.
+PseudoPlan PlanPseudo(const Level& level, const std::function<size_t(const Level&)>& pick);
 
 struct AggregatedPlan {
   std::vector<size_t> cs;  // indices into level.log, oldest first
   std::vector<size_t> is;  // indices into below.runs, in key order
+  uint64_t audited = 0;     // seeds checked against exact hotness (0 or 1)
+  uint64_t agreed = 0;      // of those, the seeds exact hotness would have chosen too
 };
 // level.log must not be empty.
 AggregatedPlan PlanAggregated(const Level& level, const Level& below, double alpha,
-                              int batch_cap);
+                              int batch_cap, bool audit = false);
 
 // Throws std::logic_error if a file of `log` left out of `cs` is older than a CS file and
 // overlaps it (its data would end up above newer data).

@@ -114,28 +114,37 @@ TEST(Weights, EachTermIsScaledByItsSpread) {
   CHECK(CombinedWeights({}, 0.5, false).empty());
 }
 
-TEST(PlanPseudo, MovesTheHighestWeightsUntilTheTreeFits) {
+// PC moves what the tree's picker chooses, each time from the files not moved yet, with the
+// round-robin pointer following the moves; weights play no part (file 1 is the hottest).
+TEST(PlanPseudo, MovesThePickersFilesUntilTheTreeFits) {
   test::TempDir dir;
   const std::string d = dir.path();
   Level level;
-  // Four files of 8 entries, equally sparse; hotness 1, 9, 5, 9 (a tie between 1 and 3).
   level.runs = {Range(d, 1, 0, 7, 1), Range(d, 2, 16, 23, 9), Range(d, 3, 32, 39, 5),
                 Range(d, 4, 48, 55, 9)};
   level.capacity = 17;  // two files must go (32 > 17, 24 > 17, 16 <= 17)
-  PseudoPlan plan = PlanPseudo(level, 0.5, false);
-  CHECK(plan.moves == (std::vector<size_t>{1, 3}));  // the tie: the smaller key first
-  CHECK_EQ(plan.audited, 0u);
+  level.pick_after = 20;
+  std::vector<uint64_t> seen_after;
+  // Round robin: the first file whose smallest key is past the pointer, wrapping.
+  auto round_robin = [&](const Level& rest) {
+    seen_after.push_back(rest.pick_after.value_or(0));
+    for (size_t f = 0; f < rest.runs.size(); ++f)
+      if (rest.runs[f]->min_key() > rest.pick_after.value_or(0)) return f;
+    return size_t{0};
+  };
+  PseudoPlan plan = PlanPseudo(level, round_robin);
+  CHECK(plan.moves == (std::vector<size_t>{2, 3}));  // 32-39, then 48-55
+  CHECK(seen_after == (std::vector<uint64_t>{20, 39}));
+  CHECK(plan.pick_after == std::optional<uint64_t>(55));
   level.capacity = 32;
-  CHECK(PlanPseudo(level, 0.5, false).moves.empty());
+  CHECK(PlanPseudo(level, round_robin).moves.empty());
   level.capacity = 0;
-  CHECK_EQ(PlanPseudo(level, 0.5, false).moves.size(), 4u);
-  // Audited: exact hotness that disagrees on the first pick.
-  level.capacity = 17;
-  level.runs[0]->SetHotness(1, 50);
-  plan = PlanPseudo(level, 0.5, true);
-  CHECK(plan.moves == (std::vector<size_t>{1, 3}));
-  CHECK_EQ(plan.audited, 2u);
-  CHECK_EQ(plan.agreed, 0u);  // exact counts would pick file 0 both times
+  CHECK(PlanPseudo(level, round_robin).moves == (std::vector<size_t>{2, 3, 0, 1}));
+  // The last file left, every time: indices into the original level.
+  CHECK(PlanPseudo(level, [](const Level& rest) { return rest.runs.size() - 1; }).moves ==
+        (std::vector<size_t>{3, 2, 1, 0}));
+  CHECK_THROWS(PlanPseudo(level, [](const Level& rest) { return rest.runs.size(); }),
+               std::logic_error, "the picker chose no file");
 }
 
 // The paper's Fig. 6: six log files (named by their age, smaller is older); seed 8 ("10-20")
@@ -161,6 +170,17 @@ TEST(PlanAggregated, PapersFigureSix) {
   const AggregatedPlan all = PlanAggregated(level, below, 1.0, 10);
   CHECK(all.cs == (std::vector<size_t>{1, 2, 3, 5}));
   CHECK_EQ(all.is.size(), 10u);
+  CHECK_EQ(all.audited, 0u);
+  // Audited: exact counts that agree on the seed, then exact counts that make 21 the coldest
+  // (the plan still follows the estimate: seed 8).
+  AggregatedPlan audited = PlanAggregated(level, below, 1.0, 2, true);
+  CHECK_EQ(audited.audited, 1u);
+  CHECK_EQ(audited.agreed, 1u);
+  level.log[4]->SetHotness(20, 0);
+  audited = PlanAggregated(level, below, 1.0, 2, true);
+  CHECK(audited.cs == plan.cs);
+  CHECK_EQ(audited.audited, 1u);
+  CHECK_EQ(audited.agreed, 0u);
 }
 
 TEST(PlanAggregated, TheFirstFileAlwaysGoesIn) {
