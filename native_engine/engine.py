@@ -377,7 +377,8 @@ class Engine:
     ``hotness="exact"`` (default) keeps each key's update count in memory, ``"hotmap"`` the
     paper's HotMap of ``hotmap_layers`` Bloom filters (default 5, in [1, 16]);
     ``hotness_audit=True`` (hotmap only) also keeps exact counts and counts in ``stats()`` how
-    often the HotMap's picks of the files merged out of a log agree with them. They are refused while ``log_ratio`` is 0.
+    often the HotMap's picks of the files merged out of a log agree with them. They are refused
+    while ``log_ratio`` is 0.
     """
 
     def __init__(

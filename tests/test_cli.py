@@ -369,3 +369,18 @@ def test_validate_runs_the_engine_simulator_as_an_engine(wacky):
     assert doc["engine"] == "simulator" and doc["measured"]["write_amp"] > 1.0
     bad = wacky("validate", "--preset", "leveling", "--engine", "simulator", "--sweep")
     assert bad.returncode == 2 and "leave out --engine simulator" in bad.stderr
+
+
+@pytest.mark.parametrize("flags, named", [
+    (["--granularity", "file", "--log-ratio", "0.1"], "--log-ratio"),
+    (["--target", "rocksdb", "--log-ratio", "0.1"], "--log-ratio"),
+    (["--compaction-buffer"], "--compaction-buffer"),
+])
+def test_recommend_refuses_side_runs_it_would_not_take(flags, named, wacky):
+    """recommend chooses neither side run when asked to; it says so instead of dropping the
+    flag, and a side run turned off is what it does anyway."""
+    out = wacky("recommend", "--writes", "0.5", "--point-reads", "0.5", *flags)
+    assert out.returncode == 2 and out.stderr.startswith(f"error: recommend does not take {named}")
+    off = wacky("recommend", "--writes", "0.5", "--point-reads", "0.5", "--granularity", "file",
+                "--log-ratio", "0", "--no-compaction-buffer", "--json")
+    assert off.returncode == 0, off.stderr

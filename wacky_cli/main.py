@@ -266,6 +266,7 @@ def recommend_command(
         raise ValueError(f"--target must be wacky or rocksdb; got {target!r}")
     # --level1-runs pins the level-0 trigger; the search chooses it otherwise.
     trigger = compaction.level1_runs if compaction.level1_runs != 1 else None
+    _refuse_side_runs(compaction)
     if target == "rocksdb":
         if (compaction.granularity, compaction.file_bytes,
                 compaction.file_pick) != (None, None, "least_overlap"):
@@ -302,6 +303,19 @@ def recommend_command(
         print_rocksdb_recommendation(console, rec, out)
     else:
         print_recommendation(console, rec)
+
+
+def _refuse_side_runs(compaction: CompactionChoice) -> None:
+    """recommend takes neither side run when asked to: say so rather than drop the flag."""
+    from wacky_model.compat import UNPRICED
+
+    if compaction.log_ratio:
+        raise ValueError(f"recommend does not take --log-ratio: {UNPRICED['l2sm_log']}")
+    if compaction.compaction_buffer:
+        raise ValueError("recommend does not take --compaction-buffer: it prices the buffer and "
+                         "reports what it would buy beside its pick, but the native engine has "
+                         "not confirmed that estimate (wacky sweep lsbm); validate it instead "
+                         "(wacky validate --compaction-buffer)")
 
 
 def _from_trace(path: Path, system: System,

@@ -195,15 +195,15 @@ _COMPACTION_FLAGS = (
          RUN, whole),
     Flag("--file-pick", str, "With --granularity file: least_overlap (RocksDB's default) or "
          "round_robin (LevelDB's) picks the file that goes down.", RUN),
-    Flag("--log-ratio", float | None, "With --granularity file: L2SM's per-level log of hot and "
-         "sparse files, its total size as a share of the tree's in (0, 1] (the paper's 0.1); "
-         "recommend chooses it unless given, 0 turns it off.", RUN),
+    Flag("--log-ratio", float | None, "With --granularity file: L2SM's per-level log, its "
+         "total size as a share of the tree's in (0, 1] (the paper's 0.1); 0 turns it off. No "
+         "model prices it yet: validate measures it, analyze and recommend refuse it.", RUN),
     Flag("--log-alpha", float, "With --log-ratio: the weight of hotness against sparseness in "
-         "[0, 1] when files move into and out of the log (the paper's 0.5).", RUN),
+         "[0, 1] in choosing the files that leave the log (the paper's 0.5).", RUN),
     Flag("--compaction-buffer/--no-compaction-buffer", bool | None, "With --granularity file: "
          "LSbM's compaction buffer (files merged out of a level stay readable so their cached "
-         "blocks keep serving); recommend chooses it unless --compaction-buffer or "
-         "--no-compaction-buffer is given.", RUN),
+         "blocks keep serving). recommend reports what it would buy beside its pick but does "
+         "not take it, nor this flag.", RUN),
     Flag("--buffer-trim", float, "With --compaction-buffer: a buffered file stays while at "
          "least this share of its blocks is cached (the paper's 0.8).", RUN),
 )

@@ -78,9 +78,9 @@ REFUSALS: tuple[Refusal, ...] = (
 # Features the native engine builds and `wacky validate` measures, but no model prices yet:
 # pricing (and so a search) refuses them with the reason.
 UNPRICED = {
-    "l2sm_log": "the native engine builds it and `wacky sweep l2sm` measures it, but on that "
-                "engine it raised write amplification in every case measured "
-                "(docs/VALIDATION.md, 'L2SM'), so no model of it is fitted yet; validate it "
+    "l2sm_log": "the native engine builds it and `wacky sweep l2sm` measures it (write "
+                "amplification 21-25% lower under skewed and uniform writes, docs/VALIDATION.md "
+                "'L2SM'), but no model of its batched merges is derived yet; validate it "
                 "instead (wacky validate --log-ratio)",
 }
 

@@ -287,9 +287,10 @@ HOTNESS = ("exact", "hotmap")
 
 @dataclass(frozen=True)
 class Log:
-    """L2SM's per-level log (docs/MODEL.md "L1. The per-level log"): beside Levels 1..L-1,
-    files moved out of the level without I/O when it overflows (the hottest and sparsest first),
-    merged into the next level in batches of overlapping files (the coldest and densest first).
+    """L2SM's per-level log (native_engine/src/sst_log.h; not priced yet: wacky_model.compat
+    UNPRICED): beside Levels 1..L-1, files moved out of the level without I/O when it overflows
+    (the ones the level's file pick would send down, as the authors' code does), merged into the
+    next level in batches of overlapping files (the coldest and densest first).
 
     ratio: the logs' total size as a share of the tree's, omega in (0, 1] (the paper's 10% is
         0.1); the logs are sized by the paper's inverse-proportional rule
