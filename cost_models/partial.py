@@ -25,6 +25,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
+from cost_models.log_merges import batched_levels, log_sizes
 from cost_models.structure import LEVEL_CEIL_TOLERANCE, num_levels, structure
 
 TARGET_RULES = ("static", "dynamic", "wacky")
@@ -51,6 +52,10 @@ class LeveledFiles:
     # output files are cut at a fixed size wherever a merge starts (the native engine), 0 when
     # they are cut at the next level's boundaries and inputs expand to whole files (RocksDB).
     boundary_files: float = 0.0
+    # L2SM's per-level log (cost_models.log_merges, L1): its share of the tree (0: none) and
+    # the batch cap, the files below a batch at most per file of it.
+    log_ratio: float = 0.0
+    log_batch_cap: float = 10.0
 
     def __post_init__(self) -> None:
         if self.targets not in TARGET_RULES:
@@ -65,6 +70,12 @@ class LeveledFiles:
             raise ValueError(f"level0_runs must be in [1, 1000]; got {self.level0_runs}")
         if self.targets != "wacky" and not (self.base_entries > 0 and self.num_levels >= 1):
             raise ValueError("RocksDB's targets need base_entries > 0 and num_levels >= 1")
+        if not 0.0 <= self.log_ratio <= 1.0 or not self.log_batch_cap >= 1.0:
+            raise ValueError(f"log_ratio must be in [0, 1] and log_batch_cap at least 1; got "
+                             f"{self.log_ratio}, {self.log_batch_cap}")
+        if self.log_ratio > 0.0 and self.targets != "wacky":
+            raise ValueError("an L2SM log (log_ratio > 0) goes with the native engine's targets "
+                             "('wacky')")
 
 
 @dataclass(frozen=True)
@@ -77,6 +88,8 @@ class WindowCosts:
     level_entries: tuple[float, ...]  # mean entries per level (index 0: Level 1)
     level_in_use: tuple[float, ...]  # share of the window each level held data
     level0_runs: float  # mean runs waiting in level 0
+    # L2SM (L1a): the log files over a key at each level (empty without a log).
+    log_coverage: tuple[float, ...] = ()
 
     @property
     def nonempty_levels(self) -> float:
@@ -204,7 +217,16 @@ def settled_sizes(policy: LeveledFiles, entries: float) -> list[float]:
 def window_costs(policy: LeveledFiles, preload: float, window: float,
                  settled: bool = False) -> WindowCosts:
     """P1-P5: the costs of ``window`` inserts of new keys after ``preload`` of them, into a tree
-    that starts empty (or, with ``settled``, starts at :func:`settled_sizes` for the preload)."""
+    that starts empty (or, with ``settled``, starts at :func:`settled_sizes` for the preload);
+    with an L2SM log, L1 on that walk (:mod:`cost_models.log_merges`)."""
+    if policy.log_ratio > 0.0:
+        return window_costs_many([policy], preload, window, settled)[0]
+    return _walk(policy, preload, window, settled)
+
+
+def _walk(policy: LeveledFiles, preload: float, window: float,
+          settled: bool = False) -> WindowCosts:
+    """:func:`window_costs`' walk (P1-P5) of one design."""
     _check_window(policy, preload, window)
     F, f, k = policy.flush_entries, policy.file_entries, policy.level0_runs
     S = settled_sizes(policy, preload) if settled else _empty_sizes(policy)
@@ -746,6 +768,26 @@ def window_costs_many(policies: Sequence[LeveledFiles], preload: float | Sequenc
     settleds = [bool(s) for s in per_policy(settled, n, "settled")]
     for p, a, w in zip(policies, preloads, windows, strict=True):
         _check_window(p, a, w)
+    logs: dict[int, np.ndarray] = {}
+    for b, p in enumerate(policies):
+        if p.log_ratio > 0.0:  # L1d: Level L holds what the logs do not
+            tree, logs[b] = log_sizes(functools.partial(capacities, p), p.log_ratio,
+                                      preloads[b] + windows[b] / 2.0)
+            preloads[b] = max(0.0, preloads[b] - (preloads[b] + windows[b] / 2.0 - tree))
+    out = _walk_many(policies, preloads, windows, settleds)
+    for b, lam in logs.items():
+        W, c = batched_levels(out[b].level_entries, out[b].level_write_amp, lam,
+                              policies[b].boundary_files, policies[b].log_batch_cap)
+        out[b] = replace(out[b], write_amp=out[b].write_amp - sum(out[b].level_write_amp)
+                         + sum(W), level_write_amp=tuple(W),
+                         log_coverage=tuple(float(x) for x in c))
+    return out
+
+
+def _walk_many(policies: list[LeveledFiles], preloads: list[float], windows: list[float],
+               settleds: list[bool]) -> list[WindowCosts]:
+    """:func:`window_costs_many`'s walk (P1-P5): the designs' flushes together."""
+    n = len(policies)
     if n == 0:
         return []
     rules = _Rules.of(policies)
@@ -772,7 +814,7 @@ def window_costs_many(policies: Sequence[LeveledFiles], preload: float | Sequenc
         if odd.any():
             for b in np.flatnonzero(odd):
                 i = int(rows.ids[b])
-                out[i] = window_costs(policies[i], preloads[i], windows[i], settleds[i])
+                out[i] = _walk(policies[i], preloads[i], windows[i], settleds[i])
             rows = rows.take(~odd)
         _flush(rows, step >= rows.flushes_before)
         step += 1

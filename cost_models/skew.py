@@ -2151,7 +2151,9 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
             band = float(bands[t])
             duplicates += E[j] - (1.0 - u) * spans[t]
         weights_arr = np.array(weights) / float(np.sum(weights))
-        levels.append(_Level(float(E[j]), 1.0, float(push[t]), np.array(lives), weights_arr,
+        # An L2SM log's files over a key are probed as runs of the level (L1a).
+        runs = 1.0 + (float(walk.log_coverage[j]) if walk.log_coverage else 0.0)
+        levels.append(_Level(float(E[j]), runs, float(push[t]), np.array(lives), weights_arr,
                              band_entries=band))
         level_wa.append(float(wa[t]) + (flush_wa if t == 0 else 0.0))
         walk_level.append(int(j))

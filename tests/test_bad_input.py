@@ -142,5 +142,7 @@ def test_side_run_flags_are_named_and_refused_where_they_cannot_work(wacky):
             "--granularity")
     refused(wacky(*files, "--log-alpha", "0.3"), "--log-alpha goes with --log-ratio")
     refused(wacky(*files, "--log-ratio", "0.1", "--compaction-buffer"), "cannot be combined")
-    # the engine builds the log, but no model prices it: analyze says so, and why
-    refused(wacky(*files, "--log-ratio", "0.1"), "--log-ratio", "not priced")
+    # L1 prices the log: analyze takes it, with less written than without it
+    priced = [json.loads(wacky(*files, *log, "--json").stdout)["write_amp"]
+              for log in ([], ["--log-ratio", "0.1"])]
+    assert priced[1] < priced[0]

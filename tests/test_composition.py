@@ -126,13 +126,15 @@ def test_analyze_prices_a_file_granular_design_as_the_search_does(wacky):
     c = rec.compaction
     out = wacky("analyze", "--T", f"{rec.design.T!r}", "--C", f"{rec.design.C!r}", "--X", "1",
                 "--K", "0", "--Z", "0", "--granularity", "file", "--file-bytes",
-                str(c.file_bytes), "--level1-runs", str(c.level1_runs), "--entries",
-                str(2**22), "--buffer-bytes", str(1 << 20), "--bits-per-entry", "8",
+                str(c.file_bytes), "--level1-runs", str(c.level1_runs),
+                *(["--log-ratio", f"{c.log.ratio!r}"] if c.log else []), "--entries", str(2**22),
+                "--buffer-bytes", str(1 << 20), "--bits-per-entry", "8",
                 "--point-reads", "0.3", "--zero-reads", "0.2", "--writes", "0.5", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["granularity"] == "file" and doc["theta"] == pytest.approx(rec.cost, rel=1e-12)
     assert doc["write_amp"] == pytest.approx(rec.costs["write_amp"], rel=1e-12)
+    assert doc["compaction"]["log_ratio"] == (c.log.ratio if c.log else 0.0)
     out = wacky("analyze", "--preset", "tiering", "--granularity", "file")
     assert out.returncode == 2 and "--granularity='file' needs one run per level" in out.stderr
 

@@ -306,11 +306,13 @@ def recommend_command(
 
 
 def _refuse_side_runs(compaction: CompactionChoice) -> None:
-    """recommend takes neither side run when asked to: say so rather than drop the flag."""
-    from wacky_model.compat import UNPRICED
+    """recommend chooses the side runs itself: say so rather than drop a flag."""
+    from wacky_model.granularity import LOG_RATIOS
 
-    if compaction.log_ratio:
-        raise ValueError(f"recommend does not take --log-ratio: {UNPRICED['l2sm_log']}")
+    if compaction.log_ratio is not None:
+        raise ValueError("recommend chooses L2SM's log itself (a log ratio of "
+                         f"{', '.join(f'{r:g}' for r in LOG_RATIOS)} on file-granular designs, "
+                         "whichever prices lowest): leave out --log-ratio")
     if compaction.compaction_buffer:
         raise ValueError("recommend does not take --compaction-buffer: it prices the buffer and "
                          "reports what it would buy beside its pick, but the native engine has "

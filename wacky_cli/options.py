@@ -196,8 +196,8 @@ _COMPACTION_FLAGS = (
     Flag("--file-pick", str, "With --granularity file: least_overlap (RocksDB's default) or "
          "round_robin (LevelDB's) picks the file that goes down.", RUN),
     Flag("--log-ratio", float | None, "With --granularity file: L2SM's per-level log, its "
-         "total size as a share of the tree's in (0, 1] (the paper's 0.1); 0 turns it off. No "
-         "model prices it yet: validate measures it, analyze and recommend refuse it.", RUN),
+         "total size as a share of the tree's in (0, 1] (the paper's 0.1); 0 turns it off. "
+         "recommend chooses it itself.", RUN),
     Flag("--log-alpha", float, "With --log-ratio: the weight of hotness against sparseness in "
          "[0, 1] in choosing the files that leave the log (the paper's 0.5).", RUN),
     Flag("--compaction-buffer/--no-compaction-buffer", bool | None, "With --granularity file: "

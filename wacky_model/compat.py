@@ -75,23 +75,6 @@ REFUSALS: tuple[Refusal, ...] = (
                                     "yet)"),
 )
 
-# Features the native engine builds and `wacky validate` measures, but no model prices yet:
-# pricing (and so a search) refuses them with the reason.
-UNPRICED = {
-    "l2sm_log": "the native engine builds it and `wacky sweep l2sm` measures it (write "
-                "amplification 21-25% lower under skewed and uniform writes, docs/VALIDATION.md "
-                "'L2SM'), but no model of its batched merges is derived yet; validate it "
-                "instead (wacky validate --log-ratio)",
-}
-
-
-def check_priced(features: set[str] | frozenset[str]) -> None:
-    """Raise ``ValueError`` naming the first of ``features`` that no model prices
-    (:data:`UNPRICED`), with its reason."""
-    for name in sorted(set(features) & set(UNPRICED)):
-        raise ValueError(f"{FEATURES[name]} is not priced: {UNPRICED[name]}")
-
-
 @dataclass(frozen=True)
 class KeyRefusal:
     """A key distribution a :class:`~wacky_model.types.Workload` field does not take: the

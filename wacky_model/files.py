@@ -52,8 +52,10 @@ def window_reads(w: WindowCosts, fprs: np.ndarray, level0_fpr: float,
     each level-0 run once more (rate ``level0_fpr``); averaged over the window's sizes."""
     sizes = np.asarray(w.level_entries, dtype=float)
     used = sizes > 0
-    # A level that held data for part of the window counts for that part.
-    false_hits = fprs * np.asarray(w.level_in_use, dtype=float)
+    # A level that held data for part of the window counts for that part; an L2SM log adds
+    # the log files over a key (L1a), each probed with its level's filter rate.
+    logs = _log_coverage(w)
+    false_hits = fprs * (np.asarray(w.level_in_use, dtype=float) + logs)
     level0 = w.level0_runs * level0_fpr
     zero = level0 + float(false_hits.sum())
     # A present key pays the false positives of everything above its level, then its block.
@@ -65,10 +67,16 @@ def window_reads(w: WindowCosts, fprs: np.ndarray, level0_fpr: float,
         zero_result_read=zero,
         point_read=1.0 + float(above[deepest]),
         point_read_uniform=1.0 + float(np.sum(share * above)),
-        range_runs=w.level0_runs + w.nonempty_levels,
+        range_runs=w.level0_runs + w.nonempty_levels + float(logs.sum()),
         memory_bits_per_entry=memory_bits_per_entry,
         window=w,
     )
+
+
+def _log_coverage(w: WindowCosts) -> np.ndarray:
+    """L1a's log files over a key at each level of ``w`` (zeros without a log)."""
+    return (np.asarray(w.log_coverage, dtype=float) if w.log_coverage
+            else np.zeros(len(w.level_entries)))
 
 
 def native_policy(design: Design, system: System, compaction: Compaction) -> LeveledFiles:
@@ -86,6 +94,8 @@ def native_policy(design: Design, system: System, compaction: Compaction) -> Lev
         # The engine cuts output files at a fixed size from each merge's first key, so a
         # merge's range cuts through a file of the next level at each end (P1).
         boundary_files=1.0,
+        log_ratio=compaction.log.ratio if compaction.log is not None else 0.0,
+        log_batch_cap=float(compaction.log.batch_cap) if compaction.log is not None else 10.0,
     )
 
 
@@ -142,7 +152,10 @@ def _group_filters(filters: str, system: System, policies: list[LeveledFiles],
                         for p, n in zip(policies, entries, strict=True)])
     bits = bloom_bits_per_key(_fprs(filters, system, weights))
     realized = np.asarray(realized_fpr(bits), dtype=float)
-    bits_used = np.sum(sizes * bits, axis=-1) / np.maximum(1.0, sizes.sum(axis=-1))
+    # An L2SM log's files take their level's filters (the allocation weighs the trees only):
+    # Lambda_i = 2 c_i E_i more entries at that level's bits (L1a).
+    held = sizes * (1.0 + 2.0 * np.array([_log_coverage(w) for w in ws]))
+    bits_used = np.sum(held * bits, axis=-1) / np.maximum(1.0, held.sum(axis=-1))
     return realized, bits_used
 
 

@@ -24,6 +24,7 @@ from wacky_model.types import (
     Buffer,
     Compaction,
     Design,
+    Log,
     System,
     Workload,
     robust_weights,
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 FILE_RATIOS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 24.0, 32.0)
 LEVEL1_RUNS = (1, 2, 4, 8)
 FILE_SHARES = (0.25, 1.0)  # of the buffer
+# L2SM's per-level log (L1): none, the paper's share of the tree, and twice it.
+LOG_RATIOS = (0.0, 0.1, 0.2)
 WINDOW_FLUSHES = 256
 
 
@@ -76,8 +79,10 @@ def file_grid(system: System, constraints: Constraints | None = None,
     frozen inputs: no answer changes)."""
     triggers = LEVEL1_RUNS if level1_runs is None else (level1_runs,)
     grid = [(Design(T, T - 1.0, 1.0, 0.0, 0.0),
-             Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k))
-            for T, k, share in itertools.product(FILE_RATIOS, triggers, FILE_SHARES)
+             Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k,
+                        log=Log(omega) if omega > 0 else None))
+            for T, k, share, omega in itertools.product(FILE_RATIOS, triggers, FILE_SHARES,
+                                                        LOG_RATIOS)
             if T <= system.buffers]
     if not grid:
         raise ValueError("no file-granular design fits this system (T must be below N/F)")
@@ -103,10 +108,6 @@ def analyze_files(design: Design, system: System, compaction: Compaction,
     and, with a workload, Θ. ``wacky analyze --granularity file``'s JSON."""
     if compaction.granularity != "file":
         raise ValueError("analyze_files prices granularity='file'; analyze prices whole levels")
-    if compaction.log is not None:
-        from wacky_model.compat import check_priced
-
-        check_priced({"l2sm_log"})
     if system.memory_split:
         system = system.with_buffer(system.buffer_bytes)
     c = native_file_costs(design, system, compaction, system.entries,
@@ -115,7 +116,8 @@ def analyze_files(design: Design, system: System, compaction: Compaction,
     return {
         "design": design.knobs, "granularity": "file", "model": "files",
         "compaction": {"file_bytes": compaction.file_bytes or system.buffer_bytes,
-                       "level1_runs": compaction.level1_runs},
+                       "level1_runs": compaction.level1_runs,
+                       "log_ratio": compaction.log.ratio if compaction.log else 0.0},
         "write_amp": c.write_amp, "write_cost": c.write_amp / system.entries_per_block,
         "point_read": c.point_read, "point_read_uniform": c.point_read_uniform,
         "zero_result_read": c.zero_result_read, "range_runs": c.range_runs,
@@ -184,6 +186,10 @@ class FilePick:
     # LSbM's compaction buffer (B1), priced on the pick when a cache is in play: whether it was
     # chosen, and Θ and the hit rate without and with it; None when it was not priced.
     buffer: dict[str, Any] | None = None
+    # L2SM's log (L1): the pick beside the same design with the log turned the other way (off
+    # when the pick has one, the paper's 0.1 when not): :func:`log_report`; None for stock
+    # RocksDB, which has no log.
+    log: dict[str, Any] | None = None
 
 
 def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: float | None,
@@ -198,9 +204,43 @@ def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: flo
 
     [(split, grid, index, theta)] = file_best(grids, [workload], rho)
     if not needs_skew_model(workload, grids[0][0]):
+        other = _log_sibling(grid, index)
+        log = None
+        if other is not None:
+            t_other = float(theta_shared(grid.rows[other:other + 1],
+                                         file_weights([workload], split, rho))[0, 0])
+            log = log_report(grid.compactions[index], grid.costs[index], theta,
+                             grid.compactions[other], grid.costs[other], t_other)
         return FilePick(split, grid.designs[index], grid.compactions[index], grid.costs[index],
-                        theta)
+                        theta, log=log)
     return _file_pick_skewed(grids, workload, rho, (split, grid, index), bound, keys)
+
+
+def _log_sibling(grid: FileGrid, j: int) -> int | None:
+    """The index of design ``j`` of ``grid`` with L2SM's log turned the other way (off when it
+    has one, the paper's ratio when not); None when the grid has no such design (stock
+    RocksDB's, which has no log)."""
+    c = grid.compactions[j]
+    if c.style != "wacky" or c.sizing != "wacky" or c.buffer is not None:
+        return None
+    want = replace(c, log=None if c.log is not None else Log(LOG_RATIOS[1]))
+    return next((i for i, (d, x) in enumerate(zip(grid.designs, grid.compactions, strict=True))
+                 if d == grid.designs[j] and x == want), None)
+
+
+def log_report(pick: Compaction, costs: LeveledCosts, theta: float, other: Compaction,
+               other_costs: LeveledCosts, other_theta: float) -> dict[str, Any]:
+    """What L2SM's log buys on a pick: its ratio (0: none) and Θ, write amplification and
+    zero-result I/O with and without the log."""
+    on, off = ((costs, theta), (other_costs, other_theta))
+    if pick.log is None:
+        on, off = off, on
+    return {"chosen": pick.log is not None,
+            "ratio": (pick.log or other.log).ratio,  # type: ignore[union-attr]
+            "theta_with": on[1], "theta_without": off[1],
+            "write_amp_with": on[0].write_amp, "write_amp_without": off[0].write_amp,
+            "zero_result_with": on[0].zero_result_read,
+            "zero_result_without": off[0].zero_result_read}
 
 
 def _cached_rows(grid: FileGrid, split: System) -> np.ndarray:
@@ -303,24 +343,36 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     theta, costs, k, g, j, tree = best
     split, grid = grids[g]
     design, compaction = grid.designs[j], grid.compactions[j]
+    log = None
+    # The design the buffer is priced on: the pick, or the pick without its log (the one
+    # table refuses the log with the buffer).
+    base = (j, compaction, theta, k, tree)
+    other = _log_sibling(grid, j)
+    if other is not None:
+        t_other, costs_other, k_other, tree_other = priced(g, other, None)
+        log = log_report(compaction, costs, theta, grid.compactions[other], costs_other, t_other)
+        if compaction.log is not None:
+            base = (other, grid.compactions[other], t_other, k_other, tree_other)
     buffer = None
+    b_j, b_compaction, b_theta, b_k, b_tree = base
     if cache_blocks(split) > 0 and compaction.sizing == "wacky" and compaction.style == "wacky":
-        # B1: LSbM's buffer changes only the cache's lives, so it is priced on the pick's tree
+        # B1: LSbM's buffer changes only the cache's lives, so it is priced on the tree
         # (the native engine's; stock RocksDB has none).
         rules = Buffer()
-        with_buffer = replace(compaction, buffer=rules)
-        kb = tree.with_buffer(rules.trim).costs(cache_blocks(split))
-        costs_b = skewed(grid.costs[j], kb.point_read, kb.write_amp, kb.zero_result_read)
+        with_buffer = replace(b_compaction, buffer=rules)
+        kb = b_tree.with_buffer(rules.trim).costs(cache_blocks(split))
+        costs_b = skewed(grid.costs[b_j], kb.point_read, kb.write_amp, kb.zero_result_read)
         theta_b = float(theta_shared(costs_b.row(split.entries_per_block), weights)[0])
-        chosen = BUFFER_CHOSEN and theta_b < theta * (1.0 - BUFFER_GAIN)
-        buffer = {"chosen": chosen, "theta_without": theta, "theta_with": theta_b,
-                  "hit_rate_without": k.cache_hit_rate, "hit_rate_with": kb.cache_hit_rate,
-                  "space_with": kb.buffer_space}
+        chosen = BUFFER_CHOSEN and theta_b < min(theta, b_theta * (1.0 - BUFFER_GAIN))
+        buffer = {"chosen": chosen, "theta_without": b_theta, "theta_with": theta_b,
+                  "hit_rate_without": b_k.cache_hit_rate, "hit_rate_with": kb.cache_hit_rate,
+                  "space_with": kb.buffer_space, "without_log": b_j != j}
         if chosen:
             compaction, costs, theta, k = with_buffer, costs_b, theta_b, kb
+            log = None
     choice = SkewChoice(design, name_of(design, split), theta, analysis_of(k),
                         u_grid.designs[u_index], uniform_theta, len(staged))
-    return FilePick(split, design, compaction, costs, theta, choice, skipped, buffer)
+    return FilePick(split, design, compaction, costs, theta, choice, skipped, buffer, log)
 
 
 # The compaction buffer (LSbM) costs disk space the objective does not price: the search takes

@@ -68,7 +68,7 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     needs, then the skew stage when the workload or the system put it in play, then Θ.
     ``model`` chooses the finite model or the paper's for whole levels; combinations
     :mod:`wacky_model.compat` refuses raise ``ValueError``."""
-    from wacky_model.compat import check, check_priced, features_in
+    from wacky_model.compat import check, features_in
     from wacky_model.skew import needs_skew_model
 
     check_types(workload=workload, system=system)
@@ -76,7 +76,6 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     if config.memory is not None:  # the configuration fixes the hash levels: none are "given"
         features.discard("hash_levels")
     check(features)
-    check_priced(features)
     s = config.system(system)
     c = config.compaction
     name, costs = _cycle(config, s, model)

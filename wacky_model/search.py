@@ -1042,7 +1042,7 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
         reason = (f"stock RocksDB's {'universal' if universal else 'leveled'} compaction "
                   "(target rocksdb)")
     else:
-        reason = "files asked" + _buffer_text(buffer)
+        reason = "files asked" + _log_text(pick.log) + _buffer_text(buffer)
     return Recommendation(
         design=design, family=_file_family(pick), cost=pick.theta,
         model="universal" if universal else "rocksdb" if target == "rocksdb" else "files",
@@ -1055,7 +1055,7 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
                      "file": {"design": design.knobs, "cost": pick.theta,
                               "level1_runs": compaction.level1_runs,
                               "file_bytes": compaction.file_bytes,
-                              "compaction_buffer": buffer}})
+                              "compaction_buffer": buffer, "log": pick.log}})
 
 
 def _file_family(pick: FilePick) -> str:
@@ -1076,6 +1076,19 @@ def _file_robust(workload: Workload, pick: FilePick, rho: float | None) -> dict 
         "nominal_cost": nominal, "worst_case_cost": pick.theta}}
 
 
+def _log_text(log: dict[str, Any] | None) -> str:
+    """What L2SM's log buys on a file-granular pick (FilePick.log), in words."""
+    if log is None:
+        return ""
+    change = log["theta_with"] / log["theta_without"] - 1
+    if log["chosen"]:
+        return (f", with L2SM's log (ratio {log['ratio']:g}: write amplification "
+                f"{log['write_amp_without']:.3g} -> {log['write_amp_with']:.3g}, zero-result "
+                f"I/O {log['zero_result_without']:.4f} -> {log['zero_result_with']:.4f}, Θ "
+                f"{change:+.2%})")
+    return f", without L2SM's log (ratio {log['ratio']:g} would change Θ by {change:+.2%})"
+
+
 def _buffer_text(b: dict[str, Any] | None) -> str:
     """What LSbM's compaction buffer buys on a file-granular pick (FilePick.buffer), in words."""
     if b is None:
@@ -1085,12 +1098,13 @@ def _buffer_text(b: dict[str, Any] | None) -> str:
                 f"{b['hit_rate_with']:.3f}, Θ {b['theta_without']:.4g} without it, "
                 f"+{b['space_with']:.1%} space)")
     change = b["theta_with"] / b["theta_without"] - 1
+    on = " of the design without the log" if b.get("without_log") else ""
     if change < 0:  # B1 says it pays, but the engine has not confirmed it (BUFFER_CHOSEN)
-        return (f", without LSbM's compaction buffer (B1 says it would change Θ by "
+        return (f", without LSbM's compaction buffer (B1 says it would change Θ{on} by "
                 f"{change:+.2%} and the hit rate {b['hit_rate_without']:.3f} -> "
                 f"{b['hit_rate_with']:.3f}, but on the native engine it has not: wacky sweep "
                 "lsbm)")
-    return f", without LSbM's compaction buffer (it would change Θ by {change:+.2%})"
+    return f", without LSbM's compaction buffer (it would change Θ{on} by {change:+.2%})"
 
 
 def _file_grids(system: System, constraints: Constraints | None, target: str = "native",
@@ -1141,10 +1155,11 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
                 "file_bytes": f.file_bytes, "cost": best.theta, "write_amp": c.write_amp,
                 "zero_result_read": c.zero_result_read, "point_read": c.point_read,
-                "range_runs": c.range_runs, "compaction_buffer": best.buffer}
+                "range_runs": c.range_runs, "compaction_buffer": best.buffer, "log": best.log}
     level_doc = {"design": rec.design.knobs, "family": rec.family, "cost": rec.cost}
     file_text = (f"file-granular Leveling T={best.design.T:g}, level-1 trigger {f.level1_runs},"
-                 f" files of {f.file_bytes:,} B: Θ {best.theta:.4g}{_buffer_text(best.buffer)}")
+                 f" files of {f.file_bytes:,} B: Θ {best.theta:.4g}{_log_text(best.log)}"
+                 f"{_buffer_text(best.buffer)}")
     if best.floor < best.theta:  # designs left unpriced could be cheaper, but not below this
         file_text = (f"the file-granular designs: Θ at least {best.floor:.4g} (the best priced, "
                      f"Leveling T={best.design.T:g}, {best.theta:.4g})")
