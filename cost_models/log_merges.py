@@ -74,11 +74,15 @@ def batched_write_amp(W: float, c: float, boundary_files: float, cap: float) -> 
     return 1.0 + (o * (1.0 + (k - 1.0) * g) + boundary_files) / k
 
 
-def coverages(level_entries: Sequence[float], lam: Sequence[float]) -> np.ndarray:
+def coverages(level_entries: Sequence[float], lam: Sequence[float],
+              in_use: Sequence[float] | None = None) -> np.ndarray:
     """L1a: c_i = Lambda_i / (2 E_i) at each level of a walk holding ``level_entries`` (0 where
     a level holds nothing or has no log); ``lam`` is right-aligned with the levels (Level L
-    last)."""
+    last). ``in_use``: the share of the walk each level held data; E_i is then its mean while
+    it did (a level added during the walk is as dense as its files, not as its mean)."""
     E = np.asarray(level_entries, dtype=float)
+    if in_use is not None:
+        E = E / np.maximum(np.asarray(in_use, dtype=float), 1e-300)
     lam = np.asarray(lam, dtype=float)
     aligned = np.zeros(E.size)
     n = min(E.size, lam.size)
@@ -87,12 +91,12 @@ def coverages(level_entries: Sequence[float], lam: Sequence[float]) -> np.ndarra
         return np.where(E > 0.0, aligned / (2.0 * np.maximum(E, 1e-300)), 0.0)
 
 
-def batched_levels(level_entries: Sequence[float], level_write_amp: Sequence[float],
-                   lam: Sequence[float], boundary_files: float, cap: float
-                   ) -> tuple[list[float], np.ndarray]:
+def batched_levels(level_entries: Sequence[float], level_in_use: Sequence[float],
+                   level_write_amp: Sequence[float], lam: Sequence[float],
+                   boundary_files: float, cap: float) -> tuple[list[float], np.ndarray]:
     """L1c on a walk's levels: each level's merges into the next batched by its log. Returns
     the write amplification into each level and each level's coverage."""
-    c = coverages(level_entries, lam)
+    c = coverages(level_entries, lam, level_in_use)
     W = [float(x) for x in level_write_amp]
     used = np.flatnonzero(np.asarray(level_entries) > 0.0)
     for above, below in zip(used[:-1], used[1:], strict=True):

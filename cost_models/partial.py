@@ -776,7 +776,8 @@ def window_costs_many(policies: Sequence[LeveledFiles], preload: float | Sequenc
             preloads[b] = max(0.0, preloads[b] - (preloads[b] + windows[b] / 2.0 - tree))
     out = _walk_many(policies, preloads, windows, settleds)
     for b, lam in logs.items():
-        W, c = batched_levels(out[b].level_entries, out[b].level_write_amp, lam,
+        W, c = batched_levels(out[b].level_entries, out[b].level_in_use,
+                              out[b].level_write_amp, lam,
                               policies[b].boundary_files, policies[b].log_batch_cap)
         out[b] = replace(out[b], write_amp=out[b].write_amp - sum(out[b].level_write_amp)
                          + sum(W), level_write_amp=tuple(W),

@@ -536,11 +536,23 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
                                       for t in phases["mix"].values()) / ops
     if not compaction.is_default:
         detail["compaction"] = asdict(compaction)
+    if files and run is not None:
+        detail["merges"] = run.delta.merges
+    if compaction.buffer is not None or compaction.log is not None:
+        detail["side_runs"] = _side_runs(engine)
     return EngineRun(
         measured=with_theta(measured, workload, B), checks=Checks(*counts), predicted=predicted,
         simulated=simulated, model="partial" if files else "finite", phase=phase,
         window_writes=None if run is None else run.writes, conditioned=conditioned,
         detail=detail)
+
+
+def _side_runs(engine: Engine) -> dict[str, Any]:
+    """What the side runs (LSbM's buffer, L2SM's log) did over the run, and their space."""
+    stats = engine.stats()
+    return {k: stats.get(k) for k in ("buffer_files", "buffer_bytes", "buffer_reads",
+                                      "buffer_trimmed", "buffer_drained", "pseudo_compactions",
+                                      "aggregated_compactions", "log_files_merged")}
 
 
 def _skew_rule(design: Design, system: System, compaction: Compaction, workload: Workload,
@@ -622,12 +634,8 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
         detail.update(merges=delta.merges, file_widths=_file_widths(shape),
                       tree_bytes=sum(level["entries"] for level in shape) * scale.entry_bytes)
     if compaction.buffer is not None or compaction.log is not None:
-        stats = engine.stats()
-        detail.update(side_runs={  # what the mechanisms did over the run, and their space
-            k: stats.get(k) for k in ("buffer_files", "buffer_bytes", "buffer_reads",
-                                      "buffer_trimmed", "buffer_drained", "pseudo_compactions",
-                                      "aggregated_compactions", "log_files_merged")},
-            model_buffer_space=getattr(model, "buffer_space", None))
+        detail.update(side_runs=_side_runs(engine),
+                      model_buffer_space=getattr(model, "buffer_space", None))
     facts = window_detail(run, "window_complete")
     if files:
         facts["compaction"] = asdict(compaction)
