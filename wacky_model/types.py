@@ -287,15 +287,16 @@ HOTNESS = ("exact", "hotmap")
 
 @dataclass(frozen=True)
 class Log:
-    """L2SM's per-level log (native_engine/src/sst_log.h; not priced yet: wacky_model.compat
-    UNPRICED): beside Levels 1..L-1, files moved out of the level without I/O when it overflows
+    """L2SM's per-level log (native_engine/src/sst_log.h; priced by docs/MODEL.md L1): beside
+    Levels 1..L-1, files moved out of the level without I/O when it overflows
     (the ones the level's file pick would send down, as the authors' code does), merged into the
     next level in batches of overlapping files (the coldest and densest first).
 
     ratio: the logs' total size as a share of the tree's, omega in (0, 1] (the paper's 10% is
         0.1); the logs are sized by the paper's inverse-proportional rule
         (``cost_models.structure.log_capacities``).
-    alpha: the weight of hotness against sparseness in choosing files, in [0, 1] (0.5).
+    alpha: the weight of hotness against sparseness in choosing the files that leave the log,
+        in [0, 1] (0.5); the model does not price it (L1 takes a batch at a random place).
     batch_cap: a batch stops before the files it rewrites below exceed this many times its own
         (the paper's 10).
     hotness: "exact" per-key update counts or the paper's "hotmap" of layered Bloom filters.
