@@ -34,24 +34,29 @@ import numpy as np
 
 from cost_models.structure import log_capacities
 
-FIXED_POINT_STEPS = 8
+FIXED_POINT_STEPS = 16
 
 
 def log_sizes(capacity_of: Callable[[float], list[float]], omega: float,
               entries: float) -> tuple[float, np.ndarray]:
     """L1d: (the tree's entries, each level's log capacity Lambda_i, Level 1 first, Level L's
     0) in a store of ``entries``, where ``capacity_of(n)`` gives the level capacities of a tree
-    holding n: the fixed point of n = entries - sum Lambda(n)."""
+    holding n: the fixed point of n = entries - sum Lambda(n). The rule makes the logs' total
+    omega times the capacities' (whatever lambda), so the fixed point needs no lambda; it is
+    solved once, at the end."""
+    # The capacities are proportional to n while the level count holds, so each step solves
+    # n = entries - omega a n at that count's a = sum N(n) / n; a new count takes a new step.
     tree = float(entries)
-    lam = np.zeros(1)
     for _ in range(FIXED_POINT_STEPS):
-        lam = log_capacities(capacity_of(tree), omega)
-        new = max(0.0, float(entries) - float(lam.sum()))
-        if abs(new - tree) <= 1e-9 * max(1.0, float(entries)):
-            tree = new
-            break
+        caps = capacity_of(tree)
+        share = (float(sum(caps)) / tree if len(caps) > 1 and sum(caps[:-1]) > 0 and tree > 0
+                 else 0.0)
+        new = float(entries) / (1.0 + float(omega) * share)
+        done = abs(new - tree) <= 1e-12 * max(1.0, float(entries))
         tree = new
-    return tree, lam
+        if done:
+            break
+    return tree, log_capacities(capacity_of(tree), omega)
 
 
 def batch(c: float) -> tuple[float, float]:

@@ -69,6 +69,11 @@ class FileGrid:
     def design(self, i: int, theta: float) -> FileDesign:
         return FileDesign(self.designs[i], self.compactions[i], self.costs[i], float(theta))
 
+    @functools.cached_property
+    def miss_layout(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`_miss_layout` of the grid, worked out once (grids are kept per system)."""
+        return _miss_layout(self.costs)
+
 
 @functools.lru_cache(maxsize=64)
 def file_grid(system: System, constraints: Constraints | None = None,
@@ -253,17 +258,33 @@ def _cached_rows(grid: FileGrid, split: System) -> np.ndarray:
     if C <= 0:
         return grid.rows
     B = split.entries_per_block
+    entries, misses = grid.miss_layout  # level 0 first, padded with empty levels
+    blocks = np.maximum(entries / B, 1.0)
+    blocks[:, 0] = split.buffer_entries / B
+    held = np.minimum(1.0, C / blocks)
+    total = misses.sum(axis=1)
+    share = np.where(total > 0, (misses * (1.0 - held)).sum(axis=1) / np.maximum(total, 1e-300),
+                     1.0)
     rows = grid.rows.copy()
-    for j, costs in enumerate(grid.costs):
-        w = costs.window
-        if w is None:  # universal compaction: no levels
-            continue
-        level_blocks = np.maximum(np.asarray(w.level_entries, float) / B, 1.0)
-        misses = np.concatenate(([w.level0_runs], np.asarray(w.level_in_use, float)))
-        held = np.minimum(1.0, C / np.concatenate(([split.buffer_entries / B], level_blocks)))
-        rows[j, COST_ROW.index("zero_result_read")] *= (
-            float(np.sum(misses * (1.0 - held))) / max(float(misses.sum()), 1e-300))
+    rows[:, COST_ROW.index("zero_result_read")] *= share
     return rows
+
+
+def _miss_layout(costs: tuple[LeveledCosts, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Each design's level entries and the levels' shares of a zero-result read's probes
+    (level 0's runs first), padded to the grid's deepest design; universal designs (no
+    levels) get no probes, so their rows stay as they are."""
+    walks = [c.window for c in costs]
+    width = 1 + max((len(w.level_entries) for w in walks if w is not None), default=0)
+    entries, misses = np.zeros((len(walks), width)), np.zeros((len(walks), width))
+    for j, w in enumerate(walks):
+        if w is None:
+            continue
+        n = len(w.level_entries)
+        entries[j, 1:n + 1] = w.level_entries
+        misses[j, 0] = w.level0_runs
+        misses[j, 1:n + 1] = w.level_in_use
+    return entries, misses
 
 
 def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
@@ -349,7 +370,8 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     base = (j, compaction, theta, k, tree)
     other = _log_sibling(grid, j)
     if other is not None:
-        t_other, costs_other, k_other, tree_other = priced(g, other, None)
+        known = next((t for _, gg, jj, t in staged if gg == g and jj == other), None)
+        t_other, costs_other, k_other, tree_other = priced(g, other, known)
         log = log_report(compaction, costs, theta, grid.compactions[other], costs_other, t_other)
         if compaction.log is not None:
             base = (other, grid.compactions[other], t_other, k_other, tree_other)
