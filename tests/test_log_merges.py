@@ -102,3 +102,15 @@ def test_recommend_takes_the_log_where_it_pays(workload, takes) -> None:
     assert ("with L2SM's log" if takes else "without L2SM's log") in words
     if takes:
         assert log["write_amp_with"] < log["write_amp_without"]
+
+
+def test_under_skew_the_log_is_priced_by_s2f_and_reported() -> None:
+    """Skewed updates with a cache go through the skew stage (S2f's ledger takes L1's walk):
+    the log is still chosen for writes, and what it buys is priced on the same stage."""
+    w = Workload(point_reads=0.2, writes=0.8, write_keys="zipf:0.9", read_keys="zipf:0.9",
+                 update_fraction=0.5)
+    r = recommend(w, System(entries=2**24, cache_bytes=1 << 24), granularity="file")
+    log = r.to_dict()["granularity_choice"]["file"]["log"]
+    assert r.model == "files" and r.compaction.log is not None and log["chosen"]
+    assert log["write_amp_with"] < log["write_amp_without"]
+    assert log["theta_with"] == pytest.approx(r.cost)

@@ -368,7 +368,9 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     # The design the buffer is priced on: the pick, or the pick without its log (the one
     # table refuses the log with the buffer).
     base = (j, compaction, theta, k, tree)
-    other = _log_sibling(grid, j)
+    # What the log buys is priced on a second tree, so only for a pick that can win (its Θ
+    # under ``bound``, the Θ it must beat); the others' reports say nothing of the log.
+    other = _log_sibling(grid, j) if theta < bound else None
     if other is not None:
         known = next((t for _, gg, jj, t in staged if gg == g and jj == other), None)
         t_other, costs_other, k_other, tree_other = priced(g, other, known)
@@ -377,7 +379,8 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
             base = (other, grid.compactions[other], t_other, k_other, tree_other)
     buffer = None
     b_j, b_compaction, b_theta, b_k, b_tree = base
-    if cache_blocks(split) > 0 and compaction.sizing == "wacky" and compaction.style == "wacky":
+    if (cache_blocks(split) > 0 and compaction.sizing == "wacky" and compaction.style == "wacky"
+            and b_compaction.log is None):  # a log with no design without it: no buffer
         # B1: LSbM's buffer changes only the cache's lives, so it is priced on the tree
         # (the native engine's; stock RocksDB has none).
         rules = Buffer()
