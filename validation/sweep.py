@@ -319,7 +319,7 @@ SWEEPS = {s.name: s for s in (
     CaseSet("lsbm", "validation.side_runs", "LSbM's compaction buffer: a hot key range's hit "
             "rate with and without it, model and engine", 1.0),
     CaseSet("l2sm", "validation.side_runs", "L2SM's per-level log: write amplification and "
-            "merges with and without it on the engine", 6.0),
+            "merges with and without it, model (L1) and engine", 1.0),
     CaseSet("smoke", "validation.cases", "eight designs over the three windows, at a small "
             "scale", 0.5),
 )}
