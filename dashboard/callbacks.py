@@ -692,7 +692,8 @@ def compaction_doc(rec: Recommendation) -> dict[str, Any]:
     if rec.file_costs is None:
         return {"granularity": "level"}
     return ({"granularity": "file", "level1_runs": c.level1_runs, "file_bytes": c.file_bytes,
-             "file_share": c.file_bytes / rec.system.buffer_bytes}
+             "file_share": c.file_bytes / rec.system.buffer_bytes,
+             "log_ratio": c.log.ratio if c.log is not None else 0.0}
             | ({"target": "rocksdb"} if rec.configuration.target == "rocksdb" else {}))
 
 
@@ -705,7 +706,8 @@ def export_for(design: Design, system: System, compaction: dict[str, Any] | None
                 else RocksDBConfig(**stock)).export(system)
     if compaction and compaction.get("granularity") == "file":
         return rocksdb_export(design, system, int(compaction["level1_runs"]),
-                              int(compaction["file_bytes"]))
+                              int(compaction["file_bytes"]),
+                              side_runs=("l2sm_log",) if compaction.get("log_ratio") else ())
     return rocksdb_export(design, system)
 
 
@@ -717,7 +719,9 @@ def configuration_view(rec: Recommendation, exported: RocksDBExport | None,
     merges = ("Merges: whole levels (every flush merges into Level 1 at once)."
               if c.granularity == "level" else
               f"Merges: files of {_bytes(c.file_bytes)} ({c.file_bytes:,} B), one at a time "
-              f"into the next level; level-0 trigger {c.level1_runs}.")
+              f"into the next level; level-0 trigger {c.level1_runs}"
+              + (f"; L2SM's log, {c.log.ratio:g} of the tree, merges batches of overlapping "
+                 "files" if c.log is not None else "") + ".")
     sizing = ("Level sizes: RocksDB's dynamic level sizing, the first level "
               f"{_bytes(c.level_base_bytes)}." if c.sizing == "dynamic" else
               "Level sizes: the design's (T, C, X).")

@@ -27,7 +27,7 @@ from validation.explain import (  # noqa: F401  (the panel's words; tests read t
 )
 from validation.figures import validation_figure
 from validation.results import Costs, ValidationResult, relative_error
-from wacky_model.types import Compaction, Design, Workload
+from wacky_model.types import Compaction, Design, Log, Workload
 
 
 def _fmt(x: float) -> str:
@@ -63,9 +63,10 @@ def validation_request(current: dict, scale_key: object = DEFAULT_SCALE) -> Vali
     c = current.get("compaction") or {"granularity": "level"}
     if c.get("target") == "rocksdb":  # RocksDB's own level sizing: not the native engine's
         raise ValueError(stock_rocksdb_refusal(current, scale))
+    ratio = float(c.get("log_ratio") or 0.0)
     compaction = (Compaction("file", max(1, round(c["file_share"] * scale.buffer_bytes)),
-                             int(c["level1_runs"])) if c["granularity"] == "file"
-                  else Compaction())
+                             int(c["level1_runs"]), log=Log(ratio) if ratio > 0 else None)
+                  if c["granularity"] == "file" else Compaction())
     return ValidationRequest(
         design=design, workload=Workload(**w),
         bits_per_entry=float(current["bits_per_entry"]), scale=scale, compaction=compaction,

@@ -160,8 +160,29 @@ def test_the_dashboard_validates_a_file_granular_pick_with_its_files():
     request = validation_request(current)
     assert request.compaction.granularity == "file" and request.compaction.level1_runs == 4
     assert request.compaction.file_bytes == round(0.25 * request.scale.buffer_bytes)
+    assert request.compaction.log is None
+    current["compaction"]["log_ratio"] = 0.2  # a pick with L2SM's log validates with it
+    assert validation_request(current).compaction.log.ratio == 0.2
     del current["compaction"]
     assert validation_request(current).compaction.is_default
+
+
+def test_the_page_keeps_a_picks_log_for_validation_and_export():
+    """A pick with L2SM's log: the page's compaction record carries it, its validation runs
+    it, and its RocksDB export grades it needs-driver (stock RocksDB has no log)."""
+    from dashboard.callbacks import compaction_doc, export_for
+    from dashboard.validation_panel import validation_request
+
+    rec = recommend(Workload(point_reads=0.1, writes=0.9), BASE_SYSTEM, granularity="file")
+    assert rec.compaction.log is not None
+    doc = compaction_doc(rec)
+    assert doc["log_ratio"] == rec.compaction.log.ratio
+    current = {"design": rec.design.knobs, "workload": rec.workload.to_dict(),
+               "bits_per_entry": 5.0, "compaction": doc}
+    assert validation_request(current).compaction.log == rec.compaction.log
+    exported = export_for(rec.design, rec.system, doc)
+    assert exported.grade == "needs-driver"
+    assert {g.knob: g.grade for g in exported.grades}["l2sm_log"] == "needs-driver"
 
 
 @pytest.mark.parametrize("pins", [{"target": "rocksdb"}, {"granularity": "file"},

@@ -307,3 +307,23 @@ def test_a_universal_configuration_is_written_as_it_is(tmp_path) -> None:
     native.check_options_file(str(path))
     with pytest.raises(ValueError, match="trigger must be a whole number"):
         UniversalOptions(trigger=0)
+
+
+@pytest.mark.parametrize("side_runs", [("l2sm_log",), ("lsbm_buffer",),
+                                       ("l2sm_log", "lsbm_buffer")])
+def test_side_runs_are_graded_needs_driver(side_runs) -> None:
+    """The native engine's side runs (issue 32) have no stock RocksDB option: each is graded
+    needs-driver with its reason, and the options are those of the tree without them."""
+    plain = rocksdb_export(Design(10, 9, 1, 0, 0), SYSTEM)
+    e = rocksdb_export(Design(10, 9, 1, 0, 0), SYSTEM, side_runs=side_runs)
+    assert plain.grade != "needs-driver" and e.grade == "needs-driver"
+    grades = {g.knob: g for g in e.grades}
+    assert all(grades[name].grade == "needs-driver" and "stock RocksDB" in grades[name].note
+               for name in side_runs)
+    def options(x):  # the options themselves; the comments carry the grades
+        return [line for line in x.options_file().splitlines() if not line.startswith("#")]
+
+    assert options(e) == options(plain)
+    assert "l2sm_log" in e.options_file() or "lsbm_buffer" in e.options_file()
+    with pytest.raises(ValueError, match="side_runs must name"):
+        rocksdb_export(Design(10, 9, 1, 0, 0), SYSTEM, side_runs=("tidal",))

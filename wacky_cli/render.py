@@ -140,9 +140,10 @@ def print_files_analysis(design: Design, system: System, doc: dict[str, Any]) ->
     console = stdout_console()
     console.print(system_text(system), highlight=False)
     c = doc["compaction"]
+    log = f", L2SM's log {c['log_ratio']:g} of the tree (L1)" if c.get("log_ratio") else ""
     console.print(f"[bold]{knob_text(design)}[/bold], file-granular merges: files of "
-                  f"{c['file_bytes']:,} B, level-1 trigger {c['level1_runs']} (partial-merge "
-                  "model, a window of inserts from the settled tree)", highlight=False)
+                  f"{c['file_bytes']:,} B, level-1 trigger {c['level1_runs']}{log} (partial-"
+                  "merge model, a window of inserts from the settled tree)", highlight=False)
     console.print(f"write amplification {doc['write_amp']:.4g}; zero-result read "
                   f"{doc['zero_result_read']:.4g} I/O; existing-key read {doc['point_read']:.4g}"
                   f" I/O; runs a range read visits {doc['range_runs']:.4g}"

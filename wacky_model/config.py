@@ -132,5 +132,5 @@ def features_of(config: Configuration) -> set[str]:
     c = config.compaction
     return {name for name, used in (
         ("files", c.granularity == "file"), ("universal", c.style == "universal"),
-        ("level0_trigger", c.level1_runs > 1), ("rocksdb", config.target == "rocksdb"),
-        ("l2sm_log", c.log is not None), ("lsbm_buffer", c.buffer is not None)) if used}
+        ("level0_trigger", c.level1_runs > 1), ("rocksdb", config.target == "rocksdb"))
+        if used} | set(c.side_runs)

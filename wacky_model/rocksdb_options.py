@@ -38,6 +38,13 @@ from wacky_model.analysis import analyze
 from wacky_model.types import Design, System
 
 GRADES = ("exact", "approximate", "needs-driver")
+# The native engine's side runs, which stock RocksDB cannot build (issue 32).
+SIDE_RUNS = {
+    "l2sm_log": "stock RocksDB has no per-level log: L2SM's pseudo and aggregated compactions need "
+           "a driver; these options build the tree without it",
+    "lsbm_buffer": "stock RocksDB keeps no compaction buffer: LSbM's buffered files need a driver; "
+              "these options build the tree without it",
+}
 # The RocksDB release the OPTIONS file is written for (Debian's librocksdb-dev).
 OPTIONS_FOR_VERSION = "7.8.3"
 # RocksDB's default num_levels.
@@ -147,7 +154,8 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
                    file_bytes: int | None = None,
                    file_pick: str = "least_overlap", dynamic: bool | None = None,
                    level_base_bytes: int | None = None,
-                   universal: UniversalOptions | None = None) -> RocksDBExport:
+                   universal: UniversalOptions | None = None,
+                   side_runs: tuple[str, ...] = ()) -> RocksDBExport:
     """The stock RocksDB options closest to ``design`` on ``system`` (a fixed buffer; a memory
     budget is split as ``analyze`` does), with a reason for each and a grade for each knob.
 
@@ -161,7 +169,14 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     ``level_base_bytes`` its ``max_bytes_for_level_base`` (default: the design's Level 1), for
     configurations that are RocksDB's rather than a Wacky design's (``rocksdb_tuning``).
     ``universal`` writes universal compaction with these options whatever the design (a
-    configuration of RocksDB's universal compaction, ``Compaction.universal``)."""
+    configuration of RocksDB's universal compaction, ``Compaction.universal``). ``side_runs``
+    names the native engine's side runs the configuration has (``Compaction.side_runs``:
+    "l2sm_log", "lsbm_buffer"): stock RocksDB has neither, so each is graded needs-driver and
+    left out."""
+    unknown = set(side_runs) - set(SIDE_RUNS)
+    if unknown:
+        raise ValueError(f"side_runs must name {' or '.join(SIDE_RUNS)}; got "
+                         f"{', '.join(sorted(unknown))}")
     if file_pick not in PICKS:
         raise ValueError(f"file_pick must be 'least_overlap' or 'round_robin'; got "
                          f"{file_pick!r}")
@@ -329,6 +344,7 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
         f"{bits:.3g} bits per key, the design's filter memory per entry")
     _table_options(opt, system)
     grades.append(_filter_grade(design, system))
+    grades += [KnobGrade(name, "needs-driver", SIDE_RUNS[name]) for name in side_runs]
     return RocksDBExport(design, system, style, tuple(options), tuple(grades))
 
 

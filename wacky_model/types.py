@@ -379,8 +379,7 @@ class Compaction:
                     "files a file-granular level moves out; stock RocksDB has no such option")
         from wacky_model.compat import check  # the one table of refused combinations
 
-        check({name for name, used in (("l2sm_log", self.log is not None),
-                                        ("lsbm_buffer", self.buffer is not None)) if used})
+        check(set(self.side_runs))
         if self.universal is not None and (self.style != "universal" or not isinstance(
                 self.universal, UniversalOptions)):
             raise ValueError("universal (universal compaction's options, a UniversalOptions) "
@@ -415,6 +414,13 @@ class Compaction:
     @property
     def is_default(self) -> bool:
         return self == Compaction()
+
+    @property
+    def side_runs(self) -> tuple[str, ...]:
+        """The side runs it keeps beside the levels, by their names in
+        :data:`wacky_model.compat.FEATURES`: "l2sm_log", "lsbm_buffer"."""
+        return tuple(name for name, on in (("l2sm_log", self.log), ("lsbm_buffer", self.buffer))
+                     if on is not None)
 
 
 # The range length when none is given: the paper's short range, one I/O per run (Workload).
