@@ -114,3 +114,23 @@ def test_under_skew_the_log_is_priced_by_s2f_and_reported() -> None:
     assert r.model == "files" and r.compaction.log is not None and log["chosen"]
     assert log["write_amp_with"] < log["write_amp_without"]
     assert log["theta_with"] == pytest.approx(r.cost)
+
+
+def test_the_log_is_refused_beside_hash_levels_everywhere() -> None:
+    """The native engine refuses the log with hash levels (a level's hash table indexes its tree
+    files only): the one table says so, the search leaves the log out, the adapter refuses."""
+    from validation.runner import cannot_build
+    from wacky_model.compat import refusals
+    from wacky_model.granularity import file_grid
+    from wacky_model.types import Compaction, Log
+
+    [row] = refusals({"l2sm_log", "hash_levels"})
+    assert row.physical and "hash table" in row.reason
+    hashed = System(entries=2**24, hash_levels=2)
+    assert all(c.log is None for c in file_grid(hashed).compactions)
+    assert any(c.log is not None for c in file_grid(System(entries=2**24)).compactions)
+    r = recommend(Workload(point_reads=0.1, writes=0.9), hashed, granularity="file")
+    assert r.compaction.log is None
+    why = cannot_build("native", False, Compaction("file", log=Log(0.1)), 2)
+    assert why is not None and "hash table" in why
+    assert cannot_build("native", False, Compaction("file", log=Log(0.1)), 0) is None

@@ -13,6 +13,7 @@ from validation.predict import predict_finite, predict_simulated, steady_window
 from validation.results import Checks, EngineRun, window_detail, with_theta
 from validation.scale import Scale
 from validation.window import Counters
+from wacky_model.compat import FEATURES, refusals
 from wacky_model.skew import needs_skew_model
 from wacky_model.types import Compaction, Design, System, Workload
 
@@ -47,6 +48,11 @@ class Native:
         if c.sizing != "wacky":
             return (f"sizing={c.sizing!r}: RocksDB's level sizing (max_bytes_for_level_base), "
                     f"not the native engine's; {ROCKS}")
+        if hash_levels:
+            found = refusals(set(c.side_runs) | {"hash_levels"})
+            if found:
+                return f"hash_levels={hash_levels} with {FEATURES[found[0].features[0]]}: " \
+                       f"{found[0].reason}"
         return None
 
     def run(self, *args: Any, **kwargs: Any) -> EngineRun:

@@ -468,7 +468,8 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
     sizing = {} if compaction.sizing == "wacky" else dict(
         dynamic=compaction.sizing == "dynamic", level_base_bytes=compaction.level_base_bytes)
     exported = rocksdb_export(design, system, compaction.level1_runs, compaction.file_bytes,
-                              compaction.file_pick, **sizing, universal=compaction.universal)
+                              compaction.file_pick, **sizing, universal=compaction.universal,
+                              side_runs=compaction.side_runs)
     if exported.grade == "needs-driver":
         knobs = "; ".join(f"{g.knob}: {g.note}" for g in exported.grades
                           if g.grade == "needs-driver")

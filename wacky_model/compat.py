@@ -67,7 +67,10 @@ REFUSALS: tuple[Refusal, ...] = (
                                         "which the design's runs set (a_1 + 1)", physical=True),
     _row("universal", "paper", "the paper's Eq 8-16 price the Wacky policy, not universal "
                                "compaction's size rules (U1-U4)", physical=True),
-    # The native engine refuses the same pair (native_engine/src/options.cc).
+    # The native engine refuses these pairs too (native_engine/src/options.cc).
+    _row("l2sm_log", "hash_levels", "a level's hash table indexes its tree files only, so a read "
+                                    "would probe the overlapping log files without one",
+         physical=True),
     _row("l2sm_log", "lsbm_buffer", "they cannot be combined: the log merges batches of "
                                     "overlapping files, and the buffer keeps the one file each "
                                     "merge takes down, one version of a key per table; a batch "

@@ -82,12 +82,15 @@ def file_grid(system: System, constraints: Constraints | None = None,
     (guardrails), only the designs they allow; ``level1_runs`` pins the trigger. Its costs
     depend on the system alone, so the last 64 systems' grids are kept (a pure function of
     frozen inputs: no answer changes)."""
+    from wacky_model.compat import refusals
+
     triggers = LEVEL1_RUNS if level1_runs is None else (level1_runs,)
+    # The one table refuses the log beside hash levels: then the grid has no log.
+    logs = (0.0,) if system.hash_levels and refusals({"l2sm_log", "hash_levels"}) else LOG_RATIOS
     grid = [(Design(T, T - 1.0, 1.0, 0.0, 0.0),
              Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k,
                         log=Log(omega) if omega > 0 else None))
-            for T, k, share, omega in itertools.product(FILE_RATIOS, triggers, FILE_SHARES,
-                                                        LOG_RATIOS)
+            for T, k, share, omega in itertools.product(FILE_RATIOS, triggers, FILE_SHARES, logs)
             if T <= system.buffers]
     if not grid:
         raise ValueError("no file-granular design fits this system (T must be below N/F)")
