@@ -134,3 +134,26 @@ def test_the_side_run_case_sets_pair_each_mechanism_with_the_same_run_without_it
         known = side_runs.lsbm_cases() if name == "lsbm" else side_runs.l2sm_cases()
         fake = [SweepResult(c, object()) for c in cases]  # type: ignore[arg-type]
         assert len(side_runs._pairs(fake, known)) == len(off)
+
+
+def test_the_hit_rate_timeline_is_fine_enough_to_show_a_merge_s_drop(tmp_path) -> None:
+    """The skew run's hit rate in fine slices (SkewReads.fine_points) adds up to its mean, and
+    the LSbM section's drop is the median slice less the lowest."""
+    from validation import side_runs
+    from validation.runner import validate
+    from validation.scale import Scale
+
+    sc = side_runs.lsbm_scale(Scale())
+    case = side_runs.LsbmCase(10, False)
+    r = validate(case.design, workload=side_runs.LSBM_WORKLOAD, scale=sc, bits_per_entry=5,
+                 cache_bytes=side_runs.lsbm_cache(sc), compaction=case.compaction,
+                 workdir=tmp_path)
+    skew = r.detail("skew")
+    fine, coarse = skew["fine_timeline"], skew["timeline"]
+    assert 150 <= len(fine) <= 200 and 15 <= len(coarse) <= 20
+    rates = np.array([p["hit_rate"] for p in fine])
+    assert np.all((rates >= 0) & (rates <= 1))
+    assert np.all(np.diff([p["writes"] for p in fine]) > 0)
+    assert abs(rates.mean() - r.measured.cache_hit_rate) < 0.02  # slices of equal writes
+    assert side_runs._drop(r) == pytest.approx(np.median(rates) - rates.min())
+    assert side_runs._drop(r) > 0.1  # merges through the hot range do drop it

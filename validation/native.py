@@ -291,16 +291,34 @@ def hit_rates(hits: np.ndarray, misses: np.ndarray) -> tuple[float, tuple[float 
 
 
 @dataclass
+class _Slices:
+    """A timeline of the hit rate: one point per ``writes`` writes, appended to ``line``."""
+
+    writes: int
+    line: list[tuple[int, float]]
+    start: tuple[int, int] = (0, 0)  # the cache's hits and misses when the slice began
+
+    def close(self, at: int, chunk: int, hits: int, misses: int) -> None:
+        if at % self.writes < chunk:
+            dh, dm = hits - self.start[0], misses - self.start[1]
+            self.line.append((at, dh / (dh + dm) if dh + dm else 0.0))
+            self.start = (hits, misses)
+
+
+@dataclass
 class SkewReads:
     """Existing-key reads at ``reads_per_write`` through the warm-up and, measured, the window
-    (blocks, cache hits and misses per level, the hit rate in ``timeline_points`` slices); the
-    zero-result and range reads spread over the window and counted apart."""
+    (blocks, cache hits and misses per level, the hit rate in ``timeline_points`` slices, and in
+    ``fine_points`` slices, fine enough to show the drop a merge through hot blocks makes before
+    the reads warm them again); the zero-result and range reads spread over the window and
+    counted apart."""
 
     session: SkewSession
     window_writes: int
     zero_keys: np.ndarray
     ranges: np.ndarray
     timeline_points: int = 20
+    fine_points: int = 200
     reads: int = 0
     not_found: int = 0  # existing-key reads that found nothing (must be 0)
     wrong_values: int = 0
@@ -311,6 +329,7 @@ class SkewReads:
     side: dict[str, list[int]] = field(default_factory=lambda: {"zero": [0, 0, 0],
                                                                  "range": [0, 0, 0]})
     timeline: list[tuple[int, float]] = field(default_factory=list)  # (writes, hit rate)
+    fine_timeline: list[tuple[int, float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         s = self.session
@@ -318,8 +337,10 @@ class SkewReads:
         self.pacing = ReadPacing(s.workload.reads_per_write * chunk, batch=0)
         sides = min(self.zero_keys.size, len(self.ranges))
         self.side_pacing = ReadPacing(sides / max(self.window_writes, 1) * chunk, batch=0)
-        self.side_at, self.writes, self.slice_from = 0, 0, (0, 0)
-        self.slice_writes = max(chunk, self.window_writes // max(1, self.timeline_points))
+        self.side_at, self.writes = 0, 0
+        self.slices = [_Slices(max(chunk, self.window_writes // max(1, points)), line)
+                       for points, line in ((self.timeline_points, self.timeline),
+                                            (self.fine_points, self.fine_timeline))]
 
     def start(self, cycle: float) -> None:
         self.reads = 0  # the checks (not_found, wrong_values) keep the warm-up's reads
@@ -340,11 +361,8 @@ class SkewReads:
 
     def after(self, ending: bool) -> None:
         self.writes += self.session.chunk
-        if self.writes % self.slice_writes < self.session.chunk:
-            h, m = int(self.hits.sum()), int(self.misses.sum())
-            dh, dm = h - self.slice_from[0], m - self.slice_from[1]
-            self.timeline.append((self.writes, dh / (dh + dm) if dh + dm else 0.0))
-            self.slice_from = (h, m)
+        for s in self.slices:
+            s.close(self.writes, self.session.chunk, int(self.hits.sum()), int(self.misses.sum()))
 
     def settle(self) -> None: ...
 
@@ -628,6 +646,7 @@ def _skewed(engine: Any, design: Design, system: System, scale: Scale, workload:
     detail.update(
         invalidated_blocks=delta.cache_invalidated,
         timeline=[{"writes": w, "hit_rate": h} for w, h in reads.timeline],
+        fine_timeline=[{"writes": w, "hit_rate": h} for w, h in reads.fine_timeline],
         measured_level_write_amp=[b * B / run.writes for b in per_level])
     if files:
         shape = engine.levels()
