@@ -233,7 +233,7 @@ _STORED: Any = _Stored()
 _NEW_DEFAULTS: dict[str, Any] = dict(
     T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096, buffer_bytes=8 << 20,
     filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0,
-    log_ratio=0.0, log_alpha=0.5, log_batch_cap=10, compaction_buffer=False)
+    log_ratio=0.0, log_alpha=0.5, log_batch_cap=10, compaction_buffer=False, l0_partitions=1)
 # L2SM's per-level log: the design options (the MANIFEST lists them only when log_ratio > 0),
 # and every L2SM option's default, as the engine takes it (options.h OptionTable).
 _L2SM_DESIGN = ("log_ratio", "log_alpha", "log_batch_cap")
@@ -275,7 +275,7 @@ def _design_options(path: str, given: dict[str, Any]) -> dict[str, Any]:
     # The design options of the engine's option table (options.h OptionTable): the MANIFEST
     # reports each only when it applies (L2SM's with logs on, compaction_buffer when on), so
     # one it does not report has its default.
-    for name in (*_L2SM_DESIGN, "compaction_buffer"):
+    for name in (*_L2SM_DESIGN, "compaction_buffer", "l0_partitions"):
         if name in left_out:
             options[name] = stored.get(name, _NEW_DEFAULTS[name])
     return options
@@ -315,7 +315,12 @@ class Engine:
     ``"least_overlap"``, the default, or ``"round_robin"``); ``file_bytes`` and ``file_pick``
     are refused with ``granularity="level"``, where they would do nothing. ``level1_runs`` > 1
     (either granularity) lets that many flushes gather as runs in level 0 before they merge
-    into Level 1 together (RocksDB's level-0 trigger). See ``native_engine/src/file_compaction.h``.
+    into Level 1 together (RocksDB's level-0 trigger). ``l0_partitions`` P > 1 (default 1,
+    at most 1024; ``granularity="file"`` only) is OHDB's partitioned level 0: each flush is cut
+    at P - 1 equally spaced keys, each partition gathers its own ``level1_runs`` pieces and
+    merges them into the Level 1 files of its key range on its own, and Level 1's files end at
+    the same keys. It is part of the design (stored in the MANIFEST).
+    See ``native_engine/src/file_compaction.h``.
     ``cache_bytes`` (default 0 = off) sizes an LRU cache of data blocks for point reads: it holds
     ``cache_bytes // block_bytes`` blocks (any size is allowed; one larger than the data caches
     every block read). ``get``/``get_many`` look each block up there first; a hit reads nothing
@@ -342,7 +347,8 @@ class Engine:
     left out from the directory's MANIFEST, which records all of them (``T``, ``C``, ``X``,
     ``K``, ``Z``, ``entry_bytes``, ``block_bytes``, ``buffer_bytes``, ``bits_per_entry`` or
     ``sum_fpr``, ``filters``, ``hash_levels``, ``granularity``, ``file_bytes``, ``file_pick``,
-    ``level1_runs``, ``compaction_buffer``): ``Engine(path)`` reopens it as it was built. An
+    ``level1_runs``, ``compaction_buffer``, ``l0_partitions``): ``Engine(path)`` reopens it as
+    it was built. An
     option given must match the stored value, else ``ValueError`` names the option, the stored
     value and the given one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``,
     ``wal_recovery``, ``max_lost_bytes``, ``buffer_trim`` and ``buffer_trim_interval`` are not
@@ -417,6 +423,7 @@ class Engine:
         compaction_buffer: bool = _STORED,
         buffer_trim: float | None = None,
         buffer_trim_interval: int | None = None,
+        l0_partitions: int = _STORED,
     ) -> None:
         path = _check_path(path)
         o = _design_options(path, dict(
@@ -425,7 +432,7 @@ class Engine:
             filters=filters, hash_levels=hash_levels, granularity=granularity,
             file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick,
             log_ratio=log_ratio, log_alpha=log_alpha, log_batch_cap=log_batch_cap,
-            compaction_buffer=compaction_buffer))
+            compaction_buffer=compaction_buffer, l0_partitions=l0_partitions))
         entry_bytes, block_bytes, buffer_bytes = (o["entry_bytes"], o["block_bytes"],
                                                   o["buffer_bytes"])
         bits_per_entry, sum_fpr, filters = (o.get("bits_per_entry"), o.get("sum_fpr"),
@@ -448,6 +455,11 @@ class Engine:
         if file_pick is not None:
             file_pick = _check_choice("file_pick", file_pick, FILE_PICKS)
         level1_runs = _check_int("level1_runs", level1_runs, 1, 1000)
+        partitions = _check_int("l0_partitions", o["l0_partitions"], 1, 1024)
+        if partitions > 1 and granularity != "file":
+            raise ValueError(f"l0_partitions > 1 needs granularity='file' (a partition merges "
+                             f"into the Level 1 files of its key range); got l0_partitions="
+                             f"{partitions} with granularity={granularity!r}")
         file_size = _check_file_bytes(file_bytes, block_bytes, int(design["T"] * buffer_bytes))
         # after the values, so a bad value is named as such whatever the granularity
         _refuse_file_only(granularity, file_bytes=file_bytes, file_pick=file_pick)
@@ -506,6 +518,8 @@ class Engine:
             # and the compaction buffer's (native_engine/src/compaction_buffer.h)
             **({"compaction_buffer": True, "buffer_trim": trim,
                 "buffer_trim_interval": trim_interval} if buffered else {}),
+            # and OHDB's partitions of level 0 (native_engine/src/file_compaction.h)
+            **({"l0_partitions": partitions} if partitions > 1 else {}),
         )
         self.path = path
         self.value_bytes = int(self._e.value_bytes)

@@ -350,7 +350,8 @@ PYBIND11_MODULE(_engine, m) {
                        uint64_t max_lost_bytes, bool salvage, double log_ratio,
                        double log_alpha, const std::string& hotness, int hotmap_layers,
                        int log_batch_cap, bool hotness_audit, bool compaction_buffer,
-                       double buffer_trim, uint64_t buffer_trim_interval) {
+                       double buffer_trim, uint64_t buffer_trim_interval,
+                       int l0_partitions) {
              Options o;
              o.T = T;
              o.C = C;
@@ -384,6 +385,7 @@ PYBIND11_MODULE(_engine, m) {
              o.compaction_buffer = compaction_buffer;  // [compaction buffer]
              o.buffer_trim = buffer_trim;
              o.buffer_trim_interval = buffer_trim_interval;
+             o.l0_partitions = l0_partitions;  // OHDB (file_compaction.h)
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -400,7 +402,8 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("hotness") = "exact", py::arg("hotmap_layers") = 5,
            py::arg("log_batch_cap") = 10, py::arg("hotness_audit") = false,
            py::arg("compaction_buffer") = false, py::arg("buffer_trim") = Options().buffer_trim,
-           py::arg("buffer_trim_interval") = Options().buffer_trim_interval)
+           py::arg("buffer_trim_interval") = Options().buffer_trim_interval,
+           py::arg("l0_partitions") = 1)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();

@@ -44,8 +44,21 @@ std::pair<size_t, size_t> Overlapping(const std::vector<RunPtr>& files, uint64_t
 }  // namespace
 
 bool FlushStagesInLevel0(const Options& options, const Version& current) {
-  return options.level1_runs > 1 &&
+  return options.l0_partitions == 1 && options.level1_runs > 1 &&
          current.level0.size() + 1 < static_cast<size_t>(options.level1_runs);
+}
+
+std::vector<uint64_t> PartitionCuts(int partitions) {
+  std::vector<uint64_t> cuts;
+  for (int j = 1; j < partitions; ++j)  // ceil(j 2^64 / P): partition j starts there
+    cuts.push_back(static_cast<uint64_t>(
+        ((static_cast<unsigned __int128>(j) << 64) + static_cast<unsigned>(partitions) - 1) /
+        static_cast<unsigned>(partitions)));
+  return cuts;
+}
+
+size_t PartitionOf(const std::vector<uint64_t>& cuts, uint64_t key) {
+  return static_cast<size_t>(std::upper_bound(cuts.begin(), cuts.end(), key) - cuts.begin());
 }
 
 FileCompaction::FileCompaction(const Options& options, const Version& current,
@@ -133,8 +146,9 @@ std::vector<RunPtr> FileCompaction::Merge(int target,
 }
 
 void FileCompaction::MergeInto(int target, std::vector<std::unique_ptr<EntrySource>> sources,
-                               size_t first, size_t last, bool cut, IOCounter* counter) {
-  const std::vector<RunPtr> outputs = Merge(target, std::move(sources), cut, counter);
+                               size_t first, size_t last, bool cut, IOCounter* counter,
+                               const std::vector<uint64_t>& barriers) {
+  const std::vector<RunPtr> outputs = Merge(target, std::move(sources), cut, counter, barriers);
   if (target < 0) {
     next_.level0.insert(next_.level0.end(), outputs.begin(), outputs.end());
     return;
@@ -328,6 +342,11 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
 
   IOTag flush_tag;
   flush_tag.purpose = Purpose::kFlush;
+  if (options_.l0_partitions > 1) {
+    if (FlushPartitions(&stats->For(flush_tag))) Drain();
+    for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
+    return;
+  }
   if (FlushStagesInLevel0(options_, current_)) {
     MergeInto(-1, std::move(incoming), 0, 0, false, &stats->For(flush_tag));
     ++counts_.flushes;
@@ -362,14 +381,73 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
   MergeInto(0, std::move(incoming), first, last, true, counter);
   ++(merges ? counts_.merges : counts_.flushes);
   if (next_.levels.size() == 1) Reanchor();
+  Drain();
+  for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
+}
 
-  // The drain: through L2SM's logs, or one file at a time (LSbM's compaction buffer, when on,
-  // hooks into the latter; Options::Validate refuses the two together).
+void FileCompaction::Drain() {
+  // Through L2SM's logs, or one file at a time (LSbM's compaction buffer, when on, hooks into
+  // the latter; Options::Validate refuses the two together).
   if (options_.log_ratio > 0.0)
     DrainThroughLogs();
   else
     DrainFiles();
-  for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
+}
+
+bool FileCompaction::FlushPartitions(IOCounter* flush_counter) {
+  const std::vector<uint64_t> cuts = PartitionCuts(options_.l0_partitions);
+  const std::vector<uint32_t> slots = buffer_.SortedSlots();
+  const size_t trigger = static_cast<size_t>(options_.level1_runs);
+  IOTag tag;
+  tag.purpose = Purpose::kMerge;
+  tag.level = 1;
+  uint64_t merges = 0;
+  size_t from = 0;
+  for (size_t p = 0; p < cuts.size() + 1; ++p) {
+    size_t to = from;
+    while (to < slots.size() && PartitionOf(cuts, buffer_.key(slots[to])) == p) ++to;
+    std::vector<uint32_t> piece(slots.begin() + static_cast<std::ptrdiff_t>(from),
+                                slots.begin() + static_cast<std::ptrdiff_t>(to));
+    from = to;
+    if (piece.empty()) continue;  // nothing arrives: the partition is as it was
+    // This partition's level-0 runs, oldest first (each lies inside one partition).
+    std::vector<RunPtr> mine, others;
+    for (const RunPtr& r : next_.level0)
+      (PartitionOf(cuts, r->min_key()) == p ? mine : others).push_back(r);
+    std::vector<std::unique_ptr<EntrySource>> incoming;
+    const uint64_t lo_piece = buffer_.key(piece.front()), hi_piece = buffer_.key(piece.back());
+    incoming.push_back(std::make_unique<BufferSource>(&buffer_, std::move(piece)));
+    if (mine.size() + 1 < trigger) {  // stage: one run in level 0, not cut
+      MergeInto(-1, std::move(incoming), 0, 0, false, flush_counter);
+      continue;
+    }
+    uint64_t lo = lo_piece, hi = hi_piece;
+    for (const RunPtr& r : mine) {
+      lo = std::min(lo, r->min_key());
+      hi = std::max(hi, r->max_key());
+    }
+    auto& level1 = next_.levels[0].runs;
+    const auto [first, last] = Overlapping(level1, lo, hi);
+    const bool merges_here = first < last || !mine.empty();
+    IOCounter* counter = merges_here ? &stats_->For(tag) : flush_counter;
+    for (auto r = mine.rbegin(); r != mine.rend(); ++r)
+      incoming.push_back(std::make_unique<RunIterator>(*r, 0, prefetch_, counter));
+    incoming.push_back(std::make_unique<LevelIterator>(Slice(level1, first, last), 0,
+                                                       prefetch_, counter));
+    replaced_.insert(replaced_.end(), mine.begin(), mine.end());
+    next_.level0.swap(others);
+    // Level 1's files end at the partition cuts, so that each partition's merge rewrites
+    // only its own files (OHDB's buckets; RocksDB's sst_partitioner does the same).
+    MergeInto(0, std::move(incoming), first, last, true, counter, cuts);
+    merges += merges_here;
+  }
+  if (merges == 0) {
+    ++counts_.flushes;
+    return false;
+  }
+  counts_.merges += merges;
+  if (next_.levels.size() == 1) Reanchor();
+  return true;
 }
 
 void FileCompaction::Install(Version* current, IOStats* stats) {

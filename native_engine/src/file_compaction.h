@@ -5,6 +5,14 @@
 //   * Stage (level1_runs > 1 and level 0 holds fewer than level1_runs - 1 runs): the buffer
 //     is written as one run (one file, not cut) appended to level 0, with a Bloom filter at
 //     Level 1's FPR. I/O is charged to flush.
+//   * OHDB's partitions (Options::l0_partitions = P > 1, kFileGranularity only): the buffer is
+//     cut at PartitionCuts(P) into pieces, one per partition it has keys in, and each piece
+//     on its own stages (as one level-0 run) while its partition holds fewer than
+//     level1_runs - 1 level-0 runs, and otherwise merges, with that partition's level-0 runs
+//     (newest first), into the files of Level 1 that overlap their key range, the output cut
+//     at file_entries() and at every partition cut. A partition without keys in the buffer
+//     is left as it is. Each partition's merge counts as one merge (a flush that only staged
+//     counts as one flush); the drain below then runs once, as for P = 1.
 //   * Otherwise, under kFileGranularity: the buffer and every level-0 run (newest first) merge
 //     with the files of Level 1 that overlap their key range; the output, cut into files of
 //     at most Options::file_entries(), replaces those files. Then, Level 1 first, while a
@@ -68,8 +76,14 @@
 
 namespace wacky {
 
-// True when this flush only adds a run to level 0 (the Stage case above).
+// True when this flush only adds a run to level 0 (the Stage case above; never with
+// l0_partitions > 1, whose partitions stage or merge each on its own).
 bool FlushStagesInLevel0(const Options& options, const Version& current);
+
+// OHDB's partitions of level 0 (Options::l0_partitions = P): the P - 1 keys where partitions
+// 1..P-1 start, ceil(j 2^64 / P), equally spaced over the keys; and the partition of a key.
+std::vector<uint64_t> PartitionCuts(int partitions);
+size_t PartitionOf(const std::vector<uint64_t>& cuts, uint64_t key);
 
 // The file of `level` (files in key order, at least one) that goes down into `below` next.
 // kLeastOverlap (RocksDB's kMinOverlappingRatio): the smallest ratio of the entries of the
@@ -111,7 +125,12 @@ class FileCompaction : public FlushJob {
   // Merge(), then the outputs replace next_.levels[target].runs[first, last) (or are
   // appended to level 0 when target < 0).
   void MergeInto(int target, std::vector<std::unique_ptr<EntrySource>> sources, size_t first,
-                 size_t last, bool cut, IOCounter* counter);
+                 size_t last, bool cut, IOCounter* counter,
+                 const std::vector<uint64_t>& barriers = {});
+  // The flush under l0_partitions > 1 (contract); true when a partition merged into Level 1.
+  bool FlushPartitions(IOCounter* flush_counter);
+  // The drain after a merge into Level 1: DrainThroughLogs or DrainFiles.
+  void Drain();
   // Re-anchors the shape after a merge into Level L (levels may be added or removed on top).
   void Reanchor();
   // The drains: one file at a time (log_ratio = 0), or through the levels' logs.

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -182,15 +183,25 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
     expect("level1_runs");
     is >> o.level1_runs;
   }
-  if (table)
-    for (const OptionSpec& spec : OptionTable()) {
-      if (!OptionLine(spec)) continue;
+  if (table) {
+    // The option lines, by name, up to db_id: a row added to the table after a MANIFEST was
+    // written is absent from it and keeps its default (the value every older engine had).
+    std::string tok;
+    std::set<std::string> seen;
+    while ((is >> tok) && tok != "db_id") {
+      const OptionSpec* spec = nullptr;
+      for (const OptionSpec& row : OptionTable())
+        if (OptionLine(row) && tok == row.name) spec = &row;
+      if (spec == nullptr) throw bad("unknown option line '" + tok + "'");
+      if (!seen.insert(tok).second) throw bad("option line '" + tok + "' twice");
       double v = 0.0;
-      expect(spec.name);
-      if (!(is >> v)) throw bad(std::string("bad ") + spec.name);
-      spec.set(&o, v);
+      if (!(is >> v)) throw bad("bad " + tok);
+      spec->set(&o, v);
     }
-  expect("db_id");
+    if (tok != "db_id") throw bad("expected 'db_id'");
+  } else {
+    expect("db_id");
+  }
   std::string id_hex;
   is >> id_hex;
   if (id_hex.size() != 16 || id_hex.find_first_not_of("0123456789abcdef") != std::string::npos)

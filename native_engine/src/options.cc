@@ -44,8 +44,9 @@ void ValidateTable(const Options& o) {
 // The rows: L2SM's per-level log (sst_log.h). Ranges are the brief's: omega and alpha are
 // shares, M up to 16 layers, the IS/CS cap up to 1000 files per file. Then LSbM's compaction
 // buffer (compaction_buffer.h): the option itself is part of the design, recorded by the
-// MANIFEST's buffer section; its trim knobs are memory only. The version-6 option lines
-// (own_section false, stored true) keep their order: MANIFESTs already written list them so.
+// MANIFEST's buffer section; its trim knobs are memory only. OHDB's l0_partitions is a
+// version-6 option line (own_section false, stored true); the MANIFEST reads those lines by
+// name, so a row added later is simply absent from MANIFESTs written before it (its default).
 std::vector<OptionSpec> MakeTable() {
   using S = OptionSpec;
   std::vector<OptionSpec> t;
@@ -69,6 +70,9 @@ std::vector<OptionSpec> MakeTable() {
   t.push_back({"hotness_audit", S::kBool, 0.0, 1.0, 0.0, false, false, true, {},
                [](const Options& o) { return o.hotness_audit ? 1.0 : 0.0; },
                [](Options* o, double v) { o->hotness_audit = v != 0.0; }});
+  t.push_back({"l0_partitions", S::kInt, 1.0, 1024.0, 1.0, true, false, false, {},
+               [](const Options& o) { return static_cast<double>(o.l0_partitions); },
+               [](Options* o, double v) { o->l0_partitions = static_cast<int>(v); }});
   t.push_back({"compaction_buffer", S::kBool, 0.0, 1.0, 0.0, /*stored=*/true,
                /*own_section=*/true, /*needs_log=*/false, {"off", "on"},
                [](const Options& o) { return o.compaction_buffer ? 1.0 : 0.0; },
@@ -185,6 +189,11 @@ void Options::Validate() const {
           "its tree files only, and a read would have to probe the overlapping log files "
           "without one; got hash_levels = " + std::to_string(hash_levels));
   }
+  if (l0_partitions > 1 && granularity != kFileGranularity)
+    Bad("l0_partitions > 1 needs granularity='file': a partition merges into the Level 1 "
+        "files of its key range, and a whole-level Level 1 is one run that every partition's "
+        "merge would rewrite; got l0_partitions = " + std::to_string(l0_partitions) +
+        " with granularity='level'");
   if (hotness_audit && hotness != kHotMap)
     Bad("hotness_audit applies only with hotness='hotmap' (it checks the HotMap's picks "
         "against exact counts); got hotness='exact'");

@@ -104,6 +104,11 @@ struct Options {
   int hotness = kExactHotness;
   int hotmap_layers = 5;     // M: update counts are told apart up to M
   bool hotness_audit = false;  // with the HotMap, keep exact counts too and compare picks
+  // OHDB's partitioned level 0 (file_compaction.h), granularity 'file' only: a flush is cut
+  // into l0_partitions pieces at fixed, equally spaced keys, each partition gathers its own
+  // level1_runs pieces and merges them into Level 1 on its own, and Level 1's files are cut
+  // at the same keys. 1 = one partition (no cut). Part of the design: OptionTable().
+  int l0_partitions = 1;
 
   uint64_t value_bytes() const { return entry_bytes - 8; }
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }
