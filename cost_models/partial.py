@@ -56,6 +56,9 @@ class LeveledFiles:
     # the batch cap, the files below a batch at most per file of it.
     log_ratio: float = 0.0
     log_batch_cap: float = 10.0
+    # OHDB's partitioned level 0 (P6): level 0 and Level 1 cut at this many equally spaced keys,
+    # each partition merging into its own Level 1 files (1: none).
+    l0_partitions: int = 1
 
     def __post_init__(self) -> None:
         if self.targets not in TARGET_RULES:
@@ -70,6 +73,10 @@ class LeveledFiles:
             raise ValueError(f"level0_runs must be in [1, 1000]; got {self.level0_runs}")
         if self.targets != "wacky" and not (self.base_entries > 0 and self.num_levels >= 1):
             raise ValueError("RocksDB's targets need base_entries > 0 and num_levels >= 1")
+        if (isinstance(self.l0_partitions, bool) or not isinstance(self.l0_partitions, int)
+                or not 1 <= self.l0_partitions <= 1024):
+            raise ValueError(f"l0_partitions must be a whole number in [1, 1024]; got "
+                             f"{self.l0_partitions!r}")
         if not 0.0 <= self.log_ratio <= 1.0 or not self.log_batch_cap >= 1.0:
             raise ValueError(f"log_ratio must be in [0, 1] and log_batch_cap at least 1; got "
                              f"{self.log_ratio}, {self.log_batch_cap}")
@@ -90,6 +97,9 @@ class WindowCosts:
     level0_runs: float  # mean runs waiting in level 0
     # L2SM (L1a): the log files over a key at each level (empty without a log).
     log_coverage: tuple[float, ...] = ()
+    # Merges into each level per flush (index 0: Level 1): a level-0 merge is one per
+    # partition (P6), a drain one per file it moves.
+    level_merges: tuple[float, ...] = ()
 
     @property
     def nonempty_levels(self) -> float:
@@ -233,6 +243,7 @@ def _walk(policy: LeveledFiles, preload: float, window: float,
     flushes_before, flushes = _flush_counts(policy, 0.0 if settled else preload, window)
     level0 = 0
     written = [0.0] * len(S)
+    merges = [0.0] * len(S)
     flush_written = 0.0
     sizes = [0.0] * len(S)
     in_use = [0.0] * len(S)
@@ -245,7 +256,7 @@ def _walk(policy: LeveledFiles, preload: float, window: float,
         # Targets move with the largest level, a flush at a time: taken once per flush.
         targets = _targets(S, policy)
         while len(targets) > len(S):  # Eq 10 asks for a level more: added on top
-            for track in (S, written, sizes, in_use):
+            for track in (S, written, merges, sizes, in_use):
                 track.insert(0, 0.0)
         base = next((i for i, t in enumerate(targets) if t > 0), len(S) - 1)
         if level0 >= k or (policy.targets != "wacky"
@@ -253,33 +264,49 @@ def _walk(policy: LeveledFiles, preload: float, window: float,
             batch = level0 * F
             if counting:
                 written[base] += batch + S[base]
+                merges[base] += policy.l0_partitions
             S[base] += batch
             level0 = 0
-        _drain(S, targets, f, policy.boundary_files, written if counting else None)
+        _drain(S, targets, f, policy.boundary_files, written if counting else None,
+               merges if counting else None, base, policy.l0_partitions)
         if counting:
             for i, s in enumerate(S):
                 sizes[i] += s
                 in_use[i] += s > 0
             level0_sum += level0
     return _window_result(F, flushes - flushes_before, flush_written, written, sizes, in_use,
-                          level0_sum)
+                          level0_sum, merges)
+
+
+def partition_file(entries: float, file: float, partitions: int) -> float:
+    """P6: the mean file of a level of ``entries`` cut into files of ``file`` entries within
+    each of ``partitions`` equal key ranges: each range's last file holds what is left."""
+    if partitions <= 1 or entries <= 0:
+        return file
+    share = entries / partitions
+    return share / math.ceil(share / file - 1e-9)
 
 
 def _drain(S: list[float], targets: list[float], f: float, boundary_files: float,
-           written: list[float] | None) -> None:
+           written: list[float] | None, merges: list[float] | None = None, base: int = 0,
+           partitions: int = 1) -> None:
     """P2's drains of one tree, in place, the most overfull level first, whole files down until
-    below its target; the entries written go to ``written`` (when the window counts them)."""
+    below its target; the entries written go to ``written`` and the files moved to ``merges``
+    (when the window counts them). The base level's files are cut at the partitions (P6)."""
     while True:
         over = [i for i in range(len(S) - 1) if S[i] > targets[i]]
         if not over:
             return
         i = max(over, key=lambda j: S[j] / targets[j])
-        moved = S[i] - max(0.0, targets[i] - f / 2.0)
+        fi = partition_file(S[i], f, partitions) if i == base and partitions > 1 else f
+        moved = S[i] - max(0.0, targets[i] - fi / 2.0)
         if written is not None:
             # The sizes that set the overlap are each level's mean over its batch (P1): the
             # upper one less half of what leaves, the lower one plus half of it.
-            written[i + 1] += _merge_cost(moved, S[i] - moved / 2, S[i + 1] + moved / 2, f,
+            written[i + 1] += _merge_cost(moved, S[i] - moved / 2, S[i + 1] + moved / 2, fi,
                                           boundary_files)
+        if merges is not None:
+            merges[i + 1] += moved / fi
         S[i] -= moved
         S[i + 1] += moved
 
@@ -302,7 +329,8 @@ def _flush_counts(policy: LeveledFiles, preload: float, window: float) -> tuple[
 
 
 def _window_result(F: float, counted: int, flush_written: float, written: list[float],
-                   sizes: list[float], in_use: list[float], level0_sum: float) -> WindowCosts:
+                   sizes: list[float], in_use: list[float], level0_sum: float,
+                   merges: list[float]) -> WindowCosts:
     """The window's totals turned into costs per entry inserted and means per flush."""
     inserted = counted * F
     return WindowCosts(
@@ -311,6 +339,7 @@ def _window_result(F: float, counted: int, flush_written: float, written: list[f
         level_entries=tuple(s / counted for s in sizes),
         level_in_use=tuple(u / counted for u in in_use),
         level0_runs=level0_sum / counted,
+        level_merges=tuple(m / counted for m in merges),
     )
 
 
@@ -323,7 +352,7 @@ def _window_result(F: float, counted: int, flush_written: float, written: list[f
 # two agree bit for bit.
 _STATIC, _DYNAMIC, _WACKY = 0, 1, 2
 _RULE_CODES = {"static": _STATIC, "dynamic": _DYNAMIC, "wacky": _WACKY}
-_LEVEL_FIELDS = ("S", "targets", "written", "sizes", "in_use", "fractions")
+_LEVEL_FIELDS = ("S", "targets", "written", "merges", "sizes", "in_use", "fractions")
 
 
 @dataclass(frozen=True)
@@ -488,6 +517,7 @@ class _Rows:
     fractions: np.ndarray  # Eq 9's shares of a wacky row's upper levels for fraction_levels
     fraction_levels: np.ndarray  # the L ``fractions`` are for (0: none yet)
     written: np.ndarray  # entries written per level (only while counting)
+    merges: np.ndarray  # merges into each level (only while counting)
     sizes: np.ndarray
     in_use: np.ndarray
     level0: np.ndarray
@@ -528,6 +558,7 @@ def _start_rows(rules: _Rules, starts: list[list[float]], counts: list[tuple[int
         fractions=np.zeros((n, width)),
         fraction_levels=np.zeros(n, dtype=np.int64),
         written=np.zeros((n, width)),
+        merges=np.zeros((n, width)),
         sizes=np.zeros((n, width)),
         in_use=np.zeros((n, width)),
         level0=np.zeros(n, dtype=np.int64),
@@ -595,6 +626,7 @@ def _merge_level0(rows: _Rows, counting: np.ndarray) -> np.ndarray:
         col, add, old = base[go], batch[go], rows.S[go, base[go]]
         c = counting[go]
         rows.written[go[c], col[c]] += add[c] + old[c]
+        rows.merges[go[c], col[c]] += 1.0  # P = 1: the batch walk leaves P > 1 to the scalar
         rows.S[go, col] = old + add
         rows.level0[go] = 0
     return merging
@@ -626,20 +658,23 @@ class _Draining:
     counting: np.ndarray
     at: np.ndarray
     written: np.ndarray  # the walk's, all rows
+    merges: np.ndarray  # the walk's, all rows
 
     @staticmethod
     def of(rows: _Rows, at: np.ndarray, counting: np.ndarray) -> _Draining:
         everyone = at.size == rows.ids.size  # no copies: the walk's own arrays
         return _Draining.make(rows.S if everyone else rows.S[at],
                               rows.targets if everyone else rows.targets[at], rows.rules.f[at],
-                              rows.rules.boundary[at], counting[at], at, rows.written)
+                              rows.rules.boundary[at], counting[at], at, rows.written,
+                              rows.merges)
 
     @staticmethod
     def make(S: np.ndarray, targets: np.ndarray, f: np.ndarray, boundary: np.ndarray,
-             counting: np.ndarray, at: np.ndarray, written: np.ndarray) -> _Draining:
+             counting: np.ndarray, at: np.ndarray, written: np.ndarray,
+             merges: np.ndarray) -> _Draining:
         keep = np.maximum(0.0, targets - (f / 2.0)[:, None])
         keep[:, -1] = 0.0
-        return _Draining(S, targets, keep, f, boundary, counting, at, written)
+        return _Draining(S, targets, keep, f, boundary, counting, at, written, merges)
 
     def write(self, r: np.ndarray, level: np.ndarray, moved: np.ndarray, upper: np.ndarray,
               lower: np.ndarray) -> None:
@@ -649,6 +684,7 @@ class _Draining:
             r, level, moved, upper, lower = r[c], level[c], moved[c], upper[c], lower[c]
         self.written[self.at[r], level] += _merge_cost_many(moved, upper, lower, self.f[r],
                                                             self.boundary[r])
+        self.merges[self.at[r], level] += moved / self.f[r]
 
 
 def _drain_chains(d: _Draining, single: np.ndarray, over: np.ndarray) -> np.ndarray:
@@ -743,7 +779,7 @@ def _finished(rows: _Rows, b: int) -> WindowCosts:
     return _window_result(float(rows.rules.F[b]), int(rows.flushes[b] - rows.flushes_before[b]),
                           float(rows.flush_written[b]), rows.written[b, first:].tolist(),
                           rows.sizes[b, first:].tolist(), rows.in_use[b, first:].tolist(),
-                          float(rows.level0_sum[b]))
+                          float(rows.level0_sum[b]), rows.merges[b, first:].tolist())
 
 
 def per_policy(value: object, n: int, name: str, unit: str = "policy") -> list:
@@ -791,6 +827,13 @@ def _walk_many(policies: list[LeveledFiles], preloads: list[float], windows: lis
     n = len(policies)
     if n == 0:
         return []
+    partitioned = [b for b, p in enumerate(policies) if p.l0_partitions > 1]
+    if partitioned:  # P6 cuts the base level's files: the scalar walk's
+        out_p = {b: _walk(policies[b], preloads[b], windows[b], settleds[b]) for b in partitioned}
+        rest = [b for b in range(n) if b not in out_p]
+        walked = iter(_walk_many([policies[b] for b in rest], [preloads[b] for b in rest],
+                                 [windows[b] for b in rest], [settleds[b] for b in rest]))
+        return [out_p[b] if b in out_p else next(walked) for b in range(n)]
     rules = _Rules.of(policies)
     ready = [b for b in range(n) if settleds[b]]
     starts = [_empty_sizes(p) for p in policies]

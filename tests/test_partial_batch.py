@@ -165,11 +165,12 @@ def test_drains_follow_the_scalar_order_from_any_sizes() -> None:
     boundary = rng.integers(0, 2, rows).astype(float)
     counting = rng.random(rows) < 0.8
     d = _Draining.make(S.copy(), targets, f, boundary, counting, np.arange(rows),
-                       np.zeros((rows, width)))
+                       np.zeros((rows, width)), np.zeros((rows, width)))
     _drain_many(d)
     for b in range(rows):
-        sizes, written = S[b].tolist(), [0.0] * width
+        sizes, written, merges = S[b].tolist(), [0.0] * width, [0.0] * width
         _drain(sizes, targets[b].tolist(), float(f[b]), float(boundary[b]),
-               written if counting[b] else None)
+               written if counting[b] else None, merges if counting[b] else None)
         assert d.S[b].tolist() == sizes
         assert d.written[b].tolist() == written
+        assert d.merges[b].tolist() == merges

@@ -24,6 +24,7 @@ from validation.replay import replay
 from validation.results import Checks, Costs, EngineRun, measured_levels, window_detail, with_theta
 from validation.scale import ENGINE_WAL, Scale
 from validation.window import TOLERANCE, Counters, PacedReads, ReadPacing
+from wacky_model.files import native_file_costs
 from wacky_model.skew import file_skew_costs, needs_skew_model, skew_costs, skewed_workload
 from wacky_model.types import Compaction, Design, System, Workload
 
@@ -64,7 +65,8 @@ class _EngineSteps:
                         cache_hits=tuple(map(int, stats["cache_hits_per_level"])),
                         cache_misses=tuple(map(int, stats["cache_misses_per_level"])),
                         cache_invalidated=int(stats["cache_invalidated_blocks"]),
-                        merges=int(stats["merges"]))
+                        merges=int(stats["merges"]),
+                        merges_per_level=tuple(map(int, stats["merges_per_level"][1:])))
 
     def idle(self) -> None:
         pass
@@ -435,6 +437,8 @@ def _engine_compaction(compaction: Compaction) -> dict[str, Any]:
         out["file_pick"] = compaction.file_pick
     if compaction.file_bytes is not None:
         out["file_bytes"] = compaction.file_bytes
+    if compaction.l0_partitions > 1:  # OHDB
+        out["l0_partitions"] = compaction.l0_partitions
     if compaction.log is not None:  # L2SM
         log = compaction.log
         out.update(log_ratio=log.ratio, log_alpha=log.alpha, log_batch_cap=int(log.batch_cap),
@@ -556,6 +560,7 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
         detail["compaction"] = asdict(compaction)
     if files and run is not None:
         detail["merges"] = run.delta.merges
+        detail["per_level"] = _per_level(design, system, compaction, scale, run.delta, run.writes)
     if compaction.buffer is not None or compaction.log is not None:
         detail["side_runs"] = _side_runs(engine)
     return EngineRun(
@@ -563,6 +568,22 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
         simulated=simulated, model="partial" if files else "finite", phase=phase,
         window_writes=None if run is None else run.writes, conditioned=conditioned,
         detail=detail)
+
+
+def _per_level(design: Design, system: System, compaction: Compaction, scale: Scale,
+               delta: Counters, writes: int) -> dict[str, Any]:
+    """Per level (Level 1 first, with the flushes), measured and predicted by the partial
+    model (P1-P6): entries written per entry inserted, and merges per flush."""
+    B, F = system.entries_per_block, system.buffer_entries
+    w = native_file_costs(design, system, compaction, system.entries, float(scale.entries)).window
+    written = [b + (delta.flushed if i == 0 else 0) for i, b in enumerate(delta.merged_per_level)]
+    model_w = list(w.level_write_amp)
+    model_w[0] += w.write_amp - sum(w.level_write_amp)  # level 0's writes, with Level 1
+    flushes = writes / F
+    return {"write_amp": [x * B / writes for x in written],
+            "model_write_amp": model_w,
+            "merges_per_flush": [m / flushes for m in delta.merges_per_level],
+            "model_merges_per_flush": list(w.level_merges)}
 
 
 def _side_runs(engine: Engine) -> dict[str, Any]:

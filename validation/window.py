@@ -90,6 +90,7 @@ class Counters:
     cache_invalidated: int = 0  # cached blocks dropped by compaction
     stall_seconds: float = 0.0  # the writer waited while compaction caught up
     merges: int = 0  # merge operations (0 where the engine does not count them)
+    merges_per_level: tuple[int, ...] = ()  # into Level 1 first; empty where not counted
 
     def __sub__(self, begin: Counters) -> Counters:
         def minus(a: Any, b: Any) -> Any:

@@ -96,6 +96,7 @@ def native_policy(design: Design, system: System, compaction: Compaction) -> Lev
         boundary_files=1.0,
         log_ratio=compaction.log.ratio if compaction.log is not None else 0.0,
         log_batch_cap=float(compaction.log.batch_cap) if compaction.log is not None else 10.0,
+        l0_partitions=compaction.l0_partitions,
     )
 
 

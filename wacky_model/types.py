@@ -353,6 +353,10 @@ class Compaction:
         ``level_base_bytes`` (``max_bytes_for_level_base``) and the ratio T.
     universal: universal compaction's own options (style "universal" only); None derives them
         from the design (``wacky_model.rocksdb_options.rocksdb_export``).
+    l0_partitions: OHDB's partitioned level 0 (docs/MODEL.md P6): flushes and Level 1 are cut
+        at this many equally spaced keys, and each partition gathers its own ``level1_runs``
+        flushes and merges into its own Level 1 files (native engine, granularity "file"); 1 is
+        no partitions.
     """
 
     granularity: str = "level"
@@ -365,6 +369,7 @@ class Compaction:
     universal: UniversalOptions | None = None
     log: Log | None = None
     buffer: Buffer | None = None
+    l0_partitions: int = 1
 
     def __post_init__(self) -> None:
         for name, kind in (("log", Log), ("buffer", Buffer)):
@@ -410,6 +415,17 @@ class Compaction:
                 raise ValueError(f"{name} must be a whole number >= {low}; got {value!r}")
         if self.level1_runs > 1000:
             raise ValueError(f"level1_runs must be in [1, 1000]; got {self.level1_runs}")
+        p = self.l0_partitions
+        if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= 1024:
+            raise ValueError(f"l0_partitions must be a whole number in [1, 1024]; got {p!r}")
+        if p > 1 and (self.granularity != "file" or self.style != "wacky"
+                      or self.sizing != "wacky"):
+            raise ValueError(
+                "l0_partitions > 1 (OHDB's partitioned level 0) needs granularity='file' with "
+                "the native engine's compaction (style and sizing 'wacky'): a partition merges "
+                "into the Level 1 files of its key range, and a whole-level Level 1 is one run "
+                f"that every partition's merge would rewrite; got l0_partitions={p} with "
+                f"granularity={self.granularity!r}, style={self.style!r}")
 
     @property
     def is_default(self) -> bool:

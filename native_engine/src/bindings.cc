@@ -71,6 +71,7 @@ py::dict StatsDict(const IOStats& s) {
   d["scans"] = s.scans;
   d["flushes"] = s.flushes;
   d["merges"] = s.merges;
+  d["merges_per_level"] = s.merges_per_level;
   d["major_compactions"] = s.major_compactions;
   d["runs_created"] = s.runs_created;
   d["runs_deleted"] = s.runs_deleted;

@@ -231,7 +231,7 @@ void FileCompaction::DrainFiles() {
     level.runs.erase(level.runs.begin() + static_cast<std::ptrdiff_t>(pick));
     const bool into_last = i + 2 == next_.levels.size();
     MergeInto(static_cast<int>(i) + 1, std::move(sources), b_first, b_last, true, c);
-    ++counts_.merges;
+    CountMerge(i + 2);
     if (into_last) {
       // The capacities changed (and levels may have been added or removed on top): start
       // over, so that no level is left above a capacity that shrank.
@@ -323,7 +323,7 @@ bool FileCompaction::AggregatedCompact(size_t i) {
              std::back_inserter(files),
              [](const RunPtr& a, const RunPtr& b) { return a->min_key() < b->min_key(); });
   below.runs.swap(files);
-  ++counts_.merges;
+  CountMerge(i + 2);
   ++counts_.aggregated;
   counts_.log_files_merged += plan.cs.size();
   counts_.audited += plan.audited;
@@ -379,10 +379,19 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
   replaced_.insert(replaced_.end(), next_.level0.begin(), next_.level0.end());
   next_.level0.clear();
   MergeInto(0, std::move(incoming), first, last, true, counter);
-  ++(merges ? counts_.merges : counts_.flushes);
+  if (merges)
+    CountMerge(1);
+  else
+    ++counts_.flushes;
   if (next_.levels.size() == 1) Reanchor();
   Drain();
   for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
+}
+
+void FileCompaction::CountMerge(size_t level) {
+  ++counts_.merges;
+  if (counts_.merges_into.size() <= level) counts_.merges_into.resize(level + 1, 0);
+  ++counts_.merges_into[level];
 }
 
 void FileCompaction::Drain() {
@@ -439,13 +448,13 @@ bool FileCompaction::FlushPartitions(IOCounter* flush_counter) {
     // Level 1's files end at the partition cuts, so that each partition's merge rewrites
     // only its own files (OHDB's buckets; RocksDB's sst_partitioner does the same).
     MergeInto(0, std::move(incoming), first, last, true, counter, cuts);
+    if (merges_here) CountMerge(1);
     merges += merges_here;
   }
   if (merges == 0) {
     ++counts_.flushes;
     return false;
   }
-  counts_.merges += merges;
   if (next_.levels.size() == 1) Reanchor();
   return true;
 }
@@ -475,6 +484,10 @@ void FileCompaction::Install(Version* current, IOStats* stats) {
   }
   stats->flushes += counts_.flushes;
   stats->merges += counts_.merges;
+  if (stats->merges_per_level.size() < counts_.merges_into.size())
+    stats->merges_per_level.resize(counts_.merges_into.size(), 0);
+  for (size_t i = 0; i < counts_.merges_into.size(); ++i)
+    stats->merges_per_level[i] += counts_.merges_into[i];
   stats->major_compactions += counts_.majors;
   stats->runs_created += created_.size();
   stats->runs_deleted += deleted;

@@ -114,7 +114,10 @@ class FileCompaction : public FlushJob {
     uint64_t flushes = 0, merges = 0, majors = 0;
     uint64_t buffer_drained = 0;  // [compaction buffer] files dropped other than by the trim
     uint64_t pseudo = 0, aggregated = 0, log_files_merged = 0, audited = 0, agreed = 0;
+    std::vector<uint64_t> merges_into;  // [i]: merges into Level i ([0] unused)
   };
+  // Counts one merge into Level `level` (1 = Level 1).
+  void CountMerge(size_t level);
   // Merges `sources` (newest first) into new files for level `target` of next_ (level 0 when
   // target < 0) and returns them in key order. With `cut` a file holds at most
   // file_entries(); a file also ends before a key past any of `barriers` (sorted: the

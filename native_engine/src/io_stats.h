@@ -83,6 +83,9 @@ class IOStats {
   uint64_t files_moved_to_lost = 0;
   uint64_t puts = 0, deletes = 0, gets = 0, scans = 0;
   uint64_t flushes = 0, merges = 0, major_compactions = 0;
+  // Merges into each level ([0] = level 0, always 0; [i] = Level i, as it was numbered when
+  // the merge ran), under file-granular merges only (file_compaction.h); empty otherwise.
+  std::vector<uint64_t> merges_per_level;
   uint64_t runs_created = 0, runs_deleted = 0;
   uint64_t range_runs_probed = 0;
   double merge_seconds = 0.0;  // wall time spent in flushes and merges (write path)
