@@ -375,6 +375,8 @@ def test_validate_runs_the_engine_simulator_as_an_engine(wacky):
     (["--granularity", "file", "--log-ratio", "0.1"], "recommend chooses L2SM's log itself"),
     (["--target", "rocksdb", "--log-ratio", "0"], "recommend chooses L2SM's log itself"),
     (["--compaction-buffer"], "recommend does not take --compaction-buffer"),
+    (["--granularity", "file", "--l0-partitions", "10"],
+     "recommend does not take --l0-partitions"),
 ])
 def test_recommend_refuses_side_run_flags(flags, says, wacky):
     """recommend chooses the log itself and reports the buffer without taking it; a flag for
@@ -384,3 +386,15 @@ def test_recommend_refuses_side_run_flags(flags, says, wacky):
     off = wacky("recommend", "--writes", "0.5", "--point-reads", "0.5", "--granularity", "file",
                 "--no-compaction-buffer", "--json")
     assert off.returncode == 0, off.stderr
+
+
+def test_analyze_prices_level_0_partitions_on_files_only(wacky):
+    """--l0-partitions (OHDB) is priced by analyze on file-granular designs (P6: the same
+    bytes) and refused, naming the flag, on whole levels."""
+    args = ("analyze", "--T", "10", "--C", "9", "--X", "1", "--K", "0", "--Z", "0",
+            "--granularity", "file", "--json")
+    one, ten = (json.loads(wacky(*args, "--l0-partitions", p).stdout) for p in ("1", "10"))
+    assert ten["write_amp"] == pytest.approx(one["write_amp"], rel=0.05)
+    bad = wacky("analyze", "--T", "10", "--C", "9", "--X", "1", "--K", "0", "--Z", "0",
+                "--l0-partitions", "10")
+    assert bad.returncode == 2 and "--l0-partitions > 1" in bad.stderr

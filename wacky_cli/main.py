@@ -314,6 +314,11 @@ def _refuse_side_runs(compaction: CompactionChoice) -> None:
         raise ValueError("recommend chooses L2SM's log itself (a log ratio of "
                          f"{', '.join(f'{r:g}' for r in LOG_RATIOS)} on file-granular designs, "
                          "whichever prices lowest): leave out --log-ratio")
+    if compaction.l0_partitions != 1:
+        raise ValueError("recommend does not take --l0-partitions: by the model partitions "
+                         "write the same bytes and merge Level 1 more often (docs/MODEL.md "
+                         "P6, wacky sweep ohdb), so they never lower the cost it minimizes; "
+                         "price one with wacky analyze or measure it with wacky validate")
     if compaction.compaction_buffer:
         raise ValueError("recommend does not take --compaction-buffer: it prices the buffer and "
                          "reports what it would buy beside its pick, but the native engine has "

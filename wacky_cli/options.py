@@ -206,6 +206,10 @@ _COMPACTION_FLAGS = (
          "not take it, nor this flag.", RUN),
     Flag("--buffer-trim", float, "With --compaction-buffer: a buffered file stays while at "
          "least this share of its blocks is cached (the paper's 0.8).", RUN),
+    Flag("--l0-partitions", int, "With --granularity file: OHDB's partitioned level 0, flushes "
+         "and Level 1 cut at this many equally spaced keys, each partition merging on its own "
+         "(the paper's 10); 1 is none. The model prices it (docs/MODEL.md P6); recommend does "
+         "not take it.", RUN, whole),
 )
 
 # Single flags that are not part of a group, declared here so every command spells them alike.
@@ -402,6 +406,7 @@ class CompactionChoice:
     log_alpha: float = 0.5
     compaction_buffer: bool | None = None
     buffer_trim: float = 0.8
+    l0_partitions: int = 1
 
     def resolve(self, default_granularity: str = "level") -> Compaction:
         try:
@@ -412,7 +417,8 @@ class CompactionChoice:
             if buffer is None and self.buffer_trim != 0.8:
                 raise ValueError("--buffer-trim goes with --compaction-buffer")
             return Compaction(self.granularity or default_granularity, self.file_bytes,
-                              self.level1_runs, self.file_pick, log=log, buffer=buffer)
+                              self.level1_runs, self.file_pick, log=log, buffer=buffer,
+                              l0_partitions=self.l0_partitions)
         except ValueError as e:
             raise ValueError(compaction_flags(str(e))) from None
 
@@ -428,7 +434,8 @@ def compaction_flags(message: str) -> str:
     message = re.sub(r"\b(log|buffer) \((L2SM|LSbM)\)",
                      lambda m: "--log-ratio" if m.group(1) == "log" else "--compaction-buffer",
                      message)
-    return re.sub(r"\b(granularity|file_bytes|level1_runs|level0_trigger|file_pick)\b",
+    return re.sub(r"\b(granularity|file_bytes|level1_runs|level0_trigger|file_pick|"
+                  r"l0_partitions)\b",
                   lambda m: "--" + m.group(1).replace("_", "-").replace("level0-trigger",
                                                                         "level1-runs"),
                   message)
