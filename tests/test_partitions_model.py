@@ -8,6 +8,7 @@ import math
 import pytest
 
 from cost_models.partial import LeveledFiles, partition_file, window_costs, window_costs_many
+from wacky_model.types import Compaction
 
 
 def _policy(P: int, k: int = 1) -> LeveledFiles:
@@ -69,3 +70,33 @@ def test_the_engine_bears_out_the_model_on_bytes_and_merges(tmp_path) -> None:
     assert lv["merges_per_flush"][0] == pytest.approx(10, rel=0.1)
     assert runs[1].detail("per_level")["merges_per_flush"][0] == pytest.approx(1, rel=0.05)
     assert math.isclose(runs[10].measured.write_amp, runs[1].measured.write_amp, rel_tol=0.05)
+
+
+def test_stock_rocksdb_takes_partitions_through_the_bridge(tmp_path) -> None:
+    """The export grades partitions approximate (compaction outputs cut, flushes and the
+    level-0 trigger not), refuses them for universal compaction, and a stock run through the
+    one runner opens RocksDB with the bridge's partitioner (rocksdb_bridge/src/
+    key_partitioner.h; database_test.cc checks the files it cuts)."""
+    from rocksdb_helpers import bridge
+
+    from validation.runner import validate
+    from validation.scale import Scale
+    from wacky_model.rocksdb_options import rocksdb_export
+    from wacky_model.types import Design, System
+
+    e = rocksdb_export(Design(10, 9, 1, 0, 0), System(), level0_trigger=4, l0_partitions=10)
+    assert e.partitions == 10 and e.grade == "approximate"
+    assert any(g.knob == "l0_partitions" and "sst_partitioner_factory" in g.note
+               for g in e.grades)
+    assert "sst_partitioner_factory=" not in e.options_file()  # said in a comment, not set
+    with pytest.raises(ValueError, match="l0_partitions > 1 needs leveled compaction"):
+        rocksdb_export(Design(4, 3, 1, 1, 1), System(), l0_partitions=10)
+    bridge()
+    scale = Scale(entries=20_000, buffer_bytes=32 << 10, reads=500)
+    runs = [validate(Design(10, 9, 1, 0, 0), engine="rocksdb", stock=True, scale=scale,
+                     compaction=Compaction("file", 8 << 10, 4, l0_partitions=p),
+                     workdir=tmp_path) for p in (1, 10)]
+    assert runs[1].detail("rocksdb_grade") == "approximate"
+    assert runs[1].predicted.write_amp == runs[0].predicted.write_amp  # P6: the same bytes
+    assert runs[1].measured.write_amp == pytest.approx(runs[0].measured.write_amp, rel=0.1)
+    assert runs[1].checks == runs[0].checks

@@ -29,10 +29,12 @@ TARGET_LEVEL_BYTES = 0.10  # bytes per level within 10% of the model
 class OhdbCase:
     partitions: int
     trigger: int
+    engine: str = "native"  # or "rocksdb": stock RocksDB with the bridge's partitioner
 
     @property
     def name(self) -> str:
-        return f"P={self.partitions} trigger={self.trigger}"
+        on = "" if self.engine == "native" else " on RocksDB"
+        return f"P={self.partitions} trigger={self.trigger}{on}"
 
     @property
     def compaction(self) -> Compaction:
@@ -42,8 +44,8 @@ class OhdbCase:
 DESIGN = Design(T=10, C=9, X=1, K=0, Z=0)
 
 
-def ohdb_cases() -> list[OhdbCase]:
-    return [OhdbCase(p, k) for k in TRIGGERS for p in PARTITIONS]
+def ohdb_cases(engine: str = "native") -> list[OhdbCase]:
+    return [OhdbCase(p, k, engine) for k in TRIGGERS for p in PARTITIONS]
 
 
 def ohdb_scale(scale: Scale) -> Scale:
@@ -51,9 +53,11 @@ def ohdb_scale(scale: Scale) -> Scale:
 
 
 def _runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
+    rocks = {"engine": "rocksdb", "stock": True}
     return [SweepCase(c.name, "ohdb", DESIGN, {
         "scale": ohdb_scale(scale), "bits_per_entry": bits(budget),
-        "compaction": c.compaction}) for c in ohdb_cases()]
+        "compaction": c.compaction, **(rocks if c.engine == "rocksdb" else {})})
+        for c in ohdb_cases() + ohdb_cases("rocksdb")]
 
 
 def _levels(r: ValidationResult) -> dict[str, list[float]]:
@@ -103,10 +107,12 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
             f"* Trigger {k}: P = 10 writes {measured:+.1%} against P = 1 (model {model:+.1%});"
             f" merges into Level 1 per flush {m1[0]:.2f} -> {m10[0]:.2f}, into all levels "
             f"{sum(m1):.2f} -> {sum(m10):.2f}.")
+    body += ["", *_rocksdb_rows(by_name), ""]
     met = sum(abs(e) <= TARGET_LEVEL_BYTES for e in errors)
     body += ["", f"Bytes per level within {TARGET_LEVEL_BYTES:.0%} of the model: {met} of "
              f"{len(errors)} levels (median {100 * float(np.median(np.abs(errors))):.1f}%, worst "
-             f"{100 * max(np.abs(errors)):.1f}%)." if errors else "", "", _verdict(changes)]
+             f"{100 * max(np.abs(errors)):.1f}%)." if errors else "", "",
+             _verdict(changes, _rocksdb_changes(by_name))]
     return section(
         "ohdb", "OHDB's partitioned level 0 against the native engine without it", command,
         f"{sc.entries:,} entries of {sc.entry_bytes} B preloaded, a {sc.buffer_bytes:,} B "
@@ -118,26 +124,62 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
         "(docs/MODEL.md).", body)
 
 
+def _rocksdb_changes(by_name: dict[str, ValidationResult]) -> list[float]:
+    """RocksDB's change in bytes with P = 10 against P = 1, per trigger (where both ran)."""
+    out = []
+    for k in TRIGGERS:
+        one, ten = (by_name.get(OhdbCase(p, k, "rocksdb").name) for p in PARTITIONS)
+        if one is not None and ten is not None:
+            out.append(ten.measured.write_amp / one.measured.write_amp - 1)
+    return out
+
+
+def _rocksdb_rows(by_name: dict[str, ValidationResult]) -> list[str]:
+    """Stock RocksDB with the bridge's partitioner (graded approximate: it cuts compaction
+    outputs at the partitions, not flushes, and its level-0 trigger counts every file)."""
+    rows = []
+    for k in TRIGGERS:
+        one, ten = (by_name.get(OhdbCase(p, k, "rocksdb").name) for p in PARTITIONS)
+        if one is None or ten is None:
+            continue
+        rows.append([f"trigger {k}", f"{one.measured.write_amp:.2f}",
+                     f"{ten.measured.write_amp:.2f}",
+                     f"{ten.measured.write_amp / one.measured.write_amp - 1:+.1%}",
+                     f"{one.predicted.write_amp:.2f}"])
+    if not rows:
+        return []
+    return ["On stock RocksDB 7.8.3 the same export with and without the bridge's partitioner "
+            "(`sst_partitioner_factory` cutting every compaction's output at the same keys; "
+            "RocksDB neither cuts flushes nor triggers per partition, so the export grades it "
+            "approximate). The model's prediction is P6's: the same bytes with partitions.", "",
+            *table(["RocksDB", "WA, P = 1", "WA, P = 10", "change", "model (either)"], rows)]
+
+
 # The paper's claim about bytes: 31% fewer written with P = 10 (96.3 -> 66.8 GB).
 PAPER_BYTES_CHANGE = 66.8 / 96.3 - 1.0
 SAME_BYTES = 0.05  # a change in bytes within this is "the same bytes"
 
 
-def _verdict(changes: Sequence[tuple[float, float]]) -> str:
-    """Who was right about the bytes, from the measured changes (P = 10 against P = 1)."""
+def _verdict(changes: Sequence[tuple[float, float]], rocksdb: Sequence[float] = ()) -> str:
+    """Who was right about the bytes, from the measured changes (P = 10 against P = 1) on the
+    native engine and, where it ran, on RocksDB."""
     if not changes:
         return ""
     worst = max(abs(m) for m, _ in changes)
-    if worst <= SAME_BYTES:
-        return (f"Who was right about the bytes: the model. The engine writes within "
-                f"{worst:.1%} of the same bytes with ten partitions as with one (the paper: "
-                f"{PAPER_BYTES_CHANGE:+.0%}). Each partition's merge takes its share of level 0 "
+    rocks = max((abs(c) for c in rocksdb), default=None)
+    if worst <= SAME_BYTES and (rocks is None or rocks <= SAME_BYTES):
+        also = ("" if rocks is None else
+                f", and RocksDB with the partitioner within {rocks:.1%}")
+        return (f"Who was right about the bytes: the model. The native engine writes within "
+                f"{worst:.1%} of the same bytes with ten partitions as with one{also} (the "
+                f"paper: {PAPER_BYTES_CHANGE:+.0%}). Each partition's merge takes its share of "
+                "level 0 "
                 "with its share of Level 1, so together they write what one merge of the whole "
                 "would (P6); what changes is how often Level 1 is merged (P times) and how "
                 "large each merge is (1/P), and Level 1's files, cut at the partitions, are "
                 "smaller, so more merges go on from Level 1 to Level 2.")
-    return (f"Who was right about the bytes: not the model. The engine's bytes change by up to "
-            f"{worst:.1%} with ten partitions (the model: "
+    return (f"Who was right about the bytes: not the model. The bytes change by up to "
+            f"{max(worst, rocks or 0.0):.1%} with ten partitions (the model: "
             f"{max(abs(p) for _, p in changes):.1%}; the paper: {PAPER_BYTES_CHANGE:+.0%}).")
 
 

@@ -302,6 +302,8 @@ def _database(exported: Any, workdir: str | Path | None, cache_bytes: int = 0,
     with tempfile.TemporaryDirectory(prefix="wacky-rocksdb-", dir=workdir) as tmp:
         options = Path(tmp) / "OPTIONS"
         options.write_text(exported.options_file())
+        if exported.partitions > 1:  # the bridge sets the partitioner (RocksDBExport)
+            how = {**how, "partitions": exported.partitions}
         yield native.Database(str(Path(tmp) / "db"), str(options),
                               cache_bytes or BLOCK_CACHE_BYTES, fill_cache=cache_bytes > 0, **how)
 
@@ -469,7 +471,8 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
         dynamic=compaction.sizing == "dynamic", level_base_bytes=compaction.level_base_bytes)
     exported = rocksdb_export(design, system, compaction.level1_runs, compaction.file_bytes,
                               compaction.file_pick, **sizing, universal=compaction.universal,
-                              side_runs=compaction.side_runs)
+                              side_runs=compaction.side_runs,
+                              l0_partitions=compaction.l0_partitions)
     if exported.grade == "needs-driver":
         knobs = "; ".join(f"{g.knob}: {g.note}" for g in exported.grades
                           if g.grade == "needs-driver")

@@ -321,7 +321,8 @@ SWEEPS = {s.name: s for s in (
     CaseSet("l2sm", "validation.side_runs", "L2SM's per-level log: write amplification and "
             "merges with and without it, model (L1) and engine", 1.0),
     CaseSet("ohdb", "validation.partitions", "OHDB's partitioned level 0: bytes and merges "
-            "per level at P = 1 and 10, triggers 1 and 4, model (P6) and engine", 0.5),
+            "per level at P = 1 and 10, triggers 1 and 4, model (P6), the native engine and "
+            "stock RocksDB with a partitioner", 1.5, workers=1),
     CaseSet("smoke", "validation.cases", "eight designs over the three windows, at a small "
             "scale", 0.5),
 )}

@@ -146,7 +146,7 @@ def export_command(
         c = _stock_compaction(compaction)
         exported = rocksdb_export(design.resolve(system), system, level0_trigger=c.level1_runs,
                                   file_bytes=c.file_bytes, file_pick=c.file_pick,
-                                  side_runs=c.side_runs)
+                                  side_runs=c.side_runs, l0_partitions=c.l0_partitions)
     except ValueError as e:
         raise ValueError(compaction_flags(str(e))) from None
     text = json.dumps(exported.to_dict(), indent=2) if as_json else exported.options_file()

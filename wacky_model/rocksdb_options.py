@@ -77,6 +77,10 @@ class RocksDBExport:
     style: str  # "level" or "universal"
     options: tuple[RocksOption, ...]
     grades: tuple[KnobGrade, ...]
+    # OHDB's partitions as RocksDB can have them: an sst_partitioner_factory cutting output
+    # files at P equally spaced keys, set by the bridge (rocksdb_bridge/src/key_partitioner.h):
+    # a custom factory has no spelling in an OPTIONS file. 1: none.
+    partitions: int = 1
 
     @property
     def grade(self) -> str:
@@ -132,6 +136,8 @@ class RocksDBExport:
             "options": [{"section": o.section, "name": o.name, "value": o.value,
                          "reason": o.reason} for o in self.options],
             "rocksdb_version": OPTIONS_FOR_VERSION,
+            # set by the bridge, not by the OPTIONS file (the l0_partitions grade says so)
+            **({"bridge_partitions": self.partitions} if self.partitions > 1 else {}),
         }
 
 
@@ -155,7 +161,7 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
                    file_pick: str = "least_overlap", dynamic: bool | None = None,
                    level_base_bytes: int | None = None,
                    universal: UniversalOptions | None = None,
-                   side_runs: tuple[str, ...] = ()) -> RocksDBExport:
+                   side_runs: tuple[str, ...] = (), l0_partitions: int = 1) -> RocksDBExport:
     """The stock RocksDB options closest to ``design`` on ``system`` (a fixed buffer; a memory
     budget is split as ``analyze`` does), with a reason for each and a grade for each knob.
 
@@ -173,6 +179,10 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     names the native engine's side runs the configuration has (``Compaction.side_runs``:
     "l2sm_log", "lsbm_buffer"): stock RocksDB has neither, so each is graded needs-driver and
     left out."""
+    if (isinstance(l0_partitions, bool) or not isinstance(l0_partitions, int)
+            or not 1 <= l0_partitions <= 1024):
+        raise ValueError(f"l0_partitions must be a whole number in [1, 1024]; got "
+                         f"{l0_partitions!r}")
     unknown = set(side_runs) - set(SIDE_RUNS)
     if unknown:
         raise ValueError(f"side_runs must name {' or '.join(SIDE_RUNS)}; got "
@@ -345,7 +355,20 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     _table_options(opt, system)
     grades.append(_filter_grade(design, system))
     grades += [KnobGrade(name, "needs-driver", SIDE_RUNS[name]) for name in side_runs]
-    return RocksDBExport(design, system, style, tuple(options), tuple(grades))
+    if l0_partitions > 1:
+        if style != "level":
+            raise ValueError("l0_partitions > 1 needs leveled compaction: universal compaction "
+                             "merges whole sorted runs, which a partition's merge cannot take "
+                             "apart")
+        grades.append(KnobGrade(
+            "l0_partitions", "approximate",
+            f"RocksDB cuts every compaction's output files at the {l0_partitions - 1} partition "
+            "keys (sst_partitioner_factory, set by wacky's bridge: a custom factory has no "
+            "OPTIONS-file spelling, so this file alone does not partition), but it does not "
+            "cut flushes and its level-0 trigger counts every level-0 file: partitions do not "
+            "merge into Level 1 on their own, as OHDB's do (docs/MODEL.md P6)"))
+    return RocksDBExport(design, system, style, tuple(options), tuple(grades),
+                         partitions=l0_partitions)
 
 
 def check_file_bytes(file_bytes: int | None, system: System, level1_bytes: float) -> int:

@@ -337,9 +337,6 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
   stats_ = stats;
   next_ = current_;
   if (next_.levels.empty()) next_.levels.resize(1);  // an engine always has Level L
-  std::vector<std::unique_ptr<EntrySource>> incoming;
-  incoming.push_back(std::make_unique<BufferSource>(&buffer_, buffer_.SortedSlots()));
-
   IOTag flush_tag;
   flush_tag.purpose = Purpose::kFlush;
   if (options_.l0_partitions > 1) {
@@ -347,6 +344,8 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
     for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
     return;
   }
+  std::vector<std::unique_ptr<EntrySource>> incoming;
+  incoming.push_back(std::make_unique<BufferSource>(&buffer_, buffer_.SortedSlots()));
   if (FlushStagesInLevel0(options_, current_)) {
     MergeInto(-1, std::move(incoming), 0, 0, false, &stats->For(flush_tag));
     ++counts_.flushes;

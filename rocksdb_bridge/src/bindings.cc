@@ -47,10 +47,10 @@ PYBIND11_MODULE(_rocksdb, m) {
   m.def("check_options_file", &wacky_rocksdb::CheckOptionsFile, py::arg("path"));
   py::class_<Database>(m, "Database")
       .def(py::init<const std::string&, const std::string&, size_t, const std::vector<double>&,
-                    bool, bool>(),
+                    bool, bool, int>(),
            py::arg("path"), py::arg("options_file"), py::arg("block_cache_bytes"),
            py::arg("filter_bits_per_level") = std::vector<double>{}, py::arg("driven") = false,
-           py::arg("fill_cache") = false)
+           py::arg("fill_cache") = false, py::arg("partitions") = 1)
       .def("set_next_file_bits", &Database::SetNextFileBits, py::arg("bits_per_key"))
       .def("compact_files",
            [](Database& db, const std::vector<std::string>& inputs, int output_level) {
@@ -76,6 +76,8 @@ PYBIND11_MODULE(_rocksdb, m) {
           d["bytes"] = f.bytes;
           d["smallest_seqno"] = f.smallest_seqno;
           d["largest_seqno"] = f.largest_seqno;
+          d["smallest_key"] = f.smallest_key;
+          d["largest_key"] = f.largest_key;
           out.append(d);
         }
         return out;

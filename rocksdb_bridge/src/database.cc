@@ -1,6 +1,7 @@
 #include "database.h"
 
 #include "driver_filter_policy.h"
+#include "key_partitioner.h"
 #include "level_filter_policy.h"
 
 #include <rocksdb/cache.h>
@@ -39,6 +40,12 @@ std::string EncodeKey(uint64_t key) {
   return out;
 }
 
+uint64_t DecodeKey(const std::string& key) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < key.size() && i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(key[i]);
+  return v;
+}
+
 void LoadOptions(const std::string& options_file, rocksdb::DBOptions* db_options,
                  rocksdb::ColumnFamilyOptions* cf_options) {
   rocksdb::ConfigOptions config;
@@ -73,7 +80,7 @@ std::string Relative(const std::string& name) {
 
 Database::Database(const std::string& path, const std::string& options_file,
                    size_t block_cache_bytes, const std::vector<double>& filter_bits_per_level,
-                   bool driven, bool fill_cache)
+                   bool driven, bool fill_cache, int partitions)
     : fill_cache_(fill_cache) {
   rocksdb::DBOptions db_options;
   rocksdb::ColumnFamilyOptions cf_options;
@@ -111,6 +118,12 @@ Database::Database(const std::string& path, const std::string& options_file,
   if (driven) {
     driver_filter_ = std::make_shared<DriverFilterPolicy>(10.0);
     table->filter_policy = driver_filter_;
+  }
+  if (partitions != 1) {
+    if (cf_options.sst_partitioner_factory)
+      throw std::invalid_argument("the OPTIONS file sets its own sst_partitioner_factory: give "
+                                  "no partitions");
+    cf_options.sst_partitioner_factory = std::make_shared<KeyPartitionerFactory>(partitions);
   }
   rocksdb::Options options(db_options, cf_options);
   rocksdb::DB* raw = nullptr;
@@ -277,7 +290,8 @@ std::vector<FileInfo> Database::LiveFiles() const {
   std::vector<FileInfo> out;
   for (const auto& f : files) {
     out.push_back({Relative(f.relative_filename), f.level, f.num_entries, f.size,
-                   f.smallest_seqno, f.largest_seqno});
+                   f.smallest_seqno, f.largest_seqno, DecodeKey(f.smallestkey),
+                   DecodeKey(f.largestkey)});
   }
   return out;
 }

@@ -38,6 +38,8 @@ struct FileInfo {
   uint64_t bytes;
   uint64_t smallest_seqno;
   uint64_t largest_seqno;
+  uint64_t smallest_key = 0;  // the bridge's keys, decoded
+  uint64_t largest_key = 0;
 };
 
 // What one CompactFiles call wrote.
@@ -69,9 +71,11 @@ class Database {
   // policy becomes a DriverFilterPolicy (SetNextFileBits). `fill_cache`: GetMany inserts the
   // data blocks it reads into the cache (a cache sized for the workload); otherwise reads only
   // look blocks up, so with an empty cache every data block read is a miss.
+  // `partitions` > 1 sets the column family's sst_partitioner_factory to a
+  // KeyPartitionerFactory (key_partitioner.h): output files never span one of its cuts.
   Database(const std::string& path, const std::string& options_file, size_t block_cache_bytes,
            const std::vector<double>& filter_bits_per_level = {}, bool driven = false,
-           bool fill_cache = false);
+           bool fill_cache = false, int partitions = 1);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "key_partitioner.h"
 #include "testharness.h"
 
 namespace wacky_rocksdb {
@@ -94,6 +95,33 @@ TEST(Database, CompactFilesMergesLevelZeroFiles) {
   PutKeys(&db, 2, 1);
   db.Flush();
   CHECK_EQ(db.CompactFiles(Names(db), 0).records, uint64_t{3000});
+}
+
+TEST(Database, PartitionsCutEveryCompactionOutputAtTheirKeys) {
+  wacky::test::TempDir dir;
+  const std::string options = WriteOptionsFile(
+      dir, "OPTIONS", "  level0_file_num_compaction_trigger=2\n  write_buffer_size=65536\n"
+                      "  target_file_size_base=16384\n  max_bytes_for_level_base=131072\n");
+  KeyPartitionerFactory cuts(4);
+  Database db(dir.path() + "/db", options, 1 << 20, {}, false, false, /*partitions=*/4);
+  std::vector<uint64_t> keys(20000);
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = (i + 1) * 0x9E3779B97F4A7C15ull;
+  std::vector<uint8_t> values(keys.size() * 16, 7);
+  db.PutMany(keys.data(), keys.size(), values.data(), 16);
+  db.Flush();
+  db.WaitForBackgroundWork(60.0);
+  auto partition = [&](uint64_t k) {
+    std::string enc(8, '\0');
+    for (int i = 7; i >= 0; --i, k >>= 8) enc[i] = static_cast<char>(k & 0xff);
+    return cuts.PartitionOf(enc);
+  };
+  size_t below = 0;
+  for (const auto& f : db.LiveFiles()) {
+    if (f.level == 0) continue;  // flushes are not partitioned (key_partitioner.h)
+    ++below;
+    CHECK_EQ(partition(f.smallest_key), partition(f.largest_key));
+  }
+  CHECK(below > 4);
 }
 
 TEST(Database, DriverCallsNeedADrivenDatabase) {
