@@ -60,6 +60,13 @@ def _runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
         for c in ohdb_cases() + ohdb_cases("rocksdb")]
 
 
+def _largest(write_amp: Sequence[float], merges: Sequence[float], scale: Scale) -> float:
+    """Entries written per merge into the level whose merges are largest on average."""
+    F = scale.buffer_bytes // scale.entry_bytes  # entries per flush (one buffer)
+    return max((w * F / m for w, m in zip(write_amp, merges, strict=False) if m > 0),
+               default=0.0)
+
+
 def _levels(r: ValidationResult) -> dict[str, list[float]]:
     return r.detail("per_level") or {}
 
@@ -85,10 +92,15 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
                      _fmt(lv["write_amp"]), _fmt(lv["model_write_amp"]),
                      _fmt(lv["merges_per_flush"]), _fmt(lv["model_merges_per_flush"]),
                      f"{max(abs(e) for e in err):.1%}", f"{r.measured.zero_result_read:.4f}",
-                     f"{r.predicted.zero_result_read:.4f}"])
+                     f"{r.predicted.zero_result_read:.4f}",
+                     f"{_largest(lv['write_amp'], lv['merges_per_flush'], sc):,.0f}",
+                     f"{_largest(lv['model_write_amp'], lv['model_merges_per_flush'], sc):,.0f}"])
     body = [*table(["case", "WA", "model", "WA per level (Level 1 first)", "model",
                     "merges per flush per level", "model", "worst level",
-                    "zero-result I/O", "model"], rows), "",
+                    "zero-result I/O", "model", "largest merge", "model"], rows), "",
+            "The largest merge is the level whose merges write the most entries on average "
+            "(entries written into it per flush over its merges per flush; Level 1's include "
+            "the flushes): P partitions make the merges into Level 1 P times smaller.", "",
             "A lookup probes only its own partition's level-0 runs, so zero-result reads pay "
             "the false positives of (k - 1)/2 of them on average, as without partitions (P3); "
             "had it probed every partition's, P = 10 at trigger 4 would pay about ten times "
