@@ -744,6 +744,46 @@ def replay_command(
     _fail_on_wrong_answers(result["get_misses"], result["zero_hits"], result["wrong_values"])
 
 
+@app.command("calibrate")
+def calibrate_command(
+    directory: Annotated[Path, typer.Option(
+        "--dir", help="A directory on the device to measure (a scratch file is written there "
+        "and deleted); it must take direct I/O, so not tmpfs.")] = Path("."),
+    size_mib: Annotated[float, typer.Option(
+        "--size-mib", help="The scratch file's size in MiB, at least 4: large against the "
+        "device's cache.")] = 256.0,
+    random_seconds: Annotated[float, typer.Option(
+        "--random-seconds", help="How long to time random block reads, in (0, 600].")] = 2.0,
+    cpu: Annotated[bool, typer.Option(
+        "--cpu/--no-cpu", help="Also time the native engine's CPU per entry merged and per "
+        "filter probe.")] = True,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="Write the profile as JSON there (readable by "
+        "wacky_model.devices.read_profile).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Measure this machine with direct I/O (sequential write and read bandwidth, random block
+    reads at queue depth 1) and the native engine's CPU, and print or write the profile."""
+    from validation.calibrate import calibrate
+    from wacky_model.devices import UNITS, write_profile
+
+    _check_writable(out, "--out")
+    profile = calibrate(directory, size_mib, random_seconds=random_seconds, cpu=cpu,
+                        report=lambda m: print(m, file=sys.stderr))
+    if out is not None:
+        write_profile(profile, out)
+        print(f"wrote {out}", file=sys.stderr)
+    if as_json:
+        _print_json(profile.to_dict())
+        return
+    print(f"{profile.name} ({profile.method})")
+    for name, unit in UNITS.items():
+        value = getattr(profile, name)
+        if value is not None:
+            shown = f"{value:>14,}" if isinstance(value, int) else f"{value:>14,.1f}"
+            print(f"  {name:<24} {shown}   {unit}")
+
+
 @app.command("verify")
 def verify_command(
     path: Annotated[Path, typer.Argument(help="An engine directory (not open).")],

@@ -1,0 +1,179 @@
+"""``wacky calibrate``: measure this machine's storage with direct I/O, and the native engine's
+CPU, into a :class:`wacky_model.devices.DeviceProfile` (issue 34).
+
+Storage, in one scratch file under the directory given (deleted after):
+* sequential write: the file written in chunks of 1 MiB through ``O_DIRECT``, then fsync'd;
+* sequential read: the same file read back in chunks of 1 MiB through ``O_DIRECT``;
+* random reads: blocks at random aligned offsets, one at a time (queue depth 1), through
+  ``O_DIRECT``, for the time given: IOPS and mean latency.
+Direct I/O bypasses the page cache, as the papers measure; a file system in memory (tmpfs, which
+takes O_DIRECT on recent kernels) or one without direct I/O is refused, naming the directory.
+fio is not used: the project does not install it.
+
+CPU (the native engine, from its own stats): a load into a file-granular tree on tmpfs when
+there is one, so the device hardly counts, with the process's CPU time per entry its flushes and
+merges wrote; then zero-result lookups with every block cached, whose CPU time per filter probe
+is the lookups' CPU over the runs each one's filters are asked (one per level holding data).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import secrets
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from wacky_model.devices import DeviceProfile
+
+CHUNK = 1 << 20
+MIN_BYTES = 4 * CHUNK
+ENGINE_ENTRIES = 200_000
+METHOD = "O_DIRECT from Python"
+
+
+def _buffer(n: int) -> mmap.mmap:
+    """n bytes aligned to a page (O_DIRECT needs aligned memory), random so nothing compresses."""
+    buf = mmap.mmap(-1, n)
+    buf.write(secrets.token_bytes(n))
+    return buf
+
+
+MEMORY_FILESYSTEMS = ("tmpfs", "ramfs")
+
+
+def filesystem(directory: Path) -> str:
+    """The type of the file system holding ``directory`` (the longest mount point over it in
+    /proc/self/mounts; "" where there is none)."""
+    target, found, kind = str(directory.resolve()), -1, ""
+    try:
+        lines = Path("/proc/self/mounts").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 3:
+            continue
+        point = parts[1].replace("\\040", " ")
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and len(point) > found:
+            found, kind = len(point), parts[2]
+    return kind
+
+
+def _open_direct(path: Path, flags: int) -> int:
+    try:
+        return os.open(path, flags | os.O_DIRECT, 0o600)
+    except OSError as e:
+        raise ValueError(f"{path.parent} does not take direct I/O (O_DIRECT: {e.strerror}); "
+                         "give --dir a directory on a disk, not tmpfs") from None
+
+
+def measure_storage(directory: str | Path, size_bytes: int, block_bytes: int = 4096,
+                    random_seconds: float = 1.0) -> dict[str, float]:
+    """Sequential write and read bandwidth (MB/s) of a file of ``size_bytes`` under
+    ``directory``, and random block reads of ``block_bytes`` for ``random_seconds``."""
+    d = Path(directory)
+    if not d.is_dir():
+        raise ValueError(f"--dir {d} is not a directory")
+    if filesystem(d) in MEMORY_FILESYSTEMS:
+        raise ValueError(f"--dir {d} is on {filesystem(d)}, a file system in memory: direct "
+                         "I/O there measures memory, not a device; give a directory on a disk")
+    if size_bytes < MIN_BYTES:
+        raise ValueError(f"--size-mib must be at least {MIN_BYTES >> 20}; got "
+                         f"{size_bytes / CHUNK:g}")
+    if shutil.disk_usage(d).free < 2 * size_bytes:
+        raise ValueError(f"{d} has less than twice --size-mib free")
+    size = size_bytes // CHUNK * CHUNK
+    buf = _buffer(CHUNK)
+    path = d / f".wacky-calibrate-{secrets.token_hex(4)}"
+    try:
+        fd = _open_direct(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        try:
+            start = time.perf_counter()
+            for _ in range(size // CHUNK):
+                os.write(fd, buf)
+            os.fsync(fd)
+            write_s = time.perf_counter() - start
+        finally:
+            os.close(fd)
+        fd = _open_direct(path, os.O_RDONLY)
+        try:
+            start = time.perf_counter()
+            while os.readv(fd, [buf]) > 0:
+                pass
+            read_s = time.perf_counter() - start
+            block = mmap.mmap(-1, block_bytes)
+            rng = np.random.default_rng()
+            offsets = rng.integers(0, size // block_bytes, 1 << 20) * block_bytes
+            n, start = 0, time.perf_counter()
+            deadline = start + random_seconds
+            while True:
+                os.preadv(fd, [block], int(offsets[n % offsets.size]))
+                n += 1
+                if n % 64 == 0 and time.perf_counter() >= deadline:
+                    break
+            rand_s = time.perf_counter() - start
+        finally:
+            os.close(fd)
+    finally:
+        path.unlink(missing_ok=True)
+    return {"seq_write_mb_s": size / write_s / 1e6, "seq_read_mb_s": size / read_s / 1e6,
+            "rand_read_iops": n / rand_s, "rand_read_latency_us": rand_s / n * 1e6}
+
+
+def measure_cpu(entries: int = ENGINE_ENTRIES) -> dict[str, float]:
+    """The native engine's CPU per entry written by flushes and merges, and per filter probe of a
+    zero-result lookup with every block cached."""
+    from native_engine import Engine
+
+    shm = Path("/dev/shm")
+    with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
+        e = Engine(Path(tmp) / "db", T=10, C=9, X=1, K=0, Z=0, entry_bytes=128,
+                   block_bytes=4096, buffer_bytes=256 << 10, granularity="file", wal=False,
+                   bits_per_entry=10, cache_bytes=entries * 128 * 2)
+        rng = np.random.default_rng(7)
+        keys = rng.integers(1, 2**63, entries, dtype=np.uint64)
+        values = np.zeros((4096, 120), dtype=np.uint8)
+        start = time.process_time()
+        for i in range(0, entries, 4096):
+            part = keys[i:i + 4096]
+            e.put_many(part, values[: part.size])
+        e.flush()
+        write_cpu = time.process_time() - start
+        stats = e.stats()
+        written = (stats["merge_total"]["bytes_written"] + stats["flush"]["bytes_written"]) / 128
+        levels = sum(1 for level in e.levels() if level["level"] >= 1 and level["entries"])
+        absent = rng.integers(2**63, 2**64 - 1, 50_000, dtype=np.uint64)
+        e.get_many(absent)  # warm the cache with the false positives' blocks
+        start = time.process_time()
+        for _ in range(4):
+            e.get_many(absent)
+        probe_cpu = time.process_time() - start
+        e.close()
+    return {"cpu_ns_per_entry_merged": write_cpu / written * 1e9,
+            "cpu_ns_per_probe": probe_cpu / (4 * absent.size * max(levels, 1)) * 1e9}
+
+
+def calibrate(directory: str | Path, size_mib: float = 256, block_bytes: int = 4096,
+              random_seconds: float = 2.0, cpu: bool = True,
+              report: Callable[[str], None] = lambda _: None) -> DeviceProfile:
+    """This machine's profile: storage under ``directory`` (a file of ``size_mib`` MiB), and
+    with ``cpu`` the native engine's CPU."""
+    if not isinstance(size_mib, (int, float)) or isinstance(size_mib, bool) or size_mib <= 0:
+        raise ValueError(f"--size-mib must be a number above 0; got {size_mib!r}")
+    if not isinstance(random_seconds, (int, float)) or not 0 < random_seconds <= 600:
+        raise ValueError(f"--random-seconds must be in (0, 600]; got {random_seconds!r}")
+    report(f"storage: {size_mib:g} MiB under {directory}")
+    storage = measure_storage(directory, int(size_mib * CHUNK), block_bytes, random_seconds)
+    cpu_figures: dict[str, float] = {}
+    if cpu:
+        report("CPU: the native engine")
+        cpu_figures = measure_cpu()
+    return DeviceProfile(name=str(Path(directory).resolve()), block_bytes=block_bytes,
+                         method=METHOD, **storage, **cpu_figures)

@@ -1,0 +1,99 @@
+"""A device and CPU profile: what one machine's storage and the native engine's CPU do, in plain
+units (issue 34). ``wacky calibrate`` measures one (validation/calibrate.py); a profile can also
+be written by hand for another machine (an NVMe, a cloud volume) as a JSON file with the same
+fields, and :func:`read_profile` reads it back, naming the file and the field it refuses.
+
+The time model (throughput, stalls) and per-level devices price I/O with it; the I/O counts stay
+the cost model's."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import MISSING, asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+# What a profile's numbers mean, for messages and the JSON file's readers.
+UNITS = {
+    "seq_write_mb_s": "sequential write bandwidth, MB/s (10^6 bytes), direct I/O",
+    "seq_read_mb_s": "sequential read bandwidth, MB/s, direct I/O",
+    "rand_read_iops": "random block reads per second at queue depth 1, direct I/O",
+    "rand_read_latency_us": "mean random block-read latency, microseconds",
+    "block_bytes": "the block size of the random reads, bytes",
+    "cpu_ns_per_entry_merged": "the native engine's CPU per entry a flush or merge writes, ns",
+    "cpu_ns_per_probe": "the native engine's CPU per filter probe of a lookup, ns",
+}
+
+
+@dataclass(frozen=True)
+class DeviceProfile:
+    """One device and the engine's CPU on its machine. ``name`` says which (a path or a label);
+    ``method`` how it was obtained ("O_DIRECT from Python", or "by hand"). The CPU figures may be
+    None (not measured)."""
+
+    name: str
+    seq_write_mb_s: float
+    seq_read_mb_s: float
+    rand_read_iops: float
+    rand_read_latency_us: float
+    block_bytes: int = 4096
+    cpu_ns_per_entry_merged: float | None = None
+    cpu_ns_per_probe: float | None = None
+    method: str = "by hand"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"name must be a non-empty string; got {self.name!r}")
+        for f in ("seq_write_mb_s", "seq_read_mb_s", "rand_read_iops", "rand_read_latency_us",
+                  "cpu_ns_per_entry_merged", "cpu_ns_per_probe"):
+            v = getattr(self, f)
+            if v is None and f.startswith("cpu_"):
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (
+                    math.isfinite(v) and v > 0):
+                raise ValueError(f"{f} ({UNITS[f]}) must be a number above 0; got {v!r}")
+        b = self.block_bytes
+        if isinstance(b, bool) or not isinstance(b, int) or b < 512 or b & (b - 1):
+            raise ValueError(f"block_bytes must be a power of two of at least 512; got {b!r}")
+
+    def block_read_seconds(self) -> float:
+        """The time of one random block read (1 / IOPS at queue depth 1)."""
+        return 1.0 / self.rand_read_iops
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "units": UNITS}
+
+    @staticmethod
+    def from_dict(doc: dict[str, Any], where: str = "the profile") -> DeviceProfile:
+        if not isinstance(doc, dict):
+            raise ValueError(f"{where} must be a JSON object; got {type(doc).__name__}")
+        known = {f.name for f in fields(DeviceProfile)}
+        unknown = sorted(set(doc) - known - {"units"})
+        if unknown:
+            raise ValueError(f"{where} has unknown fields: {', '.join(unknown)} (known: "
+                             f"{', '.join(sorted(known))})")
+        missing = [f.name for f in fields(DeviceProfile)
+                   if f.default is MISSING and f.name not in doc]
+        if missing:
+            raise ValueError(f"{where} lacks {', '.join(missing)}")
+        try:
+            return DeviceProfile(**{k: v for k, v in doc.items() if k in known})
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+
+
+def read_profile(path: str | Path) -> DeviceProfile:
+    """A profile from its JSON file; ValueError naming the file for anything wrong."""
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"no profile at {p}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{p} is not a JSON profile: {e}") from None
+    return DeviceProfile.from_dict(doc, str(p))
+
+
+def write_profile(profile: DeviceProfile, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(profile.to_dict(), indent=2) + "\n", encoding="utf-8")
