@@ -21,6 +21,7 @@ UNITS = {
     "rand_read_iops": "random block reads per second at queue depth 1, direct I/O",
     "rand_read_latency_us": "mean random block-read latency, microseconds",
     "block_bytes": "the block size of the random reads, bytes",
+    "cpu_ns_per_put": "the native engine's CPU per put into its buffer, ns",
     "cpu_ns_per_entry_merged": "the native engine's CPU per entry a flush or merge writes, ns",
     "cpu_ns_per_probe": "the native engine's CPU per filter probe of a lookup, ns",
 }
@@ -38,6 +39,7 @@ class DeviceProfile:
     rand_read_iops: float
     rand_read_latency_us: float
     block_bytes: int = 4096
+    cpu_ns_per_put: float | None = None
     cpu_ns_per_entry_merged: float | None = None
     cpu_ns_per_probe: float | None = None
     method: str = "by hand"
@@ -46,7 +48,7 @@ class DeviceProfile:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string; got {self.name!r}")
         for f in ("seq_write_mb_s", "seq_read_mb_s", "rand_read_iops", "rand_read_latency_us",
-                  "cpu_ns_per_entry_merged", "cpu_ns_per_probe"):
+                  "cpu_ns_per_put", "cpu_ns_per_entry_merged", "cpu_ns_per_probe"):
             v = getattr(self, f)
             if v is None and f.startswith("cpu_"):
                 continue
