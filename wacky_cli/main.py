@@ -757,9 +757,7 @@ def calibrate_command(
     cpu: Annotated[bool, typer.Option(
         "--cpu/--no-cpu", help="Also time the native engine's CPU per entry merged and per "
         "filter probe.")] = True,
-    out: Annotated[Path | None, typer.Option(
-        "--out", help="Write the profile as JSON there (readable by "
-        "wacky_model.devices.read_profile).")] = None,
+    out: OutFile = None,  # type: ignore[assignment]  # optional here: no file without it
     as_json: JsonFlag = False,
 ) -> None:
     """Measure this machine with direct I/O (sequential write and read bandwidth, random block

@@ -216,9 +216,9 @@ _COMPACTION_FLAGS = (
 CacheBytesFlag = Annotated[int, FLAGS["cache_bytes"].option()]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 OutFile = Annotated[Path, typer.Option(
-    "--out", help="File to write: frontier's HTML page, the table of validate --sweep, or "
-    "the OPTIONS file of export and of recommend --target rocksdb (export: its JSON with "
-    "--json; standard output without --out).")]
+    "--out", help="File to write: frontier's HTML page, the table of validate --sweep, the "
+    "OPTIONS file of export and of recommend --target rocksdb (export: its JSON with --json; "
+    "standard output without --out), or calibrate's profile as JSON.")]
 
 
 @dataclass(frozen=True)
