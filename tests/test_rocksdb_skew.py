@@ -49,7 +49,10 @@ def test_a_skewed_stock_run_answers_right_and_is_predicted(workdir, design) -> N
         assert half <= r.detail("skew")["warmup_writes"] < half + chunk
     else:  # universal: from the full merge U5's cycle starts at to the next, as U5 prices it
         assert r.detail("window_complete")
-        assert 0.5 < r.window_writes / r.detail("model_cycle_writes") < 2.0
+        # Where RocksDB's background compaction puts its full merges varies from run to run:
+        # windows of 0.49 to 1.36 model cycles over six runs of this test on 2026-11-27 (two
+        # CI runs at 0.49). The bound checks the window is about one cycle, not that length.
+        assert 0.4 < r.window_writes / r.detail("model_cycle_writes") < 2.5
     # Loose: the figures the sweep reports are in docs/VALIDATION.md (wacky sweep rocksdb-skew).
     assert abs(p.cache_hit_rate - m.cache_hit_rate) < 0.1
     assert abs(p.point_read_uniform - m.point_read_uniform) < 0.2
