@@ -89,7 +89,8 @@ def test_stock_rocksdb_takes_partitions_through_the_bridge(tmp_path) -> None:
     assert any(g.knob == "l0_partitions" and "sst_partitioner_factory" in g.note
                for g in e.grades)
     assert "sst_partitioner_factory=" not in e.options_file()  # said in a comment, not set
-    with pytest.raises(ValueError, match="l0_partitions > 1 needs leveled compaction"):
+    with pytest.raises(ValueError, match="partitioned level 0 .* with RocksDB's universal "
+                       "compaction .* is not supported"):
         rocksdb_export(Design(4, 3, 1, 1, 1), System(), l0_partitions=10)
     bridge()
     scale = Scale(entries=20_000, buffer_bytes=32 << 10, reads=500)

@@ -37,6 +37,7 @@ FEATURES = {
     "hash_levels": "hash levels given (System.hash_levels)",
     "l2sm_log": "L2SM's per-level log (Compaction(log=Log(...)))",
     "lsbm_buffer": "LSbM's compaction buffer (Compaction(buffer=Buffer(...)))",
+    "l0_partitions": "OHDB's partitioned level 0 (Compaction(l0_partitions=P))",
 }
 
 
@@ -76,6 +77,9 @@ REFUSALS: tuple[Refusal, ...] = (
                                     "merge takes down, one version of a key per table; a batch "
                                     "would break that rule (the buffer has no rule for a batch "
                                     "yet)"),
+    _row("l0_partitions", "universal", "universal compaction merges whole sorted runs, which a "
+                                       "partition's merge cannot take apart (docs/MODEL.md P6)",
+         physical=True),
 )
 
 @dataclass(frozen=True)

@@ -357,9 +357,9 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     grades += [KnobGrade(name, "needs-driver", SIDE_RUNS[name]) for name in side_runs]
     if l0_partitions > 1:
         if style != "level":
-            raise ValueError("l0_partitions > 1 needs leveled compaction: universal compaction "
-                             "merges whole sorted runs, which a partition's merge cannot take "
-                             "apart")
+            from wacky_model.compat import check  # the one table of refused combinations
+
+            check({"l0_partitions", "universal"})
         grades.append(KnobGrade(
             "l0_partitions", "approximate",
             f"RocksDB cuts every compaction's output files at the {l0_partitions - 1} partition "
