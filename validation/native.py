@@ -493,8 +493,11 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
     the read phase (and the mix) replayed from one trace."""
     B = system.entries_per_block
     files = compaction.granularity == "file"
-    predicted = (predict.predict_files(design, system, compaction, workload, range_entries,
-                                       scale.entries) if files
+    # The partial model of the window (P1-P6), kept whole for the per-level figures below.
+    partial = (native_file_costs(design, system, compaction, system.entries,
+                                 float(scale.entries)) if files else None)
+    predicted = (predict.leveled_to_costs(partial, workload, range_entries, B)
+                 if partial is not None
                  else predict.predict_finite(design, system, workload, range_entries,
                                              steady_window=phase == "steady"))
     levels, memory = measured_levels(engine)
@@ -558,9 +561,9 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
                                       for t in phases["mix"].values()) / ops
     if not compaction.is_default:
         detail["compaction"] = asdict(compaction)
-    if files and run is not None:
+    if partial is not None and run is not None:
         detail["merges"] = run.delta.merges
-        detail["per_level"] = _per_level(design, system, compaction, scale, run.delta, run.writes)
+        detail["per_level"] = _per_level(partial.window, system, run.delta, run.writes)
     if compaction.buffer is not None or compaction.log is not None:
         detail["side_runs"] = _side_runs(engine)
     return EngineRun(
@@ -570,12 +573,10 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
         detail=detail)
 
 
-def _per_level(design: Design, system: System, compaction: Compaction, scale: Scale,
-               delta: Counters, writes: int) -> dict[str, Any]:
+def _per_level(w: Any, system: System, delta: Counters, writes: int) -> dict[str, Any]:
     """Per level (Level 1 first, with the flushes), measured and predicted by the partial
-    model (P1-P6): entries written per entry inserted, and merges per flush."""
+    model's window ``w`` (P1-P6): entries written per entry inserted, and merges per flush."""
     B, F = system.entries_per_block, system.buffer_entries
-    w = native_file_costs(design, system, compaction, system.entries, float(scale.entries)).window
     written = [b + (delta.flushed if i == 0 else 0) for i, b in enumerate(delta.merged_per_level)]
     model_w = list(w.level_write_amp)
     model_w[0] += w.write_amp - sum(w.level_write_amp)  # level 0's writes, with Level 1
