@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -129,14 +130,17 @@ def measure_storage(directory: str | Path, size_bytes: int, block_bytes: int = 4
             "rand_read_iops": n / rand_s, "rand_read_latency_us": rand_s / n * 1e6}
 
 
-def _load_cpu(engine: object, keys: np.ndarray) -> float:
-    """CPU seconds of putting ``keys`` (in batches, as validation does) and flushing."""
-    values = np.zeros((4096, 120), dtype=np.uint8)
-    start = time.process_time()
+def load(engine: Any, keys: np.ndarray, flush: bool = False) -> tuple[float, float]:
+    """Puts ``keys`` into ``engine`` in batches of 4096 (as validation does), then with
+    ``flush`` flushes; returns the wall-clock and CPU seconds it took."""
+    values = np.zeros((4096, engine.value_bytes), dtype=np.uint8)
+    start, cpu = time.perf_counter(), time.process_time()
     for i in range(0, keys.size, 4096):
         part = keys[i:i + 4096]
-        engine.put_many(part, values[: part.size])  # type: ignore[attr-defined]
-    return time.process_time() - start
+        engine.put_many(part, values[: part.size])
+    if flush:
+        engine.flush()
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def measure_cpu(entries: int = ENGINE_ENTRIES) -> dict[str, float]:
@@ -151,15 +155,12 @@ def measure_cpu(entries: int = ENGINE_ENTRIES) -> dict[str, float]:
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
         held = Engine(Path(tmp) / "held", T=10, C=9, X=1, K=0, Z=0, entry_bytes=128,
                       block_bytes=4096, buffer_bytes=entries * 256, wal=False)
-        put_cpu = _load_cpu(held, keys)  # the puts alone: nothing flushes
+        put_cpu = load(held, keys)[1]  # the puts alone: nothing flushes
         held.close()
         e = Engine(Path(tmp) / "db", T=10, C=9, X=1, K=0, Z=0, entry_bytes=128,
                    block_bytes=4096, buffer_bytes=256 << 10, granularity="file", wal=False,
                    bits_per_entry=10, cache_bytes=entries * 128 * 2)
-        start = time.process_time()
-        _load_cpu(e, keys)
-        e.flush()
-        write_cpu = max(time.process_time() - start - put_cpu, 1e-9)
+        write_cpu = max(load(e, keys, flush=True)[1] - put_cpu, 1e-9)
         stats = e.stats()
         written = (stats["merge_total"]["bytes_written"] + stats["flush"]["bytes_written"]) / 128
         levels = sum(1 for level in e.levels() if level["level"] >= 1 and level["entries"])

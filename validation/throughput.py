@@ -8,7 +8,6 @@ one the engine measured."""
 from __future__ import annotations
 
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +51,7 @@ def measure(design: Design, granularity: str, entries: int = ENTRIES,
             buffer_bytes: int = BUFFER, bits_per_entry: float = 5.0) -> Measured:
     """Calibrate, then time a load of ``entries`` keys into an empty ``design``."""
     from native_engine import Engine
-    from validation.calibrate import measure_cpu
+    from validation.calibrate import load, measure_cpu
     from validation.runner import validate
 
     cpu = measure_cpu()
@@ -65,18 +64,12 @@ def measure(design: Design, granularity: str, entries: int = ENTRIES,
                          phase="load").predicted.write_amp
     rng = np.random.default_rng(11)
     keys = rng.integers(1, 2**63, entries, dtype=np.uint64)
-    values = np.zeros((4096, scale.entry_bytes - 8), dtype=np.uint8)
     shm = Path("/dev/shm")
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
         e = Engine(Path(tmp) / "db", **design.knobs, entry_bytes=scale.entry_bytes,
                    block_bytes=scale.block_bytes, buffer_bytes=buffer_bytes, wal=False,
                    bits_per_entry=bits_per_entry, granularity=granularity)
-        start, cpu_start = time.perf_counter(), time.process_time()
-        for i in range(0, entries, 4096):
-            part = keys[i:i + 4096]
-            e.put_many(part, values[: part.size])
-        e.flush()
-        wall, cpu_s = time.perf_counter() - start, time.process_time() - cpu_start
+        wall, cpu_s = load(e, keys, flush=True)
         stats = e.stats()
         e.close()
     written = (stats["merge_total"]["bytes_written"] + stats["flush"]["bytes_written"])
