@@ -62,7 +62,7 @@ def _runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
 
 def _largest(write_amp: Sequence[float], merges: Sequence[float], scale: Scale) -> float:
     """Entries written per merge into the level whose merges are largest on average."""
-    F = scale.buffer_bytes // scale.entry_bytes  # entries per flush (one buffer)
+    F = scale.system(None, None).buffer_entries  # entries per flush, as the engine counts
     return max((w * F / m for w, m in zip(write_amp, merges, strict=False) if m > 0),
                default=0.0)
 
