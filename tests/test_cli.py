@@ -398,3 +398,12 @@ def test_analyze_prices_level_0_partitions_on_files_only(wacky):
     bad = wacky("analyze", "--T", "10", "--C", "9", "--X", "1", "--K", "0", "--Z", "0",
                 "--l0-partitions", "10")
     assert bad.returncode == 2 and "--l0-partitions > 1" in bad.stderr
+
+
+def test_partitions_with_universal_compaction_are_refused_in_flags(wacky):
+    """The table's refusal (l0_partitions with universal) reaches the CLI in its flags."""
+    out = wacky("export", "--rocksdb", "--T", "4", "--C", "3", "--X", "1", "--K", "1", "--Z",
+                "1", "--granularity", "file", "--l0-partitions", "4")
+    assert out.returncode == 2
+    assert out.stderr.startswith("error: --l0-partitions with universal compaction")
+    assert "Compaction(" not in out.stderr

@@ -427,7 +427,9 @@ def compaction_flags(message: str) -> str:
     """An API message about the compaction arguments in terms of their flags."""
     from wacky_model.compat import FEATURES
 
-    for name, flag in (("l2sm_log", "--log-ratio"), ("lsbm_buffer", "--compaction-buffer")):
+    for name, flag in (("l2sm_log", "--log-ratio"), ("lsbm_buffer", "--compaction-buffer"),
+                       ("l0_partitions", "--l0-partitions"),
+                       ("universal", "universal compaction (the export's for a tiered design)")):
         message = message.replace(FEATURES[name], flag)
     message = re.sub(r"\blog (ratio|alpha)\b", lambda m: f"--log-{m.group(1)}", message)
     message = re.sub(r"\bbuffer trim\b", "--buffer-trim", message)
