@@ -100,6 +100,9 @@ class WindowCosts:
     # Merges into each level per flush (index 0: Level 1): a level-0 merge is one per
     # partition (P6), a drain one per file it moves.
     level_merges: tuple[float, ...] = ()
+    # P7: the mean share of the key space inside a level's files (index 0: Level 1): a point
+    # read whose key falls outside every file of a level probes none of its filters.
+    level_coverage: tuple[float, ...] = ()
 
     @property
     def nonempty_levels(self) -> float:
@@ -247,6 +250,8 @@ def _walk(policy: LeveledFiles, preload: float, window: float,
     flush_written = 0.0
     sizes = [0.0] * len(S)
     in_use = [0.0] * len(S)
+    cover = [1.0 if s > 0 else 0.0 for s in S]  # P7: a settled start spans the keys
+    covered = [0.0] * len(S)
     level0_sum = 0.0
     for step in range(flushes):
         counting = step >= flushes_before
@@ -256,7 +261,7 @@ def _walk(policy: LeveledFiles, preload: float, window: float,
         # Targets move with the largest level, a flush at a time: taken once per flush.
         targets = _targets(S, policy)
         while len(targets) > len(S):  # Eq 10 asks for a level more: added on top
-            for track in (S, written, merges, sizes, in_use):
+            for track in (S, written, merges, sizes, in_use, cover, covered):
                 track.insert(0, 0.0)
         base = next((i for i, t in enumerate(targets) if t > 0), len(S) - 1)
         if level0 >= k or (policy.targets != "wacky"
@@ -266,16 +271,18 @@ def _walk(policy: LeveledFiles, preload: float, window: float,
                 written[base] += batch + S[base]
                 merges[base] += policy.l0_partitions
             S[base] += batch
+            cover[base] = 1.0  # P7: level 0's runs each span the keys
             level0 = 0
         _drain(S, targets, f, policy.boundary_files, written if counting else None,
-               merges if counting else None, base, policy.l0_partitions)
+               merges if counting else None, base, policy.l0_partitions, cover)
         if counting:
             for i, s in enumerate(S):
                 sizes[i] += s
                 in_use[i] += s > 0
+                covered[i] += cover[i]
             level0_sum += level0
     return _window_result(F, flushes - flushes_before, flush_written, written, sizes, in_use,
-                          level0_sum, merges)
+                          level0_sum, merges, covered)
 
 
 def partition_file(entries: float, file: float, partitions: int) -> float:
@@ -289,10 +296,11 @@ def partition_file(entries: float, file: float, partitions: int) -> float:
 
 def _drain(S: list[float], targets: list[float], f: float, boundary_files: float,
            written: list[float] | None, merges: list[float] | None = None, base: int = 0,
-           partitions: int = 1) -> None:
+           partitions: int = 1, cover: list[float] | None = None) -> None:
     """P2's drains of one tree, in place, the most overfull level first, whole files down until
     below its target; the entries written go to ``written`` and the files moved to ``merges``
-    (when the window counts them). The base level's files are cut at the partitions (P6)."""
+    (when the window counts them), and each level's key coverage (P7) moves with its files
+    into ``cover``. The base level's files are cut at the partitions (P6)."""
     while True:
         over = [i for i in range(len(S) - 1) if S[i] > targets[i]]
         if not over:
@@ -307,8 +315,19 @@ def _drain(S: list[float], targets: list[float], f: float, boundary_files: float
                                           boundary_files)
         if merges is not None:
             merges[i + 1] += moved / fi
+        if cover is not None:
+            _move_cover(cover, i, moved / S[i])
         S[i] -= moved
         S[i + 1] += moved
+
+
+def _move_cover(cover: list[float], i: int, share: float) -> None:
+    """P7: files holding ``share`` of Level i's entries go down. They span that share of the
+    keys Level i covers; Level i+1 gains the part of it its own files did not span (taken
+    as independent of where they lie), and Level i keeps the rest."""
+    gone = cover[i] * share
+    cover[i + 1] = cover[i + 1] + gone * (1.0 - cover[i + 1])
+    cover[i] = cover[i] * (1.0 - share)
 
 
 def _check_window(policy: LeveledFiles, preload: float, window: float) -> None:
@@ -330,7 +349,7 @@ def _flush_counts(policy: LeveledFiles, preload: float, window: float) -> tuple[
 
 def _window_result(F: float, counted: int, flush_written: float, written: list[float],
                    sizes: list[float], in_use: list[float], level0_sum: float,
-                   merges: list[float]) -> WindowCosts:
+                   merges: list[float], covered: list[float]) -> WindowCosts:
     """The window's totals turned into costs per entry inserted and means per flush."""
     inserted = counted * F
     return WindowCosts(
@@ -340,6 +359,7 @@ def _window_result(F: float, counted: int, flush_written: float, written: list[f
         level_in_use=tuple(u / counted for u in in_use),
         level0_runs=level0_sum / counted,
         level_merges=tuple(m / counted for m in merges),
+        level_coverage=tuple(c / counted for c in covered),
     )
 
 
@@ -352,7 +372,8 @@ def _window_result(F: float, counted: int, flush_written: float, written: list[f
 # two agree bit for bit.
 _STATIC, _DYNAMIC, _WACKY = 0, 1, 2
 _RULE_CODES = {"static": _STATIC, "dynamic": _DYNAMIC, "wacky": _WACKY}
-_LEVEL_FIELDS = ("S", "targets", "written", "merges", "sizes", "in_use", "fractions")
+_LEVEL_FIELDS = ("S", "targets", "written", "merges", "sizes", "in_use", "fractions", "cover",
+                 "covered")
 
 
 @dataclass(frozen=True)
@@ -520,6 +541,8 @@ class _Rows:
     merges: np.ndarray  # merges into each level (only while counting)
     sizes: np.ndarray
     in_use: np.ndarray
+    cover: np.ndarray  # P7: each level's share of the keys inside its files
+    covered: np.ndarray  # its sum over the window's flushes
     level0: np.ndarray
     flush_written: np.ndarray
     level0_sum: np.ndarray
@@ -561,6 +584,8 @@ def _start_rows(rules: _Rules, starts: list[list[float]], counts: list[tuple[int
         merges=np.zeros((n, width)),
         sizes=np.zeros((n, width)),
         in_use=np.zeros((n, width)),
+        cover=np.where(S > 0, 1.0, 0.0),
+        covered=np.zeros((n, width)),
         level0=np.zeros(n, dtype=np.int64),
         flush_written=np.zeros(n),
         level0_sum=np.zeros(n),
@@ -628,6 +653,7 @@ def _merge_level0(rows: _Rows, counting: np.ndarray) -> np.ndarray:
         rows.written[go[c], col[c]] += add[c] + old[c]
         rows.merges[go[c], col[c]] += 1.0  # P = 1: the batch walk leaves P > 1 to the scalar
         rows.S[go, col] = old + add
+        rows.cover[go, col] = 1.0
         rows.level0[go] = 0
     return merging
 
@@ -659,6 +685,7 @@ class _Draining:
     at: np.ndarray
     written: np.ndarray  # the walk's, all rows
     merges: np.ndarray  # the walk's, all rows
+    cover: np.ndarray  # P7, changed in place as S is
 
     @staticmethod
     def of(rows: _Rows, at: np.ndarray, counting: np.ndarray) -> _Draining:
@@ -666,15 +693,22 @@ class _Draining:
         return _Draining.make(rows.S if everyone else rows.S[at],
                               rows.targets if everyone else rows.targets[at], rows.rules.f[at],
                               rows.rules.boundary[at], counting[at], at, rows.written,
-                              rows.merges)
+                              rows.merges, rows.cover if everyone else rows.cover[at])
 
     @staticmethod
     def make(S: np.ndarray, targets: np.ndarray, f: np.ndarray, boundary: np.ndarray,
              counting: np.ndarray, at: np.ndarray, written: np.ndarray,
-             merges: np.ndarray) -> _Draining:
+             merges: np.ndarray, cover: np.ndarray) -> _Draining:
         keep = np.maximum(0.0, targets - (f / 2.0)[:, None])
         keep[:, -1] = 0.0
-        return _Draining(S, targets, keep, f, boundary, counting, at, written, merges)
+        return _Draining(S, targets, keep, f, boundary, counting, at, written, merges, cover)
+
+    def move_cover(self, r: np.ndarray, i: np.ndarray, share: np.ndarray) -> None:
+        """:func:`_move_cover` of rows ``r`` from their levels ``i``, the same operations."""
+        c = self.cover
+        gone = c[r, i] * share
+        c[r, i + 1] = c[r, i + 1] + gone * (1.0 - c[r, i + 1])
+        c[r, i] = c[r, i] * (1.0 - share)
 
     def write(self, r: np.ndarray, level: np.ndarray, moved: np.ndarray, upper: np.ndarray,
               lower: np.ndarray) -> None:
@@ -716,6 +750,10 @@ def _drain_chains(d: _Draining, single: np.ndarray, over: np.ndarray) -> np.ndar
     r, i = np.nonzero(drained)
     m = moved[r, i]
     d.write(r, i + 1, m, arrived[r, i] - m / 2, S[r, i + 1] + m / 2)
+    # P7 down the cascade, a level at a time: what a level passes on depends on what it got.
+    for col in np.unique(i):
+        at = i == col
+        d.move_cover(r[at], i[at], m[at] / arrived[r[at], col])
     S[...] = np.where(drained, left, np.where(below & (cols == end), arrived, S))
     return undone
 
@@ -730,6 +768,7 @@ def _drain_once(d: _Draining, g: np.ndarray, over: np.ndarray) -> None:
     size, below = S[g, i], S[g, i + 1]
     moved = size - d.keep[g, i]
     d.write(g, i + 1, moved, size - moved / 2, below + moved / 2)
+    d.move_cover(g, i, moved / size)
     S[g, i] = size - moved
     S[g, i + 1] = below + moved
 
@@ -761,15 +800,18 @@ def _flush(rows: _Rows, counting: np.ndarray) -> None:
         _drain_many(d)
         if d.S is not rows.S:
             rows.S[busy] = d.S
+            rows.cover[busy] = d.cover
         rows.dirty[busy] = True
     if counting.all():  # the window's flushes, the common case: no masks
         rows.sizes[...] += rows.S
         rows.in_use[...] += rows.S > 0
+        rows.covered[...] += rows.cover
         rows.level0_sum[...] += rows.level0
         return
     kept = counting[:, None]
     np.add(rows.sizes, rows.S, out=rows.sizes, where=kept)
     np.add(rows.in_use, rows.S > 0, out=rows.in_use, where=kept)
+    np.add(rows.covered, rows.cover, out=rows.covered, where=kept)
     np.add(rows.level0_sum, rows.level0, out=rows.level0_sum, where=counting)
 
 
@@ -779,7 +821,8 @@ def _finished(rows: _Rows, b: int) -> WindowCosts:
     return _window_result(float(rows.rules.F[b]), int(rows.flushes[b] - rows.flushes_before[b]),
                           float(rows.flush_written[b]), rows.written[b, first:].tolist(),
                           rows.sizes[b, first:].tolist(), rows.in_use[b, first:].tolist(),
-                          float(rows.level0_sum[b]), rows.merges[b, first:].tolist())
+                          float(rows.level0_sum[b]), rows.merges[b, first:].tolist(),
+                          rows.covered[b, first:].tolist())
 
 
 def per_policy(value: object, n: int, name: str, unit: str = "policy") -> list:

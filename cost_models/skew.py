@@ -711,6 +711,9 @@ class _Level:
     # (None: the level's mean entries, as for whole levels; a file-granular level's band
     # varies along the keys, S2f).
     band_entries: float | None = None
+    # P7: the share of the keys inside the files of the level's own run, where a read that
+    # passes the level probes it (a whole level: 1; a file-granular one: the walk's coverage).
+    span: float = 1.0
 
     @property
     def band(self) -> float:
@@ -1364,7 +1367,7 @@ def _false_positive_requests(tree: SkewedTree, level_blocks: np.ndarray,
     # Keys in deeper bands pass every run of Level i; keys of Level i (band i + 1) pass the
     # runs newer than theirs, (a_i - 1) / 2 of them on average (S4).
     runs = tree.runs[:, None]
-    passes = np.where(band > level + 1, runs,
+    passes = np.where(band > level + 1, tree.probed[:, None],
                       np.where(band == level + 1, np.maximum(runs - 1.0, 0.0) / 2.0, 0.0))
     n = tree.fpr[:, None] * passes * keys
     # The hottest keys, up to one a block, are sparse; the rest are bulk: min(n, (blocks -
@@ -1671,11 +1674,16 @@ class SkewedTree:
         return self.reweigh(self.probe_weights)
 
     @functools.cached_property
+    def probed(self) -> np.ndarray:
+        """Runs a read that passes each level probes (:func:`_probed`)."""
+        return _probed(self.levels, self.runs)
+
+    @functools.cached_property
     def weighted_false_positives(self) -> np.ndarray:
         """S8: :attr:`false_positives` with the filters of :attr:`weighted_fpr`."""
         fpr_w, runs, target = self.weighted_fpr, self.runs, self.share[1:]
         passing = np.maximum(1.0 - np.cumsum(self.share)[1:], 0.0)
-        return passing * runs * fpr_w + target * fpr_w * np.maximum(runs - 1.0, 0.0) / 2.0
+        return passing * self.probed * fpr_w + target * fpr_w * np.maximum(runs - 1.0, 0.0) / 2.0
 
     def with_buffer(self, trim: float) -> SkewedTree:
         """This tree with LSbM's compaction buffer trimmed at ``trim`` (B1): the same levels,
@@ -1697,7 +1705,7 @@ class SkewedTree:
         blocks, ``costs(cache_blocks).zero_result_read``: a run's false positive reads a block
         of its level at random, cached with the level's cached share of blocks."""
         cached = _cache_hits(self, cache_blocks)[3]
-        return float(np.sum(self.runs * self.fpr * (1.0 - cached)))
+        return float(np.sum(self.probed * self.fpr * (1.0 - cached)))
 
     def zero_result_bound(self, cache_blocks: float) -> float:
         """Block reads per zero-result lookup that no LRU cache of ``cache_blocks`` blocks
@@ -1705,7 +1713,7 @@ class SkewedTree:
         blocks = np.array([max(lev.entries / self.entries_per_block, 1.0)
                            for lev in self.levels])
         held = np.minimum(1.0, max(float(cache_blocks), 0.0) / blocks)
-        return float(np.sum(self.runs * self.fpr * (1.0 - held)))
+        return float(np.sum(self.probed * self.fpr * (1.0 - held)))
 
     def costs(self, cache_blocks: float) -> SkewedCosts:
         """S5-S7 with an LRU cache of ``cache_blocks`` blocks (0: none), and every cost."""
@@ -1882,7 +1890,7 @@ def tree_of_levels(
     # S4: false positives, with the filters the engine builds.
     fpr = filters.fpr
     runs = np.array([lev.runs for lev in levels])
-    per_level_fp = runs * fpr
+    per_level_fp = _probed(levels, runs) * fpr
     passing = np.maximum(1.0 - np.cumsum(share)[1:], 0.0)  # reads that go past Level i
     target = share[1:]
     fp_i = passing * per_level_fp + target * fpr * np.maximum(runs - 1.0, 0.0) / 2.0
@@ -2154,7 +2162,8 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
         # An L2SM log's files over a key are probed as runs of the level (L1a).
         runs = 1.0 + (float(walk.log_coverage[j]) if walk.log_coverage else 0.0)
         levels.append(_Level(float(E[j]), runs, float(push[t]), np.array(lives), weights_arr,
-                             band_entries=band))
+                             band_entries=band,
+                             span=float(walk.level_coverage[j]) if walk.level_coverage else 1.0))
         level_wa.append(float(wa[t]) + (flush_wa if t == 0 else 0.0))
         walk_level.append(int(j))
     cycle = float(push[-1])
@@ -2502,7 +2511,8 @@ def _cache_key(tree: SkewedTree, cache_blocks: float) -> tuple:
     return (cache_blocks, tree.entries_per_block, tree.reads_per_write, tree.clustered_reads,
             tuple((lev.entries, lev.lives.tobytes(), lev.weights.tobytes())
                   for lev in tree.levels),
-            tree.runs.tobytes(), tree.fpr.tobytes(), tree.share.tobytes(), buffered)
+            tree.runs.tobytes(), tree.probed.tobytes(), tree.fpr.tobytes(),
+            tree.share.tobytes(), buffered)
 
 
 def _kept_cache(tree: SkewedTree, cache_blocks: float
@@ -2686,6 +2696,13 @@ def _solve_cache(tree: SkewedTree, cache_blocks: float
     return hit_level, t_c, kept, cached
 
 
+def _probed(levels: Sequence[_Level], runs: np.ndarray) -> np.ndarray:
+    """Runs a read that passes each level probes: all of them, but the level's own run only
+    where its files span the key (P7: a file-granular level's coverage)."""
+    spans = np.array([lev.span for lev in levels])
+    return runs if np.all(spans == 1.0) else runs - (1.0 - spans)
+
+
 def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
     """:meth:`SkewedTree.costs`."""
     levels = tree.levels
@@ -2710,12 +2727,12 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
         run_lifetime_writes=tuple(float(np.sum(lev.lives * lev.weights)) for lev in levels),
         characteristic_time_writes=t_c,
         # S7f: a zero-result lookup's false positive reads a block of the level at random.
-        zero_result_read=float(np.sum(runs * tree.fpr * (1.0 - cached))),
+        zero_result_read=float(np.sum(tree.probed * tree.fpr * (1.0 - cached))),
         probe_weights=tuple(float(x) for x in tree.probe_weights),
         # S8's what-if prices its own false positives as misses: it is not a cache's what-if.
         weighted_point_read=(float(np.sum(target * (1.0 - hit_level)))
                              + float(tree.weighted_false_positives.sum())),
-        weighted_zero_result_read=float(np.sum(runs * tree.weighted_fpr * (1.0 - cached))),
+        weighted_zero_result_read=float(np.sum(tree.probed * tree.weighted_fpr * (1.0 - cached))),
         buffer_space=float(np.sum(kept * [lev.entries for lev in levels])
                            / max(sum(lev.entries for lev in levels), 1.0)),
         buffer_kept=tuple(float(x) for x in kept) if tree.buffered is not None else (),

@@ -31,7 +31,7 @@ def assert_same(batch: WindowCosts, scalar: WindowCosts, rel: float = 1e-9) -> N
     """Every field within ``rel`` (the batch is built to agree bit for bit)."""
     assert len(batch.level_entries) == len(scalar.level_entries)
     for name in ("write_amp", "level_write_amp", "level_entries", "level_in_use",
-                 "level0_runs"):
+                 "level0_runs", "level_coverage"):
         a, b = getattr(batch, name), getattr(scalar, name)
         for x, y in zip(*(v if isinstance(v, tuple) else (v,) for v in (a, b)), strict=True):
             assert math.isclose(x, y, rel_tol=rel, abs_tol=0.0), (name, a, b)
@@ -164,13 +164,16 @@ def test_drains_follow_the_scalar_order_from_any_sizes() -> None:
     f = np.where(scale >= 1e16, 1.0, scale * rng.uniform(1e-3, 3.0, rows))
     boundary = rng.integers(0, 2, rows).astype(float)
     counting = rng.random(rows) < 0.8
+    cover = np.where(S > 0, rng.uniform(0.05, 1.0, (rows, width)), 0.0)
     d = _Draining.make(S.copy(), targets, f, boundary, counting, np.arange(rows),
-                       np.zeros((rows, width)), np.zeros((rows, width)))
+                       np.zeros((rows, width)), np.zeros((rows, width)), cover.copy())
     _drain_many(d)
     for b in range(rows):
         sizes, written, merges = S[b].tolist(), [0.0] * width, [0.0] * width
+        covers = cover[b].tolist()
         _drain(sizes, targets[b].tolist(), float(f[b]), float(boundary[b]),
-               written if counting[b] else None, merges if counting[b] else None)
+               written if counting[b] else None, merges if counting[b] else None, cover=covers)
         assert d.S[b].tolist() == sizes
         assert d.written[b].tolist() == written
         assert d.merges[b].tolist() == merges
+        assert d.cover[b].tolist() == covers

@@ -1,4 +1,4 @@
-"""cost_models.partial (P1-P6 in docs/MODEL.md) and its RocksDB reading, wacky_model.rocksdb_model:
+"""cost_models.partial (P1-P7 in docs/MODEL.md) and its RocksDB reading, wacky_model.rocksdb_model:
 the derivations' consequences checked on the model's own paths, and bad input."""
 
 from __future__ import annotations
@@ -74,6 +74,23 @@ def test_files_as_large_as_the_level_empty_it() -> None:
     assert w.level_entries[0] < 0.6 * small.level_entries[0]
 
 
+def test_a_level_spans_the_keys_only_while_and_where_it_holds_files() -> None:
+    """P7: whole-level drains (files twice the target) move a level's every key, so a level
+    that holds data spans all of them; drains of small files leave the upper levels part
+    spanned, the last level (never drained) nearly all of it, never more than in use."""
+    whole = window_costs(LeveledFiles(T=4.0, flush_entries=1_000.0, file_entries=1e8,
+                                      targets="static", base_entries=8_000.0, num_levels=3),
+                         1e6, 1e6)
+    assert whole.level_coverage == pytest.approx(whole.level_in_use, rel=1e-12)
+    files = window_costs(LeveledFiles(T=4.0, flush_entries=1_000.0, file_entries=2_000.0,
+                                      targets="static", base_entries=8_000.0, num_levels=3),
+                         1e6, 1e6)
+    assert all(0.0 <= c <= u + 1e-12 for c, u in zip(files.level_coverage, files.level_in_use,
+                                                       strict=True))
+    assert 0.2 < files.level_coverage[0] < 0.9  # Level 1: a few files, drained one by one
+    assert files.level_coverage[-1] > 0.99
+
+
 def test_dynamic_targets_follow_the_largest_level() -> None:
     # Largest level 1e6 at the bottom of 4, T = 10, base 20,000: targets 1e4 is below the
     # base's floor 2,000..20,000? 1e6 / 10^2 = 1e4 within (2e3, 2e4]: Level 2 is the base.
@@ -116,9 +133,12 @@ def test_rocksdb_options_are_read_back_into_the_model() -> None:
     assert p.flush_entries == pytest.approx((1 << 20) / (128 + MEMTABLE_OVERHEAD_BYTES))
     assert p.num_levels == int(e.option("num_levels")) - 1
     c = leveled_costs(e, 2e6, 2e6)
-    # Zero-result reads: one filter per run, level 0's included (P6).
-    assert c.zero_result_read == pytest.approx(c.range_runs * (c.point_read - 1)
-                                               / (c.range_runs - 1))
+    # Zero-result reads: one filter per level-0 run and per level as far as its files span the
+    # keys (P7); an entry of the preload pays all of it but the last level's.
+    w = c.window
+    assert w is not None
+    p = c.zero_result_read / (w.level0_runs + sum(w.level_coverage))
+    assert c.point_read == pytest.approx(1 + p * (w.level0_runs + sum(w.level_coverage[:-1])))
     with pytest.raises(ValueError, match="prices leveled compaction"):
         leveled_policy(rocksdb_export(Design(4, 3, 1, 1, 1), SYSTEM))
     with pytest.raises(ValueError, match="one multiplier"):

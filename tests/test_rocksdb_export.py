@@ -12,7 +12,7 @@ from rocksdb_helpers import SMALL, bridge
 import rocksdb_bridge
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.rocksdb_options import GRADES, rocksdb_export
-from wacky_model.types import Compaction, Design, System
+from wacky_model.types import Compaction, Design, System, Workload
 
 SYSTEM = System(entries=2e6, entry_bytes=128, buffer_bytes=1 << 20)
 
@@ -232,38 +232,46 @@ def test_rocksdb_loads_the_round_robin_pick(tmp_path) -> None:
     native.check_options_file(str(path))
 
 
-@pytest.mark.parametrize("design, trigger, tolerance", [
-    (Design(4, 3, 1, 0, 0), 1, 0.15),  # leveled: the partial-merge model
-    (Design(4, 3, 1, 0, 0), 4, 0.15),
-    (Design(4, 3, 1, 1, 1), 1, 0.25),  # universal: its rules on run sizes
-])
-def test_rocksdbs_compaction_model_predicts_rocksdb(design, trigger, tolerance) -> None:
-    """The model of RocksDB's own compaction against stock RocksDB at a small scale (the default
-    scale's table is in docs/VALIDATION.md). Small files have sparser filters than the model's
-    (RocksDB rounds each filter up to whole cache lines), so reads get a looser bound here."""
+@pytest.mark.parametrize("trigger", [1, 4])
+def test_rocksdbs_leveled_compaction_model_predicts_rocksdb(trigger) -> None:
+    """The partial-merge model of RocksDB's leveled compaction against stock RocksDB at a small
+    scale (the default scale's table is in docs/VALIDATION.md): write amplification within 15%,
+    zero-result reads within 25%, which P7's coverage of the upper levels brings them to (they
+    were 27-40% over when every non-empty level counted whole: 0.37-0.41 against 0.27-0.31)."""
     bridge()
     from validation.runner import validate
     from validation.scale import Scale
 
-    # Under universal compaction which runs RocksDB merges depends on when its background
-    # threads run, even with the writer waiting for every queued job: on a loaded machine this
-    # fixed window held one full merge more or less (write amplification 2.8 to 4.5 in three
-    # runs against 3.12 predicted, about 3.0 idle). So a universal run is tried up to three
-    # times, each within 50%, one within the tolerance; docs/VALIDATION.md's rocksdb-skew
-    # section measures it over a cycle of full merges instead.
-    for _attempt in range(3 if design.K else 1):
-        r = validate(design, scale=Scale(entries=200_000, buffer_bytes=1 << 18, reads=2000),
-                     engine="rocksdb", stock=True, compaction=Compaction(level1_runs=trigger))
-        assert r.model == ("universal" if design.K else "partial")
-        assert r.predicted.write_amp == pytest.approx(r.measured.write_amp, rel=0.5)
-        if r.predicted.write_amp == pytest.approx(r.measured.write_amp, rel=tolerance):
-            break
-    assert r.predicted.write_amp == pytest.approx(r.measured.write_amp, rel=tolerance)
-    assert r.predicted.zero_result_read == pytest.approx(r.measured.zero_result_read, rel=0.5)
+    r = validate(Design(4, 3, 1, 0, 0), scale=Scale(entries=200_000, buffer_bytes=1 << 18,
+                                                     reads=2000),
+                 engine="rocksdb", stock=True, compaction=Compaction(level1_runs=trigger))
+    assert r.model == "partial"
+    assert r.predicted.write_amp == pytest.approx(r.measured.write_amp, rel=0.15)
+    assert r.predicted.zero_result_read == pytest.approx(r.measured.zero_result_read, rel=0.25)
     assert r.detail("write_amp_bytes") is not None and 128 < r.detail("bytes_per_entry") < 160
+    per_level = r.detail("zero_result_per_level")  # level 0 first, as RocksDB numbers them
+    assert sum(per_level) == pytest.approx(r.measured.zero_result_read)
 
 
-@pytest.mark.parametrize("T", [3, 4, 10])
+def test_rocksdbs_universal_compaction_model_predicts_rocksdb() -> None:
+    """Universal compaction over the cycle of its largest run (U5's window, which uniform
+    inserts with a block cache take): write amplification within 25%. A fixed window of N
+    inserts is not a fair test of it: whether it holds a full merge depends on where RocksDB's
+    background threads put the merges (3.2 to 4.5 in four quiet runs against 3.12 priced over
+    such a window), while over the cycle three runs gave +1%, -10% and -10%."""
+    bridge()
+    from validation.runner import validate
+    from validation.scale import Scale
+
+    inserts = Workload(0.5, 0.0, 0.5, write_keys="uniform", read_keys="uniform",
+                       update_fraction=0.0)
+    r = validate(Design(4, 3, 1, 1, 1), workload=inserts, cache_bytes=1 << 20,
+                 scale=Scale(entries=100_000, buffer_bytes=1 << 17, reads=2000),
+                 engine="rocksdb", stock=True)
+    assert r.detail("window_complete") and r.checks.zero_hits == 0
+    assert r.predicted.write_amp == pytest.approx(r.measured.write_amp, rel=0.25)
+
+
 def test_a_tiered_export_keeps_the_run_count_rule_a_backstop(T) -> None:
     """At the default 2^31 entries (2^15 flushes) a tiered design's universal options price to
     a write amplification near the design's own: the trigger sits above the runs the design

@@ -68,7 +68,7 @@ def test_uniform_keys_without_updates_are_the_partial_models_write_amplification
 
 @pytest.mark.parametrize("T, k", DESIGNS)
 def test_uniform_keys_without_updates_read_as_the_partial_model_reads(T, k):
-    # P6's uniform existing-key read over the same walk and filters. The skew model also lets
+    # P7's uniform existing-key read over the same walk and filters. The skew model also lets
     # the buffer answer F/2 of N reads and places the keys by their age bands, not by the
     # levels' entries: both move the read by well under 1%.
     design, comp = _design(T), _files(k)

@@ -95,7 +95,7 @@ def _files_section(results: Sequence[SweepResult], scale: Scale, budget: dict[st
         "least-overlap picking unless noted), "
         f"Leveling (C = T - 1), {scale.entries:,} entries of {scale.entry_bytes} B preloaded, "
         "then a window of as many inserts with the reads spread over it; the buffer sets N/F. "
-        "Each cell is the partial-merge model (`cost_models/partial.py`, P1-P6 in "
+        "Each cell is the partial-merge model (`cost_models/partial.py`, P1-P7 in "
         "docs/MODEL.md, from an empty tree through the preload and the window) / the engine "
         "(error = (model - measured) / measured). Target: write amplification within 10% "
         "median, 25% worst.", body)
@@ -607,7 +607,7 @@ def _rocksdb_section(results: Sequence[SweepResult], scale: Scale, budget: dict[
         "The options of `wacky export --rocksdb` under RocksDB's own compaction: leveled with "
         "files of one buffer (`target_file_size_base`) merged one at a time, or universal; one "
         "bits per key at every level. The model is the one of RocksDB's compaction that "
-        "`predicted` reports: *partial* (`cost_models/partial.py`, P1-P6 in docs/MODEL.md) for "
+        "`predicted` reports: *partial* (`cost_models/partial.py`, P1-P7 in docs/MODEL.md) for "
         "leveled compaction, *universal* (`cost_models/universal.py`, U1-U4) for universal. The "
         "window is N fresh inserts after the preload; the writer waits after each buffer while "
         "RocksDB compacts (*throttle*). Targets: leveled write amplification within 15%, "

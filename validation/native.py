@@ -493,7 +493,7 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
     the read phase (and the mix) replayed from one trace."""
     B = system.entries_per_block
     files = compaction.granularity == "file"
-    # The partial model of the window (P1-P6), kept whole for the per-level figures below.
+    # The partial model of the window (P1-P7), kept whole for the per-level figures below.
     partial = (native_file_costs(design, system, compaction, system.entries,
                                  float(scale.entries)) if files else None)
     predicted = (predict.leveled_to_costs(partial, workload, range_entries, B)
@@ -575,7 +575,7 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
 
 def _per_level(w: Any, system: System, delta: Counters, writes: int) -> dict[str, Any]:
     """Per level (Level 1 first, with the flushes), measured and predicted by the partial
-    model's window ``w`` (P1-P6): entries written per entry inserted, and merges per flush."""
+    model's window ``w`` (P1-P7): entries written per entry inserted, and merges per flush."""
     B, F = system.entries_per_block, system.buffer_entries
     written = [b + (delta.flushed if i == 0 else 0) for i, b in enumerate(delta.merged_per_level)]
     model_w = list(w.level_write_amp)

@@ -255,6 +255,11 @@ class ReadMeter:
         count, _, misses = self.totals[kind]
         return int(misses.sum()) / max(1, count)
 
+    def per_level(self, kind: str) -> tuple[float, ...]:
+        """Data blocks read per read of ``kind`` at each level, level 0 first."""
+        count, _, misses = self.totals[kind]
+        return tuple(int(m) / max(1, count) for m in misses)
+
     def hit_rates(self, kind: str) -> tuple[float, tuple[float | None, ...]]:
         """The hit rate of ``kind``'s reads overall and per level (None: no read reached it)."""
         return hit_rates(*self.totals[kind][1:])
@@ -394,7 +399,8 @@ def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarr
                     8.0 * db.filter_bytes() / present, skewed=skew is not None),
         meter.checks(), present,
         dict(throttle_seconds=session.throttle, read_batches_discarded=meter.discarded,
-             write_amp_bytes=_bytes_write_amp(run.delta), bytes_per_entry=per_entry),
+             write_amp_bytes=_bytes_write_amp(run.delta), bytes_per_entry=per_entry,
+             zero_result_per_level=meter.per_level("zero")),
         run, meter.totals["uniform"][0], (meter.hit_rates("uniform")[1] or (None,))[0])
 
 

@@ -55,7 +55,7 @@ def _row(a: str, b: str, reason: str, physical: bool = False) -> Refusal:
 REFUSALS: tuple[Refusal, ...] = (
     _row("paper", "files", "the paper's model is its Eq 8-16, which describe merges of whole "
                            "levels; a file-granular design is priced by the partial-merge "
-                           "model (P1-P6) under the finite model, the default", physical=True),
+                           "model (P1-P7) under the finite model, the default", physical=True),
     _row("hash_levels", "rocksdb", "stock RocksDB builds Bloom filters, not App. F's hash "
                                    "tables", physical=True),
     _row("paper", "rocksdb", "stock RocksDB merges files, which the paper's Eq 8-16 do not "

@@ -1,6 +1,6 @@
 """Costs of a leveled design whose levels are made of files (``Compaction(granularity="file")``):
 the native engine's rules read into :mod:`cost_models.partial`, and the reads of any such tree
-(P6 in ``docs/MODEL.md``). ``wacky_model.rocksdb_model`` prices RocksDB's options the same way.
+(P7 in ``docs/MODEL.md``). ``wacky_model.rocksdb_model`` prices RocksDB's options the same way.
 """
 
 from __future__ import annotations
@@ -48,14 +48,17 @@ class LeveledCosts:
 
 def window_reads(w: WindowCosts, fprs: np.ndarray, level0_fpr: float,
                  memory_bits_per_entry: float) -> LeveledCosts:
-    """P6: each level below level 0 is one sorted run probed once (its filter rate ``fprs[i]``),
-    each level-0 run once more (rate ``level0_fpr``); averaged over the window's sizes."""
+    """P7: each level below level 0 is one sorted run whose filter (rate ``fprs[i]``) a read
+    probes when its key lies within one of the level's files, each level-0 run once more (rate
+    ``level0_fpr``); averaged over the window's sizes."""
     sizes = np.asarray(w.level_entries, dtype=float)
     used = sizes > 0
-    # A level that held data for part of the window counts for that part; an L2SM log adds
-    # the log files over a key (L1a), each probed with its level's filter rate.
+    # A level counts for the share of the keys its files span, over the window (0 while it is
+    # empty); an L2SM log adds the log files over a key (L1a), each probed with its level's
+    # filter rate.
     logs = _log_coverage(w)
-    false_hits = fprs * (np.asarray(w.level_in_use, dtype=float) + logs)
+    spans = w.level_coverage if w.level_coverage else w.level_in_use
+    false_hits = fprs * (np.asarray(spans, dtype=float) + logs)
     level0 = w.level0_runs * level0_fpr
     zero = level0 + float(false_hits.sum())
     # A present key pays the false positives of everything above its level, then its block.
@@ -137,7 +140,7 @@ def native_file_costs_many(designs: Sequence[Design], system: System,
 
 def _native_reads(designs: list[Design], system: System, policies: list[LeveledFiles],
                   ws: list[WindowCosts], entries: list[float]) -> list[LeveledCosts]:
-    """P6 with the engine's filters (:func:`native_filter_rates`)."""
+    """P7 with the engine's filters (:func:`native_filter_rates`)."""
     rates = native_filter_rates([d.filters for d in designs], system, policies, ws, entries)
     return [window_reads(w, realized, level0, bits)
             for w, (realized, level0, bits) in zip(ws, rates, strict=True)]

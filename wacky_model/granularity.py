@@ -286,7 +286,7 @@ def _miss_layout(costs: tuple[LeveledCosts, ...]) -> tuple[np.ndarray, np.ndarra
         n = len(w.level_entries)
         entries[j, 1:n + 1] = w.level_entries
         misses[j, 0] = w.level0_runs
-        misses[j, 1:n + 1] = w.level_in_use
+        misses[j, 1:n + 1] = w.level_coverage or w.level_in_use  # P7
     return entries, misses
 
 

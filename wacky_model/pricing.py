@@ -6,7 +6,7 @@ the workload and the system put in play, and returns one cost type (:class:`Pric
 
 * whole levels, uniform keys and no cache: the finite model (M1-M7), or the paper's Eq 8-16;
 * whole levels under skewed keys, updates or a cache: the skew model (S1-S8);
-* files: the partial-merge model (P1-P6) with the engine's sizing, or stock RocksDB's;
+* files: the partial-merge model (P1-P7) with the engine's sizing, or stock RocksDB's;
 * universal: U1-U4, and under skewed keys, updates or a cache U5 over a cycle of the largest
   run.
 
