@@ -672,11 +672,20 @@ class Engine:
         What the last open did: ``wal_replayed_entries`` (log entries replayed),
         ``wal_dropped_bytes`` (a torn log tail dropped, or with ``wal_recovery="point_in_time"``
         the loss accepted) and ``files_moved_to_lost`` (unlisted files it could not prove
-        obsolete)."""
+        obsolete).
+        Space: ``run_file_bytes``, the bytes of the run files on disk now (a merge's unfinished
+        output included; not the log, the MANIFEST or ``lost/``), and ``peak_run_file_bytes``,
+        the most they reached since the engine opened or :meth:`reset_peak_space`: a merge's
+        inputs and output together, the transient space."""
         s = self._e.stats()
         s["n_est"] = float(self._e.n_est)
         s["buffer_size"] = int(self._e.buffer_size)
         return s
+
+    def reset_peak_space(self) -> None:
+        """Start ``stats()["peak_run_file_bytes"]`` again from the run files' bytes now (a
+        measurement window's start)."""
+        self._e.reset_peak_space()
 
     def levels(self) -> list[dict[str, Any]]:
         """Per level: level (its number), ratio, capacity (entries), max_runs (integer a_i), fpr,

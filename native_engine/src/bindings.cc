@@ -72,6 +72,8 @@ py::dict StatsDict(const IOStats& s) {
   d["flushes"] = s.flushes;
   d["merges"] = s.merges;
   d["merges_per_level"] = s.merges_per_level;
+  d["run_file_bytes"] = s.space->current();
+  d["peak_run_file_bytes"] = s.space->peak();
   d["major_compactions"] = s.major_compactions;
   d["runs_created"] = s.runs_created;
   d["runs_deleted"] = s.runs_deleted;
@@ -499,6 +501,8 @@ PYBIND11_MODULE(_engine, m) {
           py::keep_alive<0, 1>())
       .def("flush", &Engine::Flush, py::call_guard<py::gil_scoped_release>())
       .def("close", &Engine::Close, py::call_guard<py::gil_scoped_release>())
+      .def("reset_peak_space", &Engine::ResetPeakSpace,
+           "Starts stats()['peak_run_file_bytes'] again at the run files' bytes now.")
       .def_property_readonly("closed", &Engine::closed)
       .def_property_readonly("n_est",
                              [](const Engine& e) {

@@ -48,7 +48,8 @@ void Compaction::Write(const std::string& dir, FaultInjector* faults, IOStats* s
     sources.push_back(std::make_unique<RunIterator>(*r, 0, prefetch, counter));
   for (const auto& r : plan_.inputs)
     sources.push_back(std::make_unique<RunIterator>(r, 0, prefetch, counter));
-  const RunLayout layout{options_.entry_bytes, options_.block_bytes, options_.db_id};
+  const RunLayout layout{options_.entry_bytes, options_.block_bytes, options_.db_id,
+                         stats->space};
   const uint64_t id = current_.next_run_id;
   RunWriter writer(id, RunFileName(dir, id), layout, counter, &stats->checksums, faults,
                    options_.sync, retain_);

@@ -99,7 +99,7 @@ DirectoryReport CheckDirectory(const std::string& dir) {
     return report;
   }
   const Options& o = m.options;
-  const RunLayout layout{o.entry_bytes, o.block_bytes, m.db_id};
+  const RunLayout layout{o.entry_bytes, o.block_bytes, m.db_id, nullptr};  // counts nothing
   IOCounter io;
   // A run that cannot be read: the problem names the keys it takes with it.
   auto damaged = [&](const RunRecord& rec, int level, bool in_log, const std::string& why) {

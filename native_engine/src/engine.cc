@@ -91,7 +91,7 @@ void Engine::OpenDirectory() {
     return;
   }
   Recovered rec = Recover(path_, options_, &stats_.recovery,
-                          options_.salvage ? &set_aside_ : nullptr);
+                          options_.salvage ? &set_aside_ : nullptr, stats_.space);
   const Manifest& m = rec.manifest;
   options_.db_id = m.db_id;
   stats_.buffer_unreadable = rec.buffer_unreadable;  // [compaction buffer]

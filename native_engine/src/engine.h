@@ -217,6 +217,8 @@ class Engine {
   // The counters, with cache_blocks set and the per-level cache counters sized to at least
   // the current levels (1 + L entries: level 0, then Level 1..L).
   IOStats Stats() const;
+  // Starts the high-water mark of the run files' bytes (IOStats::space) again from now.
+  void ResetPeakSpace() { stats_.space->ResetPeak(); }
   std::vector<LevelInfo> Levels() const;
   double n_est() const;
   uint64_t buffer_size() const;

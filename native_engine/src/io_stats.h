@@ -38,7 +38,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include "space_meter.h"
 
 namespace wacky {
 
@@ -105,6 +108,9 @@ class IOStats {
   uint64_t pseudo_compactions = 0, aggregated_compactions = 0, log_files_merged = 0;
   uint64_t hotness_picks = 0, hotness_picks_agree = 0;
   std::vector<uint64_t> log_entries;  // [i] = Level i+1's log
+  // The bytes of the run files on disk, now and at their most (space_meter.h): the engine's
+  // meter, shared with every run it writes or opens (a copy of the stats shares it too).
+  std::shared_ptr<SpaceMeter> space = std::make_shared<SpaceMeter>();
 
   // One point-read block at `level` (0 = level 0): found in the cache, or read from disk.
   void CountCacheLookup(size_t level, bool hit);

@@ -57,7 +57,7 @@ bool HoldsEngineData(const std::string& dir) {
 }
 
 Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
-                  std::vector<DamagedRun>* damaged) {
+                  std::vector<DamagedRun>* damaged, std::shared_ptr<SpaceMeter> space) {
   const std::string mpath = ManifestFileName(dir);
   Recovered out;
   out.manifest = Manifest::Decode(ReadWholeFile(mpath), mpath);
@@ -71,7 +71,7 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
   v.next_run_id = m.next_run_id;
   v.n_est = m.n_est;
   v.levels.assign(m.levels.size(), Level());
-  const RunLayout layout{options.entry_bytes, options.block_bytes, m.db_id};
+  const RunLayout layout{options.entry_bytes, options.block_bytes, m.db_id, std::move(space)};
   auto recover = [&](const RunRecord& rec) {
     const std::string path = RunFileName(dir, rec.id);
     if (!FileExists(path))

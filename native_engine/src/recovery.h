@@ -39,6 +39,7 @@
 #ifndef WACKY_NATIVE_ENGINE_RECOVERY_H_
 #define WACKY_NATIVE_ENGINE_RECOVERY_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -80,8 +81,10 @@ struct DamagedRun {
 
 // With `damaged` null a run that cannot be read throws (the default, strict open); with it,
 // the run is set aside and described there (salvage).
+// The runs it opens report their bytes to `space` (space_meter.h; null: to none).
 Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
-                  std::vector<DamagedRun>* damaged = nullptr);
+                  std::vector<DamagedRun>* damaged = nullptr,
+                  std::shared_ptr<SpaceMeter> space = nullptr);
 
 struct UnlistedFile {
   std::string name;  // in dir

@@ -171,7 +171,9 @@ bool Run::TEST_DamageFilter() {
 Run::~Run() {
   if (!obsolete_) return;
   const std::string path = file_->path();
+  const uint64_t bytes = file_->size_bytes();
   file_.reset();
+  if (layout_.space) layout_.space->Sub(bytes);
   if (retain_)
     ::rename(path.c_str(), (path + ".obsolete").c_str());
   else
@@ -248,6 +250,7 @@ std::shared_ptr<Run> Run::Recover(const std::string& path, RunLayout layout,
     for (uint64_t j = 0; j < tomb_blocks; ++j) check(data_blocks + j, tb.data() + j * layout.block_bytes);
     std::memcpy(tombs.data(), tb.data(), tombstones * 8);
   }
+  if (layout.space) layout.space->Add(file->size_bytes());  // on disk again, as a run
   return std::make_shared<Run>(expect.id, layout, std::move(file), entries, std::move(fences),
                                max_key, std::move(tombs), std::move(crcs));
 }

@@ -36,6 +36,7 @@
 #include "bloom_filter.h"
 #include "file_io.h"
 #include "io_stats.h"
+#include "space_meter.h"
 
 namespace wacky {
 
@@ -43,6 +44,9 @@ struct RunLayout {
   uint64_t entry_bytes;
   uint64_t block_bytes;
   uint64_t db_id = 0;  // the directory's identity, stamped in every footer
+  // The engine's disk meter (space_meter.h): the run file's bytes are added as they are
+  // written or when it is reopened, and removed with the file. Null: nothing counted.
+  std::shared_ptr<SpaceMeter> space = nullptr;
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }
 };
 

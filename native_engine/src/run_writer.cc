@@ -35,6 +35,7 @@ void RunWriter::Abandon() {
   done_ = true;
   if (file_) {
     file_.reset();
+    if (layout_.space) layout_.space->Sub(added_);
     if (retain_)
       ::rename(path_.c_str(), (path_ + ".obsolete").c_str());
     else
@@ -74,7 +75,13 @@ void RunWriter::FlushBlocks(bool final) {
   for (size_t at = 0; at < len; at += layout_.block_bytes)
     crcs_.push_back(crc32c::Mask(crc32c::Value(out_.data() + at, layout_.block_bytes)));
   file_->Append(out_.data(), len, counter_);
+  Added(len);
   out_.erase(out_.begin(), out_.begin() + static_cast<std::ptrdiff_t>(len));
+}
+
+void RunWriter::Added(uint64_t bytes) {
+  added_ += bytes;
+  if (layout_.space) layout_.space->Add(bytes);
 }
 
 RunPtr RunWriter::Finish(std::vector<uint64_t>* key_hashes) {
@@ -102,6 +109,7 @@ RunPtr RunWriter::Finish(std::vector<uint64_t>* key_hashes) {
     for (int k = 0; k < 4; ++k)
       section[kRunFooterBytes + 4 * b + k] = static_cast<uint8_t>(crcs_[b] >> (8 * k));
   file_->Append(section.data(), section.size(), checksum_counter_);
+  Added(section.size());
   file_->Finish(sync_, checksum_counter_);
   // Reopen read-only semantics are not needed: the same fd serves preads.
   auto run = std::make_shared<Run>(id_, layout_, std::move(file_), entries_, std::move(fences_),

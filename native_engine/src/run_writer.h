@@ -7,7 +7,8 @@
 // then attaches a filter (Run::SetFilter) or key hashes (hash-table levels).
 // Abandon() (or destroying an unfinished writer) deletes the partial file, so a
 // failed merge leaves no trace but the I/O it already did. A writer that received
-// no entries creates no file and Finish() returns nullptr.
+// no entries creates no file and Finish() returns nullptr. The bytes appended are counted in
+// the layout's SpaceMeter as they are appended, and removed again if the file is abandoned.
 #ifndef WACKY_NATIVE_ENGINE_RUN_WRITER_H_
 #define WACKY_NATIVE_ENGINE_RUN_WRITER_H_
 
@@ -41,6 +42,7 @@ class RunWriter {
 
  private:
   void FlushBlocks(bool final);
+  void Added(uint64_t bytes);  // appended to the file: counted in layout_.space
 
   uint64_t id_;
   std::string path_;
@@ -60,6 +62,7 @@ class RunWriter {
   std::vector<uint64_t> hashes_;
   std::vector<uint32_t> crcs_;  // masked CRC of every block written so far
   bool done_ = false;
+  uint64_t added_ = 0;  // bytes appended, as layout_.space counted them
 };
 
 }  // namespace wacky
