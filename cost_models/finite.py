@@ -157,6 +157,27 @@ def fill_layout(
     return FillLayout(s, caps, a, batch, q, m, upper, b)
 
 
+def peak_space(T: ArrayLike, C: ArrayLike, X: ArrayLike, K: ArrayLike, Z: ArrayLike, *,
+               entries: ArrayLike, buffer_entries: ArrayLike) -> np.ndarray:
+    """M8 (T5 for whole levels): the most bytes the run files hold during a cycle that ends at a
+    merge into Level L, over those then, the tree holding ``entries`` (broadcast over designs).
+    The engine deletes a merge's inputs once its one output run is whole, and the last merge
+    into Level L is the cycle's largest (the tree only grew). When Level L is one run (a_L = 1)
+    that merge rewrites all of it with the levels above, everything but the buffer already on
+    disk: (2 S - F) / S. With a_L > 1 it rewrites Level L's active run with the arriving batch
+    b_L (M1) as the run fills: a run just under its capacity N_L / a_L takes the batch, so the
+    output is N_L / a_L + b_L / 2 on average: (S - F + N_L / a_L + b_L / 2) / S."""
+    knobs = np.broadcast_arrays(*(np.asarray(v, dtype=float)
+                                  for v in (T, C, X, K, Z, entries, buffer_entries)))
+    S, F = knobs[5], knobs[6]
+    lay = fill_layout(*knobs[:5], S, F)
+    L = np.argmax(lay.s.largest, axis=-1)[..., None]
+    a_L = np.take_along_axis(lay.runs, L, axis=-1)[..., 0]
+    run = np.take_along_axis(lay.caps, L, axis=-1)[..., 0] / np.maximum(a_L, 1.0)
+    tiered = (S - F + run + lay.last_batch / 2.0) / S
+    return np.where(a_L <= 1.0, (2.0 * S - F) / S, tiered)
+
+
 def _at_size(
     T: np.ndarray, C: np.ndarray, X: np.ndarray, K: np.ndarray, Z: np.ndarray,
     S: np.ndarray, F: np.ndarray, budget: dict, uniform: bool,

@@ -103,6 +103,13 @@ class WindowCosts:
     # P7: the mean share of the key space inside a level's files (index 0: Level 1): a point
     # read whose key falls outside every file of a level probes none of its filters.
     level_coverage: tuple[float, ...] = ()
+    # T5: the most entries on disk during the window, as an engine that deletes a merge's
+    # inputs once its output is whole holds them: with one job per flush (the native engine:
+    # every merge of a flush is installed at once) and with one merge at a time (RocksDB);
+    # and the entries at the window's end.
+    peak_job_entries: float = 0.0
+    peak_merge_entries: float = 0.0
+    end_entries: float = 0.0
 
     @property
     def nonempty_levels(self) -> float:
@@ -253,11 +260,15 @@ def _walk(policy: LeveledFiles, preload: float, window: float,
     cover = [1.0 if s > 0 else 0.0 for s in S]  # P7: a settled start spans the keys
     covered = [0.0] * len(S)
     level0_sum = 0.0
+    peaks = [0.0, 0.0, 0.0]  # T5: one job per flush, one merge at a time; what is on disk
     for step in range(flushes):
         counting = step >= flushes_before
         level0 += 1
         if policy.flush_writes and counting:
             flush_written += F
+        # T5: on disk (or in the flush being written) from here to the flush's last merge.
+        peaks[2] = sum(S) + level0 * F
+        job_start = flush_written + sum(written)
         # Targets move with the largest level, a flush at a time: taken once per flush.
         targets = _targets(S, policy)
         while len(targets) > len(S):  # Eq 10 asks for a level more: added on top
@@ -270,19 +281,24 @@ def _walk(policy: LeveledFiles, preload: float, window: float,
             if counting:
                 written[base] += batch + S[base]
                 merges[base] += policy.l0_partitions
+                peaks[1] = max(peaks[1], peaks[2] + batch + S[base])
             S[base] += batch
             cover[base] = 1.0  # P7: level 0's runs each span the keys
             level0 = 0
         _drain(S, targets, f, policy.boundary_files, written if counting else None,
-               merges if counting else None, base, policy.l0_partitions, cover)
+               merges if counting else None, base, policy.l0_partitions, cover,
+               peaks if counting else None)
         if counting:
+            peaks[0] = max(peaks[0], peaks[2] - F + flush_written + sum(written) - job_start)
             for i, s in enumerate(S):
                 sizes[i] += s
                 in_use[i] += s > 0
                 covered[i] += cover[i]
             level0_sum += level0
-    return _window_result(F, flushes - flushes_before, flush_written, written, sizes, in_use,
-                          level0_sum, merges, covered)
+    return replace(_window_result(F, flushes - flushes_before, flush_written, written, sizes,
+                                  in_use, level0_sum, merges, covered),
+                   peak_job_entries=peaks[0], peak_merge_entries=peaks[1],
+                   end_entries=sum(S) + level0 * F)
 
 
 def partition_file(entries: float, file: float, partitions: int) -> float:
@@ -296,11 +312,13 @@ def partition_file(entries: float, file: float, partitions: int) -> float:
 
 def _drain(S: list[float], targets: list[float], f: float, boundary_files: float,
            written: list[float] | None, merges: list[float] | None = None, base: int = 0,
-           partitions: int = 1, cover: list[float] | None = None) -> None:
+           partitions: int = 1, cover: list[float] | None = None,
+           peaks: list[float] | None = None) -> None:
     """P2's drains of one tree, in place, the most overfull level first, whole files down until
     below its target; the entries written go to ``written`` and the files moved to ``merges``
     (when the window counts them), and each level's key coverage (P7) moves with its files
-    into ``cover``. The base level's files are cut at the partitions (P6)."""
+    into ``cover``; ``peaks[1]`` keeps the most on disk (``peaks[2]``) with one file's merge
+    written (T5). The base level's files are cut at the partitions (P6)."""
     while True:
         over = [i for i in range(len(S) - 1) if S[i] > targets[i]]
         if not over:
@@ -311,8 +329,11 @@ def _drain(S: list[float], targets: list[float], f: float, boundary_files: float
         if written is not None:
             # The sizes that set the overlap are each level's mean over its batch (P1): the
             # upper one less half of what leaves, the lower one plus half of it.
-            written[i + 1] += _merge_cost(moved, S[i] - moved / 2, S[i + 1] + moved / 2, fi,
-                                          boundary_files)
+            cost = _merge_cost(moved, S[i] - moved / 2, S[i + 1] + moved / 2, fi,
+                               boundary_files)
+            written[i + 1] += cost
+            if peaks is not None:  # T5: one file's merge (a file and its overlap) at a time
+                peaks[1] = max(peaks[1], peaks[2] + cost * min(fi, moved) / moved)
         if merges is not None:
             merges[i + 1] += moved / fi
         if cover is not None:
@@ -546,6 +567,8 @@ class _Rows:
     level0: np.ndarray
     flush_written: np.ndarray
     level0_sum: np.ndarray
+    peak_job: np.ndarray  # T5 (see the scalar walk)
+    peak_merge: np.ndarray
 
     def take(self, keep: np.ndarray) -> _Rows:
         return _Rows(**{x.name: getattr(self, x.name)[keep] for x in fields(self)
@@ -589,6 +612,8 @@ def _start_rows(rules: _Rules, starts: list[list[float]], counts: list[tuple[int
         level0=np.zeros(n, dtype=np.int64),
         flush_written=np.zeros(n),
         level0_sum=np.zeros(n),
+        peak_job=np.zeros(n),
+        peak_merge=np.zeros(n),
     )
 
 
@@ -635,7 +660,7 @@ def _update_targets(rows: _Rows) -> tuple[_Rows, np.ndarray]:
     return rows, odd
 
 
-def _merge_level0(rows: _Rows, counting: np.ndarray) -> np.ndarray:
+def _merge_level0(rows: _Rows, counting: np.ndarray, total: np.ndarray) -> np.ndarray:
     """P3: level 0 merges into the base level at its trigger, or (RocksDB) once it outgrows
     :func:`_level0_limit`. Returns the rows that merged."""
     rules, targets = rows.rules, rows.targets
@@ -652,6 +677,8 @@ def _merge_level0(rows: _Rows, counting: np.ndarray) -> np.ndarray:
         c = counting[go]
         rows.written[go[c], col[c]] += add[c] + old[c]
         rows.merges[go[c], col[c]] += 1.0  # P = 1: the batch walk leaves P > 1 to the scalar
+        g = go[c]
+        rows.peak_merge[g] = np.maximum(rows.peak_merge[g], total[g] + add[c] + old[c])
         rows.S[go, col] = old + add
         rows.cover[go, col] = 1.0
         rows.level0[go] = 0
@@ -686,14 +713,17 @@ class _Draining:
     written: np.ndarray  # the walk's, all rows
     merges: np.ndarray  # the walk's, all rows
     cover: np.ndarray  # P7, changed in place as S is
+    total: np.ndarray | None = None  # T5: on disk during the flush, per row drained
+    peak: np.ndarray | None = None  # T5: the walk's peak_merge, all rows
 
     @staticmethod
-    def of(rows: _Rows, at: np.ndarray, counting: np.ndarray) -> _Draining:
+    def of(rows: _Rows, at: np.ndarray, counting: np.ndarray, total: np.ndarray) -> _Draining:
         everyone = at.size == rows.ids.size  # no copies: the walk's own arrays
-        return _Draining.make(rows.S if everyone else rows.S[at],
-                              rows.targets if everyone else rows.targets[at], rows.rules.f[at],
-                              rows.rules.boundary[at], counting[at], at, rows.written,
-                              rows.merges, rows.cover if everyone else rows.cover[at])
+        d = _Draining.make(rows.S if everyone else rows.S[at],
+                           rows.targets if everyone else rows.targets[at], rows.rules.f[at],
+                           rows.rules.boundary[at], counting[at], at, rows.written,
+                           rows.merges, rows.cover if everyone else rows.cover[at])
+        return replace(d, total=total[at], peak=rows.peak_merge)
 
     @staticmethod
     def make(S: np.ndarray, targets: np.ndarray, f: np.ndarray, boundary: np.ndarray,
@@ -716,9 +746,13 @@ class _Draining:
         if not self.counting.all():
             c = self.counting[r]
             r, level, moved, upper, lower = r[c], level[c], moved[c], upper[c], lower[c]
-        self.written[self.at[r], level] += _merge_cost_many(moved, upper, lower, self.f[r],
-                                                            self.boundary[r])
+        cost = _merge_cost_many(moved, upper, lower, self.f[r], self.boundary[r])
+        self.written[self.at[r], level] += cost
         self.merges[self.at[r], level] += moved / self.f[r]
+        if self.peak is not None and self.total is not None and r.size:
+            # T5: one file's merge at a time (a row may drain several levels in one call).
+            np.maximum.at(self.peak, self.at[r],
+                          self.total[r] + cost * np.minimum(self.f[r], moved) / moved)
 
 
 def _drain_chains(d: _Draining, single: np.ndarray, over: np.ndarray) -> np.ndarray:
@@ -793,15 +827,19 @@ def _flush(rows: _Rows, counting: np.ndarray) -> None:
     rows.level0[:] += 1
     np.add(rows.flush_written, rows.rules.F, out=rows.flush_written,
            where=rows.rules.flush_writes & counting)
-    rows.dirty[:] = _merge_level0(rows, counting)
+    total = rows.S.sum(axis=1) + rows.level0 * rows.rules.F  # T5: on disk during the flush
+    job_start = rows.flush_written + rows.written.sum(axis=1)
+    rows.dirty[:] = _merge_level0(rows, counting, total)
     busy = np.flatnonzero((rows.S > rows.targets).any(axis=1))
     if busy.size:
-        d = _Draining.of(rows, busy, counting)
+        d = _Draining.of(rows, busy, counting, total)
         _drain_many(d)
         if d.S is not rows.S:
             rows.S[busy] = d.S
             rows.cover[busy] = d.cover
         rows.dirty[busy] = True
+    job = total - rows.rules.F + rows.flush_written + rows.written.sum(axis=1) - job_start
+    np.maximum(rows.peak_job, job, out=rows.peak_job, where=counting)
     if counting.all():  # the window's flushes, the common case: no masks
         rows.sizes[...] += rows.S
         rows.in_use[...] += rows.S > 0
@@ -818,11 +856,15 @@ def _flush(rows: _Rows, counting: np.ndarray) -> None:
 def _finished(rows: _Rows, b: int) -> WindowCosts:
     """Row ``b``'s walk, summed."""
     first = rows.S.shape[1] - int(rows.levels[b])
-    return _window_result(float(rows.rules.F[b]), int(rows.flushes[b] - rows.flushes_before[b]),
-                          float(rows.flush_written[b]), rows.written[b, first:].tolist(),
-                          rows.sizes[b, first:].tolist(), rows.in_use[b, first:].tolist(),
-                          float(rows.level0_sum[b]), rows.merges[b, first:].tolist(),
-                          rows.covered[b, first:].tolist())
+    F = float(rows.rules.F[b])
+    out = _window_result(F, int(rows.flushes[b] - rows.flushes_before[b]),
+                         float(rows.flush_written[b]), rows.written[b, first:].tolist(),
+                         rows.sizes[b, first:].tolist(), rows.in_use[b, first:].tolist(),
+                         float(rows.level0_sum[b]), rows.merges[b, first:].tolist(),
+                         rows.covered[b, first:].tolist())
+    return replace(out, peak_job_entries=float(rows.peak_job[b]),
+                   peak_merge_entries=float(rows.peak_merge[b]),
+                   end_entries=float(rows.S[b].sum()) + float(rows.level0[b]) * F)
 
 
 def per_policy(value: object, n: int, name: str, unit: str = "policy") -> list:

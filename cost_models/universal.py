@@ -23,6 +23,10 @@ from dataclasses import dataclass, fields
 
 # RocksDB's max_merge_width default (UINT_MAX): no limit on the runs one merge takes.
 UNLIMITED = 2**32 - 1
+# T5: U2 (which every cycle of the largest run ends with) merges every run into one while they
+# are all still on disk: the data twice over, whatever the options (the walk's peak_entries
+# over a cycle, which wacky sweep space checks on RocksDB).
+FULL_MERGE_PEAK_SPACE = 2.0
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,10 @@ class UniversalCosts:
     window_flushes: int = 0  # the flushes counted
     complete: bool = True  # a cycle window: it ended at a full merge, not at its cap
     merges_before: int = 0  # a cycle window: the full merges after the load up to its start
+    # T5: the most entries on disk during the counted steps (a merge's inputs stay until its
+    # output is whole: the runs then, plus what the merge writes), and those at the end.
+    peak_entries: float = 0.0
+    end_entries: float = 0.0
 
 
 # A cycle window's phases (the warm-up after its minimum, and the cycle) stop after this many
@@ -166,7 +174,7 @@ def universal_costs(rules: UniversalRules, preload: float, window: float, *,
     steps = max(1, int(round(window / F)))
     w = StepWindow.cycle(before, steps) if cycle else StepWindow(before, before + steps)
     runs: list[float] = []
-    written = runs_sum = 0.0
+    written = runs_sum = peak = 0.0
     full = 0
     step = 0
     for step in range(w.total):
@@ -182,11 +190,13 @@ def universal_costs(rules: UniversalRules, preload: float, window: float, *,
             if counting:
                 written += merged
                 full += end - start == len(runs)
+                peak = max(peak, sum(runs) + merged)
             runs[start:end] = [merged]
         if counting:
             runs_sum += len(runs)
+            peak = max(peak, sum(runs))
         if w.stop_after(step, full_now):
             break
     counted = w.counted(step)
     return UniversalCosts(written / (counted * F), runs_sum / counted, full, tuple(runs),
-                          counted, w.complete, w.merges_before)
+                          counted, w.complete, w.merges_before, peak, sum(runs))

@@ -448,6 +448,9 @@ class ReplaySession:
     def idle(self) -> None:
         pass
 
+    def start_window(self) -> None:
+        pass  # the simulator meters no disk
+
 
 @dataclass(frozen=True)
 class GrownCosts:

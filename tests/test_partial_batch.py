@@ -31,7 +31,8 @@ def assert_same(batch: WindowCosts, scalar: WindowCosts, rel: float = 1e-9) -> N
     """Every field within ``rel`` (the batch is built to agree bit for bit)."""
     assert len(batch.level_entries) == len(scalar.level_entries)
     for name in ("write_amp", "level_write_amp", "level_entries", "level_in_use",
-                 "level0_runs", "level_coverage"):
+                 "level0_runs", "level_coverage", "peak_job_entries", "peak_merge_entries",
+                 "end_entries"):
         a, b = getattr(batch, name), getattr(scalar, name)
         for x, y in zip(*(v if isinstance(v, tuple) else (v,) for v in (a, b)), strict=True):
             assert math.isclose(x, y, rel_tol=rel, abs_tol=0.0), (name, a, b)

@@ -21,7 +21,15 @@ from cost_models.skew import SkewedCosts, SkewedWorkload
 from native_engine import Engine
 from validation import generators, predict, window
 from validation.replay import replay
-from validation.results import Checks, Costs, EngineRun, measured_levels, window_detail, with_theta
+from validation.results import (
+    Checks,
+    Costs,
+    EngineRun,
+    measured_levels,
+    peak_space_detail,
+    window_detail,
+    with_theta,
+)
 from validation.scale import ENGINE_WAL, Scale
 from validation.window import TOLERANCE, Counters, PacedReads, ReadPacing
 from wacky_model.files import native_file_costs
@@ -66,10 +74,15 @@ class _EngineSteps:
                         cache_misses=tuple(map(int, stats["cache_misses_per_level"])),
                         cache_invalidated=int(stats["cache_invalidated_blocks"]),
                         merges=int(stats["merges"]),
-                        merges_per_level=tuple(map(int, stats["merges_per_level"][1:])))
+                        merges_per_level=tuple(map(int, stats["merges_per_level"][1:])),
+                        disk_bytes=int(stats["run_file_bytes"]),
+                        peak_disk_bytes=int(stats["peak_run_file_bytes"]))
 
     def idle(self) -> None:
         pass
+
+    def start_window(self) -> None:
+        self.engine.reset_peak_space()
 
 
 @dataclass
@@ -556,6 +569,10 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
         [0, 0, 0] if later is None else (later.get_misses, later.zero_hits, later.wrong_values),
         [0, 0, 0] if session is None else session.checks, strict=True)]
     detail = window_detail(run)
+    if run is not None:
+        detail.update(peak_space_detail(run, predict.peak_space_native(
+            design, compaction, None if partial is None else partial.window,
+            scale.entries + session.used, float(engine.buffer_entries))))
     if ops := sum(t.count for t in phases.get("mix", {}).values()):
         detail["mix_io_per_op"] = sum(t.blocks_read + t.blocks_written
                                       for t in phases["mix"].values()) / ops

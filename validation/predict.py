@@ -8,7 +8,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from cost_models.costs import range_cost
-from cost_models.finite import finite_costs
+from cost_models.finite import finite_costs, peak_space
+from cost_models.partial import WindowCosts
+from cost_models.universal import universal_costs
 from native_engine.simulator import PolicyReplay, ReplaySession, grow, grown_costs
 from validation import window
 from validation.results import Costs, LevelShape, with_theta
@@ -16,7 +18,7 @@ from validation.scale import Scale
 from validation.window import Counters
 from wacky_model.analysis import analyze
 from wacky_model.files import native_file_costs
-from wacky_model.rocksdb_model import leveled_costs, universal_costs_of
+from wacky_model.rocksdb_model import leveled_costs, universal_costs_of, universal_rules
 from wacky_model.types import Compaction, Design, System, Workload
 
 
@@ -210,3 +212,32 @@ def predict_skew(model: Any, base: Costs, measured: Costs, workload: Workload, s
     if level0_staged:  # level 0's hit rate, apart: the result's per-level tuples start at Level 1
         detail["level0_cache_hit_rate"] = {"predicted": level0, "measured": level0_measured}
     return theta_of(measured), theta_of(predicted), detail
+
+
+def peak_space_native(design: Design, compaction: Compaction, walk: WindowCosts | None,
+                      entries: float, buffer_entries: float) -> float:
+    """T5 on the native engine: the most bytes of run files during the window over those at its
+    end. Files: the partial walk, one job per flush (the engine installs a flush's merges
+    together); whole levels: M8 at the tree's size at the window's end."""
+    if compaction.granularity == "file":
+        if walk is None or walk.end_entries <= 0:
+            raise ValueError("a file-granular design's peak space needs its partial walk")
+        return walk.peak_job_entries / walk.end_entries
+    return float(peak_space(*design.knobs.values(), entries=entries,
+                            buffer_entries=buffer_entries))
+
+
+def peak_space_stock(exported: Any, preload: float, window: float, *,
+                     cycle: bool = False) -> float | None:
+    """T5 on stock RocksDB, which deletes each compaction's inputs once it installed its outputs:
+    leveled, the partial walk with one merge at a time; universal, U1-U4's merges (over its
+    cycle with ``cycle``). None for a design neither model prices."""
+    try:
+        if exported.style == "universal":
+            u = universal_costs(universal_rules(exported), preload, window, cycle=cycle)
+            return u.peak_entries / u.end_entries
+        w = leveled_costs(exported, preload, window).window
+    except ValueError:
+        return None
+    return None if w is None or w.end_entries <= 0 else w.peak_merge_entries / w.end_entries
+

@@ -176,7 +176,24 @@ def window_detail(run: Any, *names: str) -> dict[str, Any]:
         "major_compactions": run.major_compactions, "window_complete": run.complete,
         "full_merges_skipped": run.full_merges_skipped,
         "level_L_runs_at_start": run.level_L_runs_at_start}
-    return {n: got.get(n) if n in (names or WINDOW_FACTS) else None for n in WINDOW_FACTS}
+    out = {n: got.get(n) if n in (names or WINDOW_FACTS) else None for n in WINDOW_FACTS}
+    return {**out, **disk_detail(run)}
+
+
+def peak_space_detail(run: Any, predicted: float | None) -> dict[str, dict[str, float | None]]:
+    """T5 beside what the engine metered: the most bytes of run files during the window over
+    those at its end, predicted and measured (None where the engine meters none)."""
+    d = disk_detail(run)
+    measured = (d["peak_disk_bytes"] / d["disk_bytes"]
+                if d["disk_bytes"] and d["peak_disk_bytes"] else None)
+    return {"peak_space": {"predicted": predicted, "measured": measured}}
+
+
+def disk_detail(run: Any) -> dict[str, int | None]:
+    """The run files' bytes at a window's end and the most during it (a merge's inputs and
+    output together); None where the engine meters none."""
+    end = None if run is None else run.end
+    return {name: getattr(end, name, 0) or None for name in ("disk_bytes", "peak_disk_bytes")}
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,23 @@ from native_engine.simulator import ReplaySession
 from validation import generators, window
 from validation.native import SkewSession, add_counts, check_skew_workload, hit_rates
 from validation.predict import (
+    peak_space_stock,
     predict_finite,
     predict_simulated,
     predict_skew,
     predict_stock,
     steady_references,
 )
-from validation.results import Checks, Costs, EngineRun, LevelShape, window_detail, with_theta
+from validation.results import (
+    Checks,
+    Costs,
+    EngineRun,
+    LevelShape,
+    disk_detail,
+    peak_space_detail,
+    window_detail,
+    with_theta,
+)
 from validation.rocksdb_driver import WackyDriver
 from validation.scale import Scale
 from validation.window import Counters, PacedReads, ReadPacing
@@ -148,11 +158,16 @@ class StockSession:
         return self.cycle or self.values.shape[0]
 
     def counters(self) -> Counters:
-        return rocksdb_counters(self.db, stall_seconds=self.throttle)
+        return rocksdb_counters(self.db, stall_seconds=self.throttle,
+                                disk_bytes=self.db.disk_bytes(),
+                                peak_disk_bytes=self.db.peak_disk_bytes())
 
     def idle(self) -> None:
         self.db.flush()
         self.throttle += self.db.wait_for_background_work(COMPACTION_TIMEOUT_S)
+
+    def start_window(self) -> None:
+        self.db.reset_peak_disk()
 
 
 @dataclass
@@ -502,7 +517,9 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
         model=("finite" if partial is None else
                "universal" if exported.style == "universal" else "partial"),
         window_writes=scale.entries, design=ran,
-        detail=dict(window_detail(None), **facts, **run.detail))
+        detail=dict(window_detail(None), **disk_detail(run.window), **facts, **run.detail,
+                    **peak_space_detail(run.window, peak_space_stock(
+                        exported, scale.entries, scale.entries))))
 
 
 def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,
@@ -537,6 +554,9 @@ def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,
     return EngineRun(measured=measured, checks=run.checks, predicted=predicted, simulated=None,
                      model="skew", window_writes=w.writes, design=ran,
                      detail=dict(window_detail(w, "window_complete"), **facts, **run.detail,
+                                 **peak_space_detail(w, peak_space_stock(
+                                     exported, scale.entries, half, cycle=True)
+                                     if universal else None),
                                  skew=detail, model_cycle_writes=model.cycle_writes
                                  if universal else None))
 

@@ -323,6 +323,9 @@ SWEEPS = {s.name: s for s in (
     CaseSet("ohdb", "validation.partitions", "OHDB's partitioned level 0: bytes and merges "
             "per level at P = 1 and 10, triggers 1 and 4, model (P6), the native engine and "
             "stock RocksDB with a partitioner", 1.5, workers=1),
+    CaseSet("space", "validation.space", "transient space: the peak disk use of merges over "
+            "the window, T5 against the native engine's and stock RocksDB's metered files, "
+            "twelve designs", 2.0, workers=1),
     CaseSet("throughput", "validation.throughput", "insert throughput on the native engine: "
             "T1 from the model's write amplification and a calibration of the engine's CPU, "
             "six designs", 1.0, workers=1),

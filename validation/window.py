@@ -91,15 +91,23 @@ class Counters:
     stall_seconds: float = 0.0  # the writer waited while compaction caught up
     merges: int = 0  # merge operations (0 where the engine does not count them)
     merges_per_level: tuple[int, ...] = ()  # into Level 1 first; empty where not counted
+    # Gauges, not counts (a difference keeps the end's): the bytes of the run files on disk,
+    # and the most they reached since the window started (Session.start_window), a merge's
+    # inputs and output together. 0 where the engine does not meter its files.
+    disk_bytes: int = 0
+    peak_disk_bytes: int = 0
 
     def __sub__(self, begin: Counters) -> Counters:
-        def minus(a: Any, b: Any) -> Any:
+        def minus(name: str, a: Any, b: Any) -> Any:
             if isinstance(a, tuple):
                 return tuple(x - (b[i] if i < len(b) else 0) for i, x in enumerate(a))
-            return a if isinstance(a, str) else a - b
+            return a if isinstance(a, str) or name in GAUGES else a - b
 
-        return Counters(*(minus(getattr(self, f.name), getattr(begin, f.name))
+        return Counters(*(minus(f.name, getattr(self, f.name), getattr(begin, f.name))
                           for f in fields(self)))
+
+
+GAUGES = ("disk_bytes", "peak_disk_bytes")
 
 
 class Session(Protocol):
@@ -111,6 +119,7 @@ class Session(Protocol):
     def cycle_hint(self) -> float: ...  # Level L-1's capacity (else a buffer): a cycle's writes
     def counters(self) -> Counters: ...  # at the window's start and end
     def idle(self) -> None: ...  # wait until no flush or compaction runs
+    def start_window(self) -> None: ...  # the peak disk use counts from here (else a no-op)
 
 
 class Reads(Protocol):
@@ -229,6 +238,7 @@ def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> W
     # cycle, else Level L-1's capacity.
     pace = rule.cap if rule.end == "fixed" else cycle or session.cycle_hint()
     reads.start(pace)
+    session.start_window()
     begin = session.counters()
     writes, majors_total, skipped, complete = 0, 0, 0, False
     while writes < rule.cap and session.can_step():
@@ -246,6 +256,7 @@ def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> W
                 skipped += 1
                 writes, majors_total, runs_at_start = 0, 0, runs
                 reads.start(pace)
+                session.start_window()
                 begin = session.counters()
                 continue
             boundary = full if rule.end == "run_boundary" else runs == 1

@@ -181,6 +181,10 @@ _GUARDRAIL_FLAGS = (
     Flag("--max-space-amp", float | None, "Recommend only designs whose worst-case space "
          "amplification (obsolete over live entries) is at most this. Off by default.",
          GUARDRAILS),
+    Flag("--max-transient-space", float | None, "Recommend only designs whose merges need at "
+         "most this many times the data on disk at their peak (a merge keeps its inputs until "
+         "its output is whole: 2 when it rewrites everything; docs/MODEL.md T5). Above 1; off "
+         "by default.", GUARDRAILS),
 )
 _COMPACTION_FLAGS = (
     Flag("--granularity", str | None, "level: merge whole levels (the paper's policy, the native "
@@ -361,7 +365,8 @@ WORKLOAD_OPTIONS = OptionGroup(_WORKLOAD_FLAGS, workload_or_none,
 
 
 def guardrails_from_flags(max_runs_per_level: int | float | str | None,
-                          max_total_runs: int | None, max_space_amp: float | None) -> Constraints:
+                          max_total_runs: int | None, max_space_amp: float | None,
+                          max_transient_space: float | None = None) -> Constraints:
     """--max-runs-per-level defaults to RocksDB's write stop (``none`` lifts it); others off."""
     if max_runs_per_level is None:
         max_runs_per_level = PRACTICAL_RUNS_PER_LEVEL
@@ -370,8 +375,12 @@ def guardrails_from_flags(max_runs_per_level: int | float | str | None,
     elif not isinstance(max_runs_per_level, int) or max_runs_per_level < 1:
         raise typer.BadParameter(f"must be a whole number >= 1 or 'none'; got "
                                  f"{max_runs_per_level!r}", param_hint="'--max-runs-per-level'")
+    if max_transient_space is not None and not max_transient_space > 1:
+        raise typer.BadParameter(f"must be a number above 1 (the peak disk use during merges "
+                                 f"over the data); got {max_transient_space!r}",
+                                 param_hint="'--max-transient-space'")
     return Constraints(max_runs_per_level=max_runs_per_level, max_total_runs=max_total_runs,
-                       max_space_amp=max_space_amp)
+                       max_space_amp=max_space_amp, max_transient_space=max_transient_space)
 
 
 GUARDRAIL_OPTIONS = OptionGroup(_GUARDRAIL_FLAGS, guardrails_from_flags)

@@ -116,7 +116,8 @@ def print_totals(console: Console, result: Analysis) -> None:
                       "runs)")
     console.print(f"fence pointers {result.fence_bits_per_entry:.3f} bits/entry   sum of FPRs "
                   f"(paper) {result.sum_fpr:.4g}   worst-case space amplification "
-                  f"{result.space_amp:.3g}")
+                  f"{result.space_amp:.3g}   peak disk during merges "
+                  f"{result.transient_space:.3g}x the data")
     for warning in result.warnings:
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}")
 

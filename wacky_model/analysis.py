@@ -10,7 +10,7 @@ import numpy as np
 from cost_models.costs import range_cost as range_cost_of
 from cost_models.costs import space_amplification
 from cost_models.evaluate import Evaluation, evaluate
-from cost_models.finite import FiniteCosts, finite_costs
+from cost_models.finite import FiniteCosts, finite_costs, peak_space
 from cost_models.limits import check_physical
 from cost_models.objective import cost_row, theta_of_row
 from wacky_model.guardrails import run_warnings
@@ -99,6 +99,8 @@ class Analysis:
     # The finite-N model beside the paper's (whose figures are the fields above).
     finite: SteadyCosts | None = None
     space_amp: float = 0.0  # worst case (cost_models.costs.space_amplification)
+    # T5: the run files' peak during merges over the data (cost_models.finite.peak_space, M8).
+    transient_space: float = 0.0
     warnings: tuple[str, ...] = ()  # run counts above the practical limit (guardrails)
     filter_probes: float = 0.0  # filters and hash tables a zero-result read probes
     # Under skewed keys, updates or a cache: the skew model's figures (wacky_model.skew).
@@ -128,6 +130,7 @@ class Analysis:
             "filter_probes": self.filter_probes,
             "hash_levels": self.system.hash_levels,
             "space_amp": self.space_amp,
+            "transient_space": self.transient_space,
             "warnings": list(self.warnings),
         }
         if self.workload is not None:
@@ -256,6 +259,8 @@ def analyze(
         theta=theta,
         finite=finite,
         space_amp=float(space_amplification(s)),
+        transient_space=float(peak_space(*design.knobs.values(), entries=system.entries,
+                                         buffer_entries=system.buffer_entries)),
         warnings=run_warnings([row.runs for row in rows]),
         skew=_skew_of(design, system, workload, finite),
         **_floats(e, _ANALYSIS_FIELDS),

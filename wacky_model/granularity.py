@@ -100,7 +100,8 @@ def file_grid(system: System, constraints: Constraints | None = None,
     keep = [i for i, (c, p) in enumerate(zip(compactions, priced, strict=True))
             if constraints is None or constraints.allows_leveled(
                 c.level1_runs, p.window.level_entries,
-                p.window.level0_runs * system.buffer_entries)]
+                p.window.level0_runs * system.buffer_entries,
+                p.window.peak_job_entries / p.window.end_entries)]  # T5: a job per flush
     if not keep:
         raise ValueError(f"no file-granular design meets the constraints "
                          f"({constraints.describe()}) on this system; loosen them")

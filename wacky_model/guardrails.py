@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cost_models.costs import space_amplification
+from cost_models.finite import peak_space
 from cost_models.structure import Structure
 
 # RocksDB's default level0_stop_writes_trigger: writes stop at this many level-0 files.
@@ -34,6 +35,9 @@ class Constraints:
     max_runs_per_level: int | None = None
     max_total_runs: int | None = None
     max_space_amp: float | None = None
+    # T5: the most disk the run files need during merges over the data they hold (a merge
+    # keeps its inputs until its output is whole): 2 for a merge that rewrites everything.
+    max_transient_space: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_runs_per_level", "max_total_runs"):
@@ -45,15 +49,22 @@ class Constraints:
         v = self.max_space_amp
         if v is not None and (not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0):
             raise ValueError(f"max_space_amp must be a number > 0; got {v!r}")
+        v = self.max_transient_space
+        if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
+                              or not math.isfinite(v) or v <= 1):
+            raise ValueError(f"max_transient_space must be a number > 1 (the peak disk use "
+                             f"during merges over the data: a merge needs room for its "
+                             f"output); got {v!r}")
 
     @property
     def active(self) -> bool:
         return any(v is not None for v in (self.max_runs_per_level, self.max_total_runs,
-                                           self.max_space_amp))
+                                           self.max_space_amp, self.max_transient_space))
 
-    def allows(self, s: Structure) -> np.ndarray:
+    def allows(self, s: Structure, entries: float | None = None,
+               buffer_entries: float | None = None) -> np.ndarray:
         """Boolean mask over the designs of ``s`` (whole run counts): True where every limit
-        holds."""
+        holds. The transient space (M8) needs the tree's ``entries`` and ``buffer_entries``."""
         ok = np.ones(np.shape(s.L), dtype=bool)
         runs = np.where(s.valid, s.runs, 0.0)
         if self.max_runs_per_level is not None:
@@ -62,14 +73,27 @@ class Constraints:
             ok &= np.sum(runs, axis=-1) <= self.max_total_runs + 1e-9
         if self.max_space_amp is not None:
             ok &= space_amplification(s) <= self.max_space_amp * (1 + 1e-12)
+        if self.max_transient_space is not None:
+            if entries is None or buffer_entries is None:
+                raise ValueError("the transient space limit needs the tree's entries and "
+                                 "buffer entries")
+            peak = peak_space(s.T, s.C, s.X, s.K, s.Z, entries=entries,
+                              buffer_entries=buffer_entries)
+            ok &= peak <= self.max_transient_space * (1 + 1e-12)
         return ok
 
     def allows_leveled(self, level0_runs: int, level_entries: Sequence[float],
-                       level0_entries: float) -> bool:
+                       level0_entries: float, transient_space: float | None = None) -> bool:
         """For a leveled tree of files (stock RocksDB, or ``granularity='file'``): level 0 at
         its trigger of ``level0_runs`` runs, one sorted run per non-empty level below, and
         space amplification as :meth:`allows` defines it, Level L being one run, from the
-        sizes given (a window's means, ``level0_entries`` the level-0 share)."""
+        sizes given (a window's means, ``level0_entries`` the level-0 share); the transient
+        space is the caller's (T5 of its walk)."""
+        if self.max_transient_space is not None:
+            if transient_space is None:
+                raise ValueError("the transient space limit needs the design's peak space")
+            if transient_space > self.max_transient_space * (1 + 1e-12):
+                return False
         sizes = [float(e) for e in level_entries if e > 0]
         runs = [int(level0_runs)] + [1] * len(sizes)
         if self.max_runs_per_level is not None and max(runs) > self.max_runs_per_level:
@@ -84,7 +108,7 @@ class Constraints:
 
     def describe(self) -> str:
         parts = [f"{name} {getattr(self, name):g}" for name in
-                 ("max_runs_per_level", "max_total_runs", "max_space_amp")
+                 ("max_runs_per_level", "max_total_runs", "max_space_amp", "max_transient_space")
                  if getattr(self, name) is not None]
         return ", ".join(parts)
 
@@ -96,7 +120,8 @@ DEFAULT_CONSTRAINTS = Constraints(max_runs_per_level=PRACTICAL_RUNS_PER_LEVEL)
 def lifted_cap(constraints: Constraints) -> Constraints:
     """``constraints`` without its runs-per-level cap (the other limits kept)."""
     return Constraints(max_total_runs=constraints.max_total_runs,
-                       max_space_amp=constraints.max_space_amp)
+                       max_space_amp=constraints.max_space_amp,
+                       max_transient_space=constraints.max_transient_space)
 
 
 def run_warnings(runs_per_level: list[float]) -> tuple[str, ...]:

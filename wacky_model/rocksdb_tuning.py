@@ -27,7 +27,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from cost_models.objective import theta_shared
-from cost_models.universal import UniversalOptions
+from cost_models.universal import FULL_MERGE_PEAK_SPACE, UniversalOptions
 from wacky_model.config import Configuration, Memory, weights_of
 from wacky_model.files import LeveledCosts
 from wacky_model.granularity import FileGrid, FilePick, file_pick
@@ -318,12 +318,15 @@ def _allowed(constraints: Constraints | None, config: StockConfig, costs: Levele
         return True
     if isinstance(config, UniversalConfig):
         runs, amp = config.trigger, config.max_size_amplification_percent / 100.0
+        # T5: U2's full merge rewrites every run while they are all still on disk.
         return all(limit is None or value <= limit * (1 + 1e-12) for value, limit in (
             (runs, constraints.max_runs_per_level), (runs, constraints.max_total_runs),
-            (amp, constraints.max_space_amp)))
-    return constraints.allows_leveled(config.level0_trigger, costs.window.level_entries,
-                                      costs.window.level0_runs * config.buffer_bytes
-                                      / system.entry_bytes)
+            (amp, constraints.max_space_amp),
+            (FULL_MERGE_PEAK_SPACE, constraints.max_transient_space)))
+    w = costs.window
+    return constraints.allows_leveled(config.level0_trigger, w.level_entries,
+                                      w.level0_runs * config.buffer_bytes / system.entry_bytes,
+                                      w.peak_merge_entries / w.end_entries)  # T5: a merge each
 
 
 def _memory_options(system: System) -> list[tuple[int, float]]:

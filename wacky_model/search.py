@@ -53,6 +53,7 @@ from cost_models.objective import (
     theta_weights,
 )
 from cost_models.structure import num_levels, structure
+from cost_models.universal import FULL_MERGE_PEAK_SPACE
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.config import Configuration, Memory, keys_of
 from wacky_model.families import PROJECTIONS, classify, name_of
@@ -216,7 +217,7 @@ def realizable_costs(system: System, T, C, X, K, Z, model: str = "finite",
         rows, hash_levels = _with_hash_tables(system, model, s, knobs, F, budget, rows)
     ok = physical(s, system.entries / F, system.entries)
     if constraints is not None and constraints.active:
-        ok = ok & constraints.allows(s)
+        ok = ok & constraints.allows(s, system.entries, F)
     rows = np.where(ok[..., None], rows, UNPHYSICAL_COST)
     return (rows, hash_levels) if with_hash_levels else rows
 
@@ -612,6 +613,7 @@ class Recommendation:
             "beaten_by": None if beaten is None else {
                 "family": beaten.family, "design": beaten.design.knobs, "cost": beaten.cost},
             "space_amp": self.analysis.space_amp,
+            "transient_space": self.transient_space,
             "warnings": [] if self.file_costs is not None else list(self.analysis.warnings),
             "constraints": dataclasses.asdict(Constraints() if self.constraints is None
                                               else self.constraints),
@@ -630,6 +632,17 @@ class Recommendation:
         return [{"level": i, "mean_entries": e, "write_amp": a, "share_of_window_in_use": u}
                 for i, (e, a, u) in enumerate(zip(w.level_entries, w.level_write_amp,
                                                   w.level_in_use, strict=True), start=1)]
+
+    @property
+    def transient_space(self) -> float:
+        """T5: the run files' peak during merges over the data: a file-granular pick's walk
+        (one job per flush, as the native engine installs them), else M8."""
+        if self.file_costs is None:
+            return self.analysis.transient_space
+        w = self.file_costs.window
+        if w is None:  # universal compaction: U2's full merges
+            return FULL_MERGE_PEAK_SPACE
+        return w.peak_job_entries / w.end_entries
 
     @property
     def memory(self) -> dict[str, float]:

@@ -172,7 +172,7 @@ def _allowed(design: Design, system: System, constraints: Constraints | None) ->
     if constraints is None or not constraints.active:
         return True
     s = structure(*design.knobs.values(), system.buffers, integer_runs=True)
-    return bool(np.all(constraints.allows(s)))
+    return bool(np.all(constraints.allows(s, system.entries, system.buffer_entries)))
 
 
 def _allowed_many(designs: list[Design], system: System, constraints: Constraints | None
@@ -182,7 +182,8 @@ def _allowed_many(designs: list[Design], system: System, constraints: Constraint
         return {tuple(d.knobs.values()): True for d in designs}
     knobs = np.array([list(d.knobs.values()) for d in designs], dtype=float).reshape(-1, 5).T
     try:
-        ok = constraints.allows(structure(*knobs, system.buffers, integer_runs=True))
+        ok = constraints.allows(structure(*knobs, system.buffers, integer_runs=True),
+                                system.entries, system.buffer_entries)
     except ValueError:  # a knob out of range: each on its own
         return {tuple(d.knobs.values()): _allowed(d, system, constraints) for d in designs}
     return {tuple(d.knobs.values()): bool(a) for d, a in zip(designs, ok, strict=True)}

@@ -104,6 +104,9 @@ PYBIND11_MODULE(_rocksdb, m) {
       })
       .def("int_property", &Database::IntProperty, py::arg("name"))
       .def("filter_bytes", &Database::FilterBytes)
+      .def("disk_bytes", &Database::DiskBytes)
+      .def("peak_disk_bytes", &Database::PeakDiskBytes)
+      .def("reset_peak_disk", &Database::ResetPeakDisk)
       .def("levels", [](const Database& db) {
         py::list out;
         for (const auto& l : db.Levels()) {

@@ -3,6 +3,7 @@
 #include "driver_filter_policy.h"
 #include "key_partitioner.h"
 #include "level_filter_policy.h"
+#include "space_listener.h"
 
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
@@ -90,6 +91,8 @@ Database::Database(const std::string& path, const std::string& options_file,
                                 "the OPTIONS file " + options_file);
   }
   db_options.create_if_missing = true;
+  space_ = std::make_shared<SpaceListener>();
+  db_options.listeners.push_back(space_);
   statistics_ = rocksdb::CreateDBStatistics();
   db_options.statistics = statistics_;
   // The table options come from the file; only the block cache is ours (its size is a
@@ -331,5 +334,11 @@ void CheckOptionsFile(const std::string& options_file) {
   rocksdb::ColumnFamilyOptions cf_options;
   LoadOptions(options_file, &db_options, &cf_options);
 }
+
+uint64_t Database::DiskBytes() const { return space_->Current(); }
+
+uint64_t Database::PeakDiskBytes() const { return space_->Peak(); }
+
+void Database::ResetPeakDisk() { space_->ResetPeak(); }
 
 }  // namespace wacky_rocksdb

@@ -29,6 +29,7 @@ class Statistics;
 namespace wacky_rocksdb {
 
 class DriverFilterPolicy;
+class SpaceListener;
 
 // One SST file as RocksDB reports it (name relative to the database directory).
 struct FileInfo {
@@ -108,6 +109,12 @@ class Database {
   // Bytes of Bloom filter in every live SST file (their table properties).
   uint64_t FilterBytes() const;
   std::vector<FileInfo> LiveFiles() const;
+  // The bytes of the SST files RocksDB wrote and has not deleted, now and at their most since
+  // the database opened or ResetPeakDisk() (space_listener.h: a compaction's inputs and its
+  // finished outputs together).
+  uint64_t DiskBytes() const;
+  uint64_t PeakDiskBytes() const;
+  void ResetPeakDisk();
 
   // The driver's calls; each throws std::logic_error unless the database was opened driven.
   // Bits per key of the next files built (by a flush or a merge).
@@ -127,6 +134,7 @@ class Database {
   mutable std::vector<CacheCounts> read_counts_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
   std::shared_ptr<DriverFilterPolicy> driver_filter_;
+  std::shared_ptr<SpaceListener> space_;
 };
 
 // "major.minor.patch" of the RocksDB this module was built against.
