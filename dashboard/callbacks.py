@@ -554,6 +554,13 @@ def memory_text(analysis: Analysis, split: bool) -> str:
             "bits/entry.")
 
 
+def disk_text(transient_space: float, space_amp: float) -> str:
+    """The disk the design needs beyond its data (docs/MODEL.md T5 and the space guardrail)."""
+    return (f"Disk: merges need up to {transient_space:.3g}× the data at their peak (a merge "
+            "keeps its inputs until its output is whole); obsolete entries add at most "
+            f"{space_amp:.3g}× in the worst case.")
+
+
 def skew_text(analysis: Analysis) -> str:
     k = analysis.skew
     levels = ", ".join(f"L{i + 1} {h:.0%}" for i, h in enumerate(k.cache_hit_rate_per_level))
@@ -974,6 +981,8 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         extra.append(memory_text(analysis, controls.system.memory_split and recommended))
     if analysis.skew is not None:
         extra.append(skew_text(analysis))
+    extra.append(disk_text(rec.transient_space if recommended else analysis.transient_space,
+                           analysis.space_amp))
     # Why whole levels or files, when the search chose between them (a pin says it already).
     if recommended and rec.granularity is not None and controls.pins == SEARCHED:
         extra.append("Granularity: " + rec.granularity["reason"])

@@ -636,13 +636,16 @@ class Recommendation:
     @property
     def transient_space(self) -> float:
         """T5: the run files' peak during merges over the data: a file-granular pick's walk
-        (one job per flush, as the native engine installs them), else M8."""
+        (one job per flush as the native engine installs them, one merge at a time on stock
+        RocksDB), universal compaction's full merge, else M8."""
         if self.file_costs is None:
             return self.analysis.transient_space
         w = self.file_costs.window
         if w is None:  # universal compaction: U2's full merges
             return FULL_MERGE_PEAK_SPACE
-        return w.peak_job_entries / w.end_entries
+        # Stock RocksDB deletes each merge's inputs when it is installed, the engine a flush's.
+        peak = w.peak_merge_entries if self.model == "rocksdb" else w.peak_job_entries
+        return peak / w.end_entries
 
     @property
     def memory(self) -> dict[str, float]:
