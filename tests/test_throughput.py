@@ -26,3 +26,33 @@ def test_t1_predicts_another_designs_throughput_from_its_write_amplification() -
     m = measure(Design(4, 3, 1, 1, 1), "level", entries=200_000)
     assert m.predicted(m.write_amp) == pytest.approx(m.cpu_rate, rel=0.25)
     assert m.write_amp < 6 and m.model_write_amp > 1
+
+
+def test_analyze_prints_t1_with_a_profile_and_names_a_bad_one(wacky, tmp_path) -> None:
+    """``analyze --profile`` adds T1's inserts per second from the profile's CPU costs and the
+    design's write amplification (the finite model's, or the file walk's)."""
+    import json
+
+    from cost_models.throughput import insert_rate
+    from wacky_model.analysis import analyze
+    from wacky_model.types import Design, System
+
+    doc = {"name": "by-hand", "seq_write_mb_s": 2000, "seq_read_mb_s": 3000,
+           "rand_read_iops": 1e5, "rand_read_latency_us": 80, "cpu_ns_per_put": 600,
+           "cpu_ns_per_entry_merged": 150}
+    path = tmp_path / "profile.json"
+    path.write_text(json.dumps(doc))
+    knobs = ["--T", "10", "--C", "9", "--X", "1", "--K", "0", "--Z", "0"]
+    r = wacky("analyze", *knobs, "--profile", str(path), "--json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    wa = analyze(Design(10, 9, 1, 0, 0), System()).finite.write_amp
+    assert got["insert_rate"] == pytest.approx(insert_rate(wa, 600, 150))
+    assert got["profile"] == "by-hand"
+    r = wacky("analyze", *knobs, "--granularity", "file", "--profile", str(path))
+    assert r.returncode == 0 and "inserts/s on the native engine" in r.stdout
+    del doc["cpu_ns_per_put"]
+    path.write_text(json.dumps(doc))
+    for bad in (str(path), str(tmp_path / "missing.json")):
+        r = wacky("analyze", *knobs, "--profile", bad)
+        assert r.returncode == 2 and "--profile" in r.stderr

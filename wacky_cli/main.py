@@ -29,6 +29,7 @@ from wacky_cli.options import (
     FilterBudget,
     JsonFlag,
     OutFile,
+    ProfileFile,
     compaction_flags,
     in_flags,
     scale_options,
@@ -84,30 +85,64 @@ CORES = os.cpu_count() or 1  # sweep's default --workers: a Dask worker per core
 @takes(system=SYSTEM_OPTIONS, design=DESIGN_OPTIONS, workload=WORKLOAD_OPTIONS,
        compaction=COMPACTION_OPTIONS)
 def analyze_command(system: System, design: DesignChoice, workload: Workload | None,
-                    compaction: CompactionChoice, as_json: JsonFlag = False) -> None:
+                    compaction: CompactionChoice, as_json: JsonFlag = False,
+                    profile: ProfileFile = None) -> None:
     """Print the per-level table and the costs of one design (and Θ for a workload)."""
-    from wacky_cli.render import knob_text, print_analysis, stdout_console, system_text
+    from wacky_cli.render import (
+        insert_rate_text,
+        knob_text,
+        print_analysis,
+        stdout_console,
+        system_text,
+    )
     from wacky_model.analysis import analyze
 
+    machine = _read_profile(profile)
     resolved = design.resolve(system)
     merges = compaction.resolve("level")
     if merges.granularity == "file":
-        _analyze_files(resolved, system, merges, workload, as_json)
+        _analyze_files(resolved, system, merges, workload, as_json, machine)
         return
     if compaction != COMPACTION_DEFAULTS:
         raise ValueError("--file-bytes, --level1-runs and --file-pick go with --granularity file")
     result = analyze(resolved, system, workload)
+    rate = None if machine is None else _insert_rate(result.finite.write_amp, machine)
     if as_json:
-        _print_json(result.to_dict())
+        _print_json({**result.to_dict(), **({} if machine is None else {
+            "insert_rate": rate, "profile": machine.name})})
         return
     title = f"{design.preset or 'design'} ({knob_text(resolved)}, {resolved.filters} filters)"
     console = stdout_console()
     console.print(system_text(result.system), highlight=False)
     print_analysis(console, result, title)
+    if rate is not None:
+        console.print(insert_rate_text(rate, machine.name), highlight=False)
+
+
+def _read_profile(path: Path | None) -> Any:
+    """The machine profile of --profile (None without one); a bad file is a flag error."""
+    if path is None:
+        return None
+    from wacky_model.devices import read_profile
+
+    try:
+        machine = read_profile(path)
+    except (OSError, ValueError) as e:
+        raise typer.BadParameter(str(e), param_hint="'--profile'") from None
+    if machine.cpu_ns_per_put is None or machine.cpu_ns_per_entry_merged is None:
+        raise typer.BadParameter(f"{path} has no CPU costs (calibrate without --no-cpu)",
+                                 param_hint="'--profile'")
+    return machine
+
+
+def _insert_rate(write_amp: float, machine: Any) -> float:
+    from cost_models.throughput import insert_rate
+
+    return insert_rate(write_amp, machine.cpu_ns_per_put, machine.cpu_ns_per_entry_merged)
 
 
 def _analyze_files(design: Design, system: System, compaction: Compaction,
-                   workload: Workload | None, as_json: bool) -> None:
+                   workload: Workload | None, as_json: bool, machine: Any = None) -> None:
     from wacky_cli.render import print_files_analysis
     from wacky_model.compat import check, features_in
     from wacky_model.granularity import analyze_files
@@ -120,6 +155,8 @@ def _analyze_files(design: Design, system: System, compaction: Compaction,
         doc = analyze_files(design, system, compaction, workload)
     except ValueError as e:
         raise ValueError(compaction_flags(str(e))) from None
+    if machine is not None:
+        doc.update(insert_rate=_insert_rate(doc["write_amp"], machine), profile=machine.name)
     if as_json:
         _print_json(doc)
         return

@@ -219,6 +219,9 @@ _COMPACTION_FLAGS = (
 # Single flags that are not part of a group, declared here so every command spells them alike.
 CacheBytesFlag = Annotated[int, FLAGS["cache_bytes"].option()]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
+ProfileFile = Annotated[Path | None, typer.Option(
+    "--profile", help="A machine profile (wacky calibrate --out): also print the predicted "
+    "insert throughput on the native engine (T1, docs/MODEL.md).")]
 OutFile = Annotated[Path, typer.Option(
     "--out", help="File to write: frontier's HTML page, the table of validate --sweep, the "
     "OPTIONS file of export and of recommend --target rocksdb (export: its JSON with --json; "

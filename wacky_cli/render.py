@@ -117,7 +117,7 @@ def print_totals(console: Console, result: Analysis) -> None:
     console.print(f"fence pointers {result.fence_bits_per_entry:.3f} bits/entry   sum of FPRs "
                   f"(paper) {result.sum_fpr:.4g}   worst-case space amplification "
                   f"{result.space_amp:.3g}   peak disk during merges "
-                  f"{result.transient_space:.3g}x the data")
+                  f"{result.transient_space:.2f}x the data")
     for warning in result.warnings:
         console.print(f"[bold yellow]warning:[/bold yellow] {warning}")
 
@@ -136,6 +136,12 @@ def print_analysis(console: Console, result: Analysis, title: str) -> None:
             + ("" if k.theta is None else f"; Θ under the skew {k.theta:.4g} I/O per operation"))
 
 
+def insert_rate_text(rate: float, profile: str) -> str:
+    """T1's line: the native engine's inserts per second on a calibrated machine."""
+    return (f"insert throughput {rate:,.0f} inserts/s on the native engine with {profile}'s "
+            "CPU costs (T1: a put and the write amplification's merges, in the writer's thread)")
+
+
 def print_files_analysis(design: Design, system: System, doc: dict[str, Any]) -> None:
     """``analyze --granularity file``: the costs of ``analyze_files`` and its levels."""
     console = stdout_console()
@@ -148,8 +154,11 @@ def print_files_analysis(design: Design, system: System, doc: dict[str, Any]) ->
     console.print(f"write amplification {doc['write_amp']:.4g}; zero-result read "
                   f"{doc['zero_result_read']:.4g} I/O; existing-key read {doc['point_read']:.4g}"
                   f" I/O; runs a range read visits {doc['range_runs']:.4g}"
-                  + ("" if doc["theta"] is None else f"; Θ {doc['theta']:.4g} I/O per operation"),
+                  + ("" if doc["theta"] is None else f"; Θ {doc['theta']:.4g} I/O per operation")
+                  + f"; peak disk during merges {doc['transient_space']:.2f}x the data",
                   highlight=False)
+    if doc.get("insert_rate") is not None:
+        console.print(insert_rate_text(doc["insert_rate"], doc["profile"]), highlight=False)
     print_table(console, files_level_table("Per level (the window's means)", doc["levels"]))
 
 

@@ -132,6 +132,8 @@ def analyze_files(design: Design, system: System, compaction: Compaction,
         "zero_result_read": c.zero_result_read, "range_runs": c.range_runs,
         "memory_bits_per_entry": c.memory_bits_per_entry,
         "theta": None if workload is None else file_cost(c, workload, system),
+        # T5: one job per flush, as the native engine installs a flush's merges together.
+        "transient_space": w.peak_job_entries / w.end_entries,
         "levels": [{"level": i, "mean_entries": e, "write_amp": a}
                    for i, (e, a) in enumerate(zip(w.level_entries, w.level_write_amp,
                                                   strict=True), start=1)],
