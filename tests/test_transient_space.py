@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rocksdb_helpers import bridge
 
 from cost_models.finite import peak_space
 from cost_models.partial import LeveledFiles, window_costs
 from cost_models.universal import FULL_MERGE_PEAK_SPACE, UniversalOptions, universal_costs
-from rocksdb_helpers import bridge
 from validation.runner import validate
 from validation.scale import Scale
 from wacky_model.guardrails import Constraints
