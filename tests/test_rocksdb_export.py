@@ -272,6 +272,7 @@ def test_rocksdbs_universal_compaction_model_predicts_rocksdb() -> None:
     assert r.predicted.write_amp == pytest.approx(r.measured.write_amp, rel=0.25)
 
 
+@pytest.mark.parametrize("T", [3, 4, 10])
 def test_a_tiered_export_keeps_the_run_count_rule_a_backstop(T) -> None:
     """At the default 2^31 entries (2^15 flushes) a tiered design's universal options price to
     a write amplification near the design's own: the trigger sits above the runs the design

@@ -192,7 +192,7 @@ def peak_space_detail(run: Any, predicted: float | None) -> dict[str, dict[str, 
 def disk_detail(run: Any) -> dict[str, int | None]:
     """The run files' bytes at a window's end and the most during it (a merge's inputs and
     output together); None where the engine meters none."""
-    end = None if run is None else run.end
+    end = getattr(run, "end", None)  # a simulated window meters no disk
     return {name: getattr(end, name, 0) or None for name in ("disk_bytes", "peak_disk_bytes")}
 
 
