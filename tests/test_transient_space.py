@@ -75,3 +75,15 @@ def test_the_guardrail_keeps_designs_within_the_peak_and_refuses_bad_limits(wack
     r = wacky("recommend", "--point-reads", "0.3", "--zero-reads", "0.2", "--writes", "0.5",
               "--range-reads", "0", "--max-transient-space", "1")
     assert r.returncode == 2 and "--max-transient-space" in r.stderr + r.stdout
+
+
+def test_on_rocksdb_the_cap_trades_universal_for_leveled_compaction() -> None:
+    """A write-heavy workload picks universal compaction on RocksDB; its full merges need twice
+    the data, so a cap of 1.5 picks leveled compaction, whose merges need a few files more."""
+    w = Workload(0.05, 0.05, 0.9, 0.0)
+    free = recommend(w, System(), target="rocksdb")
+    capped = recommend(w, System(), target="rocksdb",
+                       constraints=Constraints(max_transient_space=1.5))
+    assert free.model == "universal" and free.transient_space == 2.0
+    assert capped.model == "rocksdb" and capped.transient_space <= 1.5
+    assert capped.cost > free.cost
