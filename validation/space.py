@@ -92,7 +92,7 @@ def _runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
             for c in space_cases()]
 
 
-def peak_space(r: ValidationResult) -> tuple[float | None, float | None]:
+def _peak_space_of(r: ValidationResult) -> tuple[float | None, float | None]:
     """(predicted, measured) peak over end bytes of a validation result."""
     got = r.detail("peak_space") or {}
     return got.get("predicted"), got.get("measured")
@@ -107,7 +107,7 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
         r = by_name.get(c.name)
         if r is None:
             continue
-        predicted, measured = peak_space(r)
+        predicted, measured = _peak_space_of(r)
         if predicted is None or measured is None:
             rows.append([c.label, c.engine, c.window, "-", "-", "-", "-", "-"])
             continue
