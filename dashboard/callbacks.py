@@ -50,10 +50,12 @@ SEARCH_IDS = tuple(i for i, *_ in L.SEARCH_CHOICES)
 # fields, the memory split and what the search may pick.
 WORKLOAD_CONTROLS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], *KEY_IDS, L.UPDATE_FRACTION[0],
                      L.CORRELATED, L.ROBUST[0])
-SYSTEM_CONTROLS = (*SYSTEM_IDS, L.MEMORY_SPLIT, L.MEMORY_BITS[0], L.MAX_RUNS[0], *SEARCH_IDS)
+SYSTEM_CONTROLS = (*SYSTEM_IDS, L.MEMORY_SPLIT, L.MEMORY_BITS[0], L.MAX_RUNS[0],
+                   L.MAX_PEAK_DISK[0], *SEARCH_IDS)
 LABELS = {i: label for i, label, *_ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
                                         L.UPDATE_FRACTION, L.ROBUST, *L.SYSTEM_FIELDS,
-                                        L.MEMORY_BITS, L.MAX_RUNS, *L.KNOBS, *L.SEARCH_CHOICES)}
+                                        L.MEMORY_BITS, L.MAX_RUNS, L.MAX_PEAK_DISK, *L.KNOBS,
+                                        *L.SEARCH_CHOICES)}
 # Each menu's choices: value -> the text the page shows for it.
 CHOICE_TEXT = {i: dict(options) for i, _, options, _ in L.SEARCH_CHOICES}
 CHOICE_DEFAULTS = {i: default for i, *_, default in L.SEARCH_CHOICES}
@@ -66,6 +68,8 @@ MODEL_NAMES = {
     "cache_bytes": LABELS["cache-mib"], "sum_fpr": "sum of false-positive rates",
     "--max-runs-per-level": f"the field “{LABELS['max-runs']}”",
     "max_runs_per_level": f"the field “{LABELS['max-runs']}” at",  # Constraints.describe()
+    "--max-transient-space": f"the field “{LABELS['max-peak-disk']}”",
+    "max_transient_space": f"the field “{LABELS['max-peak-disk']}”",
     "correlated=True": "“hot reads are hot writes” ticked",  # wacky_model.compat.KEY_REFUSALS
     "correlated=False": "“hot reads are hot writes” unticked",
 }
@@ -174,7 +178,7 @@ def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, A
     workload = {**{i: v for i, _, v in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
                                         L.UPDATE_FRACTION, L.ROBUST)}, L.CORRELATED: ["on"]}
     system = {**{i: L.display_value(i, v) for i, _, v in (*L.SYSTEM_FIELDS, L.MEMORY_BITS,
-                                                          L.MAX_RUNS)},
+                                                          L.MAX_RUNS, L.MAX_PEAK_DISK)},
               L.MEMORY_SPLIT: [], **CHOICE_DEFAULTS}
     knobs = {name: default for name, *_, default in L.KNOBS}
     return workload, system, "recommend", knobs, "optimized"
@@ -217,7 +221,7 @@ FIELD_RANGES: dict[str, tuple[float, float, str]] = {
     "entries": (1.0, MAX_ENTRIES, "between 1 and 2^53"),
     **dict.fromkeys(("entry-bytes", "block-bytes"), (1.0, 2.0**30, "between 1 and 2^30")),
     **dict.fromkeys(("buffer-mib", "cache-mib"), (0.0, MAX_MIB, "between 0 and 2^42")),
-    **dict.fromkeys(("bits-per-entry", "memory-bits", "max-runs"),
+    **dict.fromkeys(("bits-per-entry", "memory-bits", "max-runs", "max-peak-disk"),
                     (0.0, 1e6, "between 0 and 10^6")),
     **dict.fromkeys(("update-fraction", "robust-rho"), (0.0, 100.0, "between 0 and 100")),
     # The knobs' ranges are the search's bounds (layout.KNOBS).
@@ -325,12 +329,20 @@ def parse_workload(values: dict[str, Any]) -> Workload:
 
 
 def parse_constraints(values: dict[str, Any]) -> Constraints | None:
-    """At most this many runs in any level (0: no limit; empty: recommend's default, 36)."""
+    """At most this many runs in any level (0: no limit; empty: recommend's default, 36), and
+    at most this much disk during merges, over the data (0 or empty: no limit; T5)."""
     limit = _optional(L.MAX_RUNS[0], values)
-    if limit is None:
-        return DEFAULT_CONSTRAINTS
-    runs = _whole(L.MAX_RUNS[0], limit)
-    return Constraints(max_runs_per_level=runs) if runs >= 1 else None
+    runs = (DEFAULT_CONSTRAINTS.max_runs_per_level if limit is None
+            else _whole(L.MAX_RUNS[0], limit))
+    peak = _optional(L.MAX_PEAK_DISK[0], values) or None
+    if peak is not None and not peak > 1:
+        raise ValueError(f"{LABELS[L.MAX_PEAK_DISK[0]]}: must be above 1 (a merge needs room "
+                         f"for its output beside the data), or 0 for no limit; got {peak:.6g}")
+    if not runs and peak is None:
+        return None
+    if limit is None and peak is None:
+        return DEFAULT_CONSTRAINTS  # recommend's own default, as recommend spells it
+    return Constraints(max_runs_per_level=runs or None, max_transient_space=peak)
 
 
 def _choice(field: str, values: dict[str, Any]) -> str:
@@ -1132,7 +1144,7 @@ def set_knobs(trigger: Any, mode: Any, current: dict | None, system: dict[str, A
 
 
 URL_NUMBER_FIELDS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], L.UPDATE_FRACTION[0], L.ROBUST[0],
-                     *SYSTEM_IDS, L.MEMORY_BITS[0], L.MAX_RUNS[0])
+                     *SYSTEM_IDS, L.MEMORY_BITS[0], L.MAX_RUNS[0], L.MAX_PEAK_DISK[0])
 URL_TEXT_FIELDS = (*KEY_IDS, *SEARCH_IDS)  # the menus' values are text too
 URL_FLAGS = (L.CORRELATED, L.MEMORY_SPLIT)
 URL_CHOICES = {"mode": ("recommend", "manual"), "filters": ("optimized", "uniform")}

@@ -48,6 +48,10 @@ CONTROLS: dict[str, str] = {
     "robust-rho": "How far the real workload may drift from the one given, as a KL divergence "
                   "(Endure's ρ). Above 0 the recommendation minimizes the worst cost over "
                   "that neighbourhood; 0 tunes for the workload exactly, 0.5 to 2 is typical.",
+    "max-peak-disk": "A guardrail: recommend only designs whose merges need at most this many "
+                     "times the data on disk at their peak (a merge keeps its inputs until its "
+                     "output is whole: 2 for one that rewrites everything, a few files more for "
+                     "merges of one file at a time; docs/MODEL.md T5). 0 sets no limit.",
     "max-runs": "A guardrail: recommend only designs with at most this many runs in any level. "
                 "RocksDB stops writes at 36 level-0 files (level0_stop_writes_trigger); 0 sets "
                 "no limit.",

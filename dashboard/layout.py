@@ -48,6 +48,7 @@ SYSTEM_FIELDS = (
 MEMORY_SPLIT = "memory-split"
 MEMORY_BITS = ("memory-bits", "Total memory (bits/entry)", 10.0)
 MAX_RUNS = ("max-runs", "Max runs per level (0: no limit)", 36.0)
+MAX_PEAK_DISK = ("max-peak-disk", "Max disk during merges (× the data; 0: no limit)", 0.0)
 ROBUST = ("robust-rho", "Uncertainty ρ (robust tuning)", 0.0)
 # What the search may pick (recommend's granularity, level0_trigger and target): (id, label,
 # ((value, text), ...), default). The values are text so they travel in the URL unchanged.
@@ -257,7 +258,7 @@ def _controls() -> html.Div:
             _number_field(*MEMORY_BITS, disabled=True),
             html.Div(id=SYSTEM_SUMMARY, style=small)]),
         _panel("Design", [_radio(MODE, ("recommend", "manual"), inputStyle={"marginLeft": "10px"}),
-                          _number_field(*MAX_RUNS),
+                          _number_field(*MAX_RUNS), _number_field(*MAX_PEAK_DISK),
                           *[_choice_field(*choice) for choice in SEARCH_CHOICES], manual]),
         _panel("Validate on engine", [
             html.Div("Builds the design on the native engine and measures it. The page's N is "

@@ -655,3 +655,20 @@ def test_validating_a_stock_rocksdb_pick_gives_the_command_for_stock_rocksdb():
     assert params["level1_runs"] == stock["level0_trigger"]
     assert params["file_bytes"] == round(current["compaction"]["file_share"] * 65536)
     assert params["bits_per_entry"] == stock["bits_per_key"] and params["entries"] == 100_000
+
+
+def test_the_disk_guardrail_caps_merges_peak_and_names_its_field() -> None:
+    """The page's "Max disk during merges" field is recommend's max_transient_space (T5): the
+    card says the pick's peak, and a limit of 1 or less is refused in the page's words."""
+    from wacky_model.guardrails import Constraints
+
+    assert cb.parse_constraints({}) is cb.DEFAULT_CONSTRAINTS
+    assert cb.parse_constraints({"max-peak-disk": 0}) is cb.DEFAULT_CONSTRAINTS
+    assert cb.parse_constraints({"max-runs": 0, "max-peak-disk": 1.5}) == Constraints(
+        max_transient_space=1.5)
+    assert cb.parse_constraints({"max-peak-disk": 1.5}) == Constraints(
+        max_runs_per_level=36, max_transient_space=1.5)
+    with pytest.raises(ValueError, match="Max disk during merges.*must be above 1"):
+        cb.parse_constraints({"max-peak-disk": 0.9})
+    capped = views(system={"max-peak-disk": 1.3})
+    assert "Disk: merges need up to" in text_of(capped[L.CARD])
