@@ -335,14 +335,14 @@ def parse_constraints(values: dict[str, Any]) -> Constraints | None:
     runs = (DEFAULT_CONSTRAINTS.max_runs_per_level if limit is None
             else _whole(L.MAX_RUNS[0], limit))
     peak = _optional(L.MAX_PEAK_DISK[0], values) or None
-    if peak is not None and not peak > 1:
-        raise ValueError(f"{LABELS[L.MAX_PEAK_DISK[0]]}: must be above 1 (a merge needs room "
-                         f"for its output beside the data), or 0 for no limit; got {peak:.6g}")
     if not runs and peak is None:
         return None
     if limit is None and peak is None:
         return DEFAULT_CONSTRAINTS  # recommend's own default, as recommend spells it
-    return Constraints(max_runs_per_level=runs or None, max_transient_space=peak)
+    try:  # Constraints checks the limit; its message, in the page's words
+        return Constraints(max_runs_per_level=runs or None, max_transient_space=peak)
+    except ValueError as err:
+        raise ValueError(page_words(str(err))) from None
 
 
 def _choice(field: str, values: dict[str, Any]) -> str:

@@ -668,7 +668,7 @@ def test_the_disk_guardrail_caps_merges_peak_and_names_its_field() -> None:
         max_transient_space=1.5)
     assert cb.parse_constraints({"max-peak-disk": 1.5}) == Constraints(
         max_runs_per_level=36, max_transient_space=1.5)
-    with pytest.raises(ValueError, match="Max disk during merges.*must be above 1"):
+    with pytest.raises(ValueError, match="Max disk during merges.*must be a number > 1"):
         cb.parse_constraints({"max-peak-disk": 0.9})
     capped = views(system={"max-peak-disk": 1.3})
     assert "Disk: merges need up to" in text_of(capped[L.CARD])
