@@ -12,7 +12,7 @@ from __future__ import annotations
 import errno
 import glob
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -233,7 +233,8 @@ _STORED: Any = _Stored()
 _NEW_DEFAULTS: dict[str, Any] = dict(
     T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096, buffer_bytes=8 << 20,
     filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0,
-    log_ratio=0.0, log_alpha=0.5, log_batch_cap=10, compaction_buffer=False, l0_partitions=1)
+    log_ratio=0.0, log_alpha=0.5, log_batch_cap=10, compaction_buffer=False, l0_partitions=1,
+    level_dirs=())
 # L2SM's per-level log: the design options (the MANIFEST lists them only when log_ratio > 0),
 # and every L2SM option's default, as the engine takes it (options.h OptionTable).
 _L2SM_DESIGN = ("log_ratio", "log_alpha", "log_batch_cap")
@@ -275,10 +276,36 @@ def _design_options(path: str, given: dict[str, Any]) -> dict[str, Any]:
     # The design options of the engine's option table (options.h OptionTable): the MANIFEST
     # reports each only when it applies (L2SM's with logs on, compaction_buffer when on), so
     # one it does not report has its default.
-    for name in (*_L2SM_DESIGN, "compaction_buffer", "l0_partitions"):
+    for name in (*_L2SM_DESIGN, "compaction_buffer", "l0_partitions", "level_dirs"):
         if name in left_out:
             options[name] = stored.get(name, _NEW_DEFAULTS[name])
     return options
+
+
+def _check_level_dirs(level_dirs: Any) -> list[str]:
+    """``level_dirs`` as the engine takes it: a list of "" (the engine's own directory) or
+    absolute paths without whitespace, at most 64 (devices.h). A relative path is made absolute
+    here, so the MANIFEST records where the files are whatever the working directory."""
+    if isinstance(level_dirs, (str, bytes, os.PathLike)) or not isinstance(
+            level_dirs, (list, tuple)):
+        raise InvalidArgument(f"level_dirs must be a list of directories (one per level, the last "
+                              f"one for every level below); got {level_dirs!r}")
+    if len(level_dirs) > 64:
+        raise ValueError(f"level_dirs has {len(level_dirs)} entries; at most 64")
+    out = []
+    for i, d in enumerate(level_dirs):
+        if not isinstance(d, (str, os.PathLike)):
+            raise InvalidArgument(f"level_dirs[{i}] must be a path or ''; got {d!r}")
+        d = os.fspath(d)
+        if d == "":
+            out.append("")
+            continue
+        d = os.path.abspath(d)
+        if any(c.isspace() for c in d) or "\0" in d:
+            raise ValueError(f"level_dirs[{i}] = {d!r} must not contain whitespace (the MANIFEST "
+                             f"records it as one word)")
+        out.append(d)
+    return out
 
 
 class Engine:
@@ -298,6 +325,12 @@ class Engine:
     booleans (``wal=None`` or ``wal="false"`` is refused, not read as off or on).
     ``retain_obsolete_runs`` renames merged-away run files to ``*.obsolete`` instead of deleting
     them (for I/O accounting tests).
+    ``level_dirs`` places levels on devices (native_engine/src/devices.h, RocksDB's
+    ``db_paths`` by level): level i (0 = level 0) keeps its new run files in
+    ``level_dirs[min(i, len - 1)]``, ``""`` meaning ``path`` itself, which always holds the log,
+    the MANIFEST and ``lost/``. Part of the design: the MANIFEST records it, and a reopen must
+    give the same list or leave it out. ``stats()["devices"]`` counts the bytes read and written
+    on each device's run files.
     ``wal_recovery`` says what opening accepts from a damaged live log:
     ``"tolerate_corrupted_tail_records"`` (default) drops only what a crash tears, an incomplete
     last record or a damaged region followed only by zeros, and refuses any other damage with
@@ -424,6 +457,7 @@ class Engine:
         buffer_trim: float | None = None,
         buffer_trim_interval: int | None = None,
         l0_partitions: int = _STORED,
+        level_dirs: Sequence[str | os.PathLike[str]] = _STORED,
     ) -> None:
         path = _check_path(path)
         o = _design_options(path, dict(
@@ -432,7 +466,8 @@ class Engine:
             filters=filters, hash_levels=hash_levels, granularity=granularity,
             file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick,
             log_ratio=log_ratio, log_alpha=log_alpha, log_batch_cap=log_batch_cap,
-            compaction_buffer=compaction_buffer, l0_partitions=l0_partitions))
+            compaction_buffer=compaction_buffer, l0_partitions=l0_partitions,
+            level_dirs=level_dirs))
         entry_bytes, block_bytes, buffer_bytes = (o["entry_bytes"], o["block_bytes"],
                                                   o["buffer_bytes"])
         bits_per_entry, sum_fpr, filters = (o.get("bits_per_entry"), o.get("sum_fpr"),
@@ -460,6 +495,7 @@ class Engine:
             raise ValueError(f"l0_partitions > 1 needs granularity='file' (a partition merges "
                              f"into the Level 1 files of its key range); got l0_partitions="
                              f"{partitions} with granularity={granularity!r}")
+        placement = _check_level_dirs(o["level_dirs"])
         file_size = _check_file_bytes(file_bytes, block_bytes, int(design["T"] * buffer_bytes))
         # after the values, so a bad value is named as such whatever the granularity
         _refuse_file_only(granularity, file_bytes=file_bytes, file_pick=file_pick)
@@ -520,6 +556,8 @@ class Engine:
                 "buffer_trim_interval": trim_interval} if buffered else {}),
             # and OHDB's partitions of level 0 (native_engine/src/file_compaction.h)
             **({"l0_partitions": partitions} if partitions > 1 else {}),
+            # and the devices (native_engine/src/devices.h)
+            **({"level_dirs": placement} if placement else {}),
         )
         self.path = path
         self.value_bytes = int(self._e.value_bytes)

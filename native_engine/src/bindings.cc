@@ -74,6 +74,18 @@ py::dict StatsDict(const IOStats& s) {
   d["merges_per_level"] = s.merges_per_level;
   d["run_file_bytes"] = s.space->current();
   d["peak_run_file_bytes"] = s.space->peak();
+  // [devices] Bytes read and written on each device's run files (devices.h), device 0 (the
+  // engine's directory) first.
+  py::list devices;
+  if (s.devices)
+    for (size_t i = 0; i < s.devices->size(); ++i) {
+      py::dict dev;
+      dev["dir"] = s.devices->dir(i);
+      dev["bytes_read"] = s.devices->io(i)->bytes_read();
+      dev["bytes_written"] = s.devices->io(i)->bytes_written();
+      devices.append(dev);
+    }
+  d["devices"] = devices;
   d["major_compactions"] = s.major_compactions;
   d["runs_created"] = s.runs_created;
   d["runs_deleted"] = s.runs_deleted;
@@ -118,6 +130,7 @@ py::dict RunDict(const RunInfo& r) {
   rd["hash_indexed"] = r.hash_indexed;
   rd["filter_fpr"] = r.theoretical_fpr;
   rd["filter_fpr_given_fill"] = r.fpr_given_fill;
+  rd["file"] = r.file;
   return rd;
 }
 
@@ -267,6 +280,7 @@ PYBIND11_MODULE(_engine, m) {
         // only what applies (L2SM's with its log on, compaction_buffer when on).
         for (const OptionSpec& spec : OptionTable())
           if (RecordsOption(o, spec)) d[spec.name] = OptionValue(spec, spec.get(o));
+        if (!o.level_dirs.empty()) d["level_dirs"] = o.level_dirs;  // [devices]
         return d;
       },
       py::arg("path"),
@@ -354,7 +368,7 @@ PYBIND11_MODULE(_engine, m) {
                        double log_alpha, const std::string& hotness, int hotmap_layers,
                        int log_batch_cap, bool hotness_audit, bool compaction_buffer,
                        double buffer_trim, uint64_t buffer_trim_interval,
-                       int l0_partitions) {
+                       int l0_partitions, const std::vector<std::string>& level_dirs) {
              Options o;
              o.T = T;
              o.C = C;
@@ -389,6 +403,7 @@ PYBIND11_MODULE(_engine, m) {
              o.buffer_trim = buffer_trim;
              o.buffer_trim_interval = buffer_trim_interval;
              o.l0_partitions = l0_partitions;  // OHDB (file_compaction.h)
+             o.level_dirs = level_dirs;        // devices (devices.h)
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -406,7 +421,7 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("log_batch_cap") = 10, py::arg("hotness_audit") = false,
            py::arg("compaction_buffer") = false, py::arg("buffer_trim") = Options().buffer_trim,
            py::arg("buffer_trim_interval") = Options().buffer_trim_interval,
-           py::arg("l0_partitions") = 1)
+           py::arg("l0_partitions") = 1, py::arg("level_dirs") = std::vector<std::string>{})
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();

@@ -49,10 +49,12 @@ void Compaction::Write(const std::string& dir, FaultInjector* faults, IOStats* s
   for (const auto& r : plan_.inputs)
     sources.push_back(std::make_unique<RunIterator>(r, 0, prefetch, counter));
   const RunLayout layout{options_.entry_bytes, options_.block_bytes, options_.db_id,
-                         stats->space};
+                         stats->space, stats->devices};
   const uint64_t id = current_.next_run_id;
-  RunWriter writer(id, RunFileName(dir, id), layout, counter, &stats->checksums, faults,
-                   options_.sync, retain_);
+  // The output lands at the target (Level target + 1); staging in level 0 is Level0Flush.
+  const int out_level = static_cast<int>(plan_.target) + 1;
+  RunWriter writer(id, layout.NewRunFile(dir, out_level, id), layout, counter,
+                   &stats->checksums, faults, options_.sync, retain_);
   for (MergingIterator it(std::move(sources)); it.Valid(); it.Next()) {
     const bool tomb = it.tombstone();
     if (tomb && plan_.drop_tombstones) continue;

@@ -103,7 +103,7 @@ DirectoryReport CheckDirectory(const std::string& dir) {
   IOCounter io;
   // A run that cannot be read: the problem names the keys it takes with it.
   auto damaged = [&](const RunRecord& rec, int level, bool in_log, const std::string& why) {
-    DamagedRun d = DamagedRun::Of(dir, rec, level, why);
+    DamagedRun d = DamagedRun::Of(RunFilePath(m, dir, rec.id), rec, level, why);
     d.in_log = in_log;
     problem(why + "; lost with it: " +
             (level == 0 ? std::string("level 0") : "Level " + std::to_string(level)) +
@@ -114,7 +114,7 @@ DirectoryReport CheckDirectory(const std::string& dir) {
     report.damaged_runs.push_back(std::move(d));
   };
   auto check_run = [&](const RunRecord& rec, int level, bool in_log) {
-    const std::string path = RunFileName(dir, rec.id);
+    const std::string path = RunFilePath(m, dir, rec.id);
     if (!FileExists(path)) {
       damaged(rec, level, in_log, "run file '" + path + "' that the MANIFEST lists is missing");
       return;
@@ -139,7 +139,7 @@ DirectoryReport CheckDirectory(const std::string& dir) {
   // [compaction buffer] A buffered file is a copy (compaction_buffer.h): one that cannot be
   // read loses nothing, so it is a warning; opening replaces it by a marker.
   for (const auto& [level, rec] : BufferedRecords(m)) {
-    const std::string path = RunFileName(dir, rec.id);
+    const std::string path = RunFilePath(m, dir, rec.id);
     try {
       if (!FileExists(path)) throw IOError(ENOENT, "run file '" + path + "' is missing");
       std::vector<uint64_t> hashes;
@@ -178,9 +178,17 @@ DirectoryReport CheckDirectory(const std::string& dir) {
       problem(e.what());
     }
   }
-  for (const UnlistedFile& f : ClassifyUnlisted(dir, m, o.value_bytes()))
-    report.warnings.push_back("'" + f.name + "' is " + f.why + "; opening " +
-                              (f.remove ? "deletes it" : "moves it to lost/"));
+  const std::vector<std::string> devices = DeviceDirs(dir, o.level_dirs);
+  for (size_t d = 0; d < devices.size(); ++d) {
+    if (d > 0 && !FileExists(devices[d])) {
+      problem("device directory '" + devices[d] + "' (level_dirs) is missing");
+      continue;
+    }
+    const std::string where = d == 0 ? "" : " in device directory '" + devices[d] + "'";
+    for (const UnlistedFile& f : ClassifyUnlisted(dir, m, o.value_bytes(), d))
+      report.warnings.push_back("'" + f.name + "'" + where + " is " + f.why + "; opening " +
+                                (f.remove ? "deletes it" : "moves it to lost/"));
+  }
   if (report.lost_files > 0)
     report.warnings.push_back("lost/ holds " + std::to_string(report.lost_files) + " files (" +
                               std::to_string(report.lost_bytes) +

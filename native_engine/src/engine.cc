@@ -48,6 +48,15 @@ Engine::Engine(const std::string& path, const Options& options, bool retain_obso
   }
   // A failure below destroys lock_ with the half-built engine, releasing the directory.
   lock_ = std::make_unique<DirLock>(path_, "directory '" + path_ + "'");
+  // [devices] Every device directory is made and locked too: two engines must not share one,
+  // for each deletes the run files there that its MANIFEST does not list.
+  auto devices = std::make_shared<Devices>(path_, options_.level_dirs);
+  for (size_t d = 1; d < devices->size(); ++d) {
+    if (!options_.salvage) MakeDirs(devices->dir(d), options_.sync);
+    device_locks_.push_back(std::make_unique<DirLock>(
+        devices->dir(d), "device directory '" + devices->dir(d) + "'"));
+  }
+  stats_.devices = std::move(devices);
   OpenDirectory();
 }
 
@@ -75,6 +84,14 @@ void Engine::OpenDirectory() {
                     "nothing proves which data is live; refusing to open it (nothing was "
                     "changed). Restore the MANIFEST, or move the files away");
     RefuseForeignDirectory(path_);  // before anything is written beside another's files
+    // [devices] A device directory holding run files belongs to another tree (or an older
+    // one of this directory): a new tree must not delete or mix with them.
+    for (size_t d = 1; d < stats_.devices->size(); ++d)
+      if (HoldsEngineData(stats_.devices->dir(d)))
+        throw std::invalid_argument(
+            "device directory '" + stats_.devices->dir(d) + "' (level_dirs) already holds run "
+            "files, but '" + path_ + "' is a new engine directory: they belong to another "
+            "tree. Give an empty directory (nothing was changed)");
     // A log and nothing else: a creation that crashed before its MANIFEST. It holds no write.
     for (const auto& entry : logs) ::unlink(entry.second.c_str());
     logs.clear();
@@ -91,7 +108,7 @@ void Engine::OpenDirectory() {
     return;
   }
   Recovered rec = Recover(path_, options_, &stats_.recovery,
-                          options_.salvage ? &set_aside_ : nullptr, stats_.space);
+                          options_.salvage ? &set_aside_ : nullptr, stats_.space, stats_.devices);
   const Manifest& m = rec.manifest;
   options_.db_id = m.db_id;
   stats_.buffer_unreadable = rec.buffer_unreadable;  // [compaction buffer]
@@ -132,9 +149,10 @@ void Engine::OpenDirectory() {
   }
   // Every check passed: only now does anything change. Files the MANIFEST does not list go
   // first (deleted with proof, else moved to lost/), so the replay's flush can reuse ids.
-  stats_.files_moved_to_lost += DisposeUnlisted(
-      path_, ClassifyUnlisted(path_, m, options_.value_bytes()), options_.max_lost_bytes,
-      options_.sync);
+  for (size_t d = 0; d < stats_.devices->size(); ++d)  // each device has its own lost/
+    stats_.files_moved_to_lost += DisposeUnlisted(
+        stats_.devices->dir(d), ClassifyUnlisted(path_, m, options_.value_bytes(), d),
+        options_.max_lost_bytes, options_.sync);
   current_ = std::move(rec.version);
   MakeHotnessTracker();  // before the replay's flush, which records its keys
 
@@ -195,6 +213,7 @@ Engine::~Engine() {
   current_.levels.clear();  // close run files before releasing the directory lock
   current_.level0.clear();
   lock_.reset();
+  device_locks_.clear();
 }
 
 void Engine::CheckOpen() const {
@@ -231,16 +250,34 @@ void Engine::WriteManifest(const Version& v, const std::vector<uint64_t>& live_l
   std::set_difference(now.begin(), now.end(), next.begin(), next.end(),
                       std::back_inserter(m.obsolete));
   // So do the runs this flush wrote and merged away again (a cascade of file merges).
+  // [devices] Where a run's file is (device 0 if on none): the MANIFEST places it there.
+  const Devices& devices = *stats_.devices;
+  auto on_disk = [&](uint64_t id) -> int {
+    for (size_t d = 0; d < devices.size(); ++d)
+      if (FileExists(RunFileName(devices.dir(d), id))) return static_cast<int>(d);
+    return -1;
+  };
   for (uint64_t id = current_.next_run_id; id < v.next_run_id; ++id)
-    if (!std::binary_search(next.begin(), next.end(), id) &&
-        FileExists(RunFileName(path_, id)))
+    if (!std::binary_search(next.begin(), next.end(), id) && on_disk(id) >= 0)
       m.obsolete.push_back(id);
   for (uint64_t id : obsolete_)
-    if (!std::binary_search(next.begin(), next.end(), id) &&
-        FileExists(RunFileName(path_, id)))
+    if (!std::binary_search(next.begin(), next.end(), id) && on_disk(id) >= 0)
       m.obsolete.push_back(id);
   std::sort(m.obsolete.begin(), m.obsolete.end());
   m.obsolete.erase(std::unique(m.obsolete.begin(), m.obsolete.end()), m.obsolete.end());
+  if (devices.size() > 1) {
+    for (uint64_t id : m.obsolete)
+      if (const int d = on_disk(id); d > 0) m.placed[id] = static_cast<uint32_t>(d);
+    auto place = [&](const RunPtr& r) {
+      if (const uint32_t d = devices.Of(r->file().path()); d > 0) m.placed[r->id()] = d;
+    };
+    for (const auto& r : v.level0) place(r);
+    for (const auto& l : v.levels) {
+      for (const auto& r : l.runs) place(r);
+      for (const auto& r : l.log) place(r);
+    }
+    for (const auto& r : BufferedFiles(v.levels)) place(r);  // [compaction buffer]
+  }
   auto record = [](const RunPtr& r) {
     return RunRecord{r->id(), r->entries(), r->tombstone_count(),
                      r->filter_bits_per_key_target(), r->hash_indexed(), r->min_key(),
@@ -694,6 +731,7 @@ void Engine::Close() {
     current_.level0.clear();
     cache_.Clear();
     lock_.reset();
+    device_locks_.clear();
     return;
   }
   try {
@@ -708,6 +746,7 @@ void Engine::Close() {
   current_.level0.clear();
   cache_.Clear();
   lock_.reset();
+  device_locks_.clear();
 }
 
 IOStats Engine::Stats() const {
@@ -754,7 +793,7 @@ std::vector<LevelInfo> Engine::Levels() const {
         r->entries() ? static_cast<double>(f.num_bits()) / static_cast<double>(r->entries())
                      : 0.0,
         r->filter_bits_per_key_target(), f.num_probes(), r->hash_indexed(),
-        f.TheoreticalFpr(r->entries()), f.FprGivenFill()};
+        f.TheoreticalFpr(r->entries()), f.FprGivenFill(), r->file().path()};
   };
   if (options_.level1_runs > 1) {
     const double k = options_.level1_runs;

@@ -140,6 +140,7 @@ struct RunInfo {
   bool hash_indexed;
   double theoretical_fpr;  // of the run's own filter (1 without one)
   double fpr_given_fill;   // (bits set / bits)^k of the run's filter
+  std::string file;        // the run file's path, on its device (devices.h)
 };
 
 struct VerifyReport {
@@ -272,6 +273,7 @@ class Engine {
   mutable std::mutex mu_;
   std::atomic<bool> closed_{false};  // written under mu_
   std::unique_ptr<DirLock> lock_;  // held from construction until Close()
+  std::vector<std::unique_ptr<DirLock>> device_locks_;  // [devices] the other devices' dirs
   std::unique_ptr<LogWriter> log_;  // null without options.wal, and while replaying logs
   // The logs the MANIFEST lists as live, oldest first (log_, if any, is the last): every log
   // holding a write that no run holds yet.

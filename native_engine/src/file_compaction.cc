@@ -87,7 +87,7 @@ std::vector<RunPtr> FileCompaction::Merge(int target,
   const double bits = structure::BloomBitsPerKey(level.fpr);
   const uint64_t per_file = cut ? options_.file_entries() : std::numeric_limits<uint64_t>::max();
   const RunLayout layout{options_.entry_bytes, options_.block_bytes, options_.db_id,
-                         stats_->space};
+                         stats_->space, stats_->devices};
   // L2SM: each file's hotness, summed as its keys pass (hotness.h). A key of the buffer being
   // flushed counts once more than recorded: the engine records the flush once it commits.
   const bool audit = hotness_ != nullptr && hotness_->audited();
@@ -127,7 +127,9 @@ std::vector<RunPtr> FileCompaction::Merge(int target,
     if (!writer || in_file >= per_file || crossed) {
       finish();
       const uint64_t id = next_.next_run_id++;
-      writer = std::make_unique<RunWriter>(id, RunFileName(dir_, id), layout, counter,
+      writer = std::make_unique<RunWriter>(id, layout.NewRunFile(dir_, to_level0 ? 0 : target + 1,
+                                                                  id),
+                                           layout, counter,
                                            &stats_->checksums, faults_, options_.sync,
                                            retain_);
       in_file = 0;

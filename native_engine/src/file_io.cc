@@ -91,6 +91,7 @@ void BlockFile::WriteOut(const uint8_t* data, size_t len, IOCounter* c) {
                       SYNC_FILE_RANGE_WRITE);
   }
   size_ += len;
+  if (device_) device_->Wrote(len);
   c->bytes_written += len;
   c->blocks_written += len / block_bytes_;
 }
@@ -133,6 +134,7 @@ void BlockFile::Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const
     if (r == 0) Fail(EIO, "unexpected end of file while reading", path_);
     done += static_cast<size_t>(r);
   }
+  if (device_) device_->Read(len);
   c->bytes_read += len;
   c->blocks_read += n;
 }

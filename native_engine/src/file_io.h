@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "devices.h"
 #include "env.h"
 #include "io_stats.h"
 
@@ -65,6 +66,8 @@ class BlockFile {
 
   uint64_t size_bytes() const { return size_; }
   const std::string& path() const { return path_; }
+  // Counts every later read and write of this file on `device` too (devices.h).
+  void CountOn(std::shared_ptr<DeviceIO> device) { device_ = std::move(device); }
 
  private:
   BlockFile(std::string path, ScopedFd fd, size_t block_bytes, FaultInjector* faults, bool sync);
@@ -72,6 +75,7 @@ class BlockFile {
 
   std::string path_;
   ScopedFd fd_;
+  std::shared_ptr<DeviceIO> device_;
   size_t block_bytes_;
   FaultInjector* faults_;
   bool sync_;

@@ -41,6 +41,7 @@
 #include <memory>
 #include <vector>
 
+#include "devices.h"
 #include "space_meter.h"
 
 namespace wacky {
@@ -111,6 +112,9 @@ class IOStats {
   // The bytes of the run files on disk, now and at their most (space_meter.h): the engine's
   // meter, shared with every run it writes or opens (a copy of the stats shares it too).
   std::shared_ptr<SpaceMeter> space = std::make_shared<SpaceMeter>();
+  // Where the engine's run files live, with each device's byte counts (devices.h): set by the
+  // engine at open and shared like `space`. Null (a bare test harness): one directory.
+  std::shared_ptr<const Devices> devices = nullptr;
 
   // One point-read block at `level` (0 = level 0): found in the cache, or read from disk.
   void CountCacheLookup(size_t level, bool hit);

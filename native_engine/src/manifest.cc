@@ -12,8 +12,10 @@
 
 #include "compaction_buffer.h"
 #include "crc32c.h"
+#include "devices.h"
 
 #include "file_io.h"
+#include "run.h"
 
 namespace wacky {
 
@@ -26,6 +28,7 @@ namespace {
 // compaction-buffer section is optional in either version.
 constexpr int kManifestVersion = 6;
 constexpr int kOldestReadable = 5;
+constexpr const char* kDevicesSectionTag = "devices";
 
 // A stored row of OptionTable() that version 6 records as a line of its option block.
 bool OptionLine(const OptionSpec& spec) { return spec.stored && !spec.own_section; }
@@ -95,6 +98,15 @@ std::string Manifest::Encode() const {
   for (const auto& r : level0) write_run(r);
   // Optional sections, each recording an own_section option of OptionTable() by its presence.
   if (o.compaction_buffer) EncodeBufferSection(*this, &os);  // [compaction buffer]
+  if (!o.level_dirs.empty()) {  // [devices]: "-" is the engine's directory ("")
+    os << kDevicesSectionTag << " " << o.level_dirs.size();
+    for (const std::string& d : o.level_dirs) os << " " << (d.empty() ? "-" : d);
+    os << "\nplaced " << placed.size();
+    for (const auto& [id, device] : placed) os << " " << id << " " << device;
+    os << "\n";
+  } else if (!placed.empty()) {
+    throw std::logic_error("a MANIFEST without level_dirs cannot place run files on devices");
+  }
   os << "end\n";
   const std::string body = os.str();
   return body + "crc32c " +
@@ -248,10 +260,32 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   }
   // Optional sections before "end", in either version, each at most once and in any order:
   // today only LSbM's compaction buffer (compaction_buffer.h; it sets compaction_buffer).
-  for (bool buffer_seen = false;;) {
+  for (bool buffer_seen = false, devices_seen = false;;) {
     std::string tok;
     if (!(is >> tok)) throw bad("expected 'end'");
     if (tok == "end") break;
+    if (tok == kDevicesSectionTag) {
+      if (devices_seen) throw bad("a second devices section");
+      devices_seen = true;
+      size_t n = 0;
+      if (!(is >> n) || n == 0 || n > 64) throw bad("bad devices count");
+      for (size_t i = 0; i < n; ++i) {
+        std::string d;
+        if (!(is >> d) || (d != "-" && d[0] != '/')) throw bad("bad device directory");
+        o.level_dirs.push_back(d == "-" ? "" : d);
+      }
+      const size_t devices = DeviceDirs(path, o.level_dirs).size();
+      expect("placed");
+      if (!(is >> n) || n > (1u << 30)) throw bad("bad placed count");
+      for (size_t i = 0; i < n; ++i) {
+        uint64_t id = 0;
+        uint32_t device = 0;
+        if (!(is >> id >> device) || device == 0 || device >= devices ||
+            !m.placed.emplace(id, device).second)
+          throw bad("bad placed run");
+      }
+      continue;
+    }
     if (tok != kBufferSectionTag) throw bad("expected 'end'");
     if (buffer_seen) throw bad("a second compaction-buffer section");
     DecodeBufferSection(&is, path, &m);
@@ -259,6 +293,12 @@ Manifest Manifest::Decode(const std::string& text, const std::string& path) {
   }
   if (is.fail()) throw bad("unreadable field");
   return m;
+}
+
+std::string RunFilePath(const Manifest& m, const std::string& home, uint64_t id) {
+  const auto at = m.placed.find(id);
+  if (at == m.placed.end()) return RunFileName(home, id);
+  return RunFileName(DeviceDirs(home, m.options.level_dirs).at(at->second), id);
 }
 
 std::string ManifestFileName(const std::string& dir) { return dir + "/MANIFEST"; }
@@ -344,6 +384,18 @@ std::string CompareDesign(const Options& s, const Options& r) {
   if (s.use_sum_fpr ? diff("sum_fpr", s.sum_fpr, r.sum_fpr)
                     : diff("bits_per_entry", s.bits_per_entry, r.bits_per_entry))
     return os.str();
+  if (s.level_dirs != r.level_dirs) {
+    // The runs already placed stay where the MANIFEST says; a new placement would put the
+    // next ones elsewhere, and a directory dropped from the list would hide its runs.
+    auto show = [](const std::vector<std::string>& dirs) {
+      std::string out = "[";
+      for (size_t i = 0; i < dirs.size(); ++i)
+        out += (i ? ", '" : "'") + dirs[i] + "'";
+      return out + "]";
+    };
+    return "level_dirs (stored " + show(s.level_dirs) + ", requested " + show(r.level_dirs) +
+           ")";
+  }
   return "";
 }
 

@@ -23,7 +23,10 @@
 // runs and before "end", with optional sections, each recording a table option by its
 // presence: today LSbM's compaction buffer (options.compaction_buffer; compaction_buffer.h),
 // which records the buffers, so a MANIFEST without it (every older one) opens with the
-// buffer off. Decode() reads both versions (a version-5 file has the line options' defaults
+// buffer off. Another optional section records the devices (devices.h) when
+// options.level_dirs is not empty: the list itself, and the device of every run file not on
+// device 0, live or obsolete (`placed`), so recovery opens, deletes or sets aside each file
+// where it is. Decode() reads both versions (a version-5 file has the line options' defaults
 // and empty logs) and the optional sections in any order, each at most once; it throws
 // Corruption (env.h) on a checksum mismatch or a malformed file, and IOError naming the
 // version for files of versions 1 to 4, whose run files do not identify themselves.
@@ -31,6 +34,7 @@
 #define WACKY_NATIVE_ENGINE_MANIFEST_H_
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -71,10 +75,16 @@ struct Manifest {
   // [compaction buffer] Per level (Level 1 first): its buffer's tables, newest first. Empty,
   // and absent from the file, unless options.compaction_buffer.
   std::vector<std::vector<std::vector<BufferedRecord>>> buffers;
+  // [devices] The device (devices.h, an index of DeviceDirs(dir, options.level_dirs)) of each
+  // run file, live or obsolete, that is not on device 0. Empty without level_dirs.
+  std::map<uint64_t, uint32_t> placed;
 
   std::string Encode() const;
   static Manifest Decode(const std::string& text, const std::string& path);
 };
+
+// The file of run `id` in the directory `home` whose MANIFEST is `m`: on its device.
+std::string RunFilePath(const Manifest& m, const std::string& home, uint64_t id);
 
 // dir + "/MANIFEST".
 std::string ManifestFileName(const std::string& dir);

@@ -124,6 +124,16 @@ const OptionSpec* FindOption(const std::string& name) {
 
 void Options::Validate() const {
   structure::ValidateDesign(T, C, X, K, Z);
+  if (level_dirs.size() > 64)
+    Bad("level_dirs has " + std::to_string(level_dirs.size()) +
+        " entries; at most 64 (one per level, the last one for every level below)");
+  for (size_t i = 0; i < level_dirs.size(); ++i) {
+    const std::string& d = level_dirs[i];
+    if (d.empty()) continue;
+    if (d[0] != '/' || d.find_first_of(std::string(" \t\n\r\v\f\0", 7)) != std::string::npos)
+      Bad("level_dirs[" + std::to_string(i) + "] = '" + d + "' must be \"\" (the engine's "
+          "directory) or an absolute path without whitespace");
+  }
   if (entry_bytes < 9 || entry_bytes > (1u << 20))
     Bad("entry_bytes = " + std::to_string(entry_bytes) +
         " must be in [9, 1048576] (an 8-byte key plus at least 1 value byte)");

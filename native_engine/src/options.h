@@ -109,6 +109,13 @@ struct Options {
   // level1_runs pieces and merges them into Level 1 on its own, and Level 1's files are cut
   // at the same keys. 1 = one partition (no cut). Part of the design: OptionTable().
   int l0_partitions = 1;
+  // Devices (devices.h): level i (0 = level 0, i = Level i) keeps its new run files in
+  // level_dirs[min(i, n - 1)], "" meaning the engine's own directory (which always holds the
+  // log, the MANIFEST and lost/); empty: every level there. Each entry is "" or an absolute
+  // path without whitespace, at most 64 entries. Part of the design like the table's stored
+  // rows (the MANIFEST records it; a reopen must give the same list), but a list of paths, so
+  // it has no row in OptionTable(), whose values are numbers.
+  std::vector<std::string> level_dirs;
 
   uint64_t value_bytes() const { return entry_bytes - 8; }
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }

@@ -23,10 +23,10 @@
 
 namespace wacky {
 
-DamagedRun DamagedRun::Of(const std::string& dir, const RunRecord& rec, int level,
+DamagedRun DamagedRun::Of(const std::string& file, const RunRecord& rec, int level,
                           std::string why) {
   DamagedRun d;
-  d.file = RunFileName(dir, rec.id);
+  d.file = file;
   d.id = rec.id;
   d.level = level;
   d.entries = rec.entries;
@@ -57,7 +57,8 @@ bool HoldsEngineData(const std::string& dir) {
 }
 
 Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
-                  std::vector<DamagedRun>* damaged, std::shared_ptr<SpaceMeter> space) {
+                  std::vector<DamagedRun>* damaged, std::shared_ptr<SpaceMeter> space,
+                  std::shared_ptr<const Devices> devices) {
   const std::string mpath = ManifestFileName(dir);
   Recovered out;
   out.manifest = Manifest::Decode(ReadWholeFile(mpath), mpath);
@@ -71,9 +72,10 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
   v.next_run_id = m.next_run_id;
   v.n_est = m.n_est;
   v.levels.assign(m.levels.size(), Level());
-  const RunLayout layout{options.entry_bytes, options.block_bytes, m.db_id, std::move(space)};
+  const RunLayout layout{options.entry_bytes, options.block_bytes, m.db_id, std::move(space),
+                         std::move(devices)};
   auto recover = [&](const RunRecord& rec) {
-    const std::string path = RunFileName(dir, rec.id);
+    const std::string path = RunFilePath(m, dir, rec.id);
     if (!FileExists(path))
       throw Corruption("run file '" + path + "' that the MANIFEST lists is missing: its " +
                        std::to_string(rec.entries) + " entries cannot be read");
@@ -101,7 +103,7 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
     try {
       runs->push_back(recover(rec));
     } catch (const IOError& e) {
-      DamagedRun d = DamagedRun::Of(dir, rec, level, e.what());
+      DamagedRun d = DamagedRun::Of(RunFilePath(m, dir, rec.id), rec, level, e.what());
       d.in_log = in_log;
       d.lookup_level = lookup_level;
       d.older_served = runs->size();
@@ -163,14 +165,18 @@ bool LogHoldsWrites(const std::string& path, uint64_t number, uint64_t db_id,
 }  // namespace
 
 std::vector<UnlistedFile> ClassifyUnlisted(const std::string& dir, const Manifest& m,
-                                           uint64_t value_bytes) {
+                                           uint64_t value_bytes, size_t device) {
   std::set<uint64_t> listed, obsolete(m.obsolete.begin(), m.obsolete.end());
+  auto list = [&](uint64_t id) {
+    const auto at = m.placed.find(id);
+    if ((at == m.placed.end() ? 0 : at->second) == device) listed.insert(id);
+  };
   for (const auto& l : m.levels)
-    for (const auto& r : l) listed.insert(r.id);
+    for (const auto& r : l) list(r.id);
   for (const auto& l : m.level_logs)
-    for (const auto& r : l) listed.insert(r.id);
-  for (const auto& r : m.level0) listed.insert(r.id);
-  for (const auto& e : BufferedRecords(m)) listed.insert(e.second.id);  // [compaction buffer]
+    for (const auto& r : l) list(r.id);
+  for (const auto& r : m.level0) list(r.id);
+  for (const auto& e : BufferedRecords(m)) list(e.second.id);  // [compaction buffer]
   const std::set<uint64_t> live_logs(m.logs.begin(), m.logs.end());
   OutputsRecord outputs;
   bool have_outputs = false;
@@ -183,7 +189,8 @@ std::vector<UnlistedFile> ClassifyUnlisted(const std::string& dir, const Manifes
     }
   }
   std::vector<UnlistedFile> out;
-  for (const std::string& name : ListDir(dir)) {
+  const std::string here = device == 0 ? dir : DeviceDirs(dir, m.options.level_dirs).at(device);
+  for (const std::string& name : ListDir(here)) {
     uint64_t n = 0;
     if (ParseRunFileName(name, &n)) {
       if (listed.count(n) != 0) continue;
@@ -197,7 +204,7 @@ std::vector<UnlistedFile> ClassifyUnlisted(const std::string& dir, const Manifes
                                         ? "newer than the MANIFEST, with no record of an "
                                           "uncommitted flush"
                                         : "not listed by the MANIFEST"});
-    } else if (ParseLogFileName(name, &n)) {
+    } else if (device == 0 && ParseLogFileName(name, &n)) {
       if (live_logs.count(n) != 0) continue;
       if (n < m.next_log_number)
         out.push_back({name, true, "a retired log (its writes are in runs)"});

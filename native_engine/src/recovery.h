@@ -74,17 +74,21 @@ struct DamagedRun {
   int lookup_level = 0;
   size_t older_served = 0;
 
-  // The run `rec` of `dir` at MANIFEST level `level`, found damaged for `why`.
-  static DamagedRun Of(const std::string& dir, const RunRecord& rec, int level,
+  // The run `rec`, whose file is `file` (manifest.h RunFilePath), at MANIFEST level
+  // `level`, found damaged for `why`.
+  static DamagedRun Of(const std::string& file, const RunRecord& rec, int level,
                        std::string why);
 };
 
 // With `damaged` null a run that cannot be read throws (the default, strict open); with it,
 // the run is set aside and described there (salvage).
-// The runs it opens report their bytes to `space` (space_meter.h; null: to none).
+// The runs it opens report their bytes to `space` (space_meter.h; null: to none) and count
+// their I/O on `devices` (devices.h; null: on none). Each run file is opened on its device
+// (manifest.h RunFilePath).
 Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
                   std::vector<DamagedRun>* damaged = nullptr,
-                  std::shared_ptr<SpaceMeter> space = nullptr);
+                  std::shared_ptr<SpaceMeter> space = nullptr,
+                  std::shared_ptr<const Devices> devices = nullptr);
 
 struct UnlistedFile {
   std::string name;  // in dir
@@ -92,8 +96,12 @@ struct UnlistedFile {
   std::string why;
 };
 
+// `device` > 0 classifies the run files in that device's directory (devices.h DeviceDirs of
+// dir and m.options.level_dirs) by the same rules, with the proofs of dir (its OUTPUTS
+// record): a run listed live is listed only on the device the MANIFEST places it on (a copy
+// elsewhere goes to lost/), and nothing but run files is considered there.
 std::vector<UnlistedFile> ClassifyUnlisted(const std::string& dir, const Manifest& m,
-                                           uint64_t value_bytes);
+                                           uint64_t value_bytes, size_t device = 0);
 // Returns the number of files moved to lost/.
 size_t DisposeUnlisted(const std::string& dir, const std::vector<UnlistedFile>& files,
                        uint64_t max_lost_bytes, bool sync);

@@ -180,11 +180,20 @@ Run::~Run() {
     ::unlink(path.c_str());
 }
 
+std::string RunLayout::NewRunFile(const std::string& home, int level, uint64_t id) const {
+  return RunFileName(devices ? devices->dir(devices->ForLevel(level)) : home, id);
+}
+
+void RunLayout::CountOnDevice(BlockFile* file) const {
+  if (devices) file->CountOn(devices->io(devices->Of(file->path())));
+}
+
 std::shared_ptr<Run> Run::Recover(const std::string& path, RunLayout layout,
                                   const RunIdentity& expect, IOCounter* c,
                                   std::vector<uint64_t>* key_hashes) {
   const uint64_t entries = expect.entries, tombstones = expect.tombstones;
   auto file = BlockFile::Open(path, layout.block_bytes);
+  layout.CountOnDevice(file.get());
   const uint64_t B = layout.entries_per_block();
   const uint64_t data_blocks = (entries + B - 1) / B;
   const uint64_t tomb_per_block = layout.block_bytes / 8;

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "bloom_filter.h"
+#include "devices.h"
 #include "file_io.h"
 #include "io_stats.h"
 #include "space_meter.h"
@@ -47,7 +48,15 @@ struct RunLayout {
   // The engine's disk meter (space_meter.h): the run file's bytes are added as they are
   // written or when it is reopened, and removed with the file. Null: nothing counted.
   std::shared_ptr<SpaceMeter> space = nullptr;
+  // Where run files live and are counted (devices.h). Null: every run file in the engine's
+  // directory, counted on no device.
+  std::shared_ptr<const Devices> devices = nullptr;
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }
+  // The file a new run `id` of `level` (0 = level 0) is created as: on the level's device,
+  // or in `home` without devices.
+  std::string NewRunFile(const std::string& home, int level, uint64_t id) const;
+  // Counts `file`'s I/O on the device holding it (nothing without devices).
+  void CountOnDevice(BlockFile* file) const;
 };
 
 constexpr size_t kRunFooterBytes = 72;

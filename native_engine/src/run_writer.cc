@@ -71,7 +71,10 @@ void RunWriter::FlushBlocks(bool final) {
   size_t len = out_.size();
   if (!final && in_block_ != 0) len -= layout_.block_bytes;
   if (len == 0) return;
-  if (!file_) file_ = BlockFile::Create(path_, layout_.block_bytes, faults_, sync_);
+  if (!file_) {
+    file_ = BlockFile::Create(path_, layout_.block_bytes, faults_, sync_);
+    layout_.CountOnDevice(file_.get());
+  }
   for (size_t at = 0; at < len; at += layout_.block_bytes)
     crcs_.push_back(crc32c::Mask(crc32c::Value(out_.data() + at, layout_.block_bytes)));
   file_->Append(out_.data(), len, counter_);
