@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from cost_models.devices import LevelLedger
 from cost_models.evaluate import allocate_fprs, hash_mask_of
 from cost_models.filters import bloom_bits_per_key
 from cost_models.memory import hash_table_bits_per_entry
@@ -57,6 +58,27 @@ class FiniteCosts:
     levels: np.ndarray  # L at N
     level_runs: np.ndarray  # mean runs per level over the first cycle after N (level axis last)
     level_entries: np.ndarray  # mean entries per level over that cycle
+    # D1's ledger (cost_models.devices.LevelLedger), Level 1 first, averaged over the phase like
+    # the totals, which each sums to: writes, zero-result, worst-case and uniform existing-key
+    # reads, and range runs per level.
+    level_writes: np.ndarray | None = None
+    level_zero_result: np.ndarray | None = None
+    level_point_read: np.ndarray | None = None
+    level_point_read_uniform: np.ndarray | None = None
+    level_range_runs: np.ndarray | None = None
+    level_mean_entries: np.ndarray | None = None
+
+    def level_ledger(self) -> LevelLedger:
+        """D1's per-level ledger of one design (level 0, empty with whole levels, first)."""
+        def lv(a: np.ndarray | None) -> np.ndarray:
+            assert a is not None, "finite_costs fills every per-level field"
+            return np.concatenate([[0.0], np.asarray(a, dtype=float).reshape(-1)])
+
+        return LevelLedger(writes=lv(self.level_writes), zero_result=lv(self.level_zero_result),
+                           point_read=lv(self.level_point_read),
+                           point_read_uniform=lv(self.level_point_read_uniform),
+                           range_runs=lv(self.level_range_runs),
+                           entries=lv(self.level_mean_entries))
 
     @property
     def window_write_amp(self) -> np.ndarray:
@@ -220,6 +242,14 @@ def _at_size(
     total = np.sum(entries_mean, axis=-1)
     uniform_read = 1.0 + np.sum(entries_mean * (before + own), axis=-1) / total
     memory = np.sum(entries_mean * bits, axis=-1) / total
+    # D1's ledger: the same sums, term by term. A uniform key below Level j pays Level j's false
+    # positives (the entries of the levels after j), and its own level's and block there.
+    after = total[..., None] - np.cumsum(entries_mean, axis=-1)
+    level_writes = writes_per_fill(m, q) / (m + 1.0) + np.where(last, (build + full)[..., None],
+                                                                0.0)
+    level_zero = np.where(last, (runs_L * fp_L)[..., None], fp_level)
+    level_point = np.where(last, (1.0 + (r - 1.0) * fp_L)[..., None], fp_level)
+    level_uniform = (fp_level * after + entries_mean * (own + 1.0)) / total[..., None]
     return {
         "write_amp": w_up + build + full,
         "full_merge": np.where(a_L > 1.0, full, 0.0),
@@ -233,6 +263,10 @@ def _at_size(
         "q_L": q_L,
         "level_runs": runs_mean,
         "level_entries": entries_mean,
+        "level_writes": level_writes,
+        "level_zero": level_zero,
+        "level_point": level_point,
+        "level_uniform": level_uniform,
     }
 
 
@@ -277,6 +311,9 @@ def finite_costs(
     def mean(name: str) -> np.ndarray:
         return np.sum(at[name] * weight, axis=-1)
 
+    def level_mean(name: str) -> np.ndarray:  # the phase axis is next to the level axis
+        return np.sum(at[name] * weight[..., None], axis=-2)
+
     return FiniteCosts(
         write_amp=mean("write_amp"),
         full_merge_write_amp=mean("full_merge"),
@@ -290,6 +327,12 @@ def finite_costs(
                           knobs[5] * (knobs[1] + 1.0) / knobs[1] / knobs[6]),
         level_runs=at["level_runs"][..., 0, :],
         level_entries=at["level_entries"][..., 0, :],
+        level_writes=level_mean("level_writes"),
+        level_zero_result=level_mean("level_zero"),
+        level_point_read=level_mean("level_point"),
+        level_point_read_uniform=level_mean("level_uniform"),
+        level_range_runs=level_mean("level_runs"),
+        level_mean_entries=level_mean("level_entries"),
     )
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
 from cost_models.costs import range_cost as range_cost_of
 from cost_models.costs import space_amplification
+from cost_models.devices import LevelLedger
 from cost_models.evaluate import Evaluation, evaluate
 from cost_models.finite import FiniteCosts, finite_costs, peak_space
 from cost_models.limits import check_physical
@@ -47,6 +48,8 @@ class SteadyCosts:
     range_cost: float | None = None
     theta: float | None = None
     filter_probes: float = 0.0  # filters and hash tables a zero-result read probes
+    # D1's per-level ledger (level 0 first, empty for whole levels), for levels on devices.
+    ledger: LevelLedger | None = field(default=None, repr=False, compare=False)
 
 
 def steady_costs(design: Design, system: System, workload: Workload | None = None) -> SteadyCosts:
@@ -64,7 +67,7 @@ def steady_costs(design: Design, system: System, workload: Workload | None = Non
         theta = theta_of_row(row, workload_vector(workload, system.write_cost_ratio,
                                                   system.probe_cost))
     return SteadyCosts(write_cost=write_cost, range_cost=range_cost, theta=theta,
-                       **_floats(m, _STEADY_FIELDS))
+                       ledger=m.level_ledger(), **_floats(m, _STEADY_FIELDS))
 
 
 # The figures each result takes from the model's arrays as they are (as Python floats).
@@ -138,7 +141,7 @@ class Analysis:
             out["range_cost"] = self.range_cost
             out["theta"] = self.theta
         if self.finite is not None:
-            out["finite"] = asdict(self.finite)
+            out["finite"] = {k: v for k, v in asdict(self.finite).items() if k != "ledger"}
         if self.skew is not None:
             out["skew"] = self.skew.to_dict()
         return out

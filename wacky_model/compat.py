@@ -38,6 +38,7 @@ FEATURES = {
     "l2sm_log": "L2SM's per-level log (Compaction(log=Log(...)))",
     "lsbm_buffer": "LSbM's compaction buffer (Compaction(buffer=Buffer(...)))",
     "l0_partitions": "OHDB's partitioned level 0 (Compaction(l0_partitions=P))",
+    "devices": "levels placed on devices (Compaction(level_devices=...), System.devices)",
 }
 
 
@@ -80,6 +81,17 @@ REFUSALS: tuple[Refusal, ...] = (
     _row("l0_partitions", "universal", "universal compaction merges whole sorted runs, which a "
                                        "partition's merge cannot take apart (docs/MODEL.md P6)",
          physical=True),
+    _row("devices", "universal", "universal compaction has no levels to place: a merge turns "
+                                 "runs of every size into one, so a run's size, not a level, "
+                                 "decides where it would go (RocksDB places universal outputs "
+                                 "by size against db_paths' targets)", physical=True),
+    _row("devices", "paper", "the paper's Eq 8-16 give the tree's totals; D1 needs each "
+                             "level's reads and writes, which the finite model (the default) "
+                             "and the partial-merge model give"),
+    _row("devices", "skew", "the skew model (S1-S8) does not yet split its reads and writes by "
+                            "level for D1; levels on devices are priced under uniform keys"),
+    _row("devices", "cache", "a cache's hits by level (S5-S7) are the skew model's, which does "
+                             "not yet split its reads by level for D1"),
 )
 
 @dataclass(frozen=True)
@@ -132,7 +144,7 @@ def features_in(workload: Workload, system: System, model: str = "finite",
         ("paper", model == "paper"), ("robust", rho is not None),
         ("guardrails", constraints is not None and constraints.active),
         ("memory_split", system.memory_split), ("probe_cost", system.probe_cost > 0),
-        ("hash_levels", system.hash_levels > 0)) if used}
+        ("hash_levels", system.hash_levels > 0), ("devices", len(system.devices) > 1)) if used}
 
 
 # A feature that only exists with another: a level-0 trigger above 1 is a file-granular knob,

@@ -104,7 +104,9 @@ class Configuration:
                            "universal": None if c.universal is None else dict(
                                c.universal.__dict__),
                            "log": None if c.log is None else dict(c.log.__dict__),
-                           "buffer": None if c.buffer is None else dict(c.buffer.__dict__)},
+                           "buffer": None if c.buffer is None else dict(c.buffer.__dict__),
+                           "l0_partitions": c.l0_partitions,
+                           "level_devices": list(c.level_devices)},
             "memory": None if self.memory is None else dict(self.memory.__dict__),
             "target": self.target,
         }
@@ -132,5 +134,6 @@ def features_of(config: Configuration) -> set[str]:
     c = config.compaction
     return {name for name, used in (
         ("files", c.granularity == "file"), ("universal", c.style == "universal"),
-        ("level0_trigger", c.level1_runs > 1), ("rocksdb", config.target == "rocksdb"))
+        ("level0_trigger", c.level1_runs > 1), ("rocksdb", config.target == "rocksdb"),
+        ("devices", bool(c.level_devices)))
         if used} | set(c.side_runs)

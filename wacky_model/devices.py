@@ -99,3 +99,54 @@ def read_profile(path: str | Path) -> DeviceProfile:
 
 def write_profile(profile: DeviceProfile, path: str | Path) -> None:
     Path(path).write_text(json.dumps(profile.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Device:
+    """One storage device a tree's levels may sit on (docs/MODEL.md "D1. Devices"): what a block
+    read and a block written cost there, in the unit of Θ (one block read on the system's own
+    device), and the bytes it may hold (``math.inf``: no limit). ``System.devices`` lists them,
+    the system's own device (the log, the MANIFEST and the levels not placed elsewhere) first."""
+
+    name: str
+    read_cost: float = 1.0
+    write_cost: float = 1.0
+    capacity_bytes: float = math.inf
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name or any(c.isspace() for c in self.name):
+            raise ValueError(f"a device's name must be a non-empty word; got {self.name!r}")
+        for f in ("read_cost", "write_cost"):
+            v = getattr(self, f)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (
+                    math.isfinite(v) and 0 < v <= 1e6):
+                raise ValueError(f"device {self.name}: {f} must be in (0, 1e6] (block reads of "
+                                 f"the system's own device); got {v!r}")
+        c = self.capacity_bytes
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or math.isnan(c) or c <= 0:
+            raise ValueError(f"device {self.name}: capacity_bytes must be above 0 (inf: no "
+                             f"limit); got {c!r}")
+
+    @staticmethod
+    def parse(spec: str) -> Device:
+        """``NAME:READ_COST:WRITE_COST[:CAPACITY_BYTES]``, as the CLI's ``--device`` takes it
+        (the capacity may end in K, M, G or T, powers of 1024)."""
+        parts = spec.split(":")
+        if not 3 <= len(parts) <= 4:
+            raise ValueError(f"a device is NAME:READ_COST:WRITE_COST[:CAPACITY]; got {spec!r}")
+        try:
+            read, write = float(parts[1]), float(parts[2])
+        except ValueError:
+            raise ValueError(f"a device's costs must be numbers; got {spec!r}") from None
+        capacity = math.inf if len(parts) == 3 else _bytes(parts[3], spec)
+        return Device(parts[0], read, write, capacity)
+
+
+def _bytes(text: str, spec: str) -> float:
+    scale = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    t = text.strip().upper().removesuffix("B").removesuffix("I")
+    try:
+        return float(t[:-1]) * scale[t[-1]] if t and t[-1] in scale else float(t)
+    except ValueError:
+        raise ValueError(f"a device's capacity must be a number of bytes (may end in K, M, G or "
+                         f"T); got {text!r} in {spec!r}") from None

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cost_models.devices import LevelLedger
 from cost_models.evaluate import bloom_fprs
 from cost_models.filters import bloom_bits_per_key
 from cost_models.finite import realized_fpr
@@ -36,6 +37,7 @@ class LeveledCosts:
     range_runs: float
     memory_bits_per_entry: float
     window: WindowCosts | None  # the sizes behind them (leveled trees)
+    ledger: LevelLedger | None = None  # D1: the same per level, level 0 first
 
     def row(self, entries_per_block: float) -> np.ndarray:
         """The cost row (:data:`cost_models.objective.COST_ROW`): every entry is in a run (a
@@ -65,6 +67,20 @@ def window_reads(w: WindowCosts, fprs: np.ndarray, level0_fpr: float,
     above = level0 + np.concatenate([[0.0], np.cumsum(false_hits)[:-1]])
     share = sizes / max(1.0, sizes.sum())
     deepest = int(np.flatnonzero(used)[-1]) if used.any() else 0
+    # D1's ledger: level 0's flush writes (staged runs) are what the levels below do not write.
+    writes = np.asarray(w.level_write_amp, dtype=float)
+    below = sizes.sum() - np.cumsum(sizes)  # a uniform key below Level i
+    point = np.where(np.arange(len(sizes)) < deepest, false_hits, 0.0)
+    point[deepest] += 1.0
+    ledger = LevelLedger(
+        writes=np.concatenate([[w.write_amp - float(writes.sum())], writes]),
+        zero_result=np.concatenate([[level0], false_hits]),
+        point_read=np.concatenate([[level0], point]),
+        point_read_uniform=np.concatenate(
+            [[level0], false_hits * below / max(1.0, sizes.sum()) + share]),
+        range_runs=np.concatenate([[w.level0_runs],
+                                   np.asarray(w.level_in_use, dtype=float) + logs]),
+        entries=np.concatenate([[0.0], sizes]))
     return LeveledCosts(
         write_amp=w.write_amp,
         zero_result_read=zero,
@@ -73,6 +89,7 @@ def window_reads(w: WindowCosts, fprs: np.ndarray, level0_fpr: float,
         range_runs=w.level0_runs + w.nonempty_levels + float(logs.sum()),
         memory_bits_per_entry=memory_bits_per_entry,
         window=w,
+        ledger=ledger,
     )
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from cost_models.devices import DeviceCosts, LevelLedger, device_costs
 from cost_models.objective import COST_ROW, cost_row, theta_shared
 from wacky_model.config import Configuration, Memory, features_of, keys_of, weights_of
 from wacky_model.types import Compaction, Design, System, Workload, check_types
@@ -52,6 +53,7 @@ class Priced:
     theta: float  # Eq 16 (with rho: the worst case within KL rho)
     cache_hit_rate: float | None = None
     detail: Any = None  # the model's own result (its per-level figures)
+    devices: DeviceCosts | None = None  # D1, when levels are placed on devices
 
     def to_dict(self) -> dict[str, Any]:
         return {"configuration": self.configuration.to_dict(), "model": self.model,
@@ -59,7 +61,8 @@ class Priced:
                 "point_read": self.point_read, "zero_result_read": self.zero_result_read,
                 "range_runs": self.range_runs, "memory_bits_per_entry": self.memory_bits_per_entry,
                 "cache_hit_rate": self.cache_hit_rate,
-                "row": dict(zip(COST_ROW, map(float, self.row), strict=True))}
+                "row": dict(zip(COST_ROW, map(float, self.row), strict=True)),
+                "devices": None if self.devices is None else dict(self.devices.__dict__)}
 
 
 def price(config: Configuration, workload: Workload, system: System, *, model: str = "finite",
@@ -101,10 +104,38 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
                    write_cost=write_amp / s.entries_per_block, range_runs=costs.range_runs,
                    point_read_uniform=(costs.point_read_uniform if hit is None and detail is costs
                                        else None), filter_probes=probes)
+    on_devices = None
+    if "devices" in features:
+        on_devices = placed_costs(ledger_of(costs), c.level_devices, s)
+        # D1: each level's I/O at its device's costs. Θ's weights carry φ for writes, which
+        # the device costs include: the row's write term is in units of φ.
+        row = cost_row(point_read=on_devices.point_read,
+                       zero_result_read=on_devices.zero_result_read,
+                       write_cost=on_devices.write_cost / s.write_cost_ratio,
+                       range_runs=on_devices.range_runs,
+                       point_read_uniform=on_devices.point_read_uniform, filter_probes=probes)
     theta = float(theta_shared(row, weights_of(workload, s, rho))[0])
     return Priced(config, name, keys_of(workload, s), float(write_amp), float(point_read),
                   float(zero_result_read), float(costs.range_runs),
-                  float(costs.memory_bits_per_entry), row, theta, hit, detail)
+                  float(costs.memory_bits_per_entry), row, theta, hit, detail, on_devices)
+
+
+def ledger_of(costs: Any) -> LevelLedger:
+    """D1's per-level ledger of a cycle model's costs, level 0 first: the partial-merge
+    model's (files) or the finite model's (whole levels, whose level 0 holds nothing)."""
+    ledger = getattr(costs, "ledger", None)
+    if ledger is None:
+        raise ValueError("levels on devices (D1) need the finite model's or the partial-merge "
+                         "model's per-level costs")
+    return ledger
+
+
+def placed_costs(ledger: LevelLedger, level_devices: tuple[int, ...],
+                 system: System) -> DeviceCosts:
+    """D1 on ``system``'s devices (the own device alone when it lists none)."""
+    reads, writes = system.device_costs
+    return device_costs(ledger, level_devices, reads, writes, system.entries_per_block,
+                        system.entry_bytes)
 
 
 def _cycle(config: Configuration, system: System, model: str) -> tuple[str, Any]:

@@ -517,6 +517,9 @@ class Recommendation:
     # and recommend's arguments, from which ``without_cap`` searches again without the cap.
     constraints: Constraints | None = None
     request: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    # D1: with more than one device, where the levels go and why (wacky_model.placement); the
+    # placement is compaction.level_devices and ``cost`` is Θ at the devices' costs.
+    placement: dict[str, Any] | None = None
 
     @property
     def max_runs_per_level(self) -> tuple[float, int]:
@@ -618,6 +621,7 @@ class Recommendation:
             "constraints": dataclasses.asdict(Constraints() if self.constraints is None
                                               else self.constraints),
             "without_cap": self.without_cap,
+            "placement": self.placement,
             **self.memory,
         }
 
@@ -960,6 +964,10 @@ def recommend(
                    target=target, level0_trigger=level0_trigger, tables=tables)
     rec = _recommend(workload, system, method, space, model, constraints, rho, refine,
                      granularity, target, level0_trigger, start, tables)
+    if len(system.devices) > 1:
+        from wacky_model.placement import place_recommendation
+
+        rec = place_recommendation(rec, workload, system)
     return dataclasses.replace(rec, constraints=_active(constraints), request=request)
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from cost_models.memory import fence_pointer_bits_per_entry, split_memory
 from cost_models.objective import RobustWeights, theta_weights
 from cost_models.universal import UniversalOptions
+from wacky_model.devices import Device
 
 FilterPolicy = Literal["optimized", "uniform"]
 
@@ -126,6 +127,10 @@ class System:
     # An LRU cache of data blocks for point reads (0: none). A cache larger than the data is
     # allowed: it holds every block a read touches.
     cache_bytes: int = 0
+    # D1: the devices levels may be placed on (Compaction.level_devices), the system's own
+    # first, whose costs are the unit: read_cost 1 and write_cost = write_cost_ratio. Empty:
+    # one device, with those costs and no capacity limit.
+    devices: tuple[Device, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.cache_bytes, bool) or not isinstance(self.cache_bytes, int) \
@@ -182,6 +187,33 @@ class System:
         if not 0 <= probe <= 1.0:
             raise ValueError(f"probe_cost must be in [0, 1] block reads; got {probe:g}")
         object.__setattr__(self, "probe_cost", probe)
+        self._check_devices()
+
+    def _check_devices(self) -> None:
+        if not isinstance(self.devices, tuple) or not all(
+                isinstance(d, Device) for d in self.devices):
+            raise ValueError(f"devices must be a tuple of Device; got {self.devices!r}")
+        if not self.devices:
+            return
+        if len(self.devices) > 64:
+            raise ValueError(f"devices: at most 64; got {len(self.devices)}")
+        own = self.devices[0]
+        if own.read_cost != 1.0 or own.write_cost != self.write_cost_ratio:
+            raise ValueError(
+                f"devices[0] ({own.name}) is the system's own device, the unit of cost: its "
+                f"read_cost must be 1 and its write_cost the write_cost_ratio "
+                f"({self.write_cost_ratio:g}); got {own.read_cost:g} and {own.write_cost:g}")
+        names = [d.name for d in self.devices]
+        if len(set(names)) != len(names):
+            raise ValueError(f"devices need distinct names; got {', '.join(names)}")
+
+    @property
+    def device_costs(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """Each device's cost per block read and per block written (D1), the own device first."""
+        if not self.devices:
+            return (1.0,), (self.write_cost_ratio,)
+        return (tuple(d.read_cost for d in self.devices),
+                tuple(d.write_cost for d in self.devices))
 
     def _check_memory(self) -> None:
         if self.bits_per_entry is not None or self.sum_fpr is not None:
@@ -357,6 +389,9 @@ class Compaction:
         at this many equally spaced keys, and each partition gathers its own ``level1_runs``
         flushes and merges into its own Level 1 files (native engine, granularity "file"); 1 is
         no partitions.
+    level_devices: D1's placement: level i (0 = level 0) sits on device
+        ``level_devices[min(i, n - 1)]`` of ``System.devices`` (RocksDB's ``db_paths``, the
+        native engine's ``level_dirs``); empty: every level on the system's own device.
     """
 
     granularity: str = "level"
@@ -370,6 +405,7 @@ class Compaction:
     log: Log | None = None
     buffer: Buffer | None = None
     l0_partitions: int = 1
+    level_devices: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         for name, kind in (("log", Log), ("buffer", Buffer)):
@@ -415,6 +451,11 @@ class Compaction:
                 raise ValueError(f"{name} must be a whole number >= {low}; got {value!r}")
         if self.level1_runs > 1000:
             raise ValueError(f"level1_runs must be in [1, 1000]; got {self.level1_runs}")
+        d = self.level_devices
+        if not isinstance(d, tuple) or len(d) > 64 or not all(
+                isinstance(x, int) and not isinstance(x, bool) and 0 <= x < 64 for x in d):
+            raise ValueError(f"level_devices must be a tuple of at most 64 device numbers in "
+                             f"[0, 63] (level 0 first); got {d!r}")
         p = self.l0_partitions
         if isinstance(p, bool) or not isinstance(p, int) or not 1 <= p <= 1024:
             raise ValueError(f"l0_partitions must be a whole number in [1, 1024]; got {p!r}")
