@@ -442,7 +442,7 @@ COMPAT_FLAGS = {
     "probe_cost": "--probe-cost", "hash_levels": "--hash-levels",
     "level0_trigger": "--level1-runs above 1", "universal": "universal compaction",
     "l2sm_log": "--log-ratio", "lsbm_buffer": "--compaction-buffer",
-    "l0_partitions": "--l0-partitions",
+    "l0_partitions": "--l0-partitions", "devices": "--device or --level-devices",
 }
 
 

@@ -115,6 +115,11 @@ _SYSTEM_FLAGS = (
     Flag("--cache-bytes", int, "Bytes of LRU block cache for point reads (RocksDB's "
          "block_cache); 0: none. Compaction drops the blocks of the runs it rewrites.", SYSTEM,
          size),
+    Flag("--device", list[str] | None, "A device levels may sit on, NAME:READ_COST:WRITE_COST"
+         "[:CAPACITY] (costs per block in block reads of the first device; capacity in bytes, "
+         "may end in K, M, G or T). Repeat it: the first is the system's own device (read cost "
+         "1, write cost the --write-cost-ratio), holding the log; recommend then places the "
+         "levels (docs/MODEL.md D1).", SYSTEM),
 )
 _DESIGN_FLAGS = (
     Flag("--preset", str | None, f"One of: {', '.join(PRESET_NAMES)}.", DESIGN),
@@ -210,6 +215,9 @@ _COMPACTION_FLAGS = (
          "not take it, nor this flag.", RUN),
     Flag("--buffer-trim", float, "With --compaction-buffer: a buffered file stays while at "
          "least this share of its blocks is cached (the paper's 0.8).", RUN),
+    Flag("--level-devices", str | None, "Where the levels sit: the device of level 0, Level 1, "
+         "... as numbers into the --device list (0 the first), the last for every level below, "
+         "e.g. 0,0,1 (docs/MODEL.md D1; the native engine's level_dirs).", RUN),
     Flag("--l0-partitions", int, "With --granularity file: OHDB's partitioned level 0, flushes "
          "and Level 1 cut at this many equally spaced keys, each partition merging on its own "
          "(the paper's 10); 1 is none. The model prices it (docs/MODEL.md P6); recommend does "
@@ -307,9 +315,20 @@ def _defaults_of(obj: Any, flags: tuple[Flag, ...]) -> dict[str, Any]:
 
 
 def system_from_flags(*, memory_bytes: float | None = None, buffer_bytes: int | None = None,
-                      **values: Any) -> System:
+                      device: list[str] | None = None, **values: Any) -> System:
     """The system the flags give. With a total memory, ``--buffer-bytes`` (when given) fixes the
     buffer and the filters get the rest; without it the search splits the memory."""
+    if device:
+        from wacky_model.devices import Device
+
+        try:
+            values["devices"] = tuple(Device.parse(d) for d in device)
+            System(entries=2.0, buffer_bytes=4096, block_bytes=4096, entry_bytes=8, key_bytes=8,
+                   write_cost_ratio=values.get("write_cost_ratio", 1.0),
+                   devices=values["devices"])
+        except ValueError as err:
+            raise ValueError(f"--device: {err}".replace("devices[0]", "the first --device")
+                             .replace("write_cost_ratio", "--write-cost-ratio")) from None
     if buffer_bytes is not None:
         values["buffer_bytes"] = buffer_bytes
     if memory_bytes is not None:
@@ -418,6 +437,7 @@ class CompactionChoice:
     log_alpha: float = 0.5
     compaction_buffer: bool | None = None
     buffer_trim: float = 0.8
+    level_devices: str | None = None
     l0_partitions: int = 1
 
     def resolve(self, default_granularity: str = "level") -> Compaction:
@@ -430,9 +450,21 @@ class CompactionChoice:
                 raise ValueError("--buffer-trim goes with --compaction-buffer")
             return Compaction(self.granularity or default_granularity, self.file_bytes,
                               self.level1_runs, self.file_pick, log=log, buffer=buffer,
-                              l0_partitions=self.l0_partitions)
+                              l0_partitions=self.l0_partitions,
+                              level_devices=level_devices(self.level_devices))
         except ValueError as e:
             raise ValueError(compaction_flags(str(e))) from None
+
+
+def level_devices(text: str | None) -> tuple[int, ...]:
+    """``--level-devices``: comma-separated device numbers, level 0 first."""
+    if not text:
+        return ()
+    try:
+        return tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise ValueError(f"--level-devices must be device numbers separated by commas, level 0 "
+                         f"first (0,0,1); got {text!r}") from None
 
 
 def compaction_flags(message: str) -> str:
@@ -440,7 +472,7 @@ def compaction_flags(message: str) -> str:
     from wacky_model.compat import FEATURES
 
     for name, flag in (("l2sm_log", "--log-ratio"), ("lsbm_buffer", "--compaction-buffer"),
-                       ("l0_partitions", "--l0-partitions"),
+                       ("l0_partitions", "--l0-partitions"), ("devices", "--level-devices"),
                        ("universal", "universal compaction (the export's for a tiered design)")):
         message = message.replace(FEATURES[name], flag)
     message = re.sub(r"\blog (ratio|alpha)\b", lambda m: f"--log-{m.group(1)}", message)
@@ -449,7 +481,7 @@ def compaction_flags(message: str) -> str:
                      lambda m: "--log-ratio" if m.group(1) == "log" else "--compaction-buffer",
                      message)
     return re.sub(r"\b(granularity|file_bytes|level1_runs|level0_trigger|file_pick|"
-                  r"l0_partitions)\b",
+                  r"l0_partitions|level_devices)\b",
                   lambda m: "--" + m.group(1).replace("_", "-").replace("level0-trigger",
                                                                         "level1-runs"),
                   message)
