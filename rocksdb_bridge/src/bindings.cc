@@ -47,10 +47,13 @@ PYBIND11_MODULE(_rocksdb, m) {
   m.def("check_options_file", &wacky_rocksdb::CheckOptionsFile, py::arg("path"));
   py::class_<Database>(m, "Database")
       .def(py::init<const std::string&, const std::string&, size_t, const std::vector<double>&,
-                    bool, bool, int>(),
+                    bool, bool, int, const std::vector<std::pair<std::string, uint64_t>>&,
+                    const std::string&>(),
            py::arg("path"), py::arg("options_file"), py::arg("block_cache_bytes"),
            py::arg("filter_bits_per_level") = std::vector<double>{}, py::arg("driven") = false,
-           py::arg("fill_cache") = false, py::arg("partitions") = 1)
+           py::arg("fill_cache") = false, py::arg("partitions") = 1,
+           py::arg("db_paths") = std::vector<std::pair<std::string, uint64_t>>{},
+           py::arg("wal_dir") = std::string())
       .def("set_next_file_bits", &Database::SetNextFileBits, py::arg("bits_per_key"))
       .def("compact_files",
            [](Database& db, const std::vector<std::string>& inputs, int output_level) {
@@ -78,6 +81,7 @@ PYBIND11_MODULE(_rocksdb, m) {
           d["largest_seqno"] = f.largest_seqno;
           d["smallest_key"] = f.smallest_key;
           d["largest_key"] = f.largest_key;
+          d["db_path"] = f.db_path;
           out.append(d);
         }
         return out;
@@ -107,6 +111,13 @@ PYBIND11_MODULE(_rocksdb, m) {
       .def("disk_bytes", &Database::DiskBytes)
       .def("peak_disk_bytes", &Database::PeakDiskBytes)
       .def("reset_peak_disk", &Database::ResetPeakDisk)
+      // {directory: bytes} for each directory of table files (database.h).
+      .def("path_bytes_written", &Database::PathBytesWritten)
+      .def("path_bytes_read", &Database::PathBytesRead)
+      .def("path_live_bytes", &Database::PathLiveBytes)
+      // {directory: [bytes compactions wrote at level 0, 1, ...]}; flushes are not in it.
+      .def("path_level_bytes_written", &Database::PathLevelBytesWritten)
+      .def("reset_path_bytes", &Database::ResetPathBytes)
       .def("levels", [](const Database& db) {
         py::list out;
         for (const auto& l : db.Levels()) {

@@ -3,6 +3,7 @@
 #include "driver_filter_policy.h"
 #include "key_partitioner.h"
 #include "level_filter_policy.h"
+#include "path_listener.h"
 #include "space_listener.h"
 
 #include <rocksdb/cache.h>
@@ -21,6 +22,7 @@
 #include <rocksdb/version.h>
 
 #include <chrono>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -77,12 +79,37 @@ std::string Relative(const std::string& name) {
   return slash == std::string::npos ? name : name.substr(slash + 1);
 }
 
+// Throws std::invalid_argument unless `db_paths` is a list RocksDB places files by as asked.
+void CheckDbPaths(const std::vector<std::pair<std::string, uint64_t>>& db_paths) {
+  if (db_paths.size() > 4) {
+    throw std::invalid_argument("db_paths: RocksDB takes at most 4 paths; got " +
+                                std::to_string(db_paths.size()));
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < db_paths.size(); ++i) {
+    const auto& [dir, target] = db_paths[i];
+    const std::string which = "db_paths[" + std::to_string(i) + "]";
+    if (dir.empty()) throw std::invalid_argument(which + ": the path is empty");
+    if (!seen.insert(dir).second) {
+      throw std::invalid_argument(which + ": the path " + dir + " is given twice");
+    }
+    // A zero target takes no level: RocksDB would skip the path but still flush to it if first.
+    if (target == 0 && i + 1 < db_paths.size()) {
+      throw std::invalid_argument(which + " (" + dir + "): a target size of 0 bytes; only the "
+                                  "last path (the fallback) may have one");
+    }
+  }
+}
+
 }  // namespace
 
 Database::Database(const std::string& path, const std::string& options_file,
                    size_t block_cache_bytes, const std::vector<double>& filter_bits_per_level,
-                   bool driven, bool fill_cache, int partitions)
+                   bool driven, bool fill_cache, int partitions,
+                   const std::vector<std::pair<std::string, uint64_t>>& db_paths,
+                   const std::string& wal_dir)
     : fill_cache_(fill_cache) {
+  CheckDbPaths(db_paths);
   rocksdb::DBOptions db_options;
   rocksdb::ColumnFamilyOptions cf_options;
   LoadOptions(options_file, &db_options, &cf_options);
@@ -90,9 +117,23 @@ Database::Database(const std::string& path, const std::string& options_file,
     throw std::invalid_argument("the compaction driver needs disable_auto_compactions=true in "
                                 "the OPTIONS file " + options_file);
   }
+  // RocksDB's SanitizeOptions turns dynamic level sizes off with two or more paths, which would
+  // size the levels otherwise than the OPTIONS file says: refuse rather than measure that.
+  if (db_paths.size() > 1 && cf_options.compaction_style == rocksdb::kCompactionStyleLevel &&
+      cf_options.level_compaction_dynamic_level_bytes) {
+    throw std::invalid_argument(
+        "db_paths: RocksDB ignores level_compaction_dynamic_level_bytes=true with more than one "
+        "path; write the OPTIONS file " + options_file + " with it false");
+  }
   db_options.create_if_missing = true;
+  for (const auto& [dir, target] : db_paths) db_options.db_paths.emplace_back(dir, target);
+  if (!wal_dir.empty()) db_options.wal_dir = wal_dir;
+  for (const auto& entry : db_options.db_paths) table_dirs_.push_back(entry.path);
+  if (table_dirs_.empty()) table_dirs_.push_back(path);  // RocksDB's default: the database's
   space_ = std::make_shared<SpaceListener>();
   db_options.listeners.push_back(space_);
+  paths_ = std::make_shared<PathListener>(table_dirs_);
+  db_options.listeners.push_back(paths_);
   statistics_ = rocksdb::CreateDBStatistics();
   db_options.statistics = statistics_;
   // The table options come from the file; only the block cache is ours (its size is a
@@ -294,8 +335,17 @@ std::vector<FileInfo> Database::LiveFiles() const {
   for (const auto& f : files) {
     out.push_back({Relative(f.relative_filename), f.level, f.num_entries, f.size,
                    f.smallest_seqno, f.largest_seqno, DecodeKey(f.smallestkey),
-                   DecodeKey(f.largestkey)});
+                   DecodeKey(f.largestkey), f.db_path});
   }
+  return out;
+}
+
+std::map<std::string, uint64_t> Database::PathLiveBytes() const {
+  std::map<std::string, uint64_t> out;
+  for (const auto& dir : table_dirs_) out[dir] = 0;
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  for (const auto& f : files) out[f.db_path] += f.size;
   return out;
 }
 
@@ -319,6 +369,7 @@ CompactResult Database::CompactFiles(const std::vector<std::string>& inputs,
   std::vector<std::string> names;
   rocksdb::CompactionJobInfo info;
   Check(db_->CompactFiles(options, inputs, output_level, -1, &names, &info), "CompactFiles");
+  paths_->AddCompaction(info);  // RocksDB 7.8's CompactFiles tells no listener
   CompactResult out{{}, info.stats.num_output_records, info.stats.total_output_bytes};
   for (const auto& name : names) out.outputs.push_back(Relative(name));
   return out;
@@ -340,5 +391,15 @@ uint64_t Database::DiskBytes() const { return space_->Current(); }
 uint64_t Database::PeakDiskBytes() const { return space_->Peak(); }
 
 void Database::ResetPeakDisk() { space_->ResetPeak(); }
+
+std::map<std::string, uint64_t> Database::PathBytesWritten() const { return paths_->Written(); }
+
+std::map<std::string, uint64_t> Database::PathBytesRead() const { return paths_->Read(); }
+
+std::map<std::string, std::vector<uint64_t>> Database::PathLevelBytesWritten() const {
+  return paths_->WrittenByLevel();
+}
+
+void Database::ResetPathBytes() { paths_->Reset(); }
 
 }  // namespace wacky_rocksdb

@@ -8,7 +8,9 @@
 // and counts data blocks only; flushes and compactions never insert their output
 // (prepopulate_block_cache=kDisable), and reads insert what they read only with `fill_cache`. Keys are unsigned 64-bit integers stored as 8
 // big-endian bytes, so RocksDB's bytewise order is numeric order. Writes skip the WAL (the
-// measurements are of the tree, not of logging). Every failed RocksDB call throws
+// measurements are of the tree, not of logging). Table files go to the directories of
+// `db_paths` when it is given (RocksDB's placement of levels on devices), and each directory's
+// bytes written, read and live are counted (path_listener.h). Every failed RocksDB call throws
 // std::runtime_error with RocksDB's status message.
 #ifndef WACKY_ROCKSDB_BRIDGE_DATABASE_H_
 #define WACKY_ROCKSDB_BRIDGE_DATABASE_H_
@@ -19,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rocksdb {
@@ -29,6 +32,7 @@ class Statistics;
 namespace wacky_rocksdb {
 
 class DriverFilterPolicy;
+class PathListener;
 class SpaceListener;
 
 // One SST file as RocksDB reports it (name relative to the database directory).
@@ -41,6 +45,7 @@ struct FileInfo {
   uint64_t largest_seqno;
   uint64_t smallest_key = 0;  // the bridge's keys, decoded
   uint64_t largest_key = 0;
+  std::string db_path;  // the directory it is in (a db_paths entry, or the database's path)
 };
 
 // What one CompactFiles call wrote.
@@ -74,9 +79,30 @@ class Database {
   // look blocks up, so with an empty cache every data block read is a miss.
   // `partitions` > 1 sets the column family's sst_partitioner_factory to a
   // KeyPartitionerFactory (key_partitioner.h): output files never span one of its cuts.
+  //
+  // `db_paths` is RocksDB's DBOptions::db_paths, {directory, target bytes} each: table files go
+  // to those directories instead of `path` (which keeps the MANIFEST, the info log and, unless
+  // `wal_dir` says otherwise, the WAL). Flushes write to the first. Leveled compaction fills
+  // the directories in order with the levels' target sizes, Level 0 (counted as
+  // max_bytes_for_level_base) first: a level's files go to the current directory while the
+  // level's target fits in what the levels before it left of that directory's target, else to
+  // the next; the last takes the rest (LevelCompactionBuilder::GetPathId, mirrored by
+  // wacky_model/rocksdb_paths.py). Targets are not limits: RocksDB never looks at a
+  // directory's actual bytes. RocksDB 7.8's OPTIONS file cannot carry db_paths (nor cf_paths),
+  // so they come from here only; empty is RocksDB's default, `path` alone. Throws
+  // std::invalid_argument naming db_paths for an empty or repeated directory, a target of 0 on
+  // any but the last, more than four (RocksDB's limit), or two or more with leveled compaction
+  // and level_compaction_dynamic_level_bytes=true in the OPTIONS file: RocksDB would turn that
+  // off with a warning in its log, sizing the levels from Level 1 down instead of as the file
+  // asks, so the bridge refuses and the OPTIONS file must say false.
+  // `wal_dir`, non-empty, replaces the OPTIONS file's wal_dir (which can carry it; RocksDB's
+  // default is `path`). The bridge's writes skip the WAL, so it holds the one empty log RocksDB
+  // opens.
   Database(const std::string& path, const std::string& options_file, size_t block_cache_bytes,
            const std::vector<double>& filter_bits_per_level = {}, bool driven = false,
-           bool fill_cache = false, int partitions = 1);
+           bool fill_cache = false, int partitions = 1,
+           const std::vector<std::pair<std::string, uint64_t>>& db_paths = {},
+           const std::string& wal_dir = "");
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -116,6 +142,19 @@ class Database {
   uint64_t PeakDiskBytes() const;
   void ResetPeakDisk();
 
+  // Per directory of table files (db_paths' directories as given, or `path`; each has an entry),
+  // since the database opened or ResetPathBytes() (path_listener.h): the bytes of the table
+  // files flushes and compactions wrote there, and the bytes of the input files compactions read
+  // there (a trivial move reads nothing).
+  std::map<std::string, uint64_t> PathBytesWritten() const;
+  std::map<std::string, uint64_t> PathBytesRead() const;
+  // The bytes compactions wrote per directory and output level (index = level); flushes, all in
+  // the first directory, are not in it.
+  std::map<std::string, std::vector<uint64_t>> PathLevelBytesWritten() const;
+  void ResetPathBytes();
+  // The bytes of the live table files per directory, now (RocksDB's LiveFileMetaData).
+  std::map<std::string, uint64_t> PathLiveBytes() const;
+
   // The driver's calls; each throws std::logic_error unless the database was opened driven.
   // Bits per key of the next files built (by a flush or a merge).
   void SetNextFileBits(double bits_per_key);
@@ -135,6 +174,8 @@ class Database {
   std::shared_ptr<rocksdb::Statistics> statistics_;
   std::shared_ptr<DriverFilterPolicy> driver_filter_;
   std::shared_ptr<SpaceListener> space_;
+  std::vector<std::string> table_dirs_;  // where table files go, db_paths' order
+  std::shared_ptr<PathListener> paths_;
 };
 
 // "major.minor.patch" of the RocksDB this module was built against.

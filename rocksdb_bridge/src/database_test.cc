@@ -3,11 +3,16 @@
 
 #include <rocksdb/env.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "key_partitioner.h"
@@ -154,6 +159,192 @@ TEST(Database, ReadsFillTheCacheOnlyWhenAskedAndCountPerLevel) {
     CHECK_EQ(db.ReadCounts()[0].misses + db.ReadCounts()[0].hits,
              counts[0].misses + counts[0].hits + 1);
   }
+}
+
+// The files in `dir` whose names end in `suffix`, with their sizes on disk.
+std::map<std::string, uint64_t> FilesIn(const std::string& dir, const std::string& suffix) {
+  std::map<std::string, uint64_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      out[name] = entry.file_size();
+    }
+  }
+  return out;
+}
+
+uint64_t Sum(const std::map<std::string, uint64_t>& bytes) {
+  uint64_t total = 0;
+  for (const auto& [name, b] : bytes) total += b;
+  return total;
+}
+
+// n random keys (fixed seed): every flush spans the key range, so the files of Level 0 overlap
+// one another and Level 1.
+void PutRandomKeys(Database* db, size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> keys(n);
+  for (auto& k : keys) k = rng();
+  std::vector<uint8_t> values(n * 32, 7);
+  db->PutMany(keys.data(), n, values.data(), 32);
+}
+
+// Levels of 64 KiB (Level 0 counted as Level 1, as RocksDB's GetPathId does), then 64 KiB,
+// 256 KiB, 1 MiB, ...: fixed level sizes, since RocksDB ignores dynamic ones with two paths.
+constexpr uint64_t kLevelBase = 64 << 10;
+const char* const kTwoPathLevels =
+    "  level_compaction_dynamic_level_bytes=false\n  level0_file_num_compaction_trigger=2\n"
+    "  write_buffer_size=32768\n  target_file_size_base=16384\n"
+    "  max_bytes_for_level_base=65536\n  max_bytes_for_level_multiplier=4\n";
+
+// Opens a database with db_paths {fast: fast_target, slow: 0}, loads it into Levels 0-3 and
+// more, and checks that RocksDB put Levels < fast_levels on `fast` and the rest on `slow`, and
+// that the bridge counted each directory's bytes exactly.
+void CheckTwoPaths(uint64_t fast_target, int fast_levels) {
+  wacky::test::TempDir dir;
+  const std::string fast = dir.path() + "/fast", slow = dir.path() + "/slow";
+  const std::string wal = dir.path() + "/wal", home = dir.path() + "/db";
+  auto expected = [&](int level) { return level < fast_levels ? fast : slow; };
+  Database db(home, WriteOptionsFile(dir, "OPTIONS", kTwoPathLevels), 1 << 20, {}, false, false,
+              1, {{fast, fast_target}, {slow, 0}}, wal);
+  PutRandomKeys(&db, 40000, 1);
+  db.Flush();
+  db.WaitForBackgroundWork(60.0);
+
+  int deepest = 0;
+  for (const auto& f : db.LiveFiles()) {
+    deepest = std::max(deepest, f.level);
+    // Flushes write to the first path; a file moves down a level only within its path.
+    CHECK_EQ(f.db_path, f.level == 0 ? fast : expected(f.level));
+  }
+  CHECK_GE(deepest, 3);
+
+  // Every compaction's outputs, by the path they were written to and their output level.
+  const auto by_level = db.PathLevelBytesWritten();
+  CHECK_EQ(by_level.size(), size_t{2});
+  std::map<std::string, uint64_t> compacted;
+  for (const auto& [path, levels] : by_level) {
+    for (size_t level = 0; level < levels.size(); ++level) {
+      if (levels[level] > 0) CHECK_EQ(path, expected(static_cast<int>(level)));
+      compacted[path] += levels[level];
+    }
+  }
+  if (fast_levels > 1) CHECK_GT(by_level.at(fast).at(1), uint64_t{0});
+  CHECK_GT(compacted[slow], uint64_t{0});
+
+  const auto written = db.PathBytesWritten();
+  const auto read = db.PathBytesRead();
+  const auto live = db.PathLiveBytes();
+  CHECK_EQ(written.size(), size_t{2});
+  // Flushes wrote to `fast` only: all of `slow`'s bytes are compaction outputs.
+  CHECK_EQ(written.at(slow), compacted[slow]);
+  CHECK_GT(written.at(fast), compacted[fast]);
+  // RocksDB's own total of the bytes compactions wrote (its flush total also counts bytes that
+  // are not in table files).
+  const uint64_t compact_write = db.Tickers().at("rocksdb.compact.write.bytes");
+  CHECK_EQ(compacted[fast] + compacted[slow], compact_write);
+  for (const std::string& path : {fast, slow}) {
+    // The directory listing agrees with RocksDB's live files, name by name.
+    std::map<std::string, uint64_t> listed = FilesIn(path, ".sst"), reported;
+    for (const auto& f : db.LiveFiles()) {
+      if (f.db_path == path) reported[f.name] = f.bytes;
+    }
+    CHECK(listed == reported);
+    CHECK_EQ(live.at(path), Sum(listed));
+    // Each file written is live or was read once by the compaction that replaced it.
+    CHECK_EQ(written.at(path), live.at(path) + read.at(path));
+  }
+  // Level 0's files overlap one another, so every compaction out of Level 0 reads them; Level
+  // 1's only where it is on `slow` is that directory sure to be read (below Level 1, RocksDB
+  // moves a file without reading it where nothing overlaps it in the next level).
+  CHECK_GT(read.at(fast), uint64_t{0});
+  if (fast_levels == 1) CHECK_GT(read.at(slow), uint64_t{0});
+  CHECK(FilesIn(home, ".sst").empty());
+  // The WAL (empty: the bridge's writes skip it) is in wal_dir and nowhere else.
+  CHECK_EQ(FilesIn(wal, ".log").size(), size_t{1});
+  for (const std::string& path : {home, fast, slow}) CHECK(FilesIn(path, ".log").empty());
+
+  db.ResetPathBytes();
+  for (const auto& [path, bytes] : db.PathBytesWritten()) CHECK_EQ(bytes, uint64_t{0});
+  for (const auto& [path, bytes] : db.PathBytesRead()) CHECK_EQ(bytes, uint64_t{0});
+  CHECK(db.PathLiveBytes() == live);  // live bytes are now, not counts
+  PutRandomKeys(&db, 1000, 2);
+  db.Flush();
+  db.WaitForBackgroundWork(60.0);
+  const auto after = db.PathBytesWritten();
+  CHECK_GT(after.at(fast), uint64_t{0});
+  CHECK_LT(after.at(fast), written.at(fast));
+}
+
+TEST(Database, DbPathsPutEachCompactionsOutputWhereRocksDBsRuleSays) {
+  // GetPathId counts Level 0 as Level 1 (64 KiB), then 64 KiB, 256 KiB, ...: a first path of
+  // 128 KiB holds Levels 0 and 1 and not Level 2, so Levels 2 and below go to the second (the
+  // fallback); one of 64 KiB to 127 KiB holds Level 0 only.
+  CheckTwoPaths(2 * kLevelBase, 2);
+  CheckTwoPaths(2 * kLevelBase - 1, 1);
+  CheckTwoPaths(kLevelBase, 1);
+}
+
+TEST(Database, WithoutDbPathsTheDatabasesDirectoryHoldsAndCountsEverything) {
+  wacky::test::TempDir dir;
+  const std::string home = dir.path() + "/db";
+  Database db(home, WriteOptionsFile(dir, "OPTIONS", kTwoPathLevels), 1 << 20);
+  PutRandomKeys(&db, 10000, 3);
+  db.Flush();
+  db.WaitForBackgroundWork(60.0);
+  const auto written = db.PathBytesWritten();
+  const auto read = db.PathBytesRead();
+  const auto live = db.PathLiveBytes();
+  CHECK_EQ(written.size(), size_t{1});
+  CHECK_EQ(live.at(home), Sum(FilesIn(home, ".sst")));
+  CHECK_EQ(written.at(home), live.at(home) + read.at(home));
+  CHECK_GT(read.at(home), uint64_t{0});
+  CHECK_EQ(FilesIn(home, ".log").size(), size_t{1});
+  for (const auto& f : db.LiveFiles()) CHECK_EQ(f.db_path, home);
+}
+
+TEST(Database, CompactFilesCountsWhatItReadsAndWhere) {
+  wacky::test::TempDir dir;
+  const std::string home = dir.path() + "/db";
+  Database db(home, WriteOptions(dir, true), 1 << 20, {}, true);
+  for (uint64_t i = 0; i < 3; ++i) {
+    PutKeys(&db, 10000 * i, 1000);
+    db.Flush();
+  }
+  uint64_t inputs = 0;
+  for (const auto& f : db.LiveFiles()) inputs += f.bytes;
+  const CompactResult merged = db.CompactFiles(Names(db), 1);
+  const auto read = db.PathBytesRead();
+  const auto written = db.PathBytesWritten();
+  CHECK_EQ(read.at(home), inputs);
+  CHECK(db.PathLevelBytesWritten().at(home) == (std::vector<uint64_t>{0, merged.bytes}));
+  CHECK_EQ(written.at(home), inputs + merged.bytes);
+}
+
+TEST(Database, DbPathsAreCheckedBeforeOpening) {
+  wacky::test::TempDir dir;
+  const std::string fixed = WriteOptionsFile(dir, "OPTIONS", kTwoPathLevels);
+  const std::string a = dir.path() + "/a", b = dir.path() + "/b";
+  auto open = [&](const std::vector<std::pair<std::string, uint64_t>>& paths,
+                  const std::string& options) {
+    Database db(dir.path() + "/db", options, 1 << 20, {}, false, false, 1, paths);
+  };
+  CHECK_THROWS(open({{"", 1 << 20}, {b, 0}}, fixed), std::invalid_argument,
+               "db_paths[0]: the path is empty");
+  CHECK_THROWS(open({{a, 1 << 20}, {"", 0}}, fixed), std::invalid_argument,
+               "db_paths[1]: the path is empty");
+  CHECK_THROWS(open({{a, 0}, {b, 0}}, fixed), std::invalid_argument,
+               "db_paths[0] (" + a + "): a target size of 0 bytes");
+  CHECK_THROWS(open({{a, 1 << 20}, {a, 0}}, fixed), std::invalid_argument, "given twice");
+  CHECK_THROWS(open({{a, 1}, {b, 1}, {a + "c", 1}, {a + "d", 1}, {a + "e", 1}}, fixed),
+               std::invalid_argument, "db_paths: RocksDB takes at most 4 paths");
+  const std::string dynamic = WriteOptionsFile(dir, "OPTIONS-dynamic",
+                                               "  level_compaction_dynamic_level_bytes=true\n");
+  CHECK_THROWS(open({{a, 1 << 20}, {b, 0}}, dynamic), std::invalid_argument,
+               "level_compaction_dynamic_level_bytes");
+  open({{a, 1 << 20}}, dynamic);  // one path: RocksDB keeps dynamic level sizes
+  open({{a, 1 << 20}, {b, 0}}, fixed);  // a zero target on the last path is the fallback's
 }
 
 // Holds every thread of the default Env's LOW pool (where RocksDB compacts) for kHoldMs, so a
