@@ -11,9 +11,11 @@
 //     there when levels are renumbered as the tree grows; the MANIFEST records the device of
 //     every run file not on device 0 (Manifest::placed), so recovery finds it, deletes it
 //     with proof or moves it to that device's own lost/ (a rename cannot cross devices).
-//   * Every byte read from or written to a run file (data, tombstone and checksum blocks) is
-//     counted in its device's DeviceIO, so the devices' counts add up to the bytes the
-//     devices carried: over all devices, IOStats::Total() plus checksums. The counters are
+//   * Every byte read from or written to a run file is counted in its device's DeviceIO, as
+//     the purposes of io_stats.h count it: the checksum section a flush or merge writes is
+//     metadata, counted apart (IOStats::checksums) and not here, so over all devices the
+//     counts equal IOStats::Total(), and a device's writes are those of the merges and
+//     flushes whose outputs it holds. The counters are
 //     shared (std::shared_ptr) by the engine and every run file on the device, so a run that
 //     outlives its engine (a scan's snapshot) still has somewhere to count, and they are
 //     atomic, since such a run may be read on any thread.

@@ -68,6 +68,7 @@ class BlockFile {
   const std::string& path() const { return path_; }
   // Counts every later read and write of this file on `device` too (devices.h).
   void CountOn(std::shared_ptr<DeviceIO> device) { device_ = std::move(device); }
+  const std::shared_ptr<DeviceIO>& device() const { return device_; }
 
  private:
   BlockFile(std::string path, ScopedFd fd, size_t block_bytes, FaultInjector* faults, bool sync);
