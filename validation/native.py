@@ -76,7 +76,9 @@ class _EngineSteps:
                         merges=int(stats["merges"]),
                         merges_per_level=tuple(map(int, stats["merges_per_level"][1:])),
                         disk_bytes=int(stats["run_file_bytes"]),
-                        peak_disk_bytes=int(stats["peak_run_file_bytes"]))
+                        peak_disk_bytes=int(stats["peak_run_file_bytes"]),
+                        device_written=tuple(int(d["bytes_written"]) for d in stats["devices"]),
+                        device_read=tuple(int(d["bytes_read"]) for d in stats["devices"]))
 
     def idle(self) -> None:
         pass
@@ -431,8 +433,11 @@ def check_skew_workload(workload: Workload | None) -> Workload:
 
 @contextmanager
 def open_engine(design: Design, workdir: str | Path | None, **options: Any) -> Iterator[Any]:
-    """A fresh native engine for ``design`` in a temporary directory, closed after use."""
+    """A fresh native engine for ``design`` in a temporary directory, closed after use.
+    ``level_devices`` (D1) become directories beside the engine's, one per device."""
     with tempfile.TemporaryDirectory(prefix="wacky-validate-", dir=workdir) as tmp:
+        if devices := options.pop("level_devices", ()):
+            options["level_dirs"] = [str(Path(tmp) / f"device{d}") if d else "" for d in devices]
         engine = Engine(Path(tmp) / "db", **design.knobs, filters=design.filters, wal=ENGINE_WAL,
                         **options)
         try:
@@ -452,6 +457,8 @@ def _engine_compaction(compaction: Compaction) -> dict[str, Any]:
         out["file_bytes"] = compaction.file_bytes
     if compaction.l0_partitions > 1:  # OHDB
         out["l0_partitions"] = compaction.l0_partitions
+    if compaction.level_devices:  # D1: open_engine makes their directories
+        out["level_devices"] = compaction.level_devices
     if compaction.log is not None:  # L2SM
         log = compaction.log
         out.update(log_ratio=log.ratio, log_alpha=log.alpha, log_batch_cap=int(log.batch_cap),
@@ -581,6 +588,9 @@ def _uniform(engine: Any, design: Design, system: System, scale: Scale,
     if partial is not None and run is not None:
         detail["merges"] = run.delta.merges
         detail["per_level"] = _per_level(partial.window, system, run.delta, run.writes)
+        if compaction.level_devices:
+            detail["devices"] = _per_device(partial.ledger, compaction, system, run.delta,
+                                            run.writes)
     if compaction.buffer is not None or compaction.log is not None:
         detail["side_runs"] = _side_runs(engine)
     return EngineRun(
@@ -602,6 +612,34 @@ def _per_level(w: Any, system: System, delta: Counters, writes: int) -> dict[str
             "model_write_amp": model_w,
             "merges_per_flush": [m / flushes for m in delta.merges_per_level],
             "model_merges_per_flush": list(w.level_merges)}
+
+
+def _per_device(ledger: Any, compaction: Compaction, system: System, delta: Counters,
+                writes: int) -> dict[str, Any]:
+    """D1 over the window, per device (the engine's own first): bytes written per byte inserted,
+    measured by the engine's device counters and predicted from the partial model's ledger;
+    and the measured per-level bytes summed by the placement, which the device counts must
+    equal when no level was renumbered across devices in the window."""
+    from cost_models.devices import devices_of_levels
+
+    B, E = system.entries_per_block, system.entry_bytes
+    inserted = writes * E
+    n = max(len(delta.device_written), 1 + max(compaction.level_devices))
+    where = devices_of_levels(compaction.level_devices, len(ledger.writes))
+    model = np.bincount(where, weights=ledger.writes, minlength=n)
+    # Blocks by level, level 0 first: a flush stays in level 0 under a trigger above 1, else
+    # it lands in Level 1.
+    staged = compaction.level1_runs > 1
+    per_level = [delta.flushed if staged else 0, *delta.merged_per_level]
+    if not staged and len(per_level) > 1:
+        per_level[1] += delta.flushed
+    on = devices_of_levels(compaction.level_devices, len(per_level))
+    by_levels = np.bincount(on, weights=np.asarray(per_level, dtype=float) * B * E, minlength=n)
+    return {"level_devices": list(compaction.level_devices),
+            "write_amp": [b / inserted for b in delta.device_written],
+            "read_bytes_per_insert": [b / inserted for b in delta.device_read],
+            "model_write_amp": list(map(float, model)),
+            "write_amp_by_levels": list(map(float, by_levels / inserted))}
 
 
 def _side_runs(engine: Engine) -> dict[str, Any]:

@@ -23,6 +23,9 @@ OHDB_FILE = 32 << 10
 PARTITIONS = (1, 10)  # the paper's P = 10 against none
 TRIGGERS = (1, 4)
 TARGET_LEVEL_BYTES = 0.10  # bytes per level within 10% of the model
+# OHDB's two disk components: the log, the metadata and level 0 on one device, Level 1 and
+# below on another (the native engine's level_dirs; RocksDB's db_paths).
+OHDB_DEVICES = (0, 1)
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,8 @@ class OhdbCase:
 
     @property
     def compaction(self) -> Compaction:
-        return Compaction("file", OHDB_FILE, self.trigger, l0_partitions=self.partitions)
+        return Compaction("file", OHDB_FILE, self.trigger, l0_partitions=self.partitions,
+                          level_devices=OHDB_DEVICES)
 
 
 DESIGN = Design(T=10, C=9, X=1, K=0, Z=0)
@@ -105,6 +109,7 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
             "the false positives of (k - 1)/2 of them on average, as without partitions (P3); "
             "had it probed every partition's, P = 10 at trigger 4 would pay about ten times "
             "level 0's share.", ""]
+    body += [*_device_rows(by_name), ""]
     pairs = [(by_name.get(OhdbCase(1, k).name), by_name.get(OhdbCase(10, k).name))
              for k in TRIGGERS]
     changes: list[tuple[float, float]] = []  # (measured, model) change in bytes, P 10 vs 1
@@ -134,6 +139,40 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
         "entries per entry inserted and merges per flush into each level, Level 1 first (with "
         "the flushes and level 0), measured and by the partial-merge model with P6 "
         "(docs/MODEL.md).", body)
+
+
+def _device_rows(by_name: dict[str, ValidationResult]) -> list[str]:
+    """OHDB's two disk components on the native engine: bytes written per byte inserted on each
+    device, measured by the engine's device counters, the engine's per-level bytes summed by
+    the placement (equal when the placement is exact), and D1's prediction."""
+    rows, exact = [], []
+    for c in ohdb_cases() + ohdb_cases("rocksdb"):
+        r = by_name.get(c.name)
+        dev = None if r is None else r.detail("devices")
+        if not dev:
+            continue
+        summed = dev.get("write_amp_by_levels")  # RocksDB: its listener's bytes only
+        if summed is not None:
+            exact.append(all(abs(a - b) <= 1e-12 * max(1.0, b) for a, b in zip(
+                dev["write_amp"], summed, strict=True)))
+        rows.append([c.name, *(f"{m:.2f} / {'-' if s is None else f'{s:.2f}'} / {p:.2f}"
+                               + (f" ({m / p - 1:+.1%})" if p > 1e-9 else "")
+                               for m, s, p in zip(dev["write_amp"], summed or [None] * len(
+                                   dev["write_amp"]), dev["model_write_amp"], strict=True))])
+    if not rows:
+        return []
+    return ["OHDB's two disk components: the log, the MANIFEST and level 0 in the engine's own "
+            "directory (device 0), Level 1 and below in another (device 1; the native engine's "
+            "`level_dirs`, native_engine/src/devices.h). Bytes written per byte inserted on each "
+            "device: the device's own count / the per-level bytes summed by the placement / "
+            "D1's prediction from the partial model's ledger (docs/MODEL.md D1). On RocksDB the "
+            "same placement is `db_paths` (level 0 on the database's directory, Levels 1..L on "
+            "a second path; static level sizes, as RocksDB keeps beside two paths), its bytes "
+            "the table files RocksDB finished in each path (the bridge's listener, "
+            "rocksdb_bridge/src/path_listener.h) over the user bytes written.", "",
+            *table(["case", "device 0 (log, level 0)", "device 1 (Levels 1..L)"], rows), "",
+            f"Per-device bytes equal the per-level bytes summed by the placement in "
+            f"{sum(exact)} of {len(exact)} cases."]
 
 
 def _rocksdb_changes(by_name: dict[str, ValidationResult]) -> list[float]:

@@ -104,9 +104,16 @@ def disk_bytes_per_entry(db: Any) -> float:
 
 
 def rocksdb_counters(db: Any, **more: Any) -> Counters:
-    """RocksDB's statistics as :class:`validation.window.Counters` (bytes; no split by level)."""
+    """RocksDB's statistics as :class:`validation.window.Counters` (bytes; no split by level).
+    With db_paths, the bytes of table files written and read by compactions in each path, in
+    device order (the database's own directory "db" first, then "device1", ...: _database's
+    names, which sort so)."""
     t = db.tickers()
     flushed = t["rocksdb.flush.write.bytes"]
+    written, read = db.path_bytes_written(), db.path_bytes_read()
+    if len(written) > 1:
+        more = {**more, "device_written": tuple(written[k] for k in sorted(written)),
+                "device_read": tuple(read.get(k, 0) for k in sorted(written))}
     return Counters("bytes", flushed + t["rocksdb.compact.write.bytes"], flushed,
                     user_written=t["rocksdb.bytes.written"], **more)
 
@@ -324,6 +331,9 @@ def _database(exported: Any, workdir: str | Path | None, cache_bytes: int = 0,
         options.write_text(exported.options_file())
         if exported.partitions > 1:  # the bridge sets the partitioner (RocksDBExport)
             how = {**how, "partitions": exported.partitions}
+        if exported.db_paths:  # D1: the own device is the database's directory
+            how = {**how, "db_paths": [(str(Path(tmp) / ("db" if d == 0 else f"device{d}")), t)
+                                       for d, t in exported.db_paths]}
         yield native.Database(str(Path(tmp) / "db"), str(options),
                               cache_bytes or BLOCK_CACHE_BYTES, fill_cache=cache_bytes > 0, **how)
 
@@ -493,7 +503,8 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
     exported = rocksdb_export(design, system, compaction.level1_runs, compaction.file_bytes,
                               compaction.file_pick, **sizing, universal=compaction.universal,
                               side_runs=compaction.side_runs,
-                              l0_partitions=compaction.l0_partitions)
+                              l0_partitions=compaction.l0_partitions,
+                              level_devices=compaction.level_devices)
     if exported.grade == "needs-driver":
         knobs = "; ".join(f"{g.knob}: {g.note}" for g in exported.grades
                           if g.grade == "needs-driver")
@@ -508,6 +519,8 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
                              report, workdir)
     run = run_stock(exported, scale, range_entries, workdir=workdir, report=report)
     partial = predict_stock(exported, workload, scale.entries, scale.entries, range_entries)
+    if exported.db_paths:
+        facts["devices"] = _stock_devices(exported, compaction, run.window, scale)
     return EngineRun(
         measured=with_theta(run.costs, workload, system.entries_per_block), checks=run.checks,
         predicted=(partial if partial is not None
@@ -520,6 +533,26 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
         detail=dict(window_detail(None), **disk_detail(run.window), **facts, **run.detail,
                     **peak_space_detail(run.window, peak_space_stock(
                         exported, scale.entries, scale.entries))))
+
+
+def _stock_devices(exported: Any, compaction: Compaction, run: window.WindowRun,
+                   scale: Scale) -> dict[str, Any]:
+    """D1 on RocksDB over the window: bytes written per byte inserted in each db_path (the
+    bridge's listener: every table file RocksDB finished there), and D1's prediction from the
+    stock partial model's ledger."""
+    from cost_models.devices import devices_of_levels
+    from wacky_model.rocksdb_model import leveled_costs
+
+    ledger = leveled_costs(exported, scale.entries, scale.entries).ledger
+    n = len(run.delta.device_written)
+    where = devices_of_levels(compaction.level_devices, len(ledger.writes))
+    model = np.bincount(where, weights=ledger.writes, minlength=n)
+    inserted = max(1, run.delta.user_written)
+    return {"level_devices": list(compaction.level_devices),
+            "write_amp": [b / inserted for b in run.delta.device_written],
+            "read_bytes_per_insert": [b / inserted for b in run.delta.device_read],
+            "model_write_amp": list(map(float, model)),
+            "db_paths": [list(p) for p in exported.db_paths]}
 
 
 def _stock_skewed(exported: Any, ran: Design, system: System, scale: Scale,

@@ -96,6 +96,10 @@ class Counters:
     # inputs and output together. 0 where the engine does not meter its files.
     disk_bytes: int = 0
     peak_disk_bytes: int = 0
+    # D1: bytes written and read on each device's run files, the engine's own first (empty
+    # where the engine does not place levels on devices).
+    device_written: tuple[int, ...] = ()
+    device_read: tuple[int, ...] = ()
 
     def __sub__(self, begin: Counters) -> Counters:
         def minus(name: str, a: Any, b: Any) -> Any:

@@ -81,6 +81,10 @@ class RocksDBExport:
     # files at P equally spaced keys, set by the bridge (rocksdb_bridge/src/key_partitioner.h):
     # a custom factory has no spelling in an OPTIONS file. 1: none.
     partitions: int = 1
+    # D1's placement as RocksDB's db_paths, set by the bridge (an OPTIONS file cannot spell
+    # db_paths): (device, target bytes) per path, the first path the database's own directory
+    # (device 0). Empty: one directory.
+    db_paths: tuple[tuple[int, int], ...] = ()
 
     @property
     def grade(self) -> str:
@@ -138,6 +142,8 @@ class RocksDBExport:
             "rocksdb_version": OPTIONS_FOR_VERSION,
             # set by the bridge, not by the OPTIONS file (the l0_partitions grade says so)
             **({"bridge_partitions": self.partitions} if self.partitions > 1 else {}),
+            **({"bridge_db_paths": [{"device": d, "target_size": t} for d, t in self.db_paths]}
+               if self.db_paths else {}),
         }
 
 
@@ -161,7 +167,8 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
                    file_pick: str = "least_overlap", dynamic: bool | None = None,
                    level_base_bytes: int | None = None,
                    universal: UniversalOptions | None = None,
-                   side_runs: tuple[str, ...] = (), l0_partitions: int = 1) -> RocksDBExport:
+                   side_runs: tuple[str, ...] = (), l0_partitions: int = 1,
+                   level_devices: tuple[int, ...] = ()) -> RocksDBExport:
     """The stock RocksDB options closest to ``design`` on ``system`` (a fixed buffer; a memory
     budget is split as ``analyze`` does), with a reason for each and a grade for each knob.
 
@@ -178,7 +185,13 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
     configuration of RocksDB's universal compaction, ``Compaction.universal``). ``side_runs``
     names the native engine's side runs the configuration has (``Compaction.side_runs``:
     "l2sm_log", "lsbm_buffer"): stock RocksDB has neither, so each is graded needs-driver and
-    left out."""
+    left out. ``level_devices`` (D1, ``Compaction.level_devices``) becomes ``db_paths``: RocksDB
+    places a level by its paths' target sizes in order, so only the first k levels on the own
+    device and the rest on one other (0, ..., 0, d) is expressible, with static level sizes
+    (RocksDB ignores dynamic ones beside two paths)."""
+    fast = _fast_levels(level_devices)
+    if fast is not None and dynamic is None:
+        dynamic = False  # RocksDB turns dynamic level sizes off beside two paths
     if (isinstance(l0_partitions, bool) or not isinstance(l0_partitions, int)
             or not 1 <= l0_partitions <= 1024):
         raise ValueError(f"l0_partitions must be a whole number in [1, 1024]; got "
@@ -367,8 +380,48 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
             "OPTIONS-file spelling, so this file alone does not partition), but it does not "
             "cut flushes and its level-0 trigger counts every level-0 file: partitions do not "
             "merge into Level 1 on their own, as OHDB's do (docs/MODEL.md P6)"))
+    db_paths: tuple[tuple[int, int], ...] = ()
+    if fast is not None:
+        if style != "level":
+            from wacky_model.compat import check  # the one table of refused combinations
+
+            check({"devices", "universal"})
+        if dynamic:
+            raise ValueError("level_devices needs static level sizes (dynamic=False): RocksDB "
+                             "turns level_compaction_dynamic_level_bytes off beside two db_paths")
+        from wacky_model.rocksdb_paths import paths_for_levels
+
+        options_now = {o.name: o.value for o in options}
+        base = int(options_now["max_bytes_for_level_base"])
+        ratio = float(options_now["max_bytes_for_level_multiplier"])
+        paths = paths_for_levels(fast, base, ratio, "0", str(level_devices[-1]))
+        db_paths = tuple((int(d), int(t)) for d, t in paths)
+        grades.append(KnobGrade(
+            "level_devices", "exact",
+            f"db_paths: levels 0-{fast - 1} on the first path (target {db_paths[0][1]:,} bytes, "
+            f"RocksDB's GetPathId counting level 0 as Level 1's size), the rest on device "
+            f"{level_devices[-1]}; set by wacky's bridge (an OPTIONS file cannot spell db_paths)"
+            if fast > 0 else
+            f"db_paths: every level on device {level_devices[-1]}; flushes still go to the "
+            "first path (RocksDB writes every flush there), so this cannot be expressed"))
+        if fast == 0:
+            raise ValueError("level_devices must keep level 0 on the own device (0) for "
+                             "RocksDB: it writes every flush to its first db_path")
     return RocksDBExport(design, system, style, tuple(options), tuple(grades),
-                         partitions=l0_partitions)
+                         partitions=l0_partitions, db_paths=db_paths)
+
+
+def _fast_levels(level_devices: tuple[int, ...]) -> int | None:
+    """k in level_devices = (0,) * k + (d,): the levels on the own device; None without a
+    placement (or every level on the own device). ValueError for another shape."""
+    if not level_devices or all(d == 0 for d in level_devices):
+        return None
+    k = next(i for i, d in enumerate(level_devices) if d != 0)
+    if any(d != level_devices[k] for d in level_devices[k:]):
+        raise ValueError(f"level_devices {list(level_devices)} cannot be RocksDB's db_paths: it "
+                         "places levels by its paths' target sizes in order, the first levels on "
+                         "the first path and the rest on the next (give 0, ..., 0, d)")
+    return k
 
 
 def check_file_bytes(file_bytes: int | None, system: System, level1_bytes: float) -> int:
