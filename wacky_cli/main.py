@@ -4,6 +4,7 @@ progress goes to stderr, so ``--json`` output on stdout stays one clean document
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -89,6 +90,7 @@ def analyze_command(system: System, design: DesignChoice, workload: Workload | N
                     profile: ProfileFile = None) -> None:
     """Print the per-level table and the costs of one design (and Θ for a workload)."""
     from wacky_cli.render import (
+        devices_text,
         insert_rate_text,
         knob_text,
         print_analysis,
@@ -100,16 +102,18 @@ def analyze_command(system: System, design: DesignChoice, workload: Workload | N
     machine = _read_profile(profile)
     resolved = design.resolve(system)
     merges = compaction.resolve("level")
+    on_devices = _devices_of(resolved, merges, system, workload)
     if merges.granularity == "file":
-        _analyze_files(resolved, system, merges, workload, as_json, machine)
+        _analyze_files(resolved, system, merges, workload, as_json, machine, on_devices)
         return
-    if compaction != COMPACTION_DEFAULTS:
+    if dataclasses.replace(compaction, level_devices=None) != COMPACTION_DEFAULTS:
         raise ValueError("--file-bytes, --level1-runs and --file-pick go with --granularity file")
     result = analyze(resolved, system, workload)
     rate = None if machine is None else _insert_rate(result.finite.write_amp, machine)
     if as_json:
         _print_json({**result.to_dict(), **({} if machine is None else {
-            "insert_rate": rate, "profile": machine.name})})
+            "insert_rate": rate, "profile": machine.name}),
+            **({} if on_devices is None else {"devices": on_devices})})
         return
     title = f"{design.preset or 'design'} ({knob_text(resolved)}, {resolved.filters} filters)"
     console = stdout_console()
@@ -117,6 +121,37 @@ def analyze_command(system: System, design: DesignChoice, workload: Workload | N
     print_analysis(console, result, title)
     if rate is not None:
         console.print(insert_rate_text(rate, machine.name), highlight=False)
+    if on_devices is not None:
+        console.print(devices_text(on_devices), highlight=False)
+
+
+def _devices_of(design: Design, compaction: Compaction, system: System,
+                workload: Workload | None) -> dict[str, Any] | None:
+    """D1 for ``analyze``: each device's levels, bytes held and bytes written per insert (and
+    Θ at the devices' costs with a workload); None when no level is placed and the system has
+    one device."""
+    if not compaction.level_devices and len(system.devices) <= 1:
+        return None
+    from cost_models.devices import devices_of_levels
+    from wacky_model.config import Configuration
+    from wacky_model.pricing import ledger_of, price
+
+    mix = workload or Workload(point_reads=0.25, zero_reads=0.25, writes=0.25,
+                               range_reads=0.25)
+    try:
+        p = _compat_words(lambda: price(Configuration(design, compaction), mix, system))
+    except ValueError as e:
+        raise ValueError(compaction_flags(str(e))) from None
+    assert p.devices is not None
+    names = [d.name for d in system.devices] or ["own"]
+    where = devices_of_levels(compaction.level_devices, len(ledger_of(p.detail).writes))
+    return {"level_devices": [int(d) for d in where],
+            "devices": [{"name": n, "levels": [i for i, d in enumerate(where) if d == k],
+                         "bytes_held": h, "bytes_written_per_insert": w}
+                        for k, (n, h, w) in enumerate(zip(
+                            names, p.devices.bytes_held, p.devices.bytes_written_per_insert,
+                            strict=False))],
+            "theta": p.theta if workload is not None else None}
 
 
 def _read_profile(path: Path | None) -> Any:
@@ -142,7 +177,8 @@ def _insert_rate(write_amp: float, machine: Any) -> float:
 
 
 def _analyze_files(design: Design, system: System, compaction: Compaction,
-                   workload: Workload | None, as_json: bool, machine: Any = None) -> None:
+                   workload: Workload | None, as_json: bool, machine: Any = None,
+                   on_devices: dict[str, Any] | None = None) -> None:
     from wacky_cli.render import print_files_analysis
     from wacky_model.compat import check, features_in
     from wacky_model.granularity import analyze_files
@@ -157,10 +193,16 @@ def _analyze_files(design: Design, system: System, compaction: Compaction,
         raise ValueError(compaction_flags(str(e))) from None
     if machine is not None:
         doc.update(insert_rate=_insert_rate(doc["write_amp"], machine), profile=machine.name)
+    if on_devices is not None:
+        doc["devices"] = on_devices
     if as_json:
         _print_json(doc)
         return
     print_files_analysis(design, system, doc)
+    if on_devices is not None:
+        from wacky_cli.render import devices_text, stdout_console
+
+        stdout_console().print(devices_text(on_devices), highlight=False)
 
 
 @app.command("export")
@@ -183,7 +225,8 @@ def export_command(
         c = _stock_compaction(compaction)
         exported = rocksdb_export(design.resolve(system), system, level0_trigger=c.level1_runs,
                                   file_bytes=c.file_bytes, file_pick=c.file_pick,
-                                  side_runs=c.side_runs, l0_partitions=c.l0_partitions)
+                                  side_runs=c.side_runs, l0_partitions=c.l0_partitions,
+                                  level_devices=c.level_devices)
     except ValueError as e:
         raise ValueError(compaction_flags(str(e))) from None
     text = json.dumps(exported.to_dict(), indent=2) if as_json else exported.options_file()

@@ -323,12 +323,8 @@ def system_from_flags(*, memory_bytes: float | None = None, buffer_bytes: int | 
 
         try:
             values["devices"] = tuple(Device.parse(d) for d in device)
-            System(entries=2.0, buffer_bytes=4096, block_bytes=4096, entry_bytes=8, key_bytes=8,
-                   write_cost_ratio=values.get("write_cost_ratio", 1.0),
-                   devices=values["devices"])
         except ValueError as err:
-            raise ValueError(f"--device: {err}".replace("devices[0]", "the first --device")
-                             .replace("write_cost_ratio", "--write-cost-ratio")) from None
+            raise ValueError(f"--device: {err}") from None
     if buffer_bytes is not None:
         values["buffer_bytes"] = buffer_bytes
     if memory_bytes is not None:
@@ -348,6 +344,9 @@ def system_from_flags(*, memory_bytes: float | None = None, buffer_bytes: int | 
         system = System(**values)
     except ValueError as err:  # System names the bits per entry --memory-bytes became
         text = str(err)
+        if text.startswith("devices"):
+            raise ValueError("--device: " + text.replace("devices[0]", "the first --device")
+                             .replace("write_cost_ratio", "--write-cost-ratio")) from None
         if memory_bytes is None or not text.startswith(("memory_bits_per_entry must",
                                                         "give memory_bits_per_entry")):
             raise

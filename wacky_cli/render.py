@@ -142,6 +142,23 @@ def insert_rate_text(rate: float, profile: str) -> str:
             "CPU costs (T1: a put and the write amplification's merges, in the writer's thread)")
 
 
+def devices_text(doc: dict[str, Any]) -> str:
+    """D1's lines: each device's levels, the bytes it holds and writes per insert, and Θ at the
+    devices' costs when a workload was given."""
+    def levels(ls: list[int]) -> str:
+        if not ls:
+            return "no level"
+        return f"level {ls[0]}" if len(ls) == 1 else f"levels {ls[0]}-{ls[-1]}"
+
+    lines = ["devices (D1, docs/MODEL.md; the last level listed goes on for deeper levels):"]
+    for d in doc["devices"]:
+        lines.append(f"  {d['name']}: {levels(d['levels'])}, holds {d['bytes_held']:,.0f} bytes, "
+                     f"writes {d['bytes_written_per_insert']:,.1f} bytes per insert")
+    if doc.get("theta") is not None:
+        lines.append(f"  Θ at the devices' costs: {doc['theta']:.4g}")
+    return "\n".join(lines)
+
+
 def print_files_analysis(design: Design, system: System, doc: dict[str, Any]) -> None:
     """``analyze --granularity file``: the costs of ``analyze_files`` and its levels."""
     console = stdout_console()
@@ -193,6 +210,16 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
             f"lower, {cap['max_runs_per_level']:,.0f} runs in Level {cap['level']}",
             highlight=False)
     console.print(f"keys: {keys_of(rec.workload, rec.system)}", highlight=False)
+    if rec.placement is not None:  # D1: where the levels go, and why
+        p = rec.placement
+        held = ", ".join(f"{name} {b:,.0f} B" for name, b in p["bytes_held"].items())
+        why = f"placement: {p['in_words']} (holds {held}; Θ {p['theta']:.4g} at the devices' costs"
+        if p["capacity_costs"] is not None:
+            why += (f"; a placement that does not fit the capacities would cost "
+                    f"{p['capacity_costs']['theta']:.4g}")
+        if p["design_changed"]:
+            why += "; this family's design places better than the one-device pick"
+        console.print(why + ")", highlight=False)
     if rec.granularity is not None:
         console.print(f"[bold]granularity[/bold]: {rec.granularity['reason']}", highlight=False)
     beaten = rec.beaten_by
