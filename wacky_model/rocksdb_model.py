@@ -23,12 +23,14 @@ from __future__ import annotations
 import numpy as np
 
 from cost_models.finite import realized_fpr
+from cost_models.paged import PagedLevel
 from cost_models.partial import LeveledFiles, window_costs
 from cost_models.universal import UNLIMITED, UniversalRules, universal_costs
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_options import RocksDBExport
 
 DISK_OVERHEAD_BYTES = 12.0
+PAGED_WINDOW_FLUSHES = 64
 MEMTABLE_OVERHEAD_BYTES = 38.0
 
 
@@ -109,3 +111,39 @@ def leveled_costs(export: RocksDBExport, preload: float, window: float) -> Level
     w = window_costs(leveled_policy(export), preload, window)
     p = float(realized_fpr(export.bits_per_key))
     return window_reads(w, np.full(len(w.level_entries), p), p, export.bits_per_key)
+
+
+def paged_levels(export: RocksDBExport, entries: float) -> list[PagedLevel]:
+    """G1's view of the settled tree of ``entries`` under the exported leveled options: level 0's
+    runs (each probed by every read) and Levels 1.. as P7 spans them, with RocksDB 7.8's filter,
+    index and data blocks as its cache charges them (cost_models.paged)."""
+    from cost_models.paged import (
+        ROCKSDB_CACHE_ENTRY_BYTES,
+        ROCKSDB_INDEX_BYTES_PER_BLOCK,
+        rocksdb_filter_bytes,
+    )
+
+    policy = leveled_policy(export)
+    # The tree a read phase meets: settled at ``entries``, its sizes and spans averaged over a
+    # few level-0 merges (a single flush would leave P7's spans at their settled start, 1).
+    w = window_costs(policy, entries, PAGED_WINDOW_FLUSHES * policy.flush_entries, settled=True)
+    system = export.system
+    bits = export.bits_per_key
+    p = float(realized_fpr(bits))
+    # Data blocks hold the entries with RocksDB's per-entry overhead (not the filter's bits).
+    per_block = system.block_bytes / (system.entry_bytes + DISK_OVERHEAD_BYTES)
+    sizes = [w.level0_runs * policy.flush_entries, *w.level_entries]
+    files = [w.level0_runs, *(s / policy.file_entries for s in w.level_entries)]
+    spans = [w.level0_runs, *(w.level_coverage or w.level_in_use)]
+    total = max(1.0, sum(sizes))
+    out = []
+    for s, f, c in zip(sizes, files, spans, strict=True):
+        if s <= 0 or f <= 0:
+            continue
+        f = max(1.0, f)
+        blocks = s / per_block
+        out.append(PagedLevel(
+            files=f, data_blocks=blocks, coverage=float(c), fpr=p, share=s / total,
+            filter_bytes=rocksdb_filter_bytes(s / f, bits) + ROCKSDB_CACHE_ENTRY_BYTES,
+            index_bytes=blocks / f * ROCKSDB_INDEX_BYTES_PER_BLOCK + ROCKSDB_CACHE_ENTRY_BYTES))
+    return out

@@ -441,8 +441,15 @@ def _table_options(opt, system: System) -> None:
     """The table and filter options every export shares."""
     opt("TableOptions", "whole_key_filtering", "true", "point reads probe the filters")
     opt("TableOptions", "block_size", system.block_bytes, "the model's block B")
-    opt("TableOptions", "cache_index_and_filter_blocks", "false",
-        "index and filter blocks stay in memory, as the model assumes")
+    if system.paged_metadata:
+        opt("TableOptions", "cache_index_and_filter_blocks", "true",
+            "index and filter blocks live on disk and share the block cache (paged metadata, "
+            "docs/MODEL.md G1)")
+        opt("TableOptions", "pin_l0_filter_and_index_blocks_in_cache", "false",
+            "no level's metadata is pinned: every block competes in the LRU, as G1 prices it")
+    else:
+        opt("TableOptions", "cache_index_and_filter_blocks", "false",
+            "index and filter blocks stay in memory, as the model assumes")
     opt("TableOptions", "format_version", TABLE_FORMAT_VERSION, "full (not block) filters")
     opt("CFOptions", "optimize_filters_for_hits", "false",
         "the model keeps a filter at every level, Level L included")

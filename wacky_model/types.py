@@ -131,6 +131,10 @@ class System:
     # first, whose costs are the unit: read_cost 1 and write_cost = write_cost_ratio. Empty:
     # one device, with those costs and no capacity limit.
     devices: tuple[Device, ...] = ()
+    # G1: filter and index blocks live on disk and go through the block cache (RocksDB's
+    # cache_index_and_filter_blocks=true), so a probe costs I/O on a miss; False keeps them in
+    # memory (the paper's, the default).
+    paged_metadata: bool = False
 
     def __post_init__(self) -> None:
         if isinstance(self.cache_bytes, bool) or not isinstance(self.cache_bytes, int) \
@@ -188,6 +192,8 @@ class System:
             raise ValueError(f"probe_cost must be in [0, 1] block reads; got {probe:g}")
         object.__setattr__(self, "probe_cost", probe)
         self._check_devices()
+        if not isinstance(self.paged_metadata, bool):
+            raise ValueError(f"paged_metadata must be True or False; got {self.paged_metadata!r}")
 
     def _check_devices(self) -> None:
         if not isinstance(self.devices, tuple) or not all(

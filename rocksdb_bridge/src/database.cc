@@ -142,10 +142,6 @@ Database::Database(const std::string& path, const std::string& options_file,
   if (table == nullptr) {
     throw std::runtime_error("the OPTIONS file must use the block-based table format");
   }
-  if (table->cache_index_and_filter_blocks) {
-    throw std::invalid_argument("the OPTIONS file must keep index and filter blocks out of the "
-                                "block cache (cache_index_and_filter_blocks=false)");
-  }
   table->block_cache = rocksdb::NewLRUCache(block_cache_bytes, /*num_shard_bits=*/0,
                                             /*strict_capacity_limit=*/false,
                                             /*high_pri_pool_ratio=*/0.0);

@@ -3,9 +3,11 @@
 // Contract: the constructor opens (creating) the database at `path` with the column-family
 // options of the given OPTIONS file, RocksDB statistics enabled and a plain LRU block cache of
 // `block_cache_bytes` (one shard, no high-priority pool: one LRU list, as the models price it);
-// the destructor closes it. The OPTIONS file must keep index and filter blocks out of the cache
-// (cache_index_and_filter_blocks=false: they stay in memory with each table), so the cache holds
-// and counts data blocks only; flushes and compactions never insert their output
+// the destructor closes it. The OPTIONS file decides where index and filter blocks live: with
+// cache_index_and_filter_blocks=false they stay in memory with each table and the cache holds
+// data blocks only; with true (paged metadata, docs/MODEL.md G1) they share the cache, and the
+// statistics' block-cache filter and index tickers count their hits and misses (ReadCounts
+// stays data blocks only). Flushes and compactions never insert their output
 // (prepopulate_block_cache=kDisable), and reads insert what they read only with `fill_cache`. Keys are unsigned 64-bit integers stored as 8
 // big-endian bytes, so RocksDB's bytewise order is numeric order. Writes skip the WAL (the
 // measurements are of the tree, not of logging). Table files go to the directories of

@@ -1,0 +1,134 @@
+"""G1: filters and indexes paged through the block cache (docs/MODEL.md "G1. Paged filters and
+indexes"; RocksDB's ``cache_index_and_filter_blocks=true``).
+
+With pinned metadata (the paper's and the default) a probe of a run costs its filter's false
+positive rate only: the filter and the fence pointers are in memory. Paged, each file's filter
+block and index block live on disk and share one LRU cache with the data blocks, so a probe
+reads the filter block when the cache lacks it, and a positive reads the index block and the data
+block the same way. Which blocks stay cached is Che's approximation over three kinds of block at
+each level, each with its own size and request rate; a read's I/O is then the misses it meets.
+
+This prices reads of a settled tree (no merge invalidates a cached block while they run): the
+read phase after a load, which is what ``wacky sweep paged`` measures on RocksDB. Under writes
+the blocks of merged files leave the cache sooner (S6); that is not priced here yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# RocksDB 7.8's index block for format_version 5: per data block a separator key (the 8-byte user
+# key and the 8-byte internal footer) and its BlockHandle, delta-encoded (the size alone, about
+# 3 bytes with the entry header): 19 bytes, as benchmarks/check_paged.py reads off the cache.
+ROCKSDB_INDEX_BYTES_PER_BLOCK = 19.0
+# What RocksDB 7.8's LRU cache charges beyond a block's contents, for every kind: its handle and
+# allocation (a 4,096-byte data block is charged 4,160; a filter about 60 bytes over its own).
+# benchmarks/check_paged.py reads it off the cache's bytes-inserted counters.
+ROCKSDB_CACHE_ENTRY_BYTES = 64.0
+
+
+def rocksdb_filter_bytes(entries: float, bits_per_key: float) -> float:
+    """A RocksDB 7.8 full filter's bytes (format_version 5, FastLocalBloom): the bits in whole
+    64-byte cache lines, and 5 bytes of metadata."""
+    return 64.0 * np.ceil(entries * bits_per_key / 512.0) + 5.0
+
+
+@dataclass(frozen=True)
+class PagedLevel:
+    """One level of a settled tree as the cache sees it (level 0's runs are a level of
+    ``files`` runs, each probed by every read)."""
+
+    files: float  # files (runs) at the level
+    data_blocks: float  # data blocks at the level
+    coverage: float  # the share of keys whose lookups probe one of its files (P7; level 0: runs)
+    fpr: float  # a probe's false-positive rate
+    share: float  # the share of the data's keys that live here (existing-key reads)
+    filter_bytes: float  # one file's filter block
+    index_bytes: float  # one file's index block
+
+
+@dataclass(frozen=True)
+class PagedReads:
+    """I/O per read with paged metadata, and the cache's hit rates per level and kind."""
+
+    zero_result_read: float
+    point_read_uniform: float  # an existing key drawn uniformly from the data
+    filter_hit: tuple[float, ...]
+    index_hit: tuple[float, ...]
+    data_hit: tuple[float, ...]
+    characteristic_time: float  # Che's T, in reads
+    # I/O per zero-result read by kind: filter, index and data block misses.
+    zero_result_by_kind: tuple[float, float, float]
+
+
+def paged_reads(levels: list[PagedLevel], cache_bytes: float, block_bytes: float,
+                zero_share: float) -> PagedReads:
+    """G1: the I/O of zero-result and existing-key reads when a share ``zero_share`` of the reads
+    that fill the cache are zero-result (the rest existing keys, drawn uniformly), through an LRU
+    cache of ``cache_bytes``. Each level's probes are spread evenly over its files (uniform
+    keys), its data-block reads over its data blocks."""
+    if not 0.0 <= zero_share <= 1.0:
+        raise ValueError(f"zero_share must be in [0, 1]; got {zero_share:g}")
+    if cache_bytes < 0:
+        raise ValueError(f"cache_bytes must be >= 0; got {cache_bytes:g}")
+    n = len(levels)
+    files = np.array([lv.files for lv in levels], dtype=float)
+    blocks = np.array([lv.data_blocks for lv in levels], dtype=float)
+    cover = np.array([lv.coverage for lv in levels], dtype=float)
+    fpr = np.array([lv.fpr for lv in levels], dtype=float)
+    share = np.array([lv.share for lv in levels], dtype=float)
+    share = share / share.sum() if share.sum() > 0 else share
+    below = share.sum() - np.cumsum(share)  # an existing key deeper than level i
+    e = 1.0 - zero_share
+    # Requests per read at each level: filter probes, and index and data reads (a positive).
+    filt = zero_share * cover + e * (cover * below + share)
+    posi = zero_share * cover * fpr + e * (cover * fpr * below + share)
+    sizes = np.concatenate([[lv.filter_bytes for lv in levels], [lv.index_bytes for lv in levels],
+                            np.full(n, float(block_bytes))])
+    counts = np.concatenate([files, files, blocks])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = np.concatenate([filt / files, posi / files, posi / blocks])
+    rates = np.where(counts > 0, np.nan_to_num(rates), 0.0)
+    t = _characteristic_time(rates, counts, sizes, cache_bytes)
+    hit = -np.expm1(-rates * t) if np.isfinite(t) else np.where(rates > 0, 1.0, 0.0)
+    hf, hx, hd = hit[:n], hit[n:2 * n], hit[2 * n:]
+    z_filter = float(np.sum(cover * (1.0 - hf)))
+    z_index = float(np.sum(cover * fpr * (1.0 - hx)))
+    z_data = float(np.sum(cover * fpr * (1.0 - hd)))
+    miss_probe = (1.0 - hf) + fpr * ((1.0 - hx) + (1.0 - hd))  # a probe that finds nothing
+    miss_own = (1.0 - hf) + (1.0 - hx) + (1.0 - hd)  # the probe that finds the key
+    point = float(np.sum(cover * below * miss_probe + share * miss_own))
+    return PagedReads(zero_result_read=z_filter + z_index + z_data, point_read_uniform=point,
+                      filter_hit=tuple(map(float, hf)), index_hit=tuple(map(float, hx)),
+                      data_hit=tuple(map(float, hd)), characteristic_time=float(t),
+                      zero_result_by_kind=(z_filter, z_index, z_data))
+
+
+def _characteristic_time(rates: np.ndarray, counts: np.ndarray, sizes: np.ndarray,
+                         cache_bytes: float) -> float:
+    """Che's T: the cached bytes sum_k counts_k sizes_k (1 - e^{-rates_k T}) equal the cache.
+    inf when every block that is ever read fits."""
+    used = rates > 0
+    total = float(np.sum((counts * sizes)[used]))
+    if cache_bytes >= total:
+        return float("inf")
+    if cache_bytes <= 0:
+        return 0.0
+
+    def cached(t: float) -> float:
+        return float(np.sum(counts * sizes * -np.expm1(-rates * t)))
+
+    lo, hi = 0.0, 1.0
+    while cached(hi) < cache_bytes:
+        hi *= 2.0
+    for _ in range(200):  # bisection in log space is not needed: cached() is smooth, monotone
+        mid = 0.5 * (lo + hi)
+        if cached(mid) < cache_bytes:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return 0.5 * (lo + hi)
