@@ -55,6 +55,7 @@ class PagedReads:
 
     zero_result_read: float
     point_read_uniform: float  # an existing key drawn uniformly from the data
+    point_read_deepest: float  # an existing key of the deepest level (the paper's worst case)
     filter_hit: tuple[float, ...]
     index_hit: tuple[float, ...]
     data_hit: tuple[float, ...]
@@ -100,7 +101,10 @@ def paged_reads(levels: list[PagedLevel], cache_bytes: float, block_bytes: float
     miss_probe = (1.0 - hf) + fpr * ((1.0 - hx) + (1.0 - hd))  # a probe that finds nothing
     miss_own = (1.0 - hf) + (1.0 - hx) + (1.0 - hd)  # the probe that finds the key
     point = float(np.sum(cover * below * miss_probe + share * miss_own))
+    deepest = int(np.flatnonzero(share > 0)[-1]) if np.any(share > 0) else n - 1
+    worst = float(np.sum((cover * miss_probe)[:deepest]) + miss_own[deepest]) if n else 0.0
     return PagedReads(zero_result_read=z_filter + z_index + z_data, point_read_uniform=point,
+                      point_read_deepest=worst,
                       filter_hit=tuple(map(float, hf)), index_hit=tuple(map(float, hx)),
                       data_hit=tuple(map(float, hd)), characteristic_time=float(t),
                       zero_result_by_kind=(z_filter, z_index, z_data))

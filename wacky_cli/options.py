@@ -115,6 +115,10 @@ _SYSTEM_FLAGS = (
     Flag("--cache-bytes", int, "Bytes of LRU block cache for point reads (RocksDB's "
          "block_cache); 0: none. Compaction drops the blocks of the runs it rewrites.", SYSTEM,
          size),
+    Flag("--paged-metadata/--pinned-metadata", bool, "Filter and index blocks on disk, through "
+         "the block cache (RocksDB's cache_index_and_filter_blocks=true; docs/MODEL.md G1): a "
+         "probe costs I/O on a miss. Priced for --target rocksdb. Default: pinned in memory.",
+         SYSTEM),
     Flag("--device", list[str] | None, "A device levels may sit on, NAME:READ_COST:WRITE_COST"
          "[:CAPACITY] (costs per block in block reads of the first device; capacity in bytes, "
          "may end in K, M, G or T). Repeat it: the first is the system's own device (read cost "

@@ -39,6 +39,7 @@ FEATURES = {
     "lsbm_buffer": "LSbM's compaction buffer (Compaction(buffer=Buffer(...)))",
     "l0_partitions": "OHDB's partitioned level 0 (Compaction(l0_partitions=P))",
     "devices": "levels placed on devices (Compaction(level_devices=...), System.devices)",
+    "paged": "paged filters and indexes (System.paged_metadata)",
 }
 
 
@@ -92,6 +93,14 @@ REFUSALS: tuple[Refusal, ...] = (
                             "level for D1; levels on devices are priced under uniform keys"),
     _row("devices", "cache", "a cache's hits by level (S5-S7) are the skew model's, which does "
                              "not yet split its reads by level for D1"),
+    _row("paged", "skew", "G1 prices the block cache under uniform keys; paged filters under "
+                          "skewed keys (S5-S7 with filter and index blocks) are not priced yet"),
+    _row("paged", "universal", "G1 prices leveled compaction's files; universal compaction's "
+                               "runs are not priced with paged metadata yet"),
+    _row("paged", "paper", "the paper's Eq 8-16 keep every filter and fence in memory",
+         physical=True),
+    _row("paged", "devices", "G1 and D1 are not composed yet: a cache miss's device is not "
+                             "priced"),
 )
 
 @dataclass(frozen=True)
@@ -144,7 +153,8 @@ def features_in(workload: Workload, system: System, model: str = "finite",
         ("paper", model == "paper"), ("robust", rho is not None),
         ("guardrails", constraints is not None and constraints.active),
         ("memory_split", system.memory_split), ("probe_cost", system.probe_cost > 0),
-        ("hash_levels", system.hash_levels > 0), ("devices", len(system.devices) > 1)) if used}
+        ("hash_levels", system.hash_levels > 0), ("devices", len(system.devices) > 1),
+        ("paged", system.paged_metadata)) if used}
 
 
 # A feature that only exists with another: a level-0 trigger above 1 is a file-granular knob,

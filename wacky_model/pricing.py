@@ -82,6 +82,8 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     s = config.system(system)
     c = config.compaction
     name, costs = _cycle(config, s, model)
+    if s.paged_metadata:
+        costs = _paged(config, s, costs)
     probes = getattr(costs, "filter_probes", costs.range_runs)
     point_read, write_amp, hit, detail = costs.point_read, costs.write_amp, None, costs
     zero_result_read = costs.zero_result_read
@@ -118,6 +120,19 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     return Priced(config, name, keys_of(workload, s), float(write_amp), float(point_read),
                   float(zero_result_read), float(costs.range_runs),
                   float(costs.memory_bits_per_entry), row, theta, hit, detail, on_devices)
+
+
+def _paged(config: Configuration, system: System, costs: Any) -> Any:
+    """G1: the reads of a stock RocksDB leveled configuration with paged metadata."""
+    if config.target != "rocksdb" or config.compaction.style == "universal":
+        raise ValueError(
+            "paged metadata (System.paged_metadata, RocksDB's cache_index_and_filter_blocks) "
+            "is priced for stock RocksDB's leveled compaction (target='rocksdb'): the native "
+            "engine keeps every filter and fence in memory, and universal compaction's runs "
+            "are not priced by G1 yet")
+    from wacky_model.rocksdb_model import paged_costs
+
+    return paged_costs(costs, stock_export(config, system))
 
 
 def ledger_of(costs: Any) -> LevelLedger:

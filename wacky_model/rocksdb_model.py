@@ -24,7 +24,7 @@ import numpy as np
 
 from cost_models.finite import realized_fpr
 from cost_models.paged import PagedLevel
-from cost_models.partial import LeveledFiles, window_costs
+from cost_models.partial import LeveledFiles, WindowCosts, window_costs
 from cost_models.universal import UNLIMITED, UniversalRules, universal_costs
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_options import RocksDBExport
@@ -113,10 +113,12 @@ def leveled_costs(export: RocksDBExport, preload: float, window: float) -> Level
     return window_reads(w, np.full(len(w.level_entries), p), p, export.bits_per_key)
 
 
-def paged_levels(export: RocksDBExport, entries: float) -> list[PagedLevel]:
-    """G1's view of the settled tree of ``entries`` under the exported leveled options: level 0's
-    runs (each probed by every read) and Levels 1.. as P7 spans them, with RocksDB 7.8's filter,
-    index and data blocks as its cache charges them (cost_models.paged)."""
+def paged_levels(export: RocksDBExport, entries: float,
+                 window: WindowCosts | None = None) -> list[PagedLevel]:
+    """G1's view of the settled tree of ``entries`` under the exported leveled options (or of
+    ``window``, a walk of them already taken): level 0's runs (each probed by every read) and
+    Levels 1.. as P7 spans them, with RocksDB 7.8's filter, index and data blocks as its cache
+    charges them (cost_models.paged)."""
     from cost_models.paged import (
         ROCKSDB_CACHE_ENTRY_BYTES,
         ROCKSDB_INDEX_BYTES_PER_BLOCK,
@@ -126,7 +128,8 @@ def paged_levels(export: RocksDBExport, entries: float) -> list[PagedLevel]:
     policy = leveled_policy(export)
     # The tree a read phase meets: settled at ``entries``, its sizes and spans averaged over a
     # few level-0 merges (a single flush would leave P7's spans at their settled start, 1).
-    w = window_costs(policy, entries, PAGED_WINDOW_FLUSHES * policy.flush_entries, settled=True)
+    w = window if window is not None else window_costs(
+        policy, entries, PAGED_WINDOW_FLUSHES * policy.flush_entries, settled=True)
     system = export.system
     bits = export.bits_per_key
     p = float(realized_fpr(bits))
@@ -147,3 +150,22 @@ def paged_levels(export: RocksDBExport, entries: float) -> list[PagedLevel]:
             filter_bytes=rocksdb_filter_bytes(s / f, bits) + ROCKSDB_CACHE_ENTRY_BYTES,
             index_bytes=blocks / f * ROCKSDB_INDEX_BYTES_PER_BLOCK + ROCKSDB_CACHE_ENTRY_BYTES))
     return out
+
+
+def paged_costs(costs: LeveledCosts, export: RocksDBExport) -> LeveledCosts:
+    """``costs`` (a leveled window of the exported options) with G1's reads under paged
+    metadata (``System.paged_metadata``): each kind of point read priced with the cache filled
+    by that kind alone (what ``wacky sweep paged`` measures), through the system's block cache.
+    The window's merges do not invalidate cached blocks in G1 (a settled tree)."""
+    from dataclasses import replace
+
+    from cost_models.paged import ROCKSDB_CACHE_ENTRY_BYTES, paged_reads
+
+    system = export.system
+    levels = paged_levels(export, system.entries, costs.window)
+    block = system.block_bytes + ROCKSDB_CACHE_ENTRY_BYTES
+    zero = paged_reads(levels, system.cache_bytes, block, 1.0)
+    present = paged_reads(levels, system.cache_bytes, block, 0.0)
+    return replace(costs, zero_result_read=zero.zero_result_read,
+                   point_read=present.point_read_deepest,
+                   point_read_uniform=present.point_read_uniform)

@@ -251,6 +251,10 @@ def _windows(configs: list[StockConfig], system: System) -> list[LeveledCosts]:
     for i, costs in zip(leveled, stock_windows([configs[i].configuration for i in leveled],
                                                system), strict=True):
         out[i] = costs
+        if system.paged_metadata:  # G1: the reads through the block cache
+            from wacky_model.rocksdb_model import paged_costs
+
+            out[i] = paged_costs(costs, configs[i].export(system))
     for i, c in enumerate(configs):
         if out[i] is None:
             out[i] = universal_costs(c.configuration, c.system(system))
@@ -283,7 +287,8 @@ def stock_grid(system: System, constraints: Constraints | None = None,
             except ValueError:  # a file larger than the first level at this N: not a choice
                 continue
             configs.append(config)
-        if universal and level0_trigger is None:
+        # G1 prices leveled compaction's files; universal runs are left out under paged metadata.
+        if universal and level0_trigger is None and not system.paged_metadata:
             configs += [UniversalConfig(UniversalOptions(
                 trigger=k, max_size_amplification_percent=a), buffer, bits)
                 for k, a in itertools.product(UNIVERSAL_TRIGGERS, UNIVERSAL_AMPS)]

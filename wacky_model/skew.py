@@ -73,8 +73,10 @@ class SkewAnalysis:
 
 
 def needs_skew_model(workload: Workload | None, system: System) -> bool:
-    """True when the skew model prices something the finite model does not."""
-    return system.cache_bytes > 0 or (workload is not None and workload.skewed)
+    """True when the skew model prices something the finite model does not. With paged metadata
+    under uniform keys, G1 prices the cache instead (docs/MODEL.md G1)."""
+    skewed = workload is not None and workload.skewed
+    return skewed or (system.cache_bytes > 0 and not system.paged_metadata)
 
 
 def reads_per_write(workload: Workload | None) -> float:
