@@ -5,6 +5,7 @@ through the Python API and the CLI's flags."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -143,11 +144,17 @@ def test_refusals_name_the_features_and_their_reason() -> None:
 @pytest.mark.parametrize("bad, words", [
     (dict(devices=(Device("a", 2.0, 1.0),)), "read_cost must be 1"),
     (dict(devices=(Device("a"), Device("a", 3, 3))), "distinct names"),
-    (dict(devices=[Device("a")]), "tuple of Device"),
+    (dict(devices=["a"]), "tuple of Device"),
 ])
 def test_bad_systems_are_refused(bad, words) -> None:
     with pytest.raises(ValueError, match=words):
         System(entries=1e6, **bad)
+
+
+def test_a_system_read_back_from_json_keeps_its_devices() -> None:
+    s = System(entries=1e6, devices=(Device("a"), Device("b", 3, 4, 1e9)))
+    doc = json.loads(json.dumps(dataclasses.asdict(s)))
+    assert System(**doc) == s
 
 
 @pytest.mark.parametrize("spec, words", [("x", "NAME:READ_COST"), ("a:b:1", "numbers"),

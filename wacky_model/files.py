@@ -6,7 +6,7 @@ the native engine's rules read into :mod:`cost_models.partial`, and the reads of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -37,7 +37,9 @@ class LeveledCosts:
     range_runs: float
     memory_bits_per_entry: float
     window: WindowCosts | None  # the sizes behind them (leveled trees)
-    ledger: LevelLedger | None = None  # D1: the same per level, level 0 first
+    # D1: the same per level, level 0 first (derived from the window: not compared, its arrays
+    # have no truth value).
+    ledger: LevelLedger | None = field(default=None, compare=False, repr=False)
 
     def row(self, entries_per_block: float) -> np.ndarray:
         """The cost row (:data:`cost_models.objective.COST_ROW`): every entry is in a run (a

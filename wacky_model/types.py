@@ -196,6 +196,11 @@ class System:
             raise ValueError(f"paged_metadata must be True or False; got {self.paged_metadata!r}")
 
     def _check_devices(self) -> None:
+        # A system read back from JSON (dataclasses.asdict) lists its devices as dicts.
+        if isinstance(self.devices, list | tuple) and all(
+                isinstance(d, Device | dict) for d in self.devices):
+            object.__setattr__(self, "devices", tuple(
+                d if isinstance(d, Device) else Device(**d) for d in self.devices))
         if not isinstance(self.devices, tuple) or not all(
                 isinstance(d, Device) for d in self.devices):
             raise ValueError(f"devices must be a tuple of Device; got {self.devices!r}")
