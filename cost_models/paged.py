@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import brentq
 
 # RocksDB 7.8's index block for format_version 5: per data block a separator key (the 8-byte user
 # key and the 8-byte internal footer) and its BlockHandle, delta-encoded (the size alone, about
@@ -121,18 +122,10 @@ def _characteristic_time(rates: np.ndarray, counts: np.ndarray, sizes: np.ndarra
     if cache_bytes <= 0:
         return 0.0
 
-    def cached(t: float) -> float:
-        return float(np.sum(counts * sizes * -np.expm1(-rates * t)))
+    def excess(t: float) -> float:  # cached bytes over the cache, increasing in t
+        return float(np.sum(counts * sizes * -np.expm1(-rates * t))) - cache_bytes
 
-    lo, hi = 0.0, 1.0
-    while cached(hi) < cache_bytes:
+    hi = 1.0
+    while excess(hi) < 0.0:
         hi *= 2.0
-    for _ in range(200):  # bisection in log space is not needed: cached() is smooth, monotone
-        mid = 0.5 * (lo + hi)
-        if cached(mid) < cache_bytes:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-12 * hi:
-            break
-    return 0.5 * (lo + hi)
+    return float(brentq(excess, 0.0, hi, xtol=1e-12 * hi, rtol=1e-12))

@@ -111,6 +111,13 @@ def rocksdb_counters(db: Any, **more: Any) -> Counters:
     t = db.tickers()
     flushed = t["rocksdb.flush.write.bytes"]
     written, read = db.path_bytes_written(), db.path_bytes_read()
+    # Compactions' bytes by output level (the listener's, summed over the paths), Level 1 first;
+    # an intra-level-0 compaction's output (index 0) is left out.
+    by_level = [list(v) for v in db.path_level_bytes_written().values()]
+    if by_level and "merged_per_level" not in more:
+        width = max(map(len, by_level))
+        more = {**more, "merged_per_level": tuple(
+            sum(v[i] for v in by_level if i < len(v)) for i in range(1, width))}
     if len(written) > 1:
         more = {**more, "device_written": tuple(written[k] for k in sorted(written)),
                 "device_read": tuple(read.get(k, 0) for k in sorted(written))}
@@ -521,6 +528,8 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
     partial = predict_stock(exported, workload, scale.entries, scale.entries, range_entries)
     if exported.db_paths:
         facts["devices"] = _stock_devices(exported, compaction, run.window, scale)
+    if exported.style == "level" and run.window.delta.merged_per_level:
+        facts["per_level"] = _stock_per_level(exported, run.window, scale)
     return EngineRun(
         measured=with_theta(run.costs, workload, system.entries_per_block), checks=run.checks,
         predicted=(partial if partial is not None
@@ -533,6 +542,21 @@ def _stock(design: Design, system: System, scale: Scale, workload: Workload | No
         detail=dict(window_detail(None), **disk_detail(run.window), **facts, **run.detail,
                     **peak_space_detail(run.window, peak_space_stock(
                         exported, scale.entries, scale.entries))))
+
+
+def _stock_per_level(exported: Any, run: window.WindowRun, scale: Scale) -> dict[str, Any]:
+    """Bytes written into each level per user byte over the window, Level 1 (with the flushes)
+    first: the bridge's listener, and the stock partial model's ledger."""
+    from wacky_model.rocksdb_model import leveled_costs
+
+    ledger = leveled_costs(exported, scale.entries, scale.entries).ledger
+    d = run.delta
+    measured = [b + (d.flushed if i == 0 else 0) for i, b in enumerate(d.merged_per_level)]
+    model = list(map(float, ledger.writes[1:]))
+    if model:
+        model[0] += float(ledger.writes[0])  # level 0's flushes, with Level 1
+    inserted = max(1, d.user_written)
+    return {"write_amp": [b / inserted for b in measured], "model_write_amp": model}
 
 
 def _stock_devices(exported: Any, compaction: Compaction, run: window.WindowRun,
