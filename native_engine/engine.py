@@ -215,7 +215,8 @@ def _keys_from_sequence(keys: list[Any] | tuple[Any, ...] | range) -> np.ndarray
 
 
 _OPEN_KWARGS = frozenset({"sync", "wal", "cache_bytes", "wal_recovery", "max_lost_bytes",
-                          "salvage", "buffer_trim", "buffer_trim_interval"})
+                          "salvage", "buffer_trim", "buffer_trim_interval", "float_decay",
+                          "float_per_flush"})
 
 
 class _Stored:
@@ -234,12 +235,17 @@ _NEW_DEFAULTS: dict[str, Any] = dict(
     T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096, buffer_bytes=8 << 20,
     filters="optimized", hash_levels=0, granularity="level", level1_runs=1, bits_per_entry=10.0,
     log_ratio=0.0, log_alpha=0.5, log_batch_cap=10, compaction_buffer=False, l0_partitions=1,
-    level_dirs=())
+    level_dirs=(), float_gamma=0.0, float_alpha=1.0, float_probe_cost=3.0, float_stretch=0.0)
 # L2SM's per-level log: the design options (the MANIFEST lists them only when log_ratio > 0),
 # and every L2SM option's default, as the engine takes it (options.h OptionTable).
 _L2SM_DESIGN = ("log_ratio", "log_alpha", "log_batch_cap")
 _L2SM_DEFAULTS: dict[str, Any] = dict(log_ratio=0.0, log_alpha=0.5, log_batch_cap=10,
                                       hotness="exact", hotmap_layers=5, hotness_audit=False)
+# Tidal-tree's floating: the design options (the MANIFEST lists them whenever it lists any
+# option line), and every floating option's default, as the engine takes it (options.h).
+_FLOAT_DESIGN = ("float_gamma", "float_alpha", "float_probe_cost", "float_stretch")
+_FLOAT_DEFAULTS: dict[str, Any] = dict(float_gamma=0.0, float_alpha=1.0, float_probe_cost=3.0,
+                                       float_stretch=0.0, float_decay=10000, float_per_flush=1)
 # Options whose None already meant "left out" before the MANIFEST could supply them.
 _NONE_IS_LEFT_OUT = frozenset({"bits_per_entry", "sum_fpr", "file_bytes", "file_pick"})
 _FILE_ONLY = ("file_bytes", "file_pick")
@@ -276,7 +282,8 @@ def _design_options(path: str, given: dict[str, Any]) -> dict[str, Any]:
     # The design options of the engine's option table (options.h OptionTable): the MANIFEST
     # reports each only when it applies (L2SM's with logs on, compaction_buffer when on), so
     # one it does not report has its default.
-    for name in (*_L2SM_DESIGN, "compaction_buffer", "l0_partitions", "level_dirs"):
+    for name in (*_L2SM_DESIGN, "compaction_buffer", "l0_partitions", "level_dirs",
+                 *_FLOAT_DESIGN):
         if name in left_out:
             options[name] = stored.get(name, _NEW_DEFAULTS[name])
     return options
@@ -380,12 +387,13 @@ class Engine:
     left out from the directory's MANIFEST, which records all of them (``T``, ``C``, ``X``,
     ``K``, ``Z``, ``entry_bytes``, ``block_bytes``, ``buffer_bytes``, ``bits_per_entry`` or
     ``sum_fpr``, ``filters``, ``hash_levels``, ``granularity``, ``file_bytes``, ``file_pick``,
-    ``level1_runs``, ``compaction_buffer``, ``l0_partitions``): ``Engine(path)`` reopens it as
-    it was built. An
+    ``level1_runs``, ``compaction_buffer``, ``l0_partitions``, ``float_gamma``, ``float_alpha``,
+    ``float_probe_cost``, ``float_stretch``): ``Engine(path)`` reopens it as it was built. An
     option given must match the stored value, else ``ValueError`` names the option, the stored
     value and the given one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``,
-    ``wal_recovery``, ``max_lost_bytes``, ``buffer_trim`` and ``buffer_trim_interval`` are not
-    stored: each open takes them as given (or their defaults).
+    ``wal_recovery``, ``max_lost_bytes``, ``buffer_trim``, ``buffer_trim_interval``,
+    ``float_decay`` and ``float_per_flush`` are not stored: each open takes them as given (or
+    their defaults).
     An existing directory with no MANIFEST and no log that holds anything else is another
     program's: ``ValueError`` names it and what it holds, and nothing is written into it.
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
@@ -418,6 +426,24 @@ class Engine:
     ``hotness_audit=True`` (hotmap only) also keeps exact counts and counts in ``stats()`` how
     often the HotMap's picks of the files merged out of a log agree with them. They are refused
     while ``log_ratio`` is 0.
+
+    ``float_gamma`` > 0 (default 0 = off; ``granularity="file"`` only, not with ``log_ratio`` > 0,
+    ``compaction_buffer`` or ``l0_partitions`` > 1) adds Tidal-tree's floating of hot files
+    (``native_engine/src/floating.h``). The engine counts, in memory, the lookups that check
+    each file (halving every count each ``float_decay`` lookups, int >= 1, default 10000) and
+    the ratio eta of reads to writes. At each flush, a file of a Level i >= 2 read at least
+    ``float_gamma / eta`` times as often as the hottest file of the nearest non-empty level
+    above (Eq 1) moves up to the level j where ``float_probe_cost * f * (i - j)`` (the page
+    reads it saves; default 3, in [0.001, 1000]) minus its cost (one read of each overlapping
+    file of Levels j..i-1, and ``float_alpha``, default 1 in [0.001, 1000], per overlapping
+    file of Level j rewritten) is largest and positive (Eq 4); its keys that those levels hold
+    are dropped (they are older), the rest merges into Level j. At most ``float_per_flush``
+    (default 1, in [1, 1000]) floats per flush, hottest first. ``float_stretch`` delta > 0
+    (default 0, in [0, 1000]) lets each Level i hold eta (7 - i) delta files beyond its
+    capacity before the drain sends a file down (Eq 5). ``float_gamma``, ``float_alpha``,
+    ``float_probe_cost`` and ``float_stretch`` are part of the design (stored in the MANIFEST);
+    ``float_decay`` and ``float_per_flush`` are memory only. All but ``float_gamma`` are
+    refused while it is 0. ``stats()`` counts the floats and their I/O.
     """
 
     def __init__(
@@ -458,6 +484,12 @@ class Engine:
         buffer_trim_interval: int | None = None,
         l0_partitions: int = _STORED,
         level_dirs: Sequence[str | os.PathLike[str]] = _STORED,
+        float_gamma: float = _STORED,
+        float_alpha: float = _STORED,
+        float_probe_cost: float = _STORED,
+        float_stretch: float = _STORED,
+        float_decay: int = 10000,
+        float_per_flush: int = 1,
     ) -> None:
         path = _check_path(path)
         o = _design_options(path, dict(
@@ -467,7 +499,8 @@ class Engine:
             file_bytes=file_bytes, level1_runs=level1_runs, file_pick=file_pick,
             log_ratio=log_ratio, log_alpha=log_alpha, log_batch_cap=log_batch_cap,
             compaction_buffer=compaction_buffer, l0_partitions=l0_partitions,
-            level_dirs=level_dirs))
+            level_dirs=level_dirs, float_gamma=float_gamma, float_alpha=float_alpha,
+            float_probe_cost=float_probe_cost, float_stretch=float_stretch))
         entry_bytes, block_bytes, buffer_bytes = (o["entry_bytes"], o["block_bytes"],
                                                   o["buffer_bytes"])
         bits_per_entry, sum_fpr, filters = (o.get("bits_per_entry"), o.get("sum_fpr"),
@@ -518,6 +551,11 @@ class Engine:
                     hotness=_check_choice("hotness", hotness, HOTNESS_SOURCES),
                     hotmap_layers=_check_int("hotmap_layers", hotmap_layers, 1, 16),
                     hotness_audit=_check_bool("hotness_audit", hotness_audit))
+        # Tidal-tree's floating: types here; ranges, what needs float_gamma > 0 and the designs
+        # it cannot join are checked by the engine (options.h OptionTable, Options::Validate).
+        floating = {name: _check_number(name, o[name]) for name in _FLOAT_DESIGN}
+        floating["float_decay"] = _check_int("float_decay", float_decay, 1, 2**32)
+        floating["float_per_flush"] = _check_int("float_per_flush", float_per_flush, 1, 1000)
         use_sum = sum_fpr is not None
         bits = 10.0 if bits_per_entry is None else _check_number("bits_per_entry", bits_per_entry)
         p = _check_number("sum_fpr", sum_fpr) if use_sum else 0.0
@@ -558,6 +596,8 @@ class Engine:
             **({"l0_partitions": partitions} if partitions > 1 else {}),
             # and the devices (native_engine/src/devices.h)
             **({"level_dirs": placement} if placement else {}),
+            # and Tidal-tree's floating (native_engine/src/floating.h)
+            **{k: v for k, v in floating.items() if v != _FLOAT_DEFAULTS[k]},
         )
         self.path = path
         self.value_bytes = int(self._e.value_bytes)
@@ -570,7 +610,8 @@ class Engine:
         MANIFEST's checksum is verified first), as ``Engine(path)`` does, but never create one.
         ``kwargs`` may set ``sync``, ``wal``, ``cache_bytes``, ``wal_recovery``,
         ``max_lost_bytes``, ``salvage`` (read-only, serving the runs that can be read),
-        ``buffer_trim`` and ``buffer_trim_interval`` (directories with a compaction buffer).
+        ``buffer_trim`` and ``buffer_trim_interval`` (directories with a compaction buffer),
+        ``float_decay`` and ``float_per_flush`` (directories that float hot files).
 
         Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST, run files or
         logs) and ``FileNotFoundError`` when it holds run files or logs but no MANIFEST."""
@@ -707,6 +748,18 @@ class Engine:
         took: per compaction ``log_files_merged / aggregated_compactions``),
         ``log_entries_per_level`` (a list, Level 1 first) and, with ``hotness_audit``,
         ``hotness_picks`` and ``hotness_picks_agree``.
+        Point lookups: ``get_files_checked`` (files whose key range admitted the key, each then
+        checked through its filter: level 0's runs, a level's file covering the key, its L2SM
+        log files covering it), ``gets_found`` (lookups that found their key, the write buffer's
+        answers included) and ``found_get_files_checked`` (the files those checked);
+        ``probes_per_found_get`` is their ratio, the files checked per lookup of an existing key
+        (0 before any).
+        Tidal-tree's floating (``float_gamma`` > 0; 0 otherwise): ``floats``, ``float`` (a dict
+        like ``flush``: the blocks a float reads, the file floated and the overlapping files of
+        the levels it passes, and writes into its destination level; not in ``merge``),
+        ``floated_entries`` (entries written into the destination levels) and
+        ``float_dropped_entries`` (entries of floated files dropped because a newer level held
+        their key), and ``float_eta``, the read/write ratio the floats use now.
         What the last open did: ``wal_replayed_entries`` (log entries replayed),
         ``wal_dropped_bytes`` (a torn log tail dropped, or with ``wal_recovery="point_in_time"``
         the loss accepted) and ``files_moved_to_lost`` (unlisted files it could not prove
@@ -716,6 +769,8 @@ class Engine:
         the most they reached since the engine opened or :meth:`reset_peak_space`: a merge's
         inputs and output together, the transient space."""
         s = self._e.stats()
+        found = int(s.get("gets_found", 0))
+        s["probes_per_found_get"] = (int(s["found_get_files_checked"]) / found) if found else 0.0
         s["n_est"] = float(self._e.n_est)
         s["buffer_size"] = int(self._e.buffer_size)
         return s

@@ -111,6 +111,16 @@ py::dict StatsDict(const IOStats& s) {
   d["log_entries_per_level"] = s.log_entries;  // [0] = Level 1
   d["hotness_picks"] = s.hotness_picks;
   d["hotness_picks_agree"] = s.hotness_picks_agree;
+  // Point lookups (io_stats.h): files checked, and by the lookups that found their key.
+  d["get_files_checked"] = s.get_files_checked;
+  d["gets_found"] = s.gets_found;
+  d["found_get_files_checked"] = s.found_get_files_checked;
+  // Tidal-tree's floating (floating.h): zero without float_gamma.
+  d["float"] = CounterDict(s.floating);
+  d["floats"] = s.floats;
+  d["floated_entries"] = s.floated_entries;
+  d["float_dropped_entries"] = s.float_dropped_entries;
+  d["float_eta"] = s.float_eta;
   return d;
 }
 
@@ -368,7 +378,9 @@ PYBIND11_MODULE(_engine, m) {
                        double log_alpha, const std::string& hotness, int hotmap_layers,
                        int log_batch_cap, bool hotness_audit, bool compaction_buffer,
                        double buffer_trim, uint64_t buffer_trim_interval,
-                       int l0_partitions, const std::vector<std::string>& level_dirs) {
+                       int l0_partitions, const std::vector<std::string>& level_dirs,
+                       double float_gamma, double float_alpha, double float_probe_cost,
+                       double float_stretch, uint64_t float_decay, int float_per_flush) {
              Options o;
              o.T = T;
              o.C = C;
@@ -404,6 +416,12 @@ PYBIND11_MODULE(_engine, m) {
              o.buffer_trim_interval = buffer_trim_interval;
              o.l0_partitions = l0_partitions;  // OHDB (file_compaction.h)
              o.level_dirs = level_dirs;        // devices (devices.h)
+             o.float_gamma = float_gamma;      // Tidal-tree (floating.h)
+             o.float_alpha = float_alpha;
+             o.float_probe_cost = float_probe_cost;
+             o.float_stretch = float_stretch;
+             o.float_decay = float_decay;
+             o.float_per_flush = float_per_flush;
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -421,7 +439,13 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("log_batch_cap") = 10, py::arg("hotness_audit") = false,
            py::arg("compaction_buffer") = false, py::arg("buffer_trim") = Options().buffer_trim,
            py::arg("buffer_trim_interval") = Options().buffer_trim_interval,
-           py::arg("l0_partitions") = 1, py::arg("level_dirs") = std::vector<std::string>{})
+           py::arg("l0_partitions") = 1, py::arg("level_dirs") = std::vector<std::string>{},
+           py::arg("float_gamma") = Options().float_gamma,
+           py::arg("float_alpha") = Options().float_alpha,
+           py::arg("float_probe_cost") = Options().float_probe_cost,
+           py::arg("float_stretch") = Options().float_stretch,
+           py::arg("float_decay") = Options().float_decay,
+           py::arg("float_per_flush") = Options().float_per_flush)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();

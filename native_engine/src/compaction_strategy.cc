@@ -19,7 +19,8 @@ class WholeLevelStrategy final : public CompactionStrategy {
   const char* name() const override { return "level"; }
   std::unique_ptr<FlushJob> NewFlush(const Options& options, const Version& current,
                                      const Buffer& buffer, bool retain,
-                                     const HotnessTracker* /*hotness: no logs*/) const override {
+                                     const HotnessTracker* /*hotness: no logs*/,
+                                     const ReadHeat* /*heat: no floats*/) const override {
     if (FlushStagesInLevel0(options, current))
       return std::make_unique<FileCompaction>(options, current, buffer, retain);
     return std::make_unique<Compaction>(options, current, buffer, retain);
@@ -34,8 +35,9 @@ class FileStrategy final : public CompactionStrategy {
   const char* name() const override { return "file"; }
   std::unique_ptr<FlushJob> NewFlush(const Options& options, const Version& current,
                                      const Buffer& buffer, bool retain,
-                                     const HotnessTracker* hotness) const override {
-    return std::make_unique<FileCompaction>(options, current, buffer, retain, hotness);
+                                     const HotnessTracker* hotness,
+                                     const ReadHeat* heat) const override {
+    return std::make_unique<FileCompaction>(options, current, buffer, retain, hotness, heat);
   }
 };
 

@@ -11,10 +11,12 @@
 //         (file_compaction.h): every level is one sorted run of files, and an overflowing
 //         level sends one file at a time into the overlapping files of the next.
 //     A third strategy is a new subclass and a new case in For().
-//   * NewFlush(options, current, buffer, retain, hotness) plans what one flush of `buffer`
-//     does to `current` and returns it as a FlushJob, nothing written yet. `hotness` (null
-//     without L2SM's log, Options::log_ratio = 0) gives the update counts the files written
-//     are weighed by (hotness.h); only FileStrategy's jobs use it. The engine then calls
+//   * NewFlush(options, current, buffer, retain, hotness, heat) plans what one flush of
+//     `buffer` does to `current` and returns it as a FlushJob, nothing written yet. `hotness`
+//     (null without L2SM's log, Options::log_ratio = 0) gives the update counts the files
+//     written are weighed by (hotness.h); `heat` (null without Tidal-tree's floating,
+//     Options::float_gamma = 0) the read counts the floats are planned by (floating.h). Only
+//     FileStrategy's jobs use them. The engine then calls
 //     Write(), makes next() durable (the MANIFEST) and calls Install(); a job destroyed
 //     without Install() removes every file it wrote, so the tree is as it was. Flushes
 //     that only stage the buffer in level 0 (Options::level1_runs > 1) are part of the
@@ -39,6 +41,7 @@
 
 #include "buffer.h"
 #include "file_io.h"
+#include "floating.h"
 #include "hotness.h"
 #include "io_stats.h"
 #include "options.h"
@@ -73,7 +76,8 @@ class CompactionStrategy {
   // What one flush of `buffer` into `current` does, not yet written.
   virtual std::unique_ptr<FlushJob> NewFlush(const Options& options, const Version& current,
                                              const Buffer& buffer, bool retain,
-                                             const HotnessTracker* hotness) const = 0;
+                                             const HotnessTracker* hotness,
+                                             const ReadHeat* heat) const = 0;
   // True when each of Levels 1..L is one sorted run cut into files (see the contract).
   bool levels_are_files() const { return levels_are_files_; }
 

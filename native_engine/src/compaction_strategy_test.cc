@@ -50,19 +50,19 @@ TEST(CompactionStrategy, NewFlushPicksTheJob) {
   const Buffer buffer(16, o.value_bytes());
   const auto level = CompactionStrategy::For(o);
   {
-    const auto job = level->NewFlush(o, v, buffer, false, nullptr);
+    const auto job = level->NewFlush(o, v, buffer, false, nullptr, nullptr);
     CHECK(dynamic_cast<Compaction*>(job.get()) != nullptr);
   }
   o.level1_runs = 3;  // level 0 is empty: this flush stages
   {
-    const auto job = level->NewFlush(o, v, buffer, false, nullptr);
+    const auto job = level->NewFlush(o, v, buffer, false, nullptr, nullptr);
     CHECK(dynamic_cast<FileCompaction*>(job.get()) != nullptr);
   }
   o.level1_runs = 1;
   o.granularity = kFileGranularity;
   const auto files = CompactionStrategy::For(o);
   {
-    const auto job = files->NewFlush(o, v, buffer, false, nullptr);
+    const auto job = files->NewFlush(o, v, buffer, false, nullptr, nullptr);
     CHECK(dynamic_cast<FileCompaction*>(job.get()) != nullptr);
   }
 }
@@ -82,7 +82,7 @@ TEST(CompactionStrategy, JobsWriteAndInstallThroughTheInterface) {
   std::vector<uint8_t> value(o.value_bytes(), 7);
   for (uint64_t k = 0; k < 10; ++k) buffer.Put(k, value.data(), false);
   {
-    const auto job = s->NewFlush(o, current, buffer, false, nullptr);
+    const auto job = s->NewFlush(o, current, buffer, false, nullptr, nullptr);
     job->Write(dir.path(), &faults, &stats);
     CHECK(current.level0.empty());
     CHECK_EQ(job->next().level0.size(), 1u);
@@ -94,7 +94,7 @@ TEST(CompactionStrategy, JobsWriteAndInstallThroughTheInterface) {
   buffer.Clear();
   for (uint64_t k = 5; k < 15; ++k) buffer.Put(k, value.data(), k % 2 == 0);
   {
-    const auto job = s->NewFlush(o, current, buffer, false, nullptr);
+    const auto job = s->NewFlush(o, current, buffer, false, nullptr, nullptr);
     job->Write(dir.path(), &faults, &stats);
     job->Install(&current, &stats);
   }

@@ -28,6 +28,11 @@
 
 namespace wacky {
 
+namespace {
+// The ids of every run of v, sorted (defined with WriteManifest, below).
+std::vector<uint64_t> RunIds(const Version& v);
+}  // namespace
+
 Engine::Engine(const std::string& path, const Options& options, bool retain_obsolete_runs)
     : path_(path),
       options_(options),
@@ -57,7 +62,10 @@ Engine::Engine(const std::string& path, const Options& options, bool retain_obso
         devices->dir(d), "device directory '" + devices->dir(d) + "'"));
   }
   stats_.devices = std::move(devices);
+  // [floating] Before the open's replay and flush: a flush may float (nothing is hot yet).
+  if (options_.float_gamma > 0.0) heat_ = std::make_unique<ReadHeat>(options_.float_decay);
   OpenDirectory();
+  if (heat_) heat_->Track(RunIds(current_));  // the files found: exposed from now
 }
 
 namespace {
@@ -412,6 +420,7 @@ void Engine::PutMany(const uint64_t* keys, const uint8_t* values, size_t n) {
     throw;
   }
   batch_log_ = 0;
+  if (heat_) heat_->Wrote(n);  // [floating]
   if (log_ && !logged) FlushLocked();  // the log failed: the batch is made durable in runs
 }
 
@@ -419,6 +428,7 @@ void Engine::PutLocked(uint64_t key, const uint8_t* value, bool tombstone) {
   if (buffer_.Full() && !buffer_.Contains(key)) FlushLocked();
   if (log_) log_->Add(key, value, tombstone);
   buffer_.Put(key, value, tombstone);
+  if (heat_ && !replaying_) heat_->Wrote(1);  // [floating] eta counts the workload's writes
 }
 
 void Engine::Flush() {
@@ -452,7 +462,7 @@ void Engine::FlushLocked() {
       trims = TrimBuffers(options_.buffer_trim, cache_, &trimmed.levels);
     }
     const std::unique_ptr<FlushJob> job = strategy_->NewFlush(
-        options_, trim ? trimmed : current_, buffer_, retain_, hotness_.get());
+        options_, trim ? trimmed : current_, buffer_, retain_, hotness_.get(), heat_.get());
     job->Write(path_, &faults_, &stats_);
     CommitFlush(job->next(), [&] {
       job->Install(&current_, &stats_);
@@ -463,6 +473,7 @@ void Engine::FlushLocked() {
       stats_.buffer_trimmed += trims;
       buffer_trim_merges_ = stats_.merges;
     }
+    if (heat_) heat_->Track(RunIds(current_));  // [floating] the files installed start now
   }
   // Committed: the record must not outlive the generation it was made for, or a MANIFEST
   // restored from that generation would take this flush's outputs for uncommitted ones.
@@ -542,6 +553,18 @@ void Engine::GetMany(const uint64_t* keys, size_t n, uint8_t* values_out, bool* 
 }
 
 bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
+  uint64_t checked = 0;
+  const bool found = LookupLocked(key, value_out, &checked);
+  stats_.get_files_checked += checked;
+  if (found) {
+    ++stats_.gets_found;
+    stats_.found_get_files_checked += checked;
+  }
+  if (heat_) heat_->Looked();  // [floating] after its checks: a decay may follow
+  return found;
+}
+
+bool Engine::LookupLocked(uint64_t key, uint8_t* value_out, uint64_t* checked) {
   switch (buffer_.Get(key, value_out)) {
     case Buffer::Lookup::kFound:
       return true;
@@ -556,6 +579,7 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
   for (size_t pos = current_.level0.size(); pos-- > 0;) {
     if (salvaged) CheckSetAside(-1, pos + 1, key);
     const Run& r = *current_.level0[pos];
+    if (key >= r.min_key() && key <= r.max_key()) ++*checked;  // never floats: no read count
     if (!r.MayContain(key, h)) continue;
     const Run::Lookup res = GetCached(r, key, r.BlockFor(key), 0, value_out);
     if (res == Run::Lookup::kFound) return true;
@@ -582,6 +606,7 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
     for (size_t pos = end; pos-- > begin;) {
       if (salvaged) CheckSetAside(static_cast<int>(i), pos + 1, key);
       const Run& r = *l.runs[pos];
+      if (key >= r.min_key() && key <= r.max_key()) CountChecked(r, checked);
       Run::Lookup res = Run::Lookup::kAbsent;
       if (l.index && r.hash_indexed()) {
         // Every signature match costs a block read (App. F): true hits and false ones.
@@ -609,6 +634,7 @@ bool Engine::GetLocked(uint64_t key, uint8_t* value_out) {
     for (size_t pos = l.log.size(); pos-- > 0;) {
       if (salvaged) CheckSetAside(static_cast<int>(i), pos + 1, key, true);
       const Run& r = *l.log[pos];
+      if (key >= r.min_key() && key <= r.max_key()) CountChecked(r, checked);
       if (!r.MayContain(key, h)) continue;
       const Run::Lookup res = GetCached(r, key, r.BlockFor(key), i + 1, value_out);
       if (res == Run::Lookup::kFound) return true;
@@ -767,6 +793,7 @@ IOStats Engine::Stats() const {
     }
   }
   for (const Level& l : current_.levels) s.log_entries.push_back(l.log_entries());  // L2SM
+  if (heat_) s.float_eta = heat_->eta();  // [floating]
   return s;
 }
 

@@ -6,7 +6,8 @@
 //     the same design and layout (T, C, X, K, Z, entry/block/buffer bytes, filter
 //     budget, hash_levels) and compaction options (granularity, file_bytes, file_pick,
 //     level1_runs, and the stored rows of options.h OptionTable(): L2SM's log_ratio,
-//     log_alpha and log_batch_cap, LSbM's compaction_buffer), otherwise
+//     log_alpha and log_batch_cap, LSbM's compaction_buffer, OHDB's l0_partitions,
+//     Tidal-tree's float_gamma, float_alpha, float_probe_cost and float_stretch), otherwise
 //     std::invalid_argument names the first difference (the engine refuses rather than
 //     silently adopting other knobs). Reopening reads every run once (counted under
 //     "recovery"), checking its footer against the MANIFEST, to rebuild fences and
@@ -43,6 +44,12 @@
 //     reading log files as further sources at that same place.
 //   * L2SM (options.log_ratio > 0): the engine keeps the update counts of hotness.h, in
 //     memory, recording each committed flush's keys once.
+//   * [floating] Tidal-tree (options.float_gamma > 0; floating.h): the engine keeps the read
+//     counts of the files and the read/write ratio (ReadHeat), in memory, counted by Get,
+//     GetMany, puts and deletes; flushes float hot files up by them (file_compaction.h). A
+//     lookup only counts: reads never write. Every lookup, with floating or without, counts
+//     the files it checked (io_stats.h get_files_checked, gets_found,
+//     found_get_files_checked).
 //   * Block cache (block_cache.h, options.cache_bytes; 0 = off): Get and GetMany look every
 //     block they need up in an LRU cache of data blocks first. A hit costs no read (and is
 //     not counted in point_read); a miss reads the block from disk, checks its checksum,
@@ -116,6 +123,7 @@
 #include "compaction_strategy.h"
 #include "env.h"
 #include "file_io.h"
+#include "floating.h"
 #include "hotness.h"
 #include "io_stats.h"
 #include "options.h"
@@ -236,7 +244,15 @@ class Engine {
   friend class ScanIterator;
   void CheckOpen() const;
   void PutLocked(uint64_t key, const uint8_t* value, bool tombstone);
+  // A point lookup: LookupLocked, counted (io_stats.h; the read counts of floating.h).
   bool GetLocked(uint64_t key, uint8_t* value_out);
+  // The lookup itself; adds the files it checked (key range admits the key) to *checked.
+  bool LookupLocked(uint64_t key, uint8_t* value_out, uint64_t* checked);
+  // A file of Levels 1..L whose key range admits the lookup's key is checked.
+  void CountChecked(const Run& r, uint64_t* checked) {
+    ++*checked;
+    if (heat_) heat_->Checked(r.id());
+  }
   // Looks key up in block b of r through the cache: a hit reads nothing, a miss reads the
   // block (counted in point_read) and caches it. `level`: 0 = level 0, i = Level i.
   Run::Lookup GetCached(const Run& r, uint64_t key, uint64_t b, size_t level,
@@ -297,6 +313,7 @@ class Engine {
   std::vector<DamagedRun> set_aside_;  // salvage mode: the runs left out at open
   uint64_t buffer_trim_merges_ = 0;  // [compaction buffer] stats_.merges at the last trim
   std::unique_ptr<HotnessTracker> hotness_;  // L2SM's update counts; null without logs
+  std::unique_ptr<ReadHeat> heat_;  // [floating] the files' read counts; null without floats
 };
 
 }  // namespace wacky

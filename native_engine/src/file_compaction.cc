@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "compaction_buffer.h"
+#include "floating.h"
 #include "merge_policy.h"
 #include "level_iterator.h"
 #include "merging_iterator.h"
@@ -63,13 +64,15 @@ size_t PartitionOf(const std::vector<uint64_t>& cuts, uint64_t key) {
 
 FileCompaction::FileCompaction(const Options& options, const Version& current,
                                const Buffer& buffer, bool retain,
-                               const HotnessTracker* hotness)
+                               const HotnessTracker* hotness, const ReadHeat* heat)
     : options_(options),
       prefetch_(ChunkBlocks(options.block_bytes)),
       current_(current),
       buffer_(buffer),
       retain_(retain),
-      hotness_(hotness) {}
+      hotness_(hotness),
+      heat_(options.float_gamma > 0.0 ? heat : nullptr),
+      eta_(heat_ != nullptr ? heat_->eta() : 0.0) {}
 
 FileCompaction::~FileCompaction() {
   if (installed_) return;
@@ -210,7 +213,9 @@ size_t PickFile(const Options& options, const Level& level, const Level& below_l
 void FileCompaction::DrainFiles() {
   for (size_t i = 0; i + 1 < next_.levels.size();) {
     Level& level = next_.levels[i];
-    if (level.runs.empty() || static_cast<double>(Entries(level.runs)) <= level.capacity) {
+    // [floating] Eq 5: the level may hold its stretch beyond its capacity (0 without it).
+    const double room = level.capacity + StretchEntries(options_, i + 1, eta_);
+    if (level.runs.empty() || static_cast<double>(Entries(level.runs)) <= room) {
       ++i;
       continue;
     }
@@ -347,11 +352,14 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
     for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
     return;
   }
+  // [floating] On the tree the lookups were counted on, before this flush rewrites Level 1.
+  const bool floated = Float();
   std::vector<std::unique_ptr<EntrySource>> incoming;
   incoming.push_back(std::make_unique<BufferSource>(&buffer_, buffer_.SortedSlots()));
   if (FlushStagesInLevel0(options_, current_)) {
     MergeInto(-1, std::move(incoming), 0, 0, false, &stats->For(flush_tag));
     ++counts_.flushes;
+    if (floated) Drain();  // a destination may be over its capacity
     for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
     return;
   }
@@ -388,6 +396,61 @@ void FileCompaction::Write(const std::string& dir, FaultInjector* faults, IOStat
   if (next_.levels.size() == 1) Reanchor();
   Drain();
   for (auto& l : next_.levels) l.RefreshFilters(options_.entries_per_block());
+}
+
+bool FileCompaction::Float() {
+  if (heat_ == nullptr) return false;
+  int floats = 0;
+  for (const FloatPlan& planned : PlanFloats(options_, next_.levels, *heat_)) {
+    if (floats == options_.float_per_flush) break;
+    // An earlier float may have rewritten the file (it lay in that float's destination) or
+    // changed the levels it would pass: find it, and price its destination again.
+    const auto& files = next_.levels[planned.from].runs;
+    size_t file = 0;
+    while (file < files.size() && files[file]->id() != planned.id) ++file;
+    FloatPlan plan;
+    if (file == files.size() ||
+        !PlanDestination(options_, next_.levels, planned.from, file, planned.count, &plan))
+      continue;
+    FloatFile(plan);
+    ++floats;
+  }
+  return floats > 0;
+}
+
+void FileCompaction::FloatFile(const FloatPlan& plan) {
+  Level& from = next_.levels[plan.from];
+  const RunPtr file = from.runs[plan.file];
+  IOCounter* c = &stats_->For(IOTag{Purpose::kFloat, 0});
+  // The files of the levels passed (j+1..i-1) that overlap the candidate: their keys are
+  // newer, so the candidate's versions of them are dropped (Algorithm III.1, lines 2-5).
+  std::vector<std::unique_ptr<EntrySource>> newer;
+  for (size_t l = plan.to + 1; l < plan.from; ++l) {
+    const auto& files = next_.levels[l].runs;
+    const auto [first, last] = Overlapping(files, file->min_key(), file->max_key());
+    if (first < last)
+      newer.push_back(std::make_unique<LevelIterator>(Slice(files, first, last), 0, prefetch_, c));
+  }
+  auto rest = std::make_unique<ShadowedSource>(
+      std::make_unique<RunIterator>(file, 0, prefetch_, c), std::move(newer));
+  // Level j's overlapping files are newer than the candidate too: the merge keeps their
+  // version of a key both hold (line 6), and its output replaces them.
+  auto& dest = next_.levels[plan.to].runs;
+  const auto [d_first, d_last] = Overlapping(dest, file->min_key(), file->max_key());
+  const uint64_t before = Entries(dest);
+  std::vector<std::unique_ptr<EntrySource>> sources;
+  sources.push_back(
+      std::make_unique<LevelIterator>(Slice(dest, d_first, d_last), 0, prefetch_, c));
+  sources.push_back(std::move(rest));
+  replaced_.push_back(file);
+  from.runs.erase(from.runs.begin() + static_cast<std::ptrdiff_t>(plan.file));
+  MergeInto(static_cast<int>(plan.to), std::move(sources), d_first, d_last, true, c);
+  // Every entry of Level j's files is written again (no tombstone is dropped above Level L),
+  // so what the level gained is what floated; the rest of the candidate was dropped.
+  const uint64_t floated = Entries(next_.levels[plan.to].runs) - before;
+  ++counts_.floats;
+  counts_.floated += floated;
+  counts_.float_dropped += file->entries() - floated;
 }
 
 void FileCompaction::CountMerge(size_t level) {
@@ -499,6 +562,9 @@ void FileCompaction::Install(Version* current, IOStats* stats) {
   stats->log_files_merged += counts_.log_files_merged;
   stats->hotness_picks += counts_.audited;
   stats->hotness_picks_agree += counts_.agreed;
+  stats->floats += counts_.floats;  // [floating]
+  stats->floated_entries += counts_.floated;
+  stats->float_dropped_entries += counts_.float_dropped;
 }
 
 }  // namespace wacky

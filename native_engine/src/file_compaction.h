@@ -43,6 +43,15 @@
 //     recorded counts, plus one for a key of the buffer being flushed, which the engine
 //     records once the flush commits). With log_ratio = 0 none of this runs: the flush does
 //     exactly the I/O it did before logs existed.
+//   * [floating] With Tidal-tree's floating (Options::float_gamma > 0; floating.h for the
+//     rules, kFileGranularity only, never with L2SM's log, LSbM's buffer or l0_partitions > 1),
+//     before the flush above (staging in level 0, or merging and draining) the floats that
+//     PlanFloats allows under the ReadHeat given are carried out on current's tree, hottest
+//     first, at most Options::float_per_flush of them; the flush then merges and drains as
+//     above (a staging flush that floated drains too: Level j may be over its capacity). A
+//     float's I/O is charged to `floating` (io_stats.h), not to a merge. With float_stretch > 0 the drain's overflow test allows each level its Eq 5
+//     stretch (floating.h StretchEntries) beyond its capacity. With float_gamma = 0 none of
+//     this runs.
 //   * Every output file gets a Bloom filter at its level's FPR, or its key hashes in a
 //     hash-table level; every level's filters and hash index are refreshed at the end.
 //   * [compaction buffer] With Options::compaction_buffer, the file a drain merges down (the
@@ -55,8 +64,9 @@
 //     Install() (a failed write or MANIFEST) are marked obsolete, so the tree is as it was.
 //     Install() marks the replaced files (and outputs that a later merge of the same flush
 //     consumed, and buffered files the new version no longer buffers) obsolete and counts
-//     the flushes, merges and runs, and the pseudo and aggregated compactions (an aggregated
-//     compaction counts as a merge too).
+//     the flushes, merges and runs, the pseudo and aggregated compactions (an aggregated
+//     compaction counts as a merge too), and the floats and their floated and dropped
+//     entries.
 // Under kLevelGranularity with level0 runs waiting, compaction.h merges them with the buffer.
 #ifndef WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
 #define WACKY_NATIVE_ENGINE_FILE_COMPACTION_H_
@@ -75,6 +85,9 @@
 #include "version.h"
 
 namespace wacky {
+
+class ReadHeat;
+struct FloatPlan;
 
 // True when this flush only adds a run to level 0 (the Stage case above; never with
 // l0_partitions > 1, whose partitions stage or merge each on its own).
@@ -98,9 +111,11 @@ size_t PickFile(const Options& options, const Level& level, const Level& below);
 class FileCompaction : public FlushJob {
  public:
   // `options`, `current` and `buffer` (and `hotness`, which may be null: every file then has
-  // hotness 0) must stay unchanged until Install() or destruction.
+  // hotness 0, and `heat`, null when nothing floats: floating.h) must stay unchanged until
+  // Install() or destruction.
   FileCompaction(const Options& options, const Version& current, const Buffer& buffer,
-                 bool retain, const HotnessTracker* hotness = nullptr);
+                 bool retain, const HotnessTracker* hotness = nullptr,
+                 const ReadHeat* heat = nullptr);
   ~FileCompaction() override;
   FileCompaction(const FileCompaction&) = delete;
   FileCompaction& operator=(const FileCompaction&) = delete;
@@ -114,6 +129,7 @@ class FileCompaction : public FlushJob {
     uint64_t flushes = 0, merges = 0, majors = 0;
     uint64_t buffer_drained = 0;  // [compaction buffer] files dropped other than by the trim
     uint64_t pseudo = 0, aggregated = 0, log_files_merged = 0, audited = 0, agreed = 0;
+    uint64_t floats = 0, floated = 0, float_dropped = 0;  // [floating]
     std::vector<uint64_t> merges_into;  // [i]: merges into Level i ([0] unused)
   };
   // Counts one merge into Level `level` (1 = Level 1).
@@ -143,6 +159,10 @@ class FileCompaction : public FlushJob {
   void PseudoCompact(size_t i);
   // Merges part of next_.levels[i]'s log into Level i+1's tree; true if that is Level L.
   bool AggregatedCompact(size_t i);
+  // [floating] The floats of this flush (contract); true if any.
+  bool Float();
+  // [floating] Algorithm III.1: moves the file of `plan` up (floating.h).
+  void FloatFile(const FloatPlan& plan);
 
   const Options& options_;
   const size_t prefetch_;  // blocks per sequential read (file_io.h ChunkBlocks)
@@ -150,6 +170,8 @@ class FileCompaction : public FlushJob {
   const Buffer& buffer_;
   const bool retain_;
   const HotnessTracker* const hotness_;
+  const ReadHeat* const heat_;  // [floating] null when nothing floats
+  const double eta_;            // [floating] heat_'s read/write ratio at the flush's start
   std::string dir_;
   FaultInjector* faults_ = nullptr;
   IOStats* stats_ = nullptr;

@@ -13,6 +13,8 @@ IOCounter& IOStats::For(const IOTag& tag) {
       return range_read;
     case Purpose::kRecovery:
       return recovery;
+    case Purpose::kFloat:
+      return floating;
     case Purpose::kMerge:
       break;
   }
@@ -33,6 +35,7 @@ IOCounter IOStats::Total() const {
   t.Add(point_read);
   t.Add(range_read);
   t.Add(recovery);
+  t.Add(floating);
   return t;
 }
 

@@ -8,7 +8,10 @@
 //                 active run and preemptive merges that skip levels;
 //   point_read  — blocks fetched by get()/get_many();
 //   range_read  — blocks fetched by scan();
-//   recovery    — blocks read when reopening an existing directory.
+//   recovery    — blocks read when reopening an existing directory;
+//   floating    — Tidal-tree's floats (floating.h): the candidate file and the overlapping
+//                 files of the levels it passes read, and the output written into the
+//                 destination level. Not counted in merge[i] (a block is counted once).
 // range_runs_probed counts, per scan(), the runs whose key range overlaps it (each costs
 // at least one block read): the model's V = sum_i a_i for short ranges. A level of files
 // (kFileGranularity) is one sorted run and counts once.
@@ -28,6 +31,18 @@
 // aggregated-compaction seeds checked against exact update counts and hotness_picks_agree those
 // the exact counts would have made too. log_entries is a gauge (entries in each level's log,
 // Level 1 first), set by Engine::Stats().
+// Point lookups (Get, GetMany): get_files_checked counts the files (runs) whose key range
+// admitted the key, each of which the lookup then checked through its filter or its level's
+// hash table (level 0's runs, a level's file covering the key, its L2SM log files covering
+// it; not LSbM's buffered copies), gets_found the lookups that found the key (a value; the
+// write buffer's answers included, with no file checked) and found_get_files_checked the
+// files those checked: found_get_files_checked / gets_found is the probes per existing-key
+// lookup, the paper's "number of times to check SSTables" (Tidal-tree, Fig. 5).
+// Tidal-tree's floating (floating.h; all 0 without Options::float_gamma): floats counts the
+// floats, floated_entries the entries they wrote into their destination levels (the
+// candidates' entries that were not shadowed) and float_dropped_entries the candidates'
+// entries dropped as shadowed by newer levels. float_eta is a gauge (the read/write ratio
+// eta the floats use now), set by Engine::Stats().
 // Bytes are counted as actually transferred (a block is block_bytes bytes). Metadata is
 // counted apart from these purposes (and from Total()), since the cost model does not
 // price it: the MANIFEST (manifest_bytes_written), the write-ahead log
@@ -60,7 +75,7 @@ struct IOCounter {
   }
 };
 
-enum class Purpose { kFlush, kMerge, kPointRead, kRangeRead, kRecovery };
+enum class Purpose { kFlush, kMerge, kPointRead, kRangeRead, kRecovery, kFloat };
 
 // Where the next I/O is charged. level is used for kMerge only (1-based).
 struct IOTag {
@@ -74,6 +89,7 @@ class IOStats {
   IOCounter point_read;
   IOCounter range_read;
   IOCounter recovery;
+  IOCounter floating;  // [floating] ("float" is taken)
   std::vector<IOCounter> merge;  // merge[i-1] is "merge into Level i"
 
   IOCounter checksums;
@@ -92,6 +108,8 @@ class IOStats {
   std::vector<uint64_t> merges_per_level;
   uint64_t runs_created = 0, runs_deleted = 0;
   uint64_t range_runs_probed = 0;
+  // Point lookups: files checked, lookups that found the key and the files they checked.
+  uint64_t get_files_checked = 0, gets_found = 0, found_get_files_checked = 0;
   double merge_seconds = 0.0;  // wall time spent in flushes and merges (write path)
   std::vector<uint64_t> cache_hits, cache_misses;  // [0] = level 0, [i] = Level i
   uint64_t cache_invalidated_blocks = 0;
@@ -109,6 +127,9 @@ class IOStats {
   uint64_t pseudo_compactions = 0, aggregated_compactions = 0, log_files_merged = 0;
   uint64_t hotness_picks = 0, hotness_picks_agree = 0;
   std::vector<uint64_t> log_entries;  // [i] = Level i+1's log
+  // Tidal-tree's floating (see above; all 0 without Options::float_gamma).
+  uint64_t floats = 0, floated_entries = 0, float_dropped_entries = 0;
+  double float_eta = 0.0;
   // The bytes of the run files on disk, now and at their most (space_meter.h): the engine's
   // meter, shared with every run it writes or opens (a copy of the stats shares it too).
   std::shared_ptr<SpaceMeter> space = std::make_shared<SpaceMeter>();

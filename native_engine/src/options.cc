@@ -20,7 +20,8 @@ std::string Num(double v) {  // 0.1, 10, 1e-05: as a person would write it
   return buf;
 }
 
-// Checks every row of OptionTable() against its range, and the rows that need a log.
+// Checks every row of OptionTable() against its range, and the rows that need a log or
+// floating.
 void ValidateTable(const Options& o) {
   for (const OptionSpec& spec : OptionTable()) {
     const double v = spec.get(o);
@@ -35,9 +36,14 @@ void ValidateTable(const Options& o) {
       Bad(std::string(spec.name) + " = " + Num(v) + " must be " +
           (whole ? "a whole number " : "") + "in [" + Num(spec.lo) + ", " + Num(spec.hi) + "]");
     }
-    if (spec.needs_log && o.log_ratio == 0.0 && v != spec.default_value)
+    if (v == spec.default_value) continue;
+    if (spec.needs == OptionSpec::kWithLog && o.log_ratio == 0.0)
       Bad(std::string(spec.name) + " applies only with log_ratio > 0 (L2SM's per-level log); "
           "got " + spec.name + " = " + spec.Show(v) + " with log_ratio = 0");
+    if (spec.needs == OptionSpec::kWithFloat && o.float_gamma == 0.0)
+      Bad(std::string(spec.name) + " applies only with float_gamma > 0 (Tidal-tree's "
+          "floating of hot files); got " + spec.name + " = " + spec.Show(v) +
+          " with float_gamma = 0");
   }
 }
 
@@ -51,39 +57,69 @@ std::vector<OptionSpec> MakeTable() {
   using S = OptionSpec;
   std::vector<OptionSpec> t;
   t.push_back({"log_ratio", S::kReal, 0.0, 1.0, 0.0, /*stored=*/true, /*own_section=*/false,
-               /*needs_log=*/false, {},
+               /*needs=*/S::kAlways, {},
                [](const Options& o) { return o.log_ratio; },
                [](Options* o, double v) { o->log_ratio = v; }});
-  t.push_back({"log_alpha", S::kReal, 0.0, 1.0, 0.5, true, false, true, {},
+  t.push_back({"log_alpha", S::kReal, 0.0, 1.0, 0.5, true, false, S::kWithLog, {},
                [](const Options& o) { return o.log_alpha; },
                [](Options* o, double v) { o->log_alpha = v; }});
-  t.push_back({"log_batch_cap", S::kInt, 1.0, 1000.0, 10.0, true, false, true, {},
+  t.push_back({"log_batch_cap", S::kInt, 1.0, 1000.0, 10.0, true, false, S::kWithLog, {},
                [](const Options& o) { return static_cast<double>(o.log_batch_cap); },
                [](Options* o, double v) { o->log_batch_cap = static_cast<int>(v); }});
-  t.push_back({"hotness", S::kChoice, 0.0, 1.0, kExactHotness, false, false, true,
+  t.push_back({"hotness", S::kChoice, 0.0, 1.0, kExactHotness, false, false, S::kWithLog,
                {"exact", "hotmap"},
                [](const Options& o) { return static_cast<double>(o.hotness); },
                [](Options* o, double v) { o->hotness = static_cast<int>(v); }});
-  t.push_back({"hotmap_layers", S::kInt, 1.0, 16.0, 5.0, false, false, true, {},
+  t.push_back({"hotmap_layers", S::kInt, 1.0, 16.0, 5.0, false, false, S::kWithLog, {},
                [](const Options& o) { return static_cast<double>(o.hotmap_layers); },
                [](Options* o, double v) { o->hotmap_layers = static_cast<int>(v); }});
-  t.push_back({"hotness_audit", S::kBool, 0.0, 1.0, 0.0, false, false, true, {},
+  t.push_back({"hotness_audit", S::kBool, 0.0, 1.0, 0.0, false, false, S::kWithLog, {},
                [](const Options& o) { return o.hotness_audit ? 1.0 : 0.0; },
                [](Options* o, double v) { o->hotness_audit = v != 0.0; }});
-  t.push_back({"l0_partitions", S::kInt, 1.0, 1024.0, 1.0, true, false, false, {},
+  t.push_back({"l0_partitions", S::kInt, 1.0, 1024.0, 1.0, true, false, S::kAlways, {},
                [](const Options& o) { return static_cast<double>(o.l0_partitions); },
                [](Options* o, double v) { o->l0_partitions = static_cast<int>(v); }});
   t.push_back({"compaction_buffer", S::kBool, 0.0, 1.0, 0.0, /*stored=*/true,
-               /*own_section=*/true, /*needs_log=*/false, {"off", "on"},
+               /*own_section=*/true, /*needs=*/S::kAlways, {"off", "on"},
                [](const Options& o) { return o.compaction_buffer ? 1.0 : 0.0; },
                [](Options* o, double v) { o->compaction_buffer = v != 0.0; }});
-  t.push_back({"buffer_trim", S::kReal, 0.0, 1.0, 0.8, false, false, false, {},
+  t.push_back({"buffer_trim", S::kReal, 0.0, 1.0, 0.8, false, false, S::kAlways, {},
                [](const Options& o) { return o.buffer_trim; },
                [](Options* o, double v) { o->buffer_trim = v; }});
-  t.push_back({"buffer_trim_interval", S::kInt, 1.0, 4294967296.0, 8.0, false, false, false,
-               {},
+  t.push_back({"buffer_trim_interval", S::kInt, 1.0, 4294967296.0, 8.0, false, false,
+               S::kAlways, {},
                [](const Options& o) { return static_cast<double>(o.buffer_trim_interval); },
                [](Options* o, double v) { o->buffer_trim_interval = static_cast<uint64_t>(v); }});
+  // Tidal-tree's floating (floating.h). The paper's parameters are the design, stored like
+  // L2SM's: gamma, alpha and the probe cost decide which files float and where to, and delta
+  // changes the levels' capacities, so a tree reopened with other values would be another
+  // design than the one measured. How the engine keeps its read counts (the decay) and how
+  // fast it carries out the floats the equations allow (per flush) are not in the paper and
+  // only pace the same decisions: memory only, like L2SM's hotness source. All but gamma need
+  // gamma > 0. Ranges: gamma may be any share up to 1e6 (1 floats a file as hot as the
+  // hottest above it at eta = 1); alpha and the probe cost are costs in page reads, in
+  // [0.001, 1000] (the paper's flash has alpha = 1250/75, about 17); delta is in files.
+  t.push_back({"float_gamma", S::kReal, 0.0, 1e6, 0.0, /*stored=*/true, /*own_section=*/false,
+               /*needs=*/S::kAlways, {},
+               [](const Options& o) { return o.float_gamma; },
+               [](Options* o, double v) { o->float_gamma = v; }});
+  t.push_back({"float_alpha", S::kReal, 0.001, 1000.0, 1.0, true, false, S::kWithFloat, {},
+               [](const Options& o) { return o.float_alpha; },
+               [](Options* o, double v) { o->float_alpha = v; }});
+  t.push_back({"float_probe_cost", S::kReal, 0.001, 1000.0, 3.0, true, false, S::kWithFloat,
+               {},
+               [](const Options& o) { return o.float_probe_cost; },
+               [](Options* o, double v) { o->float_probe_cost = v; }});
+  t.push_back({"float_stretch", S::kReal, 0.0, 1000.0, 0.0, true, false, S::kWithFloat, {},
+               [](const Options& o) { return o.float_stretch; },
+               [](Options* o, double v) { o->float_stretch = v; }});
+  t.push_back({"float_decay", S::kInt, 1.0, 4294967296.0, 10000.0, false, false,
+               S::kWithFloat, {},
+               [](const Options& o) { return static_cast<double>(o.float_decay); },
+               [](Options* o, double v) { o->float_decay = static_cast<uint64_t>(v); }});
+  t.push_back({"float_per_flush", S::kInt, 1.0, 1000.0, 1.0, false, false, S::kWithFloat, {},
+               [](const Options& o) { return static_cast<double>(o.float_per_flush); },
+               [](Options* o, double v) { o->float_per_flush = static_cast<int>(v); }});
   return t;
 }
 }  // namespace
@@ -204,6 +240,31 @@ void Options::Validate() const {
         "files of its key range, and a whole-level Level 1 is one run that every partition's "
         "merge would rewrite; got l0_partitions = " + std::to_string(l0_partitions) +
         " with granularity='level'");
+  // Tidal-tree's floating (floating.h) moves one file of a level of files up, and its proof
+  // of correctness (the newest version of a key stays the first a lookup meets) knows only
+  // the tree's levels of files: every design that adds another place for data is refused.
+  if (float_gamma > 0.0) {
+    const std::string got = "; got float_gamma = " + Num(float_gamma) + " with ";
+    if (granularity != kFileGranularity)
+      Bad("float_gamma > 0 needs granularity='file': a float moves one file of a level up into "
+          "the files of a level above that overlap it, and a whole-level run has no file to "
+          "move without rewriting the level" + got + "granularity='level'");
+    if (log_ratio > 0.0)
+      Bad("float_gamma > 0 cannot be combined with log_ratio > 0: a level's L2SM log holds "
+          "overlapping files between its tree and the next level, which the float's removal "
+          "of shadowed keys (Algorithm III.1) and its cost (Eq 4) do not count" + got +
+          "log_ratio = " + Num(log_ratio));
+    if (compaction_buffer)
+      Bad("float_gamma > 0 cannot be combined with compaction_buffer: a buffered copy answers "
+          "reads because data only moves down one level at a time (compaction_buffer.h), "
+          "which a float breaks by moving a file up past the levels above it" + got +
+          "compaction_buffer");
+    if (l0_partitions > 1)
+      Bad("float_gamma > 0 cannot be combined with l0_partitions > 1: Level 1's files must end "
+          "at the partitions' cuts so that each partition's merge rewrites only its own files, "
+          "and a float into Level 1 would write files across them" + got + "l0_partitions = " +
+          std::to_string(l0_partitions));
+  }
   if (hotness_audit && hotness != kHotMap)
     Bad("hotness_audit applies only with hotness='hotmap' (it checks the HotMap's picks "
         "against exact counts); got hotness='exact'");

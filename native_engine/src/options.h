@@ -4,8 +4,9 @@
 // message naming the offending parameter and its valid range; an Options that passed
 // Validate() describes a buildable engine. Derived sizes (entries per block B, buffer
 // entries) are computed here so every component agrees on them.
-// The options of L2SM's per-level log (sst_log.h) and of LSbM's compaction buffer
-// (compaction_buffer.h) are described once, in OptionTable(): one row per option with its
+// The options of L2SM's per-level log (sst_log.h), of LSbM's compaction buffer
+// (compaction_buffer.h), of OHDB's partitions and of Tidal-tree's floating (floating.h) are
+// described once, in OptionTable(): one row per option with its
 // name, range, default, and whether it is part of the design (the MANIFEST records it and a
 // reopen must give the same value) or memory only (any value on reopen). Validate(), the
 // MANIFEST (manifest.h: encode, decode, CompareDesign) and the bindings (stored_options) all
@@ -109,6 +110,16 @@ struct Options {
   // level1_runs pieces and merges them into Level 1 on its own, and Level 1's files are cut
   // at the same keys. 1 = one partition (no cut). Part of the design: OptionTable().
   int l0_partitions = 1;
+  // Tidal-tree's floating of hot files (floating.h), granularity 'file' only: at flush time a
+  // file of Level i >= 2 read much more than the files above it (Eq 1) moves up to the level
+  // where it saves the most reads net of its cost (Eq 4), dropping what newer levels shadow.
+  // Ranges, defaults and reopen rules: OptionTable().
+  double float_gamma = 0.0;       // gamma of Eq 1; 0 = no floating
+  double float_alpha = 1.0;       // alpha of Eq 4: a page write costs alpha page reads
+  double float_probe_cost = 3.0;  // page reads per checked file in Eq 2-4 (the paper's 3)
+  double float_stretch = 0.0;     // delta of Eq 5, in files; 0 = no stretch
+  uint64_t float_decay = 10000;   // point lookups between halvings of every read count
+  int float_per_flush = 1;        // floats at most per flush, hottest candidate first
   // Devices (devices.h): level i (0 = level 0, i = Level i) keeps its new run files in
   // level_dirs[min(i, n - 1)], "" meaning the engine's own directory (which always holds the
   // log, the MANIFEST and lost/); empty: every level there. Each entry is "" or an absolute
@@ -146,8 +157,10 @@ struct OptionSpec {
   // which a MANIFEST of either version may carry (LSbM's compaction buffer section,
   // compaction_buffer.h): a MANIFEST without the section has the option off.
   bool own_section;
-  // Applies only with log_ratio > 0: another value than the default is refused without logs.
-  bool needs_log;
+  // The option another value than the default needs, else it is refused as doing nothing:
+  // kWithLog, log_ratio > 0 (L2SM's per-level log); kWithFloat, float_gamma > 0 (floating).
+  enum Needs { kAlways, kWithLog, kWithFloat };
+  Needs needs;
   // kChoice: the spelling of each value. kBool: the spellings of false and true in messages,
   // if not "false" and "true".
   std::vector<const char*> choices;
