@@ -329,6 +329,9 @@ SWEEPS = {s.name: s for s in (
     CaseSet("throughput", "validation.throughput", "insert throughput on the native engine: "
             "T1 from the model's write amplification and a calibration of the engine's CPU, "
             "six designs", 1.0, workers=1),
+    CaseSet("tidal", "validation.tidal", "Tidal-tree's floating of hot files on the native "
+            "engine, with and without it: files checked per lookup under Zipf and latest reads, "
+            "and the writes floats add", 2.0, workers=1),
     CaseSet("paged", "validation.paged", "paged filters and indexes on stock RocksDB: I/O per "
             "zero-result and existing-key read through the block cache at four sizes, G1 "
             "against RocksDB's cache misses", 1.0, workers=1),

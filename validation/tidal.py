@@ -1,0 +1,167 @@
+"""Tidal-tree's floating of hot files (issue 33; native_engine/src/floating.h) against the native
+engine without it, same workload and seed: N entries of 1 KiB loaded, then rounds of existing-key
+reads and uniform inserts at a read/write ratio, the reads Zipf-skewed over keys scattered in the
+key space (the popularity order is a random permutation), or ``latest`` (the most recently
+inserted keys read most). Measured per case: the files a lookup of an existing key checks (its
+key range admitted the key), data blocks read per lookup, and the blocks the floats and merges
+wrote per insert. No model is compared yet: docs/MODEL.md has none for floating."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from validation.generators import rank_sampler
+from validation.scale import Scale
+from validation.sweep import Refused, SetCode, SweepCase, SweepResult, section, table
+from wacky_model.types import KeyDistribution
+
+ENTRIES = 100_000
+ENTRY_BYTES = 1024  # the paper's 1 KB values
+BUFFER = 64 << 10
+FILE = 16 << 10
+T = 10
+OPERATIONS = 50_000
+ROUND = 1_000  # operations per round: reads, then the round's inserts
+# (gamma, Eq 5's stretch delta): the paper's trigger at two gammas, and with the stretch.
+SETTINGS = ((1.0, 0.0), (4.0, 0.0), (1.0, 1.0))
+WORKLOADS = (("zipf:0.99", 9), ("zipf:0.99", 4), ("latest", 9))
+TARGET_PROBES = -0.40  # files checked per existing-key lookup: -40% or better under Zipf
+LATEST_BAND = 0.05  # within +-5% under latest reads
+
+
+@dataclass(frozen=True)
+class TidalRun:
+    probes: float  # files checked per existing-key lookup
+    read_blocks: float  # data blocks read per existing-key lookup
+    written_per_insert: float  # blocks written by flushes, merges and floats per insert
+    float_per_insert: float  # of which by floats
+    floats: int
+
+
+def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int = 1,
+            stretch: float = 0.0, operations: int = OPERATIONS,
+            entries: int = ENTRIES) -> TidalRun:
+    """One run: the load of ``entries``, then ``operations`` operations with ``ratio`` reads per
+    insert (the notebook runs a smaller load)."""
+    from native_engine import Engine
+
+    rng = np.random.default_rng(seed)
+    keys = rng.choice(2**62, entries + operations, replace=False).astype(np.uint64) + 1
+    load, fresh = keys[:entries], keys[entries:]
+    value = np.zeros((ROUND, ENTRY_BYTES - 8), dtype=np.uint8)
+    dist = KeyDistribution.parse(reads)
+    popularity = rng.permutation(load)  # the hot keys scattered over the key space
+    sampler = rank_sampler(dist, entries + operations)
+    floating = ({"float_gamma": gamma, "float_per_flush": per_flush, "float_stretch": stretch}
+                if gamma > 0 else {})
+    with tempfile.TemporaryDirectory(prefix="wacky-tidal-") as tmp:
+        e = Engine(Path(tmp) / "db", T=T, C=T - 1, X=1, K=0, Z=0, entry_bytes=ENTRY_BYTES,
+                   buffer_bytes=BUFFER, granularity="file", file_bytes=FILE, bits_per_entry=10,
+                   wal=False, **floating)
+        for i in range(0, entries, ROUND):
+            e.put_many(load[i:i + ROUND], value[:len(load[i:i + ROUND])])
+        before = e.stats()
+        inserted = 0
+        reads_per_round = ROUND * ratio // (ratio + 1)
+        for _ in range(operations // ROUND):
+            if dist.kind == "latest":  # 0 the newest: the fresh inserts, then the load's last
+                written = np.concatenate([fresh[:inserted][::-1], load[::-1]])
+                ranks = sampler.draw(rng, reads_per_round)
+                draw = written[np.minimum(ranks, written.size - 1)]
+            else:
+                draw = popularity[sampler.draw(rng, reads_per_round) % entries]
+            found = e.get_many(draw)
+            if not all(v is not None for v in found):
+                raise RuntimeError("the engine lost an existing key")
+            n = ROUND - reads_per_round
+            e.put_many(fresh[inserted:inserted + n], value[:n])
+            inserted += n
+        after = e.stats()
+        e.close()
+
+    def delta(*path: str) -> float:
+        a: object = after
+        b: object = before
+        for p in path:
+            a, b = a[p], b[p]  # type: ignore[index]
+        return float(a) - float(b)  # type: ignore[arg-type]
+
+    found_gets = delta("gets_found")
+    written = (delta("total", "blocks_written"))
+    return TidalRun(probes=delta("found_get_files_checked") / max(1.0, found_gets),
+                    read_blocks=delta("point_read", "blocks_read") / max(1.0, found_gets),
+                    written_per_insert=written / max(1, inserted),
+                    float_per_insert=delta("float", "blocks_written") / max(1, inserted),
+                    floats=int(delta("floats")))
+
+
+def _label(reads: str, ratio: int, gamma: float, stretch: float = 0.0) -> str:
+    return f"{reads} reads, R:W {ratio}:1, " + (_setting(gamma, stretch) if gamma
+                                                else "no floating")
+
+
+def _setting(gamma: float, stretch: float) -> str:
+    return f"gamma {gamma:g}" + (f", stretch {stretch:g}" if stretch else "")
+
+
+def _runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
+    return [SweepCase(_label(reads, ratio, g, st), "tidal", None,
+                      {"reads": reads, "ratio": ratio, "gamma": g, "stretch": st},
+                      measure=measure)
+            for reads, ratio in WORKLOADS for g, st in ((0.0, 0.0), *SETTINGS)]
+
+
+def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
+             command: str, refused: Refused) -> str:
+    by = {r.name: r.result for r in results}
+    rows, verdicts = [], []
+    for reads, ratio in WORKLOADS:
+        off: TidalRun | None = by.get(_label(reads, ratio, 0.0))
+        if off is None:
+            continue
+        for g, st in SETTINGS:
+            on: TidalRun | None = by.get(_label(reads, ratio, g, st))
+            if on is None:
+                continue
+            change = on.probes / off.probes - 1.0
+            rows.append([f"{reads}, R:W {ratio}:1", _setting(g, st), f"{off.probes:.2f}",
+                         f"{on.probes:.2f}", f"{change:+.1%}", f"{off.read_blocks:.3f}",
+                         f"{on.read_blocks:.3f}", f"{off.written_per_insert:.2f}",
+                         f"{on.written_per_insert:.2f}", f"{on.float_per_insert:.2f}",
+                         f"{on.floats:,}"])
+            if reads == "latest":
+                verdicts.append(f"latest, {_setting(g, st)}: {change:+.1%} "
+                                f"({'within' if abs(change) <= LATEST_BAND else 'outside'} "
+                                f"+-{LATEST_BAND:.0%})")
+            else:
+                verdicts.append(f"{reads}, R:W {ratio}:1, {_setting(g, st)}: {change:+.1%} "
+                                f"({'met' if change <= TARGET_PROBES else 'missed'}: "
+                                f"{TARGET_PROBES:+.0%} or better)")
+    body = [*table(["reads", "floating", "files checked per lookup, off", "on", "change",
+                    "data blocks read per lookup, off", "on", "blocks written per insert, off",
+                    "on", "by floats", "floats"], rows), "",
+            "Against the issue's targets: " + "; ".join(verdicts) + "." if verdicts else "",
+            "",
+            "A file is checked when its key range admits the key (so its filter is consulted): "
+            "level 0's runs, the one file of each level that covers it. With filters pinned in "
+            "memory a check costs its false-positive rate, so fewer checks save little I/O "
+            "here; with paged filters (docs/MODEL.md G1) each saved check is a filter block "
+            "the cache need not hold. No model predicts these figures yet."]
+    return section(
+        "tidal", "Tidal-tree's floating of hot files against the native engine without it",
+        command,
+        f"{ENTRIES:,} entries of {ENTRY_BYTES:,} B loaded (Leveling T = {T} with files of "
+        f"{FILE:,} B, a {BUFFER:,} B buffer, 10 bits per entry), then {OPERATIONS:,} operations "
+        f"in rounds of {ROUND:,}: existing-key reads, then uniform inserts of new keys, at the "
+        "read/write ratio given. Zipf reads are over a random permutation of the loaded keys "
+        "(hot keys scattered); latest reads favour the newest inserts. Floating: "
+        "`Engine(float_gamma=...)` with the paper's Eq 4 (3 reads per check saved, "
+        "alpha 1), native_engine/src/floating.h.", body)
+
+
+SETS = {"tidal": SetCode(_runs, _section)}
