@@ -290,14 +290,24 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
             if dynamic is not None or level_base_bytes is not None:
                 raise ValueError("dynamic and level_base_bytes need one ratio (C = T - 1, X = 1)")
             extra = [caps[i + 1] / caps[i] for i in range(L - 1)]
+            # RocksDB 7.8 holds the per-level multipliers as whole numbers (a vector<int>: its
+            # OPTIONS parser reads "1.25" as 1), so Eq 8's ratios are rounded here, not there.
+            whole = [max(1, round(r)) for r in extra]
             opt("CFOptions", "max_bytes_for_level_multiplier", 1,
                 "the ratios are given level by level")
             opt("CFOptions", "max_bytes_for_level_multiplier_additional",
-                ":".join(_number(round(r, 4)) for r in extra) or "1",
-                "each level's ratio to the one above (Eq 8 and 9 at this N)")
+                ":".join(str(r) for r in whole) or "1",
+                "each level's ratio to the one above (Eq 8 and 9 at this N), rounded to the "
+                "whole numbers RocksDB takes")
             opt("CFOptions", "level_compaction_dynamic_level_bytes", "false",
                 "the per-level ratios only apply to capacities fixed from Level 1 down")
-            grades.append(KnobGrade("T", "exact", "the ratios follow Eq 8 level by level"))
+            rounded = [f"{r:.3g} -> {w}" for r, w in zip(extra, whole, strict=True)
+                       if not math.isclose(r, w, rel_tol=1e-9)]
+            grades.append(KnobGrade(
+                "T", "approximate" if rounded else "exact",
+                "RocksDB takes whole per-level multipliers, so Eq 8's ratios are rounded ("
+                + ", ".join(rounded) + ")" if rounded else
+                "the ratios follow Eq 8 level by level"))
             grades.append(KnobGrade(
                 "X", "exact" if math.isclose(design.X, 1.0) else "approximate",
                 "capacities are fixed from Level 1 down at this N; the design re-anchors them on "
