@@ -120,6 +120,16 @@ def test_recommend_moves_the_deep_levels_when_the_own_device_is_small() -> None:
     assert again.theta == pytest.approx(rec.cost, rel=1e-9)
 
 
+def test_the_stock_rocksdb_search_refuses_devices_rather_than_ignore_them(wacky) -> None:
+    from wacky_model.rocksdb_tuning import recommend_rocksdb
+
+    with pytest.raises(ValueError, match="does not place levels on devices yet"):
+        recommend_rocksdb(MIX, _system(2e9))
+    r = wacky("recommend", "--target", "rocksdb", "--entries", "1e7", "--device", "a:1:1",
+              "--device", "b:4:4", "--writes", "0.5", "--point-reads", "0.5")
+    assert r.returncode == 2 and "does not place levels on devices yet" in r.stderr
+
+
 def test_no_placement_fits_devices_too_small_together() -> None:
     s = System(entries=2**27, devices=(Device("a", 1, 1, 1e6), Device("b", 2, 2, 1e6)))
     with pytest.raises(ValueError, match="no placement of the levels fits"):

@@ -421,6 +421,11 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
 
     check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
           | ({"level0_trigger"} if (level0_trigger or 1) > 1 else set()))
+    if len(system.devices) > 1:
+        # Not silently on one device: the stock grid is priced on the system's own device.
+        raise ValueError("the stock RocksDB search does not place levels on devices yet "
+                         "(System.devices): price a placement with level_devices, or export "
+                         "one (db_paths) with rocksdb_export(level_devices=...)")
     return file_pick(list(stock_grid(system, constraints, level0_trigger)), workload, rho)
 
 
