@@ -8,7 +8,10 @@ the workload and the system put in play, and returns one cost type (:class:`Pric
 * whole levels under skewed keys, updates or a cache: the skew model (S1-S8);
 * files: the partial-merge model (P1-P7) with the engine's sizing, or stock RocksDB's;
 * universal: U1-U4, and under skewed keys, updates or a cache U5 over a cycle of the largest
-  run.
+  run;
+* then two stages on the cycle model's result: G1 when the system pages its filters and indexes
+  through the block cache (stock RocksDB leveled configurations), and D1 when levels sit on
+  devices of different costs (each level's I/O, from the per-level ledger, at its device's).
 
 Θ is Eq 16 applied once (:mod:`cost_models.objective`) to the cost row, with the workload's
 weights, or with ``rho`` the robust objective's worst case. The search prices its tables with
