@@ -61,8 +61,8 @@ TEST(Devices, OptionsRefuseRelativePathsAndWhitespace) {
   CHECK_THROWS(o.Validate(), std::invalid_argument, "at most 64");
 }
 
-// Each kind of tree with Level 0 and Level 1 at home and everything below on a device.
-std::vector<Options> Kinds(const std::string& slow) {
+// Each kind of tree; a test places its levels (level_dirs) itself.
+std::vector<Options> Kinds() {
   std::vector<Options> out;
   Options whole = test::SmallOptions();
   Options staged = test::SmallOptions();
@@ -77,17 +77,13 @@ std::vector<Options> Kinds(const std::string& slow) {
   logged.log_ratio = 0.2;
   Options buffered = test::SmallOptions(kFileGranularity, 96);
   buffered.compaction_buffer = true;
-  for (Options o : {whole, staged, tiered, files, staged_files, logged, buffered}) {
-    o.level_dirs = {"", "", slow};
-    out.push_back(o);
-  }
-  return out;
+  return {whole, staged, tiered, files, staged_files, logged, buffered};
 }
 
 TEST(EngineDevices, RandomWorkloadsAcrossReopensLoseNothingAndCountEveryByte) {
   int kind = 0;
   test::TempDir tmp;
-  for (const Options& o : Kinds(tmp.path() + "/slow" + "0")) {
+  for (const Options& o : Kinds()) {
     const std::string slow = tmp.path() + "/slow" + std::to_string(kind);
     Options opt = o;
     opt.level_dirs = {"", "", slow};
@@ -208,8 +204,8 @@ TEST(EngineDevices, UnlistedFilesOnADeviceGoToItsLostDirectory) {
     test::Load(&e, &model, 0, 300, 1);
     const auto on_slow = RunIdsIn(slow);
     CHECK(!on_slow.empty());
-    // A copy of a live run under an id the MANIFEST never gave out, and a live home run's
-    // copy on the device: neither is listed there, so neither may be deleted.
+    // A copy of a live run under an id the MANIFEST never gave out: not listed on the device,
+    // and not provably obsolete, so it may not be deleted.
     stray = 900000;
     const std::string from = RunFileName(slow, on_slow[0]);
     std::vector<uint8_t> bytes(FileBytes(from));
