@@ -463,6 +463,10 @@ def _engine_compaction(compaction: Compaction) -> dict[str, Any]:
         log = compaction.log
         out.update(log_ratio=log.ratio, log_alpha=log.alpha, log_batch_cap=int(log.batch_cap),
                    hotness=log.hotness)
+    if compaction.floating is not None:  # Tidal-tree
+        f = compaction.floating
+        out.update(float_gamma=f.gamma, float_alpha=f.alpha, float_probe_cost=f.probe_cost,
+                   float_per_flush=int(f.per_flush), float_decay=int(f.decay))
     if compaction.buffer is not None:  # LSbM
         out.update(compaction_buffer=True, buffer_trim=compaction.buffer.trim,
                    buffer_trim_interval=compaction.buffer.interval)

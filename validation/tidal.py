@@ -4,7 +4,10 @@ reads and uniform inserts at a read/write ratio, the reads Zipf-skewed over keys
 key space (the popularity order is a random permutation), or ``latest`` (the most recently
 inserted keys read most). Measured per case: the files a lookup of an existing key checks (its
 key range admitted the key), data blocks read per lookup, and the blocks the floats and merges
-wrote per insert. No model is compared yet: docs/MODEL.md has none for floating."""
+wrote per insert; beside them the model's (cost_models.tidal, docs/MODEL.md F1-F5) for the same
+window. The window starts after a warm-up of WARMUP operations: Eq 1's eta counts the load's
+writes until the lookups' halvings decay them (floating.h), so floating starts slowly after a
+load, and the model follows it through the warm-up too."""
 
 from __future__ import annotations
 
@@ -15,10 +18,20 @@ from pathlib import Path
 
 import numpy as np
 
+from cost_models.partial import window_costs
+from cost_models.tidal import (
+    FloatCosts,
+    Floating,
+    float_costs,
+    float_tree,
+    placement_bound,
+    window_flushes,
+)
 from validation.generators import rank_sampler
 from validation.scale import Scale
 from validation.sweep import Refused, SetCode, SweepCase, SweepResult, section, table
-from wacky_model.types import KeyDistribution
+from wacky_model.files import native_policy
+from wacky_model.types import Compaction, Design, KeyDistribution, System
 
 ENTRIES = 100_000
 ENTRY_BYTES = 1024  # the paper's 1 KB values
@@ -26,12 +39,16 @@ BUFFER = 64 << 10
 FILE = 16 << 10
 T = 10
 OPERATIONS = 50_000
+WARMUP = 50_000  # operations before the window: floating's start after the load, not counted
 ROUND = 1_000  # operations per round: reads, then the round's inserts
 # (gamma, Eq 5's stretch delta): the paper's trigger at two gammas, and with the stretch.
 SETTINGS = ((1.0, 0.0), (4.0, 0.0), (1.0, 1.0))
 WORKLOADS = (("zipf:0.99", 9), ("zipf:0.99", 4), ("latest", 9))
+DESIGN = Design(T=T, C=T - 1, X=1, K=0, Z=0)
 TARGET_PROBES = -0.40  # files checked per existing-key lookup: -40% or better under Zipf
 LATEST_BAND = 0.05  # within +-5% under latest reads
+MODEL_PROBES = 0.10  # the model's files checked per lookup within 10% of the engine's
+MODEL_WRITES = 0.25  # the model's extra writes per insert within 25%
 
 
 @dataclass(frozen=True)
@@ -45,18 +62,18 @@ class TidalRun:
 
 def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int = 1,
             stretch: float = 0.0, operations: int = OPERATIONS,
-            entries: int = ENTRIES) -> TidalRun:
+            entries: int = ENTRIES, warmup: int = WARMUP) -> TidalRun:
     """One run: the load of ``entries``, then ``operations`` operations with ``ratio`` reads per
     insert (the notebook runs a smaller load)."""
     from native_engine import Engine
 
     rng = np.random.default_rng(seed)
-    keys = rng.choice(2**62, entries + operations, replace=False).astype(np.uint64) + 1
+    keys = rng.choice(2**62, entries + warmup + operations, replace=False).astype(np.uint64) + 1
     load, fresh = keys[:entries], keys[entries:]
     value = np.zeros((ROUND, ENTRY_BYTES - 8), dtype=np.uint8)
     dist = KeyDistribution.parse(reads)
     popularity = rng.permutation(load)  # the hot keys scattered over the key space
-    sampler = rank_sampler(dist, entries + operations)
+    sampler = rank_sampler(dist, entries + warmup + operations)
     floating = ({"float_gamma": gamma, "float_per_flush": per_flush, "float_stretch": stretch}
                 if gamma > 0 else {})
     with tempfile.TemporaryDirectory(prefix="wacky-tidal-") as tmp:
@@ -65,10 +82,12 @@ def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int 
                    wal=False, **floating)
         for i in range(0, entries, ROUND):
             e.put_many(load[i:i + ROUND], value[:len(load[i:i + ROUND])])
-        before = e.stats()
         inserted = 0
         reads_per_round = ROUND * ratio // (ratio + 1)
-        for _ in range(operations // ROUND):
+        before = e.stats()
+        for step in range((warmup + operations) // ROUND):
+            if step == warmup // ROUND:
+                before = e.stats()
             if dist.kind == "latest":  # 0 the newest: the fresh inserts, then the load's last
                 written = np.concatenate([fresh[:inserted][::-1], load[::-1]])
                 ranks = sampler.draw(rng, reads_per_round)
@@ -92,12 +111,33 @@ def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int 
         return float(a) - float(b)  # type: ignore[arg-type]
 
     found_gets = delta("gets_found")
+    counted = inserted - (warmup // ROUND) * (ROUND - reads_per_round)
     written = (delta("total", "blocks_written"))
     return TidalRun(probes=delta("found_get_files_checked") / max(1.0, found_gets),
                     read_blocks=delta("point_read", "blocks_read") / max(1.0, found_gets),
-                    written_per_insert=written / max(1, inserted),
-                    float_per_insert=delta("float", "blocks_written") / max(1, inserted),
+                    written_per_insert=written / max(1, counted),
+                    float_per_insert=delta("float", "blocks_written") / max(1, counted),
                     floats=int(delta("floats")))
+
+
+def predict(reads: str, ratio: int, gamma: float, per_flush: int = 1,
+            operations: int = OPERATIONS, entries: int = ENTRIES,
+            warmup: int = WARMUP) -> FloatCosts | None:
+    """The model's figures for :func:`measure`'s window (cost_models.tidal over the partial
+    model's tree for this design); None for ``latest`` reads, which F3 does not describe (its
+    read keys are scattered loaded keys, not the newest)."""
+    dist = KeyDistribution.parse(reads)
+    if dist.kind == "latest":
+        return None
+    system = System(entries=entries, entry_bytes=ENTRY_BYTES, buffer_bytes=BUFFER,
+                    bits_per_entry=10)
+    policy = native_policy(DESIGN, system, Compaction("file", FILE))
+    inserts = (warmup + operations) // (ratio + 1)
+    tree = float_tree(window_costs(policy, entries, inserts, settled=True), policy)
+    flushes = window_flushes(operations // (ratio + 1), tree)
+    opts = Floating(gamma=gamma, per_flush=per_flush) if gamma > 0 else None
+    return float_costs(tree, opts, dist, entries, float(ratio), flushes,
+                       writes_before=entries, warmup=window_flushes(warmup // (ratio + 1), tree))
 
 
 def _label(reads: str, ratio: int, gamma: float, stretch: float = 0.0) -> str:
@@ -116,10 +156,32 @@ def _runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
             for reads, ratio in WORKLOADS for g, st in ((0.0, 0.0), *SETTINGS)]
 
 
+def _model_cells(off: TidalRun, on: TidalRun, model: FloatCosts | None, per_block: float,
+                 inserts: int) -> tuple[list[str], list[str]]:
+    """The model's cells beside the measured ones, and its verdicts against F1-F4's bars."""
+    if model is None:
+        return ["-"] * 5, []
+    extra = on.written_per_insert - off.written_per_insert
+    m_extra = model.extra_writes / per_block
+    e_probes = model.probes_on / on.probes - 1.0
+    e_extra = m_extra / extra - 1.0 if extra > 0 else float("inf")
+    cells = [f"{model.probes_on:.2f}", f"{model.probe_change:+.1%}", f"{m_extra:.2f}",
+             f"{model.float_writes / per_block:.2f}",
+             f"{model.floats_per_flush * inserts / (BUFFER // ENTRY_BYTES):,.0f}"]
+    verdicts = [f"files checked {e_probes:+.1%} "
+                f"({'within' if abs(e_probes) <= MODEL_PROBES else 'outside'} "
+                f"{MODEL_PROBES:.0%})",
+                f"extra writes {e_extra:+.1%} "
+                f"({'within' if abs(e_extra) <= MODEL_WRITES else 'outside'} "
+                f"{MODEL_WRITES:.0%})"]
+    return cells, verdicts
+
+
 def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
              command: str, refused: Refused) -> str:
     by = {r.name: r.result for r in results}
-    rows, verdicts = [], []
+    per_block = 4096 // ENTRY_BYTES
+    rows, verdicts, model_verdicts, steady = [], [], [], []
     for reads, ratio in WORKLOADS:
         off: TidalRun | None = by.get(_label(reads, ratio, 0.0))
         if off is None:
@@ -129,11 +191,17 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
             if on is None:
                 continue
             change = on.probes / off.probes - 1.0
+            model = predict(reads, ratio, g) if not st else None
+            cells, said = _model_cells(off, on, model, per_block,
+                                       OPERATIONS // (ratio + 1))
             rows.append([f"{reads}, R:W {ratio}:1", _setting(g, st), f"{off.probes:.2f}",
-                         f"{on.probes:.2f}", f"{change:+.1%}", f"{off.read_blocks:.3f}",
-                         f"{on.read_blocks:.3f}", f"{off.written_per_insert:.2f}",
-                         f"{on.written_per_insert:.2f}", f"{on.float_per_insert:.2f}",
-                         f"{on.floats:,}"])
+                         f"{on.probes:.2f}", cells[0], f"{change:+.1%}", cells[1],
+                         f"{off.read_blocks:.3f}", f"{on.read_blocks:.3f}",
+                         f"{on.written_per_insert - off.written_per_insert:.2f}", cells[2],
+                         f"{on.float_per_insert:.2f}", cells[3], f"{on.floats:,}", cells[4]])
+            if said:
+                model_verdicts.append(f"{reads}, R:W {ratio}:1, {_setting(g, st)}: "
+                                      + ", ".join(said))
             if reads == "latest":
                 verdicts.append(f"latest, {_setting(g, st)}: {change:+.1%} "
                                 f"({'within' if abs(change) <= LATEST_BAND else 'outside'} "
@@ -142,26 +210,57 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
                 verdicts.append(f"{reads}, R:W {ratio}:1, {_setting(g, st)}: {change:+.1%} "
                                 f"({'met' if change <= TARGET_PROBES else 'missed'}: "
                                 f"{TARGET_PROBES:+.0%} or better)")
-    body = [*table(["reads", "floating", "files checked per lookup, off", "on", "change",
-                    "data blocks read per lookup, off", "on", "blocks written per insert, off",
-                    "on", "by floats", "floats"], rows), "",
+        if reads != "latest":
+            steady.append(_steady_line(reads, ratio))
+    body = [*table(["reads", "floating", "files checked per lookup, off", "on", "model",
+                    "change", "model", "data blocks read per lookup, off", "on",
+                    "extra blocks written per insert", "model", "by floats", "model",
+                    "floats", "model"], rows), "",
             "Against the issue's targets: " + "; ".join(verdicts) + "." if verdicts else "",
+            "",
+            "The model against the engine (bars: files checked within "
+            f"{MODEL_PROBES:.0%}, extra writes within {MODEL_WRITES:.0%}): "
+            + "; ".join(model_verdicts) + ". Eq 5's stretch and latest reads are not "
+            "modelled ('-').",
+            "",
+            "Past the warm-up, at steady state (no load's writes in eta), and the floor F5 "
+            "that no floating can pass at these level sizes (each level's files holding one "
+            "hot key each, the hottest highest): " + "; ".join(steady) + ".",
             "",
             "A file is checked when its key range admits the key (so its filter is consulted): "
             "level 0's runs, the one file of each level that covers it. With filters pinned in "
             "memory a check costs its false-positive rate, so fewer checks save little I/O "
             "here; with paged filters (docs/MODEL.md G1) each saved check is a filter block "
-            "the cache need not hold. No model predicts these figures yet."]
+            "the cache need not hold. Extra blocks written: with floating less without, per "
+            "insert (the floats' own writes and their entries' way back down)."]
     return section(
         "tidal", "Tidal-tree's floating of hot files against the native engine without it",
         command,
         f"{ENTRIES:,} entries of {ENTRY_BYTES:,} B loaded (Leveling T = {T} with files of "
-        f"{FILE:,} B, a {BUFFER:,} B buffer, 10 bits per entry), then {OPERATIONS:,} operations "
-        f"in rounds of {ROUND:,}: existing-key reads, then uniform inserts of new keys, at the "
-        "read/write ratio given. Zipf reads are over a random permutation of the loaded keys "
-        "(hot keys scattered); latest reads favour the newest inserts. Floating: "
-        "`Engine(float_gamma=...)` with the paper's Eq 4 (3 reads per check saved, "
-        "alpha 1), native_engine/src/floating.h.", body)
+        f"{FILE:,} B, a {BUFFER:,} B buffer, 10 bits per entry), then {WARMUP:,} operations "
+        f"of warm-up and {OPERATIONS:,} measured, in rounds of {ROUND:,}: existing-key reads, "
+        "then uniform inserts of new keys, at the read/write ratio given. Zipf reads are over "
+        "a random permutation of the loaded keys (hot keys scattered); latest reads favour "
+        "the newest inserts. Floating: `Engine(float_gamma=...)` with the paper's Eq 4 "
+        "(3 reads per check saved, alpha 1), native_engine/src/floating.h. Model: "
+        "cost_models.tidal (docs/MODEL.md F1-F5) over the partial model's tree.", body)
+
+
+def _steady_line(reads: str, ratio: int) -> str:
+    """F3 far past any load (eta at its workload value), and F5's floor, for gamma 1."""
+    system = System(entries=ENTRIES, entry_bytes=ENTRY_BYTES, buffer_bytes=BUFFER,
+                    bits_per_entry=10)
+    policy = native_policy(DESIGN, system, Compaction("file", FILE))
+    tree = float_tree(window_costs(policy, ENTRIES, OPERATIONS // (ratio + 1), settled=True),
+                      policy)
+    dist = KeyDistribution.parse(reads)
+    flushes = window_flushes(OPERATIONS // (ratio + 1), tree)
+    warm = 4 * flushes
+    on = float_costs(tree, Floating(gamma=1.0), dist, ENTRIES, float(ratio), flushes,
+                     warmup=warm)
+    floor = placement_bound(tree, dist, ENTRIES)
+    return (f"{reads}, R:W {ratio}:1, gamma 1: {on.probes_off:.2f} -> {on.probes_on:.2f} "
+            f"({on.probe_change:+.1%}); floor {floor:.2f} ({floor / on.probes_off - 1:+.1%})")
 
 
 SETS = {"tidal": SetCode(_runs, _section)}

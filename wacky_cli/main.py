@@ -486,7 +486,7 @@ COMPAT_FLAGS = {
     "level0_trigger": "--level1-runs above 1", "universal": "universal compaction",
     "l2sm_log": "--log-ratio", "lsbm_buffer": "--compaction-buffer",
     "l0_partitions": "--l0-partitions", "devices": "--device or --level-devices",
-    "paged": "--paged-metadata",
+    "paged": "--paged-metadata", "floating": "--floating",
 }
 
 

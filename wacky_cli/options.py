@@ -22,7 +22,7 @@ import typer
 from cost_models.limits import MAX_RUNS_PER_LEVEL
 from wacky_model.guardrails import PRACTICAL_RUNS_PER_LEVEL, Constraints
 from wacky_model.presets import PRESET_NAMES, preset
-from wacky_model.types import Buffer, Compaction, Design, Log, System, Workload
+from wacky_model.types import Buffer, Compaction, Design, Floating, Log, System, Workload
 
 
 @dataclass(frozen=True)
@@ -226,6 +226,10 @@ _COMPACTION_FLAGS = (
          "and Level 1 cut at this many equally spaced keys, each partition merging on its own "
          "(the paper's 10); 1 is none. The model prices it (docs/MODEL.md P6); recommend does "
          "not take it.", RUN, whole),
+    Flag("--floating", float | None, "With --granularity file: Tidal-tree's floating of hot "
+         "files with this gamma (Eq 1: a file floats when its read share reaches gamma / eta "
+         "of the level above's hottest; the paper's 1). recommend chooses it itself "
+         "(docs/MODEL.md F1-F5); 0 turns it off.", RUN),
 )
 
 # Single flags that are not part of a group, declared here so every command spells them alike.
@@ -442,6 +446,7 @@ class CompactionChoice:
     buffer_trim: float = 0.8
     level_devices: str | None = None
     l0_partitions: int = 1
+    floating: float | None = None
 
     def resolve(self, default_granularity: str = "level") -> Compaction:
         try:
@@ -454,7 +459,9 @@ class CompactionChoice:
             return Compaction(self.granularity or default_granularity, self.file_bytes,
                               self.level1_runs, self.file_pick, log=log, buffer=buffer,
                               l0_partitions=self.l0_partitions,
-                              level_devices=level_devices(self.level_devices))
+                              level_devices=level_devices(self.level_devices),
+                              floating=(Floating(self.floating) if self.floating is not None
+                                        and self.floating != 0 else None))
         except ValueError as e:
             raise ValueError(compaction_flags(str(e))) from None
 
@@ -476,10 +483,12 @@ def compaction_flags(message: str) -> str:
 
     for name, flag in (("l2sm_log", "--log-ratio"), ("lsbm_buffer", "--compaction-buffer"),
                        ("l0_partitions", "--l0-partitions"), ("devices", "--level-devices"),
+                       ("floating", "--floating"),
                        ("universal", "universal compaction (the export's for a tiered design)")):
         message = message.replace(FEATURES[name], flag)
     message = re.sub(r"\blog (ratio|alpha)\b", lambda m: f"--log-{m.group(1)}", message)
     message = re.sub(r"\bbuffer trim\b", "--buffer-trim", message)
+    message = re.sub(r"^gamma\b", "--floating", message)
     message = re.sub(r"\b(log|buffer) \((L2SM|LSbM)\)",
                      lambda m: "--log-ratio" if m.group(1) == "log" else "--compaction-buffer",
                      message)

@@ -40,6 +40,7 @@ FEATURES = {
     "l0_partitions": "OHDB's partitioned level 0 (Compaction(l0_partitions=P))",
     "devices": "levels placed on devices (Compaction(level_devices=...), System.devices)",
     "paged": "paged filters and indexes (System.paged_metadata)",
+    "floating": "Tidal-tree's floating of hot files (Compaction(floating=Floating(...)))",
 }
 
 
@@ -101,6 +102,27 @@ REFUSALS: tuple[Refusal, ...] = (
          physical=True),
     _row("paged", "devices", "G1 and D1 are not composed yet: a cache miss's device is not "
                              "priced"),
+    # Tidal-tree's floating (F1-F5). The native engine refuses the first three pairs too
+    # (native_engine/src/options.cc): a float's proof knows only the tree's levels of files.
+    _row("floating", "l2sm_log", "a level's L2SM log holds overlapping files between its tree "
+                                 "and the next level, which a float's removal of shadowed keys "
+                                 "(Algorithm III.1) and its cost (Eq 4) do not count",
+         physical=True),
+    _row("floating", "lsbm_buffer", "a buffered copy answers reads because data only moves "
+                                    "down one level at a time, which a float breaks",
+         physical=True),
+    _row("floating", "l0_partitions", "each partition's merge rewrites only its own Level 1 "
+                                      "files, and a float into Level 1 would write files "
+                                      "across the partitions' cuts", physical=True),
+    _row("floating", "rocksdb", "stock RocksDB only moves data down: CompactFiles refuses an "
+                                "output level above its inputs, so floating needs a driver",
+         physical=True),
+    _row("floating", "cache", "floated files are rewritten sooner, so their blocks leave the "
+                              "cache sooner (S6), which F1-F5 do not price yet"),
+    _row("floating", "devices", "a float's writes land on its destination level's device, "
+                                "which F4 does not split by level yet"),
+    _row("floating", "paged", "with paged filters a check costs a filter block's miss, which "
+                              "F1-F5 and G1 do not compose yet"),
 )
 
 @dataclass(frozen=True)
@@ -159,7 +181,7 @@ def features_in(workload: Workload, system: System, model: str = "finite",
 
 # A feature that only exists with another: a level-0 trigger above 1 is a file-granular knob,
 # and only stock RocksDB builds universal compaction.
-IMPLIES = {"level0_trigger": "files", "universal": "rocksdb"}
+IMPLIES = {"level0_trigger": "files", "universal": "rocksdb", "floating": "files"}
 
 
 def refusals(features: set[str] | frozenset[str]) -> list[Refusal]:

@@ -106,7 +106,9 @@ class Configuration:
                            "log": None if c.log is None else dict(c.log.__dict__),
                            "buffer": None if c.buffer is None else dict(c.buffer.__dict__),
                            "l0_partitions": c.l0_partitions,
-                           "level_devices": list(c.level_devices)},
+                           "level_devices": list(c.level_devices),
+                           "floating": None if c.floating is None else dict(
+                               c.floating.__dict__)},
             "memory": None if self.memory is None else dict(self.memory.__dict__),
             "target": self.target,
         }
@@ -135,5 +137,5 @@ def features_of(config: Configuration) -> set[str]:
     return {name for name, used in (
         ("files", c.granularity == "file"), ("universal", c.style == "universal"),
         ("level0_trigger", c.level1_runs > 1), ("rocksdb", config.target == "rocksdb"),
-        ("devices", bool(c.level_devices)))
+        ("devices", bool(c.level_devices)), ("floating", c.floating is not None))
         if used} | set(c.side_runs)

@@ -24,6 +24,7 @@ from wacky_model.types import (
     Buffer,
     Compaction,
     Design,
+    Floating,
     Log,
     System,
     Workload,
@@ -201,6 +202,10 @@ class FilePick:
     # when the pick has one, the paper's 0.1 when not): :func:`log_report`; None for stock
     # RocksDB, which has no log.
     log: dict[str, Any] | None = None
+    # Tidal-tree's floating (F1-F4), priced on a native pick under skewed reads: whether it
+    # was chosen, Θ, files checked per existing-key read and write amplification without and
+    # with it (:func:`floating_report`); None when it was not priced.
+    floating: dict[str, Any] | None = None
 
 
 def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: float | None,
@@ -401,9 +406,60 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         if chosen:
             compaction, costs, theta, k = with_buffer, costs_b, theta_b, kb
             log = None
+    floating = None
+    if buffer is None or not buffer["chosen"]:
+        floating = floating_report(Configuration(design, compaction, Memory.of(split)), split,
+                                   workload, costs, theta, weights)
+        if floating is not None and floating["chosen"]:
+            compaction = replace(compaction, floating=FLOAT_OPTIONS)
+            costs, theta = floating["costs"], floating["theta_with"]
+        if floating is not None:
+            floating = {k: v for k, v in floating.items() if k != "costs"}
     choice = SkewChoice(design, name_of(design, split), theta, analysis_of(k),
                         u_grid.designs[u_index], uniform_theta, len(staged))
-    return FilePick(split, design, compaction, costs, theta, choice, skipped, buffer, log)
+    return FilePick(split, design, compaction, costs, theta, choice, skipped, buffer, log,
+                    floating)
+
+
+# Tidal-tree's floating as the search tries it: the paper's gamma, one float per flush.
+FLOAT_OPTIONS = Floating(gamma=1.0)
+# Floating rewrites files the objective prices only as their writes: the search takes it where
+# it lowers Θ by at least this share.
+FLOAT_GAIN = 0.005
+
+
+def floating_report(config: Any, split: System, workload: Workload, costs: LeveledCosts,
+                    theta: float, weights: Weights) -> dict[str, Any] | None:
+    """What Tidal-tree's floating (F1-F4 at :data:`FLOAT_OPTIONS`) buys on a native
+    file-granular pick whose skewed costs are ``costs`` (Θ ``theta``): None where the one table
+    refuses it with what is in play, or F3 does not describe the workload (latest reads,
+    updates). The pricing is :func:`wacky_model.pricing.price`'s F stage on the pick's costs."""
+    from wacky_model.compat import features_in, refusals
+    from wacky_model.pricing import floating_costs, skewed
+
+    c = config.compaction
+    if (c.style != "wacky" or c.sizing != "wacky" or c.granularity != "file"
+            or refusals(features_in(workload, split) | set(c.side_runs)
+                        | {"floating", "files"} | ({"l0_partitions"} if c.l0_partitions > 1
+                                                   else set()))):
+        return None
+    if (workload.read_keys.kind == "latest" or workload.update_fraction > 0.0
+            or not workload.write_keys.is_uniform):
+        return None
+    if split.probe_cost <= 0.0:  # a check costs a false positive's I/O only: nothing to buy
+        return {"chosen": False, "gamma": FLOAT_OPTIONS.gamma, "theta_without": theta,
+                "theta_with": None, "probe_cost": 0.0, "costs": None}
+    with_float = replace(config, compaction=replace(c, floating=FLOAT_OPTIONS))
+    f = floating_costs(with_float, split, workload, costs)
+    saved = f.probes_off - f.probes_on
+    costs_f = skewed(costs, costs.point_read - split.probe_cost * saved,
+                     costs.write_amp + f.extra_writes, costs.zero_result_read)
+    theta_f = float(theta_shared(costs_f.row(split.entries_per_block), weights)[0])
+    return {"chosen": theta_f < theta * (1.0 - FLOAT_GAIN), "gamma": FLOAT_OPTIONS.gamma,
+            "theta_without": theta, "theta_with": theta_f, "probes_without": f.probes_off,
+            "probes_with": f.probes_on, "write_amp_without": costs.write_amp,
+            "write_amp_with": costs_f.write_amp, "probe_cost": split.probe_cost,
+            "costs": costs_f}
 
 
 # The compaction buffer (LSbM) costs disk space the objective does not price: the search takes

@@ -9,9 +9,11 @@ the workload and the system put in play, and returns one cost type (:class:`Pric
 * files: the partial-merge model (P1-P7) with the engine's sizing, or stock RocksDB's;
 * universal: U1-U4, and under skewed keys, updates or a cache U5 over a cycle of the largest
   run;
-* then two stages on the cycle model's result: G1 when the system pages its filters and indexes
-  through the block cache (stock RocksDB leveled configurations), and D1 when levels sit on
-  devices of different costs (each level's I/O, from the per-level ledger, at its device's).
+* then stages on the cycle model's result: G1 when the system pages its filters and indexes
+  through the block cache (stock RocksDB leveled configurations); F1-F4 when Tidal-tree floats
+  hot files (the checks an existing-key read saves, at the system's probe cost, and the floats'
+  writes); and D1 when levels sit on devices of different costs (each level's I/O, from the
+  per-level ledger, at its device's).
 
 Θ is Eq 16 applied once (:mod:`cost_models.objective`) to the cost row, with the workload's
 weights, or with ``rho`` the robust objective's worst case. The search prices its tables with
@@ -29,6 +31,7 @@ import numpy as np
 
 from cost_models.devices import DeviceCosts, LevelLedger, device_costs
 from cost_models.objective import COST_ROW, cost_row, theta_shared
+from cost_models.tidal import FloatCosts
 from wacky_model.config import Configuration, Memory, features_of, keys_of, weights_of
 from wacky_model.types import Compaction, Design, System, Workload, check_types
 
@@ -57,6 +60,7 @@ class Priced:
     cache_hit_rate: float | None = None
     detail: Any = None  # the model's own result (its per-level figures)
     devices: DeviceCosts | None = None  # D1, when levels are placed on devices
+    floating: FloatCosts | None = None  # F1-F4, when hot files float (Compaction.floating)
 
     def to_dict(self) -> dict[str, Any]:
         return {"configuration": self.configuration.to_dict(), "model": self.model,
@@ -65,7 +69,10 @@ class Priced:
                 "range_runs": self.range_runs, "memory_bits_per_entry": self.memory_bits_per_entry,
                 "cache_hit_rate": self.cache_hit_rate,
                 "row": dict(zip(COST_ROW, map(float, self.row), strict=True)),
-                "devices": None if self.devices is None else dict(self.devices.__dict__)}
+                "devices": None if self.devices is None else dict(self.devices.__dict__),
+                "floating": None if self.floating is None else {
+                    k: float(v) if not isinstance(v, tuple) else list(v)
+                    for k, v in self.floating.__dict__.items()}}
 
 
 def price(config: Configuration, workload: Workload, system: System, *, model: str = "finite",
@@ -103,6 +110,13 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
             name = "skew"
         point_read, write_amp, hit, detail = k.point_read, k.write_amp, k.cache_hit_rate, k
         zero_result_read = k.zero_result_read
+    floated = None
+    if c.floating is not None:
+        # F1-F4: each existing-key read checks fewer files, each check a filter probe at the
+        # system's probe cost; the floats write, and their entries go down again.
+        floated = floating_costs(config, s, workload, costs)
+        point_read -= s.probe_cost * (floated.probes_off - floated.probes_on)
+        write_amp += floated.extra_writes
     # Under skew, existing-key reads are drawn from the read distribution (S3-S7): the worst
     # case and the uniform expectation both give way to it.
     row = cost_row(point_read=point_read, zero_result_read=zero_result_read,
@@ -122,7 +136,8 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     theta = float(theta_shared(row, weights_of(workload, s, rho))[0])
     return Priced(config, name, keys_of(workload, s), float(write_amp), float(point_read),
                   float(zero_result_read), float(costs.range_runs),
-                  float(costs.memory_bits_per_entry), row, theta, hit, detail, on_devices)
+                  float(costs.memory_bits_per_entry), row, theta, hit, detail, on_devices,
+                  floated)
 
 
 def _paged(config: Configuration, system: System, costs: Any) -> Any:
@@ -136,6 +151,37 @@ def _paged(config: Configuration, system: System, costs: Any) -> Any:
     from wacky_model.rocksdb_model import paged_costs
 
     return paged_costs(costs, stock_export(config, system))
+
+
+def floating_costs(config: Configuration, system: System, workload: Workload,
+                   costs: Any) -> FloatCosts:
+    """F1-F4 for a file-granular native configuration with ``Compaction.floating``, over the
+    pricing window (``WINDOW_FLUSHES`` flushes from the settled tree, eta at the workload's):
+    the files an existing-key read checks without and with floating, and the floats' writes."""
+    from cost_models.tidal import FloatCosts, float_costs, float_tree
+    from wacky_model.files import native_policy
+
+    c = config.compaction
+    reads = workload.point_reads + workload.zero_reads
+    if workload.read_keys.kind == "latest":
+        raise ValueError(
+            "floating (Tidal-tree) is priced for reads of keys scattered over the key space "
+            "(uniform, zipf, hotset): latest reads' hot keys are the newest, already above every "
+            "older file, which F3 does not describe (and floating cannot help)")
+    if workload.update_fraction > 0.0 or not workload.write_keys.is_uniform:
+        raise ValueError("floating (Tidal-tree) is priced for inserts of new keys: updates "
+                         "rewrite the keys they touch at the top of the tree, which F3 does "
+                         "not describe yet (update_fraction 0 and uniform write_keys)")
+    window = getattr(costs, "window", None)
+    if window is None or workload.writes <= 0.0 or workload.point_reads <= 0.0:
+        # No flush, no float (floats happen at flushes); no existing-key read, nothing saved.
+        probes = 1.0
+        return FloatCosts(probes, probes, 0.0, 0.0, 0.0, ())
+    policy = native_policy(config.design, system, c)
+    tree = float_tree(window, policy)
+    return float_costs(tree, c.floating, workload.read_keys, int(system.entries),
+                       reads / workload.writes, WINDOW_FLUSHES,
+                       existing_share=workload.point_reads / reads)
 
 
 def ledger_of(costs: Any) -> LevelLedger:

@@ -1072,7 +1072,8 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
         reason = (f"stock RocksDB's {'universal' if universal else 'leveled'} compaction "
                   "(target rocksdb)")
     else:
-        reason = "files asked" + _log_text(pick.log) + _buffer_text(buffer)
+        reason = ("files asked" + _log_text(pick.log) + _buffer_text(buffer)
+                  + _float_text(pick.floating))
     return Recommendation(
         design=design, family=_file_family(pick), cost=pick.theta,
         model="universal" if universal else "rocksdb" if target == "rocksdb" else "files",
@@ -1085,7 +1086,8 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
                      "file": {"design": design.knobs, "cost": pick.theta,
                               "level1_runs": compaction.level1_runs,
                               "file_bytes": compaction.file_bytes,
-                              "compaction_buffer": buffer, "log": pick.log}})
+                              "compaction_buffer": buffer, "log": pick.log,
+                              "floating": pick.floating}})
 
 
 def _file_family(pick: FilePick) -> str:
@@ -1117,6 +1119,24 @@ def _log_text(log: dict[str, Any] | None) -> str:
                 f"I/O {log['zero_result_without']:.4f} -> {log['zero_result_with']:.4f}, Θ "
                 f"{change:+.2%})")
     return f", without L2SM's log (ratio {log['ratio']:g} would change Θ by {change:+.2%})"
+
+
+def _float_text(f: dict[str, Any] | None) -> str:
+    """What Tidal-tree's floating buys on a file-granular pick (FilePick.floating), in words."""
+    if f is None:
+        return ""
+    if f["theta_with"] is None:
+        return (", without Tidal-tree's floating (with filters in memory and no probe cost a "
+                "check it saves costs no I/O; give --probe-cost)")
+    change = f["theta_with"] / f["theta_without"] - 1
+    what = (f"files checked per existing-key read {f['probes_without']:.2f} -> "
+            f"{f['probes_with']:.2f}, write amplification {f['write_amp_without']:.3g} -> "
+            f"{f['write_amp_with']:.3g}")
+    if f["chosen"]:
+        return (f", with Tidal-tree's floating (gamma {f['gamma']:g}: {what}, Θ "
+                f"{f['theta_without']:.4g} without it)")
+    return (f", without Tidal-tree's floating (gamma {f['gamma']:g} would change Θ by "
+            f"{change:+.2%}: {what})")
 
 
 def _buffer_text(b: dict[str, Any] | None) -> str:
@@ -1185,11 +1205,12 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
                 "file_bytes": f.file_bytes, "cost": best.theta, "write_amp": c.write_amp,
                 "zero_result_read": c.zero_result_read, "point_read": c.point_read,
-                "range_runs": c.range_runs, "compaction_buffer": best.buffer, "log": best.log}
+                "range_runs": c.range_runs, "compaction_buffer": best.buffer, "log": best.log,
+                "floating": best.floating}
     level_doc = {"design": rec.design.knobs, "family": rec.family, "cost": rec.cost}
     file_text = (f"file-granular Leveling T={best.design.T:g}, level-1 trigger {f.level1_runs},"
                  f" files of {f.file_bytes:,} B: Θ {best.theta:.4g}{_log_text(best.log)}"
-                 f"{_buffer_text(best.buffer)}")
+                 f"{_buffer_text(best.buffer)}{_float_text(best.floating)}")
     if best.floor < best.theta:  # designs left unpriced could be cheaper, but not below this
         file_text = (f"the file-granular designs: Θ at least {best.floor:.4g} (the best priced, "
                      f"Leveling T={best.design.T:g}, {best.theta:.4g})")

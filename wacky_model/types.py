@@ -15,6 +15,7 @@ import numpy as np
 
 from cost_models.memory import fence_pointer_bits_per_entry, split_memory
 from cost_models.objective import RobustWeights, theta_weights
+from cost_models.tidal import Floating
 from cost_models.universal import UniversalOptions
 from wacky_model.devices import Device
 
@@ -400,6 +401,10 @@ class Compaction:
         at this many equally spaced keys, and each partition gathers its own ``level1_runs``
         flushes and merges into its own Level 1 files (native engine, granularity "file"); 1 is
         no partitions.
+    floating: Tidal-tree's floating of hot files (docs/MODEL.md F1-F5; the engine's float_*
+        options, native_engine/src/floating.h), a ``cost_models.tidal.Floating``: files that
+        many lookups check float up to the level where the checks saved outweigh the move
+        (native engine, granularity "file"); None is none.
     level_devices: D1's placement: level i (0 = level 0) sits on device
         ``level_devices[min(i, n - 1)]`` of ``System.devices`` (RocksDB's ``db_paths``, the
         native engine's ``level_dirs``); empty: every level on the system's own device.
@@ -417,6 +422,7 @@ class Compaction:
     buffer: Buffer | None = None
     l0_partitions: int = 1
     level_devices: tuple[int, ...] = ()
+    floating: Floating | None = None
 
     def __post_init__(self) -> None:
         for name, kind in (("log", Log), ("buffer", Buffer)):
@@ -478,6 +484,16 @@ class Compaction:
                 "into the Level 1 files of its key range, and a whole-level Level 1 is one run "
                 f"that every partition's merge would rewrite; got l0_partitions={p} with "
                 f"granularity={self.granularity!r}, style={self.style!r}")
+
+        if self.floating is not None and (
+                not isinstance(self.floating, Floating) or self.granularity != "file"
+                or self.style != "wacky" or self.sizing != "wacky"):
+            raise ValueError(
+                "floating (Tidal-tree, a cost_models.tidal.Floating) needs granularity='file' "
+                "with the native engine's compaction (style and sizing 'wacky'): a float moves "
+                "one file of a level up, and a whole-level run has no file to move; got "
+                f"floating={self.floating!r} with granularity={self.granularity!r}, "
+                f"style={self.style!r}")
 
     @property
     def is_default(self) -> bool:
