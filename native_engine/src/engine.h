@@ -257,6 +257,16 @@ class Engine {
   // block (counted in point_read) and caches it. `level`: 0 = level 0, i = Level i.
   Run::Lookup GetCached(const Run& r, uint64_t key, uint64_t b, size_t level,
                         uint8_t* value_out);
+  // Whether run r may hold key (hash h), and then the data block that would: pinned, the
+  // filter and fences in memory; [paged metadata] paged, the filter block and (if it passes)
+  // the index block through the cache (MetaBlock). `level`: 0 = level 0, i = Level i.
+  bool Probe(const Run& r, uint64_t key, uint64_t h, size_t level, uint64_t* block);
+  // [paged metadata] r's filter or index block (which: BlockCache::kFilterBlock or
+  // kIndexBlock) from the cache, else read from the file (filter_read or index_read) and,
+  // with fill, inserted; counted as a hit or miss at `level`. Valid until the next call.
+  const uint8_t* MetaBlock(const Run& r, uint64_t which, size_t level, bool fill);
+  // [paged metadata] Gives every run of v that is not paged yet its metadata tail.
+  void PageRuns(const Version& v);
   // [compaction buffer] Algorithm 3: the buffer of `l` (Level `level`) answers key, or
   // returns kAbsent (then the tree file does).
   Run::Lookup BufferGet(const Level& l, size_t level, uint64_t key, uint64_t h,
@@ -308,6 +318,7 @@ class Engine {
   IOStats stats_;
   BlockCache cache_;
   std::vector<uint8_t> block_;  // a block read by GetCached
+  std::vector<uint8_t> filter_block_, index_block_;  // [paged metadata] read by MetaBlock
   FaultInjector faults_;
   std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // reused by GetLocked
   std::vector<DamagedRun> set_aside_;  // salvage mode: the runs left out at open
