@@ -404,8 +404,8 @@ class Engine:
     option given must match the stored value, else ``ValueError`` names the option, the stored
     value and the given one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``,
     ``wal_recovery``, ``max_lost_bytes``, ``buffer_trim``, ``buffer_trim_interval``,
-    ``float_decay``, ``float_per_flush`` and ``paged_metadata`` are not stored: each open takes them as given (or
-    their defaults).
+    ``float_decay``, ``float_per_flush`` and ``paged_metadata`` are not stored: each open takes
+    them as given (or their defaults).
     An existing directory with no MANIFEST and no log that holds anything else is another
     program's: ``ValueError`` names it and what it holds, and nothing is written into it.
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
