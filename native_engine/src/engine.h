@@ -11,7 +11,7 @@
 //     std::invalid_argument names the first difference (the engine refuses rather than
 //     silently adopting other knobs). Reopening reads every run once (counted under
 //     "recovery"), checking its footer against the MANIFEST, to rebuild fences and
-//     filters; then checks every write-ahead log the MANIFEST lists
+//     filters (and reads a run's metadata tail, paged metadata below, if it has one); then checks every write-ahead log the MANIFEST lists
 //     as live (a missing one is an error unless options.wal_recovery is point-in-time, wal.h
 //     for what each mode drops) before replaying any, replays them, flushes what they held
 //     and starts a new log. Only then are files the MANIFEST does not list deleted (with
@@ -60,6 +60,19 @@
 //     old Version held and the new one does not are erased (counted in
 //     cache_invalidated_blocks); Close() empties the cache. Hits and misses are counted
 //     per level (io_stats.h).
+//   * [paged metadata] With options.paged_metadata (options.h), every run file carries its
+//     filter block and index block (run.h, the metadata tail), written before the MANIFEST
+//     lists the run (a flush or merge's outputs; at open, every recovered run without a sound
+//     tail), and the in-memory filter bits are released. Get and GetMany then probe a run as
+//     RocksDB's BlockBasedTable::Get does with cache_index_and_filter_blocks: the key range
+//     (in memory, the MANIFEST's), then the filter block, then, if it passes the key, the
+//     index block, each looked up in the block cache (the same LRU and byte capacity as the
+//     data blocks, charged its own bytes), read from the file on a miss (checked against its
+//     CRC, counted under filter_read / index_read) and inserted. Flushes and merges do not
+//     insert their outputs' blocks (RocksDB's prepopulate_block_cache = kDisable). A scan
+//     reads the index block of each file it opens unless cached, without inserting it.
+//     Answers are pinned mode's: the blocks hold the same bits. The mode is not part of the
+//     design: a directory reopens in either (a pinned open ignores the tails).
 //   * Close() flushes the buffer (so reopening gives the same contents), writes the
 //     MANIFEST and releases the directory; every later call throws EngineClosed. When
 //     the flush is refused because the data outgrew the design (engine_limits.h), the
