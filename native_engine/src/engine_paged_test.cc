@@ -129,16 +129,20 @@ TEST(EnginePaged, WithRoomWarmLookupsReadNoMetadata) {
 // Pinned and paged engines given the same random workload (puts, deletes, gets checked
 // against a model at every step) answer alike, and their trees and writes of data are the
 // same; only the paged one counts metadata.
-void SameAsPinned(int granularity, uint64_t cache_bytes, uint64_t seed) {
+// `tweak` adds design options to both (level 0's runs, L2SM's log, floating).
+void SameAsPinned(int granularity, uint64_t cache_bytes, uint64_t seed,
+                  void (*tweak)(Options*) = nullptr) {
   TempDir dir;
-  Options pinned_o = Paged(cache_bytes, granularity);
+  Options paged_o = Paged(cache_bytes, granularity);
+  if (tweak != nullptr) tweak(&paged_o);
+  Options pinned_o = paged_o;
   pinned_o.paged_metadata = false;
   Engine pinned(dir.path() + "/pinned", pinned_o);
-  Engine paged(dir.path() + "/paged", Paged(cache_bytes, granularity));
+  Engine paged(dir.path() + "/paged", paged_o);
   Model a, b;
   std::mt19937_64 rng(seed);
   constexpr uint64_t kUniverse = 400;
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < 2000; ++i) {
     const uint64_t key = rng() % kUniverse, dice = rng() % 100;
     test::Step(&pinned, &a, key, static_cast<uint64_t>(i), dice, 45, 55);
     test::Step(&paged, &b, key, static_cast<uint64_t>(i), dice, 45, 55);
@@ -175,6 +179,10 @@ TEST(EnginePaged, AnswersAsPinnedOnRandomWorkloads) {
   SameAsPinned(kLevelGranularity, 1 << 20, 3);
   SameAsPinned(kFileGranularity, 200, 4);
   SameAsPinned(kFileGranularity, 1 << 20, 5);
+  // Level 0's runs, L2SM's log files and Tidal-tree's floated files are probed like the rest.
+  SameAsPinned(kFileGranularity, 200, 6, [](Options* o) { o->level1_runs = 3; });
+  SameAsPinned(kFileGranularity, 200, 7, [](Options* o) { o->log_ratio = 0.3; });
+  SameAsPinned(kFileGranularity, 200, 8, [](Options* o) { o->float_gamma = 0.5; });
 }
 
 // The mode is a read-path choice: a directory reopens in either mode with the same contents.
@@ -251,14 +259,12 @@ TEST(EnginePaged, DamagedFilterBlockOnDiskThrows) {
   Engine e(dir.path() + "/db", Paged(0));
   Load(&e, nullptr, 0, 2 * kKeys, 0, 2);
   e.Flush();
-  const std::string file = RunFiles(&e).back();
   // The run's tail starts after its checksum section; its filter after the header block.
-  const LevelInfo& last = e.Levels().back();
-  const RunInfo& r = last.runs.back();
+  const RunInfo r = e.Levels().back().runs.back();  // a copy: Levels() is a temporary
   const uint64_t bb = e.options().block_bytes;
   const uint64_t blocks = r.blocks + (r.tombstones + bb / 8 - 1) / (bb / 8);
   const uint64_t filter_at = (blocks + ChecksumBlocks(blocks, bb) + 1) * bb;
-  test::FlipByte(file, static_cast<off_t>(filter_at), 0x01);
+  test::FlipByte(r.file, static_cast<off_t>(filter_at), 0x01);
   std::vector<uint8_t> out(e.options().value_bytes());
   CHECK_THROWS(e.Get(r.min_key, out.data()), Corruption, "filter block fails its checksum");
   CHECK_THROWS(e.Verify(), Corruption, "filter block fails its checksum");
