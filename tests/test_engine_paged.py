@@ -194,3 +194,30 @@ def test_g1_predicts_the_metadata_misses_of_zero_result_reads() -> None:
     for got, want in zip(measured, predicted, strict=True):
         assert got == pytest.approx(want, rel=0.10)
     assert measured[0] > 1.5 * measured[1]  # the cache sizes matter
+
+
+def test_the_native_model_tree_in_g1_terms() -> None:
+    """``wacky_model.files.native_paged_levels``: the model's settled tree with the engine's
+    block sizes (what pricing would use for the native target); structure only, fast."""
+    from cost_models.paged import native_filter_bytes, native_index_bytes, paged_reads
+    from wacky_model.files import native_file_costs, native_paged_costs, native_paged_levels
+    from wacky_model.types import Compaction, Design, System
+
+    design = Design(T=4, C=1, K=0, Z=0, filters="uniform")
+    system = System(entries=200_000, entry_bytes=64, block_bytes=1024, buffer_bytes=64 << 10,
+                    bits_per_entry=10, cache_bytes=64 << 10)
+    files = Compaction(granularity="file", file_bytes=16 << 10)
+    levels = native_paged_levels(design, system, files)
+    assert len(levels) >= 4
+    for lv in levels:
+        per_file = lv.data_blocks * 16 / lv.files  # 16 entries per 1 KiB block
+        assert lv.filter_bytes == pytest.approx(native_filter_bytes(per_file, 10.0), abs=8)
+        assert lv.index_bytes == pytest.approx(native_index_bytes(lv.data_blocks / lv.files))
+        assert 0 < lv.fpr < 0.02
+    small, large = (paged_reads(levels, c, 1024, 1.0).zero_result_read for c in (16 << 10,
+                                                                                  1 << 30))
+    assert small > 2.0 > 0.1 > large  # most probes miss a small cache; none miss a huge one
+    costs = native_file_costs(design, system, files, system.entries, 64 * 1024, settled=True)
+    paged = native_paged_costs(costs, design, system, files)
+    assert paged.zero_result_read > costs.zero_result_read
+    assert paged.write_amp == costs.write_amp
