@@ -36,6 +36,56 @@ def rocksdb_filter_bytes(entries: float, bits_per_key: float) -> float:
     return 64.0 * np.ceil(entries * bits_per_key / 512.0) + 5.0
 
 
+# The native engine's blocks (native_engine/src/run.h, the metadata tail; Engine(paged_metadata=
+# True)): its Bloom filter's bit array in whole 64-bit words, and one 8-byte fence per data block
+# (a block's position is its number). Its cache charges an entry its contents only.
+NATIVE_INDEX_BYTES_PER_BLOCK = 8.0
+NATIVE_CACHE_ENTRY_BYTES = 0.0
+
+
+def native_filter_bytes(entries: float, bits_per_key: float) -> float:
+    """The native engine's filter block (bloom_filter.h): m = max(64, ceil(n b)) bits in
+    ceil(m / 64) words of 8 bytes; none (0) without bits."""
+    if bits_per_key <= 0 or entries <= 0:
+        return 0.0
+    bits = max(64.0, float(np.ceil(entries * bits_per_key)))
+    return 8.0 * float(np.ceil(bits / 64.0))
+
+
+def native_index_bytes(data_blocks: float) -> float:
+    """The native engine's index block: one 8-byte fence per data block."""
+    return NATIVE_INDEX_BYTES_PER_BLOCK * data_blocks
+
+
+def native_paged_levels(levels: list[dict], key_lo: float, key_hi: float) -> list[PagedLevel]:
+    """G1's view of a native engine's tree as ``Engine.levels()`` lists it, for reads of keys
+    uniform over [key_lo, key_hi): per level its files, data blocks, the share of keys one of
+    its runs covers (summed over runs: level 0's and tiered levels' runs each count), the mean
+    FPR of its filters (the engine's own formula, ``filter_fpr``), its share of the entries, and
+    per file the filter and index blocks of the engine's layout (``native_filter_bytes`` at each
+    run's own bits per key, ``native_index_bytes``), averaged over its files."""
+    span = float(key_hi - key_lo)
+    total = sum(r["entries"] for lv in levels for r in lv["runs"]) or 1
+    out = []
+    for lv in levels:
+        runs = [r for r in lv["runs"] if r["entries"] > 0]
+        if not runs:
+            continue
+        n = len(runs)
+        cover = sum(max(0.0, min(r["max_key"] + 1.0, key_hi) - max(float(r["min_key"]), key_lo))
+                    for r in runs) / span
+        blocks = float(sum(r["blocks"] for r in runs))
+        out.append(PagedLevel(
+            files=float(n), data_blocks=blocks, coverage=cover,
+            fpr=float(np.mean([r["filter_fpr"] for r in runs])),
+            share=sum(r["entries"] for r in runs) / total,
+            filter_bytes=float(np.mean([native_filter_bytes(r["entries"],
+                                                            r["filter_bits_per_key"])
+                                        for r in runs])) + NATIVE_CACHE_ENTRY_BYTES,
+            index_bytes=native_index_bytes(blocks / n) + NATIVE_CACHE_ENTRY_BYTES))
+    return out
+
+
 @dataclass(frozen=True)
 class PagedLevel:
     """One level of a settled tree as the cache sees it (level 0's runs are a level of

@@ -216,7 +216,7 @@ def _keys_from_sequence(keys: list[Any] | tuple[Any, ...] | range) -> np.ndarray
 
 _OPEN_KWARGS = frozenset({"sync", "wal", "cache_bytes", "wal_recovery", "max_lost_bytes",
                           "salvage", "buffer_trim", "buffer_trim_interval", "float_decay",
-                          "float_per_flush"})
+                          "float_per_flush", "paged_metadata"})
 
 
 class _Stored:
@@ -368,6 +368,18 @@ class Engine:
     ``verify`` neither use nor fill it, and a flush or merge that deletes a run drops its cached
     blocks. It is memory only, not part of the design: the MANIFEST does not record it and a
     reopen may give any value. See ``stats()`` for its counters.
+    ``paged_metadata=True`` (default False) pages the filters and fence pointers as RocksDB's
+    ``cache_index_and_filter_blocks=true`` does: each run file carries one filter block (the
+    run's Bloom filter, 8 * ceil(bits / 64) bytes) and one index block (8 bytes per data block)
+    after its checksum section, and a ``get`` that reaches a run looks its filter block up in
+    the block cache (the same LRU and byte capacity as the data blocks) and, if the filter
+    passes the key, its index block, reading each from the file on a miss and caching it.
+    Scans read each overlapping file's index block (without caching it); flushes and merges
+    do not cache their outputs' blocks. Answers are those of pinned mode. Not with
+    ``hash_levels`` > 0, ``compaction_buffer`` or ``salvage``. Memory only, like
+    ``cache_bytes``: a directory reopens in either mode (a paged open writes the blocks of the
+    runs that lack them). See ``stats()`` for its counters and
+    ``native_engine/src/run.h`` for the file layout.
     ``compaction_buffer=True`` (``granularity="file"`` only, not with ``log_ratio`` > 0; default
     False) adds LSbM-tree's compaction buffer (``native_engine/src/compaction_buffer.h``): a
     file merged down out of a level is not deleted but kept, with no I/O, as a buffered copy
@@ -392,8 +404,8 @@ class Engine:
     option given must match the stored value, else ``ValueError`` names the option, the stored
     value and the given one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``,
     ``wal_recovery``, ``max_lost_bytes``, ``buffer_trim``, ``buffer_trim_interval``,
-    ``float_decay`` and ``float_per_flush`` are not stored: each open takes them as given (or
-    their defaults).
+    ``float_decay``, ``float_per_flush`` and ``paged_metadata`` are not stored: each open takes
+    them as given (or their defaults).
     An existing directory with no MANIFEST and no log that holds anything else is another
     program's: ``ValueError`` names it and what it holds, and nothing is written into it.
     A block that fails its checksum raises :class:`CorruptionError` (an ``OSError``) naming the
@@ -490,6 +502,7 @@ class Engine:
         float_stretch: float = _STORED,
         float_decay: int = 10000,
         float_per_flush: int = 1,
+        paged_metadata: bool = False,
     ) -> None:
         path = _check_path(path)
         o = _design_options(path, dict(
@@ -538,7 +551,7 @@ class Engine:
                                                   buffer_trim_interval)
         flags = {name: _check_bool(name, value) for name, value in
                  dict(sync=sync, wal=wal, retain_obsolete_runs=retain_obsolete_runs,
-                      salvage=salvage).items()}
+                      salvage=salvage, paged_metadata=paged_metadata).items()}
         if flags["salvage"]:
             _check_has_manifest(path)  # salvage reads an existing directory, creating nothing
         recovery = WAL_RECOVERY_MODES[_check_choice("wal_recovery", wal_recovery,
@@ -598,6 +611,8 @@ class Engine:
             **({"level_dirs": placement} if placement else {}),
             # and Tidal-tree's floating (native_engine/src/floating.h)
             **{k: v for k, v in floating.items() if v != _FLOAT_DEFAULTS[k]},
+            # and paged filters and indexes (native_engine/src/run.h)
+            **({"paged_metadata": True} if flags["paged_metadata"] else {}),
         )
         self.path = path
         self.value_bytes = int(self._e.value_bytes)
@@ -611,7 +626,8 @@ class Engine:
         ``kwargs`` may set ``sync``, ``wal``, ``cache_bytes``, ``wal_recovery``,
         ``max_lost_bytes``, ``salvage`` (read-only, serving the runs that can be read),
         ``buffer_trim`` and ``buffer_trim_interval`` (directories with a compaction buffer),
-        ``float_decay`` and ``float_per_flush`` (directories that float hot files).
+        ``float_decay`` and ``float_per_flush`` (directories that float hot files) and
+        ``paged_metadata``.
 
         Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST, run files or
         logs) and ``FileNotFoundError`` when it holds run files or logs but no MANIFEST."""
@@ -733,7 +749,18 @@ class Engine:
         off too, so ``cache_misses == point_read["blocks_read"]`` always and the hit rate
         ``cache_hits / (cache_hits + cache_misses)`` is 0 without a cache.
         ``cache_invalidated_blocks`` counts cached blocks dropped because a flush or merge
-        deleted their run; ``cache_blocks`` is the number of blocks cached now.
+        deleted their run; ``cache_blocks`` is the number of data blocks cached now.
+        Paged filters and indexes (``paged_metadata``; zeros pinned): ``filter`` and ``index``
+        (dicts like ``point_read``, in ``total``) are the filter and index blocks read from disk;
+        ``filter_misses``/``filter_hits`` count the filter blocks a ``get`` read or found
+        cached (one per run probed that has a filter) and ``index_misses``/``index_hits`` the
+        index blocks (one per probe the filter passes, and per file a scan opens), each also
+        ``*_per_level`` (lists indexed like the cache's); ``point_read`` and the cache's data
+        counters stay data blocks only. ``paged_meta_written`` (apart from ``total``, like
+        ``checksums``) counts the blocks written to give runs their filter and index blocks;
+        ``meta_cache_bytes`` is what the cached filter and index blocks take of
+        ``cache_bytes`` now, and ``pinned_meta_bytes`` the bytes of filters and fences that
+        lookups read from memory (0 when paged).
         The compaction buffer (``compaction_buffer``; zeros without it), not to be confused with
         the write buffer (the option ``buffer_bytes``, the stat ``buffer_size``): ``buffer_reads``
         (point reads answered by a buffered file), ``buffer_trimmed`` and ``buffer_drained``

@@ -214,3 +214,62 @@ def _fprs(filters: str, system: System, weights: np.ndarray) -> np.ndarray:
     budget = system.budget
     return np.asarray(bloom_fprs(np.ones_like(weights), weights, budget.get("bits_per_entry"),
                                  budget.get("sum_fpr"), filters == "uniform"), dtype=float)
+
+
+def native_paged_levels(design: Design, system: System, compaction: Compaction,
+                        window: WindowCosts | None = None) -> list:
+    """G1's view (``cost_models.paged.PagedLevel``) of the native engine's settled tree of
+    ``system.entries`` under ``granularity="file"`` with ``paged_metadata=True`` (or of
+    ``window``, a walk of its policy already taken), as ``rocksdb_model.paged_levels`` gives
+    RocksDB's: level 0's runs (each probed by every read, with Level 1's filters) and Levels 1..
+    as P7 spans them, each file's filter and index blocks in the engine's layout
+    (``cost_models.paged.native_filter_bytes``/``native_index_bytes``) at the bits the engine's
+    allocation gives the level (``native_filter_rates``)."""
+    from cost_models.paged import PagedLevel, native_filter_bytes, native_index_bytes
+    from wacky_model.rocksdb_model import PAGED_WINDOW_FLUSHES
+
+    policy = native_policy(design, system, compaction)
+    window_entries = PAGED_WINDOW_FLUSHES * policy.flush_entries
+    w = window if window is not None else window_costs(policy, system.entries, window_entries,
+                                                       settled=True)
+    levels = len(w.level_entries)
+    weights = _filter_weights(policy, levels, system.entries + window_entries)
+    bits = np.atleast_2d(bloom_bits_per_key(_fprs(design.filters, system, weights[None, :])))[0]
+    fprs = np.asarray(realized_fpr(bits), dtype=float)
+    B = float(system.entries_per_block)
+    sizes = [w.level0_runs * policy.flush_entries, *w.level_entries]
+    files = [w.level0_runs, *(s / policy.file_entries for s in w.level_entries)]
+    spans = [w.level0_runs, *(w.level_coverage or w.level_in_use)]
+    level_bits = [bits[0] if levels else 0.0, *bits]
+    level_fprs = [fprs[0] if levels else 1.0, *fprs]
+    total = max(1.0, sum(sizes))
+    out = []
+    for s, f, c, b, p in zip(sizes, files, spans, level_bits, level_fprs, strict=True):
+        if s <= 0 or f <= 0:
+            continue
+        f = max(1.0, f)
+        blocks = s / B
+        out.append(PagedLevel(files=f, data_blocks=blocks, coverage=float(c), fpr=float(p),
+                              share=s / total, filter_bytes=native_filter_bytes(s / f, b),
+                              index_bytes=native_index_bytes(blocks / f)))
+    return out
+
+
+def native_paged_costs(costs: LeveledCosts, design: Design, system: System,
+                       compaction: Compaction) -> LeveledCosts:
+    """``costs`` (:func:`native_file_costs` of a file-granular native design, settled) with
+    G1's reads under ``Engine(paged_metadata=True)``: each kind of point read priced with the
+    cache filled by that kind alone, through ``system.cache_bytes``, as
+    ``rocksdb_model.paged_costs`` prices RocksDB's. The engine's cache charges an entry its
+    contents only, so a data block is ``block_bytes``."""
+    from dataclasses import replace
+
+    from cost_models.paged import NATIVE_CACHE_ENTRY_BYTES, paged_reads
+
+    levels = native_paged_levels(design, system, compaction, costs.window)
+    block = system.block_bytes + NATIVE_CACHE_ENTRY_BYTES
+    zero = paged_reads(levels, system.cache_bytes, block, 1.0)
+    present = paged_reads(levels, system.cache_bytes, block, 0.0)
+    return replace(costs, zero_result_read=zero.zero_result_read,
+                   point_read=present.point_read_deepest,
+                   point_read_uniform=present.point_read_uniform)

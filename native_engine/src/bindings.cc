@@ -96,6 +96,26 @@ py::dict StatsDict(const IOStats& s) {
   d["cache_misses_per_level"] = s.cache_misses;
   d["cache_invalidated_blocks"] = s.cache_invalidated_blocks;
   d["cache_blocks"] = s.cache_blocks;
+  // [paged metadata] (options.h paged_metadata; zeros pinned): the filter and index blocks
+  // read (their purposes, in total) and found cached, per level, and the gauges.
+  d["filter"] = CounterDict(s.filter_read);
+  d["index"] = CounterDict(s.index_read);
+  d["paged_meta_written"] = CounterDict(s.paged_meta_written);
+  d["filter_hits_per_level"] = s.filter_hits;  // [0] = level 0, [i] = Level i
+  d["filter_misses_per_level"] = s.filter_misses;
+  d["index_hits_per_level"] = s.index_hits;
+  d["index_misses_per_level"] = s.index_misses;
+  auto sum = [](const std::vector<uint64_t>& v) {
+    uint64_t t = 0;
+    for (uint64_t x : v) t += x;
+    return t;
+  };
+  d["filter_hits"] = sum(s.filter_hits);
+  d["filter_misses"] = sum(s.filter_misses);
+  d["index_hits"] = sum(s.index_hits);
+  d["index_misses"] = sum(s.index_misses);
+  d["meta_cache_bytes"] = s.meta_cache_bytes;
+  d["pinned_meta_bytes"] = s.pinned_meta_bytes;
   // [compaction buffer] (compaction_buffer.h; zeros without it)
   d["buffer_files"] = s.buffer_files;
   d["buffer_bytes"] = s.buffer_bytes;
@@ -380,7 +400,8 @@ PYBIND11_MODULE(_engine, m) {
                        double buffer_trim, uint64_t buffer_trim_interval,
                        int l0_partitions, const std::vector<std::string>& level_dirs,
                        double float_gamma, double float_alpha, double float_probe_cost,
-                       double float_stretch, uint64_t float_decay, int float_per_flush) {
+                       double float_stretch, uint64_t float_decay, int float_per_flush,
+                       bool paged_metadata) {
              Options o;
              o.T = T;
              o.C = C;
@@ -422,6 +443,7 @@ PYBIND11_MODULE(_engine, m) {
              o.float_stretch = float_stretch;
              o.float_decay = float_decay;
              o.float_per_flush = float_per_flush;
+             o.paged_metadata = paged_metadata;  // paged filters and indexes (run.h)
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -445,7 +467,8 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("float_probe_cost") = Options().float_probe_cost,
            py::arg("float_stretch") = Options().float_stretch,
            py::arg("float_decay") = Options().float_decay,
-           py::arg("float_per_flush") = Options().float_per_flush)
+           py::arg("float_per_flush") = Options().float_per_flush,
+           py::arg("paged_metadata") = false)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();

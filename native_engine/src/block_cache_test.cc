@@ -159,6 +159,46 @@ TEST(BlockCache, CachedBlocksCountsEachRunsBlocks) {
   CHECK_EQ(off.CachedBlocks(1), 0u);
 }
 
+
+// [paged metadata] Filter and index entries share the LRU and its byte capacity with the data
+// blocks, charged their own size, and are not data blocks in the counts.
+TEST(BlockCache, MetadataIsChargedInBytes) {
+  BlockCache c(4 * kBlock, kBlock);  // 64 bytes
+  const std::vector<uint8_t> filter(40, 7), index(8, 9);
+  c.Insert(1, 0, Block(10).data());
+  c.InsertMeta(1, BlockCache::kFilterBlock, filter.data(), filter.size());
+  CHECK_EQ(c.used_bytes(), kBlock + 40);
+  CHECK_EQ(c.data_blocks(), 1u);
+  CHECK_EQ(c.meta_entries(), 1u);
+  CHECK_EQ(c.meta_bytes(), 40u);
+  CHECK_EQ(c.CachedBlocks(1), 1u);
+  const uint8_t* f = c.Lookup(1, BlockCache::kFilterBlock);
+  CHECK(f != nullptr && std::memcmp(f, filter.data(), 40) == 0);
+  // 56 + 16 > 64: the least recently used entry (the data block) goes.
+  c.Insert(2, 0, Block(20).data());
+  CHECK(c.Lookup(1, 0) == nullptr);
+  CHECK_EQ(c.used_bytes(), 56u);
+  c.InsertMeta(2, BlockCache::kIndexBlock, index.data(), index.size());  // 64: fits exactly
+  CHECK_EQ(c.used_bytes(), 64u);
+  CHECK(c.Lookup(1, BlockCache::kFilterBlock) != nullptr);
+  // Larger than the whole cache: not stored, nothing evicted.
+  const std::vector<uint8_t> huge(65, 1);
+  c.InsertMeta(3, BlockCache::kFilterBlock, huge.data(), huge.size());
+  CHECK(c.Lookup(3, BlockCache::kFilterBlock) == nullptr);
+  CHECK_EQ(c.size(), 3u);
+  uint64_t meta = 0;
+  CHECK_EQ(c.EraseRun(2, &meta), 1u);  // one data block, and its index entry
+  CHECK_EQ(meta, 1u);
+  CHECK_EQ(c.used_bytes(), 40u);
+  CHECK_EQ(c.EraseRun(1, &meta), 0u);
+  CHECK_EQ(meta, 1u);
+  CHECK_EQ(c.used_bytes(), 0u);
+  CHECK_EQ(c.meta_bytes(), 0u);
+  BlockCache off(kBlock - 1, kBlock);  // disabled for metadata too
+  off.InsertMeta(1, BlockCache::kIndexBlock, index.data(), index.size());
+  CHECK(off.Lookup(1, BlockCache::kIndexBlock) == nullptr);
+}
+
 }  // namespace
 }  // namespace wacky
 

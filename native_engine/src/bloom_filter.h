@@ -5,8 +5,12 @@
 // (double hashing, h1 = Hash64(key), h2 an independent odd remix of it). It never
 // returns a false negative; its false-positive rate is (1 - e^(-k n/m))^k up to the
 // small correlation of double hashing (tests/test_engine_bloom.py measures it). An
-// empty (default) filter has no bits and answers "maybe" for every key. Filters are never
-// written to disk: they are rebuilt from the checksummed keys of their run.
+// empty (default) filter has no bits and answers "maybe" for every key. Pinned (the default),
+// a filter lives in memory only and is rebuilt at open from the checksummed keys of its run.
+// [paged metadata] With Options::paged_metadata the run file also carries the bit array, as
+// ceil(m / 64) little-endian 64-bit words (run.h, the metadata tail), and lookups probe those
+// bytes as read through the block cache (MayContainHashIn), the same probes; the in-memory
+// copy is then Release()d, keeping only its shape and counts.
 #ifndef WACKY_NATIVE_ENGINE_BLOOM_FILTER_H_
 #define WACKY_NATIVE_ENGINE_BLOOM_FILTER_H_
 
@@ -24,6 +28,17 @@ class BloomFilter {
   bool MayContainHash(uint64_t h) const;
 
   bool empty() const { return num_bits_ == 0; }
+  // [paged metadata] The bit array's bytes as stored: ceil(m / 64) little-endian words
+  // (released or not).
+  uint64_t byte_size() const { return (num_bits_ + 63) / 64 * 8; }
+  void EncodeTo(uint8_t* out) const;  // byte_size() bytes
+  // The answer MayContainHash gives, from the stored bytes of a filter of num_bits bits
+  // and `probes` probes (num_bits 0: "maybe").
+  static bool MayContainHashIn(const uint8_t* words, uint64_t num_bits, int probes, uint64_t h);
+  // Frees the bit array, keeping num_bits, num_probes, BitsSet and Checksum as they were;
+  // afterwards MayContainHash throws std::logic_error (the run probes its stored bytes).
+  void Release();
+  bool released() const { return released_; }
   uint64_t num_bits() const { return num_bits_; }
   int num_probes() const { return probes_; }
   // Theoretical false-positive rate for `n` inserted keys.
@@ -41,6 +56,9 @@ class BloomFilter {
   std::vector<uint64_t> words_;
   uint64_t num_bits_ = 0;
   int probes_ = 0;
+  bool released_ = false;  // [paged metadata] words_ freed; the counts below kept
+  uint64_t released_bits_set_ = 0;
+  uint32_t released_crc_ = 0;
 };
 
 }  // namespace wacky

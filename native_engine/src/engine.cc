@@ -162,6 +162,7 @@ void Engine::OpenDirectory() {
         stats_.devices->dir(d), ClassifyUnlisted(path_, m, options_.value_bytes(), d),
         options_.max_lost_bytes, options_.sync);
   current_ = std::move(rec.version);
+  PageRuns(current_);  // [paged metadata] the runs without a sound tail get one
   MakeHotnessTracker();  // before the replay's flush, which records its keys
 
   // Replay with no log open: flushes during replay keep the live logs, so a crash during
@@ -242,6 +243,18 @@ std::vector<uint64_t> RunIds(const Version& v) {
   return ids;
 }
 }  // namespace
+
+void Engine::PageRuns(const Version& v) {
+  if (!options_.paged_metadata) return;
+  auto page = [this](const RunPtr& r) {
+    if (!r->paged()) r->PageMetadata(&faults_, options_.sync, &stats_.paged_meta_written);
+  };
+  for (const auto& r : v.level0) page(r);
+  for (const auto& l : v.levels) {
+    for (const auto& r : l.runs) page(r);
+    for (const auto& r : l.log) page(r);
+  }
+}
 
 void Engine::WriteManifest(const Version& v, const std::vector<uint64_t>& live_logs) {
   Manifest m;
@@ -483,6 +496,10 @@ void Engine::FlushLocked() {
 }
 
 void Engine::CommitFlush(const Version& next_version, const std::function<void()>& install) {
+  // [paged metadata] New runs get their tails before the MANIFEST lists them (a failure here
+  // is a failed flush: the compaction removes its files). Their blocks are not cached: like
+  // RocksDB's prepopulate_block_cache = kDisable, the first lookup reads them.
+  PageRuns(next_version);
   // The buffer's logs are obsolete once the MANIFEST naming the next log is durable, except
   // while replaying (a crash then must replay the same logs) and while a logged batch is
   // being applied (its log, and every later one, stay live until it is applied whole).
@@ -580,8 +597,9 @@ bool Engine::LookupLocked(uint64_t key, uint8_t* value_out, uint64_t* checked) {
     if (salvaged) CheckSetAside(-1, pos + 1, key);
     const Run& r = *current_.level0[pos];
     if (key >= r.min_key() && key <= r.max_key()) ++*checked;  // never floats: no read count
-    if (!r.MayContain(key, h)) continue;
-    const Run::Lookup res = GetCached(r, key, r.BlockFor(key), 0, value_out);
+    uint64_t b = 0;
+    if (!Probe(r, key, h, 0, &b)) continue;
+    const Run::Lookup res = GetCached(r, key, b, 0, value_out);
     if (res == Run::Lookup::kFound) return true;
     if (res == Run::Lookup::kDeleted) return false;
   }
@@ -621,9 +639,9 @@ bool Engine::LookupLocked(uint64_t key, uint8_t* value_out, uint64_t* checked) {
           res = GetCached(r, key, cand.second, i + 1, value_out);
           if (res != Run::Lookup::kAbsent) break;
         }
-      } else if (r.MayContain(key, h)) {
+      } else if (uint64_t b = 0; Probe(r, key, h, i + 1, &b)) {
         if (!l.buffer.empty()) res = BufferGet(l, i + 1, key, h, value_out);  // [compaction buffer]
-        if (res == Run::Lookup::kAbsent) res = GetCached(r, key, r.BlockFor(key), i + 1, value_out);
+        if (res == Run::Lookup::kAbsent) res = GetCached(r, key, b, i + 1, value_out);
       }
       if (res == Run::Lookup::kFound) return true;
       if (res == Run::Lookup::kDeleted) return false;
@@ -635,8 +653,9 @@ bool Engine::LookupLocked(uint64_t key, uint8_t* value_out, uint64_t* checked) {
       if (salvaged) CheckSetAside(static_cast<int>(i), pos + 1, key, true);
       const Run& r = *l.log[pos];
       if (key >= r.min_key() && key <= r.max_key()) CountChecked(r, checked);
-      if (!r.MayContain(key, h)) continue;
-      const Run::Lookup res = GetCached(r, key, r.BlockFor(key), i + 1, value_out);
+      uint64_t b = 0;
+      if (!Probe(r, key, h, i + 1, &b)) continue;
+      const Run::Lookup res = GetCached(r, key, b, i + 1, value_out);
       if (res == Run::Lookup::kFound) return true;
       if (res == Run::Lookup::kDeleted) return false;
     }
@@ -659,6 +678,42 @@ void Engine::CheckSetAside(int level, size_t min_older, uint64_t key, bool in_lo
         "may hold the key's newest version or its deletion, so no answer is given ("
         "`wacky verify` lists every lost range)");
   }
+}
+
+bool Engine::Probe(const Run& r, uint64_t key, uint64_t h, size_t level, uint64_t* block) {
+  if (!r.paged()) {  // pinned: the filter and fences in memory
+    if (!r.MayContain(key, h)) return false;
+    *block = r.BlockFor(key);
+    return true;
+  }
+  // [paged metadata] RocksDB's order (BlockBasedTable::Get): the filter block, then, if it
+  // passes the key, the index block; the key range is the MANIFEST's, in memory.
+  if (!r.InRange(key)) return false;
+  if (r.filter_block_bytes() > 0 &&
+      !r.FilterBlockMayContain(MetaBlock(r, BlockCache::kFilterBlock, level, true), h))
+    return false;
+  *block = r.BlockForIn(MetaBlock(r, BlockCache::kIndexBlock, level, true), key);
+  return true;
+}
+
+const uint8_t* Engine::MetaBlock(const Run& r, uint64_t which, size_t level, bool fill) {
+  const bool filter = which == BlockCache::kFilterBlock;
+  std::vector<uint64_t>& hits = filter ? stats_.filter_hits : stats_.index_hits;
+  std::vector<uint64_t>& misses = filter ? stats_.filter_misses : stats_.index_misses;
+  if (const uint8_t* cached = cache_.Lookup(r.id(), which)) {
+    IOStats::CountAt(&hits, level);
+    return cached;
+  }
+  std::vector<uint8_t>& buf = filter ? filter_block_ : index_block_;
+  if (filter)
+    r.ReadFilterBlock(&buf, &stats_.filter_read);  // checked against its CRC
+  else
+    r.ReadIndexBlock(&buf, &stats_.index_read);
+  IOStats::CountAt(&misses, level);
+  if (fill)
+    cache_.InsertMeta(r.id(), which, buf.data(),
+                      filter ? r.filter_block_bytes() : r.index_block_bytes());
+  return buf.data();
 }
 
 Run::Lookup Engine::GetCached(const Run& r, uint64_t key, uint64_t b, size_t level,
@@ -704,16 +759,23 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
             "salvage open: the scan could return stale or deleted values there, so it is "
             "refused; scan around that range");
   ++stats_.scans;
+  // [paged metadata] A scan positions itself in each file it opens with the file's index
+  // block: through the cache, and read on a miss without filling it (scans fill no cache).
+  auto index = [this](const RunPtr& r, size_t level) {
+    if (r->paged()) MetaBlock(*r, BlockCache::kIndexBlock, level, false);
+  };
   std::vector<std::unique_ptr<EntrySource>> sources;
   sources.push_back(std::make_unique<BufferSource>(buffer_, lo, hi, options_.value_bytes()));
   if (lo <= hi) {
     for (auto r = current_.level0.rbegin(); r != current_.level0.rend(); ++r)
       if ((*r)->entries() > 0 && (*r)->min_key() <= hi && (*r)->max_key() >= lo) {
         ++stats_.range_runs_probed;
+        index(*r, 0);
         sources.push_back(std::make_unique<RunIterator>(*r, lo, 1, &stats_.range_read));
       }
     const bool files = strategy_->levels_are_files();
-    for (const Level& l : current_.levels) {
+    for (size_t i = 0; i < current_.levels.size(); ++i) {
+      const Level& l = current_.levels[i];
       if (files) {
         // One sorted run: its files are read one after another, opened as the scan
         // reaches them, and probed as one run.
@@ -724,6 +786,7 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
         if (first != last) {
           std::vector<RunPtr> files(first, last);
           ++stats_.range_runs_probed;
+          for (const RunPtr& f : files) index(f, i + 1);
           sources.push_back(
               std::make_unique<LevelIterator>(std::move(files), lo, 1, &stats_.range_read));
         }
@@ -731,6 +794,7 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
         for (auto r = l.log.rbegin(); r != l.log.rend(); ++r)
           if ((*r)->entries() > 0 && (*r)->min_key() <= hi && (*r)->max_key() >= lo) {
             ++stats_.range_runs_probed;
+            index(*r, i + 1);
             sources.push_back(std::make_unique<RunIterator>(*r, lo, 1, &stats_.range_read));
           }
         continue;
@@ -738,6 +802,7 @@ std::unique_ptr<ScanIterator> Engine::Scan(uint64_t lo, uint64_t hi) {
       for (auto r = l.runs.rbegin(); r != l.runs.rend(); ++r)
         if ((*r)->entries() > 0 && (*r)->min_key() <= hi && (*r)->max_key() >= lo) {
           ++stats_.range_runs_probed;
+          index(*r, i + 1);
           sources.push_back(std::make_unique<RunIterator>(*r, lo, 1, &stats_.range_read));
         }
     }
@@ -778,11 +843,25 @@ void Engine::Close() {
 IOStats Engine::Stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   IOStats s = stats_;
-  s.cache_blocks = cache_.size();
+  s.cache_blocks = cache_.data_blocks();
   const size_t levels = std::max({current_.levels.size() + 1, s.cache_hits.size(),
-                                  s.cache_misses.size()});
-  s.cache_hits.resize(levels);
-  s.cache_misses.resize(levels);
+                                  s.cache_misses.size(), s.filter_hits.size(),
+                                  s.filter_misses.size(), s.index_hits.size(),
+                                  s.index_misses.size()});
+  for (auto* v : {&s.cache_hits, &s.cache_misses, &s.filter_hits, &s.filter_misses,
+                  &s.index_hits, &s.index_misses})
+    v->resize(levels);
+  // [paged metadata] The gauges: metadata in the cache, and filters and fences that lookups
+  // read from memory (a paged run's are in its file; see io_stats.h).
+  s.meta_cache_bytes = cache_.meta_bytes();
+  auto pinned = [&s](const RunPtr& r) {
+    if (!r->paged()) s.pinned_meta_bytes += r->filter_block_bytes() + r->index_block_bytes();
+  };
+  for (const auto& r : current_.level0) pinned(r);
+  for (const Level& l : current_.levels) {
+    for (const auto& r : l.runs) pinned(r);
+    for (const auto& r : l.log) pinned(r);
+  }
   if (options_.compaction_buffer) {  // [compaction buffer] the gauges
     s.buffer_entries.assign(current_.levels.size() + 1, 0);
     for (size_t i = 0; i < current_.levels.size(); ++i) {

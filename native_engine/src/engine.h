@@ -11,7 +11,7 @@
 //     std::invalid_argument names the first difference (the engine refuses rather than
 //     silently adopting other knobs). Reopening reads every run once (counted under
 //     "recovery"), checking its footer against the MANIFEST, to rebuild fences and
-//     filters; then checks every write-ahead log the MANIFEST lists
+//     filters (and reads a run's metadata tail, paged metadata below, if it has one); then checks every write-ahead log the MANIFEST lists
 //     as live (a missing one is an error unless options.wal_recovery is point-in-time, wal.h
 //     for what each mode drops) before replaying any, replays them, flushes what they held
 //     and starts a new log. Only then are files the MANIFEST does not list deleted (with
@@ -60,6 +60,19 @@
 //     old Version held and the new one does not are erased (counted in
 //     cache_invalidated_blocks); Close() empties the cache. Hits and misses are counted
 //     per level (io_stats.h).
+//   * [paged metadata] With options.paged_metadata (options.h), every run file carries its
+//     filter block and index block (run.h, the metadata tail), written before the MANIFEST
+//     lists the run (a flush or merge's outputs; at open, every recovered run without a sound
+//     tail), and the in-memory filter bits are released. Get and GetMany then probe a run as
+//     RocksDB's BlockBasedTable::Get does with cache_index_and_filter_blocks: the key range
+//     (in memory, the MANIFEST's), then the filter block, then, if it passes the key, the
+//     index block, each looked up in the block cache (the same LRU and byte capacity as the
+//     data blocks, charged its own bytes), read from the file on a miss (checked against its
+//     CRC, counted under filter_read / index_read) and inserted. Flushes and merges do not
+//     insert their outputs' blocks (RocksDB's prepopulate_block_cache = kDisable). A scan
+//     reads the index block of each file it opens unless cached, without inserting it.
+//     Answers are pinned mode's: the blocks hold the same bits. The mode is not part of the
+//     design: a directory reopens in either (a pinned open ignores the tails).
 //   * Close() flushes the buffer (so reopening gives the same contents), writes the
 //     MANIFEST and releases the directory; every later call throws EngineClosed. When
 //     the flush is refused because the data outgrew the design (engine_limits.h), the
@@ -257,6 +270,16 @@ class Engine {
   // block (counted in point_read) and caches it. `level`: 0 = level 0, i = Level i.
   Run::Lookup GetCached(const Run& r, uint64_t key, uint64_t b, size_t level,
                         uint8_t* value_out);
+  // Whether run r may hold key (hash h), and then the data block that would: pinned, the
+  // filter and fences in memory; [paged metadata] paged, the filter block and (if it passes)
+  // the index block through the cache (MetaBlock). `level`: 0 = level 0, i = Level i.
+  bool Probe(const Run& r, uint64_t key, uint64_t h, size_t level, uint64_t* block);
+  // [paged metadata] r's filter or index block (which: BlockCache::kFilterBlock or
+  // kIndexBlock) from the cache, else read from the file (filter_read or index_read) and,
+  // with fill, inserted; counted as a hit or miss at `level`. Valid until the next call.
+  const uint8_t* MetaBlock(const Run& r, uint64_t which, size_t level, bool fill);
+  // [paged metadata] Gives every run of v that is not paged yet its metadata tail.
+  void PageRuns(const Version& v);
   // [compaction buffer] Algorithm 3: the buffer of `l` (Level `level`) answers key, or
   // returns kAbsent (then the tree file does).
   Run::Lookup BufferGet(const Level& l, size_t level, uint64_t key, uint64_t h,
@@ -308,6 +331,7 @@ class Engine {
   IOStats stats_;
   BlockCache cache_;
   std::vector<uint8_t> block_;  // a block read by GetCached
+  std::vector<uint8_t> filter_block_, index_block_;  // [paged metadata] read by MetaBlock
   FaultInjector faults_;
   std::vector<std::pair<uint32_t, uint32_t>> candidates_;  // reused by GetLocked
   std::vector<DamagedRun> set_aside_;  // salvage mode: the runs left out at open

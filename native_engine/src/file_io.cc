@@ -121,6 +121,34 @@ void BlockFile::Finish(bool sync, IOCounter* c) {
   if (sync && ::fdatasync(fd_.get()) != 0) Fail(errno, "fdatasync failed", path_);
 }
 
+void BlockFile::ReplaceTail(uint64_t from_block, const uint8_t* data, size_t len, bool sync,
+                            FaultInjector* faults, IOCounter* c) {
+  ScopedFd fd(::open(path_.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) Fail(errno, "cannot open run file for its metadata", path_);
+  const uint64_t at = from_block * block_bytes_;
+  if (::ftruncate(fd.get(), static_cast<off_t>(at)) != 0) Fail(errno, "ftruncate failed", path_);
+  size_ = at;
+  size_t allowed = len;
+  if (faults != nullptr) allowed = faults->Allow(len);
+  size_t done = 0;
+  while (done < allowed) {
+    const ssize_t w = ::pwrite(fd.get(), data + done, allowed - done,
+                               static_cast<off_t>(at + done));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      size_ = at + done;
+      Fail(errno, "write failed", path_);
+    }
+    if (w == 0) Fail(EIO, "write made no progress", path_);
+    done += static_cast<size_t>(w);
+  }
+  size_ = at + done;
+  if (allowed < len) Fail(ENOSPC, "write failed (injected fault)", path_);
+  if (sync && ::fdatasync(fd.get()) != 0) Fail(errno, "fdatasync failed", path_);
+  c->bytes_written += len;
+  c->blocks_written += len / block_bytes_;
+}
+
 void BlockFile::Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const {
   const size_t len = n * block_bytes_;
   const off_t off = static_cast<off_t>(first * block_bytes_);

@@ -61,6 +61,13 @@ class BlockFile {
   void Drain(IOCounter* c);
   // Writes out the buffer and, if sync, fdatasyncs. The file is then read-only.
   void Finish(bool sync, IOCounter* c);
+  // [paged metadata] Cuts the file to `from_block` blocks and writes `len` bytes (whole
+  // blocks) there, through a descriptor of its own (the file may be open read-only), honoring
+  // `faults`; fdatasyncs with sync. Counted in *c, not on the device (metadata, like the
+  // checksum section). size_bytes() is then from_block * block_bytes + len. A failure leaves
+  // the file cut or with a partial tail: the run's reader checks a tail before using it.
+  void ReplaceTail(uint64_t from_block, const uint8_t* data, size_t len, bool sync,
+                   FaultInjector* faults, IOCounter* c);
   // Reads blocks [first, first + n) into out with one pread; counts n blocks.
   void Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const;
 

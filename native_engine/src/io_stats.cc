@@ -36,6 +36,8 @@ IOCounter IOStats::Total() const {
   t.Add(range_read);
   t.Add(recovery);
   t.Add(floating);
+  t.Add(filter_read);  // [paged metadata]
+  t.Add(index_read);
   return t;
 }
 
@@ -43,6 +45,11 @@ void IOStats::CountCacheLookup(size_t level, bool hit) {
   std::vector<uint64_t>& v = hit ? cache_hits : cache_misses;
   if (v.size() <= level) v.resize(level + 1);
   ++v[level];
+}
+
+void IOStats::CountAt(std::vector<uint64_t>* v, size_t level) {
+  if (v->size() <= level) v->resize(level + 1);
+  ++(*v)[level];
 }
 
 namespace {

@@ -43,6 +43,22 @@
 // candidates' entries that were not shadowed) and float_dropped_entries the candidates'
 // entries dropped as shadowed by newer levels. float_eta is a gauge (the read/write ratio
 // eta the floats use now), set by Engine::Stats().
+// [paged metadata] (Options::paged_metadata; all 0 pinned): filter_read and index_read are
+// the purposes of the filter and index blocks (run.h's metadata tail) read from disk: by point
+// lookups on a cache miss, and (index_read) by scans, which need each overlapping file's index;
+// they are in Total() (a lookup's I/O is its data blocks, point_read, plus these), so
+// point_read and the data-block cache counters stay data blocks only. Per level, as the
+// cache counters: filter_hits/filter_misses count the filter blocks a point lookup found
+// cached / read (one per run probed that has a filter), index_hits/index_misses the same for
+// index blocks (one per probe the filter passes, and per run a scan opens; a scan's index
+// misses are not inserted, as it fills no cache). sum(filter_misses) counts the reads, and
+// filter_read.blocks_read the blocks they took (a filter block spans
+// ceil(bytes / block_bytes) of the file's blocks). paged_meta_written counts the tails written
+// (by flushes, merges and opens that page runs), apart from the purposes and Total(), like the
+// checksum section. meta_cache_bytes (gauge) is what the cache's metadata entries are charged
+// now, and pinned_meta_bytes (gauge) the bytes of filters and fences that lookups use from
+// memory: every run's filter bits and fences pinned, 0 paged (the fences' copy merges and
+// scans keep is not used by lookups, see run.h).
 // Bytes are counted as actually transferred (a block is block_bytes bytes). Metadata is
 // counted apart from these purposes (and from Total()), since the cost model does not
 // price it: the MANIFEST (manifest_bytes_written), the write-ahead log
@@ -90,6 +106,8 @@ class IOStats {
   IOCounter range_read;
   IOCounter recovery;
   IOCounter floating;  // [floating] ("float" is taken)
+  IOCounter filter_read, index_read;  // [paged metadata]
+  IOCounter paged_meta_written;       // [paged metadata] outside Total()
   std::vector<IOCounter> merge;  // merge[i-1] is "merge into Level i"
 
   IOCounter checksums;
@@ -114,6 +132,9 @@ class IOStats {
   std::vector<uint64_t> cache_hits, cache_misses;  // [0] = level 0, [i] = Level i
   uint64_t cache_invalidated_blocks = 0;
   uint64_t cache_blocks = 0;
+  // [paged metadata] (see above): per level, [0] = level 0, [i] = Level i.
+  std::vector<uint64_t> filter_hits, filter_misses, index_hits, index_misses;
+  uint64_t meta_cache_bytes = 0, pinned_meta_bytes = 0;  // gauges, set by Engine::Stats()
   // [compaction buffer] (compaction_buffer.h; all 0 without Options::compaction_buffer):
   // point reads answered by a buffered file (found or deleted), buffered files dropped by the
   // trim and otherwise (drained at the pace of the merges, or with Level 1's buffer), and,
@@ -139,6 +160,8 @@ class IOStats {
 
   // One point-read block at `level` (0 = level 0): found in the cache, or read from disk.
   void CountCacheLookup(size_t level, bool hit);
+  // [paged metadata] One filter or index block lookup at `level`.
+  static void CountAt(std::vector<uint64_t>* v, size_t level);
   uint64_t CacheHits() const;
   uint64_t CacheMisses() const;
 

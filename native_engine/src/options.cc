@@ -120,6 +120,14 @@ std::vector<OptionSpec> MakeTable() {
   t.push_back({"float_per_flush", S::kInt, 1.0, 1000.0, 1.0, false, false, S::kWithFloat, {},
                [](const Options& o) { return static_cast<double>(o.float_per_flush); },
                [](Options* o, double v) { o->float_per_flush = static_cast<int>(v); }});
+  // [paged metadata] (run.h, the metadata tail): which copy of the filters and fences a
+  // lookup reads, memory or the files through the block cache. Both copies hold the same
+  // bits and the tail is rebuilt from the run's keys, so it is not part of the design: not
+  // stored, any value on reopen, like cache_bytes.
+  t.push_back({"paged_metadata", S::kBool, 0.0, 1.0, 0.0, /*stored=*/false,
+               /*own_section=*/false, /*needs=*/S::kAlways, {},
+               [](const Options& o) { return o.paged_metadata ? 1.0 : 0.0; },
+               [](Options* o, double v) { o->paged_metadata = v != 0.0; }});
   return t;
 }
 }  // namespace
@@ -264,6 +272,20 @@ void Options::Validate() const {
           "at the partitions' cuts so that each partition's merge rewrites only its own files, "
           "and a float into Level 1 would write files across them" + got + "l0_partitions = " +
           std::to_string(l0_partitions));
+  }
+  if (paged_metadata) {
+    if (hash_levels != 0)
+      Bad("paged_metadata cannot be combined with hash_levels > 0: a hash-table level's "
+          "index is in memory by design (App. F) and its runs have no filter block to page; "
+          "got hash_levels = " + std::to_string(hash_levels));
+    if (compaction_buffer)
+      Bad("paged_metadata cannot be combined with compaction_buffer: LSbM's Algorithm 3 "
+          "probes the buffered files' filters in memory, which paging has not been built "
+          "for; got compaction_buffer with paged_metadata");
+    if (salvage)
+      Bad("paged_metadata cannot be combined with salvage: paging writes each run's "
+          "metadata tail, and a salvage open writes nothing; salvage with paged_metadata = "
+          "false (the mode is not part of the design)");
   }
   if (hotness_audit && hotness != kHotMap)
     Bad("hotness_audit applies only with hotness='hotmap' (it checks the HotMap's picks "

@@ -82,6 +82,16 @@ struct Options {
   // block_bytes) blocks; 0 (or less than a block) disables it. Memory only, not part of the
   // design: the MANIFEST does not record it, and a reopen may give any value.
   uint64_t cache_bytes = 0;
+  // [paged metadata] RocksDB's cache_index_and_filter_blocks: each run file carries its
+  // filter block and index block (run.h, the metadata tail) and a lookup reads them through
+  // the block cache (cache_bytes, shared with the data blocks, in bytes) instead of from
+  // memory. Off (the default), filters and fences are pinned in memory as always. Memory only
+  // (a read-path choice, like cache_bytes: not recorded, any value on reopen; a pinned open
+  // ignores tails, a paged one writes the missing ones). Not with hash_levels > 0 (a level's
+  // hash table is in memory by design, App. F), compaction_buffer (its Algorithm 3 probes the
+  // buffered files' filters in memory) or salvage (paging writes; salvage writes nothing).
+  // Ranges and reopen rules: OptionTable().
+  bool paged_metadata = false;
   // What replaying a damaged or missing live log may drop (wal.h WalRecovery, RocksDB's
   // WALRecoveryMode): 0 only a torn tail (default), 1 nothing, 2 everything from the first
   // damage on (the caller accepts the loss). Not part of the design.

@@ -64,6 +64,26 @@ void CheckIdentity(const RunIdentity& got, const RunIdentity& want, const std::s
         std::to_string(got.max_key) + "], the MANIFEST [" + std::to_string(want.min_key) +
         ", " + std::to_string(want.max_key) + "]");
 }
+
+// ---- [paged metadata] the tail's header (run.h) ----
+constexpr char kTailMagic[8] = {'w', 'a', 'c', 'k', 'y', 'm', 'e', 't'};
+constexpr uint32_t kTailVersion = 1;
+constexpr size_t kTailHeaderBytes = 64;
+constexpr size_t kTailCrcAt = 56;
+
+uint64_t Blocks(uint64_t bytes, uint64_t block_bytes) {
+  return (bytes + block_bytes - 1) / block_bytes;
+}
+
+// True if the bytes right after the checksum section (block `at`) begin with the tail's
+// magic: anything else beyond the run's size is a file that does not match the MANIFEST.
+bool StartsWithTailMagic(const BlockFile& file, uint64_t at, uint64_t block_bytes,
+                         IOCounter* c) {
+  if (file.size_bytes() < (at + 1) * block_bytes) return false;
+  std::vector<uint8_t> first(block_bytes);
+  file.Read(at, 1, first.data(), c);
+  return block_bytes >= 8 && std::memcmp(first.data(), kTailMagic, 8) == 0;
+}
 }  // namespace
 
 void EncodeRunFooter(uint64_t db_id, const RunIdentity& who, uint8_t* out) {
@@ -128,6 +148,20 @@ uint64_t Run::Verify(IOCounter* c) const {
     throw Corruption(where + (hash_mode_ ? "the key hashes" : "the filter") +
                      " fail their checksum (damaged in memory)");
   const uint64_t bb = layout_.block_bytes;
+  // [paged metadata] Lookups use the tail's blocks: those are what is checked (their CRCs as
+  // read, the index against the fences, the filter against every key).
+  std::vector<uint8_t> filter_block, index_block;
+  if (paged_) {
+    ReadFilterBlock(&filter_block, c);
+    ReadIndexBlock(&index_block, c);
+    for (size_t b = 0; b < fences_.size(); ++b)
+      if (GetU64(index_block.data() + 8 * b) != fences_[b])
+        throw Corruption(where + "its index block disagrees with its fences at block " +
+                         std::to_string(b));
+  }
+  auto admits = [&](uint64_t h) {
+    return paged_ ? FilterBlockMayContain(filter_block.data(), h) : filter_.MayContainHash(h);
+  };
   const size_t chunk = std::min<uint64_t>(ChunkBlocks(bb), std::max<uint64_t>(crcs_.size(), 1));
   std::vector<uint8_t> buf(chunk * bb);
   uint64_t index = 0, prev = 0;
@@ -143,7 +177,7 @@ uint64_t Run::Verify(IOCounter* c) const {
         const std::string at = "block " + std::to_string(block) + " entry " + std::to_string(e);
         if ((index > 0 && k <= prev) || (e == 0 && k != fences_[block]))
           throw Corruption(where + at + " is out of order or disagrees with the fences");
-        if (hash_mode_ ? key_hashes_[index] != Hash64(k) : !filter_.MayContainHash(Hash64(k)))
+        if (hash_mode_ ? key_hashes_[index] != Hash64(k) : !admits(Hash64(k)))
           throw Corruption(where + at + ": the " + (hash_mode_ ? "key hash" : "filter") +
                            " does not admit its key (damaged in memory)");
         prev = k;
@@ -200,8 +234,10 @@ std::shared_ptr<Run> Run::Recover(const std::string& path, RunLayout layout,
   const uint64_t tomb_blocks = (tombstones + tomb_per_block - 1) / tomb_per_block;
   const uint64_t blocks = data_blocks + tomb_blocks;
   const uint64_t crc_blocks = ChecksumBlocks(blocks, layout.block_bytes);
-  if (file->size_bytes() != (blocks + crc_blocks) * layout.block_bytes || entries == 0 ||
-      tombstones > entries)
+  const uint64_t base_bytes = (blocks + crc_blocks) * layout.block_bytes;
+  if (file->size_bytes() < base_bytes || entries == 0 || tombstones > entries ||
+      (file->size_bytes() > base_bytes &&
+       !StartsWithTailMagic(*file, blocks + crc_blocks, layout.block_bytes, c)))
     throw Corruption("run file '" + path + "' does not match the manifest (size " +
                      std::to_string(file->size_bytes()) + " bytes, expected " +
                      std::to_string((blocks + crc_blocks) * layout.block_bytes) + ")");
@@ -259,9 +295,161 @@ std::shared_ptr<Run> Run::Recover(const std::string& path, RunLayout layout,
     for (uint64_t j = 0; j < tomb_blocks; ++j) check(data_blocks + j, tb.data() + j * layout.block_bytes);
     std::memcpy(tombs.data(), tb.data(), tombstones * 8);
   }
+  // [paged metadata] A tail: read whole and kept if sound (else ignored, and rewritten by
+  // PageMetadata when the engine pages; pinned mode never reads it again).
+  Tail tail;
+  if (file->size_bytes() > base_bytes)
+    tail = ReadTail(*file, blocks + crc_blocks, layout.block_bytes, expect.id, data_blocks, c);
   if (layout.space) layout.space->Add(file->size_bytes());  // on disk again, as a run
-  return std::make_shared<Run>(expect.id, layout, std::move(file), entries, std::move(fences),
-                               max_key, std::move(tombs), std::move(crcs));
+  auto run = std::make_shared<Run>(expect.id, layout, std::move(file), entries,
+                                   std::move(fences), max_key, std::move(tombs), std::move(crcs));
+  run->tail_ = tail;
+  return run;
+}
+
+// ---- [paged metadata] the metadata tail (run.h) ------------------------------------------
+
+void Run::EncodeTailHeader(uint64_t id, const Tail& t, uint8_t* out) {
+  std::memset(out, 0, kTailHeaderBytes);
+  std::memcpy(out, kTailMagic, 8);
+  PutU64(out + 8, id);
+  PutU64(out + 16, t.num_bits);
+  PutU64(out + 24, t.filter_bytes);
+  PutU64(out + 32, t.index_bytes);
+  PutU32(out + 40, static_cast<uint32_t>(t.probes));
+  PutU32(out + 44, t.filter_crc);
+  PutU32(out + 48, t.index_crc);
+  PutU32(out + 52, kTailVersion);
+  PutU32(out + kTailCrcAt, crc32c::Mask(crc32c::Value(out, kTailCrcAt)));
+}
+
+Run::Tail Run::ReadTail(const BlockFile& file, uint64_t at, uint64_t block_bytes, uint64_t id,
+                        uint64_t data_blocks, IOCounter* c) {
+  const uint64_t bytes = file.size_bytes() - at * block_bytes;
+  Tail t;  // not valid
+  if (bytes % block_bytes != 0) return t;  // torn
+  std::vector<uint8_t> buf(bytes);
+  file.Read(at, bytes / block_bytes, buf.data(), c);
+  const uint8_t* h = buf.data();
+  if (bytes < kTailHeaderBytes || std::memcmp(h, kTailMagic, 8) != 0 ||
+      GetU32(h + kTailCrcAt) != crc32c::Mask(crc32c::Value(h, kTailCrcAt)) ||
+      GetU32(h + 52) != kTailVersion || GetU64(h + 8) != id)
+    return t;
+  t.num_bits = GetU64(h + 16);
+  t.filter_bytes = GetU64(h + 24);
+  t.index_bytes = GetU64(h + 32);
+  t.probes = static_cast<int>(GetU32(h + 40));
+  t.filter_crc = GetU32(h + 44);
+  t.index_crc = GetU32(h + 48);
+  const uint64_t hb = Blocks(kTailHeaderBytes, block_bytes);
+  if (t.index_bytes != 8 * data_blocks || t.filter_bytes != (t.num_bits + 63) / 64 * 8 ||
+      t.filter_bytes > bytes || t.index_bytes > bytes ||
+      (hb + Blocks(t.filter_bytes, block_bytes) + Blocks(t.index_bytes, block_bytes)) *
+              block_bytes != bytes)
+    return t;
+  const uint8_t* filter = h + hb * block_bytes;
+  const uint8_t* index = filter + Blocks(t.filter_bytes, block_bytes) * block_bytes;
+  if (crc32c::Mask(crc32c::Value(filter, t.filter_bytes)) != t.filter_crc ||
+      crc32c::Mask(crc32c::Value(index, t.index_bytes)) != t.index_crc)
+    return t;
+  t.valid = true;
+  return t;
+}
+
+uint64_t Run::TailStart() const {
+  return crcs_.size() + ChecksumBlocks(crcs_.size(), layout_.block_bytes);
+}
+
+void Run::PageMetadata(FaultInjector* faults, bool sync, IOCounter* c) {
+  if (paged_) return;
+  if (hash_mode_)
+    throw std::logic_error("Run::PageMetadata: run " + std::to_string(id_) +
+                           " has key hashes (a hash-table level), not a filter");
+  const uint64_t bb = layout_.block_bytes;
+  Tail want;
+  want.valid = true;
+  want.num_bits = filter_.num_bits();
+  want.probes = filter_.num_probes();
+  want.filter_bytes = filter_.byte_size();
+  want.index_bytes = 8 * fences_.size();
+  const uint64_t hb = Blocks(kTailHeaderBytes, bb), fb = Blocks(want.filter_bytes, bb),
+                 ib = Blocks(want.index_bytes, bb);
+  std::vector<uint8_t> tail((hb + fb + ib) * bb, 0);
+  uint8_t* filter = tail.data() + hb * bb;
+  uint8_t* index = filter + fb * bb;
+  filter_.EncodeTo(filter);
+  for (size_t b = 0; b < fences_.size(); ++b) PutU64(index + 8 * b, fences_[b]);
+  want.filter_crc = crc32c::Mask(crc32c::Value(filter, want.filter_bytes));
+  want.index_crc = crc32c::Mask(crc32c::Value(index, want.index_bytes));
+  const Tail& have = tail_;
+  const bool same = have.valid && have.num_bits == want.num_bits &&
+                    have.probes == want.probes && have.filter_bytes == want.filter_bytes &&
+                    have.index_bytes == want.index_bytes && have.filter_crc == want.filter_crc &&
+                    have.index_crc == want.index_crc;
+  if (!same) {
+    EncodeTailHeader(id_, want, tail.data());
+    const uint64_t before = file_->size_bytes();
+    tail_.valid = false;  // until the new one is complete
+    try {
+      file_->ReplaceTail(TailStart(), tail.data(), tail.size(), sync, faults, c);
+    } catch (...) {
+      if (layout_.space) {
+        layout_.space->Sub(before);
+        layout_.space->Add(file_->size_bytes());
+      }
+      throw;
+    }
+    if (layout_.space) {
+      layout_.space->Sub(before);
+      layout_.space->Add(file_->size_bytes());
+    }
+    tail_ = want;
+  }
+  filter_.Release();  // lookups now probe the filter block's bytes
+  paged_ = true;
+}
+
+void Run::ReadTailSection(uint64_t first_block, uint64_t bytes, uint32_t crc, const char* what,
+                          std::vector<uint8_t>* out, IOCounter* c) const {
+  const uint64_t bb = layout_.block_bytes;
+  const uint64_t n = Blocks(bytes, bb);
+  out->resize(n * bb);
+  if (n == 0) return;
+  file_->Read(first_block, n, out->data(), c);
+  if (crc32c::Mask(crc32c::Value(out->data(), bytes)) != crc)
+    throw Corruption("run file '" + file_->path() + "': its " + what +
+                     " block fails its checksum (corrupt)");
+}
+
+void Run::ReadFilterBlock(std::vector<uint8_t>* out, IOCounter* c) const {
+  if (!tail_.valid) throw std::logic_error("Run::ReadFilterBlock: run has no metadata tail");
+  const uint64_t bb = layout_.block_bytes;
+  ReadTailSection(TailStart() + Blocks(kTailHeaderBytes, bb), tail_.filter_bytes,
+                  tail_.filter_crc, "filter", out, c);
+}
+
+void Run::ReadIndexBlock(std::vector<uint8_t>* out, IOCounter* c) const {
+  if (!tail_.valid) throw std::logic_error("Run::ReadIndexBlock: run has no metadata tail");
+  const uint64_t bb = layout_.block_bytes;
+  ReadTailSection(TailStart() + Blocks(kTailHeaderBytes, bb) + Blocks(tail_.filter_bytes, bb),
+                  tail_.index_bytes, tail_.index_crc, "index", out, c);
+}
+
+bool Run::FilterBlockMayContain(const uint8_t* filter_block, uint64_t hash) const {
+  return BloomFilter::MayContainHashIn(filter_block, tail_.num_bits, tail_.probes, hash);
+}
+
+uint64_t Run::BlockForIn(const uint8_t* index_block, uint64_t key) const {
+  // upper_bound over the fences as stored, then one back (key >= the first fence).
+  uint64_t lo = 0, hi = tail_.index_bytes / 8;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (GetU64(index_block + 8 * mid) <= key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo - 1;
 }
 
 void Run::SetFilter(BloomFilter filter, double bits_per_key_target) {
@@ -290,7 +478,7 @@ void Run::ConvertHashesToFilter(double bits_per_key) {
 
 bool Run::MayContain(uint64_t key, uint64_t hash) const {
   if (entries_ == 0 || key < fences_[0] || key > max_key_) return false;
-  return filter_.MayContainHash(hash);
+  return filter_.MayContainHash(hash);  // throws std::logic_error once paged (released)
 }
 
 uint64_t Run::BlockFor(uint64_t key) const {

@@ -19,10 +19,30 @@
 // the run lives in a hash-table level (App. F), the 64-bit hashes of its keys in
 // entry order (from which the level's HashIndex, or a Bloom filter later, is built).
 // A point lookup costs at most one block read; a lookup that the filter or the
-// fences exclude costs none. Filters are not stored in the file (RocksDB stores them
-// as checksummed blocks; ours are rebuilt at open from the checked keys, so nothing on
-// disk can damage them); each carries a CRC-32C taken when built, which Verify() checks
-// (a lookup does not: hashing a whole filter per read would cost more than the read). A Run is shared (std::shared_ptr) by its level and by
+// fences exclude costs none. Pinned (the default), filters are not stored in the file (RocksDB
+// stores them as checksummed blocks; ours are rebuilt at open from the checked keys, so
+// nothing on disk can damage them); each carries a CRC-32C taken when built, which Verify()
+// checks (a lookup does not: hashing a whole filter per read would cost more than the read).
+// [paged metadata] With Options::paged_metadata, PageMetadata() gives the file a metadata
+// tail after its checksum section, RocksDB's filter block and index block of a table:
+//   header   ceil(64 / block_bytes) blocks: "wackymet", run id, the filter's bits, its bytes,
+//            the index's bytes, the probes, the masked CRC-32C of the filter and of the
+//            index bytes, a version and the header's own CRC;
+//   filter   ceil(filter_bytes / block_bytes) blocks: the Bloom filter's bit array as
+//            ceil(m / 64) little-endian words, filter_bytes = 8 ceil(m / 64) (about bits per
+//            entry x entries / 8; none without a filter);
+//   index    ceil(index_bytes / block_bytes) blocks: the fences, one 8-byte key per data
+//            block, index_bytes = 8 x data blocks (the block's position is its number).
+// Each section is zero padded to whole blocks, so a read of one is whole blocks, as every
+// read of the engine is. The tail is derived data, like the in-memory filter: the data
+// blocks, tombstones, checksum section and footer stay exactly as pinned mode writes them,
+// and Recover accepts a file with or without a tail (a tail that is torn or fails its
+// checksums is ignored and rewritten by the next PageMetadata), so a directory may be
+// reopened in either mode: pinned ignores a tail, paged writes the missing ones at open.
+// Once paged, the in-memory filter's bits are released (kept: its shape and counts) and a
+// lookup reads the filter and index blocks (ReadFilterBlock, ReadIndexBlock, through the
+// engine's block cache) and probes their bytes (FilterBlockMayContain, BlockForIn). The
+// fences stay in memory as well, for merges and scans, which read the whole run or seek once. A Run is shared (std::shared_ptr) by its level and by
 // open scans; MarkObsolete() makes the last owner delete the file (or rename it to
 // *.obsolete when the engine retains obsolete runs for accounting tests).
 #ifndef WACKY_NATIVE_ENGINE_RUN_H_
@@ -89,7 +109,9 @@ class Run {
   // Reopens a run file written earlier: reads it fully (counted in *c) to rebuild fences,
   // tombstones and key hashes, checking every block. Throws Corruption if the file's size,
   // footer or key range does not match `expect` (or its footer names another directory
-  // than layout.db_id), or if a block fails its checksum.
+  // than layout.db_id), or if a block fails its checksum. [paged metadata] A file longer
+  // than that holds a metadata tail: read too (counted in *c) and kept if sound; a tail
+  // whose first bytes are not the tail's magic is refused like any other size mismatch.
   static std::shared_ptr<Run> Recover(const std::string& path, RunLayout layout,
                                       const RunIdentity& expect, IOCounter* c,
                                       std::vector<uint64_t>* key_hashes);
@@ -115,8 +137,33 @@ class Run {
   bool hash_indexed() const { return hash_mode_; }
   const std::vector<uint64_t>& key_hashes() const { return key_hashes_; }
 
-  // True if the run may hold key (fence range and filter); no I/O.
+  // True if the run may hold key (fence range and filter); no I/O. Pinned runs only.
   bool MayContain(uint64_t key, uint64_t hash) const;
+  bool InRange(uint64_t key) const {
+    return entries_ > 0 && key >= fences_[0] && key <= max_key_;
+  }
+
+  // [paged metadata] Gives the file its metadata tail (see above) unless the one on disk is
+  // already this filter's and these fences' (recovered intact), then releases the filter's
+  // bits: from then on lookups must use the blocks below. The tail's writes are counted in
+  // *c (metadata, apart from the purposes: io_stats.h); fdatasync'ed with sync. Needs a
+  // filter (not key hashes: std::logic_error). On IOError the file may have a partial
+  // tail, which the next PageMetadata or Recover ignores; the run stays pinned.
+  void PageMetadata(FaultInjector* faults, bool sync, IOCounter* c);
+  bool paged() const { return paged_; }
+  bool has_tail() const { return tail_.valid; }  // a sound tail is on disk now
+  // The filter block's and the index block's bytes (what the block cache is charged).
+  uint64_t filter_block_bytes() const { return filter_.byte_size(); }
+  uint64_t index_block_bytes() const { return 8 * fences_.size(); }
+  // Reads the filter (index) block from the tail into out (resized to whole blocks; the
+  // first filter_block_bytes() (index_block_bytes()) bytes are the block), counted in *c,
+  // and checks it against the CRC the header gave; Corruption naming the file otherwise.
+  void ReadFilterBlock(std::vector<uint8_t>* out, IOCounter* c) const;
+  void ReadIndexBlock(std::vector<uint8_t>* out, IOCounter* c) const;
+  // MayContainHash from the filter block's bytes (true when the run has no filter).
+  bool FilterBlockMayContain(const uint8_t* filter_block, uint64_t hash) const;
+  // BlockFor from the index block's bytes (requires InRange(key)).
+  uint64_t BlockForIn(const uint8_t* index_block, uint64_t key) const;
   // Block that would hold key (requires min_key() <= key <= max_key()).
   uint64_t BlockFor(uint64_t key) const;
   // Entries stored in data block b.
@@ -177,6 +224,23 @@ class Run {
   bool retain_ = false;
   double hotness_ = 0.0;
   double exact_hotness_ = 0.0;
+  // [paged metadata] The tail on disk, as its header describes it (valid: sound and read).
+  struct Tail {
+    bool valid = false;
+    uint64_t num_bits = 0, filter_bytes = 0, index_bytes = 0;
+    int probes = 0;
+    uint32_t filter_crc = 0, index_crc = 0;
+  };
+  uint64_t TailStart() const;  // the tail's first block: after the checksum section
+  void ReadTailSection(uint64_t first_block, uint64_t bytes, uint32_t crc, const char* what,
+                       std::vector<uint8_t>* out, IOCounter* c) const;
+  static void EncodeTailHeader(uint64_t id, const Tail& t, uint8_t* out);
+  // The tail of `file` from block `at` to its end (read whole, counted in *c), if sound: its
+  // header's magic, CRC, version, run id and sizes, and both sections' CRCs.
+  static Tail ReadTail(const BlockFile& file, uint64_t at, uint64_t block_bytes, uint64_t id,
+                       uint64_t data_blocks, IOCounter* c);
+  Tail tail_;
+  bool paged_ = false;
 };
 
 using RunPtr = std::shared_ptr<Run>;
