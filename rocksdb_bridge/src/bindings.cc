@@ -102,6 +102,8 @@ PYBIND11_MODULE(_rocksdb, m) {
         return found;
       }, py::arg("keys"))
       .def("options_problem", &wacky_rocksdb::ReadOnlyDatabase::OptionsProblem)
+      .def("count_keys", &wacky_rocksdb::ReadOnlyDatabase::CountKeys, py::arg("limit"),
+           py::call_guard<py::gil_scoped_release>())
       .def("levels", [](const wacky_rocksdb::ReadOnlyDatabase& db) {
         py::list out;
         for (const auto& l : db.Levels()) {

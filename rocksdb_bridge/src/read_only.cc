@@ -78,6 +78,16 @@ void ReadOnlyDatabase::GetMany(const uint64_t* keys, size_t n, bool* found) cons
   }
 }
 
+uint64_t ReadOnlyDatabase::CountKeys(uint64_t limit) const {
+  rocksdb::ReadOptions read;
+  read.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read));
+  uint64_t n = 0;
+  for (it->SeekToFirst(); it->Valid() && n <= limit; it->Next()) ++n;
+  if (!it->status().ok()) throw std::runtime_error("RocksDB scan: " + it->status().ToString());
+  return n;
+}
+
 std::vector<LevelInfo> ReadOnlyDatabase::Levels() const {
   rocksdb::ColumnFamilyMetaData meta;
   db_->GetColumnFamilyMetaData(&meta);

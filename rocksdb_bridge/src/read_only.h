@@ -37,7 +37,11 @@ class ReadOnlyDatabase {
 
   // found[i] = whether keys[i] (a bridge u64 key) is present; never fills the block cache.
   void GetMany(const uint64_t* keys, size_t n, bool* found) const;
-  // Files, bytes and entries per level (LiveFileMetaData).
+  // The keys the database holds (an iterator over it: each live key once, deleted and
+  // overwritten versions not), counting up to `limit`; returns limit + 1 when there are more.
+  uint64_t CountKeys(uint64_t limit) const;
+  // Files, bytes and entries per level (LiveFileMetaData): the entries count every version a
+  // table file holds.
   std::vector<LevelInfo> Levels() const;
   // Whether the options came from the database's OPTIONS file ("" if so, else why not).
   const std::string& OptionsProblem() const { return options_problem_; }
