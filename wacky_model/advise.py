@@ -127,7 +127,7 @@ class Inferred:
 
     def to_dict(self) -> dict:
         v = self.value
-        return {"name": self.name, "value": str(v) if isinstance(v, KeyDistribution) else v,
+        return {"name": self.name, "value": v.spec() if isinstance(v, KeyDistribution) else v,
                 "source": self.source, "flag": self.flag, "assumed": self.assumed}
 
 
@@ -212,8 +212,8 @@ class Advice:
                          "writes": self.workload.writes,
                          "range_reads": self.workload.range_reads,
                          "range_blocks": self.workload.range_blocks,
-                         "write_keys": str(self.workload.write_keys),
-                         "read_keys": str(self.workload.read_keys),
+                         "write_keys": _spec(self.workload.write_keys),
+                         "read_keys": _spec(self.workload.read_keys),
                          "update_fraction": self.workload.update_fraction},
             "system": {"entries": self.system.entries, "entry_bytes": self.system.entry_bytes,
                        "key_bytes": self.system.key_bytes, "block_bytes": self.system.block_bytes,
@@ -235,6 +235,10 @@ class Advice:
             "trace": None if self.trace is None else dict(self.trace.__dict__),
             "notes": list(self.notes),
         }
+
+
+def _spec(d: KeyDistribution | str) -> str:
+    return d.spec() if isinstance(d, KeyDistribution) else str(d)
 
 
 def _costs(p: Any) -> dict[str, float]:
@@ -608,15 +612,32 @@ def _measured(log: LogFile | None, stats: LogFile | None) -> dict[str, Figure]:
 
 def advise(db_dir: str | Path | None = None, *, options: str | Path | None = None,
            log: str | Path | None = None, stats: str | Path | None = None,
-           trace: str | Path | None = None, overrides: Overrides | None = None) -> Advice:
+           trace: str | Path | None = None, overrides: Overrides | None = None,
+           allow_unknown_options: bool = False) -> Advice:
     """Advice for the RocksDB at ``db_dir`` (or described by the files given): module doc.
-    AdviseError (a ValueError) names the file or flag for bad input."""
+    AdviseError (a ValueError) names the file or flag for bad input. An OPTIONS file with
+    options RocksDB 7.8.3 does not know (one from a newer RocksDB) is refused unless
+    ``allow_unknown_options``: the model prices what 7.8.3 runs, and those options may change
+    it; allowed, the advice lists them among the inputs it went without."""
     from wacky_model.pricing import price
     from wacky_model.rocksdb_tuning import recommend_rocksdb
 
     over = overrides or Overrides()
     inputs = _resolve(db_dir, options, log, stats, trace)
     assert inputs.options is not None
+    unknown = inputs.options.unknown
+    if unknown:
+        shown = ", ".join(unknown[:8]) + (f" and {len(unknown) - 8} more" if len(unknown) > 8
+                                          else "")
+        who = (f"written by RocksDB {inputs.options.rocksdb_version}" if
+               inputs.options.rocksdb_version else "of no [Version] section")
+        if not allow_unknown_options:
+            raise AdviseError(
+                f"the OPTIONS file {inputs.options.path} ({who}) has options RocksDB 7.8.3 does "
+                f"not know: {shown}. The model prices what 7.8.3 runs and these may change it; "
+                "give --allow-unknown-options to advise without them")
+        inputs.went_without.append(f"the options of {inputs.options.path} RocksDB 7.8.3 does "
+                                   f"not know ({who}): {shown}")
     db = _read_only(inputs)
     try:
         return _advise(inputs, db, over, price, recommend_rocksdb)
