@@ -16,7 +16,7 @@ def _value(v: object) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if hasattr(v, "spec"):
-        return str(v.spec())
+        return str(v.spec)
     if isinstance(v, float):
         return f"{v:,.0f}" if v.is_integer() or abs(v) >= 1e6 else f"{v:,.4g}"
     if isinstance(v, int):

@@ -127,7 +127,7 @@ class Inferred:
 
     def to_dict(self) -> dict:
         v = self.value
-        return {"name": self.name, "value": v.spec() if isinstance(v, KeyDistribution) else v,
+        return {"name": self.name, "value": v.spec if isinstance(v, KeyDistribution) else v,
                 "source": self.source, "flag": self.flag, "assumed": self.assumed}
 
 
@@ -238,7 +238,7 @@ class Advice:
 
 
 def _spec(d: KeyDistribution | str) -> str:
-    return d.spec() if isinstance(d, KeyDistribution) else str(d)
+    return d.spec if isinstance(d, KeyDistribution) else str(d)
 
 
 def _costs(p: Any) -> dict[str, float]:
