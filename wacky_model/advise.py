@@ -480,29 +480,36 @@ def _mix(inputs: _Inputs, trace: _Trace | None, over: Overrides
             raise AdviseError(f"--point-reads, --zero-reads, --writes and --range-reads must sum "
                               f"to 1; they sum to {total:g}")
         return mix, "the flags", False
+    st = inputs.stats or (inputs.log if inputs.log is not None and inputs.log.statistics
+                          else None)
+
+    def tick(name: str) -> int:
+        f = None if st is None else st.ticker(name)
+        return 0 if f is None else int(f.value)
+
+    gets = tick("rocksdb.number.keys.read") + tick("rocksdb.number.multiget.keys.read")
+    found = min(sum(tick(t) for t in GET_HIT_TICKERS), gets)
     if trace is not None and trace.summary.operations >= MIN_TRACE_OPS:
         s = trace.summary
         n = s.operations - int((trace.ops == _DELETE_RANGE).sum())
-        found = s.found_gets if s.found_gets is not None else s.gets
-        mix = {"point_reads": found / n, "zero_reads": (s.gets - found) / n,
+        assumed = False
+        if s.found_gets is not None:
+            hits = float(s.found_gets)
+            how = ("Gets split by whether the key exists (written earlier in the trace, else in "
+                   "the read-only database)")
+        elif gets > 0:
+            hits = s.gets * found / gets
+            how = (f"Gets split by the share the statistics found ({found:,} of {gets:,}, "
+                   f"get-hit tickers at {st.path}:{st.statistics_line})")
+        else:
+            hits, assumed = float(s.gets), s.gets > 0
+            how = ("every Get counted as a point read of an existing key (no read-only database "
+                   "or statistics to tell zero-result reads)")
+        mix = {"point_reads": hits / n, "zero_reads": (s.gets - hits) / n,
                "writes": (s.puts + s.deletes + int((trace.ops == _MERGE).sum())) / n,
                "range_reads": s.seeks / n}
-        how = ("Gets split by whether the key exists (written earlier in the trace, else in the "
-               "read-only database)" if s.found_gets is not None else
-               "every Get counted as a point read of an existing key (no read-only database to "
-               "tell zero-result reads)")
-        return mix, f"the trace {s.path} ({s.operations:,} operations; {how})", \
-            s.found_gets is None and s.gets > 0
-    st = inputs.stats or (inputs.log if inputs.log is not None and inputs.log.statistics
-                          else None)
+        return mix, f"the trace {s.path} ({s.operations:,} operations; {how})", assumed
     if st is not None:
-        def tick(name: str) -> int:
-            f = st.ticker(name)
-            return 0 if f is None else int(f.value)
-
-        gets = tick("rocksdb.number.keys.read") + tick("rocksdb.number.multiget.keys.read")
-        found = sum(tick(t) for t in GET_HIT_TICKERS)
-        found = min(found, gets)
         writes = tick("rocksdb.number.keys.written")
         seeks = tick("rocksdb.number.db.seek")
         n = gets + writes + seeks
