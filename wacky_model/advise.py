@@ -712,10 +712,12 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
         entries, ent_src = entries_found
         ent_assumed = False
     else:
+        lacks = "; ".join(inputs.log.problems) if inputs.log is not None else ""
         raise AdviseError(
-            "no input gives the number of entries: the LOG "
-            f"{inputs.log.path if inputs.log else ''} has no compaction stats and no table-file "
-            "events, and there is no database directory to open read-only: give --entries")
+            "no input gives the number of entries: "
+            + (lacks + "; " if lacks else "")
+            + "its table-file events do not account for the live files, and there is no "
+            "database directory to open read-only: give the directory, or --entries")
     if entries < 1:
         raise AdviseError(f"the database holds no entries ({ent_src}): there is nothing to tune; "
                           "give --entries for the size it will have")
@@ -763,8 +765,11 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
             if put_keys.size:
                 dist, theta, n = _fit(_key_counts(put_keys), population)
                 write_keys = dist
-                add("write_keys", dist, f"the trace's {n:,} Puts over the {population:,} "
-                    f"entries (fit_distribution; best Zipf theta {theta:.3f})", "--write-keys")
+                src = (f"the trace's {n:,} Puts over the {population:,} entries "
+                       "(trace_skew.fit_distribution)")
+                add("write_keys", dist, src, "--write-keys")
+                add("write_zipf_theta", theta, src + ": the best Zipf fit, whichever model won",
+                    "--write-keys")
             else:
                 add("write_keys", "uniform", "the trace has no Puts", "--write-keys", True)
         if over.read_keys is None:
@@ -774,8 +779,11 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
             if gets.size:
                 dist, theta, n = _fit(_key_counts(gets), population)
                 read_keys = dist
-                add("read_keys", dist, f"the trace's {n:,} Gets of existing keys over the "
-                    f"{population:,} entries (fit_distribution; best Zipf theta {theta:.3f})",
+                src = (f"the trace's {n:,} Gets" + (" of existing keys" if trace_data.found
+                                                    is not None else "") +
+                       f" over the {population:,} entries (trace_skew.fit_distribution)")
+                add("read_keys", dist, src, "--read-keys")
+                add("read_zipf_theta", theta, src + ": the best Zipf fit, whichever model won",
                     "--read-keys")
             else:
                 add("read_keys", "uniform", "the trace has no Gets of existing keys",
