@@ -110,6 +110,11 @@ def test_cli_advise_json_and_out(built, tmp_path, capsys):
     assert doc["out"] == str(out) and out.read_text().startswith("# Advised by wacky advise")
     assert {f["name"] for f in doc["inferred"]} >= {"entries", "writes", "write_keys"}
     assert doc["measured"]["write_amp"]["value"] > 1
+    # The tables for people: the inferred figures, the measurement and the advice.
+    assert main(["advise", str(b.path), "--trace", str(b.trace)]) == 0
+    text = capsys.readouterr().out
+    assert "What advise inferred" in text and "Advised options" in text
+    assert "write amplification (LOG, Sum W-Amp)" in text
     # A flag overrides an inferred figure and says so.
     assert main(["advise", str(b.path), "--entries", "1e6", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)

@@ -355,36 +355,34 @@ def _read_trace(path: Path, db: Any, entries: float | None) -> _Trace:
     keys = np.asarray(t["keys"], dtype=np.uint64)
     if ops.size == 0:
         raise AdviseError(f"the trace file {path} holds no operations")
-    writes = np.isin(ops, (_PUT, _DELETE, _MERGE))
     gets = ops == _GET
     found = None
     n_found = None
     if db is not None:
         # A Get found its key if the key's latest earlier write in the trace is a Put (or
-        # Merge); with none, if the database holds it now.
+        # Merge); with none, if the database holds it now. In key order (a stable sort keeps
+        # each key's operations in trace order), the latest earlier write is the running
+        # maximum of write positions, if it lies within the key's own group.
         order = np.argsort(keys, kind="stable")
+        sorted_keys, sorted_ops = keys[order], ops[order]
+        position = np.arange(ops.size)
+        is_write = np.isin(sorted_ops, (_PUT, _MERGE, _DELETE))
+        latest = np.maximum.accumulate(np.where(is_write, position, -1))
+        before = np.concatenate([[-1], latest[:-1]])
+        starts = np.concatenate([[True], sorted_keys[1:] != sorted_keys[:-1]])
+        group_start = np.maximum.accumulate(np.where(starts, position, 0))
+        has_write = before >= group_start
+        wrote_value = np.zeros(ops.size, dtype=bool)
+        wrote_value[has_write] = sorted_ops[before[has_write]] != _DELETE
         found_arr = np.zeros(ops.size, dtype=bool)
-        sorted_keys = keys[order]
-        sorted_ops = ops[order]
-        # Walk each key's operations in time order (stable sort keeps trace order per key).
-        last_write = np.full(ops.size, -1, dtype=np.int64)  # per position in sorted order
-        state = -1
-        for i in range(ops.size):
-            if i == 0 or sorted_keys[i] != sorted_keys[i - 1]:
-                state = -1
-            last_write[i] = state
-            if sorted_ops[i] in (_PUT, _MERGE):
-                state = 1
-            elif sorted_ops[i] == _DELETE:
-                state = 0
-        unknown = (sorted_ops == _GET) & (last_write < 0)
+        sorted_gets = sorted_ops == _GET
+        unknown = sorted_gets & ~has_write
         if unknown.any():
             probe_keys = np.unique(sorted_keys[unknown])
             present = np.asarray(db.get_many(probe_keys), dtype=bool)
-            idx = np.searchsorted(probe_keys, sorted_keys[unknown])
-            found_arr[order[unknown]] = present[idx]
-        known = (sorted_ops == _GET) & (last_write >= 0)
-        found_arr[order[known]] = last_write[known] == 1
+            found_arr[order[unknown]] = present[np.searchsorted(probe_keys, sorted_keys[unknown])]
+        known = sorted_gets & has_write
+        found_arr[order[known]] = wrote_value[known]
         found = found_arr[gets]
         n_found = int(found.sum())
     seeks = np.isin(ops, (_SEEK, _SEEK_PREV))
@@ -400,7 +398,6 @@ def _read_trace(path: Path, db: Any, entries: float | None) -> _Trace:
     summary = TraceSummary(str(path), int(ops.size), int((ops == _PUT).sum()),
                            int((ops == _DELETE).sum()), int(gets.sum()), n_found,
                            int(seeks.sum()), bool(t["complete"]), int(t["other_keys"]))
-    del writes
     return _Trace(summary, ops, keys, found, np.asarray(t["value_bytes"]), range_entries)
 
 
