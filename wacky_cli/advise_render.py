@@ -67,6 +67,15 @@ def print_advice(console: Console, advice: Advice, out: Path | None) -> None:
             m.add_row(f"  stalls: {key.removeprefix('stalls_').replace('_', ' ')}", "",
                       _value(f.value), f.source)
     console.print(m)
+    if advice.levels:
+        lv = Table(title="The LOG's compaction stats per level")
+        for col in ("level", "files", "bytes", "entries", "W-Amp", "KeyIn", "source"):
+            lv.add_column(col, justify="right", overflow="fold")
+        for r in advice.levels:
+            lv.add_row(f"L{r['level']}", _value(r["files"]), _value(round(r["bytes"])),
+                       "" if r["entries"] is None else _value(round(r["entries"])),
+                       _value(r["write_amp"]), _value(r["key_in"]), r["source"])
+        console.print(lv)
 
     c = Table(title="Advised options (recommend --target rocksdb at the same memory)")
     for col in ("option", "current", "advised", "reason", "predicted effect"):

@@ -178,6 +178,9 @@ class Advice:
     options_version: str | None
     trace: TraceSummary | None = None
     notes: tuple[str, ...] = field(default=())
+    # The LOG's compaction stats per level: files, bytes, entries (bytes over the bytes per
+    # entry on disk, when the LOG's table-file events give it), W-Amp, KeyIn, with the line.
+    levels: tuple[dict, ...] = field(default=())
 
     def figure(self, name: str) -> Inferred:
         for f in self.figures:
@@ -234,6 +237,7 @@ class Advice:
             "options_version": self.options_version,
             "trace": None if self.trace is None else dict(self.trace.__dict__),
             "notes": list(self.notes),
+            "levels": list(self.levels),
         }
 
 
@@ -582,6 +586,13 @@ def _measured(log: LogFile | None, stats: LogFile | None) -> dict[str, Figure]:
         if d.stall_percent is not None:
             out["stall_percent"] = d.stall_percent
         out["compactions"] = d.total.compactions
+        if d.flush_gb is not None:
+            out["flushed_gb"] = d.flush_gb
+        for key in ("writes", "keys", "ingest_gb"):
+            if key in d.cumulative_writes:
+                out[f"cumulative_{key}"] = d.cumulative_writes[key]
+        if "write_gb" in d.cumulative_compaction:
+            out["compaction_write_gb"] = d.cumulative_compaction["write_gb"]
     st = stats if stats is not None else log
     if st is not None and st.statistics:
         t = st.statistics
@@ -861,6 +872,13 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
     changes = _changes(opts, config, current, rec, workload, system, price)
     current_options = {n: _opt(opts, n)[0] for n in KNOBS if n in ROCKSDB_DEFAULTS
                        or opts.get(n) is not None}
+    levels = ()
+    if log is not None and log.dump is not None:
+        levels = tuple({"level": r.level, "files": r.files.value, "bytes": r.size_bytes.value,
+                        "entries": (None if per_entry is None else
+                                    float(r.size_bytes.value) / float(per_entry.value)),
+                        "write_amp": r.write_amp.value, "key_in": r.key_in.value,
+                        "source": r.files.source} for r in log.dump.levels)
     return Advice(
         inputs={"db_dir": None if inputs.db_dir is None else str(inputs.db_dir),
                 "options": opts.path, "log": None if log is None else log.path,
@@ -871,7 +889,8 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
         current_note=note, current=current, measured=measured, recommendation=rec,
         advised=advised, changes=tuple(changes), unknown_options=opts.unknown,
         options_version=opts.rocksdb_version,
-        trace=None if trace_data is None else trace_data.summary, notes=tuple(notes))
+        trace=None if trace_data is None else trace_data.summary, notes=tuple(notes),
+        levels=levels)
 
 
 # -- the changes ----------------------------------------------------------------------------------
