@@ -237,3 +237,13 @@ def test_not_a_database_directory(tmp_path, capsys):
     assert str(tmp_path) in err and "OPTIONS" in err
     err = _cli_error(capsys, ["advise", str(tmp_path / "nowhere")])
     assert "does not exist" in err
+
+
+def test_bad_flags_are_named(built, capsys):
+    b = built["ranges-zipf0.6"]
+    for args, words in ((["--write-keys", "zipf:abc"], "--write-keys"),
+                        (["--entry-bytes", "4"], "--entry-bytes (4) must be larger"),
+                        (["--writes", "0.5"], "must sum to 1"),
+                        (["--update-fraction", "2"], "--update-fraction"),
+                        (["--entries", "-5"], "--entries must be at least 1")):
+        assert words in _cli_error(capsys, ["advise", str(b.path), *args])

@@ -557,6 +557,13 @@ def _entries(inputs: _Inputs, db: Any, per_entry: Figure | None
     return None
 
 
+def _parsed(flag: str, text: str) -> KeyDistribution:
+    try:
+        return KeyDistribution.parse(text)
+    except ValueError as e:
+        raise AdviseError(f"{flag}: {e}") from e
+
+
 def _fit(counts: np.ndarray, population: int) -> tuple[KeyDistribution, float, int]:
     from wacky_model.trace_skew import fit_distribution
 
@@ -711,10 +718,16 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
         eb_src, eb_assumed = f"the trace's Put values ({inputs.trace_path})", False
     else:
         eb, eb_src, eb_assumed = 128, "assumed (no table-file events, no trace)", True
-    eb = max(eb, key_bytes + 1)
+    if eb <= key_bytes:
+        if over.entry_bytes is not None or over.key_bytes is not None:
+            raise AdviseError(f"--entry-bytes ({eb}) must be larger than the key bytes "
+                              f"({key_bytes}): an entry is its key and a value")
+        eb = key_bytes + 1
     add("entry_bytes", eb, eb_src, "--entry-bytes", eb_assumed)
 
     if over.entries is not None:
+        if not over.entries >= 1:
+            raise AdviseError(f"--entries must be at least 1; got {over.entries:g}")
         entries, ent_src, ent_assumed = float(over.entries), "--entries", False
     elif entries_found is not None:
         entries, ent_src = entries_found
@@ -761,10 +774,10 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
     read_keys: KeyDistribution | str = "uniform"
     update_fraction = 0.0
     if over.write_keys is not None:
-        write_keys = KeyDistribution.parse(over.write_keys)
+        write_keys = _parsed("--write-keys", over.write_keys)
         add("write_keys", write_keys, "--write-keys", "--write-keys")
     if over.read_keys is not None:
-        read_keys = KeyDistribution.parse(over.read_keys)
+        read_keys = _parsed("--read-keys", over.read_keys)
         add("read_keys", read_keys, "--read-keys", "--read-keys")
     if trace_data is not None:
         ops, keys = trace_data.ops, trace_data.keys
