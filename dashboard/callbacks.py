@@ -1294,3 +1294,6 @@ def register(app: Dash, services: Services) -> None:
                          dict(zip(SYSTEM_IDS, system_values, strict=True)), search)
 
     validation_panel.register(app, services.jobs)
+    from dashboard import advise_panel
+
+    advise_panel.register(app)

@@ -299,7 +299,10 @@ def _views() -> html.Div:
         html.Div("Press “Validate on engine” to build the design shown on the engine and "
                  "compare the model's predictions with what it measures.", id=VALIDATION_RESULT),
         dcc.Store(id=VALIDATED), dcc.Store(id=SCROLLED)], id=VALIDATION_PANEL)
-    return html.Div([_loading(_model_views()), validation], style={"flex": "1", "minWidth": "0"})
+    from dashboard.advise_panel import panel as advise_panel
+
+    return html.Div([_loading(_model_views()), validation, advise_panel()],
+                    style={"flex": "1", "minWidth": "0"})
 
 
 def _model_views() -> list:

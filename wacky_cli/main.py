@@ -34,7 +34,9 @@ from wacky_cli.options import (
     compaction_flags,
     in_flags,
     scale_options,
+    size,
     takes,
+    whole,
 )
 from wacky_model.guardrails import Constraints
 from wacky_model.types import Compaction, Design, System, Workload
@@ -975,6 +977,74 @@ def dashboard_command(
     check_port(port)
     print(f"wacky dashboard on http://127.0.0.1:{port}/ (Ctrl+C to stop)")
     serve(port)
+
+
+@app.command("advise")
+def advise_command(
+    db_dir: Annotated[Path | None, typer.Argument(
+        help="The database's directory: its latest OPTIONS file and LOG are read, and it is "
+        "opened read-only (never written) for its keys. Optional with --options and --log.")
+    ] = None,
+    options: Annotated[Path | None, typer.Option(
+        "--options", help="The OPTIONS file (default: DB_DIR's newest OPTIONS-<n>).")] = None,
+    log: Annotated[Path | None, typer.Option(
+        "--log", help="The info LOG (default: DB_DIR/LOG).")] = None,
+    stats: Annotated[Path | None, typer.Option(
+        "--stats", help="A file with a STATISTICS dump (default: the LOG's last).")] = None,
+    trace: Annotated[Path | None, typer.Option(
+        "--trace", help="A RocksDB query trace (DB::StartTrace): the mix and the key "
+        "distributions.")] = None,
+    entries: Annotated[float | None, typer.Option(
+        "--entries", parser=whole, help="Override the inferred number of entries.")] = None,
+    entry_bytes: Annotated[int | None, typer.Option(
+        "--entry-bytes", parser=size, help="Override the inferred bytes per entry.")] = None,
+    key_bytes: Annotated[int | None, typer.Option(
+        "--key-bytes", parser=size, help="Override the inferred bytes per key.")] = None,
+    point_reads: Annotated[float | None, typer.Option(
+        "--point-reads", help="The mix, overriding the inferred one (the four flags go "
+        "together; those not given are 0).")] = None,
+    zero_reads: Annotated[float | None, typer.Option("--zero-reads")] = None,
+    writes: Annotated[float | None, typer.Option("--writes")] = None,
+    range_reads: Annotated[float | None, typer.Option("--range-reads")] = None,
+    range_entries: Annotated[float | None, typer.Option(
+        "--range-entries", help="Override the entries a range read returns.")] = None,
+    write_keys: Annotated[str | None, typer.Option(
+        "--write-keys", help="Override the writes' key distribution (zipf:0.9, uniform, ...)."
+    )] = None,
+    read_keys: Annotated[str | None, typer.Option(
+        "--read-keys", help="Override the reads' key distribution.")] = None,
+    update_fraction: Annotated[float | None, typer.Option(
+        "--update-fraction", help="Override the share of writes that update existing keys."
+    )] = None,
+    allow_unknown_options: Annotated[bool, typer.Option(
+        "--allow-unknown-options", help="Advise even when the OPTIONS file has options "
+        "RocksDB 7.8.3 does not know (from a newer RocksDB).")] = False,
+    out: OutFile = None,  # type: ignore[assignment]  # optional here: no file without it
+    as_json: JsonFlag = False,
+) -> None:
+    """Tune a RocksDB that is already running, from its OPTIONS file, its LOG (compaction
+    stats, statistics) and optionally a trace: what it inferred and from where, the model's
+    costs of the current options against the LOG's measurements, and the options to change
+    (docs/ADVISE.md). It never writes to the database."""
+    from wacky_cli.advise_render import print_advice
+    from wacky_cli.render import stdout_console
+    from wacky_model.advise import Overrides, advise
+
+    _check_writable(out, "--out")
+    advice = advise(db_dir, options=options, log=log, stats=stats, trace=trace,
+                    overrides=Overrides(
+                        entries=entries, entry_bytes=entry_bytes, key_bytes=key_bytes,
+                        point_reads=point_reads, zero_reads=zero_reads, writes=writes,
+                        range_reads=range_reads, range_entries=range_entries,
+                        write_keys=write_keys, read_keys=read_keys,
+                        update_fraction=update_fraction),
+                    allow_unknown_options=allow_unknown_options)
+    if out is not None:
+        _write(out, advice.options_file(), "--out")
+    if as_json:
+        _print_json(advice.to_dict() | {"out": None if out is None else str(out)})
+    else:
+        print_advice(stdout_console(), advice, out)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,9 +3,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #include "database.h"
+#include "read_only.h"
+#include "trace.h"
 
 namespace py = pybind11;
 using wacky_rocksdb::Database;
@@ -45,15 +49,84 @@ PYBIND11_MODULE(_rocksdb, m) {
   m.doc() = "RocksDB opened from an OPTIONS file, for wacky's validation runs.";
   m.def("version", &wacky_rocksdb::RocksDBVersion);
   m.def("check_options_file", &wacky_rocksdb::CheckOptionsFile, py::arg("path"));
+  // "" when no other DB::Open holds the database's LOCK, else RocksDB's message (read_only.h).
+  m.def("database_in_use", &wacky_rocksdb::DatabaseInUse, py::arg("path"));
+  // A RocksDB trace file decoded by RocksDB's reader (trace.h): a dict of numpy arrays "ops"
+  // (uint8, trace.h's TraceOp), "keys", "timestamps", "lower", "upper" (uint64),
+  // "value_bytes" (uint32), "has_lower", "has_upper" (bool), and "other_keys",
+  // "header_timestamp", "complete".
+  m.def("read_trace", [](const std::string& path) {
+    wacky_rocksdb::DecodedTrace t;
+    {
+      py::gil_scoped_release release;
+      t = wacky_rocksdb::ReadTrace(path);
+    }
+    auto array = [](const auto& v) {
+      using T = typename std::decay_t<decltype(v)>::value_type;
+      py::array_t<T> out(v.size());
+      std::copy(v.begin(), v.end(), out.mutable_data());
+      return out;
+    };
+    auto flags = [](const std::vector<uint8_t>& v) {
+      py::array_t<bool> out(v.size());
+      bool* d = out.mutable_data();
+      for (size_t i = 0; i < v.size(); ++i) d[i] = v[i] != 0;
+      return out;
+    };
+    py::dict d;
+    d["ops"] = array(t.ops);
+    d["keys"] = array(t.keys);
+    d["timestamps"] = array(t.timestamps);
+    d["value_bytes"] = array(t.value_bytes);
+    d["lower"] = array(t.lower);
+    d["upper"] = array(t.upper);
+    d["has_lower"] = flags(t.has_lower);
+    d["has_upper"] = flags(t.has_upper);
+    d["other_keys"] = t.other_keys;
+    d["header_timestamp"] = t.header_timestamp;
+    d["complete"] = t.complete;
+    return d;
+  }, py::arg("path"));
+  py::class_<wacky_rocksdb::ReadOnlyDatabase>(m, "ReadOnlyDatabase")
+      .def(py::init<const std::string&>(), py::arg("path"))
+      .def("get_many", [](const wacky_rocksdb::ReadOnlyDatabase& db, const Keys& keys) {
+        if (keys.ndim() != 1) throw std::invalid_argument("get_many needs keys (n,)");
+        py::array_t<bool> found(keys.shape(0));
+        const uint64_t* k = keys.data();
+        bool* out = found.mutable_data();
+        size_t n = keys.shape(0);
+        {
+          py::gil_scoped_release release;
+          db.GetMany(k, n, out);
+        }
+        return found;
+      }, py::arg("keys"))
+      .def("options_problem", &wacky_rocksdb::ReadOnlyDatabase::OptionsProblem)
+      .def("count_keys", &wacky_rocksdb::ReadOnlyDatabase::CountKeys, py::arg("limit"),
+           py::call_guard<py::gil_scoped_release>())
+      .def("levels", [](const wacky_rocksdb::ReadOnlyDatabase& db) {
+        py::list out;
+        for (const auto& l : db.Levels()) {
+          py::dict d;
+          d["level"] = l.level;
+          d["files"] = l.files;
+          d["bytes"] = l.bytes;
+          d["entries"] = l.entries;
+          out.append(d);
+        }
+        return out;
+      });
   py::class_<Database>(m, "Database")
       .def(py::init<const std::string&, const std::string&, size_t, const std::vector<double>&,
                     bool, bool, int, const std::vector<std::pair<std::string, uint64_t>>&,
-                    const std::string&>(),
+                    const std::string&, bool>(),
            py::arg("path"), py::arg("options_file"), py::arg("block_cache_bytes"),
            py::arg("filter_bits_per_level") = std::vector<double>{}, py::arg("driven") = false,
            py::arg("fill_cache") = false, py::arg("partitions") = 1,
            py::arg("db_paths") = std::vector<std::pair<std::string, uint64_t>>{},
-           py::arg("wal_dir") = std::string())
+           py::arg("wal_dir") = std::string(), py::arg("wal") = false)
+      .def("start_trace", &Database::StartTrace, py::arg("trace_path"))
+      .def("end_trace", &Database::EndTrace)
       .def("set_next_file_bits", &Database::SetNextFileBits, py::arg("bits_per_key"))
       .def("compact_files",
            [](Database& db, const std::vector<std::string>& inputs, int output_level) {

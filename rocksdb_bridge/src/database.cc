@@ -18,6 +18,7 @@
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
+#include <rocksdb/trace_reader_writer.h>
 #include <rocksdb/utilities/options_util.h>
 #include <rocksdb/version.h>
 
@@ -107,8 +108,8 @@ Database::Database(const std::string& path, const std::string& options_file,
                    size_t block_cache_bytes, const std::vector<double>& filter_bits_per_level,
                    bool driven, bool fill_cache, int partitions,
                    const std::vector<std::pair<std::string, uint64_t>>& db_paths,
-                   const std::string& wal_dir)
-    : fill_cache_(fill_cache) {
+                   const std::string& wal_dir, bool wal)
+    : fill_cache_(fill_cache), wal_(wal) {
   CheckDbPaths(db_paths);
   rocksdb::DBOptions db_options;
   rocksdb::ColumnFamilyOptions cf_options;
@@ -172,6 +173,7 @@ Database::Database(const std::string& path, const std::string& options_file,
 }
 
 Database::~Database() {
+  if (db_ && tracing_) db_->EndTrace().PermitUncheckedError();
   if (db_) {
     rocksdb::CancelAllBackgroundWork(db_.get(), /*wait=*/true);
     db_->Close().PermitUncheckedError();
@@ -181,7 +183,7 @@ Database::~Database() {
 void Database::PutMany(const uint64_t* keys, size_t n, const uint8_t* values,
                        size_t value_bytes) {
   rocksdb::WriteOptions write;
-  write.disableWAL = true;
+  write.disableWAL = !wal_;
   for (size_t i = 0; i < n; ++i) {
     rocksdb::Slice value(reinterpret_cast<const char*>(values + i * value_bytes), value_bytes);
     Check(db_->Put(write, EncodeKey(keys[i]), value), "put");
@@ -239,6 +241,21 @@ void Database::Flush() {
   rocksdb::FlushOptions options;
   options.wait = true;
   Check(db_->Flush(options), "flush");
+}
+
+void Database::StartTrace(const std::string& trace_path) {
+  if (tracing_) throw std::logic_error("StartTrace: a trace is already being recorded");
+  std::unique_ptr<rocksdb::TraceWriter> writer;
+  Check(rocksdb::NewFileTraceWriter(db_->GetEnv(), rocksdb::EnvOptions(), trace_path, &writer),
+        "could not create the trace file " + trace_path);
+  Check(db_->StartTrace(rocksdb::TraceOptions(), std::move(writer)), "StartTrace");
+  tracing_ = true;
+}
+
+void Database::EndTrace() {
+  if (!tracing_) throw std::logic_error("EndTrace: no trace is being recorded");
+  tracing_ = false;
+  Check(db_->EndTrace(), "EndTrace");
 }
 
 uint64_t Database::IntProperty(const std::string& name) const {

@@ -10,7 +10,11 @@
 // stays data blocks only). Flushes and compactions never insert their output
 // (prepopulate_block_cache=kDisable), and reads insert what they read only with `fill_cache`. Keys are unsigned 64-bit integers stored as 8
 // big-endian bytes, so RocksDB's bytewise order is numeric order. Writes skip the WAL (the
-// measurements are of the tree, not of logging). Table files go to the directories of
+// measurements are of the tree, not of logging) unless the database is opened with `wal`, as a
+// database an application runs would be (wacky advise's tests build such databases). The
+// OPTIONS file's DBOptions reach RocksDB as written: stats_dump_period_sec there makes RocksDB
+// write its compaction statistics and a STATISTICS dump to the info LOG. StartTrace records
+// the queries (DB::StartTrace) to a trace file, read back by trace.h's ReadTrace. Table files go to the directories of
 // `db_paths` when it is given (RocksDB's placement of levels on devices), and each directory's
 // bytes written, read and live are counted (path_listener.h). Every failed RocksDB call throws
 // std::runtime_error with RocksDB's status message.
@@ -104,7 +108,7 @@ class Database {
            const std::vector<double>& filter_bits_per_level = {}, bool driven = false,
            bool fill_cache = false, int partitions = 1,
            const std::vector<std::pair<std::string, uint64_t>>& db_paths = {},
-           const std::string& wal_dir = "");
+           const std::string& wal_dir = "", bool wal = false);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -117,6 +121,11 @@ class Database {
   // entries read. Scans never fill the block cache.
   uint64_t ScanMany(const uint64_t* starts, size_t n, size_t length) const;
   void Flush();
+  // Starts recording every query (writes, gets, iterator seeks) to a new trace file at
+  // `trace_path` (RocksDB's NewFileTraceWriter); EndTrace stops and closes it (as does the
+  // destructor). Throws std::logic_error for a second StartTrace or an EndTrace without one.
+  void StartTrace(const std::string& trace_path);
+  void EndTrace();
   // True while a flush or compaction is running or pending.
   bool Busy() const;
   // Waits until no flush or compaction runs, is queued in the Env's thread pools (shared with
@@ -171,6 +180,8 @@ class Database {
 
   std::unique_ptr<rocksdb::DB> db_;
   bool fill_cache_;
+  bool wal_ = false;
+  bool tracing_ = false;
   mutable std::mutex counts_mutex_;
   mutable std::vector<CacheCounts> read_counts_;
   std::shared_ptr<rocksdb::Statistics> statistics_;

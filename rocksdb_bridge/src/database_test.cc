@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "key_partitioner.h"
+#include "read_only.h"
 #include "testharness.h"
+#include "trace.h"
 
 namespace wacky_rocksdb {
 namespace {
@@ -424,6 +426,67 @@ TEST(Database, WaitForBackgroundWorkEndsWhenUniversalCompactionDeclines) {
   CHECK_LT(took, kHoldMs / 1000.0 + 2.0);
   // Already idle: returns within a few polls.
   CHECK_LT(db.WaitForBackgroundWork(30.0), 1.0);
+}
+
+TEST(Database, ATraceReadsBackEveryQueryInOrder) {
+  wacky::test::TempDir dir;
+  const std::string home = dir.path() + "/db", trace = dir.path() + "/trace";
+  {
+    Database db(home, WriteOptions(dir, false), 1 << 20, {}, false, false, 1, {}, "",
+                /*wal=*/true);
+    PutKeys(&db, 100, 3);  // before the trace: not in it
+    db.StartTrace(trace);
+    CHECK_THROWS(db.StartTrace(trace), std::logic_error, "already being recorded");
+    PutKeys(&db, 1, 2);  // keys 1, 3
+    const uint64_t gets[] = {3, 4};
+    bool found[2];
+    db.GetMany(gets, 2, found);
+    CHECK(found[0] && !found[1]);
+    const uint64_t starts[] = {100};
+    CHECK_EQ(db.ScanMany(starts, 1, 2), uint64_t{2});
+    db.EndTrace();
+    CHECK_THROWS(db.EndTrace(), std::logic_error, "no trace");
+  }
+  const DecodedTrace t = ReadTrace(trace);
+  const std::vector<uint8_t> ops = {kTracePut, kTracePut, kTraceGet, kTraceGet, kTraceSeek};
+  const std::vector<uint64_t> keys = {1, 3, 3, 4, 100};
+  CHECK(t.ops == ops);
+  CHECK(t.keys == keys);
+  CHECK_EQ(t.value_bytes[0], uint32_t{16});
+  CHECK(t.complete);
+  CHECK_EQ(t.other_keys, uint64_t{0});
+  // Not a trace, and a trace cut inside a record.
+  {
+    std::ofstream junk(dir.path() + "/junk");
+    junk << "this is not a trace file, whatever its length may be\n";
+  }
+  CHECK_THROWS(ReadTrace(dir.path() + "/junk"), std::invalid_argument,
+               "is not a RocksDB trace file");
+  CHECK_THROWS(ReadTrace(dir.path() + "/none"), std::invalid_argument, "does not exist");
+  std::filesystem::resize_file(trace, std::filesystem::file_size(trace) - 3);
+  CHECK(!ReadTrace(trace).complete);
+}
+
+TEST(Database, ReadOnlyOpeningCountsKeysAndSeesTheLock) {
+  wacky::test::TempDir dir;
+  const std::string home = dir.path() + "/db";
+  {
+    Database db(home, WriteOptions(dir, false), 1 << 20);
+    PutKeys(&db, 0, 1000);
+    PutKeys(&db, 0, 500);  // overwrites: still 1,000 keys
+    db.Flush();
+    CHECK(!DatabaseInUse(home).empty());  // held by this process
+  }
+  CHECK(DatabaseInUse(home).empty());
+  CHECK(DatabaseInUse(dir.path() + "/nowhere").empty());
+  ReadOnlyDatabase ro(home);
+  CHECK_EQ(ro.CountKeys(10000), uint64_t{1000});
+  CHECK_EQ(ro.CountKeys(10), uint64_t{11});
+  const uint64_t keys[] = {0, 1, 1998};
+  bool found[3];
+  ro.GetMany(keys, 3, found);
+  CHECK(found[0] && !found[1] && found[2]);
+  CHECK(ro.OptionsProblem().empty());
 }
 
 }  // namespace

@@ -1,0 +1,51 @@
+"""wacky advise on the four workloads of tests/test_advise.py: what it inferred against what the
+workload was, and the model's write amplification against the LOG's (docs/ADVISE.md).
+
+    .venv/bin/python benchmarks/advise_workloads.py [DIR]
+
+builds the databases in DIR (default: a temporary directory) through the RocksDB bridge and
+prints a Markdown table."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import rocksdb_bridge  # noqa: E402
+from tests.advise_helpers import build  # noqa: E402
+from tests.test_advise import ENTRIES, OPERATIONS, WORKLOADS  # noqa: E402
+from wacky_model.advise import advise  # noqa: E402
+
+
+def main() -> None:
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="advise-"))
+    root.mkdir(parents=True, exist_ok=True)
+    b = rocksdb_bridge.load()
+    print("| workload | mix (point/zero/write/range) | inferred | theta | write keys (best Zipf) "
+          "| read keys (best Zipf) | entries | W-Amp, LOG | W-Amp, model | model error |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for i, (name, (mix, theta)) in enumerate(WORKLOADS.items()):
+        bt = build(b, root, name.replace(".", "_"), entries=ENTRIES, operations=OPERATIONS,
+                   mix=mix, theta=theta, seed=i + 1)
+        a = advise(bt.path, trace=bt.trace)
+        kinds = ("point_reads", "zero_reads", "writes", "range_reads")
+        t = "/".join(f"{mix[k]:.2f}" for k in kinds)
+        g = "/".join(f"{a.figure(k).value:.3f}" for k in kinds)
+        wk = f"{a.figure('write_keys').value.spec} ({a.figure('write_zipf_theta').value:.3f})"
+        rk = f"{a.figure('read_keys').value.spec} ({a.figure('read_zipf_theta').value:.3f})"
+        e = a.model_error()
+        print(f"| {name} | {t} | {g} | {theta} | {wk} | {rk} | "
+              f"{a.figure('entries').value:,.0f} of {bt.entries:,} | "
+              f"{a.measured['write_amp'].value} | {e['predicted']:.2f} | "
+              f"{e['relative_error']:+.1%} |")
+        changes = ", ".join(f"{c.name} {c.current} -> {c.advised}" for c in a.changes)
+        print(f"  {name}: {changes}; Θ {a.current.theta:.4g} -> {a.advised.theta:.4g}",
+              file=sys.stderr)
+    print(f"\n(databases in {root})")
+
+
+if __name__ == "__main__":
+    main()
