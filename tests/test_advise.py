@@ -103,17 +103,18 @@ def test_advise_from_files_only(built):
     assert "statistics" in a.figure("zero_reads").source
 
 
-def test_cli_advise_json_and_out(built, tmp_path, capsys):
+def test_cli_advise_json_and_out(built, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")  # the tables' cells unfolded, whatever the terminal
     b = built["ranges-zipf0.6"]
     out = tmp_path / "OPTIONS.advised"
-    assert main(["advise", str(b.path), "--trace", str(b.trace), "--json", "--out",
+    assert main(["advise", str(b.path), "--query-trace", str(b.trace), "--json", "--out",
                  str(out)]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["out"] == str(out) and out.read_text().startswith("# Advised by wacky advise")
     assert {f["name"] for f in doc["inferred"]} >= {"entries", "writes", "write_keys"}
     assert doc["measured"]["write_amp"]["value"] > 1
     # The tables for people: the inferred figures, the measurement and the advice.
-    assert main(["advise", str(b.path), "--trace", str(b.trace)]) == 0
+    assert main(["advise", str(b.path), "--query-trace", str(b.trace)]) == 0
     text = capsys.readouterr().out
     assert "What advise inferred" in text and "Advised options" in text
     assert "write amplification (LOG, Sum W-Amp)" in text
@@ -124,7 +125,7 @@ def test_cli_advise_json_and_out(built, tmp_path, capsys):
     assert entries["value"] == 1e6 and entries["source"] == "--entries"
     # Without a trace the key distributions are assumed, each with its flag.
     assumed = {f["name"]: f["flag"] for f in doc["assumed"]}
-    assert assumed["write_keys"] == "--write-keys" and assumed["read_keys"] == "--read-keys"
+    assert assumed["write_keys"] == "--write-dist" and assumed["read_keys"] == "--read-dist"
     assert any("a trace" in w for w in doc["went_without"])
 
 
@@ -186,7 +187,7 @@ def test_options_from_a_newer_rocksdb(built, tmp_path, capsys):
     text = text.replace('[CFOptions "default"]',
                         '[CFOptions "default"]\n  memtable_max_range_deletions=0', 1)
     options.write_text(text)
-    err = _cli_error(capsys, ["advise", str(db), "--trace", str(b.trace)])
+    err = _cli_error(capsys, ["advise", str(db), "--query-trace", str(b.trace)])
     assert str(options) in err and "9.10.0" in err
     assert "CFOptions.memtable_max_range_deletions" in err
     assert "--allow-unknown-options" in err
@@ -200,9 +201,9 @@ def test_not_a_trace(built, tmp_path, capsys):
     junk.write_bytes(b"not a trace at all\n" * 20)
     with pytest.raises(AdviseError, match="is not a RocksDB trace file"):
         advise(b.path, trace=junk)
-    assert str(junk) in _cli_error(capsys, ["advise", str(b.path), "--trace", str(junk)])
+    assert str(junk) in _cli_error(capsys, ["advise", str(b.path), "--query-trace", str(junk)])
     missing = tmp_path / "missing.trace"
-    assert "does not exist" in _cli_error(capsys, ["advise", str(b.path), "--trace",
+    assert "does not exist" in _cli_error(capsys, ["advise", str(b.path), "--query-trace",
                                                    str(missing)])
 
 
@@ -241,7 +242,7 @@ def test_not_a_database_directory(tmp_path, capsys):
 
 def test_bad_flags_are_named(built, capsys):
     b = built["ranges-zipf0.6"]
-    for args, words in ((["--write-keys", "zipf:abc"], "--write-keys"),
+    for args, words in ((["--write-dist", "zipf:abc"], "--write-dist"),
                         (["--entry-bytes", "4"], "--entry-bytes (4) must be larger"),
                         (["--writes", "0.5"], "must sum to 1"),
                         (["--update-fraction", "2"], "--update-fraction"),

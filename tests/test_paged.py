@@ -110,9 +110,29 @@ def test_a_small_cache_with_paged_metadata_picks_fewer_levels() -> None:
 def test_paged_metadata_is_refused_where_it_is_not_priced() -> None:
     paged = System(entries=1e6, paged_metadata=True)
     mix = Workload(point_reads=0.5, writes=0.5)
-    with pytest.raises(ValueError, match="stock RocksDB only"):
+    with pytest.raises(ValueError, match="needs granularity='file'"):
         recommend(mix, paged)
     with pytest.raises(ValueError, match="not priced yet"):
         recommend_rocksdb(Workload(point_reads=0.5, writes=0.5, read_keys="zipf:0.9"), paged)
     with pytest.raises(ValueError, match="paged_metadata must be True or False"):
         System(entries=1e6, paged_metadata=1)  # type: ignore[arg-type]
+
+
+def test_the_native_file_search_prices_paged_metadata_as_price_does() -> None:
+    """recommend --granularity file --paged-metadata: G1 with the native engine's blocks
+    (wacky_model.files.native_paged_costs) prices the grid, and the pick's Θ is price()'s."""
+    from wacky_model.config import Configuration, Memory
+    from wacky_model.pricing import price
+
+    mix = Workload(point_reads=0.2, zero_reads=0.5, writes=0.3)
+    small = dict(entries=1e6, entry_bytes=256, buffer_bytes=1 << 20, bits_per_entry=10,
+                 cache_bytes=64 << 10)
+    paged = System(**small, paged_metadata=True)
+    pick = recommend(mix, paged, granularity="file")
+    again = price(Configuration(pick.design, pick.compaction, Memory.of(pick.system)), mix,
+                  paged)
+    assert again.theta == pytest.approx(pick.cost, rel=1e-9)
+    pinned = recommend(mix, System(**small), granularity="file")
+    # Through a 64 KiB cache most probes miss their filter block: paging costs I/O.
+    assert pick.cost > 2 * pinned.cost
+    assert pick.compaction.log is None  # G1 does not price a log's files (the one table)

@@ -21,8 +21,10 @@ from wacky_cli.options import (
     COMPACTION_OPTIONS,
     DESIGN_OPTIONS,
     FILTER_BUDGET_OPTIONS,
+    FLAGS,
     GUARDRAIL_OPTIONS,
     SYSTEM_OPTIONS,
+    WORKLOAD,
     WORKLOAD_OPTIONS,
     CacheBytesFlag,
     CompactionChoice,
@@ -34,7 +36,6 @@ from wacky_cli.options import (
     compaction_flags,
     in_flags,
     scale_options,
-    size,
     takes,
     whole,
 )
@@ -992,30 +993,21 @@ def advise_command(
     stats: Annotated[Path | None, typer.Option(
         "--stats", help="A file with a STATISTICS dump (default: the LOG's last).")] = None,
     trace: Annotated[Path | None, typer.Option(
-        "--trace", help="A RocksDB query trace (DB::StartTrace): the mix and the key "
+        "--query-trace", help="A RocksDB query trace (DB::StartTrace): the mix and the key "
         "distributions.")] = None,
-    entries: Annotated[float | None, typer.Option(
-        "--entries", parser=whole, help="Override the inferred number of entries.")] = None,
-    entry_bytes: Annotated[int | None, typer.Option(
-        "--entry-bytes", parser=size, help="Override the inferred bytes per entry.")] = None,
-    key_bytes: Annotated[int | None, typer.Option(
-        "--key-bytes", parser=size, help="Override the inferred bytes per key.")] = None,
-    point_reads: Annotated[float | None, typer.Option(
-        "--point-reads", help="The mix, overriding the inferred one (the four flags go "
-        "together; those not given are 0).")] = None,
-    zero_reads: Annotated[float | None, typer.Option("--zero-reads")] = None,
-    writes: Annotated[float | None, typer.Option("--writes")] = None,
-    range_reads: Annotated[float | None, typer.Option("--range-reads")] = None,
+    entries: Annotated[float | None, FLAGS["entries"].option()] = None,
+    entry_bytes: Annotated[int | None, FLAGS["entry_bytes"].option()] = None,
+    key_bytes: Annotated[int | None, FLAGS["key_bytes"].option()] = None,
+    point_reads: Annotated[float | None, FLAGS["point_reads"].option()] = None,
+    zero_reads: Annotated[float | None, FLAGS["zero_reads"].option()] = None,
+    writes: Annotated[float | None, FLAGS["writes"].option()] = None,
+    range_reads: Annotated[float | None, FLAGS["range_reads"].option()] = None,
     range_entries: Annotated[float | None, typer.Option(
-        "--range-entries", help="Override the entries a range read returns.")] = None,
-    write_keys: Annotated[str | None, typer.Option(
-        "--write-keys", help="Override the writes' key distribution (zipf:0.9, uniform, ...)."
-    )] = None,
-    read_keys: Annotated[str | None, typer.Option(
-        "--read-keys", help="Override the reads' key distribution.")] = None,
-    update_fraction: Annotated[float | None, typer.Option(
-        "--update-fraction", help="Override the share of writes that update existing keys."
-    )] = None,
+        "--range-entries", parser=whole, help="Entries a range read returns (advise infers "
+        "them from a trace's iterators).", rich_help_panel=WORKLOAD)] = None,
+    write_keys: Annotated[str | None, FLAGS["write_keys"].option()] = None,
+    read_keys: Annotated[str | None, FLAGS["read_keys"].option()] = None,
+    update_fraction: Annotated[float | None, FLAGS["update_fraction"].option()] = None,
     allow_unknown_options: Annotated[bool, typer.Option(
         "--allow-unknown-options", help="Advise even when the OPTIONS file has options "
         "RocksDB 7.8.3 does not know (from a newer RocksDB).")] = False,
@@ -1025,7 +1017,8 @@ def advise_command(
     """Tune a RocksDB that is already running, from its OPTIONS file, its LOG (compaction
     stats, statistics) and optionally a trace: what it inferred and from where, the model's
     costs of the current options against the LOG's measurements, and the options to change
-    (docs/ADVISE.md). It never writes to the database."""
+    (docs/ADVISE.md). A system or workload flag given overrides what advise infers (the mix's
+    four flags go together: those not given are 0). It never writes to the database."""
     from wacky_cli.advise_render import print_advice
     from wacky_cli.render import stdout_console
     from wacky_model.advise import Overrides, advise

@@ -117,7 +117,8 @@ _SYSTEM_FLAGS = (
          size),
     Flag("--paged-metadata/--pinned-metadata", bool, "Filter and index blocks on disk, through "
          "the block cache (RocksDB's cache_index_and_filter_blocks=true; docs/MODEL.md G1): a "
-         "probe costs I/O on a miss. Priced for --target rocksdb. Default: pinned in memory.",
+         "probe costs I/O on a miss. Priced for --target rocksdb and for the native engine's "
+         "--granularity file (Engine(paged_metadata=True)). Default: pinned in memory.",
          SYSTEM),
     Flag("--device", list[str] | None, "A device levels may sit on, NAME:READ_COST:WRITE_COST"
          "[:CAPACITY] (costs per block in block reads of the first device; capacity in bytes, "

@@ -104,8 +104,8 @@ class Overrides:
     writes: float | None = None  # --writes
     range_reads: float | None = None  # --range-reads
     range_entries: float | None = None  # --range-entries
-    write_keys: str | None = None  # --write-keys (zipf:0.9, uniform, ...)
-    read_keys: str | None = None  # --read-keys
+    write_keys: str | None = None  # --write-dist (zipf:0.9, uniform, ...)
+    read_keys: str | None = None  # --read-dist
     update_fraction: float | None = None  # --update-fraction
 
     @property
@@ -322,7 +322,7 @@ def _read_only(inputs: _Inputs) -> Any:
         raise AdviseError(
             f"the database {inputs.db_dir} is open elsewhere (its LOCK file is held: {held}); "
             "advise reads a closed database, or give copies of its files (--options FILE --log "
-            "FILE [--trace FILE]) without the directory")
+            "FILE [--query-trace FILE]) without the directory")
     try:
         return bridge.ReadOnlyDatabase(str(inputs.db_dir))
     except RuntimeError as e:
@@ -520,7 +520,7 @@ def _mix(inputs: _Inputs, trace: _Trace | None, over: Overrides
                     f"the STATISTICS dump at {st.path}:{st.statistics_line} (keys written, keys "
                     "read split by the get-hit tickers, seeks; since the database opened)",
                     False)
-    raise AdviseError("no input gives the workload's mix: give a trace (--trace FILE), a LOG "
+    raise AdviseError("no input gives the workload's mix: give a trace (--query-trace FILE), a LOG "
                       "with a STATISTICS dump (statistics on, stats_dump_period_sec), or the "
                       "mix (--point-reads, --zero-reads, --writes, --range-reads)")
 
@@ -704,8 +704,8 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
             notes.append(f"{trace_data.summary.other_keys:,} trace keys are not 8 bytes long: "
                          "their first 8 bytes stand for them")
     else:
-        inputs.went_without.append("a trace (--trace FILE): the key distributions are assumed "
-                                   "uniform unless given")
+        inputs.went_without.append("a trace (--query-trace FILE): the key distributions are "
+                                   "assumed uniform unless given")
 
     if over.entry_bytes is not None:
         eb, eb_src, eb_assumed = int(over.entry_bytes), "--entry-bytes", False
@@ -774,11 +774,11 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
     read_keys: KeyDistribution | str = "uniform"
     update_fraction = 0.0
     if over.write_keys is not None:
-        write_keys = _parsed("--write-keys", over.write_keys)
-        add("write_keys", write_keys, "--write-keys", "--write-keys")
+        write_keys = _parsed("--write-dist", over.write_keys)
+        add("write_keys", write_keys, "--write-dist", "--write-dist")
     if over.read_keys is not None:
-        read_keys = _parsed("--read-keys", over.read_keys)
-        add("read_keys", read_keys, "--read-keys", "--read-keys")
+        read_keys = _parsed("--read-dist", over.read_keys)
+        add("read_keys", read_keys, "--read-dist", "--read-dist")
     if trace_data is not None:
         ops, keys = trace_data.ops, trace_data.keys
         put_keys = keys[ops == _PUT]
@@ -788,11 +788,11 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
                 write_keys = dist
                 src = (f"the trace's {n:,} Puts over the {population:,} entries "
                        "(trace_skew.fit_distribution)")
-                add("write_keys", dist, src, "--write-keys")
+                add("write_keys", dist, src, "--write-dist")
                 add("write_zipf_theta", theta, src + ": the best Zipf fit, whichever model won",
-                    "--write-keys")
+                    "--write-dist")
             else:
-                add("write_keys", "uniform", "the trace has no Puts", "--write-keys", True)
+                add("write_keys", "uniform", "the trace has no Puts", "--write-dist", True)
         if over.read_keys is None:
             gets = keys[ops == _GET]
             if trace_data.found is not None:
@@ -803,12 +803,12 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
                 src = (f"the trace's {n:,} Gets" + (" of existing keys" if trace_data.found
                                                     is not None else "") +
                        f" over the {population:,} entries (trace_skew.fit_distribution)")
-                add("read_keys", dist, src, "--read-keys")
+                add("read_keys", dist, src, "--read-dist")
                 add("read_zipf_theta", theta, src + ": the best Zipf fit, whichever model won",
-                    "--read-keys")
+                    "--read-dist")
             else:
                 add("read_keys", "uniform", "the trace has no Gets of existing keys",
-                    "--read-keys", True)
+                    "--read-dist", True)
         if over.update_fraction is None and put_keys.size:
             # A Put updates when its key was written or found earlier in the trace; a key's
             # first Put is counted as an insert (the trace cannot tell what existed before it).
@@ -823,9 +823,9 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
                 True)
     else:
         if over.write_keys is None:
-            add("write_keys", "uniform", "assumed (no trace)", "--write-keys", True)
+            add("write_keys", "uniform", "assumed (no trace)", "--write-dist", True)
         if over.read_keys is None:
-            add("read_keys", "uniform", "assumed (no trace)", "--read-keys", True)
+            add("read_keys", "uniform", "assumed (no trace)", "--read-dist", True)
     if over.update_fraction is not None:
         update_fraction = float(over.update_fraction)
         add("update_fraction", update_fraction, "--update-fraction", "--update-fraction")

@@ -102,6 +102,12 @@ REFUSALS: tuple[Refusal, ...] = (
          physical=True),
     _row("paged", "devices", "G1 and D1 are not composed yet: a cache miss's device is not "
                              "priced"),
+    _row("paged", "hash_levels", "the native engine pages Bloom filters only: a hash level's "
+                                 "table stays in memory, and the engine refuses the pair"),
+    _row("paged", "lsbm_buffer", "the native engine does not page the buffered files' filters "
+                                 "and indexes yet, and refuses the pair"),
+    _row("paged", "l2sm_log", "G1 counts the tree's files; an L2SM log's files have filter and "
+                              "index blocks of their own, which it does not price yet"),
     # Tidal-tree's floating (F1-F5). The native engine refuses the first three pairs too
     # (native_engine/src/options.cc): a float's proof knows only the tree's levels of files.
     _row("floating", "l2sm_log", "a level's L2SM log holds overlapping files between its tree "

@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cost_models.objective import COST_ROW, Weights, theta_of_row, theta_shared
-from wacky_model.files import LeveledCosts, native_file_costs, native_file_costs_many
+from wacky_model.files import (
+    LeveledCosts,
+    native_file_costs,
+    native_file_costs_many,
+    native_paged_costs,
+)
 from wacky_model.guardrails import Constraints
 from wacky_model.types import (
     Buffer,
@@ -87,7 +92,9 @@ def file_grid(system: System, constraints: Constraints | None = None,
 
     triggers = LEVEL1_RUNS if level1_runs is None else (level1_runs,)
     # The one table refuses the log beside hash levels: then the grid has no log.
-    logs = (0.0,) if system.hash_levels and refusals({"l2sm_log", "hash_levels"}) else LOG_RATIOS
+    logs = (0.0,) if ((system.hash_levels and refusals({"l2sm_log", "hash_levels"}))
+                      or (system.paged_metadata and refusals({"l2sm_log", "paged"}))
+                      ) else LOG_RATIOS
     grid = [(Design(T, T - 1.0, 1.0, 0.0, 0.0),
              Compaction("file", max(system.block_bytes, int(share * system.buffer_bytes)), k,
                         log=Log(omega) if omega > 0 else None))
@@ -98,6 +105,9 @@ def file_grid(system: System, constraints: Constraints | None = None,
     designs, compactions = zip(*grid, strict=True)
     priced = native_file_costs_many(designs, system, compactions, system.entries,
                                     WINDOW_FLUSHES * system.buffer_entries, settled=True)
+    if system.paged_metadata:  # G1: filter and index blocks through the cache
+        priced = [native_paged_costs(p, d, system, c)
+                  for d, c, p in zip(designs, compactions, priced, strict=True)]
     keep = [i for i, (c, p) in enumerate(zip(compactions, priced, strict=True))
             if constraints is None or constraints.allows_leveled(
                 c.level1_runs, p.window.level_entries,

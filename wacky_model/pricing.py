@@ -141,13 +141,20 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
 
 
 def _paged(config: Configuration, system: System, costs: Any) -> Any:
-    """G1: the reads of a stock RocksDB leveled configuration with paged metadata."""
-    if config.target != "rocksdb" or config.compaction.style == "universal":
+    """G1: the reads of a leveled configuration of files with paged metadata: stock RocksDB's
+    (cache_index_and_filter_blocks) or the native engine's (``Engine(paged_metadata=True)``)."""
+    c = config.compaction
+    if config.target == "native" and c.granularity == "file" and c.style == "wacky":
+        from wacky_model.files import native_paged_costs
+
+        return native_paged_costs(costs, config.design, system, c)
+    if config.target != "rocksdb" or c.style == "universal":
         raise ValueError(
-            "paged metadata (System.paged_metadata, RocksDB's cache_index_and_filter_blocks) "
-            "is priced for stock RocksDB's leveled compaction (target='rocksdb'): the native "
-            "engine keeps every filter and fence in memory, and universal compaction's runs "
-            "are not priced by G1 yet")
+            "paged metadata (System.paged_metadata) is priced for levels of files: stock "
+            "RocksDB's leveled compaction (cache_index_and_filter_blocks) or the native "
+            "engine's granularity='file' (paged_metadata=True); a whole level's filter would "
+            "be one block of the level's size, and universal compaction's runs are not priced "
+            "by G1 yet")
     from wacky_model.rocksdb_model import paged_costs
 
     return paged_costs(costs, stock_export(config, system))

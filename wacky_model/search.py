@@ -1036,12 +1036,12 @@ def _checked_features(workloads: list[Workload], system: System, model: str,
         ("files", granularity == "file" or pinned), ("level0_trigger", pinned),
         ("rocksdb", target == "rocksdb")) if used}
     check(features)
-    if "paged" in features and target != "rocksdb":
+    if "paged" in features and target != "rocksdb" and granularity != "file":
         from wacky_model.compat import FEATURES
 
-        raise ValueError(f"{FEATURES['paged']}: priced for stock RocksDB only (target="
-                         "'rocksdb'), whose cache_index_and_filter_blocks it is: the native "
-                         "engine keeps every filter and fence in memory")
+        raise ValueError(f"{FEATURES['paged']} on the native engine needs granularity='file': "
+                         "G1 prices a level's files' filter and index blocks, and a whole "
+                         "level's filter would be one block of the level's size")
     return features
 
 
