@@ -90,3 +90,63 @@ def test_bad_windows_are_named(tree: FloatTree) -> None:
         float_costs(tree, Floating(gamma=1.0), ZIPF, 20_000, 9.0, 0)
     with pytest.raises(ValueError, match="one value per level"):
         FloatTree((10.0, 100.0), (0.5,), (1.0, 1.0), 4.0, 2.0)
+
+
+def _recommend_files(read_keys: str, probe_cost: float):
+    from wacky_model.search import recommend
+    from wacky_model.types import System, Workload
+
+    system = System(entries=1e7, entry_bytes=1024, buffer_bytes=1 << 20, bits_per_entry=10,
+                    probe_cost=probe_cost)
+    return recommend(Workload(point_reads=0.9, writes=0.1, read_keys=read_keys), system,
+                     granularity="file")
+
+
+def test_recommend_floats_where_checks_cost_and_reads_are_skewed() -> None:
+    """Both directions (issue 33): with a probe cost, Zipf-skewed reads of scattered keys make
+    floating pay and the pick floats; its Θ is price()'s, and the reason says what it buys."""
+    from wacky_model.config import Configuration, Memory
+    from wacky_model.pricing import price
+
+    pick = _recommend_files("zipf:0.99", 0.5)
+    assert pick.compaction.floating is not None
+    report = pick.granularity["file"]["floating"]
+    assert report["chosen"] and report["theta_with"] < report["theta_without"]
+    assert report["probes_with"] < report["probes_without"]
+    assert "with Tidal-tree's floating" in pick.granularity["reason"]
+    again = price(Configuration(pick.design, pick.compaction, Memory.of(pick.system)),
+                  pick.workload, pick.system)
+    assert again.theta == pytest.approx(pick.cost, rel=1e-6)
+    assert again.floating is not None and again.floating.extra_writes > 0
+
+
+@pytest.mark.parametrize("read_keys, probe_cost", [
+    ("latest", 0.5),  # the hot keys are the newest, already on top: never float
+    ("uniform", 1.0),  # no hot file to float
+    ("zipf:0.99", 0.0),  # with filters in memory and no probe cost a check saved costs nothing
+])
+def test_recommend_does_not_float_where_it_cannot_pay(read_keys: str, probe_cost: float) -> None:
+    pick = _recommend_files(read_keys, probe_cost)
+    assert pick.compaction.floating is None
+
+
+def test_floating_is_refused_where_it_cannot_work() -> None:
+    from wacky_model.config import Configuration, Memory
+    from wacky_model.pricing import price
+    from wacky_model.types import Compaction, Design, Log, System, Workload
+
+    with pytest.raises(ValueError, match="needs granularity='file'"):
+        Compaction(floating=Floating(1.0))
+    with pytest.raises(ValueError, match="L2SM"):  # the one table, as the engine refuses it
+        Compaction("file", floating=Floating(1.0), log=Log(0.1))
+    with pytest.raises(ValueError, match="partition"):
+        Compaction("file", floating=Floating(1.0), l0_partitions=4)
+    system = System(entries=1e6, entry_bytes=1024, buffer_bytes=1 << 20, bits_per_entry=10)
+    config = Configuration(Design(10, 9, 1, 0, 0), Compaction("file", floating=Floating(1.0)),
+                           Memory.of(system))
+    with pytest.raises(ValueError, match="latest reads"):
+        price(config, Workload(point_reads=0.9, writes=0.1, read_keys="latest"), system)
+    with pytest.raises(ValueError, match="cache"):  # S6 for floated files: a gap of the model
+        price(config, Workload(point_reads=0.9, writes=0.1, read_keys="zipf:0.9"),
+              System(entries=1e6, entry_bytes=1024, buffer_bytes=1 << 20, bits_per_entry=10,
+                     cache_bytes=1 << 20))

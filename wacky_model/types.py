@@ -437,7 +437,8 @@ class Compaction:
                     "files a file-granular level moves out; stock RocksDB has no such option")
         from wacky_model.compat import check  # the one table of refused combinations
 
-        check(set(self.side_runs))
+        check(set(self.side_runs) | ({"floating"} if self.floating is not None else set())
+              | ({"l0_partitions"} if self.l0_partitions != 1 else set()))
         if self.universal is not None and (self.style != "universal" or not isinstance(
                 self.universal, UniversalOptions)):
             raise ValueError("universal (universal compaction's options, a UniversalOptions) "
