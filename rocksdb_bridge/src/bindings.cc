@@ -30,7 +30,9 @@ void PutMany(Database& db, const Keys& keys, const Values& values) {
   db.PutMany(k, n, v, width);
 }
 
-py::array_t<bool> GetMany(const Database& db, const Keys& keys) {
+// Database or ReadOnlyDatabase: whether each key is found.
+template <class DB>
+py::array_t<bool> GetMany(const DB& db, const Keys& keys) {
   if (keys.ndim() != 1) throw std::invalid_argument("get_many needs keys (n,)");
   py::array_t<bool> found(keys.shape(0));
   const uint64_t* k = keys.data();
@@ -89,18 +91,7 @@ PYBIND11_MODULE(_rocksdb, m) {
   }, py::arg("path"));
   py::class_<wacky_rocksdb::ReadOnlyDatabase>(m, "ReadOnlyDatabase")
       .def(py::init<const std::string&>(), py::arg("path"))
-      .def("get_many", [](const wacky_rocksdb::ReadOnlyDatabase& db, const Keys& keys) {
-        if (keys.ndim() != 1) throw std::invalid_argument("get_many needs keys (n,)");
-        py::array_t<bool> found(keys.shape(0));
-        const uint64_t* k = keys.data();
-        bool* out = found.mutable_data();
-        size_t n = keys.shape(0);
-        {
-          py::gil_scoped_release release;
-          db.GetMany(k, n, out);
-        }
-        return found;
-      }, py::arg("keys"))
+      .def("get_many", &GetMany<wacky_rocksdb::ReadOnlyDatabase>, py::arg("keys"))
       .def("options_problem", &wacky_rocksdb::ReadOnlyDatabase::OptionsProblem)
       .def("count_keys", &wacky_rocksdb::ReadOnlyDatabase::CountKeys, py::arg("limit"),
            py::call_guard<py::gil_scoped_release>())
@@ -160,7 +151,7 @@ PYBIND11_MODULE(_rocksdb, m) {
         return out;
       })
       .def("put_many", &PutMany, py::arg("keys"), py::arg("values"))
-      .def("get_many", &GetMany, py::arg("keys"))
+      .def("get_many", &GetMany<Database>, py::arg("keys"))
       .def("scan_many",
            [](const Database& db, const Keys& starts, size_t length) {
              const uint64_t* s = starts.data();

@@ -321,9 +321,11 @@ std::map<std::string, uint64_t> Database::Tickers() const {
   return out;
 }
 
-std::vector<LevelInfo> Database::Levels() const {
+std::vector<LevelInfo> Database::Levels() const { return LevelsOf(*db_); }
+
+std::vector<LevelInfo> LevelsOf(rocksdb::DB& db) {
   rocksdb::ColumnFamilyMetaData meta;
-  db_->GetColumnFamilyMetaData(&meta);
+  db.GetColumnFamilyMetaData(&meta);
   std::vector<LevelInfo> out;
   for (const auto& level : meta.levels) {
     LevelInfo info{level.level, static_cast<int>(level.files.size()), level.size, 0};

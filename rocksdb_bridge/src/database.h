@@ -69,6 +69,9 @@ struct LevelInfo {
   uint64_t entries;
 };
 
+// The levels of `db`'s default column family, level 0 first (Database and ReadOnlyDatabase).
+std::vector<LevelInfo> LevelsOf(rocksdb::DB& db);
+
 // Data-block cache lookups at one level.
 struct CacheCounts {
   uint64_t hits = 0;

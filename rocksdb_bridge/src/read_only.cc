@@ -88,16 +88,6 @@ uint64_t ReadOnlyDatabase::CountKeys(uint64_t limit) const {
   return n;
 }
 
-std::vector<LevelInfo> ReadOnlyDatabase::Levels() const {
-  rocksdb::ColumnFamilyMetaData meta;
-  db_->GetColumnFamilyMetaData(&meta);
-  std::vector<LevelInfo> out;
-  for (const auto& level : meta.levels) {
-    LevelInfo info{level.level, static_cast<int>(level.files.size()), level.size, 0};
-    for (const auto& file : level.files) info.entries += file.num_entries;
-    out.push_back(info);
-  }
-  return out;
-}
+std::vector<LevelInfo> ReadOnlyDatabase::Levels() const { return LevelsOf(*db_); }
 
 }  // namespace wacky_rocksdb
