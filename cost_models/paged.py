@@ -20,6 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import brentq
 
+# G1's tree: the partial-merge model's settled at N, averaged over this many flushes.
+PAGED_WINDOW_FLUSHES = 64
+
 # RocksDB 7.8's index block for format_version 5: per data block a separator key (the 8-byte user
 # key and the 8-byte internal footer) and its BlockHandle, delta-encoded (the size alone, about
 # 3 bytes with the entry header): 19 bytes, as benchmarks/check_paged.py reads off the cache.

@@ -47,7 +47,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import poisson
 
 from cost_models.partial import LeveledFiles, WindowCosts
 from cost_models.skew import KeyDist, RankBins, key_probabilities, rank_bins
@@ -323,6 +322,8 @@ class _Ages:
 def _candidacy(chance: np.ndarray, exposure: np.ndarray, shares: np.ndarray,
                threshold: float) -> np.ndarray:
     """P(count >= 1 and count / exposure >= threshold) for files of these true shares."""
+    from scipy.stats import poisson  # lazily: importing the types must stay light
+
     need = np.maximum(1.0, np.ceil(threshold * exposure - 1e-9))  # (ages,)
     sf = poisson.sf(need[None, :] - 1.0, shares[:, None] * exposure[None, :])
     return sf @ chance
@@ -330,6 +331,8 @@ def _candidacy(chance: np.ndarray, exposure: np.ndarray, shares: np.ndarray,
 
 def _noisy_max(chance: np.ndarray, exposure: np.ndarray, s: float, files: float) -> float:
     """E[max] of ``files`` estimated shares count / exposure of files of true share s."""
+    from scipy.stats import poisson  # lazily: importing the types must stay light
+
     if files < 1.0 or s <= 0.0:
         return 0.0
     top = s + 12.0 * np.sqrt(s / exposure.min()) + 12.0 / exposure.min()
@@ -345,6 +348,8 @@ def _floats(opts: Floating, ages: _Ages, t: int, pi: np.ndarray, count: np.ndarr
     """F3 at flush t: each bin's chance of floating from each level and where to (a level
     index, -1: nowhere), and the expected floats of files holding no hot key per level and
     where to."""
+    from scipy.stats import poisson  # lazily: importing the types must stay light
+
     L = pi.shape[1]
     tables = [ages.table(level, t) for level in range(L)]
     mean_exposure = np.array([float(c @ e) for c, e in tables])
@@ -393,6 +398,8 @@ def _floats(opts: Floating, ages: _Ages, t: int, pi: np.ndarray, count: np.ndarr
 def _group_served(per_flush: int, ahead: float, size: float) -> float:
     """The mean chance that a member of a group of ``size`` equal candidates, behind ``ahead``
     others, is served by ``per_flush`` floats (members in random order)."""
+    from scipy.stats import poisson  # lazily: importing the types must stay light
+
     if size <= 0:
         return 0.0
     grid = np.linspace(0.0, size, 9)

@@ -225,8 +225,12 @@ def native_paged_levels(design: Design, system: System, compaction: Compaction,
     as P7 spans them, each file's filter and index blocks in the engine's layout
     (``cost_models.paged.native_filter_bytes``/``native_index_bytes``) at the bits the engine's
     allocation gives the level (``native_filter_rates``)."""
-    from cost_models.paged import PagedLevel, native_filter_bytes, native_index_bytes
-    from wacky_model.rocksdb_model import PAGED_WINDOW_FLUSHES
+    from cost_models.paged import (
+        PAGED_WINDOW_FLUSHES,
+        PagedLevel,
+        native_filter_bytes,
+        native_index_bytes,
+    )
 
     policy = native_policy(design, system, compaction)
     window_entries = PAGED_WINDOW_FLUSHES * policy.flush_entries

@@ -23,14 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 from cost_models.finite import realized_fpr
-from cost_models.paged import PagedLevel
+from cost_models.paged import PAGED_WINDOW_FLUSHES, PagedLevel
 from cost_models.partial import LeveledFiles, WindowCosts, window_costs
 from cost_models.universal import UNLIMITED, UniversalRules, universal_costs
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_options import RocksDBExport
 
 DISK_OVERHEAD_BYTES = 12.0
-PAGED_WINDOW_FLUSHES = 64
 MEMTABLE_OVERHEAD_BYTES = 38.0
 
 
