@@ -15,8 +15,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import rocksdb_bridge  # noqa: E402
-from tests.advise_helpers import build  # noqa: E402
-from tests.test_advise import ENTRIES, OPERATIONS, WORKLOADS  # noqa: E402
+from validation.advise import ENTRIES, OPERATIONS, WORKLOADS  # noqa: E402
+from validation.advise_dbs import build  # noqa: E402
 from wacky_model.advise import advise  # noqa: E402
 
 
