@@ -129,6 +129,12 @@ def measure_workload(name: str, repeats: int = REPEATS, seed: int | None = None
         advised = a.options_file()
         bridge.check_options_file(str(Path(a.inputs["options"])))
     workload = true_workload(mix, theta)
+    # The same model on the workload as it was drawn (every write an update): what the
+    # prediction would be had advise inferred the workload exactly.
+    from wacky_model.pricing import price
+
+    truly = {"current": price(a.current_config.configuration, workload, a.system),
+             "advised": price(a.recommendation.best.config.configuration, workload, a.system)}
     runs = {side: [measure_options(text, workload, s) for s in range(repeats)]
             for side, text in (("current", current), ("advised", advised))}
     err = a.model_error() or {}
@@ -136,13 +142,19 @@ def measure_workload(name: str, repeats: int = REPEATS, seed: int | None = None
         "name": name, "mix": mix, "theta": theta,
         "predicted": {"current": a.current.theta, "advised": a.advised.theta,
                       "current_write_amp": a.current.write_amp,
-                      "advised_write_amp": a.advised.write_amp},
+                      "advised_write_amp": a.advised.write_amp,
+                      "true_current": truly["current"].theta,
+                      "true_advised": truly["advised"].theta,
+                      "true_current_write_amp": truly["current"].write_amp},
+        "inferred": {"update_fraction": a.workload.update_fraction,
+                     "write_keys": str(getattr(a.workload.write_keys, "spec",
+                                               a.workload.write_keys))},
         "changes": [f"{c.name} {c.current} -> {c.advised}" for c in a.changes],
-        "log_write_amp": err.get("measured"),
+        "log_write_amp": err.get("sum_row"),
         "log_write_amp_per_write": (a.measured["write_amp_per_write"].value
                                     if "write_amp_per_write" in a.measured else None),
-        "log_window_writes": (a.measured["keys.written"].value
-                              if "keys.written" in a.measured else None),
+        "log_window_writes": (a.measured["number.keys.written"].value
+                              if "number.keys.written" in a.measured else None),
         "runs": runs,
     }
 
@@ -160,6 +172,10 @@ class Row:
     log_write_amp: float | None  # the LOG's Sum row (per byte flushed)
     log_write_amp_per_write: float | None
     changes: tuple[str, ...]
+    log_window_writes: int | None = None
+    true_gain: float | None = None  # the model's gain on the workload as drawn
+    true_model_write_amp: float | None = None
+    update_fraction: float | None = None  # advise's inferred
 
     @property
     def measured_gain(self) -> float:
@@ -191,7 +207,9 @@ def row_of(m: dict[str, Any]) -> Row:
                tuple(r["theta"] for r in m["runs"]["advised"]),
                1.0 - p["advised"] / p["current"],
                tuple(r["write_amp"] for r in m["runs"]["current"]), p["current_write_amp"],
-               m["log_write_amp"], m["log_write_amp_per_write"], tuple(m["changes"]))
+               m["log_write_amp"], m["log_write_amp_per_write"], tuple(m["changes"]),
+               m["log_window_writes"], 1.0 - p["true_advised"] / p["true_current"],
+               p["true_current_write_amp"], m["inferred"]["update_fraction"])
 
 
 def _runs(v: Sequence[float]) -> str:
@@ -201,28 +219,39 @@ def _runs(v: Sequence[float]) -> str:
 def render_rows(rows: Sequence[Row]) -> list[str]:
     lines = table(["workload", "Θ current, measured (runs)", "Θ advised, measured (runs)",
                    "noise", "measured gain", "predicted gain", "within a third",
-                   "advised costs no more"],
+                   "advised costs no more", "predicted gain, workload as drawn"],
                   ([r.name, _runs(r.current), _runs(r.advised), f"{r.noise:.4f}",
                     f"{r.measured_gain:+.1%}", f"{r.predicted_gain:+.1%}",
-                    "yes" if r.within_a_third else "no", "yes" if r.no_costlier else "no"]
+                    "yes" if r.within_a_third else "no", "yes" if r.no_costlier else "no",
+                    "-" if r.true_gain is None else f"{r.true_gain:+.1%}"]
                    for r in rows))
-    lines += ["", *table(["workload", "W-Amp current, model", "measured steady window (runs)",
-                          "model error", "LOG Sum row (per byte flushed)",
-                          "model error against it", "LOG, per write (statistics)",
-                          "model error against it"],
-                         ([r.name, f"{r.model_write_amp:.2f}",
-                           _runs(r.current_write_amp).replace(".4f", ".2f"),
-                           f"{r.steady_write_amp_error:+.1%}",
-                           "-" if r.log_write_amp is None else f"{r.log_write_amp:.2f}",
-                           "-" if not r.log_write_amp else
-                           f"{r.model_write_amp / r.log_write_amp - 1:+.1%}",
-                           "-" if r.log_write_amp_per_write is None
-                           else f"{r.log_write_amp_per_write:.2f}",
-                           "-" if not r.log_write_amp_per_write else
-                           f"{r.model_write_amp / r.log_write_amp_per_write - 1:+.1%}"]
-                          for r in rows))]
+    within = sum(r.within_a_third for r in rows)
+    cheaper = sum(r.no_costlier for r in rows)
+    lines += ["", f"Predicted gain within a third of the measured: {within} of {len(rows)}. "
+              f"Advised options costing no more than the current (within the noise): {cheaper} "
+              f"of {len(rows)}."]
+
+    def err(model: float | None, measured: float | None) -> str:
+        return "-" if not model or not measured else f"{model / measured - 1:+.1%}"
+
+    lines += ["", *table(
+        ["workload", "W-Amp current, model (inferred workload)", "model, workload as drawn",
+         "measured, steady window (runs)", "model error, steady", "LOG session: writes",
+         "LOG Sum row (per byte flushed)", "model error against it",
+         "LOG session, per write", "model error against it"],
+        ([r.name, f"{r.model_write_amp:.2f}",
+          "-" if r.true_model_write_amp is None else f"{r.true_model_write_amp:.2f}",
+          f"{np.mean(r.current_write_amp):.2f} ("
+          + ", ".join(f"{x:.2f}" for x in r.current_write_amp) + ")",
+          f"{r.steady_write_amp_error:+.1%}",
+          "-" if r.log_window_writes is None else f"{r.log_window_writes:,}",
+          "-" if r.log_write_amp is None else f"{r.log_write_amp:.2f}",
+          err(r.model_write_amp, r.log_write_amp),
+          "-" if r.log_write_amp_per_write is None else f"{r.log_write_amp_per_write:.2f}",
+          err(r.model_write_amp, r.log_write_amp_per_write)] for r in rows))]
     lines += ["", "Options advise changed: " + "; ".join(
-        f"{r.name}: " + (", ".join(r.changes) or "none") for r in rows) + "."]
+        f"{r.name} (inferred update share {r.update_fraction:.2f}): "
+        + (", ".join(r.changes) or "none") for r in rows) + "."]
     return lines
 
 
