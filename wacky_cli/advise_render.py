@@ -52,12 +52,12 @@ def print_advice(console: Console, advice: Advice, out: Path | None) -> None:
     pw = advice.measured.get("write_amp_per_write")
     wa = advice.measured.get("write_amp")
     if pw is not None:
-        m.add_row("write amplification (entries written per entry written: the model's unit)",
+        m.add_row("write amplification (per entry written)",
                   predicted, f"{float(pw.value):.3g}"
                   + ("" if error is None else f" (model {error['relative_error']:+.0%})"),
                   pw.source)
     if wa is not None:
-        m.add_row("write amplification (LOG, Sum W-Amp: per byte flushed)",
+        m.add_row("write amplification (LOG, Sum W-Amp)",
                   predicted if pw is None else "", f"{float(wa.value):.3g}"
                   + ("" if error is None or pw is not None
                      else f" (model {error['relative_error']:+.0%})"), wa.source)
