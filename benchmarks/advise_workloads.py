@@ -1,5 +1,7 @@
 """wacky advise on the four workloads of tests/test_advise.py: what it inferred against what the
-workload was, and the model's write amplification against the LOG's (docs/ADVISE.md).
+workload was, and the model's write amplification against the one the database measured since
+its reopen (docs/ADVISE.md). The advised options applied and measured on steady windows are
+``wacky sweep advise`` (validation/advise.py).
 
     .venv/bin/python benchmarks/advise_workloads.py [DIR]
 
@@ -25,8 +27,9 @@ def main() -> None:
     root.mkdir(parents=True, exist_ok=True)
     b = rocksdb_bridge.load()
     print("| workload | mix (point/zero/write/range) | inferred | theta | write keys (best Zipf) "
-          "| read keys (best Zipf) | entries | W-Amp, LOG | W-Amp, model | model error |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| read keys (best Zipf) | entries | writes since the reopen | W-Amp, LOG Sum row "
+          "| W-Amp per write | W-Amp, model | model error (per write) | steady window |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for i, (name, (mix, theta)) in enumerate(WORKLOADS.items()):
         bt = build(b, root, name.replace(".", "_"), entries=ENTRIES, operations=OPERATIONS,
                    mix=mix, theta=theta, seed=i + 1)
@@ -39,8 +42,9 @@ def main() -> None:
         e = a.model_error()
         print(f"| {name} | {t} | {g} | {theta} | {wk} | {rk} | "
               f"{a.figure('entries').value:,.0f} of {bt.entries:,} | "
-              f"{a.measured['write_amp'].value} | {e['predicted']:.2f} | "
-              f"{e['relative_error']:+.1%} |")
+              f"{e['window_writes']:,} | {a.measured['write_amp'].value} | {e['measured']:.2f} | "
+              f"{e['predicted']:.2f} | {e['relative_error']:+.1%} | "
+              f"{'yes' if e['steady'] else 'no'} |")
         changes = ", ".join(f"{c.name} {c.current} -> {c.advised}" for c in a.changes)
         print(f"  {name}: {changes}; Θ {a.current.theta:.4g} -> {a.advised.theta:.4g}",
               file=sys.stderr)

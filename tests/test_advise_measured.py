@@ -6,7 +6,7 @@ case set, one run each instead of the sweep's three).
 Only writes-uniform is checked here: it is the one of the four workloads where the advised options
 measured cheaper (docs/VALIDATION.md, advise section); on the other three they measured costlier
 and the sweep reports it. The noise allowed is the sweep's: the same options and workload measured
-over seeds 0-2 spread by up to NOISE in Θ (compactions run in the background, so the same stream
+spread by up to NOISE in Θ (compactions run in the background, so the same stream
 makes different trees)."""
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from __future__ import annotations
 from tests.rocksdb_helpers import bridge
 from validation.advise import WITHIN, measure_workload, row_of
 
-# The largest spread (max - min over seeds 0-2) of either side's measured Θ on writes-uniform in
-# `wacky sweep advise` (docs/VALIDATION.md): 0.0150 (current 0.1782-0.1833, advised 0.0910-0.1060).
-NOISE = 0.015
+# The largest spread (max - min) of either side's measured Θ on writes-uniform over two runs of
+# `wacky sweep advise` (seeds 0-1, then 0-2: five runs a side): advised 0.0895-0.1060, current
+# 0.1770-0.1833 (docs/VALIDATION.md, advise section, has the second).
+NOISE = 0.017
 
 
 def test_advised_options_measured_no_costlier_and_gain_as_predicted():

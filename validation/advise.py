@@ -53,7 +53,7 @@ WORKLOADS = {
 # compared run at their steady state: 25 flushes of the 256 KiB buffer a load).
 WARMUP_LOADS = 1.0
 WINDOW_LOADS = 1.0
-REPEATS = 2
+REPEATS = 3
 READS = 4_000  # reads of each kind over the window (Scale.reads)
 # "Costs no more": the advised Θ at most the current Θ plus the measured noise, the larger of
 # the two sides' spreads (max - min over the repeats).
