@@ -138,6 +138,14 @@ def measure_workload(name: str, repeats: int = REPEATS, seed: int | None = None
     runs = {side: [measure_options(text, workload, s) for s in range(repeats)]
             for side, text in (("current", current), ("advised", advised))}
     err = a.model_error() or {}
+    ranges = a.workload.range_blocks or 0.0
+
+    def costs(priced: Any) -> dict[str, float]:
+        # The terms of the model's Θ, in the measured runs' units (a range: runs and blocks).
+        return {"write_amp": priced.write_amp, "point_read": priced.point_read,
+                "zero_result_read": priced.zero_result_read,
+                "range_io": priced.range_runs + ranges}
+
     return {
         "name": name, "mix": mix, "theta": theta,
         "predicted": {"current": a.current.theta, "advised": a.advised.theta,
@@ -149,6 +157,7 @@ def measure_workload(name: str, repeats: int = REPEATS, seed: int | None = None
         "inferred": {"update_fraction": a.workload.update_fraction,
                      "write_keys": str(getattr(a.workload.write_keys, "spec",
                                                a.workload.write_keys))},
+        "model_costs": {"current": costs(a.current), "advised": costs(a.advised)},
         "changes": [f"{c.name} {c.current} -> {c.advised}" for c in a.changes],
         "log_write_amp": err.get("sum_row"),
         "log_write_amp_per_write": (a.measured["write_amp_per_write"].value
@@ -176,6 +185,8 @@ class Row:
     true_gain: float | None = None  # the model's gain on the workload as drawn
     true_model_write_amp: float | None = None
     update_fraction: float | None = None  # advise's inferred
+    # side -> cost -> (model, measured mean): write_amp, point_read, zero_result_read, range_io
+    terms: dict[str, dict[str, tuple[float, float]]] | None = None
 
     @property
     def measured_gain(self) -> float:
@@ -209,7 +220,10 @@ def row_of(m: dict[str, Any]) -> Row:
                tuple(r["write_amp"] for r in m["runs"]["current"]), p["current_write_amp"],
                m["log_write_amp"], m["log_write_amp_per_write"], tuple(m["changes"]),
                m["log_window_writes"], 1.0 - p["true_advised"] / p["true_current"],
-               p["true_current_write_amp"], m["inferred"]["update_fraction"])
+               p["true_current_write_amp"], m["inferred"]["update_fraction"],
+               {side: {k: (v, float(np.mean([r[k] for r in m["runs"][side]])))
+                       for k, v in m["model_costs"][side].items()}
+                for side in ("current", "advised")})
 
 
 def _runs(v: Sequence[float]) -> str:
@@ -249,6 +263,15 @@ def render_rows(rows: Sequence[Row]) -> list[str]:
           err(r.model_write_amp, r.log_write_amp),
           "-" if r.log_write_amp_per_write is None else f"{r.log_write_amp_per_write:.2f}",
           err(r.model_write_amp, r.log_write_amp_per_write)] for r in rows))]
+    lines += ["", "Each term of Θ, model (as advise priced it) / RocksDB (the runs' mean); range "
+              "read I/O is measured and priced whether or not the mix has ranges:", "", *table(
+                  ["workload", "options", "W-Amp", "existing-key read I/O",
+                   "zero-result read I/O", "range read I/O"],
+                  ([r.name, side] + [f"{m:{f}} / {x:{f}}" for (m, x), f in zip(
+                      (r.terms[side][k] for k in ("write_amp", "point_read",
+                                                  "zero_result_read", "range_io")),
+                      (".2f", ".3f", ".4f", ".2f"), strict=True)]
+                   for r in rows if r.terms for side in ("current", "advised")))]
     lines += ["", "Options advise changed: " + "; ".join(
         f"{r.name} (inferred update share {r.update_fraction:.2f}): "
         + (", ".join(r.changes) or "none") for r in rows) + "."]
