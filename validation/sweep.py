@@ -337,7 +337,7 @@ SWEEPS = {s.name: s for s in (
             "against RocksDB's cache misses", 1.0, workers=1),
     CaseSet("advise", "validation.advise", "wacky advise on the four databases of "
             "tests/test_advise.py: the current and the advised OPTIONS measured on RocksDB, "
-            "predicted against measured gain", 3.0, workers=1),
+            "predicted against measured gain", 1.5, workers=1),
     CaseSet("smoke", "validation.cases", "eight designs over the three windows, at a small "
             "scale", 0.5),
 )}
