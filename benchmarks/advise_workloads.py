@@ -22,14 +22,30 @@ from validation.advise_dbs import build  # noqa: E402
 from wacky_model.advise import advise  # noqa: E402
 
 
+def _session(a, e: dict) -> str:
+    """The partial-merge model over the LOG's session: the window of its writes (as fresh
+    inserts, the model's window) after a load of the entries, on the current options."""
+    from wacky_model.pricing import stock_export
+    from wacky_model.rocksdb_model import leveled_costs
+    from wacky_model.rocksdb_tuning import RocksDBConfig
+
+    if not isinstance(a.current_config, RocksDBConfig) or not e["window_writes"]:
+        return "-"
+    config = a.current_config.configuration
+    export = stock_export(config, config.system(a.system))
+    w = leveled_costs(export, a.system.entries, e["window_writes"]).write_amp
+    return f"{w:.2f} ({w / e['measured'] - 1:+.1%})"
+
+
 def main() -> None:
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="advise-"))
     root.mkdir(parents=True, exist_ok=True)
     b = rocksdb_bridge.load()
     print("| workload | mix (point/zero/write/range) | inferred | theta | write keys (best Zipf) "
           "| read keys (best Zipf) | entries | writes since the reopen | W-Amp, LOG Sum row "
-          "| W-Amp per write | W-Amp, model | model error (per write) | steady window |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| W-Amp per write | W-Amp, model | model error (per write) | steady window "
+          "| model over the session (its error) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for i, (name, (mix, theta)) in enumerate(WORKLOADS.items()):
         bt = build(b, root, name.replace(".", "_"), entries=ENTRIES, operations=OPERATIONS,
                    mix=mix, theta=theta, seed=i + 1)
@@ -44,7 +60,7 @@ def main() -> None:
               f"{a.figure('entries').value:,.0f} of {bt.entries:,} | "
               f"{e['window_writes']:,} | {a.measured['write_amp'].value} | {e['measured']:.2f} | "
               f"{e['predicted']:.2f} | {e['relative_error']:+.1%} | "
-              f"{'yes' if e['steady'] else 'no'} |")
+              f"{'yes' if e['steady'] else 'no'} | {_session(a, e)} |")
         changes = ", ".join(f"{c.name} {c.current} -> {c.advised}" for c in a.changes)
         print(f"  {name}: {changes}; Θ {a.current.theta:.4g} -> {a.advised.theta:.4g}",
               file=sys.stderr)
