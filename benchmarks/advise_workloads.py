@@ -23,18 +23,23 @@ from wacky_model.advise import advise  # noqa: E402
 
 
 def _session(a, e: dict) -> str:
-    """The partial-merge model over the LOG's session: the window of its writes (as fresh
-    inserts, the model's window) after a load of the entries, on the current options."""
+    """The model over the LOG's session on the current options: the partial-merge model's window
+    of its writes (as fresh inserts) after a load of the entries, and the skew model S2f at the
+    session's middle (``history_writes``, as validation/rocksdb.py prices its skew windows)."""
     from wacky_model.pricing import stock_export
-    from wacky_model.rocksdb_model import leveled_costs
+    from wacky_model.rocksdb_model import leveled_costs, leveled_policy
     from wacky_model.rocksdb_tuning import RocksDBConfig
+    from wacky_model.skew import leveled_skew_costs
 
     if not isinstance(a.current_config, RocksDBConfig) or not e["window_writes"]:
-        return "-"
+        return "- | -"
     config = a.current_config.configuration
-    export = stock_export(config, config.system(a.system))
-    w = leveled_costs(export, a.system.entries, e["window_writes"]).write_amp
-    return f"{w:.2f} ({w / e['measured'] - 1:+.1%})"
+    system = config.system(a.system)
+    export = stock_export(config, system)
+    partial = leveled_costs(export, a.system.entries, e["window_writes"]).write_amp
+    s2f = leveled_skew_costs(leveled_policy(export), config.memory.filter_bits_per_entry, system,
+                             a.workload, history_writes=e["window_writes"] / 2).write_amp
+    return " | ".join(f"{w:.2f} ({w / e['measured'] - 1:+.1%})" for w in (partial, s2f))
 
 
 def main() -> None:
@@ -44,8 +49,9 @@ def main() -> None:
     print("| workload | mix (point/zero/write/range) | inferred | theta | write keys (best Zipf) "
           "| read keys (best Zipf) | entries | writes since the reopen | W-Amp, LOG Sum row "
           "| W-Amp per write | W-Amp, model | model error (per write) | steady window "
-          "| model over the session (its error) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| partial model over the session (its error) "
+          "| S2f at the session's middle (its error) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for i, (name, (mix, theta)) in enumerate(WORKLOADS.items()):
         bt = build(b, root, name.replace(".", "_"), entries=ENTRIES, operations=OPERATIONS,
                    mix=mix, theta=theta, seed=i + 1)
