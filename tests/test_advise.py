@@ -13,22 +13,10 @@ import pytest
 
 from tests.advise_helpers import build
 from tests.rocksdb_helpers import bridge
+from validation.advise import ENTRIES, OPERATIONS, WORKLOADS
 from wacky_cli.main import main
 from wacky_model.advise import AdviseError, advise
 from wacky_model.types import KeyDistribution
-
-ENTRIES = 60_000
-OPERATIONS = 30_000
-WORKLOADS = {
-    "writes-uniform": ({"point_reads": 0.1, "zero_reads": 0.1, "writes": 0.8,
-                        "range_reads": 0.0}, 0.0),
-    "reads-zipf0.9": ({"point_reads": 0.6, "zero_reads": 0.2, "writes": 0.2,
-                       "range_reads": 0.0}, 0.9),
-    "ranges-zipf0.6": ({"point_reads": 0.3, "zero_reads": 0.1, "writes": 0.4,
-                        "range_reads": 0.2}, 0.6),
-    "zero-reads-zipf0.3": ({"point_reads": 0.2, "zero_reads": 0.5, "writes": 0.3,
-                            "range_reads": 0.0}, 0.3),
-}
 
 
 @pytest.fixture(scope="module")
