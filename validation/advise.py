@@ -103,7 +103,10 @@ def measure_options(text: str, workload: Any, seed: int) -> dict[str, float]:
     run = run_stock(_Options(text, sc.system(10.0, None)), sc, RANGE_ENTRIES,
                     skew=skewed_workload(workload), cache_bytes=BLOCK_CACHE_BYTES, rule=rule)
     c = with_theta(run.costs, workload, sc.block_bytes // sc.entry_bytes)
+    per_level = c.cache_hit_rate_per_level or ()
     return {"theta": float(c.theta), "write_amp": c.write_amp,
+            "hit_rate": c.cache_hit_rate, "last_level_hit_rate": per_level[-1] if per_level
+            else None,
             "zero_result_read": c.zero_result_read, "point_read": c.point_read_uniform,
             "range_io": c.range_io, "window_writes": run.window.writes,
             "warmup_writes": run.window.warmup_writes,
@@ -142,9 +145,12 @@ def measure_workload(name: str, repeats: int = REPEATS, seed: int | None = None
 
     def costs(priced: Any) -> dict[str, float]:
         # The terms of the model's Θ, in the measured runs' units (a range: runs and blocks).
+        per_level = tuple(getattr(priced.detail, "cache_hit_rate_per_level", None) or ())
         return {"write_amp": priced.write_amp, "point_read": priced.point_read,
                 "zero_result_read": priced.zero_result_read,
-                "range_io": priced.range_runs + ranges}
+                "range_io": priced.range_runs + ranges,
+                "hit_rate": getattr(priced.detail, "cache_hit_rate", None),
+                "last_level_hit_rate": float(per_level[-1]) if per_level else None}
 
     return {
         "name": name, "mix": mix, "theta": theta,
@@ -221,9 +227,13 @@ def row_of(m: dict[str, Any]) -> Row:
                m["log_write_amp"], m["log_write_amp_per_write"], tuple(m["changes"]),
                m["log_window_writes"], 1.0 - p["true_advised"] / p["true_current"],
                p["true_current_write_amp"], m["inferred"]["update_fraction"],
-               {side: {k: (v, float(np.mean([r[k] for r in m["runs"][side]])))
+               {side: {k: (v, _mean([r.get(k) for r in m["runs"][side]]))
                        for k, v in m["model_costs"][side].items()}
                 for side in ("current", "advised")})
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    return None if any(v is None for v in values) else float(np.mean(values))
 
 
 def _runs(v: Sequence[float]) -> str:
@@ -263,14 +273,18 @@ def render_rows(rows: Sequence[Row]) -> list[str]:
           err(r.model_write_amp, r.log_write_amp),
           "-" if r.log_write_amp_per_write is None else f"{r.log_write_amp_per_write:.2f}",
           err(r.model_write_amp, r.log_write_amp_per_write)] for r in rows))]
+    def pair(m: float | None, x: float | None, f: str) -> str:
+        return "-" if m is None or x is None else f"{m:{f}} / {x:{f}}"
+
     lines += ["", "Each term of Θ, model (as advise priced it) / RocksDB (the runs' mean); range "
-              "read I/O is measured and priced whether or not the mix has ranges:", "", *table(
+              "read I/O is measured and priced whether or not the mix has ranges; the hit rates "
+              "are the existing-key reads' in the block cache, overall and in the last level:",
+              "", *table(
                   ["workload", "options", "W-Amp", "existing-key read I/O",
-                   "zero-result read I/O", "range read I/O"],
-                  ([r.name, side] + [f"{m:{f}} / {x:{f}}" for (m, x), f in zip(
-                      (r.terms[side][k] for k in ("write_amp", "point_read",
-                                                  "zero_result_read", "range_io")),
-                      (".2f", ".3f", ".4f", ".2f"), strict=True)]
+                   "zero-result read I/O", "range read I/O", "hit rate", "last level's hit rate"],
+                  ([r.name, side] + [pair(*r.terms[side].get(k, (None, None)), f) for k, f in (
+                      ("write_amp", ".2f"), ("point_read", ".3f"), ("zero_result_read", ".4f"),
+                      ("range_io", ".2f"), ("hit_rate", ".3f"), ("last_level_hit_rate", ".3f"))]
                    for r in rows if r.terms for side in ("current", "advised")))]
     lines += ["", "Options advise changed: " + "; ".join(
         f"{r.name} (inferred update share {r.update_fraction:.2f}): "
