@@ -14,9 +14,9 @@ from __future__ import annotations
 from tests.rocksdb_helpers import bridge
 from validation.advise import WITHIN, measure_workload, row_of
 
-# The largest spread (max - min) of either side's measured Θ on writes-uniform over two runs of
-# `wacky sweep advise` (seeds 0-1, then 0-2: five runs a side): advised 0.0895-0.1060, current
-# 0.1770-0.1833 (docs/VALIDATION.md, advise section, has the second).
+# The largest spread (max - min over its seeds) of either side's measured Θ on writes-uniform in
+# four runs of `wacky sweep advise` (2, then 3, 3, 3 runs a side): 0.0150 (advised 0.0910-0.1060,
+# and 0.0908-0.1058); the current options' at most 0.0129. docs/VALIDATION.md has the last run.
 NOISE = 0.017
 
 
