@@ -131,8 +131,11 @@ def advise_uploads(options: str | None, options_name: str | None, log: str | Non
     summary = []
     if error is not None:
         summary.append(f"Write amplification: the model predicts {error['predicted']:.3g} for "
-                       f"the current options; the LOG measured {error['measured']:.3g} "
-                       f"({error['relative_error']:+.0%}).")
+                       f"the current options; the database measured {error['measured']:.3g} "
+                       f"({error['unit']}; {error['relative_error']:+.0%})"
+                       + ("." if error["steady"] else
+                          " over a session shorter than one load of writes since the open: not "
+                          "the steady state the model prices, so no measure of the model."))
     if cur is not None:
         summary.append(f"Θ {cur['theta']:.4g} → {adv['theta']:.4g} "
                        f"({adv['theta'] / cur['theta'] - 1:+.1%}) with the advised options.")

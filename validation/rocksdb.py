@@ -369,11 +369,13 @@ def _draws(rng: np.random.Generator, absent: np.ndarray, oldest: np.ndarray,
 def run_stock(exported: Any, scale: Scale, range_entries: int, *,
               skew: SkewedWorkload | None = None, cache_bytes: int = 0,
               workdir: str | Path | None = None, report: Callable = _quiet,
-              cycle: tuple[float, int] | None = None) -> StockRun:
+              cycle: tuple[float, int] | None = None,
+              rule: window.WindowRule | None = None) -> StockRun:
     """The preload's N keys, then a window of N fresh keys with the reads spread over it. With
-    ``skew`` (and a cache of ``cache_bytes``): the workload's writes over ``half_loads``, or with
-    ``cycle`` (universal: the model's cycle writes, and full merges before it) one cycle of the
-    largest run (``full_merge_cycle``), as U5 prices it."""
+    ``skew`` (and a cache of ``cache_bytes``): the workload's writes over ``half_loads`` (or
+    ``rule``, a fixed window of the caller's), or with ``cycle`` (universal: the model's cycle
+    writes, and full merges before it) one cycle of the largest run (``full_merge_cycle``), as
+    U5 prices it."""
     keys = generators.load_trace(scale.entries, entry_bytes=scale.entry_bytes,
                                  seed=scale.seed).keys
     rng = np.random.default_rng([scale.seed, 0x524F434B])  # stream tag: "ROCK"
@@ -386,7 +388,7 @@ def run_stock(exported: Any, scale: Scale, range_entries: int, *,
         throttle += db.wait_for_background_work(COMPACTION_TIMEOUT_S)
         report(LOAD_SHARE, "steady-state window")
         out = _stock_window(db, keys, fresh, values, scale, max(1, range_entries), rng, skew,
-                            cycle)
+                            cycle, rule)
         del db  # closes the database before its directory goes
     return replace(out, detail={**out.detail,
                                 "throttle_seconds": throttle + out.detail["throttle_seconds"]})
@@ -394,8 +396,8 @@ def run_stock(exported: Any, scale: Scale, range_entries: int, *,
 
 def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarray,
                   scale: Scale, range_entries: int, rng: np.random.Generator,
-                  skew: SkewedWorkload | None, cycle: tuple[float, int] | None = None
-                  ) -> StockRun:
+                  skew: SkewedWorkload | None, cycle: tuple[float, int] | None = None,
+                  skew_rule: window.WindowRule | None = None) -> StockRun:
     F, n = values.shape[0], keys.size
     window_keys, absent = fresh[:n], fresh[n:]
     if skew is None:
@@ -407,8 +409,8 @@ def _stock_window(db: Any, keys: np.ndarray, fresh: np.ndarray, values: np.ndarr
         rule, reads = (window.fixed(n, settle_reads=False),
                        PacedReads(meter.batch, meter.reset, scale.reads, F))
     else:
-        rule = (window.half_loads(n) if cycle is None
-                else window.full_merge_cycle(cycle[1], CYCLE_CAP_LOADS * n))
+        rule = (window.full_merge_cycle(cycle[1], CYCLE_CAP_LOADS * n) if cycle is not None
+                else skew_rule or window.half_loads(n))
         writes = SkewSession(None, keys, skew, rng, (rule.warmup_cap or 0) + rule.cap + 2 * F,
                              F=F)
         session = StockSession(db, writes.draw, values, full_merges=cycle is not None,

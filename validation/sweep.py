@@ -335,6 +335,9 @@ SWEEPS = {s.name: s for s in (
     CaseSet("paged", "validation.paged", "paged filters and indexes on stock RocksDB: I/O per "
             "zero-result and existing-key read through the block cache at four sizes, G1 "
             "against RocksDB's cache misses", 1.0, workers=1),
+    CaseSet("advise", "validation.advise", "wacky advise on the four databases of "
+            "tests/test_advise.py: the current and the advised OPTIONS measured on RocksDB, "
+            "predicted against measured gain", 1.5, workers=1),
     CaseSet("smoke", "validation.cases", "eight designs over the three windows, at a small "
             "scale", 0.5),
 )}

@@ -48,13 +48,19 @@ def print_advice(console: Console, advice: Advice, out: Path | None) -> None:
     for col in ("figure", "predicted", "measured", "source"):
         m.add_column(col, overflow="fold")
     error = advice.model_error()
+    predicted = "" if advice.current is None else f"{advice.current.write_amp:.3g}"
+    pw = advice.measured.get("write_amp_per_write")
     wa = advice.measured.get("write_amp")
+    if pw is not None:
+        m.add_row("write amplification (per entry written)",
+                  predicted, f"{float(pw.value):.3g}"
+                  + ("" if error is None else f" (model {error['relative_error']:+.0%})"),
+                  pw.source)
     if wa is not None:
         m.add_row("write amplification (LOG, Sum W-Amp)",
-                  "" if advice.current is None else f"{advice.current.write_amp:.3g}",
-                  f"{float(wa.value):.3g}"
-                  + ("" if error is None else f" (model {error['relative_error']:+.0%})"),
-                  wa.source)
+                  predicted if pw is None else "", f"{float(wa.value):.3g}"
+                  + ("" if error is None or pw is not None
+                     else f" (model {error['relative_error']:+.0%})"), wa.source)
     for key, label in (("write_amp_statistics", "write amplification (STATISTICS tickers)"),
                        ("filter_false_positive_rate", "filter false-positive rate"),
                        ("stalls", "write stalls"), ("stall_percent", "time stalled (%)"),
@@ -67,6 +73,16 @@ def print_advice(console: Console, advice: Advice, out: Path | None) -> None:
             m.add_row(f"  stalls: {key.removeprefix('stalls_').replace('_', ' ')}", "",
                       _value(f.value), f.source)
     console.print(m)
+    if error is not None and not error["steady"]:
+        console.print(
+            "[yellow]Not a steady window:[/yellow] the LOG covers "
+            + ("an unknown number of" if error["window_writes"] is None
+               else f"{error['window_writes']:,}")
+            + f" writes since the database opened, less than one load ({error['entries']:,.0f} "
+            "entries) that the project's steady windows take: its write amplification holds a "
+            "few flushes and the compactions the reopen set off, not the settled state the model "
+            "prices, so the difference above is no measure of the model (wacky sweep advise "
+            "measures it on steady windows).", soft_wrap=True)
     if advice.levels:
         lv = Table(title="The LOG's compaction stats per level")
         for col in ("level", "files", "bytes", "entries", "W-Amp", "KeyIn", "source"):

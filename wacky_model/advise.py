@@ -188,15 +188,34 @@ class Advice:
                 return f
         raise KeyError(name)
 
-    def model_error(self) -> dict[str, float] | None:
-        """The model's write amplification for the current configuration against the LOG's
-        (its Sum row's W-Amp: bytes flushed and compacted over bytes flushed, since the database
-        opened)."""
-        m = self.measured.get("write_amp")
+    def model_error(self) -> dict[str, Any] | None:
+        """The model's write amplification for the current configuration against the one
+        measured since the database opened, in the model's unit when the statistics give it
+        (``write_amp_per_write``: entries flushed and compacted per entry the user wrote, as
+        validation/rocksdb.py measures RocksDB), else the LOG's Sum-row W-Amp (bytes flushed and
+        compacted per byte flushed: updates the memtable absorbed are not in its denominator).
+
+        ``steady`` says whether the measured window is one the model's figure describes: at
+        least one load of writes (``entries``) since the open, as the project's steady windows
+        on RocksDB are (half a load of warm-up, then half a load). A shorter session after a
+        reopen holds a few flushes and the compactions the reopen set off: its figure is not the
+        steady state the model prices, and ``relative_error`` is then no measure of the model
+        (``wacky sweep advise`` measures the current options on a steady window instead)."""
+        per_write = self.measured.get("write_amp_per_write")
+        m = per_write or self.measured.get("write_amp")
         if self.current is None or m is None or not m.value:
             return None
+        sum_row = self.measured.get("write_amp")
+        writes = self.measured.get("number.keys.written")
+        window = None if writes is None else int(writes.value)
+        entries = float(self.system.entries)
         return {"predicted": self.current.write_amp, "measured": float(m.value),
-                "relative_error": self.current.write_amp / float(m.value) - 1.0}
+                "unit": "entries per write" if per_write is not None
+                else "bytes per byte flushed (LOG Sum row)",
+                "relative_error": self.current.write_amp / float(m.value) - 1.0,
+                "sum_row": None if sum_row is None else float(sum_row.value),
+                "window_writes": window, "entries": entries,
+                "steady": window is not None and window >= entries}
 
     def options_file(self) -> str:
         """The current OPTIONS file with the advised options in place (each with its reason as a
@@ -576,7 +595,8 @@ def _key_counts(keys: np.ndarray) -> np.ndarray:
     return counts.astype(np.int64)
 
 
-def _measured(log: LogFile | None, stats: LogFile | None) -> dict[str, Figure]:
+def _measured(log: LogFile | None, stats: LogFile | None, per_entry: Figure | None = None
+              ) -> dict[str, Figure]:
     out: dict[str, Figure] = {}
     if log is not None and log.dump is not None:
         d = log.dump
@@ -614,6 +634,17 @@ def _measured(log: LogFile | None, stats: LogFile | None) -> dict[str, Figure]:
                 f"{compacted.source} (compact.write.bytes) and {flushed.source} "
                 "(flush.write.bytes)")
             out["flushed_bytes"] = flushed
+            keys = t.get("rocksdb.number.keys.written")
+            if per_entry is not None and per_entry.value and keys is not None and \
+                    int(keys.value) > 0:
+                # The model's unit (validation/rocksdb.py's): entries written by flushes and
+                # compactions per entry the user wrote, bytes over the on-disk bytes per entry.
+                out["write_amp_per_write"] = Figure(
+                    (int(flushed.value) + int(compacted.value)) / float(per_entry.value)
+                    / int(keys.value),
+                    f"{flushed.source} and {compacted.source} over {float(per_entry.value):.1f} "
+                    f"bytes per entry on disk ({per_entry.source}) and {keys.source} "
+                    "(number.keys.written)")
         useful = t.get("rocksdb.bloom.filter.useful")
         positive = t.get("rocksdb.bloom.filter.full.positive")
         true_positive = t.get("rocksdb.bloom.filter.full.true.positive")
@@ -872,7 +903,7 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
             current = price(config.configuration, workload, system)
         except ValueError as e:
             note += f"; cannot be priced: {e}"
-    measured = _measured(log, inputs.stats)
+    measured = _measured(log, inputs.stats, per_entry)
 
     # The recommendation at the same memory.
     memory_bits = (buffer * 8.0 + bits * entries) / entries
