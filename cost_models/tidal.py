@@ -100,7 +100,7 @@ class FloatCosts:
     """Per existing-key lookup and per insert (entries), with and without floating."""
 
     probes_off: float  # files checked per lookup without floating (F1)
-    probes_on: float  # with floating (F1 over F3's stationary levels)
+    probes_on: float  # with floating (F1 over F3's levels, averaged over the window)
     floats_per_flush: float
     float_writes: float  # entries the floats write, per insert
     extra_writes: float  # entries written per insert in all: the floats and the way back down
@@ -225,9 +225,9 @@ def float_costs(tree: FloatTree, opts: Floating | None, dist: KeyDist, keys: int
     mass = p * count
     pi = np.tile(base, (len(p), 1))
     seen = np.zeros(L)
-    floats = written = moved = 0.0
+    floats = written = returned = 0.0
     ages = _Ages(tree, opts, reads_per_insert) if opts else None
-    # F4 per float from Level i to j: its own writes, and those plus the way back down.
+    # F4 per float from Level i to j: its own writes, and its entries' way back down.
     own = np.array([[_float_writes(tree, i, j) if j < i else 0.0 for j in range(L)]
                     for i in range(L)])
     back = np.array([[E * float(w[j + 1:i + 1].sum()) if j < i else 0.0 for j in range(L)]
@@ -250,26 +250,24 @@ def float_costs(tree: FloatTree, opts: Floating | None, dist: KeyDist, keys: int
                     ok = j >= 0
                     floats += float(per[ok, i].sum())
                     written += float((per[ok, i] * own[i, j[ok]]).sum())
-                    moved += float((per[ok, i] * back[i, j[ok]]).sum())
+                    returned += float((per[ok, i] * back[i, j[ok]]).sum())
                     if pass_dest[i] >= 0 and passers[i] > 0:
                         floats += float(passers[i])
                         written += float(passers[i] * own[i, pass_dest[i]])
-                        moved += float(passers[i] * back[i, pass_dest[i]])
+                        returned += float(passers[i] * back[i, pass_dest[i]])
             pi = pi - moved_keys
             for i in range(1, L):
                 j = dest[:, i]
                 ok = j >= 0
                 np.add.at(pi, (rows[ok], j[ok]), moved_keys[ok, i])
-        out = pi * drain[None, :]
-        pi = pi - out
-        pi[:, 1:] += out[:, :-1]
+        pi = _drained(pi, drain)
     where = seen / flushes
     off = _sinking(base, drain, flushes, warmup)
     inserts = flushes * B
     return FloatCosts(
         probes_off=float(off @ chk), probes_on=float(where @ chk),
         floats_per_flush=floats / flushes, float_writes=written / inserts,
-        extra_writes=(written + moved) / inserts,
+        extra_writes=(written + returned) / inserts,
         read_share_by_level=tuple(float(x) for x in where))
 
 
@@ -279,10 +277,16 @@ def _sinking(base: np.ndarray, drain: np.ndarray, flushes: int, warmup: int) -> 
     for t in range(warmup + flushes):
         if t >= warmup:
             seen += pi
-        out = pi * drain
-        pi = pi - out
-        pi[1:] += out[:-1]
+        pi = _drained(pi, drain)
     return seen / flushes
+
+
+def _drained(pi: np.ndarray, drain: np.ndarray) -> np.ndarray:
+    """A flush's drain: from Level l (the last axis) a share drain_l of its keys goes down."""
+    out = pi * drain
+    kept = pi - out
+    kept[..., 1:] += out[..., :-1]
+    return kept
 
 
 class _Ages:
