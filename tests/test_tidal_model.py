@@ -150,3 +150,29 @@ def test_floating_is_refused_where_it_cannot_work() -> None:
         price(config, Workload(point_reads=0.9, writes=0.1, read_keys="zipf:0.9"),
               System(entries=1e6, entry_bytes=1024, buffer_bytes=1 << 20, bits_per_entry=10,
                      cache_bytes=1 << 20))
+
+
+def test_analyze_prices_a_file_design_as_price_does(capsys) -> None:
+    """`analyze --granularity file` goes through price(): the skew stage and F1-F4 included
+    (it priced uniform keys before, whatever the workload)."""
+    import json
+
+    from wacky_cli.main import main
+    from wacky_model.config import Configuration, Memory
+    from wacky_model.pricing import price
+    from wacky_model.types import Compaction, Design, System, Workload
+
+    args = ["analyze", "--granularity", "file", "--T", "10", "--C", "9", "--K", "0", "--Z", "0",
+            "--entries", "1e6", "--entry-bytes", "1024", "--file-bytes", "65536",
+            "--probe-cost", "0.5", "--read-dist", "zipf:0.99", "--point-reads", "0.9",
+            "--writes", "0.1", "--floating", "1", "--json"]
+    assert main(args) == 0
+    doc = json.loads(capsys.readouterr().out)
+    system = System(entries=1e6, entry_bytes=1024, probe_cost=0.5)
+    workload = Workload(point_reads=0.9, writes=0.1, read_keys="zipf:0.99")
+    p = price(Configuration(Design(10, 9, 1, 0, 0),
+                            Compaction("file", 65536, floating=Floating(1.0)),
+                            Memory.of(system)), workload, system)
+    assert doc["theta"] == pytest.approx(p.theta, rel=1e-9)
+    assert doc["floating"]["probes_with"] < doc["floating"]["probes_without"]
+    assert doc["keys"] == p.keys

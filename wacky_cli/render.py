@@ -174,6 +174,14 @@ def print_files_analysis(design: Design, system: System, doc: dict[str, Any]) ->
                   + ("" if doc["theta"] is None else f"; Θ {doc['theta']:.4g} I/O per operation")
                   + f"; peak disk during merges {doc['transient_space']:.2f}x the data",
                   highlight=False)
+    if doc.get("keys") and doc["keys"] != "uniform keys":
+        console.print(f"keys: {doc['keys']}", highlight=False)
+    f = doc.get("floating")
+    if f is not None:
+        console.print(f"Tidal-tree's floating (F1-F4): files checked per existing-key read "
+                      f"{f['probes_without']:.3g} -> {f['probes_with']:.3g}, "
+                      f"{f['extra_writes']:.3g} more entries written per insert",
+                      highlight=False)
     if doc.get("insert_rate") is not None:
         console.print(insert_rate_text(doc["insert_rate"], doc["profile"]), highlight=False)
     print_table(console, files_level_table("Per level (the window's means)", doc["levels"]))

@@ -123,9 +123,13 @@ def file_grid(system: System, constraints: Constraints | None = None,
 
 def analyze_files(design: Design, system: System, compaction: Compaction,
                   workload: Workload | None = None) -> dict:
-    """One file-granular design priced as the search prices it (the partial-merge model's
-    window of ``WINDOW_FLUSHES`` flushes from the settled tree): its costs, per-level window
-    and, with a workload, Θ. ``wacky analyze --granularity file``'s JSON."""
+    """One file-granular design priced as the search prices it (``wacky_model.pricing.price``:
+    the partial-merge model's window of ``WINDOW_FLUSHES`` flushes from the settled tree, and
+    the stages the workload and the system put in play: skew and cache, G1, F1-F4): its costs,
+    per-level window and, with a workload, Θ. ``wacky analyze --granularity file``'s JSON."""
+    from wacky_model.config import Configuration, Memory
+    from wacky_model.pricing import price
+
     if compaction.granularity != "file":
         raise ValueError("analyze_files prices granularity='file'; analyze prices whole levels")
     if system.memory_split:
@@ -133,16 +137,24 @@ def analyze_files(design: Design, system: System, compaction: Compaction,
     c = native_file_costs(design, system, compaction, system.entries,
                           WINDOW_FLUSHES * system.buffer_entries, settled=True)
     w = c.window
+    # The costs as price() gives them; without a workload, under uniform keys (a mix of all
+    # four kinds, whose weights only Θ uses).
+    mix = workload or Workload(point_reads=0.25, zero_reads=0.25, writes=0.25, range_reads=0.25)
+    p = price(Configuration(design, compaction, Memory.of(system)), mix, system)
     return {
-        "design": design.knobs, "granularity": "file", "model": "files",
+        "design": design.knobs, "granularity": "file", "model": p.model, "keys": p.keys,
         "compaction": {"file_bytes": compaction.file_bytes or system.buffer_bytes,
                        "level1_runs": compaction.level1_runs,
                        "log_ratio": compaction.log.ratio if compaction.log else 0.0},
-        "write_amp": c.write_amp, "write_cost": c.write_amp / system.entries_per_block,
-        "point_read": c.point_read, "point_read_uniform": c.point_read_uniform,
-        "zero_result_read": c.zero_result_read, "range_runs": c.range_runs,
-        "memory_bits_per_entry": c.memory_bits_per_entry,
-        "theta": None if workload is None else file_cost(c, workload, system),
+        "write_amp": p.write_amp, "write_cost": p.write_amp / system.entries_per_block,
+        "point_read": p.point_read, "point_read_uniform": c.point_read_uniform,
+        "zero_result_read": p.zero_result_read, "range_runs": p.range_runs,
+        "memory_bits_per_entry": p.memory_bits_per_entry,
+        "cache_hit_rate": p.cache_hit_rate,
+        "floating": None if p.floating is None else {
+            "probes_without": p.floating.probes_off, "probes_with": p.floating.probes_on,
+            "extra_writes": p.floating.extra_writes},
+        "theta": None if workload is None else p.theta,
         # T5: one job per flush, as the native engine installs a flush's merges together.
         "transient_space": w.peak_job_entries / w.end_entries,
         "levels": [{"level": i, "mean_entries": e, "write_amp": a}
