@@ -30,6 +30,21 @@ void PutMany(Database& db, const Keys& keys, const Values& values) {
   db.PutMany(k, n, v, width);
 }
 
+// Database or ReadOnlyDatabase: its levels as dicts, level 0 first.
+template <class DB>
+py::list LevelList(const DB& db) {
+  py::list out;
+  for (const auto& l : db.Levels()) {
+    py::dict d;
+    d["level"] = l.level;
+    d["files"] = l.files;
+    d["bytes"] = l.bytes;
+    d["entries"] = l.entries;
+    out.append(d);
+  }
+  return out;
+}
+
 // Database or ReadOnlyDatabase: whether each key is found.
 template <class DB>
 py::array_t<bool> GetMany(const DB& db, const Keys& keys) {
@@ -95,18 +110,7 @@ PYBIND11_MODULE(_rocksdb, m) {
       .def("options_problem", &wacky_rocksdb::ReadOnlyDatabase::OptionsProblem)
       .def("count_keys", &wacky_rocksdb::ReadOnlyDatabase::CountKeys, py::arg("limit"),
            py::call_guard<py::gil_scoped_release>())
-      .def("levels", [](const wacky_rocksdb::ReadOnlyDatabase& db) {
-        py::list out;
-        for (const auto& l : db.Levels()) {
-          py::dict d;
-          d["level"] = l.level;
-          d["files"] = l.files;
-          d["bytes"] = l.bytes;
-          d["entries"] = l.entries;
-          out.append(d);
-        }
-        return out;
-      });
+      .def("levels", &LevelList<wacky_rocksdb::ReadOnlyDatabase>);
   py::class_<Database>(m, "Database")
       .def(py::init<const std::string&, const std::string&, size_t, const std::vector<double>&,
                     bool, bool, int, const std::vector<std::pair<std::string, uint64_t>>&,
@@ -182,16 +186,5 @@ PYBIND11_MODULE(_rocksdb, m) {
       // {directory: [bytes compactions wrote at level 0, 1, ...]}; flushes are not in it.
       .def("path_level_bytes_written", &Database::PathLevelBytesWritten)
       .def("reset_path_bytes", &Database::ResetPathBytes)
-      .def("levels", [](const Database& db) {
-        py::list out;
-        for (const auto& l : db.Levels()) {
-          py::dict d;
-          d["level"] = l.level;
-          d["files"] = l.files;
-          d["bytes"] = l.bytes;
-          d["entries"] = l.entries;
-          out.append(d);
-        }
-        return out;
-      });
+      .def("levels", &LevelList<Database>);
 }

@@ -2,6 +2,7 @@
 
 #include "driver_filter_policy.h"
 #include "key_partitioner.h"
+#include "keys.h"
 #include "level_filter_policy.h"
 #include "path_listener.h"
 #include "space_listener.h"
@@ -33,21 +34,6 @@ namespace {
 
 void Check(const rocksdb::Status& s, const std::string& what) {
   if (!s.ok()) throw std::runtime_error("RocksDB " + what + ": " + s.ToString());
-}
-
-std::string EncodeKey(uint64_t key) {
-  std::string out(8, '\0');
-  for (int i = 7; i >= 0; --i) {
-    out[i] = static_cast<char>(key & 0xff);
-    key >>= 8;
-  }
-  return out;
-}
-
-uint64_t DecodeKey(const std::string& key) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < key.size() && i < 8; ++i) v = (v << 8) | static_cast<uint8_t>(key[i]);
-  return v;
 }
 
 void LoadOptions(const std::string& options_file, rocksdb::DBOptions* db_options,

@@ -9,19 +9,9 @@
 
 #include <stdexcept>
 
+#include "keys.h"
+
 namespace wacky_rocksdb {
-namespace {
-
-std::string EncodeKey(uint64_t key) {
-  std::string out(8, '\0');
-  for (int i = 7; i >= 0; --i) {
-    out[i] = static_cast<char>(key & 0xff);
-    key >>= 8;
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string DatabaseInUse(const std::string& path) {
   rocksdb::Env* env = rocksdb::Env::Default();
