@@ -1722,13 +1722,13 @@ class SkewedTree:
         held = np.minimum(1.0, max(float(cache_blocks), 0.0) / blocks)
         return float(np.sum(self.probed * self.fpr * (1.0 - held)))
 
-    def range_bound(self, range_runs: float, cache_blocks: float) -> tuple[float, float]:
+    def range_bound(self, cache_blocks: float) -> tuple[float, float]:
         """:func:`cached_range` (S7r) that no LRU cache of ``cache_blocks`` blocks goes below:
         it holds at most min(1, C / blocks_i) of level i's blocks (as :meth:`zero_result_bound`)."""
         blocks = np.array([max(lev.entries / self.entries_per_block, 1.0)
                            for lev in self.levels])
         held = np.minimum(1.0, max(float(cache_blocks), 0.0) / blocks)
-        return cached_range(range_runs, self.runs, [lev.entries for lev in self.levels], held,
+        return cached_range(self.runs, [lev.entries for lev in self.levels], held,
                             self.level0_levels)
 
     def costs(self, cache_blocks: float) -> SkewedCosts:
@@ -2758,21 +2758,21 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
     )
 
 
-def cached_range(range_runs: float, level_runs: Sequence[float], level_entries: Sequence[float],
+def cached_range(level_runs: Sequence[float], level_entries: Sequence[float],
                  cached: Sequence[float], level0_levels: int = 0) -> tuple[float, float]:
     """S7r: a range read through the block cache, as the cost row's ``(range_runs,
     range_spread)`` (:func:`cost_models.costs.range_cost`: I/O = runs + blocks x spread). A
-    range read seeks each run (one block) and scans the blocks its range spans there; with
-    uniform range starts the block it touches at level l is cached with the share of the
-    level's blocks the cache holds, c_l (S7f), so
+    range read seeks each run (one block) and scans the blocks its range spans; with uniform
+    range starts the block it touches at level l is cached with the share of the level's blocks
+    the cache holds, c_l (S7f), so
 
-        V_c = V - sum_l a_l c_l = a_0 + sum_{l>=1} a_l (1 - c_l),
-        spread_c = sum_l (N_l / N) (1 - c_l),
+        range_runs = a_0 + sum_{l>=1} a_l (1 - c_l),
+        range_spread = sum_l (N_l / N) (1 - c_l),
 
-    V (``range_runs``) the uncached runs, a_l (``level_runs``) and N_l (``level_entries``) the
-    levels' runs and entries (N their sum), the first ``level0_levels`` of them level 0's runs,
-    which are taken as uncached (c_0 = 0): their files are young, written by flushes, and RocksDB
-    7.8 does not put a flush's blocks in the cache. With c = 0 it is (V, 1), the uncached cost.
+    a_l (``level_runs``) and N_l (``level_entries``) the levels' runs and entries (N their sum),
+    the first ``level0_levels`` of them level 0's runs (a_0), which are taken as uncached
+    (c_0 = 0): their files are young, written by flushes, and RocksDB 7.8 does not put a flush's
+    blocks in the cache. With c = 0 it is (sum_l a_l, 1), the uncached cost of these levels.
     Stock RocksDB's iterators read through the block cache; the native engine's scans do not,
     so its ranges are not priced here."""
     runs = np.asarray(level_runs, dtype=float)
@@ -2785,20 +2785,20 @@ def cached_range(range_runs: float, level_runs: Sequence[float], level_entries: 
         raise ValueError(f"level0_levels must be in [0, {c.size}]; got {level0_levels}")
     if np.any(~np.isfinite(c)) or np.any((c < 0.0) | (c > 1.0)):
         raise ValueError(f"cached shares must be in [0, 1]; got {c.tolist()}")
-    if np.any(runs < 0.0) or np.any(entries < 0.0) or not range_runs >= 0.0:
+    if np.any(~(runs >= 0.0)) or np.any(~(entries >= 0.0)):
         raise ValueError("runs and entries must be >= 0")
     c[:level0_levels] = 0.0
     total = float(entries.sum())
     share = entries / total if total > 0.0 else np.zeros_like(entries)
-    return (max(float(range_runs) - float(np.sum(runs * c)), 0.0),
-            max(1.0 - float(np.sum(share * c)), 0.0))
+    return float(np.sum(runs * (1.0 - c))), (float(np.sum(share * (1.0 - c))) if total > 0.0
+                                              else 1.0)
 
 
-def cached_range_of(range_runs: float, costs: SkewedCosts) -> tuple[float, float]:
+def cached_range_of(costs: SkewedCosts) -> tuple[float, float]:
     """:func:`cached_range` with the levels, runs and cached shares of the skew stage's
     ``costs`` (S2f's trees: level 0 first while it holds runs)."""
-    return cached_range(range_runs, costs.level_runs, costs.level_entries,
-                        costs.cached_share_per_level, costs.level0_levels)
+    return cached_range(costs.level_runs, costs.level_entries, costs.cached_share_per_level,
+                        costs.level0_levels)
 
 
 BUFFER_ROUNDS = 4  # B1: the trim's choice and t_C settle in two or three rounds

@@ -1,7 +1,8 @@
 """S7r (docs/MODEL.md): stock RocksDB's range reads through its block cache. The formula alone
-(nothing cached: the uncached cost; everything cached: level 0's runs only), and through
-``price()``: a cache larger than the data prices range reads below the uncached cost, the
-native engine's do not change, and the stock search's Θ is price()'s."""
+(nothing cached: the uncached cost of the levels; everything cached: level 0's runs only), and
+through ``price()``: a cache larger than the data prices range reads below the uncached cost,
+without a cache they are the uniform model's, the native engine's do not change, and the stock
+search's Θ is price()'s."""
 
 from __future__ import annotations
 
@@ -21,30 +22,30 @@ ENTRIES = [3e3, 1e4, 1e5, 1e6]
 
 
 def test_nothing_cached_is_the_uncached_cost() -> None:
-    assert cached_range(4.5, LEVEL_RUNS, ENTRIES, [0.0] * 4, 1) == (4.5, 1.0)
+    assert cached_range(LEVEL_RUNS, ENTRIES, [0.0] * 4, 1) == pytest.approx((4.5, 1.0))
 
 
 def test_everything_cached_leaves_level0_runs() -> None:
-    runs, spread = cached_range(4.5, LEVEL_RUNS, ENTRIES, [1.0] * 4, 1)
+    runs, spread = cached_range(LEVEL_RUNS, ENTRIES, [1.0] * 4, 1)
     assert runs == pytest.approx(1.5)
     assert spread == pytest.approx(ENTRIES[0] / sum(ENTRIES))
     # Without level 0 (trigger 1) nothing is left.
-    assert cached_range(3.0, [1.0] * 3, ENTRIES[1:], [1.0] * 3, 0) == (0.0, 0.0)
+    assert cached_range([1.0] * 3, ENTRIES[1:], [1.0] * 3, 0) == (0.0, 0.0)
 
 
 def test_a_share_cached_is_the_sum_over_levels() -> None:
     cached = [0.7, 0.5, 0.25, 0.1]  # level 0's is ignored: its files are young
-    runs, spread = cached_range(4.5, LEVEL_RUNS, ENTRIES, cached, 1)
+    runs, spread = cached_range(LEVEL_RUNS, ENTRIES, cached, 1)
     assert runs == pytest.approx(1.5 + 0.5 + 0.75 + 0.9)
     share = np.array(ENTRIES) / sum(ENTRIES)
     assert spread == pytest.approx(share[0] + share[1] * 0.5 + share[2] * 0.75 + share[3] * 0.9)
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    ((4.5, LEVEL_RUNS, ENTRIES[:3], [0.0] * 4, 1), "one run count"),
-    ((4.5, LEVEL_RUNS, ENTRIES, [0.0] * 4, 5), "level0_levels"),
-    ((4.5, LEVEL_RUNS, ENTRIES, [0.0, 0.0, 1.5, 0.0], 1), r"\[0, 1\]"),
-    ((-1.0, LEVEL_RUNS, ENTRIES, [0.0] * 4, 1), ">= 0"),
+    ((LEVEL_RUNS, ENTRIES[:3], [0.0] * 4, 1), "one run count"),
+    ((LEVEL_RUNS, ENTRIES, [0.0] * 4, 5), "level0_levels"),
+    ((LEVEL_RUNS, ENTRIES, [0.0, 0.0, 1.5, 0.0], 1), r"\[0, 1\]"),
+    (([-1.0, 1.0, 1.0, 1.0], ENTRIES, [0.0] * 4, 1), ">= 0"),
 ])
 def test_bad_input_is_refused(args, message) -> None:
     with pytest.raises(ValueError, match=message):
@@ -72,8 +73,6 @@ def test_a_cache_larger_than_the_data_makes_range_reads_cheaper(stock) -> None:
         bare = price(p.config.configuration, SKEWED, replace(at, cache_bytes=0))
         assert bare.row[RUNS] == cached.range_runs and bare.row[SPREAD] == 1.0
         assert cached.row[RUNS] < bare.row[RUNS] and cached.row[SPREAD] < 1.0
-        # Level 0's runs are never taken as cached.
-        assert cached.row[RUNS] >= 1.0
         assert (cached.row[RUNS] + SKEWED.range_blocks * cached.row[SPREAD]
                 < bare.row[RUNS] + SKEWED.range_blocks)
         # The search's and the tuner's Θ is price()'s.

@@ -361,9 +361,9 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         trees = file_skew_trees([config(g, j) for j in walked], grids[g][0], workload, keys)
         for j, tree in zip(walked, trees, strict=True):
             # S7r: stock RocksDB's range reads, at most what the cache can hold of each level.
-            ranges = (tree.range_bound(grids[g][1].costs[j].range_runs,
-                                       cache_blocks(grids[g][0]))
-                      if reads_through_cache(config(g, j)) else None)
+            ranges = (tree.range_bound(cache_blocks(grids[g][0]))
+                      if reads_through_cache(config(g, j)) and cache_blocks(grids[g][0]) > 0
+                      else None)
             staged.append((floor_of(g, j, tree.point_read_bound(hit_share),
                                     sum(tree.level_write_amp),
                                     tree.zero_result_bound(cache_blocks(grids[g][0])), ranges),
@@ -383,7 +383,7 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         if tree is None:
             tree = file_skew_trees([config(g, j)], split, workload, keys)[0]
         k = tree.costs(cache_blocks(split))
-        costs = skewed_by(config(g, j), grid.costs[j], k)
+        costs = skewed_by(config(g, j), grid.costs[j], k, cache_blocks(split))
         return (float(theta_shared(costs.row(split.entries_per_block), weights)[0]), costs, k,
                 tree)
 

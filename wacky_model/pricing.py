@@ -102,8 +102,9 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
         if c.granularity == "file" or c.style == "universal":
             from wacky_model.skew import analysis_of
 
-            raw = file_skew_trees([config], s, workload)[0].costs(s.cache_bytes // s.block_bytes)
-            ranges = cached_ranges(config, costs, raw)
+            blocks = s.cache_bytes // s.block_bytes
+            raw = file_skew_trees([config], s, workload)[0].costs(blocks)
+            ranges = cached_ranges(config, raw, blocks)
             k = analysis_of(raw)
         else:
             from wacky_model.skew import skew_analysis
@@ -348,21 +349,24 @@ def reads_through_cache(config: Configuration) -> bool:
     return config.target == "rocksdb" and config.compaction.style != "universal"
 
 
-def cached_ranges(config: Configuration, costs: Any, k: Any) -> tuple[float, float] | None:
-    """Range reads' ``(range_runs, range_spread)`` through the cache (S7r,
-    :func:`cost_models.skew.cached_range`) for ``config`` with uncached ``costs`` and the skew
-    stage's ``k`` (``SkewedCosts``); None where they are not priced so
-    (:func:`reads_through_cache`)."""
-    if not reads_through_cache(config):
+def cached_ranges(config: Configuration, k: Any, cache_blocks: float
+                  ) -> tuple[float, float] | None:
+    """Range reads' ``(range_runs, range_spread)`` through a cache of ``cache_blocks`` blocks
+    (S7r, :func:`cost_models.skew.cached_range`) for ``config`` from the skew stage's ``k``
+    (``SkewedCosts``: its levels, the tree the cached shares belong to); None where they are
+    not priced so (:func:`reads_through_cache`) or there is no cache, the uniform model's
+    runs then standing."""
+    if not reads_through_cache(config) or cache_blocks <= 0:
         return None
     from cost_models.skew import cached_range_of
 
-    return cached_range_of(costs.range_runs, k)
+    return cached_range_of(k)
 
 
-def skewed_by(config: Configuration, costs: Any, k: Any) -> Any:
+def skewed_by(config: Configuration, costs: Any, k: Any, cache_blocks: float) -> Any:
     """:func:`skewed` with the skew stage's costs ``k`` (``SkewedCosts``) for ``config``, range
-    reads through the cache where :func:`cached_ranges` prices them: the one way the search, the
-    RocksDB tuner and :func:`price` price a file-granular configuration under skew or a cache."""
+    reads through a cache of ``cache_blocks`` blocks where :func:`cached_ranges` prices them:
+    the one way the search, the RocksDB tuner and :func:`price` price a file-granular
+    configuration under skew or a cache."""
     return skewed(costs, k.point_read, k.write_amp, k.zero_result_read,
-                  ranges=cached_ranges(config, costs, k))
+                  ranges=cached_ranges(config, k, cache_blocks))

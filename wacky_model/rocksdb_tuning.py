@@ -406,7 +406,7 @@ def _under_skew(items: list[StockPriced], workload: Workload, system: System,
                                 keys)
         for i, tree in zip(index, trees, strict=True):
             costs = skewed_by(items[i].config.configuration, items[i].costs,
-                              tree.costs(cache_blocks(at)))
+                              tree.costs(cache_blocks(at)), cache_blocks(at))
             out[i] = StockPriced(items[i].config, costs, float(
                 theta_shared(costs.row(at.entries_per_block), weights)[0]))
     return out
