@@ -543,6 +543,11 @@ class SkewedCosts:
     # (0 without a buffer), and the share of each level's blocks it keeps.
     buffer_space: float = 0.0
     buffer_kept: tuple[float, ...] = ()
+    # S7f: the share of each level's blocks the cache holds (what a read of a block of the
+    # level at random finds), the levels as the other per-level tuples; and how many of the
+    # first are level 0's runs (S2f's RocksDB trees: 1 while level 0 holds runs, else 0).
+    cached_share_per_level: tuple[float, ...] = ()
+    level0_levels: int = 0
 
 
 def _log_interp(x: np.ndarray, log_x: np.ndarray, log_y: np.ndarray,
@@ -1661,6 +1666,8 @@ class SkewedTree:
     # B1: what ``buffered`` would be with a compaction buffer (file-granular trees, S2f:
     # :func:`buffered_lives` of the ledger), for :meth:`with_buffer`; None where none can be.
     buffer_option: tuple[tuple[np.ndarray, np.ndarray] | None, ...] | None = None
+    # S2f: how many of the first levels are level 0's runs (1 while level 0 holds runs).
+    level0_levels: int = 0
     # Pure results shared by the trees of one search (:attr:`KeyMap._memo`; S5's block rates).
     memo: dict = field(default_factory=dict, repr=False)
     # S5-S7's hit rates by cache size, worked out once (:func:`_cache_hits`); not an argument,
@@ -1714,6 +1721,15 @@ class SkewedTree:
                            for lev in self.levels])
         held = np.minimum(1.0, max(float(cache_blocks), 0.0) / blocks)
         return float(np.sum(self.probed * self.fpr * (1.0 - held)))
+
+    def range_bound(self, cache_blocks: float) -> tuple[float, float]:
+        """:func:`cached_range` (S7r) that no LRU cache of ``cache_blocks`` blocks goes below:
+        it holds at most min(1, C / blocks_i) of level i's blocks (as :meth:`zero_result_bound`)."""
+        blocks = np.array([max(lev.entries / self.entries_per_block, 1.0)
+                           for lev in self.levels])
+        held = np.minimum(1.0, max(float(cache_blocks), 0.0) / blocks)
+        return cached_range(self.runs, [lev.entries for lev in self.levels], held,
+                            self.level0_levels)
 
     def costs(self, cache_blocks: float) -> SkewedCosts:
         """S5-S7 with an LRU cache of ``cache_blocks`` blocks (0: none), and every cost."""
@@ -2245,7 +2261,8 @@ def file_trees(
                               entries=n, buffer_entries=p.flush_entries,
                               entries_per_block=entries_per_block, workload=workload,
                               keys=keys, edges=e)
-        tree = replace(tree, buffer_option=buffered_lives(led))
+        tree = replace(tree, buffer_option=buffered_lives(led),
+                       level0_levels=int(bool(led.walk_level) and led.walk_level[0] < 0))
         trim = None if buffer_trims is None else buffer_trims[len(trees)]
         if trim is not None:
             tree = tree.with_buffer(trim)
@@ -2736,7 +2753,52 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
         buffer_space=float(np.sum(kept * [lev.entries for lev in levels])
                            / max(sum(lev.entries for lev in levels), 1.0)),
         buffer_kept=tuple(float(x) for x in kept) if tree.buffered is not None else (),
+        cached_share_per_level=tuple(float(x) for x in cached),
+        level0_levels=tree.level0_levels,
     )
+
+
+def cached_range(level_runs: Sequence[float], level_entries: Sequence[float],
+                 cached: Sequence[float], level0_levels: int = 0) -> tuple[float, float]:
+    """S7r: a range read through the block cache, as the cost row's ``(range_runs,
+    range_spread)`` (:func:`cost_models.costs.range_cost`: I/O = runs + blocks x spread). A
+    range read seeks each run (one block) and scans the blocks its range spans; with uniform
+    range starts the block it touches at level l is cached with the share of the level's blocks
+    the cache holds, c_l (S7f), so
+
+        range_runs = a_0 + sum_{l>=1} a_l (1 - c_l),
+        range_spread = sum_l (N_l / N) (1 - c_l),
+
+    a_l (``level_runs``) and N_l (``level_entries``) the levels' runs and entries (N their sum),
+    the first ``level0_levels`` of them level 0's runs (a_0), which are taken as uncached
+    (c_0 = 0): their files are young, written by flushes, and RocksDB 7.8 does not put a flush's
+    blocks in the cache. With c = 0 it is (sum_l a_l, 1), the uncached cost of these levels.
+    Stock RocksDB's iterators read through the block cache; the native engine's scans do not,
+    so its ranges are not priced here."""
+    runs = np.asarray(level_runs, dtype=float)
+    entries = np.asarray(level_entries, dtype=float)
+    c = np.array(cached, dtype=float)
+    if not runs.shape == entries.shape == c.shape or runs.ndim != 1:
+        raise ValueError(f"cached_range needs one run count, entry count and cached share per "
+                         f"level: got {runs.shape}, {entries.shape} and {c.shape}")
+    if not 0 <= level0_levels <= c.size:
+        raise ValueError(f"level0_levels must be in [0, {c.size}]; got {level0_levels}")
+    if np.any(~np.isfinite(c)) or np.any((c < 0.0) | (c > 1.0)):
+        raise ValueError(f"cached shares must be in [0, 1]; got {c.tolist()}")
+    if np.any(~(runs >= 0.0)) or np.any(~(entries >= 0.0)):
+        raise ValueError("runs and entries must be >= 0")
+    c[:level0_levels] = 0.0
+    total = float(entries.sum())
+    share = entries / total if total > 0.0 else np.zeros_like(entries)
+    return float(np.sum(runs * (1.0 - c))), (float(np.sum(share * (1.0 - c))) if total > 0.0
+                                              else 1.0)
+
+
+def cached_range_of(costs: SkewedCosts) -> tuple[float, float]:
+    """:func:`cached_range` with the levels, runs and cached shares of the skew stage's
+    ``costs`` (S2f's trees: level 0 first while it holds runs)."""
+    return cached_range(costs.level_runs, costs.level_entries, costs.cached_share_per_level,
+                        costs.level0_levels)
 
 
 BUFFER_ROUNDS = 4  # B1: the trim's choice and t_C settle in two or three rounds

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from cost_models.objective import COST_ROW
 from validation import window
 from validation.advise_dbs import BLOCK_CACHE_BYTES, BUFFER_BYTES, VALUE_BYTES, build
 from validation.scale import Scale
@@ -148,7 +149,9 @@ def measure_workload(name: str, repeats: int = REPEATS, seed: int | None = None
         per_level = tuple(getattr(priced.detail, "cache_hit_rate_per_level", None) or ())
         return {"write_amp": priced.write_amp, "point_read": priced.point_read,
                 "zero_result_read": priced.zero_result_read,
-                "range_io": priced.range_runs + ranges,
+                # S7r: stock RocksDB's seeks and blocks through its cache (the row's terms).
+                "range_io": (float(priced.row[COST_ROW.index("range_runs")]) + ranges
+                             * float(priced.row[COST_ROW.index("range_spread")])),
                 "hit_rate": getattr(priced.detail, "cache_hit_rate", None),
                 "last_level_hit_rate": float(per_level[-1]) if per_level else None}
 

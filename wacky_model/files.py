@@ -40,13 +40,21 @@ class LeveledCosts:
     # D1: the same per level, level 0 first (derived from the window: not compared, its arrays
     # have no truth value).
     ledger: LevelLedger | None = field(default=None, compare=False, repr=False)
+    # S7r (stock RocksDB through its block cache, ``wacky_model.pricing.skewed``): the runs'
+    # seeks a range read misses in the cache (None: every run's, ``range_runs``) and the share
+    # of a long range's blocks it reads from the device (1: every entry is in a run, so a long
+    # range spreads over all of the data).
+    cached_range_runs: float | None = None
+    range_spread: float = 1.0
 
     def row(self, entries_per_block: float) -> np.ndarray:
-        """The cost row (:data:`cost_models.objective.COST_ROW`): every entry is in a run (a
-        long range spreads over all of the data) and each run's filter is one probe."""
+        """The cost row (:data:`cost_models.objective.COST_ROW`): range reads at their seeks and
+        spread (through the cache where S7r prices them), each run's filter one probe."""
+        seeks = self.range_runs if self.cached_range_runs is None else self.cached_range_runs
         return cost_row(point_read=self.point_read, zero_result_read=self.zero_result_read,
                         write_cost=self.write_amp / entries_per_block,
-                        range_runs=self.range_runs, point_read_uniform=self.point_read_uniform,
+                        range_runs=seeks, range_spread=self.range_spread,
+                        point_read_uniform=self.point_read_uniform,
                         filter_probes=self.range_runs)
 
 

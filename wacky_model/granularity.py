@@ -325,7 +325,7 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
                       keys: KeyMap | None = None) -> FilePick:
     from wacky_model.config import Configuration, Memory
     from wacky_model.families import name_of
-    from wacky_model.pricing import file_skew_trees, skewed
+    from wacky_model.pricing import file_skew_trees, reads_through_cache, skewed, skewed_by
     from wacky_model.skew import analysis_of, cache_blocks, skew_key_map
     from wacky_model.skew_search import SkewChoice
 
@@ -345,10 +345,10 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
                                         * grids[0][0].entries_per_block)
     staged = []  # (floor Θ, grid, index, tree; None: built when priced)
 
-    def floor_of(g: int, j: int, point_read: float, write_amp: float, zero_result: float
-                 ) -> float:
+    def floor_of(g: int, j: int, point_read: float, write_amp: float, zero_result: float,
+                 ranges: tuple[float, float] | None = None) -> float:
         split, grid = grids[g]
-        floor = skewed(grid.costs[j], point_read, write_amp, zero_result)
+        floor = skewed(grid.costs[j], point_read, write_amp, zero_result, ranges=ranges)
         return float(theta_shared(floor.row(split.entries_per_block), weights)[0])
 
     def config(g: int, j: int) -> Configuration:
@@ -360,9 +360,13 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         walked = [j for j in index if grids[g][1].compactions[j].style != "universal"]
         trees = file_skew_trees([config(g, j) for j in walked], grids[g][0], workload, keys)
         for j, tree in zip(walked, trees, strict=True):
+            # S7r: stock RocksDB's range reads, at most what the cache can hold of each level.
+            ranges = (tree.range_bound(cache_blocks(grids[g][0]))
+                      if reads_through_cache(config(g, j)) and cache_blocks(grids[g][0]) > 0
+                      else None)
             staged.append((floor_of(g, j, tree.point_read_bound(hit_share),
                                     sum(tree.level_write_amp),
-                                    tree.zero_result_bound(cache_blocks(grids[g][0]))),
+                                    tree.zero_result_bound(cache_blocks(grids[g][0])), ranges),
                            g, j, tree))
         # U5 walks a cycle flush by flush, so a universal tree is built only when its floor
         # is reached: every insert flushed once, an existing-key read free only when its key
@@ -379,7 +383,7 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         if tree is None:
             tree = file_skew_trees([config(g, j)], split, workload, keys)[0]
         k = tree.costs(cache_blocks(split))
-        costs = skewed(grid.costs[j], k.point_read, k.write_amp, k.zero_result_read)
+        costs = skewed_by(config(g, j), grid.costs[j], k, cache_blocks(split))
         return (float(theta_shared(costs.row(split.entries_per_block), weights)[0]), costs, k,
                 tree)
 

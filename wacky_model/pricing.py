@@ -97,12 +97,15 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     probes = getattr(costs, "filter_probes", costs.range_runs)
     point_read, write_amp, hit, detail = costs.point_read, costs.write_amp, None, costs
     zero_result_read = costs.zero_result_read
+    ranges = None  # S7r: stock RocksDB's range reads through its cache, (runs, spread)
     if needs_skew_model(workload, s):
         if c.granularity == "file" or c.style == "universal":
             from wacky_model.skew import analysis_of
 
-            k = analysis_of(file_skew_trees([config], s, workload)[0].costs(
-                s.cache_bytes // s.block_bytes))
+            blocks = s.cache_bytes // s.block_bytes
+            raw = file_skew_trees([config], s, workload)[0].costs(blocks)
+            ranges = cached_ranges(config, raw, blocks)
+            k = analysis_of(raw)
         else:
             from wacky_model.skew import skew_analysis
 
@@ -120,7 +123,9 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     # Under skew, existing-key reads are drawn from the read distribution (S3-S7): the worst
     # case and the uniform expectation both give way to it.
     row = cost_row(point_read=point_read, zero_result_read=zero_result_read,
-                   write_cost=write_amp / s.entries_per_block, range_runs=costs.range_runs,
+                   write_cost=write_amp / s.entries_per_block,
+                   range_runs=costs.range_runs if ranges is None else ranges[0],
+                   range_spread=1.0 if ranges is None else ranges[1],
                    point_read_uniform=(costs.point_read_uniform if hit is None and detail is costs
                                        else None), filter_probes=probes)
     on_devices = None
@@ -323,10 +328,45 @@ def file_skew_trees(configs: list[Configuration], system: System, workload: Work
     return out
 
 
-def skewed(costs: Any, point_read: float, write_amp: float, zero_result_read: float) -> Any:
+def skewed(costs: Any, point_read: float, write_amp: float, zero_result_read: float, *,
+           ranges: tuple[float, float] | None = None) -> Any:
     """A file-granular configuration's costs (``LeveledCosts``) with the skew stage's existing-key
     and zero-result reads (through the cache, S7 and S7f) and write amplification: its cost row
     is then the skewed one (existing-key reads drawn from the read distribution, so the worst
-    case and the uniform expectation both give way)."""
-    return replace(costs, point_read=point_read, point_read_uniform=point_read,
-                   write_amp=write_amp, zero_result_read=zero_result_read)
+    case and the uniform expectation both give way). ``ranges``: range reads' ``(range_runs,
+    range_spread)`` through the cache (S7r, :func:`cached_ranges`), None to leave them."""
+    out = replace(costs, point_read=point_read, point_read_uniform=point_read,
+                  write_amp=write_amp, zero_result_read=zero_result_read)
+    if ranges is not None:
+        out = replace(out, cached_range_runs=float(ranges[0]), range_spread=float(ranges[1]))
+    return out
+
+
+def reads_through_cache(config: Configuration) -> bool:
+    """Whether range reads are priced through the block cache (S7r): stock RocksDB's leveled
+    configurations, whose iterators read through it. The native engine's scans do not use its
+    cache; RocksDB's universal compaction is not priced so yet."""
+    return config.target == "rocksdb" and config.compaction.style != "universal"
+
+
+def cached_ranges(config: Configuration, k: Any, cache_blocks: float
+                  ) -> tuple[float, float] | None:
+    """Range reads' ``(range_runs, range_spread)`` through a cache of ``cache_blocks`` blocks
+    (S7r, :func:`cost_models.skew.cached_range`) for ``config`` from the skew stage's ``k``
+    (``SkewedCosts``: its levels, the tree the cached shares belong to); None where they are
+    not priced so (:func:`reads_through_cache`) or there is no cache, the uniform model's
+    runs then standing."""
+    if not reads_through_cache(config) or cache_blocks <= 0:
+        return None
+    from cost_models.skew import cached_range_of
+
+    return cached_range_of(k)
+
+
+def skewed_by(config: Configuration, costs: Any, k: Any, cache_blocks: float) -> Any:
+    """:func:`skewed` with the skew stage's costs ``k`` (``SkewedCosts``) for ``config``, range
+    reads through a cache of ``cache_blocks`` blocks where :func:`cached_ranges` prices them:
+    the one way the search, the RocksDB tuner and :func:`price` price a file-granular
+    configuration under skew or a cache."""
+    return skewed(costs, k.point_read, k.write_amp, k.zero_result_read,
+                  ranges=cached_ranges(config, k, cache_blocks))

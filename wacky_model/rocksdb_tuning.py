@@ -390,7 +390,7 @@ def _under_skew(items: list[StockPriced], workload: Workload, system: System,
                 rho: float | None) -> list[StockPriced]:
     """``items`` priced again by the skew stage (S2f) when the workload is skewed or the system
     has a cache, as the pick was; unchanged otherwise."""
-    from wacky_model.pricing import file_skew_trees, skewed
+    from wacky_model.pricing import file_skew_trees, skewed_by
     from wacky_model.skew import cache_blocks, needs_skew_model, skew_key_map
 
     if not items or not needs_skew_model(workload, system):
@@ -405,8 +405,8 @@ def _under_skew(items: list[StockPriced], workload: Workload, system: System,
         trees = file_skew_trees([items[i].config.configuration for i in index], at, workload,
                                 keys)
         for i, tree in zip(index, trees, strict=True):
-            k = tree.costs(cache_blocks(at))
-            costs = skewed(items[i].costs, k.point_read, k.write_amp, k.zero_result_read)
+            costs = skewed_by(items[i].config.configuration, items[i].costs,
+                              tree.costs(cache_blocks(at)), cache_blocks(at))
             out[i] = StockPriced(items[i].config, costs, float(
                 theta_shared(costs.row(at.entries_per_block), weights)[0]))
     return out
