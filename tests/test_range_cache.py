@@ -71,7 +71,8 @@ def test_a_cache_larger_than_the_data_makes_range_reads_cheaper(stock) -> None:
         at = p.config.system(SYSTEM)
         cached = price(p.config.configuration, SKEWED, at)
         bare = price(p.config.configuration, SKEWED, replace(at, cache_bytes=0))
-        assert bare.row[RUNS] == cached.range_runs and bare.row[SPREAD] == 1.0
+        assert bare.row[RUNS] == bare.range_runs and bare.row[SPREAD] == 1.0
+        assert cached.range_runs == cached.row[RUNS]  # Priced says what the row prices
         assert cached.row[RUNS] < bare.row[RUNS] and cached.row[SPREAD] < 1.0
         assert (cached.row[RUNS] + SKEWED.range_blocks * cached.row[SPREAD]
                 < bare.row[RUNS] + SKEWED.range_blocks)

@@ -53,7 +53,7 @@ class Priced:
     write_amp: float
     point_read: float  # an existing key: Level L's (the paper's worst case), or under skew drawn
     zero_result_read: float
-    range_runs: float
+    range_runs: float  # a range read's seeks: runs visited (stock RocksDB's through its cache, S7r)
     memory_bits_per_entry: float
     row: np.ndarray
     theta: float  # Eq 16 (with rho: the worst case within KL rho)
@@ -122,9 +122,9 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
         write_amp += floated.extra_writes
     # Under skew, existing-key reads are drawn from the read distribution (S3-S7): the worst
     # case and the uniform expectation both give way to it.
+    range_runs = costs.range_runs if ranges is None else ranges[0]
     row = cost_row(point_read=point_read, zero_result_read=zero_result_read,
-                   write_cost=write_amp / s.entries_per_block,
-                   range_runs=costs.range_runs if ranges is None else ranges[0],
+                   write_cost=write_amp / s.entries_per_block, range_runs=range_runs,
                    range_spread=1.0 if ranges is None else ranges[1],
                    point_read_uniform=(costs.point_read_uniform if hit is None and detail is costs
                                        else None), filter_probes=probes)
@@ -140,7 +140,7 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
                        point_read_uniform=on_devices.point_read_uniform, filter_probes=probes)
     theta = float(theta_shared(row, weights_of(workload, s, rho))[0])
     return Priced(config, name, keys_of(workload, s), float(write_amp), float(point_read),
-                  float(zero_result_read), float(costs.range_runs),
+                  float(zero_result_read), float(range_runs),
                   float(costs.memory_bits_per_entry), row, theta, hit, detail, on_devices,
                   floated)
 
