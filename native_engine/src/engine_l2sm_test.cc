@@ -367,19 +367,7 @@ TEST(L2sm, ACrashMidCompactionLosesNothing) {
       std::ofstream(mark) << i;  // puts 0..i-1 were acknowledged; put i raised
       ::_exit(0);
     });
-    int failed_at = -1;
-    std::ifstream(mark) >> failed_at;
-    CHECK_GE(failed_at, 600);
-    Model model;
-    for (int i = 0; i < failed_at; ++i) model[key_of(i)] = Value(o, key_of(i), i);
-    Engine e(path, o);
-    std::vector<uint8_t> out(o.value_bytes());
-    // The put that raised may or may not have been applied (engine.h).
-    if (e.Get(key_of(failed_at), out.data()) && out == Value(o, key_of(failed_at), failed_at))
-      model[key_of(failed_at)] = out;
-    std::mt19937_64 rng(budget);
-    CheckMatches(&e, model, &rng, universe);
-    CHECK(!FileExists(path + "/lost") || ListDir(path + "/lost").empty());
+    test::CheckAcknowledgedSurvive(path, mark, o, key_of, 600, universe, 5);
   }
 }
 

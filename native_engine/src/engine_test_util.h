@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -171,6 +172,26 @@ void InAChildThatDies(F body) {
   CHECK_EQ(::waitpid(pid, &status, 0), pid);
   CHECK(WIFEXITED(status));
   CHECK_EQ(WEXITSTATUS(status), 0);
+}
+
+// After a child that put key_of(i) with Value(o, key_of(i), i) for i = 0, 1, ... died once put n
+// raised an IOError, having written n to `mark`: checks that n >= `at_least`, reopens `path`
+// and checks that every acknowledged put survived (the raised one counts if the engine applied
+// it, engine.h) and that nothing went to lost/.
+template <typename KeyOf>
+void CheckAcknowledgedSurvive(const std::string& path, const std::string& mark, const Options& o,
+                              KeyOf key_of, int at_least, uint64_t universe, size_t batch) {
+  int failed_at = -1;
+  std::ifstream(mark) >> failed_at;
+  CHECK_GE(failed_at, at_least);
+  Model model;
+  for (int i = 0; i < failed_at; ++i) model[key_of(i)] = Value(o, key_of(i), i);
+  Engine e(path, o);
+  std::vector<uint8_t> out(o.value_bytes());
+  if (e.Get(key_of(failed_at), out.data()) && out == Value(o, key_of(failed_at), failed_at))
+    model[key_of(failed_at)] = out;
+  CheckMatches(&e, model, universe, batch);
+  CHECK(!FileExists(path + "/lost") || ListDir(path + "/lost").empty());
 }
 
 inline void FlipByte(const std::string& file, off_t offset, uint8_t mask) {
