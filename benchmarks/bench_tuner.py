@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import rocksdb_bridge  # noqa: E402
 from cost_models.universal import UniversalOptions  # noqa: E402
+from validation.advise_dbs import ROUND, run_round  # noqa: E402
 from validation.generators import rank_sampler  # noqa: E402
 from wacky_model.advise import advise  # noqa: E402
 from wacky_model.rocksdb_tuning import RocksDBConfig, UniversalConfig  # noqa: E402
@@ -49,7 +50,6 @@ VALUE_BYTES = 100
 BLOCK = 4096
 BUFFER = 64 << 10
 BITS = 10.0
-ROUND = 200
 
 
 def _system(entries: int) -> System:
@@ -77,22 +77,7 @@ def run(bridge, root: Path, name: str, options: str, entries: int, operations: i
     kinds = list(MIX)
     p = np.array([MIX[k] for k in kinds])
     for _ in range(operations // ROUND):
-        counts = rng.multinomial(ROUND, p)
-        for k in rng.permutation(len(kinds)):
-            c = int(counts[k])
-            if not c:
-                continue
-            if kinds[k] == "zero_reads":
-                db.get_many(rng.integers(0, entries, c).astype(np.uint64) * np.uint64(2)
-                            + np.uint64(1))
-                continue
-            drawn = ranked[sampler.draw(rng, c)]
-            if kinds[k] == "point_reads":
-                db.get_many(drawn)
-            elif kinds[k] == "writes":
-                db.put_many(drawn, values[:c])
-            else:
-                db.scan_many(drawn, RANGE)
+        run_round(db, rng, kinds, p, ranked, sampler, values, entries, RANGE)
     if trace:
         db.end_trace()
     db.wait_for_background_work(300.0)

@@ -14,6 +14,7 @@ RocksDB's compactions and for a stats dump that follows them, and closes the dat
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +52,30 @@ def options_text(multiplier: float = 10.0, trigger: int = 4) -> str:
     return text.replace("[DBOptions]", "[DBOptions]\n  stats_dump_period_sec=1", 1)
 
 
+def run_round(db, rng: np.random.Generator, kinds: Sequence[str], p: np.ndarray,
+              ranked: np.ndarray, sampler, values: np.ndarray, entries: int,
+              range_entries: int) -> None:
+    """One round of ROUND operations on ``db`` (a bridge Database), drawn from the mix ``p``
+    over ``kinds`` in random order: existing keys (even, rank r's ``ranked[r]``) by ``sampler``,
+    absent keys (odd) uniformly, ranges of ``range_entries``."""
+    counts = rng.multinomial(ROUND, p)
+    for kind in rng.permutation(len(kinds)):
+        c = int(counts[kind])
+        if c == 0:
+            continue
+        if kinds[kind] == "zero_reads":
+            db.get_many(rng.integers(0, entries, c).astype(np.uint64) * np.uint64(2)
+                        + np.uint64(1))
+            continue
+        drawn = ranked[sampler.draw(rng, c)]
+        if kinds[kind] == "point_reads":
+            db.get_many(drawn)
+        elif kinds[kind] == "writes":
+            db.put_many(drawn, values[:c])
+        else:
+            db.scan_many(drawn, range_entries)
+
+
 def build(bridge, root: Path, name: str, *, entries: int, operations: int,
           mix: dict[str, float], theta: float, range_entries: int = 8, seed: int = 1,
           multiplier: float = 10.0) -> Built:
@@ -75,22 +100,7 @@ def build(bridge, root: Path, name: str, *, entries: int, operations: int,
     kinds = ("point_reads", "zero_reads", "writes", "range_reads")
     p = np.array([mix.get(k, 0.0) for k in kinds])
     for _ in range(operations // ROUND):
-        counts = rng.multinomial(ROUND, p)
-        for kind in rng.permutation(4):
-            c = int(counts[kind])
-            if c == 0:
-                continue
-            if kinds[kind] == "zero_reads":
-                db.get_many(rng.integers(0, entries, c).astype(np.uint64) * np.uint64(2)
-                            + np.uint64(1))
-                continue
-            drawn = ranked[sampler.draw(rng, c)]
-            if kinds[kind] == "point_reads":
-                db.get_many(drawn)
-            elif kinds[kind] == "writes":
-                db.put_many(drawn, values[:c])
-            else:
-                db.scan_many(drawn, range_entries)
+        run_round(db, rng, kinds, p, ranked, sampler, values, entries, range_entries)
     db.end_trace()
     db.wait_for_background_work(120.0)
     # A stats dump after the last compaction: RocksDB writes one every second.
