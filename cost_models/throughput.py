@@ -31,3 +31,67 @@ def insert_seconds(write_amp: float, ns_per_put: float, ns_per_entry_merged: flo
 def insert_rate(write_amp: float, ns_per_put: float, ns_per_entry_merged: float) -> float:
     """T1: inserts per second."""
     return 1.0 / insert_seconds(write_amp, ns_per_put, ns_per_entry_merged)
+
+
+def sustainable_rate(write_amp: float, entry_bytes: float, ns_per_compaction_byte: float,
+                     ns_per_flush_byte: float = 0.0, ns_per_put: float = 0.0,
+                     compaction_threads: int = 1, cores: float = math.inf) -> float:
+    """T2 (docs/MODEL.md "T2. Sustainable write rate"): the inserts per second that RocksDB's
+    background threads keep up with. Each insert leaves (W - 1) E bytes for compactions to write
+    (W the write amplification, flushes' 1 excluded) and as many to read (an insert-only
+    workload drops nothing), at ``ns_per_compaction_byte`` of CPU per byte read or written,
+    shared by ``compaction_threads``; E bytes for the flush thread at ``ns_per_flush_byte``; and
+    the writer's own ``ns_per_put``. Each thread runs on at most one core, and all of them on
+    ``cores``: the tightest bound sets the rate."""
+    for name, v in (("write_amp", write_amp), ("entry_bytes", entry_bytes),
+                    ("ns_per_compaction_byte", ns_per_compaction_byte),
+                    ("ns_per_flush_byte", ns_per_flush_byte), ("ns_per_put", ns_per_put)):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")
+    if isinstance(compaction_threads, bool) or not isinstance(compaction_threads, int) \
+            or compaction_threads < 1:
+        raise ValueError(f"compaction_threads must be a whole number >= 1; got "
+                         f"{compaction_threads!r}")
+    if not (isinstance(cores, (int, float)) and cores > 0):
+        raise ValueError(f"cores must be a number > 0; got {cores!r}")
+    compaction = 2.0 * max(0.0, write_amp - 1.0) * entry_bytes * ns_per_compaction_byte
+    flush = entry_bytes * ns_per_flush_byte
+    busiest = max(compaction / compaction_threads, flush, ns_per_put,
+                  (compaction + flush + ns_per_put) / cores) * 1e-9
+    return math.inf if busiest == 0 else 1.0 / busiest
+
+
+def stall_share(offered: float, sustainable: float, ns_per_put: float, writes: float,
+                headroom_entries: float, delayed_rate: float = math.inf) -> float:
+    """T3 (docs/MODEL.md "T3. Write stalls"): the share of a window's time the writer is stalled
+    when it offers ``offered`` inserts per second, ``writes`` of them, to a tree that sustains
+    ``sustainable`` per second and starts caught up; RocksDB's write controller slows writes to
+    ``delayed_rate`` inserts per second (its ``delayed_write_rate``) while level 0 is at its
+    slowdown trigger, and stops them at its stop trigger.
+
+    Below the sustainable rate nothing stalls. Above it the backlog grows at (offered -
+    sustainable) per second until it fills ``headroom_entries`` (level 0's files between the
+    compaction trigger and the slowdown trigger). From then on the writer is behind its schedule
+    and puts back to back: at 1 / ns_per_put while level 0 is below the slowdown trigger, at the
+    delayed rate d while it is at it. Level 0 hovers there, so the average is the sustainable
+    rate r*: the slowed share of the time is s = (1/c_put - r*) / (1/c_put - d), and of a slowed
+    second 1 - d c_put is stall. When d >= r* the slowdown cannot hold level 0, which reaches
+    the stop trigger: the writer is held to r* by stops (s = 1, d = r*)."""
+    for name, v in (("offered", offered), ("sustainable", sustainable),
+                    ("ns_per_put", ns_per_put), ("writes", writes),
+                    ("headroom_entries", headroom_entries), ("delayed_rate", delayed_rate)):
+        if not (isinstance(v, (int, float)) and v >= 0 and not math.isnan(v)):
+            raise ValueError(f"{name} must be a number >= 0; got {v!r}")
+    if offered <= sustainable or writes == 0:
+        return 0.0
+    put = ns_per_put * 1e-9
+    fastest = math.inf if put == 0 else 1.0 / put
+    if sustainable >= fastest:
+        return 0.0
+    d = min(delayed_rate, sustainable)
+    slowed = 1.0 if d >= sustainable or math.isinf(fastest) else \
+        (fastest - sustainable) / (fastest - d)
+    before = min(writes, offered * headroom_entries / (offered - sustainable))  # unstalled
+    held_seconds = (writes - before) / sustainable
+    stalled = held_seconds * slowed * (1.0 - d * put)
+    return stalled / (before / offered + held_seconds)

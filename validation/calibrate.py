@@ -176,11 +176,23 @@ def measure_cpu(entries: int = ENGINE_ENTRIES) -> dict[str, float]:
             "cpu_ns_per_probe": probe_cpu / (4 * absent.size * max(levels, 1)) * 1e9}
 
 
+def rocksdb_figures() -> dict[str, Any]:
+    """RocksDB's writer, compaction and flush costs on this machine, on tmpfs where there is
+    one (validation.stalls.calibrate), as DeviceProfile names them."""
+    from validation.stalls import calibrate as calibrate_rocksdb
+
+    shm = Path("/dev/shm")
+    with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
+        return calibrate_rocksdb(Path(tmp)).profile_fields()
+
+
 def calibrate(directory: str | Path, size_mib: float = 256, block_bytes: int = 4096,
               random_seconds: float = 2.0, cpu: bool = True,
-              report: Callable[[str], None] = lambda _: None) -> DeviceProfile:
+              report: Callable[[str], None] = lambda _: None,
+              rocksdb: bool | None = None) -> DeviceProfile:
     """This machine's profile: storage under ``directory`` (a file of ``size_mib`` MiB), and
-    with ``cpu`` the native engine's CPU."""
+    with ``cpu`` the native engine's CPU and, with ``rocksdb`` (None: when the bridge is built),
+    RocksDB's (``validation.stalls.calibrate``: the time model T2-T3's)."""
     if not isinstance(size_mib, (int, float)) or isinstance(size_mib, bool) or size_mib <= 0:
         raise ValueError(f"--size-mib must be a number above 0; got {size_mib!r}")
     if not isinstance(random_seconds, (int, float)) or not 0 < random_seconds <= 600:
@@ -191,5 +203,10 @@ def calibrate(directory: str | Path, size_mib: float = 256, block_bytes: int = 4
     if cpu:
         report("CPU: the native engine")
         cpu_figures = measure_cpu()
+        import rocksdb_bridge
+
+        if rocksdb or (rocksdb is None and rocksdb_bridge.available()):
+            report("CPU: RocksDB through the bridge")
+            cpu_figures.update(rocksdb_figures())
     return DeviceProfile(name=str(Path(directory).resolve()), block_bytes=block_bytes,
                          method=METHOD, **storage, **cpu_figures)

@@ -325,6 +325,12 @@ def recommend_command(
         "OPTIONS file (--out).")] = "wacky",
     out: OutFile = None,  # type: ignore[assignment]  # optional here: no file without it
     as_json: JsonFlag = False,
+    profile: ProfileFile = None,
+    write_rate: Annotated[float | None, typer.Option(
+        "--write-rate", help="With --target rocksdb and --profile: recommend only options "
+        "whose sustainable write rate (T2, docs/MODEL.md) on the profile's machine reaches "
+        "this many inserts per second, so writes at it do not stall.",
+        rich_help_panel="Guardrails")] = None,
 ) -> None:
     """Recommend the design that minimizes the average I/O per operation (Eq 16)."""
     from wacky_cli.render import print_recommendation, print_rocksdb_recommendation, stdout_console
@@ -351,6 +357,11 @@ def recommend_command(
     # --level1-runs pins the level-0 trigger; the search chooses it otherwise.
     trigger = compaction.level1_runs if compaction.level1_runs != 1 else None
     _refuse_side_runs(compaction)
+    machine = _rocksdb_profile(profile, target, write_rate)
+    if write_rate is not None:
+        from wacky_model.guardrails import WriteRate
+
+        constraints = dataclasses.replace(constraints, write_rate=WriteRate(write_rate, machine))
     if target == "rocksdb":
         if (compaction.granularity, compaction.file_bytes,
                 compaction.file_pick) != (None, None, "least_overlap"):
@@ -377,14 +388,16 @@ def recommend_command(
                                               constraints=constraints, rho=robust,
                                               granularity=granularity, level0_trigger=trigger,
                                               tables=default_dir()))
+    time = None if machine is None else _stock_time(rec, system, machine, write_rate)
     if as_json:
-        _print_json(rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived})
+        doc = rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived}
+        _print_json(doc if time is None else {**doc, "time": time})
         return
     console = stdout_console()
     if derived is not None:  # print_recommendation prints the system itself
         _print_trace_inputs(console, derived, system if target == "rocksdb" else None)
     if target == "rocksdb":
-        print_rocksdb_recommendation(console, rec, out)
+        print_rocksdb_recommendation(console, rec, out, time)
     else:
         print_recommendation(console, rec)
 
@@ -504,6 +517,48 @@ def _compat_words(call: Callable[[], Any]) -> Any:
         for name, words in FEATURES.items():
             text = text.replace(words, COMPAT_FLAGS[name])
         raise ValueError(text) from None
+
+
+def _rocksdb_profile(path: Path | None, target: str, write_rate: float | None) -> Any:
+    """recommend's --profile: RocksDB's figures (T2, T3), for --target rocksdb only."""
+    if path is None:
+        if write_rate is not None:
+            raise typer.BadParameter("needs --profile (wacky calibrate --out FILE, with the "
+                                     "RocksDB bridge built): the sustainable rate is the "
+                                     "machine's", param_hint="'--write-rate'")
+        return None
+    if target != "rocksdb":
+        raise typer.BadParameter("recommend takes a profile with --target rocksdb (T2's "
+                                 "sustainable write rate); the native engine's insert rate is "
+                                 "analyze --profile's", param_hint="'--profile'")
+    from wacky_model.devices import read_profile
+
+    try:
+        machine = read_profile(path)
+    except (OSError, ValueError) as e:
+        raise typer.BadParameter(str(e), param_hint="'--profile'") from None
+    if not machine.has_rocksdb:
+        raise typer.BadParameter(f"{path} has no RocksDB figures (rocksdb_ns_per_put, ...): "
+                                 "run wacky calibrate with the RocksDB bridge built",
+                                 param_hint="'--profile'")
+    if write_rate is not None and not (math.isfinite(write_rate) and write_rate > 0):
+        raise typer.BadParameter(f"must be a number of inserts per second above 0; got "
+                                 f"{write_rate:g}", param_hint="'--write-rate'")
+    return machine
+
+
+def _stock_time(rec: Any, system: System, machine: Any,
+                write_rate: float | None) -> dict[str, Any]:
+    """T2 and T3 for the pick and RocksDB's defaults (wacky_model.stalls.stall_report)."""
+    from wacky_model.stalls import stall_report
+
+    def one(p: Any) -> dict[str, Any]:
+        c = p.config
+        trigger = c.trigger if hasattr(c, "trigger") else c.level0_trigger
+        return stall_report(p.costs.write_amp, system.entry_bytes, c.buffer_bytes, trigger,
+                            machine, write_rate)
+
+    return {"recommended": one(rec.best), "defaults": one(rec.default)}
 
 
 def _recommend_rocksdb(workload: Workload, system: System, constraints: Constraints,
@@ -841,7 +896,8 @@ def calibrate_command(
         "--random-seconds", help="How long to time random block reads, in (0, 600].")] = 2.0,
     cpu: Annotated[bool, typer.Option(
         "--cpu/--no-cpu", help="Also time the native engine's CPU per entry merged and per "
-        "filter probe.")] = True,
+        "filter probe, and RocksDB's per put, per compaction byte and per flush byte (when the "
+        "RocksDB bridge is built): the time model's (T1-T3).")] = True,
     out: OutFile = None,  # type: ignore[assignment]  # optional here: no file without it
     as_json: JsonFlag = False,
 ) -> None:
@@ -864,7 +920,7 @@ def calibrate_command(
         value = getattr(profile, name)
         if value is not None:
             shown = f"{value:>14,}" if isinstance(value, int) else f"{value:>14,.1f}"
-            print(f"  {name:<24} {shown}   {unit}")
+            print(f"  {name:<32} {shown}   {unit}")
 
 
 @app.command("verify")

@@ -238,7 +238,8 @@ CacheBytesFlag = Annotated[int, FLAGS["cache_bytes"].option()]
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON document.")]
 ProfileFile = Annotated[Path | None, typer.Option(
     "--profile", help="A machine profile (wacky calibrate --out): also print the predicted "
-    "insert throughput on the native engine (T1, docs/MODEL.md).")]
+    "insert throughput on the native engine (T1, docs/MODEL.md), or with --target rocksdb "
+    "the sustainable write rate and stalls (T2, T3).")]
 OutFile = Annotated[Path, typer.Option(
     "--out", help="File to write: frontier's HTML page, the table of validate --sweep, the "
     "OPTIONS file of export and of recommend --target rocksdb (export: its JSON with --json; "

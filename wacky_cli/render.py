@@ -289,8 +289,10 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
                                                rec.levels, in_use=True))
 
 
-def print_rocksdb_recommendation(console: Console, rec: Any, out: Any) -> None:
-    """``recommend --target rocksdb``: the options, their costs (and RocksDB's defaults'), why."""
+def print_rocksdb_recommendation(console: Console, rec: Any, out: Any,
+                                 time: dict[str, Any] | None = None) -> None:
+    """``recommend --target rocksdb``: the options, their costs (and RocksDB's defaults'), why;
+    with a profile, the sustainable write rate and stalls (``time``: T2, T3)."""
     b = rec.best
     c = b.config
     console.print(f"[bold]Stock RocksDB, {c.style} compaction[/bold]: {b.theta:.4g} I/O per "
@@ -313,8 +315,24 @@ def print_rocksdb_recommendation(console: Console, rec: Any, out: Any) -> None:
     console.print("Why each option (against the best configuration that differs in it alone):")
     for line in rec.reasons:
         console.print(f"  {line}")
+    if time is not None:
+        for label, t in (("recommended", time["recommended"]),
+                         ("RocksDB's defaults", time["defaults"])):
+            console.print(stall_text(label, t), highlight=False)
     if out is not None:
         console.print(f"wrote the OPTIONS file to {out}")
+
+
+def stall_text(label: str, t: dict[str, Any]) -> str:
+    """One line of T2 and T3 (wacky_model.stalls.stall_report's dict)."""
+    text = (f"{label}: sustains {t['sustainable_rate']:,.0f} inserts/s on {t['profile']} "
+            "(T2: one compaction thread)")
+    if "write_rate" not in t:
+        return text
+    if not t["stalls"]:
+        return text + f"; at {t['write_rate']:,.0f}/s no stall predicted"
+    return (text + f"; at {t['write_rate']:,.0f}/s writes stall after "
+            f"{t['seconds_to_slowdown']:.2g} s, then {t['stall_share']:.0%} of the time (T3)")
 
 
 METRIC_LABELS = {

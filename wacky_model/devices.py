@@ -24,7 +24,15 @@ UNITS = {
     "cpu_ns_per_put": "the native engine's CPU per put into its buffer, ns",
     "cpu_ns_per_entry_merged": "the native engine's CPU per entry a flush or merge writes, ns",
     "cpu_ns_per_probe": "the native engine's CPU per filter probe of a lookup, ns",
+    "rocksdb_ns_per_put": "RocksDB's writer thread CPU per put (no WAL), ns",
+    "rocksdb_ns_per_compaction_byte": "RocksDB's compaction CPU per byte read or written, ns",
+    "rocksdb_ns_per_flush_byte": "RocksDB's flush time per byte written, ns",
+    "cores": "the machine's cores (RocksDB's threads and the writer share them)",
 }
+# The figures a profile may lack (not measured): the CPU's, and RocksDB's without the bridge.
+OPTIONAL = ("cpu_ns_per_put", "cpu_ns_per_entry_merged", "cpu_ns_per_probe",
+            "rocksdb_ns_per_put", "rocksdb_ns_per_compaction_byte", "rocksdb_ns_per_flush_byte",
+            "cores")
 
 
 @dataclass(frozen=True)
@@ -43,21 +51,33 @@ class DeviceProfile:
     cpu_ns_per_entry_merged: float | None = None
     cpu_ns_per_probe: float | None = None
     method: str = "by hand"
+    rocksdb_ns_per_put: float | None = None
+    rocksdb_ns_per_compaction_byte: float | None = None
+    rocksdb_ns_per_flush_byte: float | None = None
+    cores: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name must be a non-empty string; got {self.name!r}")
         for f in ("seq_write_mb_s", "seq_read_mb_s", "rand_read_iops", "rand_read_latency_us",
-                  "cpu_ns_per_put", "cpu_ns_per_entry_merged", "cpu_ns_per_probe"):
+                  *OPTIONAL):
             v = getattr(self, f)
-            if v is None and f.startswith("cpu_"):
+            if v is None and f in OPTIONAL:
                 continue
+            if f == "cores" and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise ValueError(f"cores ({UNITS[f]}) must be a whole number >= 1; got {v!r}")
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not (
                     math.isfinite(v) and v > 0):
                 raise ValueError(f"{f} ({UNITS[f]}) must be a number above 0; got {v!r}")
         b = self.block_bytes
         if isinstance(b, bool) or not isinstance(b, int) or b < 512 or b & (b - 1):
             raise ValueError(f"block_bytes must be a power of two of at least 512; got {b!r}")
+
+    @property
+    def has_rocksdb(self) -> bool:
+        """Whether it holds RocksDB's figures, which T2 and T3 need."""
+        return None not in (self.rocksdb_ns_per_put, self.rocksdb_ns_per_compaction_byte,
+                            self.rocksdb_ns_per_flush_byte)
 
     def block_read_seconds(self) -> float:
         """The time of one random block read (1 / IOPS at queue depth 1)."""

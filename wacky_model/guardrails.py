@@ -20,11 +20,33 @@ import numpy as np
 from cost_models.costs import space_amplification
 from cost_models.finite import peak_space
 from cost_models.structure import Structure
+from wacky_model.devices import DeviceProfile
 
 # RocksDB's default level0_stop_writes_trigger: writes stop at this many level-0 files.
 PRACTICAL_RUNS_PER_LEVEL = 36
 # The flag that lifts the default cap, named by every message about it.
 LIFT_FLAG = "--max-runs-per-level none"
+
+
+@dataclass(frozen=True)
+class WriteRate:
+    """A constraint (T2, docs/MODEL.md; stock RocksDB): no stall at ``rate`` inserts per second
+    on ``machine`` (a profile with RocksDB's figures, from ``wacky calibrate``)."""
+
+    rate: float
+    machine: DeviceProfile
+
+    def __post_init__(self) -> None:
+        r = self.rate
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not (
+                math.isfinite(r) and r > 0):
+            raise ValueError(f"write_rate must be a number of inserts per second above 0; "
+                             f"got {r!r}")
+        if not isinstance(self.machine, DeviceProfile) or not self.machine.has_rocksdb:
+            raise ValueError("a write rate needs a machine profile with RocksDB's figures "
+                             "(rocksdb_ns_per_put, rocksdb_ns_per_compaction_byte, "
+                             "rocksdb_ns_per_flush_byte): wacky calibrate measures them when "
+                             "the RocksDB bridge is built")
 
 
 @dataclass(frozen=True)
@@ -38,6 +60,9 @@ class Constraints:
     # T5: the most disk the run files need during merges over the data they hold (a merge
     # keeps its inputs until its output is whole): 2 for a merge that rewrites everything.
     max_transient_space: float | None = None
+    # T2: stock RocksDB only; the configuration's sustainable write rate must reach this rate
+    # on the profile's machine (a wacky_model.stalls.WriteRate), so writes at it do not stall.
+    write_rate: WriteRate | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_runs_per_level", "max_total_runs"):
@@ -49,6 +74,10 @@ class Constraints:
         v = self.max_space_amp
         if v is not None and (not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0):
             raise ValueError(f"max_space_amp must be a number > 0; got {v!r}")
+        if self.write_rate is not None:
+            if not isinstance(self.write_rate, WriteRate):
+                raise ValueError(f"write_rate must be a WriteRate (a rate and a machine "
+                                 f"profile) or None; got {self.write_rate!r}")
         v = self.max_transient_space
         if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float))
                               or not math.isfinite(v) or v <= 1):
@@ -59,7 +88,8 @@ class Constraints:
     @property
     def active(self) -> bool:
         return any(v is not None for v in (self.max_runs_per_level, self.max_total_runs,
-                                           self.max_space_amp, self.max_transient_space))
+                                           self.max_space_amp, self.max_transient_space,
+                                           self.write_rate))
 
     def allows(self, s: Structure, entries: float | None = None,
                buffer_entries: float | None = None) -> np.ndarray:
@@ -110,6 +140,9 @@ class Constraints:
         parts = [f"{name} {getattr(self, name):g}" for name in
                  ("max_runs_per_level", "max_total_runs", "max_space_amp", "max_transient_space")
                  if getattr(self, name) is not None]
+        if self.write_rate is not None:
+            parts.append(f"write_rate {self.write_rate.rate:,.0f}/s on "
+                         f"{self.write_rate.machine.name}")
         return ", ".join(parts)
 
 
@@ -121,7 +154,8 @@ def lifted_cap(constraints: Constraints) -> Constraints:
     """``constraints`` without its runs-per-level cap (the other limits kept)."""
     return Constraints(max_total_runs=constraints.max_total_runs,
                        max_space_amp=constraints.max_space_amp,
-                       max_transient_space=constraints.max_transient_space)
+                       max_transient_space=constraints.max_transient_space,
+                       write_rate=constraints.write_rate)
 
 
 def run_warnings(runs_per_level: list[float]) -> tuple[str, ...]:

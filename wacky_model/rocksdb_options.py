@@ -162,6 +162,38 @@ def design_universal(design: Design, runs: list[float], space_amp: float) -> Uni
                             max_size_amplification_percent=max(1, int(round(100 * space_amp))))
 
 
+DELAYED_WRITE_RATE = 16 << 20  # RocksDB's delayed_write_rate when none is set, bytes/s
+SOFT_PENDING_BYTES = 64 << 30  # RocksDB's soft_pending_compaction_bytes_limit
+HARD_PENDING_BYTES = 256 << 30  # and its hard limit
+
+
+def slowdown_trigger(level0_trigger: int) -> int:
+    """Level 0's files at which the export's RocksDB slows writes: RocksDB's default 20, or its
+    default gap of 16 above a higher compaction trigger."""
+    return max(20, level0_trigger + 16)
+
+
+def stop_trigger(level0_trigger: int) -> int:
+    """... and stops them: RocksDB's default 36, or its gap of 32 above the trigger."""
+    return max(36, level0_trigger + 32)
+
+
+def _stall_triggers(opt, level0_trigger: int) -> None:
+    """The stall triggers and pending-bytes limits T3 relies on, each with its reason."""
+    # RocksDB's gaps above its default trigger of 4 (slowdown 20, stop 36): runs wait at the
+    # trigger, so a stall comes only when compaction falls behind.
+    opt("CFOptions", "level0_slowdown_writes_trigger", slowdown_trigger(level0_trigger),
+        "writes slow down only when level 0 exceeds its compaction trigger by RocksDB's default "
+        "gap: the backlog T3 lets build before a stall")
+    opt("CFOptions", "level0_stop_writes_trigger", stop_trigger(level0_trigger),
+        "writes stop only at RocksDB's default gap above the trigger")
+    opt("CFOptions", "soft_pending_compaction_bytes_limit", SOFT_PENDING_BYTES,
+        "RocksDB's default, written down: T3 prices level 0's stalls only, not those of "
+        "pending compaction bytes")
+    opt("CFOptions", "hard_pending_compaction_bytes_limit", HARD_PENDING_BYTES,
+        "RocksDB's default, four times the soft limit")
+
+
 def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
                    file_bytes: int | None = None,
                    file_pick: str = "least_overlap", dynamic: bool | None = None,
@@ -227,6 +259,9 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
 
     opt("DBOptions", "create_if_missing", "true", "a new database for the design")
     opt("DBOptions", "max_background_jobs", 2, "one flush and one compaction at a time")
+    opt("DBOptions", "delayed_write_rate", DELAYED_WRITE_RATE,
+        "RocksDB's default, written down: at level 0's slowdown trigger writes slow to this "
+        "many bytes per second (T3 in docs/MODEL.md prices the stall)")
     opt("CFOptions", "write_buffer_size", system.buffer_bytes,
         f"the design's buffer F = {system.buffer_bytes:,} bytes")
     opt("CFOptions", "max_write_buffer_number", 2,
@@ -269,6 +304,7 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
             "into the next level (partial merges, priced by cost_models.partial)")
         opt("CFOptions", "max_compaction_bytes", 25 * file_bytes,
             "RocksDB's default: 25 files")
+        _stall_triggers(opt, level0_trigger)
         opt("CFOptions", "compaction_pri", PICKS[file_pick],
             "RocksDB's default: the file with the least overlap in the next level goes first"
             if file_pick == "least_overlap" else
@@ -333,12 +369,7 @@ def rocksdb_export(design: Design, system: System, level0_trigger: int = 1,
             f"merge once {u.trigger} sorted runs are waiting" + ("" if own else
             f": the design's {sum(runs):g} runs and the newest flush (a trigger at the merge "
             "width makes the run-count rule rewrite the newest large run at every flush)"))
-        # RocksDB's gaps above its default trigger of 4 (slowdown 20, stop 36): runs wait at the
-        # trigger, so a stall comes only when compaction falls behind.
-        opt("CFOptions", "level0_slowdown_writes_trigger", max(20, u.trigger + 16),
-            "writes slow down only when the runs exceed the trigger by RocksDB's default gap")
-        opt("CFOptions", "level0_stop_writes_trigger", max(36, u.trigger + 32),
-            "writes stop only at RocksDB's default gap above the trigger")
+        _stall_triggers(opt, u.trigger)
         opt("CFOptions", "compaction_options_universal",
             "{" + ";".join([
                 f"size_ratio={_number(u.size_ratio)}", f"min_merge_width={u.min_merge_width}",

@@ -321,6 +321,12 @@ def _allowed(constraints: Constraints | None, config: StockConfig, costs: Levele
     one level, and its space amplification up to its limit."""
     if constraints is None or not constraints.active:
         return True
+    if constraints.write_rate is not None:  # T2: writes at the rate must not stall
+        from wacky_model.stalls import sustainable
+
+        w = constraints.write_rate
+        if sustainable(costs.write_amp, system.entry_bytes, w.machine) < w.rate:
+            return False
     if isinstance(config, UniversalConfig):
         runs, amp = config.trigger, config.max_size_amplification_percent / 100.0
         # T5: U2's full merge rewrites every run while they are all still on disk.

@@ -959,6 +959,10 @@ def recommend(
     start = time.perf_counter()
     check_types(workload=workload, system=system)
     constraints = _default_constraints(constraints, space)
+    if constraints is not None and constraints.write_rate is not None and target != "rocksdb":
+        raise ValueError("write_rate applies to target='rocksdb': T2 prices RocksDB's "
+                         "background compaction; the native engine merges in the writer's "
+                         "thread, at T1's insert rate, and never stalls")
     request = dict(workload=workload, system=system, method=method, model=model,
                    constraints=constraints, rho=rho, refine=refine, granularity=granularity,
                    target=target, level0_trigger=level0_trigger, tables=tables)

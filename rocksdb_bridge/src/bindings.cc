@@ -169,6 +169,7 @@ PYBIND11_MODULE(_rocksdb, m) {
       .def("wait_for_background_work", &Database::WaitForBackgroundWork,
            py::arg("timeout_seconds"), py::call_guard<py::gil_scoped_release>())
       .def("tickers", &Database::Tickers)
+      .def("histograms", &Database::Histograms)  // {name: (count, sum)}
       .def("read_counts", [](const Database& db) {  // [(hits, misses)] by level, level 0 first
         py::list out;
         for (const auto& c : db.ReadCounts()) out.append(py::make_tuple(c.hits, c.misses));

@@ -307,6 +307,16 @@ std::map<std::string, uint64_t> Database::Tickers() const {
   return out;
 }
 
+std::map<std::string, std::pair<uint64_t, uint64_t>> Database::Histograms() const {
+  std::map<std::string, std::pair<uint64_t, uint64_t>> out;
+  for (const auto& [histogram, name] : rocksdb::HistogramsNameMap) {
+    rocksdb::HistogramData data;
+    statistics_->histogramData(histogram, &data);
+    out[name] = {data.count, data.sum};
+  }
+  return out;
+}
+
 std::vector<LevelInfo> Database::Levels() const { return LevelsOf(*db_); }
 
 std::vector<LevelInfo> LevelsOf(rocksdb::DB& db) {

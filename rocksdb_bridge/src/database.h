@@ -139,6 +139,9 @@ class Database {
   // timeout_seconds.
   double WaitForBackgroundWork(double timeout_seconds) const;
   std::map<std::string, uint64_t> Tickers() const;
+  // Each statistics histogram by RocksDB's name: {count, sum} (e.g. rocksdb.compaction.times
+  // .micros: compactions run and their wall microseconds, the time model's calibration).
+  std::map<std::string, std::pair<uint64_t, uint64_t>> Histograms() const;
   // The data-block cache hits and misses of GetMany and ScanMany since the database opened, per
   // level (index = RocksDB's level, that of a file when its table reader opened): RocksDB's
   // per-level PerfContext of the reading thread, so a flush's or compaction's reads never
