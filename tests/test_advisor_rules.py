@@ -89,12 +89,17 @@ def _write_burst(b, root: Path, name: str, text: str) -> Path:
 
 def test_rules_on_real_logs(tmp_path):
     b = bridge()
-    stalled = _write_burst(b, tmp_path, "stalled", stalled_options("memtables"))
+    # Whether a burst stops on its memtables depends on when the flush thread runs: up to three
+    # bursts (each stopped in 5 of 5 tries on 2 shared cores; one test run missed once).
+    for attempt in range(3):
+        stalled = _write_burst(b, tmp_path, f"stalled{attempt}", stalled_options("memtables"))
+        got = advisor_rules.advice(stalled / "LOG", sorted(stalled.glob("OPTIONS-*"))[-1])
+        if got.fired:
+            break
     # Room for six memtables and the default level-0 triggers: this burst does not stall.
     quiet = _write_burst(b, tmp_path, "quiet", with_options(
         options_text(), {}, {"max_write_buffer_number": "6"}))
-    got = advisor_rules.advice(stalled / "LOG", sorted(stalled.glob("OPTIONS-*"))[-1])
-    assert "stall-too-many-memtables" in [f.rule for f in got.fired]
+    assert "stall-too-many-memtables" in [f.rule for f in got.fired], got
     changed = {c.name: (c.current, c.advised) for c in got.changes}
     assert changed["max_write_buffer_number"] == ("2", "4")
     text = advisor_rules.apply_changes(
@@ -103,6 +108,6 @@ def test_rules_on_real_logs(tmp_path):
     (tmp_path / "advised.ini").write_text(text)
     b.check_options_file(str(tmp_path / "advised.ini"))
     calm = advisor_rules.advice(quiet / "LOG", sorted(quiet.glob("OPTIONS-*"))[-1])
-    assert calm.fired == () and calm.changes == ()
+    assert calm.fired == () and calm.changes == (), calm
     with pytest.raises(RocksFileError):
         advisor_rules.advice(tmp_path / "advised.ini", sorted(quiet.glob("OPTIONS-*"))[-1])
