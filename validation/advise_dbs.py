@@ -78,10 +78,13 @@ def run_round(db, rng: np.random.Generator, kinds: Sequence[str], p: np.ndarray,
 
 def build(bridge, root: Path, name: str, *, entries: int, operations: int,
           mix: dict[str, float], theta: float, range_entries: int = 8, seed: int = 1,
-          multiplier: float = 10.0) -> Built:
+          multiplier: float = 10.0, options_file: str | None = None) -> Built:
+    """The database ``name`` under ``root`` (module doc); ``options_file``: an OPTIONS file's
+    text instead of :func:`options_text` of ``multiplier`` (validation/advisor_compare.py's
+    databases that stall)."""
     path = root / name
     options = root / f"{name}.options"
-    options.write_text(options_text(multiplier))
+    options.write_text(options_text(multiplier) if options_file is None else options_file)
     rng = np.random.default_rng(seed)
     keys = (rng.permutation(entries).astype(np.uint64) * np.uint64(2))  # even keys
     values = np.zeros((ROUND * 4, VALUE_BYTES), dtype=np.uint8)

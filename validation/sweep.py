@@ -341,6 +341,9 @@ SWEEPS = {s.name: s for s in (
     CaseSet("advise", "validation.advise", "wacky advise on the four databases of "
             "tests/test_advise.py: the current and the advised OPTIONS measured on RocksDB, "
             "predicted against measured gain", 1.5, workers=1),
+    CaseSet("advisor", "validation.advisor_compare", "RocksDB's Advisor's rules and wacky "
+            "advise on three databases that stall: the rules fired, each side's changes, their "
+            "stall time, write time and I/O measured on RocksDB", 4.0, workers=1),
     CaseSet("smoke", "validation.cases", "eight designs over the three windows, at a small "
             "scale", 0.5),
 )}
