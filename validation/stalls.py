@@ -93,16 +93,23 @@ def _system(entries: float):
 
 
 def configs() -> dict[str, Any]:
-    """The configurations: RocksDB's leveled defaults scaled to the buffer, a deeper leveled
-    tree, and universal compaction."""
+    """The configurations: RocksDB's leveled defaults scaled to the buffer, three other leveled
+    trees (deeper, shallower with each flush merged at once, a higher trigger), and universal
+    compaction at its defaults and with a tighter size-amplification limit."""
     from cost_models.universal import UniversalOptions
     from wacky_model.rocksdb_tuning import RocksDBConfig, UniversalConfig
 
-    return {"leveled T 10, trigger 4": RocksDBConfig(10.0, 4, False, BUFFER, BUFFER, BITS,
-                                                     4 * BUFFER),
-            "leveled T 4, trigger 2": RocksDBConfig(4.0, 2, False, BUFFER, BUFFER, BITS,
-                                                    2 * BUFFER),
-            "universal, trigger 4": UniversalConfig(UniversalOptions(trigger=4), BUFFER, BITS)}
+    def leveled(T: float, trigger: int, base: int) -> Any:
+        return RocksDBConfig(T, trigger, False, BUFFER, BUFFER, BITS, base * BUFFER)
+
+    return {"leveled T 10, trigger 4": leveled(10.0, 4, 4),
+            "leveled T 4, trigger 2": leveled(4.0, 2, 2),
+            "leveled T 6, trigger 1": leveled(6.0, 1, 2),
+            "leveled T 10, trigger 8": leveled(10.0, 8, 8),
+            "universal, trigger 4": UniversalConfig(UniversalOptions(trigger=4), BUFFER, BITS),
+            "universal, trigger 8, size amplification 100%": UniversalConfig(
+                UniversalOptions(trigger=8, max_size_amplification_percent=100.0), BUFFER,
+                BITS)}
 
 
 def _open(root: Path, name: str, options: str):

@@ -329,9 +329,10 @@ SWEEPS = {s.name: s for s in (
     CaseSet("throughput", "validation.throughput", "insert throughput on the native engine: "
             "T1 from the model's write amplification and a calibration of the engine's CPU, "
             "six designs", 1.0, workers=1),
-    CaseSet("stalls", "validation.stalls", "write stalls on stock RocksDB: three "
+    CaseSet("stalls", "validation.stalls", "write stalls on stock RocksDB: six "
             "configurations offered 0.5, 0.9 and 1.5 times T2's sustainable rate, T3's stalled "
-            "share against rocksdb.stall.micros", 2.0, workers=1),
+            "share against rocksdb.stall.micros and T2 against the rate RocksDB held", 3.0,
+            workers=1),
     CaseSet("tidal", "validation.tidal", "Tidal-tree's floating of hot files on the native "
             "engine, with and without it: files checked per lookup under Zipf and latest reads, "
             "and the writes floats add", 2.0, workers=1),

@@ -340,6 +340,11 @@ def _allowed(constraints: Constraints | None, config: StockConfig, costs: Levele
                                       w.peak_merge_entries / w.end_entries)  # T5: a merge each
 
 
+# RocksDB raises a smaller write_buffer_size to 64 KiB (SanitizeOptions), so a split with a
+# smaller buffer would measure more memory than it was priced at.
+MIN_WRITE_BUFFER = 64 << 10
+
+
 def _memory_options(system: System) -> list[tuple[int, float]]:
     """(buffer bytes, bits per key) pairs: the given ones, or the splits of a memory budget."""
     if not system.memory_split:
@@ -348,10 +353,13 @@ def _memory_options(system: System) -> list[tuple[int, float]]:
     out = []
     for share in BUFFER_SHARES:
         split = system.with_buffer(share * system.memory_bits_per_entry * system.entries / 8)
+        if split.buffer_bytes < MIN_WRITE_BUFFER:  # RocksDB would hold more than the budget
+            continue
         if split.bits_per_entry is not None and split.bits_per_entry >= 0:
             out.append((int(split.buffer_bytes), float(split.bits_per_entry)))
     if not out:
-        raise ValueError("the memory budget leaves no room for a buffer and filters")
+        raise ValueError("the memory budget leaves no room for a buffer and filters (RocksDB's "
+                         f"smallest write buffer is {MIN_WRITE_BUFFER:,} bytes)")
     return out
 
 
