@@ -331,9 +331,20 @@ def recommend_command(
         "whose sustainable write rate (T2, docs/MODEL.md) on the profile's machine reaches "
         "this many inserts per second, so writes at it do not stall.",
         rich_help_panel="Guardrails")] = None,
+    objective: Annotated[str, typer.Option(
+        "--objective", help="io: minimize the average I/O per operation (Θ, Eq 16); "
+        "throughput: minimize the time per operation on the --profile's machine (T4, "
+        "docs/MODEL.md: blocks read at its latency, blocks written at its merge CPU and "
+        "bandwidth, probes at its CPU), native engine.")] = "io",
 ) -> None:
-    """Recommend the design that minimizes the average I/O per operation (Eq 16)."""
-    from wacky_cli.render import print_recommendation, print_rocksdb_recommendation, stdout_console
+    """Recommend the design that minimizes the average I/O per operation (Eq 16), or with
+    --objective throughput the time per operation on a calibrated machine."""
+    from wacky_cli.render import (
+        print_recommendation,
+        print_rocksdb_recommendation,
+        stdout_console,
+        throughput_text,
+    )
     from wacky_model.search import recommend
     from wacky_model.table_store import default_dir
 
@@ -357,7 +368,15 @@ def recommend_command(
     # --level1-runs pins the level-0 trigger; the search chooses it otherwise.
     trigger = compaction.level1_runs if compaction.level1_runs != 1 else None
     _refuse_side_runs(compaction)
-    machine = _rocksdb_profile(profile, target, write_rate)
+    if objective not in ("io", "throughput"):
+        raise typer.BadParameter(f"must be io or throughput; got {objective!r}",
+                                 param_hint="'--objective'")
+    machine = _recommend_profile(profile, target, write_rate, objective)
+    io_system = system
+    if objective == "throughput":
+        from wacky_model.throughput import in_seconds
+
+        system = in_seconds(system, machine)
     if write_rate is not None:
         from wacky_model.guardrails import WriteRate
 
@@ -388,7 +407,10 @@ def recommend_command(
                                               constraints=constraints, rho=robust,
                                               granularity=granularity, level0_trigger=trigger,
                                               tables=default_dir()))
-    time = None if machine is None else _stock_time(rec, system, machine, write_rate)
+    if objective == "throughput":
+        time = _native_time(rec, workload, io_system, system, machine, constraints, trigger)
+    else:
+        time = None if machine is None else _stock_time(rec, system, machine, write_rate)
     if as_json:
         doc = rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived}
         _print_json(doc if time is None else {**doc, "time": time})
@@ -400,6 +422,8 @@ def recommend_command(
         print_rocksdb_recommendation(console, rec, out, time)
     else:
         print_recommendation(console, rec)
+        if time is not None:
+            console.print(throughput_text(time), highlight=False)
 
 
 def _refuse_side_runs(compaction: CompactionChoice) -> None:
@@ -519,32 +543,69 @@ def _compat_words(call: Callable[[], Any]) -> Any:
         raise ValueError(text) from None
 
 
-def _rocksdb_profile(path: Path | None, target: str, write_rate: float | None) -> Any:
-    """recommend's --profile: RocksDB's figures (T2, T3), for --target rocksdb only."""
+def _recommend_profile(path: Path | None, target: str, write_rate: float | None,
+                       objective: str) -> Any:
+    """recommend's --profile: RocksDB's figures with --target rocksdb (T2, T3), or the native
+    engine's with --objective throughput (T4)."""
     if path is None:
-        if write_rate is not None:
-            raise typer.BadParameter("needs --profile (wacky calibrate --out FILE, with the "
-                                     "RocksDB bridge built): the sustainable rate is the "
-                                     "machine's", param_hint="'--write-rate'")
+        for flag, given in (("'--write-rate'", write_rate is not None),
+                            ("'--objective'", objective == "throughput")):
+            if given:
+                raise typer.BadParameter("needs --profile (wacky calibrate --out FILE): the "
+                                         "rates are the machine's", param_hint=flag)
         return None
-    if target != "rocksdb":
+    if objective == "throughput" and target == "rocksdb":
+        raise typer.BadParameter("throughput is the native engine's objective (T4); on RocksDB "
+                                 "writes run in the background: give --write-rate instead (T2)",
+                                 param_hint="'--objective'")
+    if target != "rocksdb" and objective != "throughput":
         raise typer.BadParameter("recommend takes a profile with --target rocksdb (T2's "
-                                 "sustainable write rate); the native engine's insert rate is "
-                                 "analyze --profile's", param_hint="'--profile'")
+                                 "sustainable write rate) or --objective throughput (T4); the "
+                                 "native engine's insert rate alone is analyze --profile's",
+                                 param_hint="'--profile'")
     from wacky_model.devices import read_profile
 
     try:
         machine = read_profile(path)
     except (OSError, ValueError) as e:
         raise typer.BadParameter(str(e), param_hint="'--profile'") from None
-    if not machine.has_rocksdb:
+    if target == "rocksdb" and not machine.has_rocksdb:
         raise typer.BadParameter(f"{path} has no RocksDB figures (rocksdb_ns_per_put, ...): "
                                  "run wacky calibrate with the RocksDB bridge built",
+                                 param_hint="'--profile'")
+    if objective == "throughput" and None in (machine.cpu_ns_per_put,
+                                              machine.cpu_ns_per_entry_merged,
+                                              machine.cpu_ns_per_probe):
+        raise typer.BadParameter(f"{path} has no CPU costs (calibrate without --no-cpu)",
                                  param_hint="'--profile'")
     if write_rate is not None and not (math.isfinite(write_rate) and write_rate > 0):
         raise typer.BadParameter(f"must be a number of inserts per second above 0; got "
                                  f"{write_rate:g}", param_hint="'--write-rate'")
     return machine
+
+
+def _native_time(rec: Any, workload: Workload, io_system: System, system: System,
+                 machine: Any, constraints: Constraints, trigger: int | None) -> dict[str, Any]:
+    """T4 for the throughput pick and for the I/O objective's pick, priced alike."""
+    from wacky_model.config import Configuration, Memory
+    from wacky_model.pricing import price
+    from wacky_model.search import recommend
+    from wacky_model.throughput import ops_per_second
+
+    io = recommend(workload, io_system, constraints=constraints, level0_trigger=trigger)
+
+    def timed(r: Any) -> float:
+        at = dataclasses.replace(system, buffer_bytes=r.system.buffer_bytes,
+                                 bits_per_entry=r.system.bits_per_entry, sum_fpr=None,
+                                 memory_bits_per_entry=None)
+        config = Configuration(r.design, r.compaction, Memory.of(at))
+        return price(config, workload, at).theta
+
+    return {"profile": machine.name, "ops_per_second": ops_per_second(rec.cost, workload, machine),
+            "io_pick": {"design": io.design.to_dict() if hasattr(io.design, "to_dict")
+                        else str(io.design), "granularity": io.compaction.granularity,
+                        "ops_per_second": ops_per_second(timed(io), workload, machine),
+                        "theta": io.cost}}
 
 
 def _stock_time(rec: Any, system: System, machine: Any,

@@ -323,6 +323,15 @@ def print_rocksdb_recommendation(console: Console, rec: Any, out: Any,
         console.print(f"wrote the OPTIONS file to {out}")
 
 
+def throughput_text(t: dict[str, Any]) -> str:
+    """recommend --objective throughput: T4 for the pick and for the I/O objective's pick."""
+    io = t["io_pick"]
+    return (f"Throughput (T4, one thread, on {t['profile']}): {t['ops_per_second']:,.0f} "
+            f"operations/s; the I/O objective's pick ({io['granularity']} merges, Θ "
+            f"{io['theta']:.4g}) does {io['ops_per_second']:,.0f}/s "
+            f"({t['ops_per_second'] / io['ops_per_second'] - 1:+.1%} for this pick)")
+
+
 def stall_text(label: str, t: dict[str, Any]) -> str:
     """One line of T2 and T3 (wacky_model.stalls.stall_report's dict)."""
     text = (f"{label}: sustains {t['sustainable_rate']:,.0f} inserts/s on {t['profile']} "
