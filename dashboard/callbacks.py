@@ -116,6 +116,8 @@ SEARCH_WORDS = {
     FEATURES["devices"]: f"levels placed on devices ({_field('device2-read')}, "
                          f"{_field('device2-write')})",
     FEATURES["floating"]: f"Tidal-tree's floating of hot files ({_field('floating-gamma')})",
+    "(System.devices' capacity_bytes)": f"({_field('own-device-gib')}, "
+                                        f"{_field('device2-gib')})",
     "level0_trigger above 1": f"{_field('level0-trigger')} above 1",
     "target='rocksdb'": choice_words("target", "rocksdb"),
     "target='native'": choice_words("target", "native"),
@@ -1071,6 +1073,19 @@ def placement_view(placement: dict[str, Any]) -> str:
     return "Placement: " + describe(placement)
 
 
+def placed_theta(design: Design, workload: Workload, system: System) -> tuple[float, str]:
+    """A manual design's Θ at the devices' costs, at its cheapest placement that fits
+    (wacky_model.placement.place, as the search places its pick), and that placement in
+    words."""
+    from wacky_model.placement import explain, place
+
+    try:
+        best, priced = place(Configuration(design), workload, system)
+    except ValueError as err:
+        raise Refused(search_words(str(err))) from None
+    return best.theta, explain(best, priced, system)["in_words"]
+
+
 def floating_tried(rec: Recommendation) -> bool:
     """Whether the search priced floating on its file-granular pick (its reason says how)."""
     return ((rec.granularity or {}).get("file") or {}).get("floating") is not None
@@ -1101,6 +1116,9 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         analysis = analyze(design, controls.system, controls.workload, realizable=True)
         family = classify(design, controls.system)
         theta = analysis.finite.theta if analysis.skew is None else analysis.skew.theta
+        if rec.placement is not None:  # the pick's Θ is at the devices' costs: so is this one
+            theta, words = placed_theta(design, controls.workload, controls.system)
+            extra.append(f"Placement (this design at its cheapest that fits): {words}.")
         if rec.robust is None:
             note = (f"The recommendation for this workload, {rec.family}, has Θ = "
                     f"{rec.cost:.4g}: this design reaches {rec.cost / theta:.0%} of its "

@@ -842,3 +842,24 @@ def test_the_new_fields_have_help_and_round_trip_through_the_url():
     # Empty boxes stay out of the URL: a link without them is today's page.
     assert "device2" not in cb.state_query(WORKLOAD, cb.default_controls()[1], "recommend",
                                            KNOBS, "optimized")
+
+
+def test_a_manual_design_on_two_devices_is_placed_before_it_is_compared():
+    """The pick's Θ is at the devices' costs, so the manual design's is too (placed as the
+    search places the pick); devices too small for the data are refused by their labels."""
+    from wacky_model.config import Configuration
+    from wacky_model.placement import place
+
+    fields, workload, _ = OPTION_CASES["devices"]
+    out = views(workload, fields, mode="manual")
+    system = cb.parse_system({**SYSTEM, **fields})
+    best, _ = place(Configuration(Design(**KNOBS)), Workload(0.5, 0.0, 0.5, 0.0), system)
+    rec = recommend(Workload(0.5, 0.0, 0.5, 0.0), system,
+                    space=space_for(system, DEFAULT_CONSTRAINTS))
+    card = text_of(out[L.CARD])
+    assert f"this design reaches {rec.cost / best.theta:.0%} of its throughput" in card
+    assert "Placement (this design at its cheapest that fits): levels 0-" in card
+    small = views(workload, {**fields, "device2-gib": 1})
+    assert ("no placement of the levels fits the devices" in text_of(small[L.MESSAGE])
+            and "(“Own device: capacity (GiB; empty: no limit)”, “Second device: capacity "
+                "(GiB; empty: no limit)”)" in text_of(small[L.MESSAGE]))
