@@ -25,6 +25,7 @@ from dashboard.payload import lighten
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.compat import FEATURES
 from wacky_model.config import Configuration
+from wacky_model.devices import Device
 from wacky_model.figures.design import structure_figure, theta_by_family
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
 from wacky_model.guardrails import DEFAULT_CONSTRAINTS, Constraints
@@ -39,23 +40,28 @@ from wacky_model.rocksdb_tuning import (
 )
 from wacky_model.search import Alternative, DesignSpace, Recommendation, classify, recommend
 from wacky_model.skew import needs_skew_model
-from wacky_model.types import Design, KeyDistribution, System, Workload
+from wacky_model.types import Design, Floating, KeyDistribution, System, Workload
 
 WORKLOAD_IDS = tuple(i for i, _, _ in L.WORKLOAD_FIELDS)
 KEY_IDS = tuple(i for i, _, _ in L.KEY_FIELDS)
 SYSTEM_IDS = tuple(i for i, _, _ in L.SYSTEM_FIELDS)
 KNOB_NAMES = tuple(name for name, *_ in L.KNOBS)
 SEARCH_IDS = tuple(i for i, *_ in L.SEARCH_CHOICES)
+DEVICE_IDS = tuple(i for i, _, _ in L.DEVICE_FIELDS)
+# The fields after the system's own: probes, paged metadata, devices and floating.
+OPTION_FIELDS = (L.PROBE_COST, *L.DEVICE_FIELDS, L.FLOATING)
+OPTION_IDS = tuple(i for i, _, _ in OPTION_FIELDS)
 # The workload dict: weights, keys, updates, correlation and rho; the system dict: the system
 # fields, the memory split and what the search may pick.
 WORKLOAD_CONTROLS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], *KEY_IDS, L.UPDATE_FRACTION[0],
                      L.CORRELATED, L.ROBUST[0])
 SYSTEM_CONTROLS = (*SYSTEM_IDS, L.MEMORY_SPLIT, L.MEMORY_BITS[0], L.MAX_RUNS[0],
-                   L.MAX_PEAK_DISK[0], *SEARCH_IDS)
+                   L.MAX_PEAK_DISK[0], *SEARCH_IDS, *OPTION_IDS, L.PAGED)
 LABELS = {i: label for i, label, *_ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
                                         L.UPDATE_FRACTION, L.ROBUST, *L.SYSTEM_FIELDS,
                                         L.MEMORY_BITS, L.MAX_RUNS, L.MAX_PEAK_DISK, *L.KNOBS,
-                                        *L.SEARCH_CHOICES)}
+                                        *L.SEARCH_CHOICES, *OPTION_FIELDS)}
+LABELS[L.PAGED] = "filters and indexes paged through the cache"  # a check box's text
 # Each menu's choices: value -> the text the page shows for it.
 CHOICE_TEXT = {i: dict(options) for i, _, options, _ in L.SEARCH_CHOICES}
 CHOICE_DEFAULTS = {i: default for i, *_, default in L.SEARCH_CHOICES}
@@ -70,6 +76,8 @@ MODEL_NAMES = {
     "max_runs_per_level": f"the field “{LABELS['max-runs']}” at",  # Constraints.describe()
     "--max-transient-space": f"the field “{LABELS['max-peak-disk']}”",
     "max_transient_space": f"the field “{LABELS['max-peak-disk']}”",
+    "probe_cost": LABELS["probe-cost"],
+    "--probe-cost": f"the field “{LABELS['probe-cost']}”",  # the search's floating reason
     "correlated=True": "“hot reads are hot writes” ticked",  # wacky_model.compat.KEY_REFUSALS
     "correlated=False": "“hot reads are hot writes” unticked",
 }
@@ -103,6 +111,13 @@ SEARCH_WORDS = {
     FEATURES["files"]: f"file-granular merges ({choice_words('merges', 'file')})",
     FEATURES["level0_trigger"]: f"a level-0 trigger above 1 ({_field('level0-trigger')})",
     FEATURES["rocksdb"]: f"the stock RocksDB target ({choice_words('target', 'rocksdb')})",
+    FEATURES["probe_cost"]: f"a probe cost ({_field('probe-cost')})",
+    FEATURES["paged"]: f"paged filters and indexes ({_field(L.PAGED)} ticked)",
+    FEATURES["devices"]: f"levels placed on devices ({_field('device2-read')}, "
+                         f"{_field('device2-write')})",
+    FEATURES["floating"]: f"Tidal-tree's floating of hot files ({_field('floating-gamma')})",
+    "(System.devices' capacity_bytes)": f"({_field('own-device-gib')}, "
+                                        f"{_field('device2-gib')})",
     "level0_trigger above 1": f"{_field('level0-trigger')} above 1",
     "target='rocksdb'": choice_words("target", "rocksdb"),
     "target='native'": choice_words("target", "native"),
@@ -171,6 +186,7 @@ class Controls:
     rho: float | None = None
     constraints: Constraints | None = None  # guardrails on the recommendation
     pins: SearchPins = SEARCHED  # what the search may pick
+    floating: float | None = None  # Tidal-tree's gamma to price the pick with (None: off)
 
 
 def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, Any], str]:
@@ -178,8 +194,9 @@ def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, A
     workload = {**{i: v for i, _, v in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.KEY_FIELDS,
                                         L.UPDATE_FRACTION, L.ROBUST)}, L.CORRELATED: ["on"]}
     system = {**{i: L.display_value(i, v) for i, _, v in (*L.SYSTEM_FIELDS, L.MEMORY_BITS,
-                                                          L.MAX_RUNS, L.MAX_PEAK_DISK)},
-              L.MEMORY_SPLIT: [], **CHOICE_DEFAULTS}
+                                                          L.MAX_RUNS, L.MAX_PEAK_DISK,
+                                                          *OPTION_FIELDS)},
+              L.MEMORY_SPLIT: [], **CHOICE_DEFAULTS, L.PAGED: []}
     knobs = {name: default for name, *_, default in L.KNOBS}
     return workload, system, "recommend", knobs, "optimized"
 
@@ -224,6 +241,12 @@ FIELD_RANGES: dict[str, tuple[float, float, str]] = {
     **dict.fromkeys(("bits-per-entry", "memory-bits", "max-runs", "max-peak-disk"),
                     (0.0, 1e6, "between 0 and 10^6")),
     **dict.fromkeys(("update-fraction", "robust-rho"), (0.0, 100.0, "between 0 and 100")),
+    "probe-cost": (0.0, 1.0, "between 0 and 1"),  # System's bound
+    # Device's bounds: a cost in (0, 10^6]; a capacity above 0 (parse_devices checks > 0).
+    **dict.fromkeys(("device2-read", "device2-write"), (0.0, 1e6, "above 0 and at most 10^6")),
+    **dict.fromkeys(("own-device-gib", "device2-gib"), (0.0, MAX_MIB / 1024,
+                                                        "above 0 and at most 2^32")),
+    "floating-gamma": (0.0, 1e6, "above 0 and at most 10^6"),  # Floating: gamma above 0
     # The knobs' ranges are the search's bounds (layout.KNOBS).
     **{name: (lo, hi, f"between {lo:g} and {hi:g}") for name, _, lo, hi, *_ in L.KNOBS},
 }
@@ -381,6 +404,46 @@ def _optional(field: str, values: dict[str, Any]) -> float | None:
     return None if _blank(raw) else number(field, raw)
 
 
+def _positive(field: str, values: dict[str, Any]) -> float | None:
+    """An optional field whose value must be above 0 (empty: None)."""
+    v = _optional(field, values)
+    if v is not None and v <= 0:
+        raise ValueError(f"{LABELS[field]}: must be {FIELD_RANGES[field][2]}; got {v:.6g}")
+    return v
+
+
+# The devices' names, as the placement's words print them ("levels 0-3 on own, ...").
+OWN_DEVICE, SECOND_DEVICE = "own", "second"
+
+
+def parse_devices(values: dict[str, Any]) -> tuple[Device, ...]:
+    """The CLI's ``--device`` list: none while the fields are empty (one device, today's);
+    else the own device first (read cost 1 and write cost 1, the unit: the page has no
+    write-cost ratio), then the second when its costs are given."""
+    problems: list[str] = []
+    v = _each(lambda f: _positive(f, values), DEVICE_IDS, problems)
+    _refuse(problems)
+    own_gib, read, write, gib = (v[f] for f in DEVICE_IDS)
+    if (read is None) != (write is None):
+        empty = "device2-write" if write is None else "device2-read"
+        raise ValueError(f"{LABELS[empty]}: the field is empty; give the second device's read "
+                         "and write costs together")
+    if read is None and gib is not None:
+        raise ValueError(f"{LABELS['device2-gib']}: give the second device's read and write "
+                         "costs too")
+    if own_gib is None and read is None:
+        return ()
+    own = Device(OWN_DEVICE, 1.0, 1.0, math.inf if own_gib is None else own_gib * 2**30)
+    if read is None or write is None:
+        return (own,)
+    return (own, Device(SECOND_DEVICE, read, write, math.inf if gib is None else gib * 2**30))
+
+
+def parse_floating(values: dict[str, Any]) -> float | None:
+    """Tidal-tree's gamma (empty: off, as the CLI without --floating)."""
+    return _positive(L.FLOATING[0], values)
+
+
 def _whole(field: str, value: float, what: str = "a whole number") -> int:
     if value != int(value):
         raise ValueError(f"{LABELS[field]}: must be {what}; got {value:.6g}")
@@ -422,6 +485,9 @@ def parse_system(values: dict[str, Any], mode: Any = "recommend") -> System:
     if entry_bytes is not None and block_bytes is not None and block_bytes < entry_bytes:
         problems.append(f"{LABELS['block-bytes']}: a block must hold at least one entry "
                         f"({entry_bytes:,} bytes); got {block_bytes:,}")
+    # The CLI's --probe-cost, --paged-metadata and --device, as System takes them.
+    probe = _each(lambda f: _optional(f, values) or 0.0, (L.PROBE_COST[0],), problems)
+    devices = _each(lambda _: parse_devices(values), ("devices",), problems)
     _refuse(problems)
     if "buffer-mib" in overridden:
         # Only where a design sits before the search splits the memory: the field's value when
@@ -438,7 +504,9 @@ def parse_system(values: dict[str, Any], mode: Any = "recommend") -> System:
     try:
         return System(entries=v["entries"], entry_bytes=entry_bytes, block_bytes=block_bytes,
                       key_bytes=min(8, entry_bytes), buffer_bytes=buffer_bytes,
-                      cache_bytes=int(round(v["cache-mib"] * 2**20)), **budget)
+                      cache_bytes=int(round(v["cache-mib"] * 2**20)),
+                      probe_cost=probe[L.PROBE_COST[0]], paged_metadata=is_on(values.get(L.PAGED)),
+                      devices=devices["devices"], **budget)
     except ValueError as err:
         raise ValueError(page_words(str(err))) from None
 
@@ -474,7 +542,8 @@ def parse_controls(workload: dict[str, Any], system: dict[str, Any], mode: Any,
     errors: list[str] = []
     steps = {"workload": lambda: parse_workload(workload), "rho": lambda: parse_rho(workload),
              "system": lambda: parse_system(system, mode),
-             "constraints": lambda: parse_constraints(system), "pins": lambda: parse_pins(system)}
+             "constraints": lambda: parse_constraints(system), "pins": lambda: parse_pins(system),
+             "floating": lambda: parse_floating(system)}
     if mode == "manual":
         steps["design"] = lambda: parse_design(knobs, filters)
     parsed = _each(lambda key: steps[key](), steps, errors)
@@ -955,7 +1024,75 @@ def cap_text(cap: dict[str, Any]) -> str:
             f"{cap['max_runs_per_level']:,.0f} runs in Level {cap['level']}.")
 
 
+def check_floating(controls: Controls) -> None:
+    """Floating with what else is in play, refused by the one table (wacky_model.compat)
+    before the search: whatever it picks, the pair cannot be priced."""
+    from wacky_model.compat import check, features_in
+
+    if controls.floating is None:
+        return
+    features = features_in(controls.workload, controls.system, rho=controls.rho,
+                           constraints=controls.constraints) | {"floating"}
+    if controls.pins.target == "rocksdb":
+        features.add("rocksdb")
+    try:
+        check(features)
+    except ValueError as err:
+        raise Refused(search_words(str(err))) from None
+
+
+def floating_text(rec: Recommendation, workload: Workload, gamma: float) -> str:
+    """The pick priced with Tidal-tree's floating at ``gamma`` (F1-F4), as ``wacky analyze
+    --granularity file --floating GAMMA`` prices that design, beside the pick without it."""
+    from wacky_model.pricing import price
+
+    config = rec.configuration
+    if config.compaction.granularity != "file":
+        raise Refused(f"{_field('floating-gamma')}: floating moves files, and the pick merges "
+                      f"whole levels; choose {choice_words('merges', 'file')}, or empty the "
+                      "field")
+    with_float = replace(config, compaction=replace(config.compaction,
+                                                    floating=Floating(gamma)))
+    try:
+        on, off = price(with_float, workload, rec.system), price(config, workload, rec.system)
+    except ValueError as err:
+        raise Refused(search_words(str(err))) from None
+    text = (f"Floating at γ = {gamma:g} (Tidal-tree, docs/MODEL.md F1-F4): Θ {on.theta:.4g} "
+            f"against {off.theta:.4g} without it")
+    f = on.floating
+    if f is not None:
+        text += (f"; files checked per existing-key read {f.probes_off:.3g} -> "
+                 f"{f.probes_on:.3g}, {f.extra_writes:.3g} more entries written per insert")
+    return text + "."
+
+
+def placement_view(placement: dict[str, Any]) -> str:
+    """Where the pick's levels go (D1), as ``wacky recommend`` prints it."""
+    from wacky_model.placement import describe
+
+    return "Placement: " + describe(placement)
+
+
+def placed_theta(design: Design, workload: Workload, system: System) -> tuple[float, str]:
+    """A manual design's Θ at the devices' costs, at its cheapest placement that fits
+    (wacky_model.placement.place, as the search places its pick), and that placement in
+    words."""
+    from wacky_model.placement import explain, place
+
+    try:
+        best, priced = place(Configuration(design), workload, system)
+    except ValueError as err:
+        raise Refused(search_words(str(err))) from None
+    return best.theta, explain(best, priced, system)["in_words"]
+
+
+def floating_tried(rec: Recommendation) -> bool:
+    """Whether the search priced floating on its file-granular pick (its reason says how)."""
+    return ((rec.granularity or {}).get("file") or {}).get("floating") is not None
+
+
 def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
+    check_floating(controls)
     try:
         rec = services.recommend(controls.workload, controls.system, controls.rho,
                                  controls.constraints, controls.pins)
@@ -979,6 +1116,9 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         analysis = analyze(design, controls.system, controls.workload, realizable=True)
         family = classify(design, controls.system)
         theta = analysis.finite.theta if analysis.skew is None else analysis.skew.theta
+        if rec.placement is not None:  # the pick's Θ is at the devices' costs: so is this one
+            theta, words = placed_theta(design, controls.workload, controls.system)
+            extra.append(f"Placement (this design at its cheapest that fits): {words}.")
         if rec.robust is None:
             note = (f"The recommendation for this workload, {rec.family}, has Θ = "
                     f"{rec.cost:.4g}: this design reaches {rec.cost / theta:.0%} of its "
@@ -995,9 +1135,15 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         extra.append(skew_text(analysis))
     extra.append(disk_text(rec.transient_space if recommended else analysis.transient_space,
                            analysis.space_amp))
-    # Why whole levels or files, when the search chose between them (a pin says it already).
-    if recommended and rec.granularity is not None and controls.pins == SEARCHED:
-        extra.append("Granularity: " + rec.granularity["reason"])
+    # Why whole levels or files, when the search chose between them (a pin says it already),
+    # or what the search's floating would do on its file-granular pick.
+    if recommended and rec.granularity is not None and (controls.pins == SEARCHED
+                                                        or floating_tried(rec)):
+        extra.append("Granularity: " + page_words(rec.granularity["reason"]))
+    if recommended and rec.placement is not None:
+        extra.append(placement_view(rec.placement))
+    if recommended and controls.floating is not None:
+        extra.append(floating_text(rec, controls.workload, controls.floating))
     files = rec if recommended and rec.file_costs is not None else None
     # What the panel, the card and the downloads export: the recommendation's own merges (a
     # stock RocksDB pick's options), or a manual design merging whole levels.
@@ -1144,9 +1290,10 @@ def set_knobs(trigger: Any, mode: Any, current: dict | None, system: dict[str, A
 
 
 URL_NUMBER_FIELDS = (*WORKLOAD_IDS, L.RANGE_BLOCKS[0], L.UPDATE_FRACTION[0], L.ROBUST[0],
-                     *SYSTEM_IDS, L.MEMORY_BITS[0], L.MAX_RUNS[0], L.MAX_PEAK_DISK[0])
+                     *SYSTEM_IDS, L.MEMORY_BITS[0], L.MAX_RUNS[0], L.MAX_PEAK_DISK[0],
+                     *OPTION_IDS)
 URL_TEXT_FIELDS = (*KEY_IDS, *SEARCH_IDS)  # the menus' values are text too
-URL_FLAGS = (L.CORRELATED, L.MEMORY_SPLIT)
+URL_FLAGS = (L.CORRELATED, L.MEMORY_SPLIT, L.PAGED)
 URL_CHOICES = {"mode": ("recommend", "manual"), "filters": ("optimized", "uniform")}
 
 

@@ -42,6 +42,22 @@ CONTROLS: dict[str, str] = {
     "memory-bits": "Total memory in bits per entry: write buffer + Bloom filters + fence "
                    "pointers. With the split on, this replaces the filter field, and the "
                    "buffer field for the recommendation; off without the split.",
+    "probe-cost": "Time of one in-memory filter or hash-table probe, in block reads (0 to 1; "
+                  "the CLI's --probe-cost). Above 0, point reads pay for their probes and the "
+                  "search picks hash tables for the smallest levels where they pay off.",
+    "paged-metadata": "Keep filter and index blocks on disk, read through the block cache "
+                      "(RocksDB's cache_index_and_filter_blocks=true; the CLI's "
+                      "--paged-metadata), so a probe costs I/O on a miss. Priced for stock "
+                      "RocksDB and for this engine's file-granular merges.",
+    "own-device-gib": "What the system's own device (read cost 1, the unit of cost; it holds "
+                      "the log and the upper levels) may hold, in GiB. Empty: no limit. With a "
+                      "second device the search places the levels (RocksDB db_paths).",
+    "device2-read": "A second device the deeper levels may sit on: what a block read costs "
+                    "there, in block reads of the own device (10 for a disk beside an SSD). "
+                    "Empty, with its write cost: one device.",
+    "device2-write": "The second device's cost of a block written, in block reads of the own "
+                     "device. Give it with the read cost.",
+    "device2-gib": "What the second device may hold, in GiB. Empty: no limit.",
     # Design
     "mode": "recommend: search all five knobs for the cheapest design for this workload. "
             "manual: set the knobs yourself and compare with the recommendation.",
@@ -68,6 +84,10 @@ CONTROLS: dict[str, str] = {
               "trigger, file and first-level sizes, dynamic level sizes, one bits per key), "
               "as `wacky recommend --target rocksdb`: the pick beside RocksDB's defaults, the "
               "gain, and its OPTIONS file to download.",
+    "floating-gamma": "Tidal-tree's floating of hot files on a file-granular pick of this "
+                      "engine: a file floats up when its share of the reads reaches γ of the "
+                      "level above's hottest (the paper's 1; the CLI's --floating). Shows the "
+                      "pick priced with it. Empty: off (the search still reports its own try).",
     "T": "Size ratio between adjacent levels (RocksDB max_bytes_for_level_multiplier). "
          "Larger T: fewer levels, cheaper reads, costlier merges.",
     "C": "Capping ratio: the last level's capacity over all the levels above it together "

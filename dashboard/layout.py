@@ -50,6 +50,19 @@ MEMORY_BITS = ("memory-bits", "Total memory (bits/entry)", 10.0)
 MAX_RUNS = ("max-runs", "Max runs per level (0: no limit)", 36.0)
 MAX_PEAK_DISK = ("max-peak-disk", "Max disk during merges (× the data; 0: no limit)", 0.0)
 ROBUST = ("robust-rho", "Uncertainty ρ (robust tuning)", 0.0)
+# The system's probes, paged metadata and devices (the CLI's --probe-cost, --paged-metadata and
+# --device). An empty box is the CLI's flag left out: the defaults change nothing.
+PROBE_COST = ("probe-cost", "Probe cost (block reads)", 0.0)
+PAGED = "paged-metadata"
+OWN_DEVICE = ("own-device-gib", "Own device: capacity (GiB; empty: no limit)", "")
+SECOND_DEVICE = (
+    ("device2-read", "Second device: read cost (block reads)", ""),
+    ("device2-write", "Second device: write cost (block reads)", ""),
+    ("device2-gib", "Second device: capacity (GiB; empty: no limit)", ""),
+)
+DEVICE_FIELDS = (OWN_DEVICE, *SECOND_DEVICE)
+# Tidal-tree's floating at this gamma on a file-granular pick (the CLI's --floating GAMMA).
+FLOATING = ("floating-gamma", "Floating γ (Tidal-tree; empty: off)", "")
 # What the search may pick (recommend's granularity, level0_trigger and target): (id, label,
 # ((value, text), ...), default). The values are text so they travel in the URL unchanged.
 MERGES = ("merges", "Merges", (("any", "Any — the search chooses"), ("level", "Whole levels"),
@@ -233,6 +246,15 @@ def _radio(radio_id: str, values: tuple[str, ...], suffix: str = "",
     return dcc.RadioItems(id=radio_id, options=options, value=values[0], inline=True, **kwargs)
 
 
+def _devices() -> html.Details:
+    """Probes, paged metadata and a second device: folded, as the key skew is (rarely set)."""
+    return html.Details([
+        html.Summary("Probes, paged metadata and devices", style={"cursor": "pointer"}),
+        _number_field(*PROBE_COST),
+        _flag(PAGED, "filters and indexes paged through the cache", False),
+        *[_number_field(*f) for f in DEVICE_FIELDS]], style={"marginTop": "6px"})
+
+
 def _controls() -> html.Div:
     presets = html.Div([html.Button(name, id={"type": PRESET_TYPE, "name": name}, n_clicks=0,
                                     style={"margin": "2px"}) for name in PRESET_NAMES])
@@ -256,10 +278,11 @@ def _controls() -> html.Div:
             # Off until the split is ticked; the split then disables the fields it overrides
             # (callbacks.memory_fields_disabled).
             _number_field(*MEMORY_BITS, disabled=True),
-            html.Div(id=SYSTEM_SUMMARY, style=small)]),
+            html.Div(id=SYSTEM_SUMMARY, style=small), _devices()]),
         _panel("Design", [_radio(MODE, ("recommend", "manual"), inputStyle={"marginLeft": "10px"}),
                           _number_field(*MAX_RUNS), _number_field(*MAX_PEAK_DISK),
-                          *[_choice_field(*choice) for choice in SEARCH_CHOICES], manual]),
+                          *[_choice_field(*choice) for choice in SEARCH_CHOICES],
+                          _number_field(*FLOATING), manual]),
         _panel("Validate on engine", [
             html.Div("Builds the design on the native engine and measures it. The page's N is "
                      "far too big to build: pick the run's size (bigger runs have more levels, "

@@ -563,6 +563,32 @@ def test_the_memory_split_disables_the_fields_it_overrides(fake_url, browser):
     expect_message(d, "Entries N: must be between 1 and 2^53; got a 500-digit number")
 
 
+def test_a_second_device_places_the_levels_and_bad_values_name_the_fields(fake_url, browser):
+    """The folded probes, paged metadata and devices fields work in the page: a second device
+    gives the pick's placement on the card and in the URL; a bad value and a refused pair are
+    named as the page labels them."""
+    d = browser
+    d.get(fake_url)
+    wait_text(d, "card-theta", lambda t: float(t) > 0, "the first recommendation")
+    summary = d.find_element(By.XPATH, "//summary[contains(., 'Probes, paged metadata')]")
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+    summary.click()
+    type_into(d, "entries", "1e8")
+    type_into(d, "own-device-gib", "1")
+    type_into(d, "device2-write", "10")
+    expect_message(d, "Second device: read cost (block reads): the field is empty")
+    type_into(d, "device2-read", "10")
+    wait_text(d, "card", lambda t: "Placement: levels 0-1 on own, level 2 and below on second"
+              in t, "the placement on the card")
+    wait_until(d, lambda d: "device2-read=10" in d.current_url, "the device in the URL")
+    type_into(d, "probe-cost", "2")
+    expect_message(d, "Probe cost (block reads): must be between 0 and 1; got 2")
+    type_into(d, "probe-cost", "0")
+    d.find_element(By.ID, "paged-metadata").find_element(By.TAG_NAME, "input").click()
+    expect_message(d, "paged filters and indexes (“filters and indexes paged through the "
+                      "cache” ticked)")
+
+
 def test_the_page_fits_the_window_with_a_validation_shown(fake_url, browser, screenshots):
     """At 1280x800 (and 1600x1000) nothing scrolls sideways, the validation table included:
     it wraps its headers, and would scroll inside its card rather than the page."""

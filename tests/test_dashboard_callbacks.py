@@ -672,3 +672,194 @@ def test_the_disk_guardrail_caps_merges_peak_and_names_its_field() -> None:
         cb.parse_constraints({"max-peak-disk": 0.9})
     capped = views(system={"max-peak-disk": 1.3})
     assert "Disk: merges need up to" in text_of(capped[L.CARD])
+
+
+# ------------------------------------------- probe cost, paged metadata, devices, floating
+
+# Each field beside the CLI flags that say the same, on the default system and 20/20/60 unless
+# the case changes them: (fields, workload fields, CLI flags).
+OPTION_CASES = {
+    "probe cost": ({"probe-cost": 0.5}, {}, ["--probe-cost", "0.5"]),
+    "paged metadata": ({"paged-metadata": ["on"], "merges": "file", "cache-mib": 64}, {},
+                       ["--paged-metadata", "--granularity", "file",
+                        "--cache-bytes", str(64 << 20)]),
+    "devices": ({"entries": 1e8, "own-device-gib": 1, "device2-read": 10, "device2-write": 10},
+                {"point-reads": 50, "zero-reads": 0, "writes": 50},
+                ["--entries", "1e8", "--device", "own:1:1:1G", "--device", "second:10:10"]),
+}
+# What each case is without its field (the change the field makes is measured against it).
+WITHOUT = {"probe cost": {"probe-cost": 0}, "paged metadata": {"paged-metadata": []},
+           "devices": {"own-device-gib": "", "device2-read": "", "device2-write": ""}}
+
+
+def cli_recommendation(flags: list[str], workload: dict, capsys, monkeypatch, tmp_path) -> dict:
+    """``wacky recommend ... --json`` in this process (its tables kept under ``tmp_path``)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    w = {**WORKLOAD, **workload}
+    total = sum(w[k] for k in ("point-reads", "zero-reads", "writes", "range-reads"))
+    mix = [f"--{k}={w[k] / total!r}" for k in ("point-reads", "zero-reads", "writes",
+                                                "range-reads")]
+    capsys.readouterr()
+    assert wacky_main(["recommend", *mix, *flags, "--json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("case", list(OPTION_CASES))
+def test_probe_cost_paged_metadata_and_devices_recommend_what_the_cli_does(
+        case, capsys, monkeypatch, tmp_path):
+    fields, workload, flags = OPTION_CASES[case]
+    out = views(workload, fields)
+    assert out[L.MESSAGE] == []
+    doc = cli_recommendation(flags, workload, capsys, monkeypatch, tmp_path)
+    shown = out[L.CURRENT]
+    assert shown["design"] == pytest.approx(doc["design"], rel=1e-9)
+    assert shown["configuration"] == doc["configuration"]
+    # The CLI's headline Θ is on the card (on two devices, the placement's: at their costs).
+    assert f"{doc['cost']:.4g}" in text_of(out[L.CARD])
+    # The field changes the pick (its design, merges or placement), as the flag does.
+    before = views(workload, {**fields, **WITHOUT[case]})[L.CURRENT]
+    assert before["configuration"] != shown["configuration"]
+
+
+def test_the_pick_on_two_devices_shows_its_placement_as_the_cli_prints_it(
+        capsys, monkeypatch, tmp_path):
+    from wacky_model.placement import describe
+
+    fields, workload, flags = OPTION_CASES["devices"]
+    out = views(workload, fields)
+    doc = cli_recommendation(flags, workload, capsys, monkeypatch, tmp_path)
+    card = text_of(out[L.CARD])
+    assert "Placement: " + describe(doc["placement"]) in card
+    assert "levels 0-1 on own, level 2 and below on second" in card
+    assert out[L.CURRENT]["configuration"]["compaction"]["level_devices"] == [0, 0, 1]
+    # Empty device fields: one device, today's system.
+    assert cb.parse_devices({}) == () and cb.parse_system(cb.default_controls()[1]) == System()
+
+
+# A file-granular pick under skewed reads with a probe cost: where the search tries floating.
+FLOAT_WORKLOAD = {"point-reads": 90, "zero-reads": 0, "writes": 10, "read-keys": "zipf:0.99"}
+FLOAT_SYSTEM = {"entries": 1e6, "entry-bytes": 1024, "probe-cost": 0.5, "merges": "file"}
+
+
+def test_floating_prices_the_pick_as_the_cli_analyze_floating_does(capsys, monkeypatch,
+                                                                   tmp_path):
+    out = views(FLOAT_WORKLOAD, {**FLOAT_SYSTEM, "floating-gamma": 2})
+    assert out[L.MESSAGE] == []
+    flags = ["--entries", "1e6", "--entry-bytes", "1024", "--probe-cost", "0.5",
+             "--read-dist", "zipf:0.99"]
+    rec = cli_recommendation([*flags, "--granularity", "file"], FLOAT_WORKLOAD, capsys,
+                             monkeypatch, tmp_path)
+    assert out[L.CURRENT]["configuration"] == rec["configuration"]  # γ leaves the pick as is
+    c, d = rec["configuration"]["compaction"], rec["design"]
+    capsys.readouterr()
+    assert wacky_main(["analyze", *(f"--{k}={d[k]!r}" for k in "TCXKZ"), "--granularity",
+                       "file", "--file-bytes", str(c["file_bytes"]), "--level1-runs",
+                       str(c["level0_trigger"]), "--floating", "2", *flags,
+                       "--point-reads", "0.9", "--writes", "0.1", "--json"]) == 0
+    priced = json.loads(capsys.readouterr().out)
+    card = text_of(out[L.CARD])
+    assert f"Floating at γ = 2 (Tidal-tree, docs/MODEL.md F1-F4): Θ {priced['theta']:.4g}" in card
+    f = priced["floating"]
+    assert f"{f['probes_without']:.3g} -> {f['probes_with']:.3g}" in card
+    # The search's own try of floating, in its words, though the merges are pinned.
+    assert f"Granularity: {rec['granularity_choice']['reason']}" in card
+    assert "without Tidal-tree's floating (gamma 1 would change Θ by" in card
+
+
+def test_the_searchs_floating_reason_names_the_probe_cost_field():
+    """The search declines floating without a probe cost in the CLI's words; the page names
+    its field (wacky_model.search's words for a pick whose floating was priced)."""
+    library = ("files asked, without Tidal-tree's floating (with filters in memory and no "
+               "probe cost a check it saves costs no I/O; give --probe-cost)")
+    assert cb.page_words(library).endswith(
+        "costs no I/O; give the field “Probe cost (block reads)”)")
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"probe-cost": 2}, "Probe cost (block reads): must be between 0 and 1; got 2"),
+        ({"probe-cost": "x"}, "Probe cost (block reads): 'x' is not a number"),
+        ({"device2-read": -1, "device2-write": 1},
+         "Second device: read cost (block reads): must be above 0 and at most 10^6; got -1"),
+        ({"device2-read": 10},
+         "Second device: write cost (block reads): the field is empty; give the second "
+         "device's read and write costs together"),
+        ({"device2-gib": 100}, "Second device: capacity (GiB; empty: no limit): give the "
+                               "second device's read and write costs too"),
+        ({"own-device-gib": 0}, "Own device: capacity (GiB; empty: no limit): must be above 0"),
+        ({"floating-gamma": 0}, "Floating γ (Tidal-tree; empty: off): must be above 0"),
+        ({"floating-gamma": "big"}, "Floating γ (Tidal-tree; empty: off): 'big' is not a number"),
+    ],
+)
+def test_bad_probe_device_and_floating_values_name_their_fields(change, expected):
+    out = views(system=change)
+    assert expected in text_of(out[L.MESSAGE])
+    assert out[L.CURRENT] is None
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"paged-metadata": ["on"]},
+         "Cannot recommend: paged filters and indexes (“filters and indexes paged through the "
+         "cache” ticked) on the native engine needs “Merges: Files”"),
+        ({"paged-metadata": ["on"], "merges": "file", "device2-read": 10, "device2-write": 10},
+         "Cannot recommend: paged filters and indexes (“filters and indexes paged through the "
+         "cache” ticked) with levels placed on devices (“Second device: read cost (block "
+         "reads)”, “Second device: write cost (block reads)”) is not supported: G1 and D1 are "
+         "not composed yet"),
+        ({"floating-gamma": 1, "cache-mib": 8},
+         "Cannot recommend: Tidal-tree's floating of hot files (“Floating γ (Tidal-tree; "
+         "empty: off)”) with a block cache (“Block cache (MiB)”) is not supported"),
+        ({"floating-gamma": 1, "target": "rocksdb"},
+         "Tidal-tree's floating of hot files (“Floating γ (Tidal-tree; empty: off)”) with the "
+         "stock RocksDB target (“Target: Stock RocksDB”) is not supported: stock RocksDB only "
+         "moves data down"),
+        ({"floating-gamma": 1, "merges": "level"},
+         "“Floating γ (Tidal-tree; empty: off)”: floating moves files, and the pick merges "
+         "whole levels; choose “Merges: Files”"),
+    ],
+)
+def test_combinations_the_library_refuses_show_its_refusal_in_the_pages_words(change, expected):
+    out = views(system=change)
+    message = text_of(out[L.MESSAGE])
+    assert expected in message
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b|='|System\.|Compaction\(", message), message
+    assert out[L.CURRENT] is None
+
+
+def test_the_new_fields_have_help_and_round_trip_through_the_url():
+    page = L.build_layout()
+    for field in (*cb.OPTION_IDS, L.PAGED):
+        assert find(page, field) is not None and len(HELP.CONTROLS[field]) > 40
+    system = {**SYSTEM, "probe-cost": 0.25, "paged-metadata": ["on"], "own-device-gib": 2,
+              "device2-read": 10, "device2-write": 5, "device2-gib": 100, "floating-gamma": 1.5}
+    state = cb.state_from_query(cb.state_query(WORKLOAD, system, "recommend", KNOBS,
+                                               "optimized"))
+    assert {k: state[k] for k in system if k not in SYSTEM} == {
+        k: v for k, v in system.items() if k not in SYSTEM}
+    # Empty boxes stay out of the URL: a link without them is today's page.
+    assert "device2" not in cb.state_query(WORKLOAD, cb.default_controls()[1], "recommend",
+                                           KNOBS, "optimized")
+
+
+def test_a_manual_design_on_two_devices_is_placed_before_it_is_compared():
+    """The pick's Θ is at the devices' costs, so the manual design's is too (placed as the
+    search places the pick); devices too small for the data are refused by their labels."""
+    from wacky_model.config import Configuration
+    from wacky_model.placement import place
+
+    fields, workload, _ = OPTION_CASES["devices"]
+    out = views(workload, fields, mode="manual")
+    system = cb.parse_system({**SYSTEM, **fields})
+    best, _ = place(Configuration(Design(**KNOBS)), Workload(0.5, 0.0, 0.5, 0.0), system)
+    rec = recommend(Workload(0.5, 0.0, 0.5, 0.0), system,
+                    space=space_for(system, DEFAULT_CONSTRAINTS))
+    card = text_of(out[L.CARD])
+    assert f"this design reaches {rec.cost / best.theta:.0%} of its throughput" in card
+    assert "Placement (this design at its cheapest that fits): levels 0-" in card
+    small = views(workload, {**fields, "device2-gib": 1})
+    assert ("no placement of the levels fits the devices" in text_of(small[L.MESSAGE])
+            and "(“Own device: capacity (GiB; empty: no limit)”, “Second device: capacity "
+                "(GiB; empty: no limit)”)" in text_of(small[L.MESSAGE]))

@@ -219,15 +219,9 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
             highlight=False)
     console.print(f"keys: {keys_of(rec.workload, rec.system)}", highlight=False)
     if rec.placement is not None:  # D1: where the levels go, and why
-        p = rec.placement
-        held = ", ".join(f"{name} {b:,.0f} B" for name, b in p["bytes_held"].items())
-        why = f"placement: {p['in_words']} (holds {held}; Θ {p['theta']:.4g} at the devices' costs"
-        if p["capacity_costs"] is not None:
-            why += (f"; a placement that does not fit the capacities would cost "
-                    f"{p['capacity_costs']['theta']:.4g}")
-        if p["design_changed"]:
-            why += "; this family's design places better than the one-device pick"
-        console.print(why + ")", highlight=False)
+        from wacky_model.placement import describe
+
+        console.print(f"placement: {describe(rec.placement)}", highlight=False)
     if rec.granularity is not None:
         console.print(f"[bold]granularity[/bold]: {rec.granularity['reason']}", highlight=False)
     beaten = rec.beaten_by

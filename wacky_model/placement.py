@@ -99,6 +99,21 @@ def explain(best: Placed, priced: list[Placed], system: System) -> dict[str, Any
     }
 
 
+def describe(placement: dict[str, Any]) -> str:
+    """A recommendation's placement (:func:`explain`'s, with ``design_changed``) in words: its
+    levels per device, what each device holds, Θ at the devices' costs and why; what ``wacky
+    recommend`` prints after "placement: " and the dashboard shows."""
+    held = ", ".join(f"{name} {b:,.0f} B" for name, b in placement["bytes_held"].items())
+    why = (f"{placement['in_words']} (holds {held}; Θ {placement['theta']:.4g} at the devices' "
+           "costs")
+    if placement["capacity_costs"] is not None:
+        why += (f"; a placement that does not fit the capacities would cost "
+                f"{placement['capacity_costs']['theta']:.4g}")
+    if placement["design_changed"]:
+        why += "; this family's design places better than the one-device pick"
+    return why + ")"
+
+
 def place_recommendation(rec: Any, workload: Workload, system: System) -> Any:
     """``rec`` with its levels placed: the pick and each family's best design (the
     alternatives) placed at their cheapest fitting placement, the cheapest of them chosen. The
