@@ -65,18 +65,17 @@ def stall_share(offered: float, sustainable: float, ns_per_put: float, writes: f
                 headroom_entries: float, delayed_rate: float = math.inf) -> float:
     """T3 (docs/MODEL.md "T3. Write stalls"): the share of a window's time the writer is stalled
     when it offers ``offered`` inserts per second, ``writes`` of them, to a tree that sustains
-    ``sustainable`` per second and starts caught up; RocksDB's write controller slows writes to
-    ``delayed_rate`` inserts per second (its ``delayed_write_rate``) while level 0 is at its
-    slowdown trigger, and stops them at its stop trigger.
+    ``sustainable`` per second and starts caught up.
 
     Below the sustainable rate nothing stalls. Above it the backlog grows at (offered -
-    sustainable) per second until it fills ``headroom_entries`` (level 0's files between the
-    compaction trigger and the slowdown trigger). From then on the writer is behind its schedule
-    and puts back to back: at 1 / ns_per_put while level 0 is below the slowdown trigger, at the
-    delayed rate d while it is at it. Level 0 hovers there, so the average is the sustainable
-    rate r*: the slowed share of the time is s = (1/c_put - r*) / (1/c_put - d), and of a slowed
-    second 1 - d c_put is stall. When d >= r* the slowdown cannot hold level 0, which reaches
-    the stop trigger: the writer is held to r* by stops (s = 1, d = r*)."""
+    sustainable) per second until it fills ``headroom_entries`` (what the tree takes before
+    RocksDB slows writes: wacky_model.stalls.backlog_entries). From then on the writer is behind
+    its schedule and puts back to back, and RocksDB's write controller holds it to its delayed
+    rate ``delayed_rate`` (``delayed_write_rate``, in inserts per second), or to the sustainable
+    rate if that is lower (it stops writes and lowers the delayed rate while the backlog still
+    grows): each insert takes 1 / min(delayed, sustainable), of which ns_per_put is the put's
+    own; the rest is stall. A writer held below the sustainable rate drains the backlog only at
+    their difference, so over a window it stays held."""
     for name, v in (("offered", offered), ("sustainable", sustainable),
                     ("ns_per_put", ns_per_put), ("writes", writes),
                     ("headroom_entries", headroom_entries), ("delayed_rate", delayed_rate)):
@@ -85,13 +84,9 @@ def stall_share(offered: float, sustainable: float, ns_per_put: float, writes: f
     if offered <= sustainable or writes == 0:
         return 0.0
     put = ns_per_put * 1e-9
-    fastest = math.inf if put == 0 else 1.0 / put
-    if sustainable >= fastest:
+    per_held = 1.0 / min(sustainable, delayed_rate)
+    if per_held <= put:  # the writer alone is slower than compaction: nothing to hold
         return 0.0
-    d = min(delayed_rate, sustainable)
-    slowed = 1.0 if d >= sustainable or math.isinf(fastest) else \
-        (fastest - sustainable) / (fastest - d)
     before = min(writes, offered * headroom_entries / (offered - sustainable))  # unstalled
-    held_seconds = (writes - before) / sustainable
-    stalled = held_seconds * slowed * (1.0 - d * put)
-    return stalled / (before / offered + held_seconds)
+    held = writes - before
+    return held * (per_held - put) / (before / offered + held * per_held)

@@ -16,7 +16,7 @@ from cost_models.throughput import stall_share, sustainable_rate
 from wacky_model.devices import DeviceProfile, write_profile
 from wacky_model.guardrails import Constraints, WriteRate
 from wacky_model.rocksdb_tuning import recommend_rocksdb
-from wacky_model.stalls import delayed_inserts, sustainable
+from wacky_model.stalls import backlog_entries, sustainable
 from wacky_model.types import System, Workload
 
 MACHINE = DeviceProfile("test-machine", 500.0, 500.0, 10_000.0, 100.0,
@@ -44,22 +44,38 @@ def test_t2_is_the_tightest_of_its_bounds() -> None:
 
 
 def test_t3_stalls_only_above_the_sustainable_rate() -> None:
-    d = delayed_inserts(108)
-    assert stall_share(90_000, 100_000, 1500.0, 1e6, 40_000, d) == 0.0
-    shares = [stall_share(r, 100_000, 1500.0, 1e6, 40_000, d) for r in (110e3, 150e3, 300e3)]
+    assert stall_share(90_000, 100_000, 1500.0, 1e6, 40_000) == 0.0
+    shares = [stall_share(r, 100_000, 1500.0, 1e6, 40_000) for r in (110e3, 150e3, 300e3)]
     assert all(0 < s < 1 for s in shares) and shares == sorted(shares)
     # a window shorter than the headroom takes never stalls
-    assert stall_share(150_000, 100_000, 1500.0, 10_000, 40_000, d) == 0.0
-    # steady overload with a delayed rate above the sustainable one: held by stops to r*,
-    # each insert 1 / r* of which the put's own 1.5 us
-    far = stall_share(150_000, 100_000, 1500.0, 1e12, 0.0, math.inf)
-    assert far == pytest.approx(1 - 100_000 * 1.5e-6)
-    # below it: slowed a share (1/c - r*) / (1/c - d) of the time, 1 - d c of it stalled
-    slow = stall_share(150_000, 100_000, 1500.0, 1e12, 0.0, 50_000)
-    fast = 1 / 1.5e-6
-    assert slow == pytest.approx((fast - 1e5) / (fast - 5e4) * (1 - 5e4 * 1.5e-6))
+    assert stall_share(150_000, 100_000, 1500.0, 10_000, 40_000) == 0.0
+    # steady overload: held to r*, each insert 1 / r* of which the put's own 1.5 us
+    assert stall_share(150_000, 100_000, 1500.0, 1e12, 0.0) == pytest.approx(1 - 0.15)
+    # onset: 40,000 inserts of headroom filled at 50,000 a second, then 60,000 held
+    expected = 60_000 * (1e-5 - 1.5e-6) / (0.8 + 60_000 * 1e-5)
+    assert stall_share(150_000, 100_000, 1500.0, 180_000, 40_000) == pytest.approx(expected)
+    # held at a delayed rate below the sustainable one: 1 / 50,000 an insert
+    assert stall_share(150_000, 100_000, 1500.0, 1e12, 0.0, 50_000) == pytest.approx(
+        1 - 50_000 * 1.5e-6)
     with pytest.raises(ValueError, match="offered"):
         stall_share(-1.0, 1.0, 1.0, 1.0, 1.0)
+
+
+def test_the_backlog_spreads_over_the_levels_up_to_the_pending_limit() -> None:
+    from cost_models.universal import UniversalOptions
+    from wacky_model.rocksdb_tuning import RocksDBConfig, UniversalConfig
+
+    F = 256 << 10
+    level0 = 16 * F / 108
+    universal = UniversalConfig(UniversalOptions(trigger=4), F, 10.0)
+    assert backlog_entries(universal, SYSTEM) == pytest.approx(level0)
+    leveled = RocksDBConfig(10.0, 4, False, F, F, 10.0, 4 * F)
+    # 400,000 entries of 108 B (43 MB): Levels 1 (1 MiB) and 2 (10 MiB) above the last, each
+    # at 5 times its target when level 0 holds 20 files (score 20 / 4)
+    spread = 4 * (1 + 10) * (4 * F) / 108
+    assert backlog_entries(leveled, SYSTEM) == pytest.approx(level0 + spread)
+    tight = backlog_entries(leveled, SYSTEM, soft_pending_bytes=8 << 20)
+    assert tight == pytest.approx(level0 + (8 << 20) / (11 * 108 * 2))
 
 
 def test_the_export_writes_the_stall_options_t3_relies_on() -> None:
@@ -178,3 +194,49 @@ def test_the_sweep_section_says_what_it_measured() -> None:
     assert "within 0.15 of T3's: 3 of 3 windows" in text  # 1.5×: 0.5 against 0.4
     assert "No stall time at 0.5× (under 1% of the window): 1 of 1" in text
     assert "stalls at 1.5×: 1 of 1" in text and "+0%" in text
+
+
+NATIVE = DeviceProfile("native-machine", 1900.0, 2000.0, 12_000.0, 80.0, cpu_ns_per_put=400.0,
+                       cpu_ns_per_entry_merged=150.0, cpu_ns_per_probe=60.0)
+
+
+def test_the_throughput_objective_is_theta_in_seconds() -> None:
+    from wacky_model.throughput import in_seconds, ops_per_second
+
+    s = in_seconds(SYSTEM, NATIVE)
+    t_read = 1 / 12_000
+    t_write = 150e-9 * 4096 / 108 + 4096 / 1.9e9
+    assert s.write_cost_ratio == pytest.approx(t_write / t_read)
+    assert s.probe_cost == pytest.approx(60e-9 / t_read)
+    assert ops_per_second(1.0, MIX, NATIVE) == pytest.approx(1 / (t_read + 0.5 * 400e-9))
+    with pytest.raises(ValueError, match="write_cost_ratio"):
+        in_seconds(System(write_cost_ratio=2.0), NATIVE)
+    with pytest.raises(ValueError, match="cpu_ns_per_put"):
+        in_seconds(SYSTEM, DeviceProfile("n", 1.0, 1.0, 1.0, 1.0))
+
+
+def test_recommend_objective_throughput(wacky, tmp_path) -> None:
+    flags = ["--entries", "10000000", "--writes", "0.5", "--point-reads", "0.3",
+             "--zero-reads", "0.2", "--range-reads", "0", "--objective", "throughput"]
+    picks = {}
+    for name, merge_ns in (("cheap merges", 150.0), ("dear merges", 20_000.0)):
+        profile = tmp_path / f"{merge_ns}.json"
+        write_profile(DeviceProfile(name, 1900.0, 2000.0, 12_000.0, 80.0, cpu_ns_per_put=400.0,
+                                    cpu_ns_per_entry_merged=merge_ns, cpu_ns_per_probe=60.0),
+                      profile)
+        run = wacky("recommend", *flags, "--profile", str(profile), "--json")
+        assert run.returncode == 0, run.stderr
+        doc = json.loads(run.stdout)
+        t = doc["time"]
+        # the pick is the fastest by T4, the I/O objective's pick priced alike no faster
+        assert t["ops_per_second"] >= t["io_pick"]["ops_per_second"] * (1 - 1e-9)
+        picks[name] = doc["design"]
+    # dearer merges buy fewer of them: the pick moves (the objective is not Θ renamed)
+    assert picks["cheap merges"] != picks["dear merges"]
+    profile = tmp_path / "150.0.json"
+    for args, says in ((["--objective", "throughput"], "needs --profile"),
+                       (["--objective", "speed"], "must be io or throughput"),
+                       (["--objective", "throughput", "--profile", str(profile), "--target",
+                         "rocksdb"], "--write-rate instead")):
+        bad = wacky("recommend", *flags[:-2], *args)
+        assert bad.returncode == 2 and says in _flat(bad.stderr), bad.stderr

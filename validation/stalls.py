@@ -8,7 +8,8 @@ calibration). A paced writer puts batches on a fixed schedule and, when behind i
 as a client with a queue does. Each window starts with compaction caught up; RocksDB's
 ``rocksdb.stall.micros`` over the window's wall time is the stalled share, against T3's.
 
-No write-ahead log (so the writer can outrun compaction on two cores: with it, the WAL's
+RocksDB's pending-compaction-bytes limits are scaled down with the data (SOFT_PENDING). No
+write-ahead log (so the writer can outrun compaction on two cores: with it, the WAL's
 writes bound the writer below the sustainable rate of these trees), no compression, tmpfs."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 from cost_models.throughput import stall_share, sustainable_rate
 from validation.scale import Scale
 from validation.sweep import Refused, SetCode, SweepCase, SweepResult, section, table
-from wacky_model.stalls import delayed_inserts
+from wacky_model.stalls import backlog_entries, delayed_inserts
 
 VALUE_BYTES = 100
 KEY_BYTES = 8
@@ -34,11 +35,15 @@ ENTRY_BYTES = KEY_BYTES + VALUE_BYTES
 BUFFER = 256 << 10
 BITS = 10.0
 ENTRIES = 400_000  # loaded before the windows
-WINDOW = 400_000  # inserts per offered rate
+WINDOW = 600_000  # inserts per offered rate
 MULTIPLES = (0.5, 0.9, 1.5)
 BATCH = 100  # inserts per put_many; the schedule's step
 CALIBRATION_ENTRIES = 200_000
 SHARE_TARGET = 0.15  # the issue's: the stalled share within 0.15 of the measured
+# RocksDB's pending-bytes limits scaled from a database of terabytes (64 and 256 GiB) to these
+# few hundred megabytes, so that a leveled tree's backlog stalls within a window, as a large
+# database's does within hours.
+SOFT_PENDING = 64 << 20
 STALL_FREE = 0.01  # "no stall time" at 0.5x: below 1% of the window (a scheduler's hiccup)
 
 
@@ -47,7 +52,7 @@ class Calibration:
     """This machine's RocksDB, from one load (:func:`calibrate`)."""
 
     ns_per_put: float  # the writer thread's CPU per insert
-    ns_per_compaction_byte: float  # compaction CPU per byte read or written
+    ns_per_compaction_byte: float  # compaction wall time per byte read or written
     ns_per_flush_byte: float  # flush wall time per byte written (RocksDB times no flush CPU)
 
     def profile_fields(self) -> dict[str, Any]:
@@ -124,7 +129,7 @@ def _counters(db) -> dict[str, float]:
     t, h = db.tickers(), db.histograms()
     return {"stall": t["rocksdb.stall.micros"], "cw": t["rocksdb.compact.write.bytes"],
             "cr": t["rocksdb.compact.read.bytes"], "fw": t["rocksdb.flush.write.bytes"],
-            "ct": h["rocksdb.compaction.times.cpu_micros"][1],
+            "ct": h["rocksdb.compaction.times.micros"][1],
             "ft": h["rocksdb.db.flush.micros"][1]}
 
 
@@ -156,9 +161,10 @@ def _put_paced(db, keys: np.ndarray, values: np.ndarray, rate: float
 
 def calibrate(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 5) -> Calibration:
     """Load ``entries`` inserts as fast as RocksDB takes them into RocksDB's leveled defaults
-    (scaled to the buffer); compaction CPU and flush time per byte from RocksDB's histograms
-    (``rocksdb.compaction.times.cpu_micros``, ``rocksdb.db.flush.micros``) over the bytes they
-    moved, and the writer thread's CPU per put."""
+    (scaled to the buffer); compaction and flush time per byte from RocksDB's histograms
+    (``rocksdb.compaction.times.micros``, ``rocksdb.db.flush.micros``: wall time, which is what
+    holds a thread's progress, its waits included) over the bytes they moved, and the writer
+    thread's CPU per put."""
     config = configs()["leveled T 10, trigger 4"]
     db = _open(root, "calibration", config.export(_system(entries)).options_file())
     rng = np.random.default_rng(seed)
@@ -189,13 +195,14 @@ def _predicted_write_amp(config, entries: float) -> float:
                  ).write_amp
 
 
-def _headroom(config) -> float:
-    """Level 0's room between the compaction trigger and the slowdown trigger the export sets, in
-    inserts (a buffer's each)."""
-    from wacky_model.rocksdb_options import slowdown_trigger
-
-    k = config.trigger if hasattr(config, "trigger") else config.level0_trigger
-    return (slowdown_trigger(k) - k) * BUFFER / ENTRY_BYTES
+def _options(config, entries: int) -> str:
+    """The export's OPTIONS file with the sweep's pending-bytes limits (module doc)."""
+    text = config.export(_system(entries)).options_file()
+    for name, value in (("soft_pending_compaction_bytes_limit", SOFT_PENDING),
+                        ("hard_pending_compaction_bytes_limit", 4 * SOFT_PENDING)):
+        text = "\n".join(f"  {name}={value}" if line.strip().startswith(f"{name}=") else line
+                          for line in text.splitlines())
+    return text
 
 
 def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
@@ -207,13 +214,11 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
         root = Path(tmp)
         cal = calibrate(root)
-        options = config.export(_system(entries)).options_file()
-        db = _open(root, "db", options)
+        db = _open(root, "db", _options(config, entries))
         rng = np.random.default_rng(seed)
         values = np.zeros((BATCH, VALUE_BYTES), dtype=np.uint8)
         _put_paced(db, rng.integers(1, 2**63, entries, dtype=np.uint64), values, float("inf"))
         db.wait_for_background_work(600.0)
-        headroom = _headroom(config)
         out, present = [], entries
         for m in multiples:
             wa = _predicted_write_amp(config, present + window / 2)
@@ -231,7 +236,9 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
                 m, m * rate, present, wa, measured_wa, rate,
                 _rate(cal, measured_wa),
                 wall, d["stall"] * 1e-6, window / wall, held,
-                stall_share(m * rate, rate, cal.ns_per_put, window, headroom,
+                stall_share(m * rate, rate, cal.ns_per_put, window,
+                            backlog_entries(config, _system(present + window / 2),
+                                            SOFT_PENDING),
                             delayed_inserts(ENTRY_BYTES))))
             present += window
         del db
@@ -280,7 +287,9 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
     return section(
         "stalls", "Write stalls on RocksDB at offered rates: T2 and T3", command,
         f"Each configuration is loaded with {ENTRIES:,} inserts of {ENTRY_BYTES} B (a "
-        f"{BUFFER:,} B buffer, {BITS:g} filter bits per key, no WAL, tmpfs), then offered "
+        f"{BUFFER:,} B buffer, {BITS:g} filter bits per key, no WAL, tmpfs; the export's "
+        f"options with RocksDB's pending-compaction-bytes limits scaled to the data: soft "
+        f"{SOFT_PENDING >> 20} MiB, hard {4 * SOFT_PENDING >> 20} MiB), then offered "
         f"{WINDOW:,} inserts at 0.5, 0.9 and 1.5 times T2's sustainable rate, each window "
         "starting with compaction caught up. T2 (docs/MODEL.md) takes the I/O model's write "
         "amplification at the window's middle size and a calibration measured in the same case "

@@ -444,6 +444,11 @@ def _refuse_side_runs(compaction: CompactionChoice) -> None:
                          "reports what it would buy beside its pick, but the native engine has "
                          "not confirmed that estimate (wacky sweep lsbm); validate it instead "
                          "(wacky validate --compaction-buffer)")
+    if compaction.floating is not None:
+        raise ValueError("recommend chooses floating itself (Tidal-tree's γ 1 on its file-"
+                         "granular pick, under skewed reads with a probe cost, when F1-F4 say it "
+                         "pays): leave out --floating; price a γ with wacky analyze "
+                         "--granularity file --floating")
 
 
 def _from_trace(path: Path, system: System,
@@ -614,10 +619,8 @@ def _stock_time(rec: Any, system: System, machine: Any,
     from wacky_model.stalls import stall_report
 
     def one(p: Any) -> dict[str, Any]:
-        c = p.config
-        trigger = c.trigger if hasattr(c, "trigger") else c.level0_trigger
-        return stall_report(p.costs.write_amp, system.entry_bytes, c.buffer_bytes, trigger,
-                            machine, write_rate)
+        return stall_report(p.costs.write_amp, p.config, p.config.system(system), machine,
+                            write_rate)
 
     return {"recommended": one(rec.best), "defaults": one(rec.default)}
 

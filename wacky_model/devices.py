@@ -25,7 +25,7 @@ UNITS = {
     "cpu_ns_per_entry_merged": "the native engine's CPU per entry a flush or merge writes, ns",
     "cpu_ns_per_probe": "the native engine's CPU per filter probe of a lookup, ns",
     "rocksdb_ns_per_put": "RocksDB's writer thread CPU per put (no WAL), ns",
-    "rocksdb_ns_per_compaction_byte": "RocksDB's compaction CPU per byte read or written, ns",
+    "rocksdb_ns_per_compaction_byte": "RocksDB's compaction time per byte read or written, ns",
     "rocksdb_ns_per_flush_byte": "RocksDB's flush time per byte written, ns",
     "cores": "the machine's cores (RocksDB's threads and the writer share them)",
 }

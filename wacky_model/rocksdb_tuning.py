@@ -341,7 +341,7 @@ def _allowed(constraints: Constraints | None, config: StockConfig, costs: Levele
 
 
 # RocksDB raises a smaller write_buffer_size to 64 KiB (SanitizeOptions), so a split with a
-# smaller buffer would measure more memory than it was priced at.
+# smaller buffer would measure more memory than it was priced at: such splits take 64 KiB.
 MIN_WRITE_BUFFER = 64 << 10
 
 
@@ -350,13 +350,14 @@ def _memory_options(system: System) -> list[tuple[int, float]]:
     if not system.memory_split:
         bits = system.bits_per_entry if system.bits_per_entry is not None else 10.0
         return [(int(system.buffer_bytes), float(bits))]
-    out = []
+    out: list[tuple[int, float]] = []
     for share in BUFFER_SHARES:
-        split = system.with_buffer(share * system.memory_bits_per_entry * system.entries / 8)
-        if split.buffer_bytes < MIN_WRITE_BUFFER:  # RocksDB would hold more than the budget
-            continue
-        if split.bits_per_entry is not None and split.bits_per_entry >= 0:
-            out.append((int(split.buffer_bytes), float(split.bits_per_entry)))
+        buffer = max(MIN_WRITE_BUFFER, share * system.memory_bits_per_entry * system.entries / 8)
+        split = system.with_buffer(buffer)
+        option = (int(split.buffer_bytes), float(split.bits_per_entry or 0.0))
+        if split.bits_per_entry is not None and split.bits_per_entry >= 0 \
+                and option not in out:
+            out.append(option)
     if not out:
         raise ValueError("the memory budget leaves no room for a buffer and filters (RocksDB's "
                          f"smallest write buffer is {MIN_WRITE_BUFFER:,} bytes)")

@@ -4,8 +4,8 @@ a configuration on a calibrated machine, whether a write rate stalls, and the co
 
 RocksDB runs flushes and compactions in background threads: the export's
 ``max_background_jobs`` 2 is one flush thread and one compaction thread. The writer never waits
-for them until level 0 reaches its slowdown trigger; from there RocksDB slows writes to its
-``delayed_write_rate`` and stops them at the stop trigger (T3)."""
+for them until their backlog reaches level 0's slowdown trigger or the soft limit of pending
+compaction bytes; from there RocksDB's write controller slows writes (T3)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ from typing import Any
 
 from cost_models.throughput import sustainable_rate
 from wacky_model.devices import DeviceProfile
-from wacky_model.rocksdb_options import DELAYED_WRITE_RATE, slowdown_trigger
+from wacky_model.rocksdb_options import DELAYED_WRITE_RATE, SOFT_PENDING_BYTES, slowdown_trigger
+from wacky_model.types import System
 
 COMPACTION_THREADS = 1  # the export's max_background_jobs 2: one flush, one compaction
-# A put's bytes in RocksDB's write batch, over its key and value: a tag and two length varints.
-PUT_OVERHEAD_BYTES = 3
 
 
 def sustainable(write_amp: float, entry_bytes: float, machine: DeviceProfile) -> float:
@@ -34,23 +33,53 @@ def sustainable(write_amp: float, entry_bytes: float, machine: DeviceProfile) ->
 
 
 def delayed_inserts(entry_bytes: float) -> float:
-    """RocksDB's default delayed_write_rate in inserts per second of ``entry_bytes`` each."""
-    return DELAYED_WRITE_RATE / (entry_bytes + PUT_OVERHEAD_BYTES)
+    """The export's delayed_write_rate in inserts per second of ``entry_bytes`` each: RocksDB
+    charges a put its key, its value and 3 bytes of the write batch (a tag, two lengths)."""
+    return DELAYED_WRITE_RATE / (entry_bytes + 3)
 
 
-def stall_report(write_amp: float, entry_bytes: float, buffer_bytes: float,
-                 level0_trigger: int, machine: DeviceProfile,
+def backlog_entries(config: Any, system: System,
+                    soft_pending_bytes: float = SOFT_PENDING_BYTES) -> float:
+    """T3's headroom: the inserts a stock configuration (``RocksDBConfig`` or
+    ``UniversalConfig``) can take beyond what its compaction keeps up with before RocksDB slows
+    writes. Universal compaction's sorted runs wait in level 0, so its headroom is level 0's
+    files from the compaction trigger to the slowdown trigger. Leveled compaction's one thread
+    runs the level of the highest score (level 0: files over the trigger; a level below: bytes
+    over its target), so a backlog spreads: when level 0 reaches the slowdown trigger, at score
+    s = slowdown / trigger, every level above the last holds s times its target. Unless RocksDB's
+    pending-bytes estimate reaches ``soft_pending_bytes`` first: it counts a level's excess and
+    the next level's bytes that excess overlaps, about 1 + T times it, so an insert still owed
+    its merges counts 1 + T times its bytes at each level above the last it has yet to leave."""
+    E = system.entry_bytes
+    if hasattr(config, "trigger"):  # universal
+        return (slowdown_trigger(config.trigger) - config.trigger) * config.buffer_bytes / E
+    k, T = config.level0_trigger, config.multiplier
+    level0 = (slowdown_trigger(k) - k) * config.buffer_bytes / E
+    data = system.entries * E
+    upper, target, above = 0.0, float(config.level_base_bytes), 0
+    while upper + target < data:  # the levels above the last, from Level 1 down
+        upper, target, above = upper + target, target * T, above + 1
+    if config.dynamic:  # targets from the last level up: data / T, data / T^2, ...
+        upper = data / (T - 1.0)
+    spread = (slowdown_trigger(k) / k - 1.0) * upper / E
+    # An insert the compaction owes counts in the estimate at each level it has yet to leave.
+    pending = soft_pending_bytes / ((1.0 + T) * E * max(1, above))
+    return level0 + min(spread, pending)
+
+
+def stall_report(write_amp: float, config: Any, system: System, machine: DeviceProfile,
                  write_rate: float | None) -> dict[str, Any]:
-    """T2's rate, and at ``write_rate`` (if given) whether writes stall and T3's share of the
-    time stalled once level 0 fills to its slowdown trigger (in steady overload)."""
+    """T2's rate of ``config`` (stock RocksDB) at write amplification ``write_amp``, and at
+    ``write_rate`` (if given) whether writes stall, after how long, and T3's share of the time
+    stalled from then on."""
     from cost_models.throughput import stall_share
 
+    entry_bytes = system.entry_bytes
     rate = sustainable(write_amp, entry_bytes, machine)
     out: dict[str, Any] = {"sustainable_rate": rate, "profile": machine.name}
     if write_rate is not None:
-        headroom = (slowdown_trigger(level0_trigger) - level0_trigger) * buffer_bytes \
-            / entry_bytes
-        share = stall_share(write_rate, rate, machine.rocksdb_ns_per_put or 0.0, 1e12,
+        headroom = backlog_entries(config, system)
+        share = stall_share(write_rate, rate, machine.rocksdb_ns_per_put or 0.0, 1e15,
                             headroom, delayed_inserts(entry_bytes))
         out.update(write_rate=write_rate, stalls=write_rate > rate, stall_share=share,
                    seconds_to_slowdown=None if write_rate <= rate else
