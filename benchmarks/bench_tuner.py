@@ -53,7 +53,11 @@ from validation.advise import WORKLOADS  # noqa: E402
 from validation.advise_dbs import ROUND, run_round  # noqa: E402
 from validation.generators import rank_sampler  # noqa: E402
 from wacky_model.advise import advise  # noqa: E402
-from wacky_model.rocksdb_tuning import RocksDBConfig, UniversalConfig  # noqa: E402
+from wacky_model.rocksdb_tuning import (  # noqa: E402
+    MIN_WRITE_BUFFER,
+    RocksDBConfig,
+    UniversalConfig,
+)
 from wacky_model.types import KeyDistribution, System  # noqa: E402
 
 RANGE = 8
@@ -198,7 +202,9 @@ def tune(bridge, root: Path, name: str, entries: int, operations: int, trials: i
     def objective(trial: optuna.Trial) -> float:
         share = trial.suggest_categorical("buffer_share", [1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2,
                                                            3 / 4])
-        buffer = max(BLOCK, int(share * memory))
+        # RocksDB raises a smaller write buffer to 64 KiB: a trial below it would hold more
+        # memory than the budget (wacky_model.rocksdb_tuning.MIN_WRITE_BUFFER).
+        buffer = max(MIN_WRITE_BUFFER, int(share * memory))
         bits = max(0.0, (memory - buffer) * 8 / entries)
         style = trial.suggest_categorical("style", ["leveled", "universal"])
         if style == "universal":

@@ -906,7 +906,9 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
     measured = _measured(log, inputs.stats, per_entry)
 
     # The recommendation at the same memory.
-    memory_bits = (buffer * 8.0 + bits * entries) / entries
+    # The current buffer, filters and fence pointers: the search's split pays the fences too, so
+    # leaving them out would give the advice less filter memory than the database has.
+    memory_bits = system.memory_bits_per_entry_total
     budget = replace(system, bits_per_entry=None, memory_bits_per_entry=memory_bits)
     try:
         rec = recommend_rocksdb(workload, budget)
