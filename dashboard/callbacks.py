@@ -25,10 +25,10 @@ from dashboard.payload import lighten
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.compat import FEATURES
 from wacky_model.config import Configuration
-from wacky_model.devices import Device
+from wacky_model.devices import Device, DeviceProfile
 from wacky_model.figures.design import structure_figure, theta_by_family
 from wacky_model.figures.frontiers import memory_frontier, range_frontier
-from wacky_model.guardrails import DEFAULT_CONSTRAINTS, Constraints
+from wacky_model.guardrails import DEFAULT_CONSTRAINTS, Constraints, WriteRate
 from wacky_model.presets import PRESET_NAMES, preset
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
 from wacky_model.rocksdb_tuning import (
@@ -40,6 +40,7 @@ from wacky_model.rocksdb_tuning import (
 )
 from wacky_model.search import Alternative, DesignSpace, Recommendation, classify, recommend
 from wacky_model.skew import needs_skew_model
+from wacky_model.throughput import in_seconds
 from wacky_model.types import Design, Floating, KeyDistribution, System, Workload
 
 WORKLOAD_IDS = tuple(i for i, _, _ in L.WORKLOAD_FIELDS)
@@ -62,6 +63,8 @@ LABELS = {i: label for i, label, *_ in (*L.WORKLOAD_FIELDS, L.RANGE_BLOCKS, *L.K
                                         L.MEMORY_BITS, L.MAX_RUNS, L.MAX_PEAK_DISK, *L.KNOBS,
                                         *L.SEARCH_CHOICES, *OPTION_FIELDS)}
 LABELS[L.PAGED] = "filters and indexes paged through the cache"  # a check box's text
+LABELS.update({L.PROFILE: L.PROFILE_LABEL, L.WRITE_RATE[0]: L.WRITE_RATE[1],
+               L.OBJECTIVE[0]: L.OBJECTIVE[1]})
 # Each menu's choices: value -> the text the page shows for it.
 CHOICE_TEXT = {i: dict(options) for i, _, options, _ in L.SEARCH_CHOICES}
 CHOICE_DEFAULTS = {i: default for i, *_, default in L.SEARCH_CHOICES}
@@ -187,6 +190,107 @@ class Controls:
     constraints: Constraints | None = None  # guardrails on the recommendation
     pins: SearchPins = SEARCHED  # what the search may pick
     floating: float | None = None  # Tidal-tree's gamma to price the pick with (None: off)
+    machine: Machine | None = None  # a machine profile and what applies with it
+
+
+@dataclass(frozen=True)
+class Machine:
+    """The machine the page prices time on (issue 34): its profile, and what applies with the
+    target: the write rate on stock RocksDB (T2, T3), the objective on the native engine (T4).
+    ``io_system``: the system before the time objective priced it in seconds."""
+
+    profile: DeviceProfile
+    write_rate: float | None = None
+    objective: str = "io"
+    io_system: System | None = None
+
+
+OBJECTIVE_TEXT = dict(L.OBJECTIVE[2])
+# The machine's controls as the page starts: no profile, no rate, the I/O objective.
+DEFAULT_MACHINE = {L.PROFILE: None, L.WRITE_RATE[0]: L.WRITE_RATE[2],
+                   L.OBJECTIVE[0]: L.OBJECTIVE[3]}
+
+
+def parse_profile_upload(contents: Any, filename: Any) -> tuple[dict[str, Any] | None, str]:
+    """(the profile's fields for the page's Store, or None; what the status line says) for an
+    upload's data URL. A bad file's message is the library's (DeviceProfile.from_dict), naming
+    the field and the file, after the control's label."""
+    import base64
+    import binascii
+
+    name = str(filename or "the file")
+    if not isinstance(contents, str) or "," not in contents:
+        return None, "No profile: costs in I/O only."
+    try:
+        text = base64.b64decode(contents.split(",", 1)[1], validate=True).decode("utf-8")
+        doc = json.loads(text)
+        profile = DeviceProfile.from_dict(doc, name)
+    except (binascii.Error, UnicodeDecodeError, json.JSONDecodeError) as err:
+        return None, f"{L.PROFILE_LABEL}: {name} is not a JSON profile: {err}"
+    except ValueError as err:
+        return None, f"{L.PROFILE_LABEL}: {err}"
+    fields = {k: v for k, v in profile.to_dict().items() if k != "units"}
+    return fields, f"{L.PROFILE_LABEL}: {profile.name} ({profile.method}), from {name}."
+
+
+def machine_fields_shown(profile: Any, target: Any) -> tuple[dict, dict]:
+    """(write rate, objective) field styles: each shown only where it applies (a profile and
+    stock RocksDB; a profile and this engine)."""
+    show, hide = {"display": "block"}, {"display": "none"}
+    if not profile:
+        return hide, hide
+    return (show, hide) if target == "rocksdb" else (hide, show)
+
+
+def parse_machine(values: dict[str, Any] | None, pins: SearchPins) -> Machine | None:
+    """The machine controls (keys as DEFAULT_MACHINE) for the target in ``pins``: None without
+    a profile; a field that does not apply to the target (hidden) is not read. Refuses what
+    ``recommend --profile`` refuses, naming the page's fields."""
+    values = {**DEFAULT_MACHINE, **(values or {})}
+    doc = values.get(L.PROFILE)
+    if not doc:
+        return None
+    try:
+        profile = DeviceProfile.from_dict(doc, L.PROFILE_LABEL)
+    except ValueError as err:
+        raise ValueError(str(err)) from None
+    if pins.target == "rocksdb":
+        if not profile.has_rocksdb:
+            raise ValueError(f"{L.PROFILE_LABEL}: {profile.name} has no RocksDB figures "
+                             "(rocksdb_ns_per_put, ...): run wacky calibrate with the RocksDB "
+                             f"bridge built, or choose {choice_words('target', 'native')}")
+        rate = _positive(L.WRITE_RATE[0], values)
+        return Machine(profile, write_rate=rate)
+    raw = values.get(L.OBJECTIVE[0]) or L.OBJECTIVE[3]
+    if raw not in OBJECTIVE_TEXT:
+        raise ValueError(f"{LABELS[L.OBJECTIVE[0]]}: {_quoted(raw)} is not a choice; choose "
+                         f"{' or '.join(OBJECTIVE_TEXT.values())}")
+    if raw == "throughput" and None in (profile.cpu_ns_per_put, profile.cpu_ns_per_entry_merged,
+                                        profile.cpu_ns_per_probe):
+        raise ValueError(f"{L.PROFILE_LABEL}: {profile.name} has no CPU costs, which "
+                         f"“{LABELS['objective']}: {OBJECTIVE_TEXT['throughput']}” needs "
+                         "(wacky calibrate without --no-cpu)")
+    return Machine(profile, objective=raw)
+
+
+def with_machine(controls: Controls, machine: Machine | None) -> Controls:
+    """The controls as the search takes them with a machine: the write rate as a constraint
+    (the CLI's --write-rate), or the system priced in time (--objective throughput)."""
+    if machine is None:
+        return controls
+    if machine.write_rate is not None:
+        constraints = replace(controls.constraints or Constraints(),
+                              write_rate=WriteRate(machine.write_rate, machine.profile))
+        return replace(controls, constraints=constraints, machine=machine)
+    if machine.objective == "throughput":
+        if controls.system.probe_cost > 0:
+            raise ValueError(f"{LABELS['probe-cost']}: “{LABELS['objective']}: "
+                             f"{OBJECTIVE_TEXT['throughput']}” takes the probe cost from the "
+                             "machine profile; set it to 0")
+        io_system = controls.system
+        return replace(controls, system=in_seconds(io_system, machine.profile),
+                       machine=replace(machine, io_system=io_system))
+    return replace(controls, machine=machine)
 
 
 def default_controls() -> tuple[dict[str, Any], dict[str, Any], str, dict[str, Any], str]:
@@ -234,6 +338,7 @@ MAX_MIB = 2.0**42  # 2^62 bytes, System's bound on any size
 # Each field's valid range, as the model bounds it, in the field's own units, and its words.
 FIELD_RANGES: dict[str, tuple[float, float, str]] = {
     **dict.fromkeys(WORKLOAD_IDS, (0.0, 1e12, "between 0 and 10^12")),
+    "write-rate": (0.0, 1e12, "above 0 and at most 10^12"),  # WriteRate: above 0
     "range-blocks": (0.0, 1e15, "between 0 and 10^15"),
     "entries": (1.0, MAX_ENTRIES, "between 1 and 2^53"),
     **dict.fromkeys(("entry-bytes", "block-bytes"), (1.0, 2.0**30, "between 1 and 2^30")),
@@ -962,21 +1067,24 @@ VIEW_OUTPUTS = ((L.MESSAGE, L.MESSAGE, "children"), (MESSAGE_STYLE, L.MESSAGE, "
     (i, i, prop) for i, prop in (
         (L.MIX, "children"), (L.SYSTEM_SUMMARY, "children"), (L.CARD, "children"),
         (L.ALTERNATIVES, "data"), (L.STRUCTURE, "figure"), (L.LEVELS, "data"),
-        (L.THETA, "figure"), (L.MEMORY_FRONTIER, "figure"), (L.RANGE_FRONTIER, "figure"),
+        (L.THETA, "figure"), (L.THROUGHPUT, "figure"), (L.MEMORY_FRONTIER, "figure"),
+        (L.RANGE_FRONTIER, "figure"),
         (L.CURRENT, "data"), (L.ROCKSDB, "children"))))
 
 
 def update_views(workload: dict[str, Any], system: dict[str, Any], mode: Any,
-                 knobs: dict[str, Any], filters: Any, services: Services) -> dict[str, Any]:
-    """Every view for the controls, keyed as VIEW_OUTPUTS. Bad values leave the views as they
-    were (``no_update``), say why in "message" and clear "current-design" (nothing to
-    validate)."""
+                 knobs: dict[str, Any], filters: Any, services: Services,
+                 machine: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every view for the controls, keyed as VIEW_OUTPUTS (``machine``: the machine's
+    controls, keyed as DEFAULT_MACHINE). Bad values leave the views as they were
+    (``no_update``), say why in "message" and clear "current-design" (nothing to validate)."""
     out: dict[str, Any] = {key: no_update for key, _, _ in VIEW_OUTPUTS}
     out[L.MIX] = mix_text(workload)
     out[L.SYSTEM_SUMMARY] = system_summary(system, mode)
     problems: list[str] = []
     try:
         controls = parse_controls(workload, system, mode, knobs, filters)
+        controls = with_machine(controls, parse_machine(machine, controls.pins))
     except ValueError as err:
         problems = str(err).split("\n")
     else:
@@ -1168,6 +1276,7 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
             report = search_words(str(err))
     configuration = configuration_view(rec, None if stock is None or isinstance(
         exported, str) else exported, report) if recommended else None
+    extra += machine_lines(rec, report, controls)
     # The table prices uniform keys (the shown design's finite-N Θ is its peer) or, with rho,
     # the worst case, which only the recommendation's cost gives.
     reference = (analysis.finite.theta if rec.robust is None
@@ -1177,6 +1286,9 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
         L.ALTERNATIVES: alternative_rows(rec.alternatives, reference),
         L.ROCKSDB: rocksdb_view(exported, report),
         L.STRUCTURE: lighten(structure_figure(analysis)),
+        L.THROUGHPUT: lighten(throughput_view(rec, design, compaction_of(rec, recommended),
+                                              system, f"{family} (T={design.T:.3g})",
+                                              controls)),
         L.LEVELS: level_rows(analysis),
         **charts(analysis, design, f"{family} (T={design.T:.3g})", headline_of(analysis, files),
                  controls.workload, services),
@@ -1192,6 +1304,72 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
             "cache_fraction": system.cache_bytes / (system.entries * system.entry_bytes),
         },
     }
+
+
+def machine_lines(rec: Recommendation, report: RocksDBRecommendation | str | None,
+                  controls: Controls) -> list[str]:
+    """The card's time lines, the CLI's own: on stock RocksDB T2's sustainable rate (and at a
+    write rate T3's stalls) for the pick and RocksDB's defaults; with the time objective, the
+    pick's operations per second beside the I/O objective's pick."""
+    from wacky_model.stalls import stall_text, stock_time
+    from wacky_model.throughput import native_time, throughput_text
+
+    m = controls.machine
+    if m is None:
+        return []
+    if controls.pins.target == "rocksdb":
+        if not isinstance(report, RocksDBRecommendation):
+            return []  # a manual design, or the report's refusal (the panel says it)
+        t = stock_time(report, controls.system, m.profile, m.write_rate)
+        return [stall_text(label, t[key]) for key, label in (
+            ("recommended", "Recommended"), ("defaults", "RocksDB's defaults"))]
+    if m.objective != "throughput" or m.io_system is None:
+        return []
+    t = native_time(rec, controls.workload, m.io_system, controls.system, m.profile,
+                    controls.constraints, controls.pins.level0_trigger)
+    return [throughput_text(t) + ". Θ above is in block-read times on this machine (T4)."]
+
+
+def compaction_of(rec: Recommendation, recommended: bool) -> Any:
+    """How the design shown merges: the pick's own, or whole levels for a manual design."""
+    from wacky_model.config import Compaction
+
+    return rec.compaction if recommended else Compaction()
+
+
+def throughput_view(rec: Recommendation, design: Design, compaction: Any, system: System,
+                    label: str, controls: Controls) -> go.Figure:
+    """Operations per second against the write share on the native engine, for the design
+    shown and each family at its best T (the table's), or what the plot needs."""
+    from wacky_model.figures.design import message_figure, throughput_by_write_share
+    from wacky_model.throughput import WRITE_SHARES, ops_by_write_share
+
+    m = controls.machine
+    if m is None:
+        return message_figure(f"Throughput against the share of writes needs a machine "
+                              f"profile: upload one at “{L.PROFILE_LABEL}”.")
+    if controls.pins.target == "rocksdb":
+        return message_figure(f"Throughput against the share of writes prices this "
+                              f"project's engine (T4): choose {choice_words('target', 'native')}"
+                              ". On stock RocksDB the card gives the sustainable write rate.")
+    profile = m.profile
+    if None in (profile.cpu_ns_per_put, profile.cpu_ns_per_entry_merged,
+                profile.cpu_ns_per_probe):
+        return message_figure(f"Throughput needs the profile's CPU costs; {profile.name} has "
+                              "none (wacky calibrate without --no-cpu).")
+    io_system = m.io_system or controls.system
+    if io_system.probe_cost > 0:
+        return message_figure(f"Throughput takes the probe cost from the machine profile: set "
+                              f"{_field('probe-cost')} to 0.")
+    # The families' best designs merge whole levels, on the system the search priced.
+    whole = compaction_of(rec, False)
+    designs = {alt.family: (alt.design, whole, rec.system) for alt in rec.alternatives}
+    designs[label] = (design, compaction, system)
+    try:
+        ops = ops_by_write_share(designs, controls.workload, io_system, profile)
+    except ValueError as err:
+        return message_figure(f"No throughput plot: {page_words(str(err))}")
+    return throughput_by_write_share(WRITE_SHARES, ops, label, profile.name)
 
 
 def charts(analysis: Analysis, design: Design, label: str, head: Headline, workload: Workload,
@@ -1388,7 +1566,9 @@ def register(app: Dash, services: Services) -> None:
     defaults = default_controls()
 
     @app.callback([Output(i, p) for _, i, p in VIEW_OUTPUTS],
-                  [Input(i, "value") for i in view_inputs])
+                  [Input(i, "value") for i in view_inputs]
+                  + [Input(L.PROFILE, "data"), Input(L.WRITE_RATE[0], "value"),
+                     Input(L.OBJECTIVE[0], "value")])
     def _views(*values):
         it = iter(values)
         workload = {i: next(it) for i in WORKLOAD_CONTROLS}
@@ -1396,11 +1576,13 @@ def register(app: Dash, services: Services) -> None:
         mode = next(it)
         knobs = {n: next(it) for n in KNOB_NAMES}
         controls = (workload, system, mode, knobs, next(it))
+        machine = {k: next(it) for k in DEFAULT_MACHINE}
         # create_app put the default views in the layout: on load, with the controls still at
         # their defaults, there is nothing to send.
-        if ctx.triggered_id is None and controls == defaults:
+        if (ctx.triggered_id is None and controls == defaults
+                and {**machine, L.PROFILE: machine[L.PROFILE] or None} == DEFAULT_MACHINE):
             raise PreventUpdate
-        out = update_views(*controls, services)
+        out = update_views(*controls, services, machine)
         return [out[key] for key, _, _ in VIEW_OUTPUTS]
 
     for name in KNOB_NAMES:
@@ -1420,6 +1602,11 @@ def register(app: Dash, services: Services) -> None:
 
     app.callback(Output(L.MANUAL_CONTROLS, "style"), Input(L.MODE, "value"))(
         manual_controls_style)
+    app.callback(Output(L.PROFILE, "data"), Output(L.PROFILE_STATUS, "children"),
+                 Input(L.PROFILE_UPLOAD, "contents"), State(L.PROFILE_UPLOAD, "filename"),
+                 prevent_initial_call=True)(parse_profile_upload)
+    app.callback(Output(L.WRITE_RATE_FIELD, "style"), Output(L.OBJECTIVE_FIELD, "style"),
+                 Input(L.PROFILE, "data"), Input(L.TARGET[0], "value"))(machine_fields_shown)
     app.callback(Output("buffer-mib", "disabled"), Output("bits-per-entry", "disabled"),
                  Output(L.MEMORY_BITS[0], "disabled"),
                  Input(L.MEMORY_SPLIT, "value"), Input(L.MODE, "value"))(memory_fields_disabled)

@@ -73,6 +73,18 @@ LEVEL0_TRIGGER = ("level0-trigger", "Level-0 trigger",
 TARGET = ("target", "Target", (("native", "This project's engine"),
                                ("rocksdb", "Stock RocksDB")), "native")
 SEARCH_CHOICES = (MERGES, LEVEL0_TRIGGER, TARGET)
+# The machine (issue 34): a profile from `wacky calibrate --out`, kept in the page (a Store),
+# not in the link. With it, the write rate (stock RocksDB, T2 and T3) and the objective (the
+# native engine, T4) apply; each field shows only where it applies.
+PROFILE = "machine-profile"  # the Store of the parsed profile (DeviceProfile's fields)
+PROFILE_UPLOAD = "profile-upload"
+PROFILE_STATUS = "profile-status"
+PROFILE_LABEL = "Machine profile (wacky calibrate --out)"
+WRITE_RATE = ("write-rate", "Write rate (inserts/s; empty: none)", "")
+OBJECTIVE = ("objective", "Objective", (("io", "I/O per operation"),
+                                        ("throughput", "Time per operation")), "io")
+WRITE_RATE_FIELD = "write-rate-field"
+OBJECTIVE_FIELD = "objective-field"
 # (id, label, min, max, step, default). The ranges are the search's bounds, so every
 # recommendation fits; each slider's input box sets exact values where dragging is too coarse.
 KNOBS = (
@@ -98,6 +110,7 @@ ALTERNATIVES = "alternatives"
 STRUCTURE = "structure"
 LEVELS = "levels"
 THETA = "theta-vs-t"
+THROUGHPUT = "throughput-vs-writes"
 MEMORY_FRONTIER = "memory-frontier"
 RANGE_FRONTIER = "range-frontier"
 CURRENT = "current-design"
@@ -255,6 +268,21 @@ def _devices() -> html.Details:
         *[_number_field(*f) for f in DEVICE_FIELDS]], style={"marginTop": "6px"})
 
 
+def _machine() -> html.Div:
+    """The machine profile upload, its status, and the fields it enables."""
+    upload = dcc.Upload(id=PROFILE_UPLOAD, accept=".json,application/json", multiple=False,
+                        children=html.Div(["Drop the JSON file or ", html.A("choose it")]),
+                        style={"border": "1px dashed #999", "borderRadius": "4px",
+                               "padding": "6px", "textAlign": "center", "cursor": "pointer"})
+    return _panel("Machine", [
+        label(PROFILE, PROFILE_LABEL, PROFILE_UPLOAD), upload,
+        html.Div("No profile: costs in I/O only.", id=PROFILE_STATUS, role="status",
+                 style={"fontSize": "90%", "margin": "4px 0"}),
+        dcc.Store(id=PROFILE),
+        html.Div(_number_field(*WRITE_RATE), id=WRITE_RATE_FIELD, style={"display": "none"}),
+        html.Div(_choice_field(*OBJECTIVE), id=OBJECTIVE_FIELD, style={"display": "none"})])
+
+
 def _controls() -> html.Div:
     presets = html.Div([html.Button(name, id={"type": PRESET_TYPE, "name": name}, n_clicks=0,
                                     style={"margin": "2px"}) for name in PRESET_NAMES])
@@ -283,6 +311,7 @@ def _controls() -> html.Div:
                           _number_field(*MAX_RUNS), _number_field(*MAX_PEAK_DISK),
                           *[_choice_field(*choice) for choice in SEARCH_CHOICES],
                           _number_field(*FLOATING), manual]),
+        _machine(),
         _panel("Validate on engine", [
             html.Div("Builds the design on the native engine and measures it. The page's N is "
                      "far too big to build: pick the run's size (bigger runs have more levels, "
@@ -345,6 +374,7 @@ def _model_views() -> list:
             html.Div(id=ROCKSDB)], id=ROCKSDB_PANEL),
         _panel(None, [_graph(STRUCTURE), _table(LEVELS, LEVEL_COLUMNS)]),
         html.Div(_graph(THETA), style=PANEL),
+        html.Div(_graph(THROUGHPUT), style=PANEL),
         _panel(None, [html.Div(_graph(MEMORY_FRONTIER), style=half),
                       html.Div(_graph(RANGE_FRONTIER), style=half)],
                style={**PANEL, "display": "flex", "flexWrap": "wrap"}),

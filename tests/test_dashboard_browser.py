@@ -607,3 +607,30 @@ def test_the_page_fits_the_window_with_a_validation_shown(fake_url, browser, scr
     panel = d.find_element(By.ID, "validation-panel").rect
     assert table.rect["x"] + table.rect["width"] <= panel["x"] + panel["width"] + 1, \
         f"the validation table is cut off at {window(d)}"
+
+
+def test_an_uploaded_profile_gives_the_sustainable_rate_on_the_card(fake_url, browser,
+                                                                    tmp_path):
+    """Upload a machine profile, choose stock RocksDB: the card shows T2's sustainable rate;
+    the write rate field appears, and a rate on it gives T3's verdict."""
+    from wacky_model.devices import DeviceProfile, write_profile
+
+    profile = tmp_path / "machine.json"
+    write_profile(DeviceProfile("browser-machine", 500.0, 500.0, 10_000.0, 100.0,
+                                rocksdb_ns_per_put=1500.0, rocksdb_ns_per_compaction_byte=2.0,
+                                rocksdb_ns_per_flush_byte=5.0, cores=2), profile)
+    d = browser
+    d.get(fake_url)
+    wait_text(d, "card-theta", lambda t: float(t) > 0, "the first recommendation")
+    # dcc.Upload loads its code after the page: wait for its file input.
+    (upload,) = wait_until(d, lambda d: d.find_elements(
+        By.CSS_SELECTOR, "#profile-upload input[type=file]"), "the profile upload")
+    upload.send_keys(str(profile))
+    wait_text(d, "profile-status", lambda t: "browser-machine" in t, "the profile read")
+    choose(d, "target", "Stock RocksDB")
+    wait_text(d, "card", lambda t: "Recommended: sustains" in t and "browser-machine" in t,
+              "the sustainable rate on the card")
+    wait_until(d, lambda d: d.find_element(By.ID, "write-rate").is_displayed(),
+               "the write rate field")
+    type_into(d, "write-rate", "50000")
+    wait_text(d, "card", lambda t: "at 50,000/s no stall predicted" in t, "T3's verdict")

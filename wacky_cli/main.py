@@ -408,9 +408,13 @@ def recommend_command(
                                               granularity=granularity, level0_trigger=trigger,
                                               tables=default_dir()))
     if objective == "throughput":
-        time = _native_time(rec, workload, io_system, system, machine, constraints, trigger)
+        from wacky_model.throughput import native_time
+
+        time = native_time(rec, workload, io_system, system, machine, constraints, trigger)
     else:
-        time = None if machine is None else _stock_time(rec, system, machine, write_rate)
+        from wacky_model.stalls import stock_time
+
+        time = None if machine is None else stock_time(rec, system, machine, write_rate)
     if as_json:
         doc = rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived}
         _print_json(doc if time is None else {**doc, "time": time})
@@ -587,42 +591,6 @@ def _recommend_profile(path: Path | None, target: str, write_rate: float | None,
         raise typer.BadParameter(f"must be a number of inserts per second above 0; got "
                                  f"{write_rate:g}", param_hint="'--write-rate'")
     return machine
-
-
-def _native_time(rec: Any, workload: Workload, io_system: System, system: System,
-                 machine: Any, constraints: Constraints, trigger: int | None) -> dict[str, Any]:
-    """T4 for the throughput pick and for the I/O objective's pick, priced alike."""
-    from wacky_model.config import Configuration, Memory
-    from wacky_model.pricing import price
-    from wacky_model.search import recommend
-    from wacky_model.throughput import ops_per_second
-
-    io = recommend(workload, io_system, constraints=constraints, level0_trigger=trigger)
-
-    def timed(r: Any) -> float:
-        at = dataclasses.replace(system, buffer_bytes=r.system.buffer_bytes,
-                                 bits_per_entry=r.system.bits_per_entry, sum_fpr=None,
-                                 memory_bits_per_entry=None)
-        config = Configuration(r.design, r.compaction, Memory.of(at))
-        return price(config, workload, at).theta
-
-    return {"profile": machine.name, "ops_per_second": ops_per_second(rec.cost, workload, machine),
-            "io_pick": {"design": io.design.to_dict() if hasattr(io.design, "to_dict")
-                        else str(io.design), "granularity": io.compaction.granularity,
-                        "ops_per_second": ops_per_second(timed(io), workload, machine),
-                        "theta": io.cost}}
-
-
-def _stock_time(rec: Any, system: System, machine: Any,
-                write_rate: float | None) -> dict[str, Any]:
-    """T2 and T3 for the pick and RocksDB's defaults (wacky_model.stalls.stall_report)."""
-    from wacky_model.stalls import stall_report
-
-    def one(p: Any) -> dict[str, Any]:
-        return stall_report(p.costs.write_amp, p.config, p.config.system(system), machine,
-                            write_rate)
-
-    return {"recommended": one(rec.best), "defaults": one(rec.default)}
 
 
 def _recommend_rocksdb(workload: Workload, system: System, constraints: Constraints,

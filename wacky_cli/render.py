@@ -318,24 +318,17 @@ def print_rocksdb_recommendation(console: Console, rec: Any, out: Any,
 
 
 def throughput_text(t: dict[str, Any]) -> str:
-    """recommend --objective throughput: T4 for the pick and for the I/O objective's pick."""
-    io = t["io_pick"]
-    return (f"Throughput (T4, one thread, on {t['profile']}): {t['ops_per_second']:,.0f} "
-            f"operations/s; the I/O objective's pick ({io['granularity']} merges, Θ "
-            f"{io['theta']:.4g}) does {io['ops_per_second']:,.0f}/s "
-            f"({t['ops_per_second'] / io['ops_per_second'] - 1:+.1%} for this pick)")
+    """recommend --objective throughput: the library's line (the dashboard shows the same)."""
+    from wacky_model.throughput import throughput_text as text
+
+    return text(t)
 
 
 def stall_text(label: str, t: dict[str, Any]) -> str:
-    """One line of T2 and T3 (wacky_model.stalls.stall_report's dict)."""
-    text = (f"{label}: sustains {t['sustainable_rate']:,.0f} inserts/s on {t['profile']} "
-            "(T2: one compaction thread)")
-    if "write_rate" not in t:
-        return text
-    if not t["stalls"]:
-        return text + f"; at {t['write_rate']:,.0f}/s no stall predicted"
-    return (text + f"; at {t['write_rate']:,.0f}/s writes stall after "
-            f"{t['seconds_to_slowdown']:.2g} s, then {t['stall_share']:.0%} of the time (T3)")
+    """One line of T2 and T3: the library's (the dashboard shows the same)."""
+    from wacky_model.stalls import stall_text as text
+
+    return text(label, t)
 
 
 METRIC_LABELS = {

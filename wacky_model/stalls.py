@@ -85,3 +85,28 @@ def stall_report(write_amp: float, config: Any, system: System, machine: DeviceP
                    seconds_to_slowdown=None if write_rate <= rate else
                    headroom / (write_rate - rate))
     return out
+
+
+def stock_time(rec: Any, system: System, machine: DeviceProfile,
+               write_rate: float | None) -> dict[str, Any]:
+    """T2 and T3 for a stock RocksDB recommendation's pick and RocksDB's defaults
+    (``rec``: a ``RocksDBRecommendation``), as ``recommend --target rocksdb --profile`` reports
+    them and the dashboard's card shows them."""
+
+    def one(p: Any) -> dict[str, Any]:
+        return stall_report(p.costs.write_amp, p.config, p.config.system(system), machine,
+                            write_rate)
+
+    return {"recommended": one(rec.best), "defaults": one(rec.default)}
+
+
+def stall_text(label: str, t: dict[str, Any]) -> str:
+    """One line of T2 and T3 (:func:`stall_report`'s dict), for the CLI and the dashboard."""
+    text = (f"{label}: sustains {t['sustainable_rate']:,.0f} inserts/s on {t['profile']} "
+            "(T2: one compaction thread)")
+    if "write_rate" not in t:
+        return text
+    if not t["stalls"]:
+        return text + f"; at {t['write_rate']:,.0f}/s no stall predicted"
+    return (text + f"; at {t['write_rate']:,.0f}/s writes stall after "
+            f"{t['seconds_to_slowdown']:.2g} s, then {t['stall_share']:.0%} of the time (T3)")

@@ -183,3 +183,34 @@ def add_current_marker(fig: go.Figure, x: float, y: float, label: str) -> go.Fig
                 "line": {"color": "white", "width": 1}},
         hovertemplate=f"{label}<br>%{{x:.4g}}, %{{y:.4g}}<extra></extra>"))
     return fig
+
+
+def throughput_by_write_share(shares: tuple[float, ...], ops: dict[str, list[float]],
+                              current: str, machine: str) -> go.Figure:
+    """Operations per second against the write share (wacky_model.throughput.ops_by_write_share):
+    one line per family at its best T, and the design shown (``current``, black) on top."""
+    fig = go.Figure()
+    for name, y in ops.items():
+        mine = name == current
+        color = "black" if mine else FAMILY_COLORS.get(name, "gray")
+        fig.add_trace(go.Scatter(
+            x=list(shares), y=y, mode="lines+markers", name=name,
+            line={"color": color, "width": 3 if mine else 1.5, "dash": "solid"},
+            marker={"symbol": "star" if mine else "circle", "size": 9 if mine else 5},
+            hovertemplate=f"{name}<br>writes %{{x:.0%}}<br>%{{y:,.0f}} ops/s<extra></extra>"))
+    fig.update_layout(
+        title=f"Throughput (T4, one thread, on {machine}) vs the share of writes; each design "
+              "as picked for the page's mix",
+        xaxis={"title": "share of operations that write", "tickformat": ".0%"},
+        yaxis={"title": "operations per second", "type": "log"},
+        height=460, template="plotly_white")
+    return fig
+
+
+def message_figure(text: str) -> go.Figure:
+    """An empty chart that says why it is empty (what it needs)."""
+    fig = go.Figure()
+    fig.add_annotation(text=text, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    fig.update_layout(xaxis={"visible": False}, yaxis={"visible": False}, height=160,
+                      template="plotly_white")
+    return fig
