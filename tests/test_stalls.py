@@ -186,14 +186,16 @@ def test_the_sweep_section_says_what_it_measured() -> None:
     from validation.sweep import SweepCase, SweepResult, case_set
 
     cal = Calibration(1500.0, 2.0, 5.0)
-    windows = tuple(Window(m, m * 1e5, 400_000, 12.0, 11.0, 1e5, 1.1e5, 4.0, s, 9e4, h, p)
+    windows = tuple(Window(m, m * 1e5, 400_000, 12.0, 11.0, 1e5, 1.1e5, 4.0, s, 9e4, h, p, 1e5)
                     for m, s, h, p in ((0.5, 0.0, None, 0.0), (0.9, 0.0, None, 0.0),
                                        (1.5, 1.6, 1.0e5, 0.5)))
     result = SweepResult(SweepCase("leveled", "stalls", None), Measured("leveled", cal, windows))
     text = case_set("stalls").render([result], Scale(), {}, "wacky sweep stalls", [])
     assert "within 0.15 of T3's: 3 of 3 windows" in text  # 1.5×: 0.5 against 0.4
     assert "No stall time at 0.5× (under 1% of the window): 1 of 1" in text
-    assert "stalls at 1.5×: 1 of 1" in text and "+0%" in text
+    assert "stalls at 1.5×: 1 of 1" in text
+    assert ("catch-up: 1 of 1 at the model's write amplification (+0%), 1 of 1 at the measured "
+            "one (+10%)") in text
 
 
 NATIVE = DeviceProfile("native-machine", 1900.0, 2000.0, 12_000.0, 80.0, cpu_ns_per_put=400.0,

@@ -40,6 +40,7 @@ MULTIPLES = (0.5, 0.9, 1.5)
 BATCH = 100  # inserts per put_many; the schedule's step
 CALIBRATION_ENTRIES = 200_000
 SHARE_TARGET = 0.15  # the issue's: the stalled share within 0.15 of the measured
+RATE_TARGET = 0.25  # the issue's: the sustainable write rate within 25%
 # RocksDB's pending-bytes limits scaled from a database of terabytes (64 and 256 GiB) to these
 # few hundred megabytes, so that a leveled tree's backlog stalls within a window, as a large
 # database's does within hours.
@@ -75,8 +76,11 @@ class Window:
     seconds: float
     stall_seconds: float
     achieved: float  # inserts per second over the window
-    held_rate: float | None  # inserts per second after the first stall (the measured T2)
+    held_rate: float | None  # inserts per second after the first stall (the write controller's)
     predicted_share: float  # T3
+    # inserts over the window's time and its catch-up (compaction busy throughout once the
+    # writer outruns it): the rate the tree sustains, T2's measure
+    cycle_rate: float = 0.0
 
     @property
     def share(self) -> float:
@@ -227,7 +231,7 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
             wall, first, _ = _put_paced(db, rng.integers(1, 2**63, window, dtype=np.uint64),
                                      values, m * rate)
             d = _delta(before, _counters(db))
-            db.wait_for_background_work(600.0)  # the next window starts caught up
+            catch_up = db.wait_for_background_work(600.0)  # the next window starts caught up
             done = _delta(before, _counters(db))  # the window's writes, compacted
             measured_wa = (done["cw"] + done["fw"]) / (window * ENTRY_BYTES)
             held = None if first is None or wall - first[1] < 0.1 else \
@@ -239,7 +243,8 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
                 stall_share(m * rate, rate, cal.ns_per_put, window,
                             backlog_entries(config, _system(present + window / 2),
                                             SOFT_PENDING),
-                            delayed_inserts(ENTRY_BYTES))))
+                            delayed_inserts(ENTRY_BYTES)),
+                window / (wall + catch_up)))
             present += window
         del db
     return Measured(label, cal, tuple(out))
@@ -261,26 +266,32 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
                 calm.append(w.share <= STALL_FREE)
             if w.multiple > 1.2:
                 stalled.append(w.stall_seconds > 0)
-                if w.held_rate:
-                    rates.append(w.predicted_rate / w.held_rate - 1.0)
+                rates.append((w.predicted_rate / w.cycle_rate - 1.0,
+                              w.rate_at_measured / w.cycle_rate - 1.0))
             rows.append([m.label, f"{w.multiple:g}×", f"{w.offered:,.0f}",
                          f"{w.predicted_write_amp:.2f} / {w.measured_write_amp:.2f}",
                          f"{w.predicted_rate:,.0f}", f"{w.rate_at_measured:,.0f}",
                          "–" if w.held_rate is None else f"{w.held_rate:,.0f}",
+                         f"{w.cycle_rate:,.0f}",
                          f"{w.achieved:,.0f}", f"{w.predicted_share:.2f}", f"{w.share:.2f}",
                          f"{w.stall_seconds:.2f} / {w.seconds:.2f}"])
     cals = [r.result.calibration for r in results]
     met = sum(abs(s) <= SHARE_TARGET for s in shares)
     body = [*table(["configuration", "offered", "rate ÷ T2", "WA model / measured",
-                    "T2 (model WA)", "T2 (measured WA)", "held rate (measured)",
+                    "T2 (model WA)", "T2 (measured WA)", "held after first stall",
+                    "sustained over window and catch-up",
                     "achieved", "T3 share", "measured share", "stall s / window s"], rows), "",
             f"- Stalled share within {SHARE_TARGET} of T3's: {met} of {len(shares)} windows"
             + (f" (worst {max(map(abs, shares)):.2f})." if shares else "."),
             f"- No stall time at 0.5× (under {STALL_FREE:.0%} of the window): {sum(calm)} of "
             f"{len(calm)}; stalls at 1.5×: {sum(stalled)} of {len(stalled)}.",
-            "- T2 against the rate RocksDB held the writer to after its first stall (1.5×): "
-            + (", ".join(f"{e:+.0%}" for e in rates) if rates else "no window measured it")
-            + ".",
+            f"- T2 within {RATE_TARGET:.0%} of the rate sustained over the 1.5× window and its "
+            f"catch-up: {sum(abs(a) <= RATE_TARGET for a, _ in rates)} of {len(rates)} at the "
+            f"model's write amplification ({', '.join(f'{a:+.0%}' for a, _ in rates)}), "
+            f"{sum(abs(b) <= RATE_TARGET for _, b in rates)} of {len(rates)} at the measured "
+            f"one ({', '.join(f'{b:+.0%}' for _, b in rates)}). The rate held after the first "
+            "stall is the write controller's (RocksDB's delayed_write_rate, about 151,000 puts "
+            "a second here, or a fifth less), not the tree's.",
             "- Calibration in each case (put / compaction byte / flush byte, ns): "
             + "; ".join(f"{c.ns_per_put:.0f} / {c.ns_per_compaction_byte:.2f} / "
                         f"{c.ns_per_flush_byte:.2f}" for c in cals) + "."]
