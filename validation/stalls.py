@@ -291,7 +291,9 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
             f"{sum(abs(b) <= RATE_TARGET for _, b in rates)} of {len(rates)} at the measured "
             f"one ({', '.join(f'{b:+.0%}' for _, b in rates)}). The rate held after the first "
             "stall is the write controller's (RocksDB's delayed_write_rate, about 151,000 puts "
-            "a second here, or a fifth less), not the tree's.",
+            "a second here, or a fifth less), not the tree's; where the controller holds the "
+            "writer below the tree's rate the window and its catch-up measure the controller "
+            "too, so the comparison is exact only where T2 is under the delayed rate.",
             "- Calibration in each case (put / compaction byte / flush byte, ns): "
             + "; ".join(f"{c.ns_per_put:.0f} / {c.ns_per_compaction_byte:.2f} / "
                         f"{c.ns_per_flush_byte:.2f}" for c in cals) + "."]
