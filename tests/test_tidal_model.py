@@ -176,3 +176,11 @@ def test_analyze_prices_a_file_design_as_price_does(capsys) -> None:
     assert doc["theta"] == pytest.approx(p.theta, rel=1e-9)
     assert doc["floating"]["probes_with"] < doc["floating"]["probes_without"]
     assert doc["keys"] == p.keys
+
+
+def test_recommend_refuses_a_floating_flag_it_would_drop(wacky) -> None:
+    """recommend chooses floating itself; a --floating it did not use was silently dropped."""
+    run = wacky("recommend", "--writes", "0.1", "--point-reads", "0.9", "--zero-reads", "0",
+                "--range-reads", "0", "--floating", "2")
+    flat = " ".join(run.stderr.replace("│", " ").split())
+    assert run.returncode == 2 and "recommend chooses floating itself" in flat, run.stderr
