@@ -2770,9 +2770,13 @@ def cached_range(level_runs: Sequence[float], level_entries: Sequence[float],
         range_spread = sum_l (N_l / N) (1 - c_l),
 
     a_l (``level_runs``) and N_l (``level_entries``) the levels' runs and entries (N their sum),
-    the first ``level0_levels`` of them level 0's runs (a_0), which are taken as uncached
-    (c_0 = 0): their files are young, written by flushes, and RocksDB 7.8 does not put a flush's
-    blocks in the cache. With c = 0 it is (sum_l a_l, 1), the uncached cost of these levels.
+    the first ``level0_levels`` of them level 0's runs (a_0). Level 0's files are young and
+    RocksDB 7.8 does not put a flush's blocks in the cache, but reads do: S5-S6 give level 0 the
+    share its point reads keep cached over a file's short life, and range reads take it too (a
+    lower bound: their own touches fill the cache as well). Taking level 0 as uncached (c_0 = 0,
+    this stage's first form) priced 1.98 I/O per range against RocksDB's 0.92 on ranges-zipf0.6's
+    database (docs/ADVISE.md). With c = 0 it is (sum_l a_l, 1), the uncached cost of these
+    levels. ``level0_levels`` is checked against the levels given.
     Stock RocksDB's iterators read through the block cache; the native engine's scans do not,
     so its ranges are not priced here."""
     runs = np.asarray(level_runs, dtype=float)
@@ -2787,7 +2791,6 @@ def cached_range(level_runs: Sequence[float], level_entries: Sequence[float],
         raise ValueError(f"cached shares must be in [0, 1]; got {c.tolist()}")
     if np.any(~(runs >= 0.0)) or np.any(~(entries >= 0.0)):
         raise ValueError("runs and entries must be >= 0")
-    c[:level0_levels] = 0.0
     total = float(entries.sum())
     share = entries / total if total > 0.0 else np.zeros_like(entries)
     return float(np.sum(runs * (1.0 - c))), (float(np.sum(share * (1.0 - c))) if total > 0.0

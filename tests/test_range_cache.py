@@ -1,5 +1,5 @@
 """S7r (docs/MODEL.md): stock RocksDB's range reads through its block cache. The formula alone
-(nothing cached: the uncached cost of the levels; everything cached: level 0's runs only), and
+(nothing cached: the uncached cost of the levels; everything cached: nothing, level 0 too), and
 through ``price()``: a cache larger than the data prices range reads below the uncached cost,
 without a cache they are the uniform model's, the native engine's do not change, and the stock
 search's Θ is price()'s."""
@@ -25,20 +25,19 @@ def test_nothing_cached_is_the_uncached_cost() -> None:
     assert cached_range(LEVEL_RUNS, ENTRIES, [0.0] * 4, 1) == pytest.approx((4.5, 1.0))
 
 
-def test_everything_cached_leaves_level0_runs() -> None:
-    runs, spread = cached_range(LEVEL_RUNS, ENTRIES, [1.0] * 4, 1)
-    assert runs == pytest.approx(1.5)
-    assert spread == pytest.approx(ENTRIES[0] / sum(ENTRIES))
-    # Without level 0 (trigger 1) nothing is left.
+def test_everything_cached_costs_nothing() -> None:
+    # Level 0 too: reads put its blocks in the cache (a flush does not).
+    assert cached_range(LEVEL_RUNS, ENTRIES, [1.0] * 4, 1) == (0.0, 0.0)
     assert cached_range([1.0] * 3, ENTRIES[1:], [1.0] * 3, 0) == (0.0, 0.0)
 
 
 def test_a_share_cached_is_the_sum_over_levels() -> None:
-    cached = [0.7, 0.5, 0.25, 0.1]  # level 0's is ignored: its files are young
+    cached = [0.7, 0.5, 0.25, 0.1]  # level 0's too: the share its point reads keep cached
     runs, spread = cached_range(LEVEL_RUNS, ENTRIES, cached, 1)
-    assert runs == pytest.approx(1.5 + 0.5 + 0.75 + 0.9)
+    assert runs == pytest.approx(1.5 * 0.3 + 0.5 + 0.75 + 0.9)
     share = np.array(ENTRIES) / sum(ENTRIES)
-    assert spread == pytest.approx(share[0] + share[1] * 0.5 + share[2] * 0.75 + share[3] * 0.9)
+    assert spread == pytest.approx(share[0] * 0.3 + share[1] * 0.5 + share[2] * 0.75
+                                   + share[3] * 0.9)
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -208,7 +208,11 @@ class Row:
 
     @property
     def within_a_third(self) -> bool:
-        """The predicted gain within a third of the measured gain (|p - m| <= |m| / 3)."""
+        """The predicted gain within a third of the measured gain (|p - m| <= |m| / 3). When
+        advise kept the current options (no change) it predicts no gain, and both sides run the
+        same options: then the measured difference must lie within the noise."""
+        if not self.changes:
+            return abs(float(np.mean(self.advised)) - float(np.mean(self.current))) <= self.noise
         return abs(self.predicted_gain - self.measured_gain) <= WITHIN * abs(self.measured_gain)
 
     @property
@@ -319,7 +323,9 @@ def _section(results: Sequence[SweepResult], sc: Scale, budget: dict[str, float]
         "and compaction bytes in entries per write; Θ is Eq 16 for the mix. Each side runs "
         f"{REPEATS} times (seeds 0 to {REPEATS - 1}); noise is the larger side's spread. Gain: "
         "1 - Θ advised / Θ current, measured (means) and predicted (advise's own Θ of both); "
-        "within a third: |predicted - measured| <= |measured| / 3; costs no more: the advised "
+        "within a third: |predicted - measured| <= |measured| / 3 (where advise kept the "
+        "current options, predicting no gain: the two sides' means within the noise); costs no "
+        "more: the advised "
         "mean at most the current mean plus the noise. The second table is the model's write "
         "amplification for the current options against the measured steady window's and "
         "against the LOG's of the traced session.", render_rows(rows), refused)

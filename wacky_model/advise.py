@@ -916,6 +916,13 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
         raise AdviseError(f"the stock RocksDB search failed on the inferred workload: {e}") from e
     advised = price(rec.best.config.configuration, workload, system)
     changes = _changes(opts, config, current, rec, workload, system, price)
+    if current is not None and advised.theta >= current.theta:
+        # The search's grid may not hold the current options (static level sizes, say): advice
+        # priced no cheaper than what runs is no advice.
+        notes.append(f"no change advised: the current options price at Θ {current.theta:.4g}, "
+                     f"no more than the best the search found ({advised.theta:.4g}, "
+                     f"{rec.best.config.options_text()})")
+        advised, changes = current, []
     current_options = {n: _opt(opts, n)[0] for n in KNOBS if n in ROCKSDB_DEFAULTS
                        or opts.get(n) is not None}
     levels = ()
