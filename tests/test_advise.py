@@ -89,6 +89,19 @@ def test_advise_infers_a_known_workload(built, name):
     assert 0.9 <= sum(r["entries"] for r in a.levels) / b.entries <= 1.3
 
 
+@pytest.mark.parametrize("name", list(WORKLOADS))
+def test_advise_never_advises_a_change_it_prices_costlier(built, name):
+    """The search's grid may not hold the database's own options (static level sizes): when its
+    best prices no lower, advise keeps the current options and says so."""
+    b = built[name]
+    a = advise(b.path, trace=b.trace)
+    assert a.current is not None and a.advised.theta <= a.current.theta
+    if a.advised is a.current:
+        assert a.changes == () and any("no change advised" in n for n in a.notes)
+    else:
+        assert a.changes and a.advised.theta < a.current.theta
+
+
 def test_advise_from_files_only(built):
     """Without the directory: entries from the LOG's level sizes, Gets split by the statistics."""
     b = built["reads-zipf0.9"]
