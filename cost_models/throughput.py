@@ -1,6 +1,9 @@
-"""T1: the time of an insert on an engine that merges in the writer's thread (docs/MODEL.md, "T1.
-Insert throughput"), from the I/O model's write amplification and two CPU costs a calibration
-measures (``wacky calibrate``: wacky_model.devices.DeviceProfile).
+"""The time model (docs/MODEL.md T1-T3): T1, the time of an insert on an engine that merges in the
+writer's thread; T2, the write rate background compaction threads sustain (RocksDB's); T3, the
+share of time writes stall above it. Each from the I/O model's write amplification and the costs
+a calibration measures (``wacky calibrate``: wacky_model.devices.DeviceProfile).
+
+T1 (docs/MODEL.md, "T1. Insert throughput").
 
 An insert costs its put into the buffer, c_put, and then its share of every flush and merge: the
 engine writes W entries per entry inserted (the write amplification, in entries), each at
@@ -11,7 +14,7 @@ any working set the OS can buffer) the device does not wait the writer, so
     t_insert = c_put + W c_merge,        rate = 1 / t_insert.
 
 What it leaves out: a device slower than the page cache can drain (then add W E / B_write per
-insert), reads, and background compaction threads (RocksDB's), which issue 34 prices next."""
+insert), reads, and background compaction threads (RocksDB's), which T2 and T3 price."""
 
 from __future__ import annotations
 
