@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from cost_models.throughput import stall_share, sustainable_rate
+from cost_models.throughput import stall_share
 from validation.scale import Scale
 from validation.sweep import Refused, SetCode, SweepCase, SweepResult, section, table
-from wacky_model.stalls import backlog_entries, delayed_inserts
+from wacky_model.stalls import backlog_entries, delayed_inserts, sustainable
 
 VALUE_BYTES = 100
 KEY_BYTES = 8
@@ -185,10 +185,11 @@ def calibrate(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 5) -> 
 
 
 def _rate(cal: Calibration, write_amp: float) -> float:
-    """T2 on this machine: one compaction thread (the export's max_background_jobs 2), one flush
-    thread and the writer, on its cores."""
-    return sustainable_rate(write_amp, ENTRY_BYTES, cal.ns_per_compaction_byte,
-                            cal.ns_per_flush_byte, cal.ns_per_put, cores=os.cpu_count() or 1)
+    """T2 on this machine, as ``recommend --profile`` computes it from a calibrated profile."""
+    from wacky_model.devices import DeviceProfile
+
+    machine = DeviceProfile("this machine", 1.0, 1.0, 1.0, 1.0, **cal.profile_fields())
+    return sustainable(write_amp, ENTRY_BYTES, machine)
 
 
 def _predicted_write_amp(config, entries: float) -> float:

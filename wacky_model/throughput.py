@@ -121,9 +121,9 @@ def ops_by_write_share(designs: dict[str, tuple[Any, Any, System]], workload: Wo
     :func:`ops_per_second`. The designs stay as they are: it shows how each fares as the mix
     moves away from the one it was picked for."""
     seconds = in_seconds(io_system, machine)
+    mixes = [at_write_share(workload, s) for s in shares]
     out: dict[str, list[float]] = {}
     for name, (design, compaction, priced_on) in designs.items():
-        mixes = [at_write_share(workload, s) for s in shares]
         out[name] = [ops_per_second(_theta_at(design, compaction, priced_on, seconds, w), w,
                                     machine) for w in mixes]
     return out
