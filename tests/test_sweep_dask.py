@@ -60,10 +60,15 @@ def dask_cluster(tmp: Path, n_workers: int = 2) -> Iterator[Cluster]:
         info = tmp / "scheduler.json"
         start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
               "--scheduler-file", str(info), log="scheduler.log")
-        deadline = time.monotonic() + 60
-        while not info.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(info.read_text())["address"]
+        # The scheduler creates the file and then writes it: wait for whole JSON, not the name.
+        deadline, address = time.monotonic() + 60, None
+        while address is None and time.monotonic() < deadline:
+            try:
+                address = json.loads(info.read_text())["address"]
+            except (FileNotFoundError, json.JSONDecodeError, KeyError):
+                time.sleep(0.1)
+        if address is None:
+            raise RuntimeError(f"the dask scheduler wrote no address to {info} within 60 s")
         workers = [start("worker", address, "--nthreads", "1", "--no-dashboard",
                          "--memory-limit", "0", "--local-directory", str(tmp / f"w{i}"),
                          log=f"worker{i}.log") for i in range(n_workers)]
