@@ -177,13 +177,15 @@ def measure_cpu(entries: int = ENGINE_ENTRIES) -> dict[str, float]:
 
 
 def rocksdb_figures() -> dict[str, Any]:
-    """RocksDB's writer, compaction and flush costs on this machine, on tmpfs where there is
-    one (validation.stalls.calibrate), as DeviceProfile names them."""
+    """RocksDB's writer, compaction and flush costs on this machine, and its CPU per read of
+    each kind with the blocks cached, on tmpfs where there is one (validation.stalls.calibrate
+    and calibrate_reads), as DeviceProfile names them."""
     from validation.stalls import calibrate as calibrate_rocksdb
+    from validation.stalls import calibrate_reads
 
     shm = Path("/dev/shm")
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
-        return calibrate_rocksdb(Path(tmp)).profile_fields()
+        return {**calibrate_rocksdb(Path(tmp)).profile_fields(), **calibrate_reads(Path(tmp))}
 
 
 def calibrate(directory: str | Path, size_mib: float = 256, block_bytes: int = 4096,

@@ -45,6 +45,9 @@ RATE_TARGET = 0.25  # the issue's: the sustainable write rate within 25%
 # few hundred megabytes, so that a leveled tree's backlog stalls within a window, as a large
 # database's does within hours.
 SOFT_PENDING = 64 << 20
+PUT, GET, SCAN = 0, 1, 2  # the bridge's run_mix kinds
+# The mix RocksDB's reads are calibrated in (calibrate_reads) and validation/mix.py measures.
+MIX = {"point_read": 0.4, "zero_read": 0.2, "write": 0.3, "range_read": 0.1}
 STALL_FREE = 0.01  # "no stall time" at 0.5x: below 1% of the window (a scheduler's hiccup)
 
 
@@ -182,6 +185,78 @@ def calibrate(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 5) -> 
     return Calibration(ns_per_put=put_cpu / entries * 1e9,
                        ns_per_compaction_byte=d["ct"] * 1e3 / max(1.0, d["cw"] + d["cr"]),
                        ns_per_flush_byte=d["ft"] * 1e3 / max(1.0, d["fw"]))
+
+
+def load_all(db: Any, keys: np.ndarray) -> None:
+    """Put ``keys`` as fast as RocksDB takes them, then wait for its compactions."""
+    values = np.zeros((1000, VALUE_BYTES), dtype=np.uint8)
+    for i in range(0, keys.size, 1000):
+        batch = keys[i:i + 1000]
+        db.put_many(batch, values[:batch.size])
+    db.wait_for_background_work(600.0)
+
+
+def keys_of(entries: int, seed: int) -> np.ndarray:
+    """Odd keys: an even key is never present (a zero-result read's)."""
+    rng = np.random.default_rng(seed)
+    return np.unique(rng.integers(1, 2**62, entries, dtype=np.uint64) | np.uint64(1))
+
+
+def draw(keys: np.ndarray, n: int, rng: np.random.Generator,
+         mix: dict[str, float] = MIX) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` operations of ``mix`` in a random order over the loaded ``keys``: the bridge's kinds,
+    their keys, and which are zero-result reads (a loaded key with its lowest bit cleared)."""
+    names = list(mix)
+    which = rng.choice(len(names), n, p=[mix[k] for k in names])
+    kind_of = {"point_read": GET, "zero_read": GET, "write": PUT, "range_read": SCAN}
+    kinds = np.array([kind_of[k] for k in names], dtype=np.uint8)[which]
+    picked = keys[rng.integers(0, keys.size, n)]
+    zero = which == names.index("zero_read")
+    return kinds, np.where(zero, picked ^ np.uint64(1), picked), zero
+
+
+def masks(kinds: np.ndarray, zero: np.ndarray) -> dict[str, np.ndarray]:
+    return {"point_read": (kinds == GET) & ~zero, "zero_read": zero, "write": kinds == PUT,
+            "range_read": kinds == SCAN}
+
+
+def calibrate_reads(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 3,
+                    operations: int = 40_000) -> dict[str, float]:
+    """RocksDB's time per read of each kind with its blocks in the cache, as DeviceProfile
+    names them: ``entries`` keys in a leveled tree at RocksDB's defaults scaled to the buffer
+    (:func:`calibrate`'s tree), a cache that holds them all, every key read once to fill it.
+    Then ``operations`` of MIX, twice, timed by ``run_mix``: each kind's time is the mean over
+    its operations that read no block (a flush's or a merge's output is not cached). In a mix,
+    not alone: each kind then pays for the caches the others left cold, as it does in service
+    (alone, a get took 2.8 µs and an absent key's 0.7 µs here; in the mix 3.8 and 1.7). A
+    range's seek and its entries come from the two rounds' ranges, of 1 and 65 entries."""
+    import rocksdb_bridge
+
+    config = configs()["leveled T 10, trigger 4"]
+    (root / "calibration.options").write_text(config.export(_system(entries)).options_file())
+    db = rocksdb_bridge.load().Database(str(root / "reads"), str(root / "calibration.options"),
+                                        4 * entries * ENTRY_BYTES, fill_cache=True)
+    keys = keys_of(entries, seed)
+    load_all(db, keys)
+    value = np.zeros(VALUE_BYTES, dtype=np.uint8)
+    rng = np.random.default_rng(seed)
+    db.get_many(keys)  # every data block into the cache
+    means: dict[str, list[float]] = {k: [] for k in MIX}
+    for length in (1, 65):
+        kinds, picked, zero = draw(keys, operations, rng)
+        ns, blocks, _ = db.run_mix(kinds, picked, value, length)
+        for k, m in masks(kinds, zero).items():
+            cached = m & (blocks == 0)
+            if cached.sum() < max(10, m.sum() // 10):
+                raise RuntimeError(f"RocksDB read blocks the calibration's cache should hold "
+                                   f"({k}: {cached.sum()} of {m.sum()} read none)")
+            means[k].append(float(ns[cached].mean()))
+    del db
+    step = max((means["range_read"][1] - means["range_read"][0]) / 64.0, 0.0)
+    return {"rocksdb_ns_per_get": float(np.mean(means["point_read"])),
+            "rocksdb_ns_per_zero_get": float(np.mean(means["zero_read"])),
+            "rocksdb_ns_per_seek": max(means["range_read"][0] - step, 1.0),
+            "rocksdb_ns_per_next": max(step, 1e-3)}
 
 
 def _rate(cal: Calibration, write_amp: float) -> float:

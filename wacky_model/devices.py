@@ -28,11 +28,16 @@ UNITS = {
     "rocksdb_ns_per_compaction_byte": "RocksDB's compaction time per byte read or written, ns",
     "rocksdb_ns_per_flush_byte": "RocksDB's flush time per byte written, ns",
     "cores": "the machine's cores (RocksDB's threads and the writer share them)",
+    "rocksdb_ns_per_get": "RocksDB's time per get of a present key, its blocks cached, ns",
+    "rocksdb_ns_per_zero_get": "RocksDB's time per get of an absent key, its blocks cached, ns",
+    "rocksdb_ns_per_seek": "RocksDB's time per range read's iterator and seek, cached, ns",
+    "rocksdb_ns_per_next": "RocksDB's time per entry a range read steps over, cached, ns",
 }
 # The figures a profile may lack (not measured): the CPU's, and RocksDB's without the bridge.
 OPTIONAL = ("cpu_ns_per_put", "cpu_ns_per_entry_merged", "cpu_ns_per_probe",
             "rocksdb_ns_per_put", "rocksdb_ns_per_compaction_byte", "rocksdb_ns_per_flush_byte",
-            "cores")
+            "cores", "rocksdb_ns_per_get", "rocksdb_ns_per_zero_get", "rocksdb_ns_per_seek",
+            "rocksdb_ns_per_next")
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,10 @@ class DeviceProfile:
     rocksdb_ns_per_compaction_byte: float | None = None
     rocksdb_ns_per_flush_byte: float | None = None
     cores: int | None = None
+    rocksdb_ns_per_get: float | None = None
+    rocksdb_ns_per_zero_get: float | None = None
+    rocksdb_ns_per_seek: float | None = None
+    rocksdb_ns_per_next: float | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -78,6 +87,14 @@ class DeviceProfile:
         """Whether it holds RocksDB's figures, which T2 and T3 need."""
         return None not in (self.rocksdb_ns_per_put, self.rocksdb_ns_per_compaction_byte,
                             self.rocksdb_ns_per_flush_byte)
+
+    @property
+    def has_rocksdb_reads(self) -> bool:
+        """Whether it holds RocksDB's CPU per read of each kind, which T6 (a mix's throughput
+        on RocksDB) needs beside the put's."""
+        return None not in (self.rocksdb_ns_per_put, self.rocksdb_ns_per_get,
+                            self.rocksdb_ns_per_zero_get, self.rocksdb_ns_per_seek,
+                            self.rocksdb_ns_per_next)
 
     def block_read_seconds(self) -> float:
         """The time of one random block read (1 / IOPS at queue depth 1)."""

@@ -5,7 +5,8 @@ a configuration on a calibrated machine, whether a write rate stalls, and the co
 RocksDB runs flushes and compactions in background threads: the export's
 ``max_background_jobs`` 2 is one flush thread and one compaction thread. The writer never waits
 for them until their backlog reaches level 0's slowdown trigger or the soft limit of pending
-compaction bytes; from there RocksDB's write controller slows writes (T3)."""
+compaction bytes; from there RocksDB's write controller slows writes (T3). A client's reads pay
+their own blocks (T6: a mix's throughput from one client thread)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 from cost_models.throughput import sustainable_rate
 from wacky_model.devices import DeviceProfile
 from wacky_model.rocksdb_options import DELAYED_WRITE_RATE, SOFT_PENDING_BYTES, slowdown_trigger
-from wacky_model.types import System
+from wacky_model.types import System, Workload
 
 COMPACTION_THREADS = 1  # the export's max_background_jobs 2: one flush, one compaction
 
@@ -87,15 +88,29 @@ def stall_report(write_amp: float, config: Any, system: System, machine: DeviceP
     return out
 
 
+def mix_report(row: Any, workload: Workload, system: System,
+               machine: DeviceProfile) -> dict[str, Any]:
+    """T6 for one stock configuration of cost row ``row``: the operations per second of one
+    client thread running ``workload``'s mix, and each kind's latency in microseconds."""
+    seconds = rocksdb_seconds(row, workload, system, machine)
+    return {"ops_per_second": mix_ops_per_second(seconds, workload),
+            "latency_us": {k: v * 1e6 for k, v in seconds.items()}}
+
+
 def stock_time(rec: Any, system: System, machine: DeviceProfile,
                write_rate: float | None) -> dict[str, Any]:
     """T2 and T3 for a stock RocksDB recommendation's pick and RocksDB's defaults
     (``rec``: a ``RocksDBRecommendation``), as ``recommend --target rocksdb --profile`` reports
-    them and the dashboard's card shows them."""
+    them and the dashboard's card shows them; with the profile's read figures, T6's throughput
+    of the recommendation's workload too (:func:`mix_report`)."""
 
     def one(p: Any) -> dict[str, Any]:
-        return stall_report(p.costs.write_amp, p.config, p.config.system(system), machine,
-                            write_rate)
+        own = p.config.system(system)
+        out = stall_report(p.costs.write_amp, p.config, own, machine, write_rate)
+        if machine.has_rocksdb_reads:
+            out["mix"] = mix_report(p.costs.row(own.block_bytes / own.entry_bytes),
+                                    rec.workload, own, machine)
+        return out
 
     return {"recommended": one(rec.best), "defaults": one(rec.default)}
 
@@ -104,9 +119,64 @@ def stall_text(label: str, t: dict[str, Any]) -> str:
     """One line of T2 and T3 (:func:`stall_report`'s dict), for the CLI and the dashboard."""
     text = (f"{label}: sustains {t['sustainable_rate']:,.0f} inserts/s on {t['profile']} "
             "(T2: one compaction thread)")
+    if "mix" in t:
+        text += (f"; the workload's mix: {t['mix']['ops_per_second']:,.0f} operations/s from "
+                 "one client thread (T6)")
     if "write_rate" not in t:
         return text
     if not t["stalls"]:
         return text + f"; at {t['write_rate']:,.0f}/s no stall predicted"
     return (text + f"; at {t['write_rate']:,.0f}/s writes stall after "
             f"{t['seconds_to_slowdown']:.2g} s, then {t['stall_share']:.0%} of the time (T3)")
+
+
+# T6 (docs/MODEL.md): one client thread on stock RocksDB. The operation kinds in Workload's
+# order, the reads' I/O from the cost row, their CPU from the profile.
+KINDS = ("point_read", "zero_read", "write", "range_read")
+
+
+def rocksdb_io(row: Any, workload: Workload) -> dict[str, float]:
+    """Blocks read from storage by one operation of each kind (:data:`KINDS`): Θ (Eq 16, its
+    weights as every Θ here takes them) of the workload that runs only that kind, on the cost
+    row ``row`` (:data:`cost_models.objective.COST_ROW`). A write reads none in the client:
+    RocksDB's flushes and compactions run in background threads (T2, T3)."""
+    import numpy as np
+
+    from cost_models.objective import theta_weights
+
+    out = {}
+    for j, kind in enumerate(KINDS):
+        if kind == "write":
+            out[kind] = 0.0
+            continue
+        w = theta_weights(*np.eye(4)[j], workload.range_blocks or 0.0, 1.0,
+                          workload.expected_point_reads, 0.0)
+        out[kind] = float(np.asarray(row, dtype=float) @ w)
+    return out
+
+
+def rocksdb_seconds(row: Any, workload: Workload, system: System,
+                    machine: DeviceProfile) -> dict[str, float]:
+    """T6: the seconds one operation of each kind takes on stock RocksDB, one client thread:
+    the CPU of that kind with its blocks cached (the profile's, a get, an absent key's get, a
+    range's seek and each entry it steps over) plus its blocks read (:func:`rocksdb_io`) at the
+    profile's random block read, t_r."""
+    if not machine.has_rocksdb_reads:
+        raise ValueError("the machine profile lacks RocksDB's read figures (rocksdb_ns_per_get, "
+                         "rocksdb_ns_per_zero_get, rocksdb_ns_per_seek, rocksdb_ns_per_next): "
+                         "run wacky calibrate with the RocksDB bridge built")
+    io = rocksdb_io(row, workload)
+    t_r = machine.block_read_seconds()
+    range_entries = (workload.range_blocks or 0.0) * system.block_bytes / system.entry_bytes
+    cpu = {"point_read": machine.rocksdb_ns_per_get, "zero_read": machine.rocksdb_ns_per_zero_get,
+           "write": machine.rocksdb_ns_per_put,
+           "range_read": (machine.rocksdb_ns_per_seek or 0.0)
+           + range_entries * (machine.rocksdb_ns_per_next or 0.0)}
+    return {k: (cpu[k] or 0.0) * 1e-9 + io[k] * t_r for k in KINDS}
+
+
+def mix_ops_per_second(seconds: dict[str, float], workload: Workload) -> float:
+    """Operations per second of one client thread running ``workload``'s mix, each kind taking
+    ``seconds[kind]`` (:func:`rocksdb_seconds`)."""
+    total = sum(f * seconds[k] for f, k in zip(workload.fractions, KINDS, strict=True))
+    return 1.0 / total

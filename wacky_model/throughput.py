@@ -127,3 +127,4 @@ def ops_by_write_share(designs: dict[str, tuple[Any, Any, System]], workload: Wo
         out[name] = [ops_per_second(_theta_at(design, compaction, priced_on, seconds, w), w,
                                     machine) for w in mixes]
     return out
+

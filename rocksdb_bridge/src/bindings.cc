@@ -18,6 +18,7 @@ namespace {
 
 using Keys = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>;
 using Values = py::array_t<uint8_t, py::array::c_style | py::array::forcecast>;
+using Kinds = Values;  // run_mix's operations (Database::MixOp)
 
 void PutMany(Database& db, const Keys& keys, const Values& values) {
   if (keys.ndim() != 1 || values.ndim() != 2 || values.shape(0) != keys.shape(0)) {
@@ -164,6 +165,32 @@ PYBIND11_MODULE(_rocksdb, m) {
              return db.ScanMany(s, n, length);
            },
            py::arg("starts"), py::arg("length"))
+      .def("run_mix",
+           [](Database& db, const Kinds& kinds, const Keys& keys, const Values& value,
+              size_t range_length) {
+             if (kinds.ndim() != 1 || keys.ndim() != 1 || kinds.shape(0) != keys.shape(0) ||
+                 value.ndim() != 1) {
+               throw std::invalid_argument(
+                   "run_mix needs kinds (n,), keys (n,) and one value (value_bytes,)");
+             }
+             size_t n = keys.shape(0);
+             py::array_t<int64_t> nanos(n);
+             py::array_t<uint32_t> blocks(n);
+             py::array_t<uint64_t> results(n);
+             const uint8_t* k = kinds.data();
+             const uint64_t* s = keys.data();
+             const uint8_t* v = value.data();
+             size_t width = value.shape(0);
+             int64_t* t = nanos.mutable_data();
+             uint32_t* b = blocks.mutable_data();
+             uint64_t* r = results.mutable_data();
+             {
+               py::gil_scoped_release release;
+               db.RunMix(k, s, n, v, width, range_length, t, b, r);
+             }
+             return py::make_tuple(nanos, blocks, results);
+           },
+           py::arg("kinds"), py::arg("keys"), py::arg("value"), py::arg("range_length"))
       .def("flush", &Database::Flush, py::call_guard<py::gil_scoped_release>())
       .def("busy", &Database::Busy)
       .def("wait_for_background_work", &Database::WaitForBackgroundWork,

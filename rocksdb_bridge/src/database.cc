@@ -205,6 +205,56 @@ uint64_t Database::ScanMany(const uint64_t* starts, size_t n, size_t length) con
   return total;
 }
 
+void Database::RunMix(const uint8_t* kinds, const uint64_t* keys, size_t n,
+                      const uint8_t* value_bytes_ptr, size_t value_bytes, size_t range_length,
+                      int64_t* nanos, uint32_t* blocks, uint64_t* results) {
+  for (size_t i = 0; i < n; ++i) {  // before any operation runs: nothing half done
+    if (kinds[i] > kMixScan) {
+      throw std::invalid_argument("run_mix: operation " + std::to_string(i) + " has kind " +
+                                  std::to_string(kinds[i]) + "; kinds are 0 (put), 1 (get), "
+                                  "2 (scan)");
+    }
+  }
+  rocksdb::WriteOptions write;
+  write.disableWAL = !wal_;
+  rocksdb::ReadOptions get;
+  get.fill_cache = fill_cache_;
+  rocksdb::ReadOptions scan;
+  scan.fill_cache = false;
+  const rocksdb::Slice value(reinterpret_cast<const char*>(value_bytes_ptr), value_bytes);
+  std::string got;
+  StartCounting();
+  rocksdb::PerfContext* perf = rocksdb::get_perf_context();
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t read_before = perf->block_read_count;
+    const auto start = std::chrono::steady_clock::now();
+    uint64_t result = 0;
+    switch (kinds[i]) {
+      case kMixPut:
+        Check(db_->Put(write, EncodeKey(keys[i]), value), "put");
+        break;
+      case kMixGet: {
+        rocksdb::Status s = db_->Get(get, EncodeKey(keys[i]), &got);
+        if (!s.ok() && !s.IsNotFound()) Check(s, "get");
+        result = s.ok() ? 1 : 0;
+        break;
+      }
+      default: {
+        std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(scan));
+        for (it->Seek(EncodeKey(keys[i])); it->Valid() && result < range_length; it->Next()) {
+          ++result;
+        }
+        Check(it->status(), "scan");
+      }
+    }
+    nanos[i] = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::steady_clock::now() - start).count();
+    blocks[i] = static_cast<uint32_t>(perf->block_read_count - read_before);
+    results[i] = result;
+  }
+  AddReadCounts();
+}
+
 void Database::AddReadCounts() const {
   rocksdb::PerfContext* perf = rocksdb::get_perf_context();
   std::lock_guard<std::mutex> lock(counts_mutex_);

@@ -124,6 +124,20 @@ class Database {
   // entries read. Scans never fill the block cache.
   uint64_t ScanMany(const uint64_t* starts, size_t n, size_t length) const;
   void Flush();
+  // The operations of a timed mix (RunMix).
+  enum MixOp : uint8_t { kMixPut = 0, kMixGet = 1, kMixScan = 2 };
+  // Runs n operations in order, one at a time, as one client thread issues them: kinds[i] (a
+  // MixOp) says which, keys[i] is its key (a scan's start); a put writes `value` (value_bytes
+  // bytes), a scan reads up to range_length entries through an iterator of its own (so it sees
+  // the writes before it, as a client's range query does). Per operation it fills nanos[i],
+  // the wall time on the steady clock; blocks[i], the blocks it read from the table files
+  // (PerfContext block_read_count: its cache misses, data, filter and index alike); and
+  // results[i], 1 if a get found its key and a scan's entries read. Gets fill the cache as
+  // GetMany does, scans as ScanMany does (never); both add to ReadCounts. Throws
+  // std::invalid_argument naming the operation for a kind that is not a MixOp.
+  void RunMix(const uint8_t* kinds, const uint64_t* keys, size_t n, const uint8_t* value,
+              size_t value_bytes, size_t range_length, int64_t* nanos, uint32_t* blocks,
+              uint64_t* results);
   // Starts recording every query (writes, gets, iterator seeks) to a new trace file at
   // `trace_path` (RocksDB's NewFileTraceWriter); EndTrace stops and closes it (as does the
   // destructor). Throws std::logic_error for a second StartTrace or an EndTrace without one.

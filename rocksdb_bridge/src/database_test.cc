@@ -163,6 +163,38 @@ TEST(Database, ReadsFillTheCacheOnlyWhenAskedAndCountPerLevel) {
   }
 }
 
+TEST(Database, RunMixRunsEachOperationInOrderAndCountsItsBlocks) {
+  wacky::test::TempDir dir;
+  Database db(dir.path() + "/db", WriteOptions(dir, false), 1 << 20, {}, false, true);
+  PutKeys(&db, 0, 1000);  // even keys 0..1998
+  db.Flush();
+  // A get of a flushed key, a put of a new key, a get that sees it, a get of an absent key, a
+  // scan that crosses the new key, the same get again (its block now cached).
+  const std::vector<uint8_t> kinds = {Database::kMixGet, Database::kMixPut, Database::kMixGet,
+                                      Database::kMixGet, Database::kMixScan, Database::kMixGet};
+  const std::vector<uint64_t> keys = {10, 11, 11, 13, 8, 10};
+  const std::vector<uint8_t> value(16, 3);
+  std::vector<int64_t> nanos(kinds.size());
+  std::vector<uint32_t> blocks(kinds.size());
+  std::vector<uint64_t> results(kinds.size());
+  db.RunMix(kinds.data(), keys.data(), kinds.size(), value.data(), value.size(), 5,
+            nanos.data(), blocks.data(), results.data());
+  CHECK_EQ(results[0], uint64_t{1});
+  CHECK_EQ(results[2], uint64_t{1});  // the put before it is seen
+  CHECK_EQ(results[3], uint64_t{0});
+  CHECK_EQ(results[4], uint64_t{5});  // 8, 10, 11, 12, 14
+  CHECK_EQ(results[5], uint64_t{1});
+  CHECK_GE(blocks[0], uint32_t{1});  // the first read of the file's data block
+  CHECK_EQ(blocks[1], uint32_t{0});  // a put reads nothing
+  CHECK_EQ(blocks[5], uint32_t{0});  // the block the first get cached
+  for (const int64_t t : nanos) CHECK_GT(t, int64_t{0});
+  const std::vector<uint8_t> bad = {Database::kMixGet, 7};
+  CHECK_THROWS(db.RunMix(bad.data(), keys.data(), bad.size(), value.data(), value.size(), 5,
+                         nanos.data(), blocks.data(), results.data()),
+               std::invalid_argument, "operation 1 has kind 7");
+  CHECK_EQ(results[0], uint64_t{1});  // nothing ran
+}
+
 // The files in `dir` whose names end in `suffix`, with their sizes on disk.
 std::map<std::string, uint64_t> FilesIn(const std::string& dir, const std::string& suffix) {
   std::map<std::string, uint64_t> out;
