@@ -216,7 +216,7 @@ def _keys_from_sequence(keys: list[Any] | tuple[Any, ...] | range) -> np.ndarray
 
 _OPEN_KWARGS = frozenset({"sync", "wal", "cache_bytes", "wal_recovery", "max_lost_bytes",
                           "salvage", "buffer_trim", "buffer_trim_interval", "float_decay",
-                          "float_per_flush", "paged_metadata"})
+                          "float_per_flush", "paged_metadata", "direct_reads"})
 
 
 class _Stored:
@@ -380,6 +380,12 @@ class Engine:
     ``cache_bytes``: a directory reopens in either mode (a paged open writes the blocks of the
     runs that lack them). See ``stats()`` for its counters and
     ``native_engine/src/run.h`` for the file layout.
+    ``direct_reads=True`` (default False) reads run files around the operating system's page
+    cache (O_DIRECT), so that a block the block cache misses costs a read of the device, as it
+    does once the data outgrows memory (the time model's measurements, issue 34). It needs
+    ``block_bytes`` a multiple of 4096 and a file system that takes O_DIRECT (where one
+    refuses it, writing or opening a run raises ``OSError`` saying so; tmpfs takes it on
+    Linux 6.6 and later but is memory all the same). Memory only, like ``cache_bytes``.
     ``compaction_buffer=True`` (``granularity="file"`` only, not with ``log_ratio`` > 0; default
     False) adds LSbM-tree's compaction buffer (``native_engine/src/compaction_buffer.h``): a
     file merged down out of a level is not deleted but kept, with no I/O, as a buffered copy
@@ -404,7 +410,8 @@ class Engine:
     option given must match the stored value, else ``ValueError`` names the option, the stored
     value and the given one. ``sync``, ``wal``, ``retain_obsolete_runs``, ``cache_bytes``,
     ``wal_recovery``, ``max_lost_bytes``, ``buffer_trim``, ``buffer_trim_interval``,
-    ``float_decay``, ``float_per_flush`` and ``paged_metadata`` are not stored: each open takes
+    ``float_decay``, ``float_per_flush``, ``paged_metadata`` and ``direct_reads`` are not
+    stored: each open takes
     them as given (or their defaults).
     An existing directory with no MANIFEST and no log that holds anything else is another
     program's: ``ValueError`` names it and what it holds, and nothing is written into it.
@@ -503,6 +510,7 @@ class Engine:
         float_decay: int = 10000,
         float_per_flush: int = 1,
         paged_metadata: bool = False,
+        direct_reads: bool = False,
     ) -> None:
         path = _check_path(path)
         o = _design_options(path, dict(
@@ -551,7 +559,8 @@ class Engine:
                                                   buffer_trim_interval)
         flags = {name: _check_bool(name, value) for name, value in
                  dict(sync=sync, wal=wal, retain_obsolete_runs=retain_obsolete_runs,
-                      salvage=salvage, paged_metadata=paged_metadata).items()}
+                      salvage=salvage, paged_metadata=paged_metadata,
+                      direct_reads=direct_reads).items()}
         if flags["salvage"]:
             _check_has_manifest(path)  # salvage reads an existing directory, creating nothing
         recovery = WAL_RECOVERY_MODES[_check_choice("wal_recovery", wal_recovery,
@@ -613,6 +622,8 @@ class Engine:
             **{k: v for k, v in floating.items() if v != _FLOAT_DEFAULTS[k]},
             # and paged filters and indexes (native_engine/src/run.h)
             **({"paged_metadata": True} if flags["paged_metadata"] else {}),
+            # and direct reads (native_engine/src/file_io.h)
+            **({"direct_reads": True} if flags["direct_reads"] else {}),
         )
         self.path = path
         self.value_bytes = int(self._e.value_bytes)
@@ -626,8 +637,8 @@ class Engine:
         ``kwargs`` may set ``sync``, ``wal``, ``cache_bytes``, ``wal_recovery``,
         ``max_lost_bytes``, ``salvage`` (read-only, serving the runs that can be read),
         ``buffer_trim`` and ``buffer_trim_interval`` (directories with a compaction buffer),
-        ``float_decay`` and ``float_per_flush`` (directories that float hot files) and
-        ``paged_metadata``.
+        ``float_decay`` and ``float_per_flush`` (directories that float hot files),
+        ``paged_metadata`` and ``direct_reads``.
 
         Raises ``ValueError`` when ``path`` is no engine directory (no MANIFEST, run files or
         logs) and ``FileNotFoundError`` when it holds run files or logs but no MANIFEST."""
@@ -693,6 +704,22 @@ class Engine:
         """Look up a batch: returns ``(values, found)`` with values (n, value_bytes) uint8
         (zeros where absent) and found (n,) bool. Runs without the GIL."""
         return self._e.get_many(np.ascontiguousarray(_keys_array(keys)))
+
+    def run_mix(self, kinds: Any, keys: Any, value: Any,
+                range_span: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One client's operations in order, each timed (``native_engine/src/timed_mix.h``):
+        ``kinds`` uint8 (n,), 0 a put of ``value`` (value_bytes uint8), 1 a get, 2 a scan of
+        ``[key, key + range_span]``; ``keys`` (n,). Returns ``(nanos, blocks, results)``: each
+        call's wall nanoseconds, the run-file blocks a read read, and 1 for a get that found
+        its key or a scan's entries. A kind outside 0-2 raises ``ValueError`` naming it before
+        anything runs. Runs without the GIL."""
+        v = np.asarray(value)
+        if v.dtype != np.uint8:
+            raise InvalidArgument(f"value must be a uint8 array, got dtype {v.dtype}")
+        span = _check_int("range_span", range_span, 0, _U64_MAX)
+        return self._e.run_mix(np.ascontiguousarray(kinds, dtype=np.uint8),
+                               np.ascontiguousarray(_keys_array(keys)),
+                               np.ascontiguousarray(v), span)
 
     # -- lifecycle and introspection --------------------------------------------------
     def flush(self) -> None:

@@ -460,7 +460,8 @@ def test_open_takes_the_stored_options_of_either_granularity(tmp_path) -> None:
         assert e.levels() and all(lv["files"] for lv in e.levels())
         assert e.get(299) == val(299)
     with pytest.raises(ValueError, match="Engine.open takes only buffer_trim, "
-                                         "buffer_trim_interval, cache_bytes, float_decay, "
+                                         "buffer_trim_interval, cache_bytes, direct_reads, "
+                                         "float_decay, "
                                          "float_per_flush, max_lost_bytes"):
         Engine.open(tmp_path / "level", file_pick="round_robin")
 

@@ -133,3 +133,66 @@ def test_t6_predicts_a_small_mix_on_rocksdb() -> None:
                 m.kinds["point_read"].model_blocks, abs=0.15)
             return
     pytest.fail("; ".join(tries))
+
+
+def test_t4_per_kind_adds_up_to_the_throughput_objectives_time() -> None:
+    from wacky_model.config import Configuration, Memory
+    from wacky_model.pricing import price
+    from wacky_model.throughput import in_seconds, kind_seconds, ops_per_second
+    from wacky_model.types import Compaction, Design
+
+    machine = DeviceProfile("native", 1500.0, 1200.0, 18_000.0, 55.0, cpu_ns_per_put=180.0,
+                            cpu_ns_per_entry_merged=130.0, cpu_ns_per_probe=9.0)
+    seconds = in_seconds(replace(SYSTEM, cache_bytes=2 << 20), machine)
+    for design, granularity in ((Design(10, 9, 1, 0, 0), "file"), (Design(4, 3, 1, 1, 1), "level")):
+        p = price(Configuration(design, Compaction(granularity), Memory.of(seconds)), MIX,
+                  seconds)
+        per_kind = kind_seconds(p.row, MIX, seconds, machine)
+        mixed = sum(f * per_kind[k] for f, k in zip(MIX.fractions, per_kind, strict=True))
+        assert 1 / mixed == pytest.approx(ops_per_second(p.theta, MIX, machine), rel=1e-9)
+        assert per_kind["write"] > machine.cpu_ns_per_put * 1e-9  # merges' share on top
+
+
+def test_native_direct_reads_answer_as_buffered_reads_do(tmp_path) -> None:
+    from native_engine import Engine
+
+    keys = np.arange(1, 20_001, dtype=np.uint64) * 7
+    values = (np.arange(keys.size * 120, dtype=np.uint64) % 251).astype(np.uint8).reshape(-1, 120)
+    design = dict(T=4, C=3, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096,
+                  buffer_bytes=64 << 10, wal=False)
+    answers = []
+    for direct in (False, True):
+        with Engine(tmp_path / f"db{direct}", **design, direct_reads=direct) as e:
+            e.put_many(keys, values)
+            probe = np.concatenate([keys[::97], keys[::89] + 1])
+            answers.append(e.get_many(probe))
+            assert e.stats()["point_read"]["blocks_read"] > 0
+    assert (answers[0][1] == answers[1][1]).all() and (answers[0][0] == answers[1][0]).all()
+    with pytest.raises(ValueError, match="direct_reads needs block_bytes a multiple of 4096"):
+        Engine(tmp_path / "odd", **{**design, "block_bytes": 2048}, direct_reads=True)
+    with pytest.raises(TypeError, match="direct_reads"):
+        Engine(tmp_path / "bad", **design, direct_reads="yes")
+
+
+def test_native_run_mix_answers_and_refuses_unknown_kinds(tmp_path) -> None:
+    from native_engine import Engine
+    from validation.stalls import GET, PUT, SCAN, draw, keys_of, masks
+
+    with Engine(tmp_path / "db", T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096,
+                buffer_bytes=64 << 10, wal=False, granularity="file") as e:
+        keys = keys_of(10_000, 4)
+        e.put_many(keys, np.zeros((keys.size, 120), np.uint8))
+        kinds, picked, zero = draw(keys, 3_000, np.random.default_rng(5))
+        value = np.full(120, 3, np.uint8)
+        ns, blocks, results = e.run_mix(kinds, picked, value, 8 * (2**62 // keys.size))
+        m = masks(kinds, zero)
+        assert results[m["point_read"]].all() and not results[m["zero_read"]].any()
+        assert 4 <= results[kinds == SCAN].mean() <= 12  # about 8 keys a span
+        assert (ns > 0).all() and (blocks[kinds == PUT] == 0).all()
+        assert blocks[kinds == GET].sum() > 0  # no cache: a flushed key's block is read
+        put = picked[kinds == PUT][0]
+        assert bytes(e.get(int(put))) == bytes(value)  # the mix's puts landed
+        with pytest.raises(ValueError, match="operation 1 has kind 5"):
+            e.run_mix(np.array([GET, 5], np.uint8), picked[:2], value, 10)
+        with pytest.raises(ValueError, match="run_mix needs"):
+            e.run_mix(kinds[:3], picked[:2], value, 10)

@@ -128,3 +128,26 @@ def ops_by_write_share(designs: dict[str, tuple[Any, Any, System]], workload: Wo
                                     machine) for w in mixes]
     return out
 
+
+
+def kind_seconds(row: Any, workload: Workload, seconds: System,
+                 machine: DeviceProfile) -> dict[str, float]:
+    """T4 per operation kind (``point_read``, ``zero_read``, ``write``, ``range_read``): Θ of
+    the workload that runs only that kind, on the cost row ``row`` with the weights of
+    ``seconds`` (:func:`in_seconds`'s system: φ and the probe cost in block reads), times t_r;
+    a write adds its put. Their mix, weighted by ``workload``'s fractions, is
+    :func:`ops_per_second`'s time: Θ is linear in the fractions."""
+    import numpy as np
+
+    from cost_models.objective import theta_weights
+
+    _needs(machine)
+    assert machine.cpu_ns_per_put is not None
+    t_r = machine.block_read_seconds()
+    out = {}
+    for j, kind in enumerate(("point_read", "zero_read", "write", "range_read")):
+        w = theta_weights(*np.eye(4)[j], workload.range_blocks or 0.0, seconds.write_cost_ratio,
+                          workload.expected_point_reads, seconds.probe_cost)
+        out[kind] = float(np.asarray(row, dtype=float) @ w) * t_r \
+            + (machine.cpu_ns_per_put * 1e-9 if kind == "write" else 0.0)
+    return out

@@ -31,6 +31,7 @@
 #include "recovery.h"
 #include "scan_iterator.h"
 #include "structure.h"
+#include "timed_mix.h"
 
 namespace py = pybind11;
 using namespace wacky;
@@ -401,7 +402,7 @@ PYBIND11_MODULE(_engine, m) {
                        int l0_partitions, const std::vector<std::string>& level_dirs,
                        double float_gamma, double float_alpha, double float_probe_cost,
                        double float_stretch, uint64_t float_decay, int float_per_flush,
-                       bool paged_metadata) {
+                       bool paged_metadata, bool direct_reads) {
              Options o;
              o.T = T;
              o.C = C;
@@ -444,6 +445,7 @@ PYBIND11_MODULE(_engine, m) {
              o.float_decay = float_decay;
              o.float_per_flush = float_per_flush;
              o.paged_metadata = paged_metadata;  // paged filters and indexes (run.h)
+             o.direct_reads = direct_reads;      // O_DIRECT reads (file_io.h)
              o.Validate();
              py::gil_scoped_release release;  // opening reads every run and replays logs
              return std::make_unique<Engine>(path, o, retain);
@@ -468,7 +470,7 @@ PYBIND11_MODULE(_engine, m) {
            py::arg("float_stretch") = Options().float_stretch,
            py::arg("float_decay") = Options().float_decay,
            py::arg("float_per_flush") = Options().float_per_flush,
-           py::arg("paged_metadata") = false)
+           py::arg("paged_metadata") = false, py::arg("direct_reads") = false)
       .def("put",
            [](Engine& e, uint64_t key, py::buffer value) {
              const py::buffer_info info = value.request();
@@ -561,6 +563,34 @@ PYBIND11_MODULE(_engine, m) {
             return PyScan(std::move(it), e.options().value_bytes());
           },
           py::keep_alive<0, 1>())
+      .def("run_mix",
+           [](Engine& e, py::array_t<uint8_t, py::array::c_style> kinds,
+              py::array_t<uint64_t, py::array::c_style> keys,
+              py::array_t<uint8_t, py::array::c_style> value, uint64_t range_span) {
+             const size_t vb = e.options().value_bytes();
+             if (kinds.ndim() != 1 || keys.ndim() != 1 || kinds.shape(0) != keys.shape(0) ||
+                 value.ndim() != 1 || static_cast<size_t>(value.shape(0)) != vb)
+               throw std::invalid_argument("run_mix needs kinds (n,), keys (n,) and one value (" +
+                                           std::to_string(vb) + ",)");
+             const size_t n = static_cast<size_t>(keys.shape(0));
+             py::array_t<int64_t> nanos(n);
+             py::array_t<uint32_t> blocks(n);
+             py::array_t<uint64_t> results(n);
+             const std::vector<uint8_t> k(kinds.data(), kinds.data() + n);
+             const std::vector<uint64_t> s(keys.data(), keys.data() + n);
+             const std::vector<uint8_t> v(value.data(), value.data() + vb);
+             int64_t* t = nanos.mutable_data();
+             uint32_t* b = blocks.mutable_data();
+             uint64_t* r = results.mutable_data();
+             {
+               py::gil_scoped_release release;
+               RunMix(&e, k.data(), s.data(), n, v.data(), range_span, t, b, r);
+             }
+             return py::make_tuple(nanos, blocks, results);
+           },
+           py::arg("kinds"), py::arg("keys"), py::arg("value"), py::arg("range_span"),
+           "One client's operations in order, each timed (timed_mix.h): (nanos, blocks, "
+           "results).")
       .def("flush", &Engine::Flush, py::call_guard<py::gil_scoped_release>())
       .def("close", &Engine::Close, py::call_guard<py::gil_scoped_release>())
       .def("reset_peak_space", &Engine::ResetPeakSpace,

@@ -49,7 +49,7 @@ void Compaction::Write(const std::string& dir, FaultInjector* faults, IOStats* s
   for (const auto& r : plan_.inputs)
     sources.push_back(std::make_unique<RunIterator>(r, 0, prefetch, counter));
   const RunLayout layout{options_.entry_bytes, options_.block_bytes, options_.db_id,
-                         stats->space, stats->devices};
+                         stats->space, stats->devices, options_.direct_reads};
   const uint64_t id = current_.next_run_id;
   // The output lands at the target (Level target + 1); staging in level 0 is Level0Flush.
   const int out_level = static_cast<int>(plan_.target) + 1;

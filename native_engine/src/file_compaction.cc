@@ -90,7 +90,7 @@ std::vector<RunPtr> FileCompaction::Merge(int target,
   const double bits = structure::BloomBitsPerKey(level.fpr);
   const uint64_t per_file = cut ? options_.file_entries() : std::numeric_limits<uint64_t>::max();
   const RunLayout layout{options_.entry_bytes, options_.block_bytes, options_.db_id,
-                         stats_->space, stats_->devices};
+                         stats_->space, stats_->devices, options_.direct_reads};
   // L2SM: each file's hotness, summed as its keys pass (hotness.h). A key of the buffer being
   // flushed counts once more than recorded: the engine records the flush once it commits.
   const bool audit = hotness_ != nullptr && hotness_->audited();

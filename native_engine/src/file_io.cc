@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 
 namespace wacky {
 
@@ -45,21 +47,36 @@ BlockFile::BlockFile(std::string path, ScopedFd fd, size_t block_bytes, FaultInj
       sync_(sync) {}
 
 std::unique_ptr<BlockFile> BlockFile::Create(const std::string& path, size_t block_bytes,
-                                             FaultInjector* faults, bool sync) {
+                                             FaultInjector* faults, bool sync,
+                                             bool direct_reads) {
   ScopedFd fd(::open(path.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644));
   if (!fd.valid()) Fail(errno, "cannot create run file", path);
-  return std::unique_ptr<BlockFile>(
-      new BlockFile(path, std::move(fd), block_bytes, faults, sync));
+  std::unique_ptr<BlockFile> f(new BlockFile(path, std::move(fd), block_bytes, faults, sync));
+  if (direct_reads) f->OpenDirect();
+  return f;
 }
 
-std::unique_ptr<BlockFile> BlockFile::Open(const std::string& path, size_t block_bytes) {
+std::unique_ptr<BlockFile> BlockFile::Open(const std::string& path, size_t block_bytes,
+                                           bool direct_reads) {
   ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) Fail(errno, "cannot open run file", path);
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) Fail(errno, "cannot stat run file", path);
   std::unique_ptr<BlockFile> f(new BlockFile(path, std::move(fd), block_bytes, nullptr, false));
   f->size_ = static_cast<uint64_t>(st.st_size);
+  if (direct_reads) f->OpenDirect();
   return f;
+}
+
+void BlockFile::OpenDirect() {
+  if (block_bytes_ % kDirectAlign != 0) {
+    Fail(EINVAL, "direct_reads needs block_bytes a multiple of 4096 for run file", path_);
+  }
+  direct_ = ScopedFd(::open(path_.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC));
+  if (!direct_.valid()) {
+    Fail(errno, "direct_reads: the file system does not take O_DIRECT; cannot open run file",
+         path_);
+  }
 }
 
 void BlockFile::WriteOut(const uint8_t* data, size_t len, IOCounter* c) {
@@ -152,9 +169,19 @@ void BlockFile::ReplaceTail(uint64_t from_block, const uint8_t* data, size_t len
 void BlockFile::Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const {
   const size_t len = n * block_bytes_;
   const off_t off = static_cast<off_t>(first * block_bytes_);
+  // O_DIRECT needs an aligned buffer: the caller's when it is, else one of our own.
+  const bool direct = direct_.valid();
+  std::unique_ptr<uint8_t, decltype(&std::free)> bounce(nullptr, &std::free);
+  uint8_t* into = out;
+  if (direct && reinterpret_cast<uintptr_t>(out) % kDirectAlign != 0) {
+    bounce.reset(static_cast<uint8_t*>(std::aligned_alloc(kDirectAlign, len)));
+    if (!bounce) Fail(ENOMEM, "cannot allocate a buffer for a direct read of", path_);
+    into = bounce.get();
+  }
+  const int fd = direct ? direct_.get() : fd_.get();
   size_t done = 0;
   while (done < len) {
-    const ssize_t r = ::pread(fd_.get(), out + done, len - done, off + static_cast<off_t>(done));
+    const ssize_t r = ::pread(fd, into + done, len - done, off + static_cast<off_t>(done));
     if (r < 0) {
       if (errno == EINTR) continue;
       Fail(errno, "read failed", path_);
@@ -162,6 +189,7 @@ void BlockFile::Read(uint64_t first, size_t n, uint8_t* out, IOCounter* c) const
     if (r == 0) Fail(EIO, "unexpected end of file while reading", path_);
     done += static_cast<size_t>(r);
   }
+  if (bounce) std::memcpy(out, bounce.get(), len);
   if (device_) device_->Read(len);
   c->bytes_read += len;
   c->blocks_read += n;

@@ -3,7 +3,9 @@
 // Contract:
 //   * BlockFile is one run file: it is created empty, written front to back in whole
 //     blocks (appends are buffered and issued as large write() calls), finished
-//     (optionally fdatasync'ed), and afterwards only read with pread(). Every byte
+//     (optionally fdatasync'ed), and afterwards only read with pread(). With direct_reads
+//     the reads bypass the page cache (O_DIRECT, through a second descriptor), so a block
+//     read costs a device read, as on a server whose data outgrows its memory. Every byte
 //     that reaches the kernel is counted in the IOCounter passed by the caller, so
 //     the counters measure the syscalls that were really made.
 //   * Any failing syscall throws IOError (env.h: errno and path in the message).
@@ -30,6 +32,9 @@ namespace wacky {
 // Blocks per large sequential read or write (merges, recovery, verify, run writing): about
 // 1 MiB, at least one block, so a huge block size does not multiply the memory a chunk takes.
 constexpr size_t kIoChunkBytes = 1 << 20;
+// The alignment direct reads need of offsets, lengths and buffers (the page size: any logical
+// block size of a disk divides it).
+constexpr size_t kDirectAlign = 4096;
 inline size_t ChunkBlocks(uint64_t block_bytes) {
   return block_bytes >= kIoChunkBytes ? 1 : static_cast<size_t>(kIoChunkBytes / block_bytes);
 }
@@ -48,10 +53,14 @@ class BlockFile {
   // With sync, written ranges are handed to the kernel for writeback as they are
   // written (sync_file_range), so the final fdatasync in Finish() has little left to do
   // and disk writes overlap with merge work.
+  // With direct_reads (block_bytes a multiple of kDirectAlign), Read() bypasses the page
+  // cache; a file system that refuses O_DIRECT throws IOError saying so.
   static std::unique_ptr<BlockFile> Create(const std::string& path, size_t block_bytes,
-                                           FaultInjector* faults, bool sync = false);
+                                           FaultInjector* faults, bool sync = false,
+                                           bool direct_reads = false);
   // Opens an existing file for reading.
-  static std::unique_ptr<BlockFile> Open(const std::string& path, size_t block_bytes);
+  static std::unique_ptr<BlockFile> Open(const std::string& path, size_t block_bytes,
+                                         bool direct_reads = false);
   BlockFile(const BlockFile&) = delete;
   BlockFile& operator=(const BlockFile&) = delete;
 
@@ -81,8 +90,11 @@ class BlockFile {
   BlockFile(std::string path, ScopedFd fd, size_t block_bytes, FaultInjector* faults, bool sync);
   void WriteOut(const uint8_t* data, size_t len, IOCounter* c);
 
+  void OpenDirect();
+
   std::string path_;
   ScopedFd fd_;
+  ScopedFd direct_;  // O_DIRECT, for Read(), with direct_reads
   std::shared_ptr<DeviceIO> device_;
   size_t block_bytes_;
   FaultInjector* faults_;

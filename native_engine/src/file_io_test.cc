@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -56,6 +57,36 @@ TEST(BlockFile, WrittenBlocksReadBackAndAreCounted) {
   CHECK_THROWS(f->Read(19999, 2, out.data(), &r), IOError, "unexpected end of file");
   CHECK_THROWS(BlockFile::Create(p, kBlock, nullptr), IOError, "cannot create run file");
   CHECK_THROWS(BlockFile::Open(p + "x", kBlock), IOError, "cannot open run file");
+}
+
+// Direct reads return the same bytes, into aligned and unaligned buffers alike, from a file
+// just written (its pages still dirty) and from one opened again; a file system that refuses
+// O_DIRECT is named in the error instead.
+TEST(BlockFile, DirectReadsReturnTheSameBytesOrSayTheFileSystemRefuses) {
+  test::TempDir dir;
+  constexpr size_t kPage = 4096;
+  const std::string p = dir.path() + "/run";
+  const auto data = RandomBytes(kPage * 40, 2);
+  IOCounter w;
+  std::unique_ptr<BlockFile> f;
+  try {
+    f = BlockFile::Create(p, kPage, nullptr, false, /*direct_reads=*/true);
+  } catch (const IOError& e) {
+    CHECK(std::string(e.what()).find("does not take O_DIRECT") != std::string::npos);
+    return;
+  }
+  f->Append(data.data(), data.size(), &w);
+  f->Finish(false, &w);
+  std::vector<uint8_t> out(kPage * 3 + 1);
+  IOCounter r;
+  f->Read(37, 3, out.data() + 1, &r);  // an unaligned buffer: through the bounce buffer
+  CHECK(std::equal(out.begin() + 1, out.end(), data.end() - 3 * kPage));
+  auto g = BlockFile::Open(p, kPage, true);
+  alignas(kPage) static uint8_t page[kPage];
+  g->Read(5, 1, page, &r);
+  CHECK(std::equal(page, page + kPage, data.begin() + 5 * kPage));
+  CHECK_EQ(r.blocks_read, 4u);
+  CHECK_THROWS(BlockFile::Open(p, kBlock, true), IOError, "multiple of 4096");
 }
 
 TEST(BlockFile, InjectedFaultFailsTheWriteLikeAFullDisk) {

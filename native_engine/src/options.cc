@@ -128,6 +128,11 @@ std::vector<OptionSpec> MakeTable() {
                /*own_section=*/false, /*needs=*/S::kAlways, {},
                [](const Options& o) { return o.paged_metadata ? 1.0 : 0.0; },
                [](Options* o, double v) { o->paged_metadata = v != 0.0; }});
+  // How run files are read (file_io.h): the same bytes either way, so memory only.
+  t.push_back({"direct_reads", S::kBool, 0.0, 1.0, 0.0, /*stored=*/false,
+               /*own_section=*/false, /*needs=*/S::kAlways, {},
+               [](const Options& o) { return o.direct_reads ? 1.0 : 0.0; },
+               [](Options* o, double v) { o->direct_reads = v != 0.0; }});
   return t;
 }
 }  // namespace
@@ -190,6 +195,9 @@ void Options::Validate() const {
         ") and be <= 64 GiB");
   if (buffer_entries() > (1ull << 31))
     Bad("buffer_bytes too large: the buffer may hold at most 2^31 entries");
+  if (direct_reads && block_bytes % 4096 != 0)
+    Bad("direct_reads needs block_bytes a multiple of 4096 (O_DIRECT's alignment); got " +
+        std::to_string(block_bytes));
   if (use_sum_fpr) {
     if (!std::isfinite(sum_fpr) || !(sum_fpr > 0.0))
       Bad("sum_fpr = " + std::to_string(sum_fpr) + " must be a finite number > 0");

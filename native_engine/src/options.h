@@ -92,6 +92,12 @@ struct Options {
   // buffered files' filters in memory) or salvage (paging writes; salvage writes nothing).
   // Ranges and reopen rules: OptionTable().
   bool paged_metadata = false;
+  // Read run files around the page cache (O_DIRECT, file_io.h), so that a block the block
+  // cache misses costs a device read, as it does once the data outgrows memory: how the
+  // time model's measurements read (issue 34). Needs block_bytes a multiple of 4096 and a
+  // file system that takes O_DIRECT (tmpfs takes it on Linux 6.6 and later, but reads memory
+  // there all the same). Memory only, like cache_bytes.
+  bool direct_reads = false;
   // What replaying a damaged or missing live log may drop (wal.h WalRecovery, RocksDB's
   // WALRecoveryMode): 0 only a torn tail (default), 1 nothing, 2 everything from the first
   // damage on (the caller accepts the loss). Not part of the design.

@@ -73,7 +73,7 @@ Recovered Recover(const std::string& dir, const Options& options, IOCounter* io,
   v.n_est = m.n_est;
   v.levels.assign(m.levels.size(), Level());
   const RunLayout layout{options.entry_bytes, options.block_bytes, m.db_id, std::move(space),
-                         std::move(devices)};
+                         std::move(devices), options.direct_reads};
   auto recover = [&](const RunRecord& rec) {
     const std::string path = RunFilePath(m, dir, rec.id);
     if (!FileExists(path))

@@ -226,7 +226,7 @@ std::shared_ptr<Run> Run::Recover(const std::string& path, RunLayout layout,
                                   const RunIdentity& expect, IOCounter* c,
                                   std::vector<uint64_t>* key_hashes) {
   const uint64_t entries = expect.entries, tombstones = expect.tombstones;
-  auto file = BlockFile::Open(path, layout.block_bytes);
+  auto file = BlockFile::Open(path, layout.block_bytes, layout.direct_reads);
   layout.CountOnDevice(file.get());
   const uint64_t B = layout.entries_per_block();
   const uint64_t data_blocks = (entries + B - 1) / B;

@@ -71,6 +71,8 @@ struct RunLayout {
   // Where run files live and are counted (devices.h). Null: every run file in the engine's
   // directory, counted on no device.
   std::shared_ptr<const Devices> devices = nullptr;
+  // Options::direct_reads: run files are read around the page cache (file_io.h).
+  bool direct_reads = false;
   uint64_t entries_per_block() const { return block_bytes / entry_bytes; }
   // The file a new run `id` of `level` (0 = level 0) is created as: on the level's device,
   // or in `home` without devices.

@@ -72,7 +72,7 @@ void RunWriter::FlushBlocks(bool final) {
   if (!final && in_block_ != 0) len -= layout_.block_bytes;
   if (len == 0) return;
   if (!file_) {
-    file_ = BlockFile::Create(path_, layout_.block_bytes, faults_, sync_);
+    file_ = BlockFile::Create(path_, layout_.block_bytes, faults_, sync_, layout_.direct_reads);
     layout_.CountOnDevice(file_.get());
   }
   for (size_t at = 0; at < len; at += layout_.block_bytes)
