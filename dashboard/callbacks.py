@@ -967,12 +967,13 @@ def stock_report_view(report: RocksDBRecommendation) -> html.Div:
     b, c, d = report.best, report.best.config, report.default.config
     right = {"textAlign": "right", "padding": "2px 8px"}
     head = ("configuration", "I/O per op (Θ)", "write amp", "zero-result I/O",
-            "existing-key I/O", "runs per range read")
+            "existing-key I/O", "runs per range read", "peak disk during compactions (× data)")
     alone = report.best_multiplier_only
     rows = [html.Tr([html.Td(name, style={"padding": "2px 8px"}),
                      html.Td(f"{p.theta:.4g}", style=right),
                      *(html.Td(f"{getattr(p.costs, k):.3g}", style=right) for k in (
-                         "write_amp", "zero_result_read", "point_read", "range_runs"))])
+                         "write_amp", "zero_result_read", "point_read", "range_runs")),
+                     html.Td(f"{p.transient_space:.2f}", style=right)])
             for name, p in (("recommended", b), ("RocksDB's defaults", report.default),
                             (f"defaults, best multiplier ({alone.config.multiplier:g})", alone))]
     defaults = (f"trigger {d.level0_trigger}, a first level of "

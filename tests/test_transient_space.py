@@ -87,3 +87,26 @@ def test_on_rocksdb_the_cap_trades_universal_for_leveled_compaction() -> None:
     assert free.model == "universal" and free.transient_space == 2.0
     assert capped.model == "rocksdb" and capped.transient_space <= 1.5
     assert capped.cost > free.cost
+
+
+def test_the_stock_report_shows_the_peak_the_search_and_the_cap_use(wacky) -> None:
+    """recommend --target rocksdb prints T5 beside Θ, for the pick and RocksDB's defaults, and
+    it is the figure the search holds under --max-transient-space."""
+    import json
+
+    from wacky_model.rocksdb_tuning import recommend_rocksdb
+
+    w = Workload(0.05, 0.05, 0.9, 0.0)
+    rec = recommend_rocksdb(w, System())
+    assert rec.best.transient_space == recommend(w, System(), target="rocksdb").transient_space
+    assert 1.0 < rec.default.transient_space < 1.5  # leveled: the data and one merge
+    capped = recommend_rocksdb(w, System(), Constraints(max_transient_space=1.5))
+    assert capped.best.transient_space <= 1.5 < rec.best.transient_space
+    flags = ["--point-reads", "0.05", "--zero-reads", "0.05", "--writes", "0.9",
+             "--range-reads", "0", "--target", "rocksdb"]
+    doc = json.loads(wacky("recommend", *flags, "--json").stdout)
+    assert doc["best"]["transient_space"] == pytest.approx(rec.best.transient_space)
+    text = wacky("recommend", *flags)
+    assert text.returncode == 0 and "peak disk: during compactions" in text.stdout
+    row = next(line for line in text.stdout.splitlines() if "recommended" in line)
+    assert f"{rec.best.transient_space:.2f}" in row

@@ -294,12 +294,12 @@ def print_rocksdb_recommendation(console: Console, rec: Any, out: Any,
     console.print(c.options_text(), highlight=False)
     multiplier = rec.best_multiplier_only
     print_table(console, new_table(
-        "Predicted costs per operation",
+        "Predicted costs per operation; peak disk: during compactions, × the data",
         ("configuration", "I/O per op", "write amp", "zero-result I/O", "existing-key I/O",
-         "runs"),
+         "runs", "peak disk"),
         ((label, f"{p.theta:.4g}", f"{p.costs.write_amp:.3g}",
           f"{p.costs.zero_result_read:.3g}", f"{p.costs.point_read:.3g}",
-          f"{p.costs.range_runs:.3g}")
+          f"{p.costs.range_runs:.3g}", f"{p.transient_space:.2f}")
          for label, p in (("recommended", b), ("RocksDB's defaults", rec.default),
                           (f"defaults, best multiplier ({multiplier.config.multiplier:g})",
                            multiplier)))))

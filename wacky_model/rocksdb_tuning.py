@@ -206,6 +206,17 @@ class StockPriced:
     costs: LeveledCosts
     theta: float
 
+    @property
+    def transient_space(self) -> float:
+        """T5: the SST files' peak during compactions over the data. RocksDB deletes each
+        compaction's inputs once it is installed, so a leveled tree's peak is the data plus its
+        largest single merge (the partial walk's); universal compaction's full merge rewrites
+        every run while they are all on disk (docs/MODEL.md "T5")."""
+        w = self.costs.window
+        if isinstance(self.config, UniversalConfig) or w is None:
+            return FULL_MERGE_PEAK_SPACE
+        return w.peak_merge_entries / w.end_entries
+
 
 @dataclass(frozen=True)
 class RocksDBRecommendation:
@@ -226,7 +237,8 @@ class RocksDBRecommendation:
             c = p.costs
             return {"options": p.config.to_dict(), "theta": p.theta,
                     "write_amp": c.write_amp, "zero_result_read": c.zero_result_read,
-                    "point_read": c.point_read, "range_runs": c.range_runs}
+                    "point_read": c.point_read, "range_runs": c.range_runs,
+                    "transient_space": p.transient_space}
         return {"target": "rocksdb", "best": one(self.best), "rocksdb_defaults": one(self.default),
                 "best_multiplier_only": one(self.best_multiplier_only),
                 "gain_over_defaults": 1.0 - self.best.theta / self.default.theta,
