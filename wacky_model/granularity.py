@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -230,14 +231,28 @@ class FilePick:
     floating: dict[str, Any] | None = None
 
 
+# Neighbors(g, j, theta) -> the (grid, index) pairs one knob away from design j of grid g worth
+# pricing, given each pair's Θ before the skew stage (``theta``): stock RocksDB's are
+# wacky_model.rocksdb_tuning.stock_neighbors, each knob's best alone, as the report's reasons
+# take them.
+Neighbors = Callable[[int, int, dict[tuple[int, int], float]], list[tuple[int, int]]]
+# Steps of the descent over the neighbors after the shortlist (each prices a handful of trees).
+DESCENT_STEPS = 4
+
+
 def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: float | None,
-              bound: float = float("inf"), keys: KeyMap | None = None) -> FilePick:
+              bound: float = float("inf"), keys: KeyMap | None = None,
+              neighbors: Neighbors | None = None) -> FilePick:
     """The cheapest design of ``grids`` for ``workload`` (with ``rho``, the least worst case).
     Under skewed keys, updates or a cache the best :data:`FILE_REPRICE` by the uniform Θ are
     priced again with the skew stage (S2f, S3-S7), the uniform pick first, then the others'
     caches cheapest floor first, skipped once a floor is above the best Θ found or ``bound``
     (the Θ the pick must beat; the floor is Θ with every needed block cached). ``keys``: the
-    workload's key map (:func:`wacky_model.skew.skew_key_map`), when the caller has it."""
+    workload's key map (:func:`wacky_model.skew.skew_key_map`), when the caller has it. With
+    ``neighbors``, the best is then improved by descent: each step prices its neighbors with
+    the skew stage and moves to the cheapest if it beats it (up to :data:`DESCENT_STEPS`), since
+    the shortlist, ranked without the skew stage, can leave out a design one knob away that
+    the stage prices lower."""
     from wacky_model.skew import needs_skew_model
 
     [(split, grid, index, theta)] = file_best(grids, [workload], rho)
@@ -251,7 +266,31 @@ def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: flo
                              grid.compactions[other], grid.costs[other], t_other)
         return FilePick(split, grid.designs[index], grid.compactions[index], grid.costs[index],
                         theta, log=log)
-    return _file_pick_skewed(grids, workload, rho, (split, grid, index), bound, keys)
+    return _file_pick_skewed(grids, workload, rho, (split, grid, index), bound, keys, neighbors)
+
+
+def _descend(best: tuple, neighbors: Neighbors, grids: list[tuple[System, FileGrid]],
+             weights: Weights, staged: list, priced: Callable) -> tuple:
+    """:func:`file_pick`'s descent: from ``best`` (Θ, costs, k, g, j, tree), each step prices
+    the neighbors not priced yet (``priced(g, j, tree)``) and moves to the cheapest that beats
+    the current best."""
+    plain = {(g, j): float(t) for g, (_, grid) in enumerate(grids)
+             for j, t in enumerate(theta_shared(grid.rows, weights)[0])}
+    trees = {(g, j): tree for _, g, j, tree in staged}
+    seen = {(best[3], best[4])}
+    for _ in range(DESCENT_STEPS):
+        step = best
+        for g, j in neighbors(best[3], best[4], plain):
+            if (g, j) in seen:
+                continue
+            seen.add((g, j))
+            t, costs, k, tree = priced(g, j, trees.get((g, j)))
+            if t < step[0] * (1.0 - 1e-9):
+                step = (t, costs, k, g, j, tree)
+        if step is best:
+            break
+        best = step
+    return best
 
 
 def _log_sibling(grid: FileGrid, j: int) -> int | None:
@@ -322,7 +361,8 @@ def _miss_layout(costs: tuple[LeveledCosts, ...]) -> tuple[np.ndarray, np.ndarra
 
 def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
                       rho: float | None, uniform: tuple[System, FileGrid, int], bound: float,
-                      keys: KeyMap | None = None) -> FilePick:
+                      keys: KeyMap | None = None,
+                      neighbors: Neighbors | None = None) -> FilePick:
     from wacky_model.config import Configuration, Memory
     from wacky_model.families import name_of
     from wacky_model.pricing import file_skew_trees, reads_through_cache, skewed, skewed_by
@@ -398,6 +438,8 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         t, costs, k, tree = priced(g, j, tree)
         if t < best[0]:
             best = (t, costs, k, g, j, tree)
+    if neighbors is not None:
+        best = _descend(best, neighbors, grids, weights, staged, priced)
     theta, costs, k, g, j, tree = best
     split, grid = grids[g]
     design, compaction = grid.designs[j], grid.compactions[j]

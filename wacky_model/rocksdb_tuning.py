@@ -30,7 +30,7 @@ from cost_models.objective import theta_shared
 from cost_models.universal import FULL_MERGE_PEAK_SPACE, UniversalOptions
 from wacky_model.config import Configuration, Memory, weights_of
 from wacky_model.files import LeveledCosts
-from wacky_model.granularity import FileGrid, FilePick, file_pick
+from wacky_model.granularity import FileGrid, FilePick, Neighbors, file_pick
 from wacky_model.guardrails import DEFAULT_CONSTRAINTS, Constraints
 from wacky_model.pricing import stock_windows
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
@@ -453,7 +453,37 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
         raise ValueError("the stock RocksDB search does not place levels on devices yet "
                          "(System.devices): price a placement with level_devices, or export "
                          "one (db_paths) with rocksdb_export(level_devices=...)")
-    return file_pick(list(stock_grid(system, constraints, level0_trigger)), workload, rho)
+    grids = list(stock_grid(system, constraints, level0_trigger))
+    return file_pick(grids, workload, rho, neighbors=stock_neighbors(grids))
+
+
+def stock_neighbors(grids: list[tuple[System, FileGrid]]) -> Neighbors:
+    """The search's descent neighbors on stock RocksDB's grids (``granularity.Neighbors``):
+    the configurations :func:`_runners_up` sets beside a pick in the report, so that none of
+    them, priced alike, is left cheaper than the pick: for each knob the best (by Θ before the
+    skew stage) that differs from it in that knob alone at its buffer, and the other compaction
+    style's best."""
+    configs = {(g, j): stock_config(Configuration(d, c, Memory.of(split)))
+               for g, (split, grid) in enumerate(grids)
+               for j, (d, c) in enumerate(zip(grid.designs, grid.compactions, strict=True))}
+
+    def neighbors(g: int, j: int, theta: dict[tuple[int, int], float]) -> list[tuple[int, int]]:
+        best = configs[(g, j)]
+        knobs = _knobs(best)
+        same = [(at, c) for at, c in configs.items()
+                if type(c) is type(best) and c.buffer_bytes == best.buffer_bytes]
+        out = []
+        for knob in knobs:
+            others = [at for at, c in same if getattr(c, knob) != getattr(best, knob)
+                      and all(getattr(c, k) == getattr(best, k) for k in knobs if k != knob)]
+            if others:
+                out.append(min(others, key=theta.__getitem__))
+        other_style = [at for at, c in configs.items() if type(c) is not type(best)]
+        if other_style:
+            out.append(min(other_style, key=theta.__getitem__))
+        return out
+
+    return neighbors
 
 
 def _priced(pair: tuple[RocksDBConfig, LeveledCosts], workload: Workload, system: System,

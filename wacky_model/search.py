@@ -1067,8 +1067,8 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
                      rho: float | None, target: str, granularity: str,
                      level0_trigger: int | None, start: float) -> Recommendation:
     """The file side's pick (:func:`_files_only`), with no whole-level side to compare."""
-    pick = file_pick(_side_grids(system, constraints, target, granularity, level0_trigger),
-                     workload, rho)
+    grids = _side_grids(system, constraints, target, granularity, level0_trigger)
+    pick = file_pick(grids, workload, rho, neighbors=_neighbors(grids, target))
     design, compaction = pick.design, pick.compaction
     universal = compaction.style == "universal"
     buffer = getattr(pick, "buffer", None)
@@ -1347,8 +1347,8 @@ def recommend_many(
     n = len(workloads)
     if _files_only(granularity, target, level0_trigger):
         # The file side alone: one scoring of the grids for the whole batch.
-        picks = _file_picks(_side_grids(system, constraints, target, granularity,
-                                        level0_trigger), workloads, rho)
+        side = _side_grids(system, constraints, target, granularity, level0_trigger)
+        picks = _file_picks(side, workloads, rho, _neighbors(side, target))
         styles = [p.compaction.style == "universal" for p in picks]
         return RecommendationBatch(
             designs=tuple(p.design for p in picks), families=tuple(map(_file_family, picks)),
@@ -1400,8 +1400,18 @@ def recommend_many(
         models=tuple(models))
 
 
-def _file_picks(grids: list[tuple[System, Any]], workloads: list[Workload], rho: float | None
-                ) -> list[FilePick]:
+def _neighbors(grids: list[tuple[System, Any]], target: str) -> Any:
+    """The file search's descent neighbors (granularity.file_pick): stock RocksDB's for its
+    grids, none for the native engine's."""
+    if target != "rocksdb":
+        return None
+    from wacky_model.rocksdb_tuning import stock_neighbors
+
+    return stock_neighbors(grids)
+
+
+def _file_picks(grids: list[tuple[System, Any]], workloads: list[Workload], rho: float | None,
+                neighbors: Any = None) -> list[FilePick]:
     """:func:`wacky_model.granularity.file_pick` for each workload: the uniform ones scored
     together, the skewed ones re-priced one by one (their skew stage is per workload)."""
     from wacky_model.skew import needs_skew_model
@@ -1410,7 +1420,7 @@ def _file_picks(grids: list[tuple[System, Any]], workloads: list[Workload], rho:
            for split, g, j, t in file_best(grids, workloads, rho)]
     for i, w in enumerate(workloads):
         if needs_skew_model(w, grids[0][0]):
-            out[i] = file_pick(grids, w, rho)
+            out[i] = file_pick(grids, w, rho, neighbors=neighbors)
     return out
 
 
