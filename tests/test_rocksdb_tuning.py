@@ -211,7 +211,15 @@ def test_no_runner_up_in_the_report_is_cheaper_than_the_pick() -> None:
     it could miss a configuration one knob away that prices lower (17.8% lower on the second
     case here before the descent): the report's runners-up, priced as the pick is, never beat
     it, and the one search and recommend_rocksdb agree."""
-    from wacky_model.rocksdb_tuning import _runners_up, _under_skew, stock_grid
+    from cost_models.objective import theta_shared
+    from wacky_model.config import Configuration, Memory, weights_of
+    from wacky_model.rocksdb_tuning import (
+        StockPriced,
+        _runners_up,
+        _under_skew,
+        stock_config,
+        stock_grid,
+    )
     from wacky_model.types import KeyDistribution
 
     zipf = KeyDistribution("zipf", theta=0.9)
@@ -222,10 +230,6 @@ def test_no_runner_up_in_the_report_is_cheaper_than_the_pick() -> None:
         w = Workload(*mix, range_blocks=0.25 if mix[3] else None, write_keys=zipf,
                      read_keys=zipf, update_fraction=1.0)
         rec = recommend_rocksdb(w, system)
-        from cost_models.objective import theta_shared
-        from wacky_model.config import Configuration, Memory, weights_of
-        from wacky_model.rocksdb_tuning import StockPriced, stock_config
-
         weights = weights_of(w, system)
         priced = [StockPriced(stock_config(Configuration(d, c, Memory.of(at))), costs, float(t))
                   for at, g in stock_grid(system)
