@@ -1864,7 +1864,8 @@ def tree_of_levels(
             loaded_within = np.clip((A - hist) / n, 0.0, 1.0)
         else:
             # Steady state: the n keys arrived as the inserts of the last n / (1 - u) writes.
-            loaded_within = np.clip((1.0 - u) * A / n, 0.0, 1.0)
+            # (An edge at infinity, a band that holds every key, keeps 0 with u = 1.)
+            loaded_within = np.clip((1.0 - u) * np.minimum(A, UNREACHABLE) / n, 0.0, 1.0)
         decay = np.exp(-u * np.minimum(A, hist) * qk[None, :])
         return (1.0 - loaded_within) * decay
 
@@ -1946,6 +1947,10 @@ def _latest_write_reads(lw: LatestWrites, edges: np.ndarray, keys: KeyMap,
 # ---- S2f: file-granular leveled trees (docs/MODEL.md, "S2f. Files") ----------------------------
 
 SETTLED_FLUSHES = 32  # S2f: the uniform walk's window from the settled sizes, in flushes
+# S2f's layout fixed point (file_trees): at most this many walks after the first, each design
+# stopping once its total moves by less than this share of the keys.
+LAYOUT_ROUNDS = 8
+LAYOUT_TOLERANCE = 0.005
 
 
 def mean_unique(p: np.ndarray | float, keys: KeyMap) -> np.ndarray:
@@ -2153,9 +2158,20 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
     with np.errstate(invalid="ignore"):
         spans = np.where(natural[upper] > push[upper], periods[upper] / 2.0,
                          E[used[upper]] * push[upper] / np.maximum(pushed[upper], 1e-300))
-    bands = keys.unique(spans)
-    duplicates = 0.0
+    # (A level holding as many entries as there are keys spans every write: its band is all
+    # the keys, D(inf), not NaN.)
+    bands = _unique_or_all(spans, keys)
     u = keys.update_fraction
+    # The layout's duplicates (S2f): a level's updated keys, whose older versions lie below. An
+    # older version is an entry of a lower level, so a level has no more duplicates than the
+    # levels below it hold (a static tree whose last level holds a few spilled entries is not
+    # a tree of duplicates over them). Level 0's runs count as the levels do: they span
+    # runs0 s_1 writes, (1 - u) of them inserts.
+    below = np.concatenate([np.cumsum(E[used][::-1])[::-1][1:], [0.0]])
+    duplicates = 0.0
+    if walk.level0_runs > 1e-9:
+        runs0 = float(walk.level0_runs)
+        duplicates += min(max(runs0 * F - (1.0 - u) * runs0 * s1, 0.0), float(E[used].sum()))
     for t, j in enumerate(used):
         last = t == used.size - 1
         lives = [push[t]]
@@ -2173,7 +2189,9 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
         band = None
         if not last:
             band = float(bands[t])
-            duplicates += E[j] - (1.0 - u) * spans[t]
+            # The band's inserts, (1 - u) of its mean span (none with u = 1, where a span
+            # can be infinite: D saturates at N).
+            duplicates += min(E[j] - ((1.0 - u) * spans[t] if u < 1.0 else 0.0), below[t])
         weights_arr = np.array(weights) / float(np.sum(weights))
         # An L2SM log's files over a key are probed as runs of the level (L1a).
         runs = 1.0 + (float(walk.log_coverage[j]) if walk.log_coverage else 0.0)
@@ -2237,13 +2255,34 @@ def file_trees(
                             flush_spans=[span[float(p.flush_entries)] for p in ps])
 
     ledgers = ledgers_of(policies, walks)
-    again = [b for b, led in enumerate(ledgers) if led.duplicates > 1e-9 * K]
-    if again:
+    # S2f's layout: the tree holds K + dup(walk at that total) entries, a fixed point. One step
+    # from K is enough when the upper levels are small beside Level L (T = 10: they hold ~1/9 of
+    # it), but at T = 2 they hold as much as Level L and, under updates, are nearly all
+    # duplicates, so a step from K leaves the tree a fifth short (docs/MODEL.md S2f, "The
+    # layout's fixed point"). dup grows with the total, so the steps from K rise to the least
+    # fixed point; each design stops when its total moves by less than LAYOUT_TOLERANCE of K.
+    # A step that leaves a design further from consistency than the step before has crossed
+    # into a layout whose levels the keys cannot fill (the walk opened a level, and the levels
+    # above it count as duplicates of entries it does not hold): there is no fixed point past
+    # it, the tree sits at that edge, and the design keeps its last layout before it.
+    walked = [K] * len(policies)
+    gaps = [math.inf] * len(policies)
+    for _ in range(LAYOUT_ROUNDS):
+        again = [b for b, led in enumerate(ledgers)
+                 if abs(K + led.duplicates - walked[b]) > LAYOUT_TOLERANCE * K]
+        if not again:
+            break
         totals = [K + ledgers[b].duplicates for b in again]
         rewalked = file_walks([policies[b] for b in again], totals)
-        for b, w, led in zip(again, rewalked, ledgers_of([policies[b] for b in again], rewalked),
-                             strict=True):
-            walks[b], ledgers[b] = w, led
+        moved = False
+        for b, t, w, led in zip(again, totals, rewalked,
+                                ledgers_of([policies[b] for b in again], rewalked), strict=True):
+            gap = abs(K + led.duplicates - t)
+            if gap >= gaps[b] and gap > LAYOUT_TOLERANCE * K:
+                continue  # diverging: keep the layout before this step
+            walks[b], ledgers[b], walked[b], gaps[b], moved = w, led, t, gap, True
+        if not moved:
+            break
     totals = [K + led.duplicates for led in ledgers]
     rates = filter_rates(policies, walks, totals)
     # S3's age edges of every design at once (one Newton solve for all).
@@ -2289,6 +2328,9 @@ def buffered_lives(ledger: FileLedger) -> tuple[tuple[np.ndarray, np.ndarray] | 
             out.append((np.array([math.inf]), np.array([1.0])))
         else:
             period = float(ledger.levels[t + 1].batch_writes)
+            if not math.isfinite(period):  # the level never sweeps (it holds every key)
+                out.append((np.array([math.inf]), np.array([1.0])))
+                continue
             lives = period * (np.arange(BUFFER_LIFE_NODES) + 0.5) / BUFFER_LIFE_NODES
             out.append((lives, lives / lives.sum()))  # block-time: a stay of s weighs s
     return tuple(out)

@@ -224,7 +224,7 @@ def leveled_skew_trees(policies: Sequence[LeveledFiles], bits_per_key: float | S
         return out
 
     return file_trees(policies, rates, entries=system.entries,
-                      entries_per_block=system.entries_per_block,
+                      entries_per_block=rocksdb_block_entries(system),
                       workload=_priced_workload(workload, history_writes), keys=keys,
                       flush_writes_last=True)
 
@@ -261,7 +261,7 @@ def universal_skew_costs(rules: UniversalRules, bits_per_key: float, system: Sys
     amplification is all in the first. ``system`` gives the keys (``entries``), the blocks and
     the cache."""
     tree = universal_tree(rules, bits_per_key, entries=system.entries,
-                          entries_per_block=system.entries_per_block,
+                          entries_per_block=rocksdb_block_entries(system),
                           workload=_priced_workload(workload, history_writes),
                           preload=preload, window=window, keys=keys, cycle=cycle)
     return tree.costs(cache_blocks(system))
@@ -280,7 +280,7 @@ def universal_cycle_tree(rules: UniversalRules, bits_per_key: float, system: Sys
     load more, as ``wacky sweep rocksdb-skew`` checks it against RocksDB
     (:func:`universal_skew_costs` with ``cycle``)."""
     return universal_tree(rules, bits_per_key, entries=system.entries,
-                          entries_per_block=system.entries_per_block,
+                          entries_per_block=rocksdb_block_entries(system),
                           workload=_priced_workload(workload, math.inf), preload=system.entries,
                           window=system.entries / 2, cycle=True)
 
@@ -293,6 +293,15 @@ def universal_cycle_start(rules: UniversalRules, system: System, workload: Workl
     w = _priced_workload(workload, math.inf)
     keys = key_map(system.entries, w, tabulate=False)
     return universal_ledger(rules, preload, window, keys, cycle=True).merges_before
+
+
+def rocksdb_block_entries(system: System) -> int:
+    """S5's entries per cached block for stock RocksDB: its data blocks hold its own format's
+    entries (the internal key's sequence number and the length varints besides the entry),
+    fewer than ``system.entries_per_block``, so the same data takes more of the cache."""
+    from wacky_model.rocksdb_model import data_block_entries
+
+    return data_block_entries(system.entry_bytes, system.block_bytes)
 
 
 def cache_blocks(system: System) -> int:
