@@ -1201,6 +1201,24 @@ class _CacheTerms:
     level: np.ndarray  # the level each term belongs to
     reads: np.ndarray  # per level: its blocks' mean read rate, sum of req over its terms
     mortal: bool  # every run dies (every life finite), the usual case
+    # S6g: each term's blocks the cache keeps after their run is deleted (occ where the engine
+    # leaves a deleted file's blocks in its LRU, as stock RocksDB does; 0 where it drops them);
+    # None: no term's are kept.
+    ghost: np.ndarray | None = None
+
+    @property
+    def keeps_dead(self) -> bool:
+        """Some deleted run's blocks stay cached (S6g): then no cache is ever big enough."""
+        return self.ghost is not None and bool(np.any(
+            (self.ghost > 0) & np.isfinite(self.life) & (self.lam > 0)))
+
+    def _ghosts(self, t: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """S6g per term: the deleted blocks' mean occupancy at t and its slope in ln t."""
+        if self.ghost is None:
+            zero = np.zeros_like(self.lam)
+            return zero, zero
+        g, dg = _dead_cached(self.lam, self.life, t)
+        return self.ghost * g, self.ghost * dg
 
     @functools.cached_property
     def _neg_lam(self) -> np.ndarray:
@@ -1222,9 +1240,13 @@ class _CacheTerms:
         return np.clip(1.0 - (cached_since + late) / life, 0.0, 1.0), late
 
     def occupancy(self, t: float) -> float:
-        """Che: the blocks cached, sum over blocks of P(cached) (S5 with S6's h)."""
+        """Che: the blocks cached, sum over blocks of P(cached) (S5 with S6's h), and S6g's
+        blocks of deleted runs still cached."""
+        if self.keeps_dead and math.isinf(t):
+            return math.inf
         # Not ``@``: BLAS may thread a long dot product, which costs more than it saves here.
-        return float(np.sum(self.occ * _hit(self.lam, self.life, t)))
+        live = float(np.sum(self.occ * _hit(self.lam, self.life, t)))
+        return live if self.ghost is None else live + float(np.sum(self._ghosts(t)[0]))
 
     @functools.cached_property
     def _apart(self) -> tuple[_CacheTerms, np.ndarray, np.ndarray] | None:
@@ -1234,11 +1256,17 @@ class _CacheTerms:
             return None
         dies = np.isfinite(self.life)
         mortal = _CacheTerms(self.lam[dies], self.life[dies], self.occ[dies], self.req[dies],
-                             self.level[dies], self.reads, True)
+                             self.level[dies], self.reads, True,
+                             None if self.ghost is None else self.ghost[dies])
         return mortal, self.lam[~dies], self.occ[~dies]
 
     def occupancy_and_slope(self, t: float) -> tuple[float, float]:
         """The occupancy at a finite t > 0 and its derivative in ln t."""
+        if self.ghost is not None:  # S6g: the deleted runs' blocks besides the live ones
+            g, dg = self._ghosts(t)
+            h, dh = _hit_and_slope(self.lam, self.life, t)
+            return (float(np.sum(self.occ * h)) + float(np.sum(g)),
+                    t * float(np.sum(self.occ * dh)) + float(np.sum(dg)))
         if not self.mortal:
             if self._apart is None:
                 h, dh = _hit_and_slope(self.lam, self.life, t)
@@ -1461,7 +1489,9 @@ def _with_false_positives(terms: _CacheTerms, fp: _FalsePositives, levels: Seque
     return _CacheTerms(np.concatenate([terms.lam, rho + mean, node_mean]),
                        np.concatenate([terms.life, life_n[which], life_n[node]]),
                        np.concatenate([terms.occ, occ, -node_occ]), req, lvl,
-                       np.bincount(lvl, weights=req, minlength=L), terms.mortal)
+                       np.bincount(lvl, weights=req, minlength=L), terms.mortal,
+                       None if terms.ghost is None else np.concatenate([terms.ghost, occ,
+                                                                        -node_occ]))
 
 
 RateNodes = tuple[np.ndarray, np.ndarray, np.ndarray]  # rates, weights, levels
@@ -1523,8 +1553,11 @@ def _characteristic_time(terms: _CacheTerms, cache_blocks: float) -> float:
     if terms.occupancy(math.inf) <= cache_blocks:
         return math.inf
     # Newton's method in x = ln t from the lower bound, where the occupancy is below the
-    # cache, each step capped until one lands above it; then kept inside the bracket.
-    a, b = math.log(cache_blocks / float(np.sum(terms.occ * terms.lam))), math.inf
+    # cache, each step capped until one lands above it; then kept inside the bracket. S6g's
+    # deleted blocks at most double the bound's rate (a block's copies, live and dead, were
+    # each read within t: at most lam t (1 + m / life) <= 2 lam t of them).
+    a, b = math.log(cache_blocks / (_GHOST_BOUND if terms.ghost is not None else 1.0)
+                    / float(np.sum(terms.occ * terms.lam))), math.inf
     x = a
     for _ in range(200):
         occupied, slope = terms.occupancy_and_slope(math.exp(x))
@@ -1563,9 +1596,13 @@ def _characteristic_times(terms: _CacheTerms, counts: np.ndarray, cache_blocks: 
         return out
 
     h_inf = _hit(terms.lam, terms.life, math.inf)
+    # S6g: a tree some of whose deleted blocks stay cached never fits its cache.
+    ghosts = (np.zeros(n, bool) if terms.ghost is None else per_tree(
+        ((terms.ghost > 0) & np.isfinite(terms.life) & (terms.lam > 0)).astype(float)) > 0)
     with np.errstate(divide="ignore"):
-        t_c = np.where(per_tree(terms.occ * h_inf) <= cache_blocks, math.inf, 0.0)
-        a = np.log(cache_blocks / per_tree(terms.occ * terms.lam))
+        t_c = np.where((per_tree(terms.occ * h_inf) <= cache_blocks) & ~ghosts, math.inf, 0.0)
+        a = np.log(cache_blocks / np.where(ghosts, _GHOST_BOUND, 1.0)
+                   / per_tree(terms.occ * terms.lam))
     todo = t_c == 0.0
     b = np.full(n, math.inf)
     x = np.where(todo, a, 0.0)  # the others' x is never used
@@ -1582,6 +1619,9 @@ def _characteristic_times(terms: _CacheTerms, counts: np.ndarray, cache_blocks: 
             h, dh = _hit_and_slope(terms.lam, terms.life, t_term)
             slope = t * per_tree(terms.occ * dh)
         f = per_tree(terms.occ * h) - cache_blocks
+        if terms.ghost is not None:  # S6g
+            g, dg = terms._ghosts(t_term)
+            f, slope = f + per_tree(g), slope + per_tree(dg)
         todo &= f != 0.0
         b = np.where(todo & (f > 0), x, b)
         a = np.where(todo & ~(f > 0), x, a)
@@ -1605,6 +1645,33 @@ def _hit_and_slope(lam: np.ndarray, life: np.ndarray, t: float
         decay = lam * np.exp(-lam * t)
         dh = np.where(np.isfinite(life), decay * np.maximum(life - t, 0.0) / life, decay)
     return h, dh
+
+
+_GHOST_BOUND = 2.0  # S6g: live and deleted copies of a block together, at most 2 lam t cached
+
+
+def _dead_cached(lam: np.ndarray, life: np.ndarray, t: float | np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """S6g: a block slot's deleted copies still in an LRU that keeps them t after their last
+    read, on average over time, and its slope in ln t. A run living ``life`` dies once a life;
+    its block was last read a (< min(t, life)) before, with density lam e^{-lam a}, and stays
+    t - a more: per life, G = (t - 1/lam)(1 - e^{-lam m}) + m e^{-lam m}, m = min(t, life), so
+    G / life blocks on average, and d(G / life)/d ln t = t (1 - e^{-lam m}) / life. None for a
+    run that never dies."""
+    lam = np.asarray(lam, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        finite = np.isfinite(life) & (lam > 0)
+        life_f = np.where(finite, life, 1.0)
+        lam_f = np.where(finite, lam, 1.0)
+        m = np.minimum(t, life_f)
+        x = lam_f * m
+        gone = -np.expm1(-x)  # 1 - e^{-lam m}, the chance the block was read within m
+        # (1 - e^{-x})/lam - m e^{-x} = m ((1 - e^{-x})/x - e^{-x}), ~ m x / 2 for small x
+        early = np.where(x > 1e-6, m * (gone / np.where(x > 1e-6, x, 1.0) - np.exp(-x)),
+                         m * x / 2.0)
+        g = np.where(finite, (t * gone - early) / life_f, 0.0)
+        dg = np.where(finite, t * gone / life_f, 0.0)
+    return np.maximum(g, 0.0), dg
 
 
 def _hit(lam: np.ndarray, life: np.ndarray, t: float) -> np.ndarray:
@@ -1668,6 +1735,9 @@ class SkewedTree:
     buffer_option: tuple[tuple[np.ndarray, np.ndarray] | None, ...] | None = None
     # S2f: how many of the first levels are level 0's runs (1 while level 0 holds runs).
     level0_levels: int = 0
+    # S6g: the engine leaves a deleted run's cached blocks in its LRU until they age out (stock
+    # RocksDB 7.8); the native engine drops them when the merge deletes the run.
+    dead_blocks_cached: bool = False
     # Pure results shared by the trees of one search (:attr:`KeyMap._memo`; S5's block rates).
     memo: dict = field(default_factory=dict, repr=False)
     # S5-S7's hit rates by cache size, worked out once (:func:`_cache_hits`); not an argument,
@@ -1864,7 +1934,8 @@ def tree_of_levels(
             loaded_within = np.clip((A - hist) / n, 0.0, 1.0)
         else:
             # Steady state: the n keys arrived as the inserts of the last n / (1 - u) writes.
-            loaded_within = np.clip((1.0 - u) * A / n, 0.0, 1.0)
+            # (An edge at infinity, a band that holds every key, keeps 0 with u = 1.)
+            loaded_within = np.clip((1.0 - u) * np.minimum(A, UNREACHABLE) / n, 0.0, 1.0)
         decay = np.exp(-u * np.minimum(A, hist) * qk[None, :])
         return (1.0 - loaded_within) * decay
 
@@ -1946,6 +2017,10 @@ def _latest_write_reads(lw: LatestWrites, edges: np.ndarray, keys: KeyMap,
 # ---- S2f: file-granular leveled trees (docs/MODEL.md, "S2f. Files") ----------------------------
 
 SETTLED_FLUSHES = 32  # S2f: the uniform walk's window from the settled sizes, in flushes
+# S2f's layout fixed point (file_trees): at most this many walks after the first, each design
+# stopping once its total moves by less than this share of the keys.
+LAYOUT_ROUNDS = 8
+LAYOUT_TOLERANCE = 0.005
 
 
 def mean_unique(p: np.ndarray | float, keys: KeyMap) -> np.ndarray:
@@ -2153,9 +2228,20 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
     with np.errstate(invalid="ignore"):
         spans = np.where(natural[upper] > push[upper], periods[upper] / 2.0,
                          E[used[upper]] * push[upper] / np.maximum(pushed[upper], 1e-300))
-    bands = keys.unique(spans)
-    duplicates = 0.0
+    # (A level holding as many entries as there are keys spans every write: its band is all
+    # the keys, D(inf), not NaN.)
+    bands = _unique_or_all(spans, keys)
     u = keys.update_fraction
+    # The layout's duplicates (S2f): a level's updated keys, whose older versions lie below. An
+    # older version is an entry of a lower level, so a level has no more duplicates than the
+    # levels below it hold (a static tree whose last level holds a few spilled entries is not
+    # a tree of duplicates over them). Level 0's runs count as the levels do: they span
+    # runs0 s_1 writes, (1 - u) of them inserts.
+    below = np.concatenate([np.cumsum(E[used][::-1])[::-1][1:], [0.0]])
+    duplicates = 0.0
+    if walk.level0_runs > 1e-9:
+        runs0 = float(walk.level0_runs)
+        duplicates += min(max(runs0 * F - (1.0 - u) * runs0 * s1, 0.0), float(E[used].sum()))
     for t, j in enumerate(used):
         last = t == used.size - 1
         lives = [push[t]]
@@ -2173,7 +2259,9 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
         band = None
         if not last:
             band = float(bands[t])
-            duplicates += E[j] - (1.0 - u) * spans[t]
+            # The band's inserts, (1 - u) of its mean span (none with u = 1, where a span
+            # can be infinite: D saturates at N).
+            duplicates += min(E[j] - ((1.0 - u) * spans[t] if u < 1.0 else 0.0), below[t])
         weights_arr = np.array(weights) / float(np.sum(weights))
         # An L2SM log's files over a key are probed as runs of the level (L1a).
         runs = 1.0 + (float(walk.log_coverage[j]) if walk.log_coverage else 0.0)
@@ -2237,13 +2325,34 @@ def file_trees(
                             flush_spans=[span[float(p.flush_entries)] for p in ps])
 
     ledgers = ledgers_of(policies, walks)
-    again = [b for b, led in enumerate(ledgers) if led.duplicates > 1e-9 * K]
-    if again:
+    # S2f's layout: the tree holds K + dup(walk at that total) entries, a fixed point. One step
+    # from K is enough when the upper levels are small beside Level L (T = 10: they hold ~1/9 of
+    # it), but at T = 2 they hold as much as Level L and, under updates, are nearly all
+    # duplicates, so a step from K leaves the tree a fifth short (docs/MODEL.md S2f, "The
+    # layout's fixed point"). dup grows with the total, so the steps from K rise to the least
+    # fixed point; each design stops when its total moves by less than LAYOUT_TOLERANCE of K.
+    # A step that leaves a design further from consistency than the step before has crossed
+    # into a layout whose levels the keys cannot fill (the walk opened a level, and the levels
+    # above it count as duplicates of entries it does not hold): there is no fixed point past
+    # it, the tree sits at that edge, and the design keeps its last layout before it.
+    walked = [K] * len(policies)
+    gaps = [math.inf] * len(policies)
+    for _ in range(LAYOUT_ROUNDS):
+        again = [b for b, led in enumerate(ledgers)
+                 if abs(K + led.duplicates - walked[b]) > LAYOUT_TOLERANCE * K]
+        if not again:
+            break
         totals = [K + ledgers[b].duplicates for b in again]
         rewalked = file_walks([policies[b] for b in again], totals)
-        for b, w, led in zip(again, rewalked, ledgers_of([policies[b] for b in again], rewalked),
-                             strict=True):
-            walks[b], ledgers[b] = w, led
+        moved = False
+        for b, t, w, led in zip(again, totals, rewalked,
+                                ledgers_of([policies[b] for b in again], rewalked), strict=True):
+            gap = abs(K + led.duplicates - t)
+            if gap >= gaps[b] and gap > LAYOUT_TOLERANCE * K:
+                continue  # diverging: keep the layout before this step
+            walks[b], ledgers[b], walked[b], gaps[b], moved = w, led, t, gap, True
+        if not moved:
+            break
     totals = [K + led.duplicates for led in ledgers]
     rates = filter_rates(policies, walks, totals)
     # S3's age edges of every design at once (one Newton solve for all).
@@ -2289,6 +2398,9 @@ def buffered_lives(ledger: FileLedger) -> tuple[tuple[np.ndarray, np.ndarray] | 
             out.append((np.array([math.inf]), np.array([1.0])))
         else:
             period = float(ledger.levels[t + 1].batch_writes)
+            if not math.isfinite(period):  # the level never sweeps (it holds every key)
+                out.append((np.array([math.inf]), np.array([1.0])))
+                continue
             lives = period * (np.arange(BUFFER_LIFE_NODES) + 0.5) / BUFFER_LIFE_NODES
             out.append((lives, lives / lives.sum()))  # block-time: a stay of s weighs s
     return tuple(out)
@@ -2526,6 +2638,7 @@ def _cache_key(tree: SkewedTree, cache_blocks: float) -> tuple:
         tree.buffer_trim, tuple(None if b is None else (b[0].tobytes(), b[1].tobytes())
                                 for b in tree.buffered))
     return (cache_blocks, tree.entries_per_block, tree.reads_per_write, tree.clustered_reads,
+            tree.dead_blocks_cached,
             tuple((lev.entries, lev.lives.tobytes(), lev.weights.tobytes())
                   for lev in tree.levels),
             tree.runs.tobytes(), tree.probed.tobytes(), tree.fpr.tobytes(),
@@ -2622,11 +2735,15 @@ def _solve_caches(trees: Sequence[SkewedTree], cache_blocks: float
     lives = _life_nodes(levels, NODE_SPREAD)
     terms = _cache_terms(levels, np.concatenate(rates), level_blocks, lives=lives, bulk=fp.bulk)
     terms = _with_false_positives(terms, fp, levels, level_blocks, lives=lives)
+    # S6g: the blocks of the trees whose engine keeps a deleted run's blocks cached.
+    keeps = np.repeat([t.dead_blocks_cached for t in trees], sizes)
+    ghost = terms.occ * keeps[terms.level] if keeps.any() else None
     # Each tree's terms side by side (its levels' rows are), so that its sums are segments.
     order = np.argsort(terms.level.astype(np.uint16) if len(levels) < 1 << 16 else terms.level,
                        kind="stable")  # a radix sort
     terms = _CacheTerms(terms.lam[order], terms.life[order], terms.occ[order], terms.req[order],
-                        terms.level[order], terms.reads, terms.mortal)
+                        terms.level[order], terms.reads, terms.mortal,
+                        None if ghost is None else ghost[order])
     counts = np.bincount(np.repeat(np.arange(len(trees)), sizes)[terms.level],
                          minlength=len(trees))
     t_c, h_inf = _characteristic_times(terms, counts, cache_blocks)
@@ -2706,6 +2823,8 @@ def _solve_cache(tree: SkewedTree, cache_blocks: float
             terms, kept = _buffered_terms(tree, terms, rates, level_blocks, block_weights,
                                           cache_blocks, nodes)
         terms = _with_false_positives(terms, fp, levels, level_blocks, lives=lives)
+        if tree.dead_blocks_cached:  # S6g
+            terms = replace(terms, ghost=terms.occ)
         t_c = _characteristic_time(terms, cache_blocks)
         hit_level, cached = terms.hit_rates(t_c, level_blocks)
     for x in (hit_level, kept, cached):

@@ -223,10 +223,11 @@ def leveled_skew_trees(policies: Sequence[LeveledFiles], bits_per_key: float | S
             out.append((np.full(len(w.level_entries), rate), rate, b))
         return out
 
-    return file_trees(policies, rates, entries=system.entries,
-                      entries_per_block=system.entries_per_block,
-                      workload=_priced_workload(workload, history_writes), keys=keys,
-                      flush_writes_last=True)
+    # S6g: RocksDB 7.8 leaves a deleted file's cached blocks in its LRU until they age out.
+    return [replace(t, dead_blocks_cached=True) for t in file_trees(
+        policies, rates, entries=system.entries, entries_per_block=rocksdb_block_entries(system),
+        workload=_priced_workload(workload, history_writes), keys=keys,
+        flush_writes_last=True)]
 
 
 def leveled_skew_costs(policy: LeveledFiles, bits_per_key: float, system: System,
@@ -260,10 +261,11 @@ def universal_skew_costs(rules: UniversalRules, bits_per_key: float, system: Sys
     costs' ``cycle_writes``). Per-level tuples are run positions, newest first; the write
     amplification is all in the first. ``system`` gives the keys (``entries``), the blocks and
     the cache."""
-    tree = universal_tree(rules, bits_per_key, entries=system.entries,
-                          entries_per_block=system.entries_per_block,
-                          workload=_priced_workload(workload, history_writes),
-                          preload=preload, window=window, keys=keys, cycle=cycle)
+    tree = replace(universal_tree(rules, bits_per_key, entries=system.entries,
+                                  entries_per_block=rocksdb_block_entries(system),
+                                  workload=_priced_workload(workload, history_writes),
+                                  preload=preload, window=window, keys=keys, cycle=cycle),
+                   dead_blocks_cached=True)  # S6g
     return tree.costs(cache_blocks(system))
 
 
@@ -279,10 +281,11 @@ def universal_cycle_tree(rules: UniversalRules, bits_per_key: float, system: Sys
     the cache: the load of N keys, then the next whole cycle of the largest run after half a
     load more, as ``wacky sweep rocksdb-skew`` checks it against RocksDB
     (:func:`universal_skew_costs` with ``cycle``)."""
-    return universal_tree(rules, bits_per_key, entries=system.entries,
-                          entries_per_block=system.entries_per_block,
-                          workload=_priced_workload(workload, math.inf), preload=system.entries,
-                          window=system.entries / 2, cycle=True)
+    return replace(universal_tree(rules, bits_per_key, entries=system.entries,
+                                  entries_per_block=rocksdb_block_entries(system),
+                                  workload=_priced_workload(workload, math.inf),
+                                  preload=system.entries, window=system.entries / 2, cycle=True),
+                   dead_blocks_cached=True)  # S6g
 
 
 def universal_cycle_start(rules: UniversalRules, system: System, workload: Workload | None, *,
@@ -293,6 +296,15 @@ def universal_cycle_start(rules: UniversalRules, system: System, workload: Workl
     w = _priced_workload(workload, math.inf)
     keys = key_map(system.entries, w, tabulate=False)
     return universal_ledger(rules, preload, window, keys, cycle=True).merges_before
+
+
+def rocksdb_block_entries(system: System) -> int:
+    """S5's entries per cached block for stock RocksDB: its data blocks hold its own format's
+    entries (the internal key's sequence number and the length varints besides the entry),
+    fewer than ``system.entries_per_block``, so the same data takes more of the cache."""
+    from wacky_model.rocksdb_model import data_block_entries
+
+    return data_block_entries(system.entry_bytes, system.block_bytes)
 
 
 def cache_blocks(system: System) -> int:
