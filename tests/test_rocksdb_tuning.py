@@ -209,8 +209,8 @@ def test_the_rocksdb_target_prices_skew_and_a_cache_with_the_skew_stage() -> Non
 def test_no_runner_up_in_the_report_is_cheaper_than_the_pick() -> None:
     """Under a cache and skewed keys the search re-prices a shortlist ranked without them, so
     it could miss a configuration one knob away that prices lower (without the descent the
-    second case's pick prices 17.8% above a runner-up): the report's runners-up, priced as the pick is, never beat
-    it, and the one search and recommend_rocksdb agree."""
+    second case's pick prices 17.8% above a runner-up): the report's runners-up, priced as
+    the pick is, never beat it, and the one search and recommend_rocksdb agree."""
     from cost_models.objective import theta_shared
     from wacky_model.config import Configuration, Memory, weights_of
     from wacky_model.rocksdb_tuning import (
