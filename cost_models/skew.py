@@ -1560,6 +1560,8 @@ def _characteristic_time(terms: _CacheTerms, cache_blocks: float) -> float:
                     / float(np.sum(terms.occ * terms.lam))), math.inf
     x = a
     for _ in range(200):
+        if x > T_C_LN_MAX:  # still below the cache past any time a tree lives: it all fits
+            return math.inf
         occupied, slope = terms.occupancy_and_slope(math.exp(x))
         f = occupied - cache_blocks
         if f == 0.0:
@@ -1578,6 +1580,11 @@ def _characteristic_time(terms: _CacheTerms, cache_blocks: float) -> float:
         if done:
             break
     return math.exp(x)
+
+
+# ln t past which _characteristic_time stops looking for t_C (e^600 writes: no run lives so
+# long) and takes the cache as holding every block; exp overflows a little above 709.
+T_C_LN_MAX = 600.0
 
 
 def _characteristic_times(terms: _CacheTerms, counts: np.ndarray, cache_blocks: float
@@ -1608,9 +1615,12 @@ def _characteristic_times(terms: _CacheTerms, counts: np.ndarray, cache_blocks: 
     x = np.where(todo, a, 0.0)  # the others' x is never used
     occ_lam = terms.occ * terms.lam
     for _ in range(200):
+        beyond = todo & (x > T_C_LN_MAX)  # as _characteristic_time: the cache holds it all
+        t_c = np.where(beyond, math.inf, t_c)
+        todo &= ~beyond
         if not todo.any():
             break
-        t = np.exp(x)
+        t = np.exp(np.minimum(x, T_C_LN_MAX))
         t_term = np.repeat(t, counts)
         if terms.mortal:  # as _CacheTerms.occupancy_and_slope
             h, late = terms._mortal_hit(t_term)
@@ -1632,7 +1642,7 @@ def _characteristic_times(terms: _CacheTerms, counts: np.ndarray, cache_blocks: 
         done = (np.abs(nxt - x) <= T_C_TOL) | (b - a <= T_C_TOL)
         x = np.where(todo, nxt, x)
         todo &= ~done
-    return np.where(t_c == 0.0, np.exp(x), t_c), h_inf
+    return np.where(t_c == 0.0, np.exp(np.minimum(x, T_C_LN_MAX)), t_c), h_inf
 
 
 def _hit_and_slope(lam: np.ndarray, life: np.ndarray, t: float
@@ -2263,8 +2273,11 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
             # can be infinite: D saturates at N).
             duplicates += min(E[j] - ((1.0 - u) * spans[t] if u < 1.0 else 0.0), below[t])
         weights_arr = np.array(weights) / float(np.sum(weights))
-        # An L2SM log's files over a key are probed as runs of the level (L1a).
-        runs = 1.0 + (float(walk.log_coverage[j]) if walk.log_coverage else 0.0)
+        # An L2SM log's files over a key are probed as runs of the level (L1a). A level that
+        # held data for only part of the window (one the walk opened near its end) is probed
+        # only then: its runs are weighted by that share.
+        in_use = float(walk.level_in_use[j]) if j < len(walk.level_in_use) else 1.0
+        runs = in_use * (1.0 + (float(walk.log_coverage[j]) if walk.log_coverage else 0.0))
         levels.append(_Level(float(E[j]), runs, float(push[t]), np.array(lives), weights_arr,
                              band_entries=band,
                              span=float(walk.level_coverage[j]) if walk.level_coverage else 1.0))

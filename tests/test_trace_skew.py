@@ -362,3 +362,36 @@ def test_skewed_trace_bad_input(kwargs: dict, match: str) -> None:
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         skewed_trace(**args)
+
+
+@pytest.mark.parametrize("dist", [KeyDistribution("zipf", theta=0.9),
+                                  KeyDistribution("zipf", theta=0.3)])
+@pytest.mark.parametrize("u", [1.0, 0.5, 0.0])
+def test_the_update_share_is_s1_inverted_on_the_distinct_keys(dist, u) -> None:
+    """advise's update share: W Puts, a share u of them updates of n keys drawn from ``dist``,
+    the rest new keys; S1 inverted on their distinct keys gives u back (the repeats alone, the
+    lower bound, give much less)."""
+    from cost_models.skew import bins_for, key_probabilities
+    from wacky_model.trace_skew import update_share
+
+    n, W = 60_000, 8_000
+    rng = np.random.default_rng(7)
+    bins = bins_for(n, dist)
+    q = np.repeat(key_probabilities(dist, bins, n), bins.hi - bins.lo)
+    updates = rng.choice(n, int(u * W), p=q / q.sum())
+    inserts = n + np.arange(W - updates.size)
+    keys = np.concatenate([updates, inserts])
+    distinct = np.unique(keys).size
+    got = update_share(W, distinct, dist, n)
+    assert got == pytest.approx(u, abs=0.05)
+    if u == 1.0 and dist.theta == 0.9:
+        assert 1 - distinct / W < 0.6  # the lower bound would say under 0.6
+
+
+def test_the_update_share_says_when_the_keys_cannot_tell() -> None:
+    from wacky_model.trace_skew import update_share
+
+    # uniform over a billion keys: 10,000 updates would repeat about 0.05 keys
+    assert update_share(10_000, 10_000, KeyDistribution(), 10**9) is None
+    assert update_share(0, 0, KeyDistribution(), 100) is None
+    assert update_share(100, 101, KeyDistribution(), 100) is None  # more distinct than Puts

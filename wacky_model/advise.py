@@ -841,17 +841,31 @@ def _advise(inputs: _Inputs, db: Any, over: Overrides, price: Any, recommend_roc
                 add("read_keys", "uniform", "the trace has no Gets of existing keys",
                     "--read-dist", True)
         if over.update_fraction is None and put_keys.size:
-            # A Put updates when its key was written or found earlier in the trace; a key's
-            # first Put is counted as an insert (the trace cannot tell what existed before it).
-            seen_before = np.zeros(put_keys.size, dtype=bool)
-            _, first = np.unique(put_keys, return_index=True)
-            seen_before[:] = True
-            seen_before[first] = False
-            update_fraction = float(seen_before.mean())
-            add("update_fraction", update_fraction,
-                f"the trace's Puts of keys it had written before ({inputs.trace_path}); a key's "
-                "first Put counts as an insert, so this is a lower bound", "--update-fraction",
-                True)
+            # A Put repeating a key written earlier in the trace is an update; a key's first
+            # Put may be either (the trace cannot tell what existed before it). The repeats
+            # are a lower bound; S1 inverted over the fitted write distribution gives the
+            # share whose distinct keys match the trace's, when that distribution repeats
+            # keys enough to tell (trace_skew.update_share).
+            distinct = int(np.unique(put_keys).size)
+            lower = 1.0 - distinct / put_keys.size
+            dist = write_keys if isinstance(write_keys, KeyDistribution) else KeyDistribution()
+            from wacky_model.trace_skew import update_share
+
+            solved = update_share(int(put_keys.size), distinct, dist, population)
+            if solved is None:
+                update_fraction = lower
+                add("update_fraction", update_fraction,
+                    f"the trace's Puts of keys it had written before ({inputs.trace_path}); a "
+                    "key's first Put counts as an insert, so this is a lower bound (the fitted "
+                    "write distribution repeats too few keys to tell more)",
+                    "--update-fraction", True)
+            else:
+                update_fraction = max(solved, lower)
+                add("update_fraction", update_fraction,
+                    f"the distinct keys of the trace's {put_keys.size:,} Puts ({distinct:,}) "
+                    f"against the {dist.spec} updates over {population:,} entries would write "
+                    f"(S1 inverted, trace_skew.update_share; {lower:.2f} of them repeat a key "
+                    "of the trace, a lower bound)", "--update-fraction", True)
     else:
         if over.write_keys is None:
             add("write_keys", "uniform", "assumed (no trace)", "--write-dist", True)

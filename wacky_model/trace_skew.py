@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import optimize, special, stats
 
-from cost_models.skew import bins_for, key_probabilities, rank_bins
+from cost_models.skew import bins_for, key_probabilities, rank_bins, unique_writes
 from wacky_model.types import THETA_MAX, KeyDistribution, Workload
 from wacky_traces import OpKind, operations_mask
 
@@ -346,6 +346,35 @@ def _spearman_both(reads: np.ndarray, writes: np.ndarray) -> tuple[float, int]:
         return math.nan, m
     rho = stats.spearmanr(reads[both], writes[both]).statistic
     return (float(rho) if np.isfinite(rho) else math.nan), m
+
+
+def update_share(puts: int, distinct: int, dist: KeyDistribution, population: int
+                 ) -> float | None:
+    """The share of ``puts`` Puts that updated keys already there, from the ``distinct`` keys
+    they wrote: S1 inverted (docs/MODEL.md S1, ``cost_models.skew.unique_writes``). Updates
+    draw their keys from ``dist`` over ``population`` keys and repeat the hot ones, while each
+    insert writes a new key, so D(W; u) = (1 - u) W + sum_k (1 - e^{-q_k u W}) falls as u rises,
+    and u solves D(W; u) = distinct (1 when even all-updates would write more distinct keys,
+    0 when they are all distinct). None when ``dist`` cannot tell them apart: when all-updates
+    would still write nearly W distinct keys (fewer than 3 sqrt(W) and 2% of W repeats, as
+    from a uniform distribution over many more keys than W), the count says nothing of u."""
+    if puts <= 0 or population <= 0 or not 0 < distinct <= puts:
+        return None
+    bins = bins_for(population, dist)
+    q = key_probabilities(dist, bins, population)
+    count = (bins.hi - bins.lo).astype(float)
+
+    def excess(u: float) -> float:
+        return float(unique_writes(float(puts), u, q, count)) - distinct
+
+    repeats = puts - (excess(1.0) + distinct)  # the repeats all-updates would write
+    if repeats < max(3.0 * math.sqrt(puts), 0.02 * puts):
+        return None
+    if excess(1.0) >= 0.0:
+        return 1.0
+    if excess(0.0) <= 0.0:
+        return 0.0
+    return float(optimize.brentq(excess, 0.0, 1.0, xtol=1e-6))
 
 
 def _rank_pmf(dist: KeyDistribution, n: int) -> np.ndarray:
