@@ -548,6 +548,9 @@ class SkewedCosts:
     # first are level 0's runs (S2f's RocksDB trees: 1 while level 0 holds runs, else 0).
     cached_share_per_level: tuple[float, ...] = ()
     level0_levels: int = 0
+    # The runs a read that reaches each level probes (``_probed``: a level's own run only where
+    # its files span the key, P7's coverage over the window); S7r's seeks. Empty: level_runs.
+    level_probed: tuple[float, ...] = ()
 
 
 def _log_interp(x: np.ndarray, log_x: np.ndarray, log_y: np.ndarray,
@@ -1808,7 +1811,7 @@ class SkewedTree:
         blocks = np.array([max(lev.entries / self.entries_per_block, 1.0)
                            for lev in self.levels])
         held = np.minimum(1.0, max(float(cache_blocks), 0.0) / blocks)
-        return cached_range(self.runs, [lev.entries for lev in self.levels], held,
+        return cached_range(self.probed, [lev.entries for lev in self.levels], held,
                             self.level0_levels)
 
     def costs(self, cache_blocks: float) -> SkewedCosts:
@@ -2273,11 +2276,8 @@ def file_ledger(policy: LeveledFiles, walk: WindowCosts, keys: KeyMap, *,
             # can be infinite: D saturates at N).
             duplicates += min(E[j] - ((1.0 - u) * spans[t] if u < 1.0 else 0.0), below[t])
         weights_arr = np.array(weights) / float(np.sum(weights))
-        # An L2SM log's files over a key are probed as runs of the level (L1a). A level that
-        # held data for only part of the window (one the walk opened near its end) is probed
-        # only then: its runs are weighted by that share.
-        in_use = float(walk.level_in_use[j]) if j < len(walk.level_in_use) else 1.0
-        runs = in_use * (1.0 + (float(walk.log_coverage[j]) if walk.log_coverage else 0.0))
+        # An L2SM log's files over a key are probed as runs of the level (L1a).
+        runs = 1.0 + (float(walk.log_coverage[j]) if walk.log_coverage else 0.0)
         levels.append(_Level(float(E[j]), runs, float(push[t]), np.array(lives), weights_arr,
                              band_entries=band,
                              span=float(walk.level_coverage[j]) if walk.level_coverage else 1.0))
@@ -2887,6 +2887,7 @@ def _with_cache(tree: SkewedTree, cache_blocks: float) -> SkewedCosts:
         buffer_kept=tuple(float(x) for x in kept) if tree.buffered is not None else (),
         cached_share_per_level=tuple(float(x) for x in cached),
         level0_levels=tree.level0_levels,
+        level_probed=tuple(float(x) for x in tree.probed),
     )
 
 
@@ -2901,7 +2902,8 @@ def cached_range(level_runs: Sequence[float], level_entries: Sequence[float],
         range_runs = a_0 + sum_{l>=1} a_l (1 - c_l),
         range_spread = sum_l (N_l / N) (1 - c_l),
 
-    a_l (``level_runs``) and N_l (``level_entries``) the levels' runs and entries (N their sum),
+    a_l (``level_runs``: the runs a read probes at the level, its own only where its files span
+    the key, :func:`_probed`) and N_l (``level_entries``) the levels' entries (N their sum),
     the first ``level0_levels`` of them level 0's runs (a_0). Level 0's files are young and
     RocksDB 7.8 does not put a flush's blocks in the cache, but reads do: S5-S6 give level 0 the
     share its point reads keep cached over a file's short life, and range reads take it too (a
@@ -2932,8 +2934,8 @@ def cached_range(level_runs: Sequence[float], level_entries: Sequence[float],
 def cached_range_of(costs: SkewedCosts) -> tuple[float, float]:
     """:func:`cached_range` with the levels, runs and cached shares of the skew stage's
     ``costs`` (S2f's trees: level 0 first while it holds runs)."""
-    return cached_range(costs.level_runs, costs.level_entries, costs.cached_share_per_level,
-                        costs.level0_levels)
+    return cached_range(costs.level_probed or costs.level_runs, costs.level_entries,
+                        costs.cached_share_per_level, costs.level0_levels)
 
 
 BUFFER_ROUNDS = 4  # B1: the trim's choice and t_C settle in two or three rounds
