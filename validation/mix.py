@@ -140,18 +140,28 @@ def measure(label: str, entries: int = ENTRIES, warmup: int = WARMUP, window: in
                                             fill_cache=True)
         keys = keys_of(entries, seed)
         load_all(db, keys)
-        rng = np.random.default_rng(seed + 1)
         value = np.zeros(VALUE_BYTES, dtype=np.uint8)
-        kinds, picked, _ = draw(keys, warmup, rng)
-        db.run_mix(kinds, picked, value, RANGE_ENTRIES)
-        kinds, picked, zero = draw(keys, window, rng)
-        start = time.perf_counter()
-        ns, blocks, results = db.run_mix(kinds, picked, value, RANGE_ENTRIES)
-        wall = time.perf_counter() - start
+        kinds, zero, ns, blocks, results, wall = _timed(db, keys, value, RANGE_ENTRIES, warmup,
+                                                        window, seed)
         catch_up = db.wait_for_background_work(600.0)
         del db
     return _measured(label, kinds, zero, ns, blocks, results, wall, window,
                      mix_ops_per_second(seconds, w), seconds, io, catch_up, machine, "RocksDB")
+
+
+def _timed(engine: Any, keys: np.ndarray, value: np.ndarray, ranges: int, warmup: int,
+           window: int, seed: int) -> tuple[np.ndarray, ...]:
+    """``warmup`` operations of MIX on ``engine`` (either engine's ``run_mix``; ``ranges``: its
+    range argument), then a window of ``window`` timed by the wall clock: the window's kinds,
+    which are zero-result reads, each call's nanoseconds, blocks read and result, and the
+    window's wall seconds."""
+    rng = np.random.default_rng(seed + 1)
+    kinds, picked, _ = draw(keys, warmup, rng)
+    engine.run_mix(kinds, picked, value, ranges)
+    kinds, picked, zero = draw(keys, window, rng)
+    start = time.perf_counter()
+    ns, blocks, results = engine.run_mix(kinds, picked, value, ranges)
+    return kinds, zero, ns, blocks, results, np.float64(time.perf_counter() - start)
 
 
 def _measured(label: str, kinds: np.ndarray, zero: np.ndarray, ns: np.ndarray,
@@ -226,15 +236,9 @@ def measure_native(label: str, entries: int = ENTRIES, warmup: int = WARMUP,
         values = np.zeros((4096, NATIVE_ENTRY_BYTES - 8), dtype=np.uint8)
         for i in range(0, keys.size, 4096):
             e.put_many(keys[i:i + 4096], values[:keys[i:i + 4096].size])
-        rng = np.random.default_rng(seed + 1)
         value = np.zeros(NATIVE_ENTRY_BYTES - 8, dtype=np.uint8)
-        span = RANGE_ENTRIES * gap
-        kinds, picked, _ = draw(keys, warmup, rng)
-        e.run_mix(kinds, picked, value, span)
-        kinds, picked, zero = draw(keys, window, rng)
-        start = time.perf_counter()
-        ns, blocks, results = e.run_mix(kinds, picked, value, span)
-        wall = time.perf_counter() - start
+        kinds, zero, ns, blocks, results, wall = _timed(e, keys, value, RANGE_ENTRIES * gap,
+                                                        warmup, window, seed)
         e.close()
     return _measured(label, kinds, zero, ns, blocks, results, wall, window,
                      ops_per_second(priced.theta, w, machine), per_kind, blocks_model, 0.0,
