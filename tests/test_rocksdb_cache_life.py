@@ -12,10 +12,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from cost_models.rocksdb_format import data_block_entries
 from cost_models.skew import LAYOUT_TOLERANCE, _CacheTerms, _characteristic_time, _dead_cached
 from wacky_model.config import Configuration, Memory
 from wacky_model.pricing import file_skew_trees
-from wacky_model.rocksdb_model import data_block_entries
 from wacky_model.types import Compaction, Design, KeyDistribution, System, Workload
 
 # advise's pick for reads-zipf0.9 on the advise sweep's system (docs/VALIDATION.md): leveled,

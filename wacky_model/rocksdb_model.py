@@ -25,26 +25,16 @@ import numpy as np
 from cost_models.finite import realized_fpr
 from cost_models.paged import PAGED_WINDOW_FLUSHES, PagedLevel
 from cost_models.partial import LeveledFiles, WindowCosts, window_costs
+from cost_models.rocksdb_format import DISK_OVERHEAD_BYTES
 from cost_models.universal import UNLIMITED, UniversalRules, universal_costs
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_options import RocksDBExport
 
-DISK_OVERHEAD_BYTES = 12.0
 MEMTABLE_OVERHEAD_BYTES = 38.0
 
 
 def disk_entry_bytes(entry_bytes: int, bits_per_key: float) -> float:
     return entry_bytes + DISK_OVERHEAD_BYTES + bits_per_key / 8.0
-
-
-def data_block_entries(entry_bytes: int, block_bytes: int) -> int:
-    """Entries in one of RocksDB's data blocks: a block is cut at ``block_bytes`` of its own
-    format, where an entry takes its key and value, the 8-byte sequence number and about 3 bytes
-    of length varints, and the block its restart points and trailer (DISK_OVERHEAD_BYTES; the
-    index and filter are not in it). At 108-byte entries and 4 KiB blocks that is 34, not the
-    4096 // 108 = 37 of the entry alone: RocksDB 7.8 cut 60,000 such entries into 1,774 to 1,790
-    blocks (33.5 to 33.8 a block, the last block of each file partly full; docs/MODEL.md S5)."""
-    return max(1, int(block_bytes // (entry_bytes + DISK_OVERHEAD_BYTES)))
 
 
 def leveled_policy(export: RocksDBExport) -> LeveledFiles:

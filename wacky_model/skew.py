@@ -302,7 +302,7 @@ def rocksdb_block_entries(system: System) -> int:
     """S5's entries per cached block for stock RocksDB: its data blocks hold its own format's
     entries (the internal key's sequence number and the length varints besides the entry),
     fewer than ``system.entries_per_block``, so the same data takes more of the cache."""
-    from wacky_model.rocksdb_model import data_block_entries
+    from cost_models.rocksdb_format import data_block_entries
 
     return data_block_entries(system.entry_bytes, system.block_bytes)
 
