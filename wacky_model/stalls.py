@@ -142,17 +142,11 @@ def rocksdb_io(row: Any, workload: Workload) -> dict[str, float]:
     RocksDB's flushes and compactions run in background threads (T2, T3)."""
     import numpy as np
 
-    from cost_models.objective import theta_weights
+    from wacky_model.types import kind_weights
 
-    out = {}
-    for j, kind in enumerate(KINDS):
-        if kind == "write":
-            out[kind] = 0.0
-            continue
-        w = theta_weights(*np.eye(4)[j], workload.range_blocks or 0.0, 1.0,
-                          workload.expected_point_reads, 0.0)
-        out[kind] = float(np.asarray(row, dtype=float) @ w)
-    return out
+    costs = kind_weights(workload) @ np.asarray(row, dtype=float)
+    return {kind: 0.0 if kind == "write" else float(c)
+            for kind, c in zip(KINDS, costs, strict=True)}
 
 
 def rocksdb_seconds(row: Any, workload: Workload, system: System,

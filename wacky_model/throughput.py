@@ -139,15 +139,13 @@ def kind_seconds(row: Any, workload: Workload, seconds: System,
     :func:`ops_per_second`'s time: Θ is linear in the fractions."""
     import numpy as np
 
-    from cost_models.objective import theta_weights
+    from wacky_model.types import kind_weights
 
     _needs(machine)
     assert machine.cpu_ns_per_put is not None
     t_r = machine.block_read_seconds()
-    out = {}
-    for j, kind in enumerate(("point_read", "zero_read", "write", "range_read")):
-        w = theta_weights(*np.eye(4)[j], workload.range_blocks or 0.0, seconds.write_cost_ratio,
-                          workload.expected_point_reads, seconds.probe_cost)
-        out[kind] = float(np.asarray(row, dtype=float) @ w) * t_r \
-            + (machine.cpu_ns_per_put * 1e-9 if kind == "write" else 0.0)
-    return out
+    costs = kind_weights(workload, seconds.write_cost_ratio, seconds.probe_cost) \
+        @ np.asarray(row, dtype=float)
+    return {kind: float(c) * t_r + (machine.cpu_ns_per_put * 1e-9 if kind == "write" else 0.0)
+            for kind, c in zip(("point_read", "zero_read", "write", "range_read"), costs,
+                               strict=True)}

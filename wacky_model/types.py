@@ -741,6 +741,15 @@ def workload_vector(w: Workload, write_cost_ratio: float = 1.0,
                          w.expected_point_reads, probe_cost)
 
 
+def kind_weights(w: Workload, write_cost_ratio: float = 1.0, probe_cost: float = 0.0
+                 ) -> np.ndarray:
+    """(4, len(COST_ROW)): row j is :func:`workload_vector` of the workload that runs only
+    operation kind j (``Workload.fractions``' order: point reads, zero-result reads, writes,
+    range reads) with ``w``'s keys and ranges: a cost row times it is each kind's cost."""
+    return np.stack([theta_weights(*np.eye(4)[j], w.range_blocks, write_cost_ratio,
+                                   w.expected_point_reads, probe_cost) for j in range(4)])
+
+
 def robust_weights(workloads: list[Workload], write_cost_ratio: float, rho: float,
                    probe_cost: float = 0.0) -> RobustWeights:
     """The robust objective's weights (Endure): each operation's cost is Theta of the workload
@@ -749,10 +758,7 @@ def robust_weights(workloads: list[Workload], write_cost_ratio: float, rho: floa
             or rho < 0:
         raise ValueError(f"rho must be a finite number >= 0; got {rho!r}")
     fractions = np.array([w.fractions for w in workloads], dtype=float)
-    op_map = np.stack([
-        np.stack([theta_weights(*np.eye(4)[j], w.range_blocks, write_cost_ratio,
-                                w.expected_point_reads, probe_cost) for j in range(4)], axis=-1)
-        for w in workloads])
+    op_map = np.stack([kind_weights(w, write_cost_ratio, probe_cost).T for w in workloads])
     return RobustWeights(fractions, op_map, float(rho))
 
 
