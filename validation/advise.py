@@ -147,6 +147,11 @@ def measure_workload(name: str, repeats: int = REPEATS, seed: int | None = None
     def costs(priced: Any) -> dict[str, float]:
         # The terms of the model's Θ, in the measured runs' units (a range: runs and blocks).
         per_level = tuple(getattr(priced.detail, "cache_hit_rate_per_level", None) or ())
+        # The last level that reads reach: a walk under updates can open a level of a few
+        # spilled entries that no read ends in (docs/MODEL.md S2f), whose hit rate says nothing.
+        shares = tuple(getattr(priced.detail, "read_level_share", None) or ())
+        if len(shares) == len(per_level):
+            per_level = tuple(h for h, r in zip(per_level, shares, strict=True) if r > 1e-9)
         return {"write_amp": priced.write_amp, "point_read": priced.point_read,
                 "zero_result_read": priced.zero_result_read,
                 # S7r: stock RocksDB's seeks and blocks through its cache (the row's terms).
