@@ -227,9 +227,8 @@ def calibrate_reads(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 
     (:func:`calibrate`'s tree), a cache that holds them all, every key read once to fill it.
     Then ``operations`` of MIX, twice, timed by ``run_mix``: each kind's time is the mean over
     its operations that read no block (a flush's or a merge's output is not cached). In a mix,
-    not alone: each kind then pays for the caches the others left cold, as it does in service
-    (timed alone, back to back, each kind is faster by about a microsecond). A range's seek
-    and its entries come from the two rounds' ranges, of 1 and 65 entries."""
+    not alone: each kind then pays for the caches the others left cold, as it does in service.
+    A range's seek and its entries come from the two rounds' ranges, of 1 and 65 entries."""
     import rocksdb_bridge
 
     config = configs()["leveled T 10, trigger 4"]
