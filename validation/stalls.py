@@ -266,12 +266,21 @@ def _rate(cal: Calibration, write_amp: float) -> float:
     return sustainable(write_amp, ENTRY_BYTES, machine)
 
 
-def _predicted_write_amp(config, entries: float) -> float:
+def _predicted_write_amp(config, present: float, window: float) -> float:
+    """The I/O model's write amplification over a window of ``window`` inserts into a tree of
+    ``present``: leveled, the partial walk's at the window's middle size (its write
+    amplification drifts little over a window); universal, U1-U4 walked over this very window
+    (``universal_costs_of``), since a window sees only part of the largest run's cycle and the
+    cycle's average (what ``price`` gives, and the search uses) is not that part's."""
     from wacky_model.pricing import price
+    from wacky_model.rocksdb_model import universal_costs_of
+    from wacky_model.rocksdb_tuning import UniversalConfig
     from wacky_model.types import Workload
 
-    return price(config.configuration, Workload(writes=1.0), config.system(_system(entries))
-                 ).write_amp
+    system = _system(present + window / 2)
+    if isinstance(config, UniversalConfig):
+        return universal_costs_of(config.export(system), present, window).write_amp
+    return price(config.configuration, Workload(writes=1.0), config.system(system)).write_amp
 
 
 def _options(config, entries: int) -> str:
@@ -300,7 +309,7 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
         db.wait_for_background_work(600.0)
         out, present = [], entries
         for m in multiples:
-            wa = _predicted_write_amp(config, present + window / 2)
+            wa = _predicted_write_amp(config, present, window)
             rate = _rate(cal, wa)
             before = _counters(db)
             wall, first, _ = _put_paced(db, rng.integers(1, 2**63, window, dtype=np.uint64),
@@ -380,7 +389,9 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
         f"{SOFT_PENDING >> 20} MiB, hard {4 * SOFT_PENDING >> 20} MiB), then offered "
         f"{WINDOW:,} inserts at 0.5, 0.9 and 1.5 times T2's sustainable rate, each window "
         "starting with compaction caught up. T2 (docs/MODEL.md) takes the I/O model's write "
-        "amplification at the window's middle size and a calibration measured in the same case "
+        "amplification over the window (leveled: the partial walk at the window's middle size; "
+        "universal: U1-U4 walked over the window itself, a part of the largest run's cycle) "
+        "and a calibration measured in the same case "
         "(validation/stalls.py); T3 the share of time stalled. Measured: RocksDB's "
         "`rocksdb.stall.micros` over the window's wall time.", body)
 
