@@ -166,7 +166,7 @@ class EngineRun:
 
 
 WINDOW_FACTS = ("major_compactions", "window_complete", "full_merges_skipped",
-                "level_L_runs_at_start")
+                "level_L_runs_at_start", "write_seconds", "write_cpu_seconds")
 
 
 def window_detail(run: Any, *names: str) -> dict[str, Any]:
@@ -175,7 +175,10 @@ def window_detail(run: Any, *names: str) -> dict[str, Any]:
     got = {} if run is None else {
         "major_compactions": run.major_compactions, "window_complete": run.complete,
         "full_merges_skipped": run.full_merges_skipped,
-        "level_L_runs_at_start": run.level_L_runs_at_start}
+        "level_L_runs_at_start": run.level_L_runs_at_start,
+        # T1's insert time (validation/window.py), None where a window times none
+        "write_seconds": getattr(run, "write_seconds", None),
+        "write_cpu_seconds": getattr(run, "write_cpu_seconds", None)}
     out = {n: got.get(n) if n in (names or WINDOW_FACTS) else None for n in WINDOW_FACTS}
     return {**out, **disk_detail(run)}
 

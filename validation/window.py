@@ -9,6 +9,7 @@ steps (:class:`ReadPacing`), once the engine is idle, never overlapping a compac
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal, Protocol
@@ -212,6 +213,10 @@ class WindowRun:
     complete: bool  # ended at its boundary (or its fixed length), not at the cap
     begin: Counters = field(repr=False)
     end: Counters = field(repr=False)
+    # The wall-clock and process CPU seconds the window's write steps took (the engine's puts,
+    # with the flushes and merges they run), the reads between them left out: T1's insert time.
+    write_seconds: float = 0.0
+    write_cpu_seconds: float = 0.0
 
     @property
     def delta(self) -> Counters:
@@ -244,10 +249,13 @@ def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> W
     reads.start(pace)
     session.start_window()
     begin = session.counters()
-    writes, majors_total, skipped, complete = 0, 0, 0, False
+    writes, majors_total, skipped, complete, seconds, cpu = 0, 0, 0, False, 0.0, 0.0
     while writes < rule.cap and session.can_step():
         reads.before()
+        start, start_cpu = time.perf_counter(), time.process_time()
         written, majors = session.step()
+        seconds += time.perf_counter() - start
+        cpu += time.process_time() - start_cpu
         writes += written
         majors_total += majors
         ending = False
@@ -258,7 +266,7 @@ def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> W
             if rule.skip_full_merges and runs == 1 and max_runs > 1:
                 # A full merge of Level L recurs only every a_L run fills: not a typical window.
                 skipped += 1
-                writes, majors_total, runs_at_start = 0, 0, runs
+                writes, majors_total, runs_at_start, seconds, cpu = 0, 0, runs, 0.0, 0.0
                 reads.start(pace)
                 session.start_window()
                 begin = session.counters()
@@ -275,4 +283,4 @@ def measure(session: Session, rule: WindowRule, reads: Reads | None = None) -> W
             break
     session.idle()
     return WindowRun(writes, warm, majors_total, skipped, runs_at_start, complete, begin,
-                     session.counters())
+                     session.counters(), seconds, cpu)
