@@ -116,6 +116,13 @@ class WindowCosts:
         """Mean levels below level 0 that hold data."""
         return float(sum(self.level_in_use))
 
+    def peak_space(self, *, stock: bool) -> float:
+        """T5 (docs/MODEL.md): the run files' peak during the window over those at its end,
+        as stock RocksDB holds them (``stock``: each merge's inputs deleted once it is
+        installed) or the native engine (a flush's merges installed together)."""
+        peak = self.peak_merge_entries if stock else self.peak_job_entries
+        return peak / self.end_entries
+
 
 def _dynamic_targets(S: list[float], T: float, base: float) -> list[float]:
     """RocksDB's ``level_compaction_dynamic_level_bytes``: the largest level fixes the others,

@@ -222,7 +222,7 @@ def peak_space_native(design: Design, compaction: Compaction, walk: WindowCosts 
     if compaction.granularity == "file":
         if walk is None or walk.end_entries <= 0:
             raise ValueError("a file-granular design's peak space needs its partial walk")
-        return walk.peak_job_entries / walk.end_entries
+        return walk.peak_space(stock=False)
     return float(peak_space(*design.knobs.values(), entries=entries,
                             buffer_entries=buffer_entries))
 
@@ -239,5 +239,5 @@ def peak_space_stock(exported: Any, preload: float, window: float, *,
         w = leveled_costs(exported, preload, window).window
     except ValueError:
         return None
-    return None if w is None or w.end_entries <= 0 else w.peak_merge_entries / w.end_entries
+    return None if w is None or w.end_entries <= 0 else w.peak_space(stock=True)
 

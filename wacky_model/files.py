@@ -23,6 +23,7 @@ from cost_models.partial import (
     window_costs,
     window_costs_many,
 )
+from cost_models.universal import FULL_MERGE_PEAK_SPACE
 from wacky_model.types import Compaction, Design, System
 
 
@@ -46,6 +47,14 @@ class LeveledCosts:
     # range spreads over all of the data).
     cached_range_runs: float | None = None
     range_spread: float = 1.0
+
+    def transient_space(self, *, stock: bool) -> float:
+        """T5 (docs/MODEL.md): the run files' peak during merges over the data; the window's
+        (:meth:`WindowCosts.peak_space`), or with none (universal compaction) U2's full merge,
+        which rewrites every run while they are all still on disk."""
+        if self.window is None:
+            return FULL_MERGE_PEAK_SPACE
+        return self.window.peak_space(stock=stock)
 
     def row(self, entries_per_block: float) -> np.ndarray:
         """The cost row (:data:`cost_models.objective.COST_ROW`): range reads at their seeks and

@@ -113,7 +113,7 @@ def file_grid(system: System, constraints: Constraints | None = None,
             if constraints is None or constraints.allows_leveled(
                 c.level1_runs, p.window.level_entries,
                 p.window.level0_runs * system.buffer_entries,
-                p.window.peak_job_entries / p.window.end_entries)]  # T5: a job per flush
+                p.window.peak_space(stock=False))]
     if not keep:
         raise ValueError(f"no file-granular design meets the constraints "
                          f"({constraints.describe()}) on this system; loosen them")
@@ -156,8 +156,7 @@ def analyze_files(design: Design, system: System, compaction: Compaction,
             "probes_without": p.floating.probes_off, "probes_with": p.floating.probes_on,
             "extra_writes": p.floating.extra_writes},
         "theta": None if workload is None else p.theta,
-        # T5: one job per flush, as the native engine installs a flush's merges together.
-        "transient_space": w.peak_job_entries / w.end_entries,
+        "transient_space": c.transient_space(stock=False),
         "levels": [{"level": i, "mean_entries": e, "write_amp": a}
                    for i, (e, a) in enumerate(zip(w.level_entries, w.level_write_amp,
                                                   strict=True), start=1)],

@@ -212,10 +212,7 @@ class StockPriced:
         compaction's inputs once it is installed, so a leveled tree's peak is the data plus its
         largest single merge (the partial walk's); universal compaction's full merge rewrites
         every run while they are all on disk (docs/MODEL.md "T5")."""
-        w = self.costs.window
-        if isinstance(self.config, UniversalConfig) or w is None:
-            return FULL_MERGE_PEAK_SPACE
-        return w.peak_merge_entries / w.end_entries
+        return self.costs.transient_space(stock=True)
 
 
 @dataclass(frozen=True)
@@ -349,7 +346,7 @@ def _allowed(constraints: Constraints | None, config: StockConfig, costs: Levele
     w = costs.window
     return constraints.allows_leveled(config.level0_trigger, w.level_entries,
                                       w.level0_runs * config.buffer_bytes / system.entry_bytes,
-                                      w.peak_merge_entries / w.end_entries)  # T5: a merge each
+                                      w.peak_space(stock=True))
 
 
 # RocksDB raises a smaller write_buffer_size to 64 KiB (SanitizeOptions), so a split with a

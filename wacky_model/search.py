@@ -53,7 +53,6 @@ from cost_models.objective import (
     theta_weights,
 )
 from cost_models.structure import num_levels, structure
-from cost_models.universal import FULL_MERGE_PEAK_SPACE
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.config import Configuration, Memory, keys_of
 from wacky_model.families import PROJECTIONS, classify, name_of
@@ -644,12 +643,7 @@ class Recommendation:
         RocksDB), universal compaction's full merge, else M8."""
         if self.file_costs is None:
             return self.analysis.transient_space
-        w = self.file_costs.window
-        if w is None:  # universal compaction: U2's full merges
-            return FULL_MERGE_PEAK_SPACE
-        # Stock RocksDB deletes each merge's inputs when it is installed, the engine a flush's.
-        peak = w.peak_merge_entries if self.model == "rocksdb" else w.peak_job_entries
-        return peak / w.end_entries
+        return self.file_costs.transient_space(stock=self.model == "rocksdb")
 
     @property
     def memory(self) -> dict[str, float]:
