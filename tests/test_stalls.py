@@ -186,7 +186,8 @@ def test_the_sweep_section_says_what_it_measured() -> None:
     from validation.sweep import SweepCase, SweepResult, case_set
 
     cal = Calibration(1500.0, 2.0, 5.0)
-    windows = tuple(Window(m, m * 1e5, 400_000, 12.0, 11.0, 1e5, 1.1e5, 4.0, s, 9e4, h, p, 1e5)
+    windows = tuple(Window(m, m * 1e5, 400_000, 12.0, 11.0, 1e5, 1.1e5, 4.0, s, 9e4, h, p, 1e5,
+                           1.25e5)
                     for m, s, h, p in ((0.5, 0.0, None, 0.0), (0.9, 0.0, None, 0.0),
                                        (1.5, 1.6, 1.0e5, 0.5)))
     result = SweepResult(SweepCase("leveled", "stalls", None), Measured("leveled", cal, windows))
@@ -196,6 +197,7 @@ def test_the_sweep_section_says_what_it_measured() -> None:
     assert "stalls at 1.5×: 1 of 1" in text
     assert ("catch-up: 1 of 1 at the model's write amplification (+0%), 1 of 1 at the measured "
             "one (+10%)") in text
+    assert "RocksDB's statistics time them): 1 of 1 (-20%)" in text  # 1e5 against 1.25e5
 
 
 NATIVE = DeviceProfile("native-machine", 1900.0, 2000.0, 12_000.0, 80.0, cpu_ns_per_put=400.0,

@@ -27,7 +27,12 @@ import numpy as np
 from cost_models.throughput import stall_share
 from validation.scale import Scale
 from validation.sweep import Refused, SetCode, SweepCase, SweepResult, section, table
-from wacky_model.stalls import backlog_entries, delayed_inserts, sustainable
+from wacky_model.stalls import (
+    COMPACTION_THREADS,
+    backlog_entries,
+    delayed_inserts,
+    sustainable,
+)
 
 VALUE_BYTES = 100
 KEY_BYTES = 8
@@ -84,6 +89,11 @@ class Window:
     # inserts over the window's time and its catch-up (compaction busy throughout once the
     # writer outruns it): the rate the tree sustains, T2's measure
     cycle_rate: float = 0.0
+    # inserts per second of the background threads' busy time over the window and its
+    # catch-up (RocksDB's compaction.times.micros and db.flush.micros): the rate the tree
+    # sustains with its compaction thread busy throughout, whatever the write controller let
+    # the writer do (T2's measure where the controller holds the writer below the tree)
+    busy_rate: float = 0.0
 
     @property
     def share(self) -> float:
@@ -328,7 +338,8 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
                             backlog_entries(config, _system(present + window / 2),
                                             SOFT_PENDING),
                             delayed_inserts(ENTRY_BYTES)),
-                window / (wall + catch_up)))
+                window / (wall + catch_up),
+                window / (max(done["ct"] / COMPACTION_THREADS, done["ft"]) * 1e-6)))
             present += window
         del db
     return Measured(label, cal, tuple(out))
@@ -351,29 +362,35 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
             if w.multiple > 1.2:
                 stalled.append(w.stall_seconds > 0)
                 rates.append((w.predicted_rate / w.cycle_rate - 1.0,
-                              w.rate_at_measured / w.cycle_rate - 1.0))
+                              w.rate_at_measured / w.cycle_rate - 1.0,
+                              w.predicted_rate / w.busy_rate - 1.0))
             rows.append([m.label, f"{w.multiple:g}×", f"{w.offered:,.0f}",
                          f"{w.predicted_write_amp:.2f} / {w.measured_write_amp:.2f}",
                          f"{w.predicted_rate:,.0f}", f"{w.rate_at_measured:,.0f}",
                          "–" if w.held_rate is None else f"{w.held_rate:,.0f}",
-                         f"{w.cycle_rate:,.0f}",
+                         f"{w.cycle_rate:,.0f}", f"{w.busy_rate:,.0f}",
                          f"{w.achieved:,.0f}", f"{w.predicted_share:.2f}", f"{w.share:.2f}",
                          f"{w.stall_seconds:.2f} / {w.seconds:.2f}"])
     cals = [r.result.calibration for r in results]
     met = sum(abs(s) <= SHARE_TARGET for s in shares)
     body = [*table(["configuration", "offered", "rate ÷ T2", "WA model / measured",
                     "T2 (model WA)", "T2 (measured WA)", "held after first stall",
-                    "sustained over window and catch-up",
+                    "sustained over window and catch-up", "compaction-bound (busy time)",
                     "achieved", "T3 share", "measured share", "stall s / window s"], rows), "",
             f"- Stalled share within {SHARE_TARGET} of T3's: {met} of {len(shares)} windows"
             + (f" (worst {max(map(abs, shares)):.2f})." if shares else "."),
             f"- No stall time at 0.5× (under {STALL_FREE:.0%} of the window): {sum(calm)} of "
             f"{len(calm)}; stalls at 1.5×: {sum(stalled)} of {len(stalled)}.",
             f"- T2 within {RATE_TARGET:.0%} of the rate sustained over the 1.5× window and its "
-            f"catch-up: {sum(abs(a) <= RATE_TARGET for a, _ in rates)} of {len(rates)} at the "
-            f"model's write amplification ({', '.join(f'{a:+.0%}' for a, _ in rates)}), "
-            f"{sum(abs(b) <= RATE_TARGET for _, b in rates)} of {len(rates)} at the measured "
-            f"one ({', '.join(f'{b:+.0%}' for _, b in rates)}). The rate held after the first "
+            f"catch-up: {sum(abs(a) <= RATE_TARGET for a, _, _ in rates)} of {len(rates)} at "
+            f"the model's write amplification ({', '.join(f'{a:+.0%}' for a, _, _ in rates)}), "
+            f"{sum(abs(b) <= RATE_TARGET for _, b, _ in rates)} of {len(rates)} at the measured "
+            f"one ({', '.join(f'{b:+.0%}' for _, b, _ in rates)}). T2 at the model's write "
+            f"amplification within {RATE_TARGET:.0%} of the compaction-bound rate (the window's "
+            "inserts over the compaction thread's busy time, or the flush thread's if longer, "
+            "as RocksDB's statistics time them): "
+            f"{sum(abs(c) <= RATE_TARGET for _, _, c in rates)} of {len(rates)} "
+            f"({', '.join(f'{c:+.0%}' for _, _, c in rates)}). The rate held after the first "
             "stall is the write controller's (RocksDB's delayed_write_rate, about 151,000 puts "
             "a second here, or a fifth less), not the tree's; where the controller holds the "
             "writer below the tree's rate the window and its catch-up measure the controller "
