@@ -88,7 +88,8 @@ def test_recommend_prints_the_mixes_throughput_for_the_pick_and_the_defaults(wac
 
 def test_run_mix_answers_and_times_every_operation() -> None:
     from tests.rocksdb_helpers import bridge
-    from validation.stalls import GET, MIX, PUT, SCAN, configs, draw, keys_of, load_all, masks
+    from validation.stalls import VALUE_BYTES, configs
+    from validation.timed_mix import GET, MIX, PUT, SCAN, draw, keys_of, load_all, masks
 
     b = bridge()
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,7 +99,7 @@ def test_run_mix_answers_and_times_every_operation() -> None:
             replace(SYSTEM, entry_bytes=108)).options_file())
         db = b.Database(str(root / "db"), str(options), 1 << 20, fill_cache=True)
         keys = keys_of(20_000, 1)
-        load_all(db, keys)
+        load_all(db, keys, VALUE_BYTES)
         kinds, picked, zero = draw(keys, 5_000, np.random.default_rng(2))
         assert abs((kinds == PUT).mean() - MIX["write"]) < 0.03
         ns, blocks, results = db.run_mix(kinds, picked, np.zeros(100, np.uint8), 8)
@@ -176,7 +177,7 @@ def test_native_direct_reads_answer_as_buffered_reads_do(tmp_path) -> None:
 
 def test_native_run_mix_answers_and_refuses_unknown_kinds(tmp_path) -> None:
     from native_engine import Engine
-    from validation.stalls import GET, PUT, SCAN, draw, keys_of, masks
+    from validation.timed_mix import GET, PUT, SCAN, draw, keys_of, masks
 
     with Engine(tmp_path / "db", T=10, C=9, X=1, K=0, Z=0, entry_bytes=128, block_bytes=4096,
                 buffer_bytes=64 << 10, wal=False, granularity="file") as e:

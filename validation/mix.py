@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from validation.scale import Scale
-from validation.stalls import ENTRY_BYTES, MIX, VALUE_BYTES, draw, keys_of, load_all, masks
+from validation.stalls import ENTRY_BYTES, VALUE_BYTES
 from validation.sweep import Refused, SetCode, SweepCase, SweepResult, section, table
+from validation.timed_mix import MIX, draw, keys_of, load_all, masks
 
 KEY_BYTES = 8
 BUFFER = 256 << 10
@@ -139,7 +140,7 @@ def measure(label: str, entries: int = ENTRIES, warmup: int = WARMUP, window: in
         db = rocksdb_bridge.load().Database(str(root / "db"), str(root / "db.options"), CACHE,
                                             fill_cache=True)
         keys = keys_of(entries, seed)
-        load_all(db, keys)
+        load_all(db, keys, VALUE_BYTES)
         value = np.zeros(VALUE_BYTES, dtype=np.uint8)
         kinds, zero, ns, blocks, results, wall = _timed(db, keys, value, RANGE_ENTRIES, warmup,
                                                         window, seed)

@@ -27,6 +27,7 @@ import numpy as np
 from cost_models.throughput import stall_share
 from validation.scale import Scale
 from validation.sweep import Refused, SetCode, SweepCase, SweepResult, section, table
+from validation.timed_mix import MIX, draw, keys_of, load_all, masks
 from wacky_model.stalls import (
     COMPACTION_THREADS,
     backlog_entries,
@@ -50,9 +51,6 @@ RATE_TARGET = 0.25  # the issue's: the sustainable write rate within 25%
 # few hundred megabytes, so that a leveled tree's backlog stalls within a window, as a large
 # database's does within hours.
 SOFT_PENDING = 64 << 20
-PUT, GET, SCAN = 0, 1, 2  # the bridge's run_mix kinds
-# The mix RocksDB's reads are calibrated in (calibrate_reads) and validation/mix.py measures.
-MIX = {"point_read": 0.4, "zero_read": 0.2, "write": 0.3, "range_read": 0.1}
 STALL_FREE = 0.01  # "no stall time" at 0.5x: below 1% of the window (a scheduler's hiccup)
 
 
@@ -197,39 +195,6 @@ def calibrate(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 5) -> 
                        ns_per_flush_byte=d["ft"] * 1e3 / max(1.0, d["fw"]))
 
 
-def load_all(db: Any, keys: np.ndarray) -> None:
-    """Put ``keys`` as fast as RocksDB takes them, then wait for its compactions."""
-    values = np.zeros((1000, VALUE_BYTES), dtype=np.uint8)
-    for i in range(0, keys.size, 1000):
-        batch = keys[i:i + 1000]
-        db.put_many(batch, values[:batch.size])
-    db.wait_for_background_work(600.0)
-
-
-def keys_of(entries: int, seed: int) -> np.ndarray:
-    """Odd keys: an even key is never present (a zero-result read's)."""
-    rng = np.random.default_rng(seed)
-    return np.unique(rng.integers(1, 2**62, entries, dtype=np.uint64) | np.uint64(1))
-
-
-def draw(keys: np.ndarray, n: int, rng: np.random.Generator,
-         mix: dict[str, float] = MIX) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` operations of ``mix`` in a random order over the loaded ``keys``: the bridge's kinds,
-    their keys, and which are zero-result reads (a loaded key with its lowest bit cleared)."""
-    names = list(mix)
-    which = rng.choice(len(names), n, p=[mix[k] for k in names])
-    kind_of = {"point_read": GET, "zero_read": GET, "write": PUT, "range_read": SCAN}
-    kinds = np.array([kind_of[k] for k in names], dtype=np.uint8)[which]
-    picked = keys[rng.integers(0, keys.size, n)]
-    zero = which == names.index("zero_read")
-    return kinds, np.where(zero, picked ^ np.uint64(1), picked), zero
-
-
-def masks(kinds: np.ndarray, zero: np.ndarray) -> dict[str, np.ndarray]:
-    return {"point_read": (kinds == GET) & ~zero, "zero_read": zero, "write": kinds == PUT,
-            "range_read": kinds == SCAN}
-
-
 def calibrate_reads(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 3,
                     operations: int = 40_000) -> dict[str, float]:
     """RocksDB's time per read of each kind with its blocks in the cache, as DeviceProfile
@@ -246,7 +211,7 @@ def calibrate_reads(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 
     db = rocksdb_bridge.load().Database(str(root / "reads"), str(root / "calibration.options"),
                                         4 * entries * ENTRY_BYTES, fill_cache=True)
     keys = keys_of(entries, seed)
-    load_all(db, keys)
+    load_all(db, keys, VALUE_BYTES)
     value = np.zeros(VALUE_BYTES, dtype=np.uint8)
     rng = np.random.default_rng(seed)
     db.get_many(keys)  # every data block into the cache
