@@ -228,6 +228,10 @@ class FilePick:
     # was chosen, Θ, files checked per existing-key read and write amplification without and
     # with it (:func:`floating_report`); None when it was not priced.
     floating: dict[str, Any] | None = None
+    # OHDB's partitioned level 0 (P6), priced on a native pick: whether it was chosen, Θ,
+    # write amplification and merges into Level 1 per flush without and with it
+    # (:func:`partitions_report`); None when it was not priced.
+    partitions: dict[str, Any] | None = None
 
 
 # Neighbors(g, j, theta) -> the (grid, index) pairs one knob away from design j of grid g worth
@@ -263,9 +267,76 @@ def file_pick(grids: list[tuple[System, FileGrid]], workload: Workload, rho: flo
                                          file_weights([workload], split, rho))[0, 0])
             log = log_report(grid.compactions[index], grid.costs[index], theta,
                              grid.compactions[other], grid.costs[other], t_other)
-        return FilePick(split, grid.designs[index], grid.compactions[index], grid.costs[index],
+        pick = FilePick(split, grid.designs[index], grid.compactions[index], grid.costs[index],
                         theta, log=log)
-    return _file_pick_skewed(grids, workload, rho, (split, grid, index), bound, keys, neighbors)
+    else:
+        pick = _file_pick_skewed(grids, workload, rho, (split, grid, index), bound, keys,
+                                 neighbors)
+    return with_partitions(pick, workload, file_weights([workload], split, rho))
+
+
+# OHDB's partitioned level 0 as the search tries it: the paper's P.
+PARTITIONS_TRIED = 10
+# The gain in Θ partitions must show before the search takes them. P6 prices them as saving
+# no bytes, which both engines bear out: wacky sweep ohdb measures P = 10 within 1.3% of
+# P = 1 in bytes written (docs/VALIDATION.md, "OHDB"), while the model's bytes per level are
+# within 10% there. A smaller predicted change is inside that error, not a gain.
+PARTITION_GAIN = 0.02
+
+
+def partitions_report(config: Any, split: System, workload: Workload, costs: LeveledCosts,
+                      theta: float, weights: Weights) -> dict[str, Any] | None:
+    """What OHDB's partitioned level 0 (P6, :data:`PARTITIONS_TRIED` partitions) buys on a
+    native file-granular pick of costs ``costs`` and Θ ``theta``: the pick with and without it
+    priced by :func:`wacky_model.pricing.price` (the one pipeline, skew and cache included)
+    and scored by ``weights``; None where the pick is not the native engine's file-granular
+    leveling or the one table refuses partitions with what is in play. Its "costs" are the
+    partitioned pick's (``LeveledCosts``, skewed where the skew stage priced it)."""
+    from wacky_model.compat import features_in, refusals
+    from wacky_model.config import features_of
+    from wacky_model.pricing import price, skewed
+
+    c = config.compaction
+    if (c.style != "wacky" or c.sizing != "wacky" or c.granularity != "file"
+            or c.l0_partitions != 1 or costs.window is None):
+        return None
+    with_p = replace(config, compaction=replace(c, l0_partitions=PARTITIONS_TRIED))
+    if refusals(features_in(workload, split) | features_of(with_p)):
+        return None
+    on, off = price(with_p, workload, split), price(config, workload, split)
+    theta_on, theta_off = (float(theta_shared(x.row[None, :], weights)[0, 0]) for x in (on, off))
+    # The partitioned window (P6), and its costs as the pipeline priced them.
+    window = native_file_costs(config.design, split, with_p.compaction, split.entries,
+                               WINDOW_FLUSHES * split.buffer_entries, settled=True)
+    priced = window if on.detail is window or isinstance(on.detail, LeveledCosts) else skewed(
+        window, on.point_read, on.write_amp, on.zero_result_read)
+
+    def level1(w: Any) -> float | None:
+        return w.level_merges[0] if w is not None and w.level_merges else None
+
+    return {"chosen": theta_on < min(theta, theta_off) * (1.0 - PARTITION_GAIN),
+            "partitions": PARTITIONS_TRIED, "theta_without": theta_off, "theta_with": theta_on,
+            "write_amp_without": off.write_amp, "write_amp_with": on.write_amp,
+            "level1_merges_without": level1(costs.window),
+            "level1_merges_with": level1(window.window),
+            "gain_needed": PARTITION_GAIN,
+            "costs": on.detail if isinstance(on.detail, LeveledCosts) else priced}
+
+
+def with_partitions(pick: FilePick, workload: Workload, weights: Weights) -> FilePick:
+    """``pick`` with :func:`partitions_report` on it, and partitioned where the report says
+    they pay."""
+    from wacky_model.config import Configuration, Memory
+
+    config = Configuration(pick.design, pick.compaction, Memory.of(pick.system))
+    report = partitions_report(config, pick.system, workload, pick.costs, pick.theta, weights)
+    if report is None:
+        return pick
+    costs = report.pop("costs")
+    if not report["chosen"]:
+        return replace(pick, partitions=report)
+    return replace(pick, compaction=replace(pick.compaction, l0_partitions=PARTITIONS_TRIED),
+                   costs=costs, theta=report["theta_with"], partitions=report)
 
 
 def _descend(best: tuple, neighbors: Neighbors, grids: list[tuple[System, FileGrid]],

@@ -1071,7 +1071,7 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
                   "(target rocksdb)")
     else:
         reason = ("files asked" + _log_text(pick.log) + _buffer_text(buffer)
-                  + _float_text(pick.floating))
+                  + _float_text(pick.floating) + _partitions_text(pick.partitions))
     return Recommendation(
         design=design, family=_file_family(pick), cost=pick.theta,
         model="universal" if universal else "rocksdb" if target == "rocksdb" else "files",
@@ -1085,7 +1085,7 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
                               "level1_runs": compaction.level1_runs,
                               "file_bytes": compaction.file_bytes,
                               "compaction_buffer": buffer, "log": pick.log,
-                              "floating": pick.floating}})
+                              "floating": pick.floating, "partitions": pick.partitions}})
 
 
 def _file_family(pick: FilePick) -> str:
@@ -1135,6 +1135,27 @@ def _float_text(f: dict[str, Any] | None) -> str:
                 f"{f['theta_without']:.4g} without it)")
     return (f", without Tidal-tree's floating (gamma {f['gamma']:g} would change Θ by "
             f"{change:+.2%}: {what})")
+
+
+def _partitions_text(p: dict[str, Any] | None) -> str:
+    """What OHDB's partitioned level 0 buys on a file-granular pick (FilePick.partitions), in
+    words."""
+    if p is None:
+        return ""
+    change = p["theta_with"] / p["theta_without"] - 1
+    merges = ""
+    if p["level1_merges_without"] is not None and p["level1_merges_with"] is not None:
+        merges = (f", merges into Level 1 per flush {p['level1_merges_without']:.3g} -> "
+                  f"{p['level1_merges_with']:.3g}")
+    what = (f"write amplification {p['write_amp_without']:.3g} -> {p['write_amp_with']:.3g}"
+            f"{merges}")
+    if p["chosen"]:
+        return (f", with OHDB's partitioned level 0 ({p['partitions']} partitions: {what}, Θ "
+                f"{change:+.2%})")
+    return (f", without OHDB's partitioned level 0 ({p['partitions']} partitions would change "
+            f"Θ by {change:+.2%}: {what}; each partition merges its share of level 0 with its "
+            f"share of Level 1, so they save no bytes, and the search takes them only for a "
+            f"gain above {p['gain_needed']:.0%}, the engines' resolution: docs/MODEL.md P6)")
 
 
 def _buffer_text(b: dict[str, Any] | None) -> str:
@@ -1204,11 +1225,12 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
                 "file_bytes": f.file_bytes, "cost": best.theta, "write_amp": c.write_amp,
                 "zero_result_read": c.zero_result_read, "point_read": c.point_read,
                 "range_runs": c.range_runs, "compaction_buffer": best.buffer, "log": best.log,
-                "floating": best.floating}
+                "floating": best.floating, "partitions": best.partitions}
     level_doc = {"design": rec.design.knobs, "family": rec.family, "cost": rec.cost}
     file_text = (f"file-granular Leveling T={best.design.T:g}, level-1 trigger {f.level1_runs},"
                  f" files of {f.file_bytes:,} B: Θ {best.theta:.4g}{_log_text(best.log)}"
-                 f"{_buffer_text(best.buffer)}{_float_text(best.floating)}")
+                 f"{_buffer_text(best.buffer)}{_float_text(best.floating)}"
+                 f"{_partitions_text(best.partitions)}")
     if best.floor < best.theta:  # designs left unpriced could be cheaper, but not below this
         file_text = (f"the file-granular designs: Θ at least {best.floor:.4g} (the best priced, "
                      f"Leveling T={best.design.T:g}, {best.theta:.4g})")
@@ -1408,13 +1430,17 @@ def _file_picks(grids: list[tuple[System, Any]], workloads: list[Workload], rho:
                 neighbors: Any = None) -> list[FilePick]:
     """:func:`wacky_model.granularity.file_pick` for each workload: the uniform ones scored
     together, the skewed ones re-priced one by one (their skew stage is per workload)."""
+    from wacky_model.granularity import file_weights, with_partitions
     from wacky_model.skew import needs_skew_model
 
-    out = [FilePick(split, g.designs[j], g.compactions[j], g.costs[j], t)
-           for split, g, j, t in file_best(grids, workloads, rho)]
-    for i, w in enumerate(workloads):
+    out = []
+    for (split, g, j, t), w in zip(file_best(grids, workloads, rho), workloads, strict=True):
         if needs_skew_model(w, grids[0][0]):
-            out[i] = file_pick(grids, w, rho, neighbors=neighbors)
+            out.append(file_pick(grids, w, rho, neighbors=neighbors))
+        else:  # as file_pick prices the pick: with OHDB's partitions tried on it
+            out.append(with_partitions(FilePick(split, g.designs[j], g.compactions[j],
+                                                g.costs[j], t), w,
+                                       file_weights([w], split, rho)))
     return out
 
 
