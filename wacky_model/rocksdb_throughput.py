@@ -99,9 +99,8 @@ def check_inputs(workload: Workload, system: System, rho: float | None) -> None:
         raise ValueError("the throughput objective on RocksDB (T7) prices uniform keys with no "
                          "block cache (its write constraint is checked on every candidate's "
                          "cost row, which the skew stage prices for a shortlist only): leave "
-                         "out the key distributions, update_fraction and cache_bytes "
-                         "(--write-dist, --read-dist, --update-fraction, --cache-bytes), or "
-                         "tune for I/O")
+                         "out write_keys, read_keys, update_fraction and cache_bytes, or tune "
+                         "for I/O")
 
 
 def timed_rows(rows: Any, write_amps: Sequence[float], workload: Workload, system: System,
