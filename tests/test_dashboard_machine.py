@@ -82,7 +82,7 @@ def test_a_bad_profile_names_the_control_the_file_and_the_field(doc, says):
 def test_the_machine_fields_show_only_where_they_apply():
     hidden, shown = {"display": "none"}, {"display": "block"}
     assert cb.machine_fields_shown(None, "rocksdb") == (hidden, hidden)
-    assert cb.machine_fields_shown(FIELDS, "rocksdb") == (shown, hidden)
+    assert cb.machine_fields_shown(FIELDS, "rocksdb") == (shown, shown)
     assert cb.machine_fields_shown(FIELDS, "native") == (hidden, shown)
     for key in (L.PROFILE, L.WRITE_RATE[0], L.OBJECTIVE[0]):
         assert cb.HELP.CONTROLS[key]
