@@ -64,10 +64,11 @@ class Timed:
         return self.ops_per_second if self.meets else self.sustainable / self.writes
 
     @property
-    def rank(self) -> tuple[int, float]:
+    def rank(self) -> tuple[int, float, float]:
         """The order of the objective, least first: those meeting their own rate by T6's time,
-        then the others by what their writes allow."""
-        return (0, self.seconds) if self.meets else (1, -self.achieved)
+        then the others by what their writes allow (ties, as at the writer's own bound, by
+        T6's time)."""
+        return (0, self.seconds, 0.0) if self.meets else (1, -self.achieved, self.seconds)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ops_per_second": self.ops_per_second, "seconds_per_operation": self.seconds,
@@ -127,7 +128,7 @@ def time_pick(grids: list[tuple[System, Any]], workload: Workload, machine: Devi
     priced): the least :class:`Timed` rank (module doc), ties to the earlier. Its ``theta`` is
     its Θ (Eq 16), the I/O the report prints beside the defaults'."""
     check_inputs(workload, grids[0][0], rho)
-    best: tuple[tuple[int, float], int, int] | None = None
+    best: tuple[tuple[int, float, float], int, int] | None = None
     for g, (split, grid) in enumerate(grids):
         times = timed_rows(grid.rows, [c.write_amp for c in grid.costs], workload, split,
                            machine)
