@@ -437,6 +437,8 @@ def _time_reasons(best: StockPriced, priced: list[StockPriced],
 
     times = [t for at, g in grids
              for t in timed_rows(g.rows, [c.write_amp for c in g.costs], workload, at, machine)]
+    # By identity: _runners_up returns members of ``priced`` itself, and the costs they hold
+    # are not meant as keys.
     rank = {id(p): t for p, t in zip(priced, times, strict=True)}
     mine = timed_of(best, workload, system, machine)
     runners = _runners_up(best, priced, key=lambda p: rank[id(p)].rank)
