@@ -139,14 +139,17 @@ def search_words(message: str) -> str:
 
 @dataclass(frozen=True)
 class SearchPins:
-    """``recommend``'s granularity, target and level-0 trigger (None: searched)."""
+    """``recommend``'s granularity, target and level-0 trigger (None: searched), and on stock
+    RocksDB the machine of the throughput objective (T7; None: Θ)."""
 
     granularity: str = "any"
     target: str = "native"
     level0_trigger: int | None = None
+    throughput_on: DeviceProfile | None = None
 
     def arguments(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # Not dataclasses.asdict: it would turn the profile into a dict.
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
 
 SEARCHED = SearchPins()  # the search chooses everything: the page's defaults
@@ -176,7 +179,8 @@ class Services:
         """What ``wacky recommend --target rocksdb`` prints beside its pick."""
         if self.rocksdb_report_for is not None:
             return self.rocksdb_report_for(workload, system, rho, constraints, pins)
-        return recommend_rocksdb(workload, system, constraints, rho, pins.level0_trigger)
+        return recommend_rocksdb(workload, system, constraints, rho, pins.level0_trigger,
+                                 pins.throughput_on)
 
 
 @dataclass(frozen=True)
@@ -196,8 +200,9 @@ class Controls:
 @dataclass(frozen=True)
 class Machine:
     """The machine the page prices time on (issue 34): its profile, and what applies with the
-    target: the write rate on stock RocksDB (T2, T3), the objective on the native engine (T4).
-    ``io_system``: the system before the time objective priced it in seconds."""
+    target: the write rate on stock RocksDB (T2, T3), the objective on both (the native
+    engine's T4, stock RocksDB's T7). ``io_system``: the system before the native engine's time
+    objective priced it in seconds."""
 
     profile: DeviceProfile
     write_rate: float | None = None
@@ -235,11 +240,11 @@ def parse_profile_upload(contents: Any, filename: Any) -> tuple[dict[str, Any] |
 
 def machine_fields_shown(profile: Any, target: Any) -> tuple[dict, dict]:
     """(write rate, objective) field styles: each shown only where it applies (a profile and
-    stock RocksDB; a profile and this engine)."""
+    stock RocksDB; a profile and either target)."""
     show, hide = {"display": "block"}, {"display": "none"}
     if not profile:
         return hide, hide
-    return (show, hide) if target == "rocksdb" else (hide, show)
+    return (show, show) if target == "rocksdb" else (hide, show)
 
 
 def parse_machine(values: dict[str, Any] | None, pins: SearchPins) -> Machine | None:
@@ -254,17 +259,23 @@ def parse_machine(values: dict[str, Any] | None, pins: SearchPins) -> Machine | 
         profile = DeviceProfile.from_dict(doc, L.PROFILE_LABEL)
     except ValueError as err:
         raise ValueError(str(err)) from None
+    raw = values.get(L.OBJECTIVE[0]) or L.OBJECTIVE[3]
+    if raw not in OBJECTIVE_TEXT:
+        raise ValueError(f"{LABELS[L.OBJECTIVE[0]]}: {_quoted(raw)} is not a choice; choose "
+                         f"{' or '.join(OBJECTIVE_TEXT.values())}")
     if pins.target == "rocksdb":
         if not profile.has_rocksdb:
             raise ValueError(f"{L.PROFILE_LABEL}: {profile.name} has no RocksDB figures "
                              "(rocksdb_ns_per_put, ...): run wacky calibrate with the RocksDB "
                              f"bridge built, or choose {choice_words('target', 'native')}")
+        if raw == "throughput" and not profile.has_rocksdb_reads:
+            raise ValueError(f"{L.PROFILE_LABEL}: {profile.name} has no RocksDB read figures "
+                             "(rocksdb_ns_per_get, ...), which “"
+                             f"{LABELS['objective']}: {OBJECTIVE_TEXT['throughput']}” needs on "
+                             "stock RocksDB (T6, T7): run wacky calibrate with the RocksDB "
+                             "bridge built")
         rate = _positive(L.WRITE_RATE[0], values)
-        return Machine(profile, write_rate=rate)
-    raw = values.get(L.OBJECTIVE[0]) or L.OBJECTIVE[3]
-    if raw not in OBJECTIVE_TEXT:
-        raise ValueError(f"{LABELS[L.OBJECTIVE[0]]}: {_quoted(raw)} is not a choice; choose "
-                         f"{' or '.join(OBJECTIVE_TEXT.values())}")
+        return Machine(profile, write_rate=rate, objective=raw)
     if raw == "throughput" and None in (profile.cpu_ns_per_put, profile.cpu_ns_per_entry_merged,
                                         profile.cpu_ns_per_probe):
         raise ValueError(f"{L.PROFILE_LABEL}: {profile.name} has no CPU costs, which "
@@ -275,13 +286,17 @@ def parse_machine(values: dict[str, Any] | None, pins: SearchPins) -> Machine | 
 
 def with_machine(controls: Controls, machine: Machine | None) -> Controls:
     """The controls as the search takes them with a machine: the write rate as a constraint
-    (the CLI's --write-rate), or the system priced in time (--objective throughput)."""
+    (the CLI's --write-rate) and, with --objective throughput, on stock RocksDB the machine
+    the search times (T7), on the native engine the system priced in time (T4)."""
     if machine is None:
         return controls
     if machine.write_rate is not None:
         constraints = replace(controls.constraints or Constraints(),
                               write_rate=WriteRate(machine.write_rate, machine.profile))
-        return replace(controls, constraints=constraints, machine=machine)
+        controls = replace(controls, constraints=constraints)
+    if machine.objective == "throughput" and controls.pins.target == "rocksdb":
+        return replace(controls, pins=replace(controls.pins, throughput_on=machine.profile),
+                       machine=machine)
     if machine.objective == "throughput":
         if controls.system.probe_cost > 0:
             raise ValueError(f"{LABELS['probe-cost']}: “{LABELS['objective']}: "
@@ -1277,7 +1292,7 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
             report = search_words(str(err))
     configuration = configuration_view(rec, None if stock is None or isinstance(
         exported, str) else exported, report) if recommended else None
-    extra += machine_lines(rec, report, controls)
+    extra += machine_lines(rec, report, controls, services)
     # The table prices uniform keys (the shown design's finite-N Θ is its peer) or, with rho,
     # the worst case, which only the recommendation's cost gives.
     reference = (analysis.finite.theta if rec.robust is None
@@ -1308,10 +1323,12 @@ def _views_of(controls: Controls, services: Services) -> dict[str, Any]:
 
 
 def machine_lines(rec: Recommendation, report: RocksDBRecommendation | str | None,
-                  controls: Controls) -> list[str]:
+                  controls: Controls, services: Services) -> list[str]:
     """The card's time lines, the CLI's own: on stock RocksDB T2's sustainable rate (and at a
     write rate T3's stalls) for the pick and RocksDB's defaults; with the time objective, the
-    pick's operations per second beside the I/O objective's pick."""
+    pick's operations per second beside the I/O objective's pick (T4; stock RocksDB's T7)."""
+    from wacky_model.rocksdb_throughput import report as stock_throughput
+    from wacky_model.rocksdb_throughput import throughput_text as stock_text
     from wacky_model.stalls import stall_text, stock_time
     from wacky_model.throughput import native_time, throughput_text
 
@@ -1322,8 +1339,14 @@ def machine_lines(rec: Recommendation, report: RocksDBRecommendation | str | Non
         if not isinstance(report, RocksDBRecommendation):
             return []  # a manual design, or the report's refusal (the panel says it)
         t = stock_time(report, controls.system, m.profile, m.write_rate)
-        return [stall_text(label, t[key]) for key, label in (
+        lines = [stall_text(label, t[key]) for key, label in (
             ("recommended", "Recommended"), ("defaults", "RocksDB's defaults"))]
+        if report.objective != "throughput":
+            return lines
+        io = services.rocksdb_report(controls.workload, controls.system, controls.rho,
+                                     controls.constraints,
+                                     replace(controls.pins, throughput_on=None))
+        return [*lines, stock_text(stock_throughput(report, io.best, m.profile))]
     if m.objective != "throughput" or m.io_system is None:
         return []
     t = native_time(rec, controls.workload, m.io_system, controls.system, m.profile,
@@ -1352,7 +1375,8 @@ def throughput_view(rec: Recommendation, design: Design, compaction: Any, system
     if controls.pins.target == "rocksdb":
         return message_figure(f"Throughput against the share of writes prices this "
                               f"project's engine (T4): choose {choice_words('target', 'native')}"
-                              ". On stock RocksDB the card gives the sustainable write rate.")
+                              ". On stock RocksDB the card gives the sustainable write "
+                              "rate and, with the time objective, the pick's throughput (T7).")
     profile = m.profile
     if None in (profile.cpu_ns_per_put, profile.cpu_ns_per_entry_merged,
                 profile.cpu_ns_per_probe):

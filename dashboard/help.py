@@ -92,16 +92,19 @@ CONTROLS: dict[str, str] = {
     "machine-profile": "The JSON file `wacky calibrate --out FILE` writes (or one written by "
                        "hand with its fields): this machine's device and CPU. It stays in this "
                        "page only, not in the link: upload it again after opening a link. With "
-                       "Stock RocksDB it gives the sustainable write rate (T2); with this "
-                       "project's engine, the time objective and the throughput plot (T4).",
+                       "Stock RocksDB it gives the sustainable write rate (T2) and the time "
+                       "objective (T7); with this project's engine, the time objective and the "
+                       "throughput plot (T4).",
     "write-rate": "With a profile and Stock RocksDB: the inserts per second the application "
                   "offers. The search keeps only options whose sustainable rate (T2) reaches "
                   "it, and the card says whether RocksDB's defaults stall at it and how much "
                   "(T3; the CLI's --write-rate). Empty: no rate.",
-    "objective": "With a profile and this project's engine: minimize I/O per operation (Θ), "
-                 "or the time per operation on the profile's machine (blocks read at its "
-                 "latency, written at its merge CPU and bandwidth, probes at its CPU; the "
-                 "CLI's --objective throughput). With time, Θ is in block-read times.",
+    "objective": "With a profile: minimize I/O per operation (Θ), or the time per operation "
+                 "on the profile's machine (the CLI's --objective throughput). This project's "
+                 "engine: blocks read at its latency, written at its merge CPU and bandwidth, "
+                 "probes at its CPU (T4); Θ is then in block-read times. Stock RocksDB: one "
+                 "client thread's time (T6) among the options whose background compaction "
+                 "keeps up with the writes of their own throughput (T7).",
     "T": "Size ratio between adjacent levels (RocksDB max_bytes_for_level_multiplier). "
          "Larger T: fewer levels, cheaper reads, costlier merges.",
     "C": "Capping ratio: the last level's capacity over all the levels above it together "

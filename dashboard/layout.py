@@ -75,7 +75,7 @@ TARGET = ("target", "Target", (("native", "This project's engine"),
 SEARCH_CHOICES = (MERGES, LEVEL0_TRIGGER, TARGET)
 # The machine (issue 34): a profile from `wacky calibrate --out`, kept in the page (a Store),
 # not in the link. With it, the write rate (stock RocksDB, T2 and T3) and the objective (the
-# native engine, T4) apply; each field shows only where it applies.
+# native engine's T4, stock RocksDB's T7) apply; each field shows only where it applies.
 PROFILE = "machine-profile"  # the Store of the parsed profile (DeviceProfile's fields)
 PROFILE_UPLOAD = "profile-upload"
 PROFILE_STATUS = "profile-status"

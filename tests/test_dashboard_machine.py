@@ -18,6 +18,7 @@ from wacky_model.config import Configuration
 from wacky_model.devices import DeviceProfile, write_profile
 from wacky_model.guardrails import WriteRate
 from wacky_model.pricing import price
+from wacky_model.rocksdb_throughput import report, throughput_text
 from wacky_model.rocksdb_tuning import RocksDBConfig, UniversalConfig, recommend_rocksdb
 from wacky_model.stalls import stall_text, stock_time, sustainable
 from wacky_model.throughput import WRITE_SHARES, at_write_share, in_seconds, ops_per_second
@@ -82,7 +83,7 @@ def test_a_bad_profile_names_the_control_the_file_and_the_field(doc, says):
 def test_the_machine_fields_show_only_where_they_apply():
     hidden, shown = {"display": "none"}, {"display": "block"}
     assert cb.machine_fields_shown(None, "rocksdb") == (hidden, hidden)
-    assert cb.machine_fields_shown(FIELDS, "rocksdb") == (shown, hidden)
+    assert cb.machine_fields_shown(FIELDS, "rocksdb") == (shown, shown)
     assert cb.machine_fields_shown(FIELDS, "native") == (hidden, shown)
     for key in (L.PROFILE, L.WRITE_RATE[0], L.OBJECTIVE[0]):
         assert cb.HELP.CONTROLS[key]
@@ -147,6 +148,25 @@ def test_bad_machine_inputs_name_the_fields():
         out[L.MESSAGE])
     # A field that does not apply to the target is hidden, and not read.
     assert _views(machine={L.PROFILE: FIELDS, L.WRITE_RATE[0]: "-5"})[L.MESSAGE] == []
+
+
+def test_the_time_objective_on_stock_rocksdb_is_the_librarys_t7():
+    reads = {"rocksdb_ns_per_get": 4000.0, "rocksdb_ns_per_zero_get": 2000.0,
+             "rocksdb_ns_per_seek": 8000.0, "rocksdb_ns_per_next": 200.0}
+    machine = replace(MACHINE, **reads)
+    fields = {k: v for k, v in machine.to_dict().items() if k != "units"}
+    out = _views({"target": "rocksdb"}, {L.PROFILE: fields, L.OBJECTIVE[0]: "throughput"})
+    assert out[L.MESSAGE] == []
+    workload, system = cb.parse_workload(WORKLOAD), cb.parse_system(SYSTEM)
+    constraints = cb.parse_constraints(SYSTEM)
+    t7 = recommend_rocksdb(workload, system, constraints, throughput_on=machine)
+    io = recommend_rocksdb(workload, system, constraints)
+    assert _stock(out[L.CURRENT]) == t7.best.config != io.best.config
+    assert throughput_text(report(t7, io.best, machine)) in text_of(out[L.CARD])
+    # Without RocksDB's read figures the objective is refused, naming the profile.
+    out = _views({"target": "rocksdb"}, {L.PROFILE: FIELDS, L.OBJECTIVE[0]: "throughput"})
+    assert f"{L.PROFILE_LABEL}: test-machine has no RocksDB read figures" in text_of(
+        out[L.MESSAGE])
 
 
 # --------------------------------------------------------------------------- native engine

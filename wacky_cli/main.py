@@ -333,9 +333,11 @@ def recommend_command(
         rich_help_panel="Guardrails")] = None,
     objective: Annotated[str, typer.Option(
         "--objective", help="io: minimize the average I/O per operation (Θ, Eq 16); "
-        "throughput: minimize the time per operation on the --profile's machine (T4, "
-        "docs/MODEL.md: blocks read at its latency, blocks written at its merge CPU and "
-        "bandwidth, probes at its CPU), native engine.")] = "io",
+        "throughput: minimize the time per operation on the --profile's machine (docs/"
+        "MODEL.md). Native engine (T4): blocks read at its latency, blocks written at its "
+        "merge CPU and bandwidth, probes at its CPU. --target rocksdb (T7): one client "
+        "thread's time (T6) among the options whose background compaction sustains the "
+        "writes of their own throughput (T2).")] = "io",
 ) -> None:
     """Recommend the design that minimizes the average I/O per operation (Eq 16), or with
     --objective throughput the time per operation on a calibrated machine."""
@@ -373,7 +375,7 @@ def recommend_command(
                                  param_hint="'--objective'")
     machine = _recommend_profile(profile, target, write_rate, objective)
     io_system = system
-    if objective == "throughput":
+    if objective == "throughput" and target != "rocksdb":  # T4; RocksDB's T7 takes the machine
         from wacky_model.throughput import in_seconds
 
         system = in_seconds(system, machine)
@@ -388,7 +390,8 @@ def recommend_command(
                              "merges files): leave out --granularity, --file-bytes and "
                              "--file-pick (--level1-runs pins the level-0 trigger)")
         rec: Any = _recommend_rocksdb(workload, system, constraints, method, model, robust,
-                                      out, trigger)
+                                      out, trigger,
+                                      machine if objective == "throughput" else None)
     else:
         if out is not None:
             raise ValueError("--out writes the OPTIONS file of --target rocksdb")
@@ -407,7 +410,7 @@ def recommend_command(
                                               constraints=constraints, rho=robust,
                                               granularity=granularity, level0_trigger=trigger,
                                               tables=default_dir()))
-    if objective == "throughput":
+    if objective == "throughput" and target != "rocksdb":
         from wacky_model.throughput import native_time
 
         time = native_time(rec, workload, io_system, system, machine, constraints, trigger)
@@ -415,6 +418,12 @@ def recommend_command(
         from wacky_model.stalls import stock_time
 
         time = None if machine is None else stock_time(rec, system, machine, write_rate)
+    if objective == "throughput" and target == "rocksdb":
+        from wacky_model.rocksdb_throughput import report
+        from wacky_model.rocksdb_tuning import recommend_rocksdb
+
+        io = recommend_rocksdb(workload, system, constraints, robust, trigger)  # priced alike
+        time = {**(time or {}), "throughput": report(rec, io.best, machine)}
     if as_json:
         doc = rec.to_dict() if derived is None else {**rec.to_dict(), "trace": derived}
         _print_json(doc if time is None else {**doc, "time": time})
@@ -554,8 +563,9 @@ def _compat_words(call: Callable[[], Any]) -> Any:
 
 def _recommend_profile(path: Path | None, target: str, write_rate: float | None,
                        objective: str) -> Any:
-    """recommend's --profile: RocksDB's figures with --target rocksdb (T2, T3), or the native
-    engine's with --objective throughput (T4)."""
+    """recommend's --profile: RocksDB's figures with --target rocksdb (T2, T3; with --objective
+    throughput its read figures too, T6 and T7), or the native engine's with --objective
+    throughput (T4)."""
     if path is None:
         for flag, given in (("'--write-rate'", write_rate is not None),
                             ("'--objective'", objective == "throughput")):
@@ -563,10 +573,6 @@ def _recommend_profile(path: Path | None, target: str, write_rate: float | None,
                 raise typer.BadParameter("needs --profile (wacky calibrate --out FILE): the "
                                          "rates are the machine's", param_hint=flag)
         return None
-    if objective == "throughput" and target == "rocksdb":
-        raise typer.BadParameter("throughput is the native engine's objective (T4); on RocksDB "
-                                 "writes run in the background: give --write-rate instead (T2)",
-                                 param_hint="'--objective'")
     if target != "rocksdb" and objective != "throughput":
         raise typer.BadParameter("recommend takes a profile with --target rocksdb (T2's "
                                  "sustainable write rate) or --objective throughput (T4); the "
@@ -582,9 +588,14 @@ def _recommend_profile(path: Path | None, target: str, write_rate: float | None,
         raise typer.BadParameter(f"{path} has no RocksDB figures (rocksdb_ns_per_put, ...): "
                                  "run wacky calibrate with the RocksDB bridge built",
                                  param_hint="'--profile'")
-    if objective == "throughput" and None in (machine.cpu_ns_per_put,
-                                              machine.cpu_ns_per_entry_merged,
-                                              machine.cpu_ns_per_probe):
+    if target == "rocksdb" and objective == "throughput" and not machine.has_rocksdb_reads:
+        raise typer.BadParameter(f"{path} has no RocksDB read figures (rocksdb_ns_per_get, "
+                                 "rocksdb_ns_per_zero_get, rocksdb_ns_per_seek, "
+                                 "rocksdb_ns_per_next), which --objective throughput on RocksDB "
+                                 "needs (T6, T7): run wacky calibrate with the RocksDB bridge "
+                                 "built", param_hint="'--profile'")
+    if target != "rocksdb" and objective == "throughput" and None in (
+            machine.cpu_ns_per_put, machine.cpu_ns_per_entry_merged, machine.cpu_ns_per_probe):
         raise typer.BadParameter(f"{path} has no CPU costs (calibrate without --no-cpu)",
                                  param_hint="'--profile'")
     if write_rate is not None and not (math.isfinite(write_rate) and write_rate > 0):
@@ -595,8 +606,9 @@ def _recommend_profile(path: Path | None, target: str, write_rate: float | None,
 
 def _recommend_rocksdb(workload: Workload, system: System, constraints: Constraints,
                        method: str, model: str, robust: float | None, out: Path | None,
-                       trigger: int | None) -> Any:
-    """``recommend --target rocksdb``: stock RocksDB's options, their OPTIONS file in ``out``."""
+                       trigger: int | None, throughput_on: Any = None) -> Any:
+    """``recommend --target rocksdb``: stock RocksDB's options, their OPTIONS file in ``out``;
+    with ``throughput_on`` (a profile), for throughput on that machine (T7)."""
     from wacky_model.compat import check, features_in
     from wacky_model.rocksdb_tuning import recommend_rocksdb
 
@@ -607,7 +619,7 @@ def _recommend_rocksdb(workload: Workload, system: System, constraints: Constrai
                                 | {"rocksdb"}))
     _check_writable(out, "--out")
     rec = _compat_words(lambda: recommend_rocksdb(workload, system, constraints, robust,
-                                                  trigger))
+                                                  trigger, throughput_on))
     if out is not None:
         _write(out, rec.export.options_file() + "\n", "--out")
     return rec

@@ -286,11 +286,14 @@ def print_recommendation(console: Console, rec: Recommendation) -> None:
 def print_rocksdb_recommendation(console: Console, rec: Any, out: Any,
                                  time: dict[str, Any] | None = None) -> None:
     """``recommend --target rocksdb``: the options, their costs (and RocksDB's defaults'), why;
-    with a profile, the sustainable write rate and stalls (``time``: T2, T3)."""
+    with a profile, the sustainable write rate and stalls (``time``: T2, T3), and with the
+    throughput objective its operations per second (``time["throughput"]``: T7)."""
     b = rec.best
     c = b.config
-    console.print(f"[bold]Stock RocksDB, {c.style} compaction[/bold]: {b.theta:.4g} I/O per "
-                  f"operation ({c.model} model, {rec.configurations} configurations)")
+    chosen = (", chosen for throughput (T7)" if rec.objective == "throughput"
+              else "")
+    console.print(f"[bold]Stock RocksDB, {c.style} compaction[/bold]{chosen}: {b.theta:.4g} I/O "
+                  f"per operation ({c.model} model, {rec.configurations} configurations)")
     console.print(c.options_text(), highlight=False)
     multiplier = rec.best_multiplier_only
     print_table(console, new_table(
@@ -313,6 +316,10 @@ def print_rocksdb_recommendation(console: Console, rec: Any, out: Any,
         for label, t in (("recommended", time["recommended"]),
                          ("RocksDB's defaults", time["defaults"])):
             console.print(stall_text(label, t), highlight=False)
+        if "throughput" in time:  # --objective throughput (T7)
+            from wacky_model.rocksdb_throughput import throughput_text as text
+
+            console.print(text(time["throughput"]), highlight=False)
     if out is not None:
         console.print(f"wrote the OPTIONS file to {out}")
 

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 import numpy as np
 
 from cost_models.objective import theta_shared
 from cost_models.universal import FULL_MERGE_PEAK_SPACE, UniversalOptions
 from wacky_model.config import Configuration, Memory, weights_of
+from wacky_model.devices import DeviceProfile
 from wacky_model.files import LeveledCosts
 from wacky_model.granularity import FileGrid, FilePick, Neighbors, file_pick
 from wacky_model.guardrails import DEFAULT_CONSTRAINTS, Constraints
@@ -222,8 +225,9 @@ class RocksDBRecommendation:
     best: StockPriced
     default: StockPriced  # RocksDB's defaults scaled to the buffer, the same bits per key
     best_multiplier_only: StockPriced  # the best multiplier, the other options at the defaults
-    reasons: tuple[str, ...]  # per knob: the choice against its runner-up, in Θ
+    reasons: tuple[str, ...]  # per knob: the choice against its runner-up, in Θ (T7: in time)
     configurations: int
+    objective: str = "io"  # or "throughput": T7's least time on a machine
 
     @property
     def export(self) -> RocksDBExport:
@@ -236,7 +240,8 @@ class RocksDBRecommendation:
                     "write_amp": c.write_amp, "zero_result_read": c.zero_result_read,
                     "point_read": c.point_read, "range_runs": c.range_runs,
                     "transient_space": p.transient_space}
-        return {"target": "rocksdb", "best": one(self.best), "rocksdb_defaults": one(self.default),
+        return {"target": "rocksdb", "objective": self.objective, "best": one(self.best),
+                "rocksdb_defaults": one(self.default),
                 "best_multiplier_only": one(self.best_multiplier_only),
                 "gain_over_defaults": 1.0 - self.best.theta / self.default.theta,
                 "reasons": list(self.reasons), "configurations": self.configurations,
@@ -376,18 +381,22 @@ def _memory_options(system: System) -> list[tuple[int, float]]:
 def recommend_rocksdb(workload: Workload, system: System,
                       constraints: Constraints | None = DEFAULT_CONSTRAINTS,
                       rho: float | None = None,
-                      level0_trigger: int | None = None) -> RocksDBRecommendation:
+                      level0_trigger: int | None = None,
+                      throughput_on: DeviceProfile | None = None) -> RocksDBRecommendation:
     """The stock RocksDB leveled configuration with the lowest Θ for ``workload``, among those
     ``constraints`` (guardrails: level 0 at its trigger, one run per level below) allow; with
     ``rho``, the lowest worst case within KL ``rho`` of it (every Θ reported is that). The
     constraints default to ``recommend``'s (at most 36 runs in a level, RocksDB's write stop);
-    ``None`` lifts them.
+    ``None`` lifts them. With ``throughput_on`` (a profile with RocksDB's figures), the
+    throughput objective instead (T7, :mod:`wacky_model.rocksdb_throughput`): the least time
+    per operation on that machine among the configurations that sustain the writes of their own
+    throughput, and the reasons in time.
 
     It is the one search's pick for ``target="rocksdb"`` (``wacky_model.search.recommend``,
     which searches the same :func:`stock_grid`), with RocksDB's defaults and the best
     multiplier alone priced beside it, and a line per knob against its runner-up."""
     active = constraints if constraints is not None and constraints.active else None
-    pick = stock_pick(workload, system, active, rho, level0_trigger)
+    pick = stock_pick(workload, system, active, rho, level0_trigger, throughput_on)
     grids = stock_grid(system, active, level0_trigger)
     weights = weights_of(workload, system, rho)
     priced = []
@@ -405,9 +414,32 @@ def recommend_rocksdb(workload: Workload, system: System,
         [_priced(c, workload, system, rho) for c in (*default_costs, *multiplier_costs)],
         workload, system, rho)
     best_t = min(by_multiplier, key=lambda p: p.theta)
+    if throughput_on is not None:
+        return RocksDBRecommendation(workload, system, best, default, best_t,
+                                     _time_reasons(best, priced, grids, workload, system,
+                                                   throughput_on),
+                                     len(priced), "throughput")
     runners = _under_skew(_runners_up(best, priced), workload, system, rho)
     return RocksDBRecommendation(workload, system, best, default, best_t,
                                  _reasons(best, runners), len(priced))
+
+
+def _time_reasons(best: StockPriced, priced: list[StockPriced],
+                  grids: tuple[tuple[System, FileGrid], ...], workload: Workload,
+                  system: System, machine: DeviceProfile) -> tuple[str, ...]:
+    """T7's reasons: per knob the pick against its runner-up by the objective's own order
+    (``Timed.rank``), each priced as the pick was (the grid's rows, in grid order as
+    ``priced``)."""
+    from wacky_model.rocksdb_throughput import reason_line, timed_of, timed_rows
+
+    times = [t for at, g in grids
+             for t in timed_rows(g.rows, [c.write_amp for c in g.costs], workload, at, machine)]
+    # By identity: _runners_up returns members of ``priced`` itself, and the costs they hold
+    # are not meant as keys.
+    rank = {id(p): t for p, t in zip(priced, times, strict=True)}
+    mine = timed_of(best, workload, system, machine)
+    runners = _runners_up(best, priced, key=lambda p: rank[id(p)].rank)
+    return tuple(reason_line(_what(best, r), mine, rank[id(r)]) for r in runners)
 
 
 def _under_skew(items: list[StockPriced], workload: Workload, system: System,
@@ -437,10 +469,13 @@ def _under_skew(items: list[StockPriced], workload: Workload, system: System,
 
 
 def stock_pick(workload: Workload, system: System, constraints: Constraints | None = None,
-               rho: float | None = None, level0_trigger: int | None = None) -> FilePick:
+               rho: float | None = None, level0_trigger: int | None = None,
+               throughput_on: DeviceProfile | None = None) -> FilePick:
     """The one search restricted to stock RocksDB (``recommend(target="rocksdb")``): the
     cheapest configuration of :func:`stock_grid`, scored as the native search scores its file
-    side (under skew or a cache, re-priced by the skew stage, S2f)."""
+    side (under skew or a cache, re-priced by the skew stage, S2f); with ``throughput_on``, the
+    same grid scored by T7's time on that machine
+    (:func:`wacky_model.rocksdb_throughput.time_pick`)."""
     from wacky_model.compat import check, features_in
 
     check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
@@ -451,6 +486,10 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
                          "(System.devices): price a placement with level_devices, or export "
                          "one (db_paths) with rocksdb_export(level_devices=...)")
     grids = list(stock_grid(system, constraints, level0_trigger))
+    if throughput_on is not None:
+        from wacky_model.rocksdb_throughput import time_pick
+
+        return time_pick(grids, workload, throughput_on, rho)
     return file_pick(grids, workload, rho, neighbors=stock_neighbors(grids))
 
 
@@ -516,9 +555,14 @@ def _knobs(config: StockConfig) -> dict[str, str]:
     return UNIVERSAL_KNOBS if isinstance(config, UniversalConfig) else KNOBS
 
 
-def _runners_up(best: StockPriced, priced: list[StockPriced]) -> list[StockPriced]:
-    """For each knob, the best configuration that differs from the pick in that knob alone;
-    and the best of the other compaction style."""
+def _by_theta(p: StockPriced) -> float:
+    return p.theta
+
+
+def _runners_up(best: StockPriced, priced: list[StockPriced],
+                key: Callable[[StockPriced], Any] = _by_theta) -> list[StockPriced]:
+    """For each knob, the best configuration (the least ``key``, Θ by default) that differs
+    from the pick in that knob alone; and the best of the other compaction style."""
     out = []
     knobs = _knobs(best.config)
     same = [p for p in priced if type(p.config) is type(best.config)
@@ -529,10 +573,10 @@ def _runners_up(best: StockPriced, priced: list[StockPriced]) -> list[StockPrice
                   and all(getattr(p.config, k) == getattr(best.config, k)
                           for k in knobs if k != knob)]
         if others:
-            out.append(min(others, key=lambda p: p.theta))
+            out.append(min(others, key=key))
     other_style = [p for p in priced if type(p.config) is not type(best.config)]
     if other_style:
-        out.append(min(other_style, key=lambda p: p.theta))
+        out.append(min(other_style, key=key))
     return out
 
 
@@ -541,14 +585,7 @@ def _reasons(best: StockPriced, runners: list[StockPriced]) -> tuple[str, ...]:
     against the best of the other compaction style."""
     lines = []
     for runner in runners:
-        if type(runner.config) is not type(best.config):
-            what = (f"compaction_style = {best.config.style} rather than "
-                    f"{runner.config.style} (its best)")
-        else:
-            knobs = _knobs(best.config)
-            knob = next(k for k in knobs if getattr(runner.config, k) != getattr(best.config, k))
-            what = (f"{knobs[knob]} = {_value(getattr(best.config, knob))} rather than "
-                    f"{_value(getattr(runner.config, knob))}")
+        what = _what(best, runner)
         b, r = best.costs, runner.costs
         lines.append(
             f"{what}: Θ {best.theta:.4g} vs {runner.theta:.4g} "
@@ -556,6 +593,17 @@ def _reasons(best: StockPriced, runners: list[StockPriced]) -> tuple[str, ...]:
             f"{r.write_amp:.3g}, zero-result read {b.zero_result_read:.3g} vs "
             f"{r.zero_result_read:.3g} I/O")
     return tuple(lines)
+
+
+def _what(best: StockPriced, runner: StockPriced) -> str:
+    """The choice a runner-up of :func:`_runners_up` stands against: its knob, or the style."""
+    if type(runner.config) is not type(best.config):
+        return (f"compaction_style = {best.config.style} rather than {runner.config.style} "
+                "(its best)")
+    knobs = _knobs(best.config)
+    knob = next(k for k in knobs if getattr(runner.config, k) != getattr(best.config, k))
+    return (f"{knobs[knob]} = {_value(getattr(best.config, knob))} rather than "
+            f"{_value(getattr(runner.config, knob))}")
 
 
 def _value(v: object) -> str:

@@ -72,6 +72,7 @@ if TYPE_CHECKING:  # the skew model is imported where a workload needs it
     from pathlib import Path
 
     from cost_models.skew import KeyMap
+    from wacky_model.devices import DeviceProfile
 
 # Search bounds. The lower bounds are the continuum's own (T >= 2, C >= 1, X >= 1, K and Z in
 # [0, 1]); the upper bounds for T, C and X are search limits, reported when an optimum hits them.
@@ -921,6 +922,7 @@ def recommend(
     target: str = "native",
     level0_trigger: int | None = None,
     tables: Path | None = None,
+    throughput_on: DeviceProfile | None = None,
 ) -> Recommendation:
     """The design that minimizes Theta for ``workload`` on ``system`` under ``model``
     (:data:`MODELS`: the finite-N model by default, or the paper's Eq 8-16).
@@ -949,6 +951,10 @@ def recommend(
     (flushes gathered before they merge); above 1 only file-granular designs have one.
     ``tables``: a directory where the system's table is kept between processes (the CLI passes
     :func:`wacky_model.table_store.default_dir`), read instead of built (about half a second).
+    ``throughput_on`` (``target="rocksdb"``, a profile with RocksDB's figures): the throughput
+    objective on that machine instead of Θ (T7, :func:`wacky_model.rocksdb_throughput.time_pick`
+    over the same grid); the native engine's (T4) is this search on
+    :func:`wacky_model.throughput.in_seconds`'s system.
     """
     start = time.perf_counter()
     check_types(workload=workload, system=system)
@@ -957,11 +963,16 @@ def recommend(
         raise ValueError("write_rate applies to target='rocksdb': T2 prices RocksDB's "
                          "background compaction; the native engine merges in the writer's "
                          "thread, at T1's insert rate, and never stalls")
+    if throughput_on is not None and target != "rocksdb":
+        raise ValueError("throughput_on applies to target='rocksdb' (T7: RocksDB's writes run "
+                         "in background threads); the native engine's throughput objective is "
+                         "the search on wacky_model.throughput.in_seconds's system (T4)")
     request = dict(workload=workload, system=system, method=method, model=model,
                    constraints=constraints, rho=rho, refine=refine, granularity=granularity,
-                   target=target, level0_trigger=level0_trigger, tables=tables)
+                   target=target, level0_trigger=level0_trigger, tables=tables,
+                   throughput_on=throughput_on)
     rec = _recommend(workload, system, method, space, model, constraints, rho, refine,
-                     granularity, target, level0_trigger, start, tables)
+                     granularity, target, level0_trigger, start, tables, throughput_on)
     if len(system.devices) > 1:
         from wacky_model.placement import place_recommendation
 
@@ -972,12 +983,13 @@ def recommend(
 def _recommend(workload: Workload, system: System, method: str, space: DesignSpace | None,
                model: str, constraints: Constraints | None, rho: float | None, refine: bool,
                granularity: str, target: str, level0_trigger: int | None, start: float,
-               tables: Path | None = None) -> Recommendation:
+               tables: Path | None = None,
+               throughput_on: DeviceProfile | None = None) -> Recommendation:
     features = _checked_features([workload], system, model, rho, constraints, granularity,
                                  target, level0_trigger)
     if _files_only(granularity, target, level0_trigger):
         return _recommend_files(workload, system, constraints, rho, target, granularity,
-                                level0_trigger, start)
+                                level0_trigger, start, throughput_on)
     from wacky_model.skew import needs_skew_model, skew_key_map
 
     # The workload's keys (S1-S7's key map) for both sides' skew stages, built once.
@@ -1059,16 +1071,24 @@ def _side_grids(system: System, constraints: Constraints | None, target: str,
 
 def _recommend_files(workload: Workload, system: System, constraints: Constraints | None,
                      rho: float | None, target: str, granularity: str,
-                     level0_trigger: int | None, start: float) -> Recommendation:
-    """The file side's pick (:func:`_files_only`), with no whole-level side to compare."""
+                     level0_trigger: int | None, start: float,
+                     throughput_on: DeviceProfile | None = None) -> Recommendation:
+    """The file side's pick (:func:`_files_only`), with no whole-level side to compare; with
+    ``throughput_on`` (stock RocksDB), T7's pick over the same grids."""
     grids = _side_grids(system, constraints, target, granularity, level0_trigger)
-    pick = file_pick(grids, workload, rho, neighbors=_neighbors(grids, target))
+    if throughput_on is not None:
+        from wacky_model.rocksdb_throughput import time_pick
+
+        pick = time_pick(grids, workload, throughput_on, rho)
+    else:
+        pick = file_pick(grids, workload, rho, neighbors=_neighbors(grids, target))
     design, compaction = pick.design, pick.compaction
     universal = compaction.style == "universal"
     buffer = getattr(pick, "buffer", None)
     if target == "rocksdb":
         reason = (f"stock RocksDB's {'universal' if universal else 'leveled'} compaction "
-                  "(target rocksdb)")
+                  "(target rocksdb" + (f", the least time on {throughput_on.name}, T7)"
+                                       if throughput_on is not None else ")"))
     else:
         reason = ("files asked" + _log_text(pick.log) + _buffer_text(buffer)
                   + _float_text(pick.floating) + _partitions_text(pick.partitions))

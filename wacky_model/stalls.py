@@ -155,18 +155,42 @@ def rocksdb_seconds(row: Any, workload: Workload, system: System,
     the CPU of that kind with its blocks cached (the profile's, a get, an absent key's get, a
     range's seek and each entry it steps over) plus its blocks read (:func:`rocksdb_io`) at the
     profile's random block read, t_r."""
+    cpu = _cpu_seconds(workload, system, machine)
+    io = rocksdb_io(row, workload)
+    t_r = machine.block_read_seconds()
+    return {k: cpu[k] + io[k] * t_r for k in KINDS}
+
+
+def _cpu_seconds(workload: Workload, system: System, machine: DeviceProfile) -> dict[str, float]:
+    """T6: each kind's CPU on stock RocksDB with its blocks cached, in seconds (the profile's)."""
     if not machine.has_rocksdb_reads:
         raise ValueError("the machine profile lacks RocksDB's read figures (rocksdb_ns_per_get, "
                          "rocksdb_ns_per_zero_get, rocksdb_ns_per_seek, rocksdb_ns_per_next): "
                          "run wacky calibrate with the RocksDB bridge built")
-    io = rocksdb_io(row, workload)
-    t_r = machine.block_read_seconds()
     range_entries = (workload.range_blocks or 0.0) * system.block_bytes / system.entry_bytes
     cpu = {"point_read": machine.rocksdb_ns_per_get, "zero_read": machine.rocksdb_ns_per_zero_get,
            "write": machine.rocksdb_ns_per_put,
            "range_read": (machine.rocksdb_ns_per_seek or 0.0)
            + range_entries * (machine.rocksdb_ns_per_next or 0.0)}
-    return {k: (cpu[k] or 0.0) * 1e-9 + io[k] * t_r for k in KINDS}
+    return {k: (cpu[k] or 0.0) * 1e-9 for k in KINDS}
+
+
+def mix_seconds(rows: Any, workload: Workload, system: System,
+                machine: DeviceProfile) -> Any:
+    """T6 over many configurations at once: the seconds per operation of ``workload``'s mix
+    from one client thread (1 / :func:`mix_ops_per_second` of :func:`rocksdb_seconds`), for
+    each cost row of ``rows`` (n, len(COST_ROW)). The mix is linear in the row: each kind's
+    CPU, a constant, plus the blocks its reads miss (a write's none) at t_r."""
+    import numpy as np
+
+    from wacky_model.types import kind_weights
+
+    cpu = _cpu_seconds(workload, system, machine)
+    shares = dict(zip(KINDS, workload.fractions, strict=True))
+    reads = np.array([0.0 if k == "write" else shares[k] for k in KINDS])
+    weights = reads @ kind_weights(workload)  # the blocks the client reads per operation
+    return (sum(shares[k] * cpu[k] for k in KINDS)
+            + np.asarray(rows, dtype=float) @ weights * machine.block_read_seconds())
 
 
 def mix_ops_per_second(seconds: dict[str, float], workload: Workload) -> float:
