@@ -70,3 +70,16 @@ def test_no_partitions_report_on_stock_rocksdb() -> None:
     rec = recommend(MIX, SYSTEM, target="rocksdb")
     assert (rec.granularity.get("file") or {}).get("partitions") is None
     assert rec.compaction.l0_partitions == 1
+
+
+def test_no_partitions_report_where_the_one_table_refuses_them() -> None:
+    """A floating pick: the one table refuses floating with partitions, so the report is None
+    rather than an error (the compaction itself would refuse the pair)."""
+    from wacky_model.granularity import FLOAT_OPTIONS, partitions_report
+    from wacky_model.types import Compaction, Design
+
+    c = Compaction("file", SYSTEM.buffer_bytes, 2, floating=FLOAT_OPTIONS)
+    w = WORKLOADS["zipf reads"]
+    config = Configuration(Design(10, 9, 1, 0, 0), c, Memory.of(SYSTEM))
+    costs = price(replace(config, compaction=replace(c, floating=None)), MIX, SYSTEM).detail
+    assert partitions_report(config, SYSTEM, w, costs, 1.0, None) is None

@@ -300,9 +300,10 @@ def partitions_report(config: Any, split: System, workload: Workload, costs: Lev
     if (c.style != "wacky" or c.sizing != "wacky" or c.granularity != "file"
             or c.l0_partitions != 1 or costs.window is None):
         return None
-    with_p = replace(config, compaction=replace(c, l0_partitions=PARTITIONS_TRIED))
-    if refusals(features_in(workload, split) | features_of(with_p)):
+    # The one table first: the compaction itself refuses what it names (floating, a log).
+    if refusals(features_in(workload, split) | features_of(config) | {"l0_partitions"}):
         return None
+    with_p = replace(config, compaction=replace(c, l0_partitions=PARTITIONS_TRIED))
     on, off = price(with_p, workload, split), price(config, workload, split)
     theta_on, theta_off = (float(theta_shared(x.row[None, :], weights)[0, 0]) for x in (on, off))
     # The partitioned window (P6), and its costs as the pipeline priced them.
