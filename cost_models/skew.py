@@ -2494,7 +2494,7 @@ def _ledger_filters(levels: Sequence[_Level], fpr: np.ndarray, memory: float) ->
     return LevelFilters(fpr, reweigh)
 
 
-# ---- Universal compaction under skew (docs/MODEL.md, "U5: skew") ---------------------------
+# ---- Universal compaction under skew (docs/MODEL.md, U5 and U5r) -----------------------------
 
 
 @dataclass(slots=True)
@@ -2698,10 +2698,9 @@ def _rank_levels(stays: list[tuple[_UniRun, int, int, int]], counts: np.ndarray,
     return levels, kept
 
 
-# U5r: S5's rates are taken per phase of a run's life, its keys moving to newer runs as they
-# are written again. 1, 2, 4, 8, 16 and 32 phases price advise's universal picks at 0.1019,
-# 0.0896, 0.0891, 0.0889, 0.0889 I/O (reads-zipf0.9; docs/MODEL.md U5r): 4 is within 1% of
-# the limit.
+# U5r: S5-S6 take a run's blocks per phase of its life, its keys moving to newer runs as they
+# are written again. 1, 2, 4, 8 and 16 phases price advise's reads-zipf0.9 universal pick at
+# 0.0992, 0.0900, 0.0872, 0.0868 and 0.0867 I/O (docs/MODEL.md U5r): 4 is within 1% of 16.
 RUN_PHASES = 4
 # U5r: S3 is taken at every counted flush up to this many, else at this many, one a stratum
 # of equal flushes (at the golden ratio's offsets, which no merge period aliases).
@@ -3097,7 +3096,8 @@ def _solve_classes(tree: SkewedTree, cache_blocks: float) -> CacheSolved:
     blocks drawn from its keys and living its runs' lives, and S7f's false positives of a level
     fall on its classes by their exposure (the reads that pass them while they are there), on
     a class's versions by theirs (:func:`_smallness`). A level's hit rate is its classes'
-    request-weighted, its cached share their cached blocks over its own."""
+    request-weighted, its cached share theirs weighted by their presence (a lookup reads the
+    run there at the time)."""
     assert tree.classes is not None
     cl, L, B = tree.classes, len(tree.levels), tree.entries_per_block
     found = [(i, c, lev) for i, row in enumerate(cl.levels) for c, lev in enumerate(row)
@@ -3146,8 +3146,11 @@ def _solve_classes(tree: SkewedTree, cache_blocks: float) -> CacheSolved:
     asked = np.bincount(parent, weights=reads, minlength=L)
     hit_level = np.where(asked > 0, np.bincount(parent, weights=reads * hit_c, minlength=L)
                          / np.where(asked > 0, asked, 1.0), 0.0)
-    cached = np.clip(np.bincount(parent, weights=cached_c * blocks, minlength=L)
-                     / level_blocks, 0.0, 1.0)
+    # A lookup that reads a block of a level at random (S7f's zero-result false positive, S7r's
+    # seek) reads the run there at the time: its classes' cached shares over their presence.
+    there = np.bincount(parent, weights=present, minlength=L)
+    cached = np.clip(np.bincount(parent, weights=cached_c * present, minlength=L)
+                     / np.where(there > 0, there, 1.0), 0.0, 1.0)
     kept = np.zeros(L)
     for x in (hit_level, kept, cached):
         x.setflags(write=False)
