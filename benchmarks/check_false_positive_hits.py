@@ -2,7 +2,7 @@
 notes on issues 29 and 30 cite.
 
 ``--levels`` (the default): S7f by level for the rocksdb-skew section's universal cases
-(Tiering T=4, docs/VALIDATION.md): each run position's blocks, its false positives per read,
+(Tiering T=4, docs/VALIDATION.md): each run rank's blocks, its false positives per read,
 the rate every block gets from the dense ones (bulk), how many sparse keys read a block of
 their own, and the hit rate over every block its reads need.
 
@@ -37,7 +37,7 @@ SYSTEM = System(entries=200_000, entry_bytes=128, buffer_bytes=131072, bits_per_
 
 
 def levels() -> None:
-    print("universal Tiering T=4 (rocksdb-skew scale), S7f by run position")
+    print("universal Tiering T=4 (rocksdb-skew scale), S7f by run rank")
     original = cs._with_cache
     for keys in ("uniform", "zipf:0.9", "zipf:1.2", "hotset:0.1:0.9"):
         workload = Workload(point_reads=0.5, writes=0.5, write_keys=keys, read_keys=keys,
@@ -60,7 +60,7 @@ def levels() -> None:
         fp = cs._false_positive_requests(tree, blocks)
         print(f"{keys}: hit rate {c.cache_hit_rate:.3f}, I/O per read {c.point_read:.3f}")
         for i in range(len(tree.levels)):
-            print(f"  position {i + 1:2d}: {blocks[i]:7.0f} blocks, false positives "
+            print(f"  rank {len(blocks) - 1 - i:2d}: {blocks[i]:7.0f} blocks, false positives "
                   f"{tree.false_positives[i]:.3f} a read, bulk {fp.bulk[i]:.1e} a block, "
                   f"{fp.keys[fp.level == i].sum():6.0f} sparse keys, "
                   f"hit rate {c.cache_hit_rate_per_level[i]:.2f}")

@@ -722,6 +722,9 @@ class _Level:
     # P7: the share of the keys inside the files of the level's own run, where a read that
     # passes the level probes it (a whole level: 1; a file-granular one: the walk's coverage).
     span: float = 1.0
+    # U5r: each version's time at the level (a universal run sits at a rank for part of its
+    # life), for S7f's run sizes (:func:`_smallness`); None: every version's life.
+    times: np.ndarray | None = None
 
     @property
     def band(self) -> float:
@@ -729,8 +732,9 @@ class _Level:
 
     def __post_init__(self) -> None:
         # Versions of equal life are one class to S6 (most live one batch): merge them.
-        if np.size(self.lives) <= 1:  # nothing to merge
-            lives = np.array(np.ravel(self.lives), dtype=float)
+        times = None if self.times is None else np.asarray(self.times, float).ravel()
+        if np.size(self.lives) <= 1 or times is not None:  # nothing to merge (U5r: versions
+            lives = np.array(np.ravel(self.lives), dtype=float)  # of one life differ in size)
             weights = np.array(np.ravel(self.weights), dtype=float)
         elif np.size(self.lives) <= 64:  # np.unique's overhead is most of a few versions' cost
             merged: dict[float, float] = {}
@@ -745,6 +749,7 @@ class _Level:
                                   minlength=lives.size)
         object.__setattr__(self, "lives", lives)
         object.__setattr__(self, "weights", weights)
+        object.__setattr__(self, "times", times)
 
 
 def _version_lives(m: int, q: int, sizes: np.ndarray, batch: float, end: int
@@ -1016,11 +1021,13 @@ BLOCK_RATES_KEPT = 1024  # levels whose block rates a search keeps (up to 36 kB 
 
 def _block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: np.ndarray,
                  pop_rate: np.ndarray, entries_per_block: int, reads_per_write: float,
-                 memo: dict | None = None) -> np.ndarray:
+                 memo: dict | None = None, slots: Sequence[int] | None = None) -> np.ndarray:
     """S5: (levels, BLOCK_SAMPLES), the read rates (per write) of the blocks drawn per level, B
     entries each from the level's live keys, a share of them older versions nobody reads (no live
     keys: zeros); draw for draw ``rng.choice``'s blocks (tests/test_skew_speed.py). ``memo``: a
-    search's shared results, where a level's rates are kept by its live keys."""
+    search's shared results, where a level's rates are kept by its live keys. ``slots``: each
+    level's draws (None: the levels with live keys in turn), which U5r's phases of one level
+    share."""
     kept_rates = {} if memo is None else memo.setdefault("block rates", {})
     out = np.zeros((len(levels), BLOCK_SAMPLES))
     slot = 0
@@ -1034,6 +1041,8 @@ def _block_rates(levels: Sequence[_Level], place: np.ndarray, pop_count: np.ndar
             continue
         fill = min(1.0, live_total / max(lev.entries, 1e-300))
         rates = rates_key or np.ascontiguousarray(pop_rate[i + 1], dtype=float).tobytes()
+        if slots is not None:
+            slot = int(slots[i])
         # Searching the level's draws is most of its cost (they fall out of the CPU's cache).
         kept = (entries_per_block, slot, live.tobytes(), rates, fill)
         row = kept_rates.get(kept)
@@ -1429,12 +1438,16 @@ LifeNodes = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 def _smallness(lev: _Level) -> np.ndarray:
     """S7f: each run version's mean run size over its own, ē / e_v. A version's weight is its
     block-time share, e_v ℓ_v / Σ e ℓ, so e_v ∝ w_v / ℓ_v, and ē (a run's size averaged over
-    its time) is Σ e ℓ / Σ ℓ: ē / e_v = ℓ_v / (w_v Σ ℓ). All 1 for one version or a run that
-    never dies."""
+    its time) is Σ e ℓ / Σ ℓ: ē / e_v = ℓ_v / (w_v Σ ℓ), ℓ the version's time at the level
+    (U5r's ``times``; its life where a version spends its life there). All 1 for one version
+    or a run that never dies."""
     lives, w = lev.lives, lev.weights
     if lives.size < 2 or not np.all(np.isfinite(lives)) or np.any(w <= 0):
         return np.ones(lives.size)
-    return lives / (w * lives.sum())
+    time = lives if lev.times is None else lev.times
+    if not time.sum() > 0:  # no version is ever passed: no false positives to spread
+        return np.ones(lives.size)
+    return time / (w * time.sum())
 
 
 def _life_nodes(levels: Sequence[_Level], spread: float) -> LifeNodes:
@@ -1444,8 +1457,20 @@ def _life_nodes(levels: Sequence[_Level], spread: float) -> LifeNodes:
     values = np.concatenate([lev.lives for lev in levels])
     weights = np.concatenate([lev.weights for lev in levels])
     counts = np.array([lev.lives.size for lev in levels])
-    life_n, lw_n, lev_l, small_n = _grouped_nodes(
-        values, weights, counts, spread, np.concatenate([_smallness(lev) for lev in levels]))
+    small = np.concatenate([_smallness(lev) for lev in levels])
+    if spread > 1.0 and any(lev.times is not None for lev in levels):
+        # U5r: a rank's runs differ in size as much as in life, and S7f's false positives
+        # crowd a small run's few blocks: versions apart in size are nodes apart.
+        size = np.floor(np.log(small) / math.log(spread)).astype(np.intp)
+        size -= size.min()
+        key = np.repeat(np.arange(len(levels)), counts) * (int(size.max()) + 1) + size
+        by = np.argsort(key, kind="stable")
+        rows, row = np.unique(key[by], return_inverse=True)
+        life_n, lw_n, row_n, small_n = _grouped_nodes(
+            values[by], weights[by], np.bincount(row.ravel()), spread, small[by])
+        lev_l = rows[row_n] // (int(size.max()) + 1)
+    else:
+        life_n, lw_n, lev_l, small_n = _grouped_nodes(values, weights, counts, spread, small)
     order = np.argsort(lev_l, kind="stable")  # each level's lives together
     life_len = np.bincount(lev_l, minlength=len(levels))
     return (life_n[order], lw_n[order], np.cumsum(life_len) - life_len, life_len,
@@ -1537,6 +1562,10 @@ def _cache_terms(levels: tuple[_Level, ...], rates: np.ndarray, level_blocks: np
     weight = np.repeat(w_n, reps) * lw_n[which]
     if bulk is not None:
         lam += np.asarray(bulk)[level] * small_n[which]
+        # U5r: a version no read passes takes no false positives: its unread blocks are out.
+        read = lam > 0
+        if not read.all():
+            lam, weight, level, which = lam[read], weight[read], level[read], which[read]
     reads = np.bincount(level, weights=weight * lam, minlength=L)
     life = life_n[which]
     return _CacheTerms(lam, life, level_blocks[level] * weight, weight * lam, level, reads,
@@ -1713,6 +1742,22 @@ def _hit_within(lam: np.ndarray, life: np.ndarray, t: float | np.ndarray) -> np.
 
 
 @dataclass(frozen=True, eq=False)
+class RunClasses:
+    """U5r: each level's runs by class, a run's size (a factor of 2 apart) and the phase of its
+    life: a universal rank holds a flush one time and a large run another, and a run's keys
+    move to newer runs as they are written again, so S5-S6 take each class's blocks apart.
+    ``place`` (levels, classes, populations) sums to the tree's ``place`` over the classes;
+    ``rate`` the same shape, each key's chance per read while there (None: the tree's, the
+    same for every band); ``levels``: per level and class, a :class:`_Level` of the class's
+    mean entries and presence, its run versions' lives and block-time, and their exposure to
+    false positives as ``times`` (S7f), None where no run of the class sat."""
+
+    place: np.ndarray
+    rate: np.ndarray | None
+    levels: tuple[tuple[_Level | None, ...], ...]
+
+
+@dataclass(frozen=True, eq=False)
 class SkewedTree:
     """One design under skew before the cache: its levels (S2), where existing-key reads land
     (S3), their false positives (S4) and S8's what-if filters. :meth:`costs` adds the cache
@@ -1751,6 +1796,9 @@ class SkewedTree:
     # S6g: the engine leaves a deleted run's cached blocks in its LRU until they age out (stock
     # RocksDB 7.8); the native engine drops them when the merge deletes the run.
     dead_blocks_cached: bool = False
+    # U5r: the levels' runs by class (S5-S6 per class), None where a level's blocks are one
+    # population whose rates are taken as constant over their lives.
+    classes: RunClasses | None = None
     # Pure results shared by the trees of one search (:attr:`KeyMap._memo`; S5's block rates).
     memo: dict = field(default_factory=dict, repr=False)
     # S5-S7's hit rates by cache size, worked out once (:func:`_cache_hits`); not an argument,
@@ -1919,26 +1967,16 @@ def checked_key_map(entries: int, workload: SkewedWorkload, keys: KeyMap | None)
     return keys
 
 
-def tree_of_levels(
-    levels: Sequence[_Level], level_wa: Sequence[float], cycle_writes: float,
-    filters: LevelFilters, *, entries: int, buffer_entries: float, entries_per_block: int,
-    workload: SkewedWorkload, keys: KeyMap, edges: np.ndarray | None = None,
-) -> SkewedTree:
-    """S3, S4 and S8 for any cycle model's per-level ledger: ``levels`` (mean entries and runs,
-    S3's band, S6's lives and weights; level 0's runs first when a ledger has them), ``level_wa``
-    (per write), ``cycle_writes`` and the filters. S5-S7 follow in :meth:`SkewedTree.costs`."""
-    w = workload
-    n = int(entries)
+def _placement(edges: np.ndarray, keys: KeyMap, w: SkewedWorkload, hist: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """S3: where the keys reads touch live, for the bands bounded by the ages ``edges`` (the
+    buffer's band below the first, the last band beyond the last edge), ``hist`` writes after
+    the load (inf: the steady state): (place, bands x populations), how many keys each
+    population has (pop_count) and each key's chance per read while in a band (pop_rate)."""
+    n = int(keys.entries)
     u = keys.update_fraction
-    F = float(buffer_entries)
-    B = int(entries_per_block)
-    bins, count, q, r = keys.bins, keys.count, keys.q, keys.r
-    hist = float(w.history_writes)
-    L = len(levels)
-
-    # S3: age bands, the buffer (half full on average) then Level 1, ..., Level L-1.
-    edges_arr = edges if edges is not None else _age_edges(
-        np.array([F / 2.0] + [lev.band for lev in levels[:-1]]), keys, hist)
+    count, q, r = keys.count, keys.q, keys.r
+    L = len(edges)
 
     def older_than(A: np.ndarray, qk: np.ndarray) -> np.ndarray:
         """P(a key's newest write is older than age A), per (age, bin)."""
@@ -1955,35 +1993,59 @@ def tree_of_levels(
     def placed(qk: np.ndarray, correlated: bool) -> np.ndarray:
         """(bands, bins): where keys with write chances qk have their newest version."""
         if correlated:
-            surv = older_than(edges_arr, qk)
+            surv = older_than(edges, qk)
         else:
-            mean_q = older_than(edges_arr, qk) @ (count / count.sum())
+            mean_q = older_than(edges, qk) @ (count / count.sum())
             surv = np.repeat(mean_q[:, None], count.size, axis=1)
         return _between(1.0, surv)  # row 0: buffer, row i: Level i
 
     # The keys reads touch, as populations of bins: where they live (place, bands x bins), how
     # many (pop_count) and each key's chance per read while in a band (pop_rate, bands x bins).
     if keys.latest is not None:
-        place, pop_count, pop_rate = _latest_write_reads(keys.latest, edges_arr, keys, w, hist)
-    elif w.read_dist.kind == "latest":
+        return _latest_write_reads(keys.latest, edges, keys, w, hist)
+    if w.read_dist.kind == "latest":
         # A read of the r-th most recent write: with chance 1 - u an insert, still in the band
         # of age r; with chance u an update of key k (from q), whose newest write is younger
         # than r (:func:`_latest_landing`), read while in band i at its landing over its stay.
+        bins = keys.bins
         mid = 0.5 * (bins.lo + bins.hi).astype(float)
-        band = np.searchsorted(edges_arr, mid, side="left")
+        band = np.searchsorted(edges, mid, side="left")
         inserted = np.zeros((L + 1, count.size))
         inserted[band, np.arange(count.size)] = 1.0
-        landing = _latest_landing(edges_arr, mid, r * count, u, q)  # (bands, keys)
+        landing = _latest_landing(edges, mid, r * count, u, q)  # (bands, keys)
         stay = placed(q, True)  # (bands, keys): the keys' share of time in each band
         upd_rate = np.where(stay > 1e-12, u * q[None, :] * landing / np.maximum(stay, 1e-12),
                             0.0)
-        place = np.hstack([inserted, stay])
-        pop_count = np.concatenate([(1.0 - u) * count, count])
-        pop_rate = np.hstack([np.broadcast_to(r, inserted.shape), upd_rate])
-    else:
-        place = placed(q, w.correlated)
-        pop_count = count
-        pop_rate = np.broadcast_to(r, place.shape)
+        return (np.hstack([inserted, stay]), np.concatenate([(1.0 - u) * count, count]),
+                np.hstack([np.broadcast_to(r, inserted.shape), upd_rate]))
+    place = placed(q, w.correlated)
+    return place, count, np.broadcast_to(r, place.shape)
+
+
+def tree_of_levels(
+    levels: Sequence[_Level], level_wa: Sequence[float], cycle_writes: float,
+    filters: LevelFilters, *, entries: int, buffer_entries: float, entries_per_block: int,
+    workload: SkewedWorkload, keys: KeyMap, edges: np.ndarray | None = None,
+    placement: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    classes: RunClasses | None = None,
+) -> SkewedTree:
+    """S3, S4 and S8 for any cycle model's per-level ledger: ``levels`` (mean entries and runs,
+    S3's band, S6's lives and weights; level 0's runs first when a ledger has them), ``level_wa``
+    (per write), ``cycle_writes`` and the filters. S5-S7 follow in :meth:`SkewedTree.costs`.
+    ``placement``: S3's (place, pop_count, pop_rate) when the caller has placed the keys itself
+    (U5, over its runs' own spans), else the bands of the levels' mean entries; ``classes``:
+    the levels' runs by class, for S5-S6 (U5r)."""
+    w = workload
+    F = float(buffer_entries)
+    B = int(entries_per_block)
+    hist = float(w.history_writes)
+
+    if placement is None:
+        # S3: age bands, the buffer (half full on average) then Level 1, ..., Level L-1.
+        edges_arr = edges if edges is not None else _age_edges(
+            np.array([F / 2.0] + [lev.band for lev in levels[:-1]]), keys, hist)
+        placement = _placement(edges_arr, keys, w, hist)
+    place, pop_count, pop_rate = placement
     share = np.sum(place * pop_rate * pop_count[None, :], axis=1)  # reads landing in each band
     share = share / share.sum()
 
@@ -2004,7 +2066,7 @@ def tree_of_levels(
     return SkewedTree(tuple(levels), tuple(float(x) for x in level_wa), float(cycle_writes),
                       place, pop_count, pop_rate, share, runs, fpr, fp_i, weights,
                       filters.reweigh, B, float(w.reads_per_write),
-                      bool(w.read_dist.clustered), memo=keys._memo)
+                      bool(w.read_dist.clustered), memo=keys._memo, classes=classes)
 
 
 def _latest_write_reads(lw: LatestWrites, edges: np.ndarray, keys: KeyMap,
@@ -2432,14 +2494,15 @@ def _ledger_filters(levels: Sequence[_Level], fpr: np.ndarray, memory: float) ->
     return LevelFilters(fpr, reweigh)
 
 
-# ---- Universal compaction under skew (docs/MODEL.md, "U5: skew") ---------------------------
+# ---- Universal compaction under skew (docs/MODEL.md, U5 and U5r) -----------------------------
 
 
 @dataclass(slots=True)
 class _UniRun:
     """One sorted run of a universal walk: the flushes of the load and the later flushes it
-    holds (a contiguous span of write times), its entries and when it was written; ``rank``:
-    the runs older than it, and ``since``: the counted flush from which it has had that rank."""
+    holds (a contiguous span of write times, [lo, hi) in writes after the load, the load's
+    inserts before 0), its entries and when it was written; ``rank``: the runs older than it,
+    and ``since``: the counted flush from which it has had that rank."""
 
     loaded: int
     later: int
@@ -2448,6 +2511,8 @@ class _UniRun:
     ident: int
     rank: int = 0
     since: int = 0
+    lo: float = 0.0
+    hi: float = 0.0
 
 
 def _run_entries(loaded: float, later: float, n: float, keys: KeyMap) -> float:
@@ -2462,10 +2527,29 @@ def _run_entries(loaded: float, later: float, n: float, keys: KeyMap) -> float:
 
 
 @dataclass(frozen=True)
+class UniStays:
+    """U5r: the counted window's runs, a row per stay at one rank (ledger ``level``, newest
+    first) from counted flush ``start`` to ``stop``; each run's birth (a counted flush,
+    negative before the count) and life (flushes to the merge that takes it), its writes
+    [``lo``, ``hi``) after the load and its entries; ``version``: which of its level's run
+    versions (:class:`_Level`'s lives) the run is."""
+
+    level: np.ndarray
+    start: np.ndarray
+    stop: np.ndarray
+    born: np.ndarray
+    life: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    entries: np.ndarray
+    version: np.ndarray
+
+
+@dataclass(frozen=True)
 class UniversalLedger:
-    """U5's ledger: one ledger level per run position (newest first), its mean entries and
-    presence over the window, the lives of the runs that sat there, and the write
-    amplification per write (flushes and merges)."""
+    """U5's ledger: one ledger level per run rank (U5r: the runs older than it; newest first,
+    the oldest run last), its mean entries and presence over the window, the lives of the runs
+    that sat there, and the write amplification per write (flushes and merges)."""
 
     levels: tuple[_Level, ...]
     write_amp: float
@@ -2475,32 +2559,37 @@ class UniversalLedger:
     writes_before: float = 0.0  # the writes after the load before the count began
     complete: bool = True  # a cycle window: it ended at a full merge, not at its cap
     merges_before: int = 0  # a cycle window: the full merges after the load up to its start
+    stays: UniStays | None = None  # U5r: the runs' stays, where S3 places the keys
+    flush_writes: float = 0.0  # writes a flush takes (RocksDB's memtable: F)
+    first_writes: float = 0.0  # writes after the load when counted flush 0 is written
 
 
 def universal_ledger(rules: UniversalRules, preload: float, window: float, keys: KeyMap, *,
                      cycle: bool = False) -> UniversalLedger:
     """U1-U4 on run sizes in entries, a run's entries S1's distinct keys of the writes it spans
     (:func:`_run_entries`): the load (``preload`` inserts, a flush of F at a time), then
-    ``window`` writes, a flush every D^-1(F) writes. Ledger level j is the j-th newest run: its
+    ``window`` writes, a flush every F writes holding D(F) keys (RocksDB's memtable keeps every
+    write it takes: U5r). Ledger level j is the runs of the j-th highest rank (U5r): their
     entries and presence averaged over the window's flushes, and the lives of the runs there,
     weighed by entries and flushes (S6). With ``cycle``, ``window`` is the least warm-up and the
     window the next whole cycle of the largest run (:class:`cost_models.universal.StepWindow`)."""
     F = float(rules.flush_entries)
     n = float(keys.entries)
-    s1 = float(keys.writes_for(F))
+    s1 = F  # U5r: a memtable of F entries flushes after F writes, overwrites included
     before = int(round(preload / F))
     steps = max(1, int(round(window / s1)))
     win = StepWindow.cycle(before, steps) if cycle else StepWindow(before, before + steps)
     runs: list[_UniRun] = []
     sizes: list[float] = []  # the runs' entries, for U1-U4's pick
     least = max(rules.trigger, 2)  # U1-U4 merge nothing below this many runs
-    entries_of: dict[tuple[int, int], float] = {}  # a run's entries by its flushes (S1 once)
+    # A run's entries by its flushes (S1 once); a flush after the load holds D(F) keys.
+    entries_of: dict[tuple[int, int], float] = {(0, 1): _run_entries(0.0, s1, n, keys)}
     written = 0.0
     full = 0
     # A run's position (newest first) moves at nearly every flush, but its rank (the runs
     # older than it) only when runs older than it merge, and only for the runs newer than the
     # merge: the walk keeps each run's stays at one rank (run, rank, from, to, in counted
-    # flushes) and the run count of every counted flush, from which the positions follow.
+    # flushes) and the run count of every counted flush.
     stays: list[tuple[_UniRun, int, int, int]] = []
     counts: list[int] = []
     lives: dict[int, int] = {}  # flushes from birth to the merge that took the run
@@ -2509,11 +2598,14 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
         counting = win.counting(step)
         k = len(counts)
         loading = step < before
-        runs.insert(0, _UniRun(int(loading), int(not loading), F, step, ident, len(runs), k))
+        lo = (step - before) * (F if loading else s1)
+        flushed = F if loading else entries_of[0, 1]
+        runs.insert(0, _UniRun(int(loading), int(not loading), flushed, step, ident, len(runs),
+                               k, lo, lo + (F if loading else s1)))
         ident += 1
-        sizes.insert(0, F)
+        sizes.insert(0, flushed)
         if counting:
-            written += F
+            written += flushed
         full_now = False
         while len(sizes) >= least and (stretch := _pick(sizes, rules)) is not None:
             start, end = stretch
@@ -2523,7 +2615,7 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
             if (loaded, later) not in entries_of:
                 entries_of[loaded, later] = _run_entries(loaded * F, later * s1, n, keys)
             merged = _UniRun(loaded, later, entries_of[loaded, later], step, ident,
-                             parts[-1].rank, k)
+                             parts[-1].rank, k, parts[-1].lo, parts[0].hi)
             ident += 1
             for r in parts:
                 lives[r.ident] = step - r.born
@@ -2548,44 +2640,181 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
     stays.extend((r, r.rank, r.since, k) for r in runs if r.since < k)
     counted = win.counted(step)
     end_step = step + 1
-    levels = _position_levels(stays, np.array(counts), lives, end_step, s1, counted)
     first = end_step - counted  # the first counted flush
+    levels, kept = _rank_levels(stays, np.array(counts), lives, end_step, first, s1, counted)
     return UniversalLedger(tuple(levels), written / (counted * s1), full, sum(counts) / counted,
                            window_writes=counted * s1,
                            writes_before=max(0, first - before) * s1, complete=win.complete,
-                           merges_before=win.merges_before)
+                           merges_before=win.merges_before, stays=kept, flush_writes=s1,
+                           first_writes=(first - before + 1) * s1)
 
 
-def _position_levels(stays: list[tuple[_UniRun, int, int, int]], counts: np.ndarray,
-                     lives: dict[int, int], end_step: int, s1: float, counted: int
-                     ) -> list[_Level]:
-    """U5's ledger levels from the walk's stays: at counted flush t a run of rank r sits at
-    position counts[t] - 1 - r. Each position's mean entries and presence over the counted
-    flushes, and the lives of the runs that sat there, weighed by entries x life x flushes
-    there. A run still alive at the end is taken to be halfway through its life."""
+def _rank_levels(stays: list[tuple[_UniRun, int, int, int]], counts: np.ndarray,
+                 lives: dict[int, int], end_step: int, first: int, s1: float, counted: int
+                 ) -> tuple[list[_Level], UniStays | None]:
+    """U5's ledger levels from the walk's stays (U5r): a run of rank r (the runs older than it)
+    sits at level R - 1 - r, R the most runs the window holds, so the oldest run is always the
+    last level. Each level's mean entries and presence over the counted flushes, and the lives
+    of the runs that sat there, weighed by entries x flushes there (their block-time at the
+    level, and their time there for S7f's sizes); and the stays
+    themselves (:class:`UniStays`). A run still alive at the end is taken to be halfway through
+    its life."""
     if not stays:
-        return []
-    length = np.array([b - a for _, _, a, b in stays])
-    row = np.repeat(np.arange(length.size), length)
-    flush = np.arange(row.size) - np.repeat(np.cumsum(length) - length - np.array(
-        [a for _, _, a, _ in stays]), length)
-    pos = counts[flush] - 1 - np.array([r for _, r, _, _ in stays])[row]
+        return [], None
+    R = int(counts.max())
+    level = R - 1 - np.array([r for _, r, _, _ in stays])
+    start = np.array([a for _, _, a, _ in stays])
+    stop = np.array([b for _, _, _, b in stays])
+    length = stop - start
     entries = np.array([r.entries for r, _, _, _ in stays])
-    # Few lives recur (flush counts): each stay's life as an index into the distinct ones.
-    life, which = np.unique(np.maximum([lives.get(r.ident, 2 * (end_step - r.born))
-                                        for r, _, _, _ in stays], 1), return_inverse=True)
-    per_pos = np.bincount(pos, weights=entries[row]) / counted
-    presence = np.bincount(pos) / counted
-    block_time = np.bincount(pos * life.size + which.ravel()[row],
-                             weights=(entries * life[which.ravel()])[row],
-                             minlength=per_pos.size * life.size).reshape(per_pos.size, -1)
+    born = np.array([r.born for r, _, _, _ in stays])
+    life = np.maximum([lives.get(r.ident, 2 * (end_step - r.born)) for r, _, _, _ in stays], 1)
+    # Few lives and sizes recur (flush counts): each stay's (life, entries) as an index into
+    # the distinct ones, a version of the level apiece (S6's life, S7f's size).
+    pairs, which = np.unique(np.stack([life.astype(float), entries]), axis=1,
+                             return_inverse=True)
+    distinct = pairs[0]
+    which = which.ravel()
+    per_level = np.bincount(level, weights=entries * length, minlength=R) / counted
+    presence = np.bincount(level, weights=length, minlength=R) / counted
+    # A run's blocks are at its rank for its stay there: the block-time it brings.
+    group = level * distinct.size + which
+    block_time = np.bincount(group, weights=entries * length,
+                             minlength=R * distinct.size).reshape(R, -1)
+    time = np.bincount(group, weights=length, minlength=R * distinct.size).reshape(R, -1)
     levels = []
-    for p in range(per_pos.size):
+    version = np.zeros(level.size, dtype=np.intp)
+    for p in range(R):
         mine = block_time[p] > 0
         w = block_time[p][mine]
-        levels.append(_Level(float(per_pos[p]), float(presence[p]), s1,
-                             life[mine].astype(float) * s1, w / max(w.sum(), 1e-300)))
-    return levels
+        levels.append(_Level(float(per_level[p]), float(presence[p]), s1,
+                             distinct[mine] * s1, w / max(w.sum(), 1e-300),
+                             times=time[p][mine] * s1))
+        at = level == p
+        version[at] = np.searchsorted(np.flatnonzero(mine), which[at])
+    kept = UniStays(level, start, stop, born - first, life,
+                    np.array([r.lo for r, _, _, _ in stays]),
+                    np.array([r.hi for r, _, _, _ in stays]), entries, version)
+    return levels, kept
+
+
+# U5r: S5-S6 take a run's blocks per phase of its life, its keys moving to newer runs as they
+# are written again. 1, 2, 4, 8 and 16 phases price advise's reads-zipf0.9 universal pick at
+# 0.0992, 0.0900, 0.0872, 0.0868 and 0.0867 I/O (docs/MODEL.md U5r): 4 is within 1% of 16.
+RUN_PHASES = 4
+# U5r: S3 is taken at every counted flush up to this many, else at this many, one a stratum
+# of equal flushes (at the golden ratio's offsets, which no merge period aliases).
+PLACEMENT_FLUSHES = 512
+_GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+
+
+def _placement_flushes(counted: int) -> np.ndarray:
+    """U5r: the counted flushes S3 is taken at (each standing for an equal share of them)."""
+    if counted <= PLACEMENT_FLUSHES:
+        return np.arange(counted)
+    stratum = counted / PLACEMENT_FLUSHES
+    i = np.arange(PLACEMENT_FLUSHES)
+    return np.minimum((stratum * (i + (i * _GOLDEN) % 1.0)).astype(np.intp), counted - 1)
+
+
+def universal_placement(led: UniversalLedger, keys: KeyMap, workload: SkewedWorkload,
+                        phases: int | None = None
+                        ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], RunClasses]:
+    """U5r: S3 at the runs' own spans. At a counted flush the runs are contiguous stretches of
+    the writes, newest first, and a read midway to the next flush finds the buffer holding the
+    last F/2 writes; S3 (:func:`_placement`) places the keys in those bands at that moment,
+    ``hist`` its writes after the load. Averaged over the counted flushes, each run's band
+    goes to its level (its rank) and its class there: its size, a factor of 2 apart from a
+    flush's, and the phase of its life (``phases`` equal parts, :data:`RUN_PHASES` by
+    default). A class's run versions weigh their block-time there, and their exposure to
+    false positives is their time there weighed by the reads that pass them then (the reads
+    landing in older runs: a rank's small young runs are passed by nearly every read, its large
+    ones by few). Returns S3's (place, pop_count, pop_rate) and the :class:`RunClasses`."""
+    phases = RUN_PHASES if phases is None else int(phases)
+    st = led.stays
+    L = len(led.levels)
+    if st is None or L == 0:
+        raise ValueError("universal_placement needs a ledger with its stays")
+    s1 = led.flush_writes
+    counted = int(round(led.window_writes / s1))
+    at = _placement_flushes(counted)
+    order = np.argsort(st.start, kind="stable")
+    # Each sampled flush with the stays that hold it (a stay holds a contiguous run of them).
+    lo_i = np.searchsorted(at, st.start[order], side="left")
+    hi_i = np.searchsorted(at, st.stop[order], side="left")
+    reps = hi_i - lo_i
+    stay = np.repeat(order, reps)
+    flush = np.arange(stay.size) - np.repeat(np.cumsum(reps) - reps - lo_i, reps)
+    by = np.lexsort((st.level[stay], flush))  # each flush's runs, newest (level 0) first
+    stay, flush = stay[by], flush[by]
+    cut = np.flatnonzero(np.diff(flush)) + 1
+    # A run's size class: a factor of 2 above the least run's (a flush's).
+    size = np.floor(np.log2(st.entries / max(float(st.entries.min()), 1e-300)) + 1e-9)
+    size = np.maximum(size, 0).astype(np.intp)
+    C = (int(size.max()) + 1) * phases
+    V = max(lev.lives.size for lev in led.levels)
+    acc = acc_mass = None
+    buffer = None
+    shared = True
+    weight = 1.0 / at.size
+    block_time = np.zeros((L, C, V))  # entries x time, by level, class and version
+    time = np.zeros((L, C, V))
+    exposure = np.zeros((L, C, V))
+    for rows in np.split(np.arange(stay.size), cut):
+        if rows.size == 0:
+            continue
+        k = int(at[flush[rows[0]]])
+        now = led.first_writes + k * s1 + s1 / 2.0
+        j = stay[rows]
+        edges = np.concatenate([[s1 / 2.0], now - st.lo[j][:-1]])
+        place, pop_count, pop_rate = _placement(edges, keys, workload, now)
+        if acc is None:
+            acc = np.zeros((L, C, place.shape[1]))
+            acc_mass = np.zeros_like(acc)
+            buffer = np.zeros((2, place.shape[1]))
+            shared = pop_rate.strides[0] == 0
+        phase = np.clip((phases * (k - st.born[j] + 0.5) / st.life[j]).astype(np.intp), 0,
+                        phases - 1)
+        c = size[j] * phases + phase
+        where = (st.level[j], c)
+        np.add.at(acc, where, weight * place[1:])
+        buffer[0] += weight * place[0]
+        # The reads landing in each band now: those in runs older than a run pass it.
+        reads = np.sum(place * pop_rate * pop_count[None, :], axis=1)
+        passing = np.cumsum(reads[::-1])[::-1]
+        passing = np.append(passing[2:], 0.0) / max(float(reads.sum()), 1e-300)
+        v = (st.level[j], c, st.version[j])
+        np.add.at(block_time, v, weight * st.entries[j])
+        np.add.at(time, v, weight)
+        np.add.at(exposure, v, weight * passing)
+        if not shared:
+            np.add.at(acc_mass, where, weight * place[1:] * pop_rate[1:])
+            buffer[1] += weight * place[0] * pop_rate[0]
+    assert acc is not None and acc_mass is not None and buffer is not None
+    levels = []
+    for i, lev in enumerate(led.levels):
+        row: list[_Level | None] = []
+        for c in range(C):
+            bt = block_time[i, c, :lev.lives.size]
+            mine = bt > 0
+            if not mine.any():
+                row.append(None)
+                continue
+            row.append(_Level(float(bt.sum()), float(time[i, c].sum()), s1,
+                              lev.lives[mine], bt[mine] / bt.sum(),
+                              times=exposure[i, c, :lev.lives.size][mine]))
+        levels.append(tuple(row))
+    place = np.vstack([buffer[:1], acc.sum(axis=1)])
+    if shared:
+        return ((place, pop_count, np.broadcast_to(pop_rate[0], place.shape)),
+                RunClasses(acc, None, tuple(levels)))
+
+    def per_key(mass: np.ndarray, where: np.ndarray) -> np.ndarray:
+        return np.where(where > 1e-300, mass / np.maximum(where, 1e-300), 0.0)
+
+    rate = np.vstack([per_key(buffer[1:], buffer[:1]),
+                      per_key(acc_mass.sum(axis=1), acc.sum(axis=1))])
+    return (place, pop_count, rate), RunClasses(acc, per_key(acc_mass, acc), tuple(levels))
 
 
 def universal_tree(rules: UniversalRules, bits_per_key: float, *, entries: float,
@@ -2593,20 +2822,23 @@ def universal_tree(rules: UniversalRules, bits_per_key: float, *, entries: float
                    window: float, keys: KeyMap | None = None, cycle: bool = False
                    ) -> SkewedTree:
     """U5 then S3, S4 and S8 (:func:`tree_of_levels`) for RocksDB's universal compaction, every
-    run's filter at ``bits_per_key``; the levels are run positions, newest first. With ``cycle``
-    (:func:`universal_ledger`) S3 places the keys at the cycle's middle."""
+    run's filter at ``bits_per_key``; the levels are run ranks, newest first (U5r), the keys
+    placed at the runs' own spans over the window (:func:`universal_placement`)."""
     n = int(entries)
     keys = checked_key_map(n, workload, keys)
     led = universal_ledger(rules, preload, window, keys, cycle=cycle)
     if cycle:
         workload = replace(workload, history_writes=led.writes_before + led.window_writes / 2)
-    fpr = np.full(len(led.levels), float(realized_fpr(bits_per_key)))
-    wa = [led.write_amp] + [0.0] * (len(led.levels) - 1)
+    placement, classes = universal_placement(led, keys, workload)
+    levels = led.levels
+    fpr = np.full(len(levels), float(realized_fpr(bits_per_key)))
+    wa = [led.write_amp] + [0.0] * (len(levels) - 1)
     span = (led.window_writes if cycle
-            else max(float(np.max(lev.lives)) for lev in led.levels))
-    return tree_of_levels(led.levels, wa, span, _ledger_filters(led.levels, fpr, bits_per_key),
+            else max(float(np.max(lev.lives)) for lev in levels))
+    return tree_of_levels(levels, wa, span, _ledger_filters(levels, fpr, bits_per_key),
                           entries=n, buffer_entries=rules.flush_entries,
-                          entries_per_block=entries_per_block, workload=workload, keys=keys)
+                          entries_per_block=entries_per_block, workload=workload, keys=keys,
+                          placement=placement, classes=classes)
 
 
 def skewed_costs(
@@ -2650,12 +2882,22 @@ def _cache_key(tree: SkewedTree, cache_blocks: float) -> tuple:
     buffered = None if tree.buffered is None else (
         tree.buffer_trim, tuple(None if b is None else (b[0].tobytes(), b[1].tobytes())
                                 for b in tree.buffered))
+    classes = None if tree.classes is None else (
+        tree.classes.place.tobytes(),
+        None if tree.classes.rate is None else tree.classes.rate.tobytes(),
+        tuple(tuple(None if c is None else (c.entries, c.runs, c.lives.tobytes(),
+                                            c.weights.tobytes(), _times_bytes(c))
+                    for c in row) for row in tree.classes.levels))
     return (cache_blocks, tree.entries_per_block, tree.reads_per_write, tree.clustered_reads,
-            tree.dead_blocks_cached,
+            tree.dead_blocks_cached, classes,
             tuple((lev.entries, lev.lives.tobytes(), lev.weights.tobytes())
                   for lev in tree.levels),
             tree.runs.tobytes(), tree.probed.tobytes(), tree.fpr.tobytes(),
             tree.share.tobytes(), buffered)
+
+
+def _times_bytes(lev: _Level) -> bytes:
+    return b"" if lev.times is None else lev.times.tobytes()
 
 
 def _kept_cache(tree: SkewedTree, cache_blocks: float
@@ -2683,8 +2925,8 @@ def solve_caches(trees: Sequence[SkewedTree], cache_blocks: float) -> None:
     """S5-S7 for many trees with one cache size, worked out together and kept on each tree (read
     off by ``tree.costs`` and ``tree.point_read``): the trees' levels are rows of one set of
     sums, t_C one Newton solve for all (:func:`_characteristic_times`); each tree's results are
-    its own but for the order of its sums. Trees with B1's buffer or S5r's hot range are solved
-    one by one."""
+    its own but for the order of its sums. Trees with B1's buffer, S5r's hot range or U5r's
+    run classes are solved one by one."""
     cache_blocks = max(float(cache_blocks), 0.0)
     todo: list[SkewedTree] = []  # one of each kind of tree (:func:`_kept_cache`)
     kinds: list[tuple] = []  # their _cache_key
@@ -2692,7 +2934,8 @@ def solve_caches(trees: Sequence[SkewedTree], cache_blocks: float) -> None:
     for tree in trees:
         if cache_blocks in tree._hits:
             continue
-        if cache_blocks <= 0 or tree.buffered is not None or tree.clustered_reads:
+        if (cache_blocks <= 0 or tree.buffered is not None or tree.clustered_reads
+                or tree.classes is not None):
             _cache_hits(tree, cache_blocks)
             continue
         solved = _kept_cache(tree, cache_blocks)
@@ -2824,6 +3067,8 @@ def _solve_cache(tree: SkewedTree, cache_blocks: float
                  ) -> CacheSolved:
     """:func:`_cache_hits` worked out. A level's hit rate is over every block its reads need,
     its keys' and the false positives' (S7f)."""
+    if tree.classes is not None and cache_blocks > 0:
+        return _solve_classes(tree, cache_blocks)
     levels, L = tree.levels, len(tree.levels)
     # S5-S6. Without a cache nothing is cached and the blocks are not drawn.
     hit_level = np.zeros(L)
@@ -2840,6 +3085,73 @@ def _solve_cache(tree: SkewedTree, cache_blocks: float
             terms = replace(terms, ghost=terms.occ)
         t_c = _characteristic_time(terms, cache_blocks)
         hit_level, cached = terms.hit_rates(t_c, level_blocks)
+    for x in (hit_level, kept, cached):
+        x.setflags(write=False)
+    return hit_level, t_c, kept, cached
+
+
+def _solve_classes(tree: SkewedTree, cache_blocks: float) -> CacheSolved:
+    """U5r: :func:`_solve_cache` for a tree whose levels' runs come in classes
+    (:class:`RunClasses`): each class of each level is a level of S5-S6's sums of its own, its
+    blocks drawn from its keys and living its runs' lives, and S7f's false positives of a level
+    fall on its classes by their exposure (the reads that pass them while they are there), on
+    a class's versions by theirs (:func:`_smallness`). A level's hit rate is its classes'
+    request-weighted, its cached share theirs weighted by their presence (a lookup reads the
+    run there at the time)."""
+    assert tree.classes is not None
+    cl, L, B = tree.classes, len(tree.levels), tree.entries_per_block
+    found = [(i, c, lev) for i, row in enumerate(cl.levels) for c, lev in enumerate(row)
+             if lev is not None and lev.entries > 0]
+    pseudo = tuple(lev for _, _, lev in found)
+    parent = np.array([i for i, _, _ in found], dtype=np.intp)
+    cls = np.array([c for _, c, _ in found], dtype=np.intp)
+    P = tree.pop_count.size
+    place = np.vstack([np.zeros((1, P)), cl.place[parent, cls]])
+    rate = (np.broadcast_to(tree.pop_rate[0], place.shape) if cl.rate is None
+            else np.vstack([np.zeros((1, P)), cl.rate[parent, cls]]))
+    blocks = np.array([lev.entries / B for lev in pseudo])
+    level_blocks = np.array([max(lev.entries / B, 1.0) for lev in tree.levels])
+    if tree.clustered_reads:
+        rates, weights = _range_block_rates(pseudo, place, tree.pop_count, rate, B,
+                                            tree.reads_per_write)
+    else:
+        rates = _block_rates(pseudo, place, tree.pop_count, rate, B, tree.reads_per_write,
+                             tree.memo, slots=parent)
+        weights = None
+    # S7f: a level's false positives on its classes by exposure (their presence where none is).
+    fp = _false_positive_requests(tree, level_blocks)
+    exposed = np.array([0.0 if lev.times is None else float(lev.times.sum()) for lev in pseudo])
+    by = np.bincount(parent, weights=exposed, minlength=L)
+    present = np.array([lev.runs for lev in pseudo])
+    by_time = np.bincount(parent, weights=present, minlength=L)
+    share = np.where(by[parent] > 0, exposed / np.where(by > 0, by, 1.0)[parent],
+                     present / np.where(by_time > 0, by_time, 1.0)[parent])
+    bulk = fp.bulk[parent] * level_blocks[parent] * share / np.maximum(blocks, 1e-300)
+    # Each sparse node of a level, its keys shared among the level's classes.
+    of = [np.flatnonzero(parent == i) for i in range(L)]
+    node = sorted(((r, k * share[c], c) for r, k, i in zip(fp.rate, fp.keys, fp.level,
+                                                          strict=True) for c in of[i]),
+                  key=lambda x: x[2])  # class after class, as S7f's nodes are ordered
+    sparse = _FalsePositives(bulk, np.array([r for r, _, _ in node]),
+                             np.array([k for _, k, _ in node]),
+                             np.array([c for _, _, c in node], dtype=np.intp))
+    lives = _life_nodes(pseudo, NODE_SPREAD)
+    terms = _cache_terms(pseudo, rates, blocks, block_weights=weights, lives=lives, bulk=bulk)
+    terms = _with_false_positives(terms, sparse, pseudo, blocks, lives=lives)
+    if tree.dead_blocks_cached:  # S6g
+        terms = replace(terms, ghost=terms.occ)
+    t_c = _characteristic_time(terms, cache_blocks)
+    hit_c, cached_c = terms.hit_rates(t_c, blocks)
+    reads = terms.reads * blocks
+    asked = np.bincount(parent, weights=reads, minlength=L)
+    hit_level = np.where(asked > 0, np.bincount(parent, weights=reads * hit_c, minlength=L)
+                         / np.where(asked > 0, asked, 1.0), 0.0)
+    # A lookup that reads a block of a level at random (S7f's zero-result false positive, S7r's
+    # seek) reads the run there at the time: its classes' cached shares over their presence.
+    there = np.bincount(parent, weights=present, minlength=L)
+    cached = np.clip(np.bincount(parent, weights=cached_c * present, minlength=L)
+                     / np.where(there > 0, there, 1.0), 0.0, 1.0)
+    kept = np.zeros(L)
     for x in (hit_level, kept, cached):
         x.setflags(write=False)
     return hit_level, t_c, kept, cached

@@ -372,10 +372,15 @@ def skew_file_verdict(r: ValidationResult) -> dict[str, bool]:
 
 
 def _level_rates(r: ValidationResult) -> str:
-    """Per-level hit rates, model/engine, level 0 first when the trigger stages flushes."""
-    cells = [f"{a:.2f}/{b:.2f}" for a, b in zip(r.predicted.cache_hit_rate_per_level or (),
-                                                r.measured.cache_hit_rate_per_level or (),
-                                                strict=False)]
+    """Per-level hit rates, model/engine, level 0 first when the trigger stages flushes. Under
+    universal compaction the model's levels are its runs by rank, the oldest last (U5r), as
+    RocksDB's last level holds its oldest run: the rows are paired from the last."""
+    model = tuple(r.predicted.cache_hit_rate_per_level or ())
+    engine = tuple(r.measured.cache_hit_rate_per_level or ())
+    if r.detail("model_cycle_writes") is not None:  # universal: the oldest rows together
+        k = min(len(model), len(engine))
+        model, engine = model[len(model) - k:], engine[len(engine) - k:]
+    cells = [f"{a:.2f}/{b:.2f}" for a, b in zip(model, engine, strict=False)]
     if (level0 := (r.detail("skew") or {}).get("level0_cache_hit_rate")) is not None:
         cells.insert(0, "L0 " + "/".join("-" if level0[k] is None else f"{level0[k]:.2f}"
                                          for k in ("predicted", "measured")))
@@ -528,7 +533,8 @@ def _rocksdb_skew_section(results: Sequence[SweepResult], scale: Scale,
         "RocksDB. Write amplification is RocksDB's flush and compaction bytes in entries (as in "
         "the RocksDB section); read I/O is data-block cache misses per read (RocksDB's per-level "
         "PerfContext); hit rates by level are RocksDB's levels 1 on, against the model's levels "
-        "(for universal compaction its run positions, newest first: not the same rows). "
+        "(for universal compaction its runs by rank, newest first, paired from the oldest, "
+        "which RocksDB keeps in its last level: the other rows are alike, not the same). "
         f"Targets (the native engine's): {TARGETS}; zero-result reads have no target here.",
         _skew_file_table(rows), refused)
 

@@ -343,10 +343,11 @@ def skewed(costs: Any, point_read: float, write_amp: float, zero_result_read: fl
 
 
 def reads_through_cache(config: Configuration) -> bool:
-    """Whether range reads are priced through the block cache (S7r): stock RocksDB's leveled
-    configurations, whose iterators read through it. The native engine's scans do not use its
-    cache; RocksDB's universal compaction is not priced so yet."""
-    return config.target == "rocksdb" and config.compaction.style != "universal"
+    """Whether range reads are priced through the block cache (S7r): stock RocksDB's
+    configurations, leveled and universal, whose iterators read through it (U5r: a universal
+    configuration's levels are its runs by rank). The native engine's scans do not use its
+    cache."""
+    return config.target == "rocksdb"
 
 
 def cached_ranges(config: Configuration, k: Any, cache_blocks: float

@@ -258,9 +258,9 @@ def universal_skew_costs(rules: UniversalRules, bits_per_key: float, system: Sys
     writes of the workload (``wacky_model.rocksdb_model.universal_rules`` reads the rules from
     an export). With ``cycle``, ``window`` is the least warm-up, and the costs are those of the
     next whole cycle of the largest run (from one full merge to the next; its writes are the
-    costs' ``cycle_writes``). Per-level tuples are run positions, newest first; the write
-    amplification is all in the first. ``system`` gives the keys (``entries``), the blocks and
-    the cache."""
+    costs' ``cycle_writes``). Per-level tuples are run ranks, newest first (U5r: the oldest run
+    last); the write amplification is all in the first. ``system`` gives the keys
+    (``entries``), the blocks and the cache."""
     tree = replace(universal_tree(rules, bits_per_key, entries=system.entries,
                                   entries_per_block=rocksdb_block_entries(system),
                                   workload=_priced_workload(workload, history_writes),
