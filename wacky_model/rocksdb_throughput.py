@@ -18,8 +18,10 @@ through the cache), which costs milliseconds a configuration: as the I/O objecti
 (``wacky_model.granularity.file_pick``), the grid is ranked on its cheap rows (zero-result reads
 through the cache, ``granularity.cached_rows``), the best :data:`TIME_REPRICE` (and
 ``UNIVERSAL_REPRICE`` universal configurations) are priced by the same skew stage
-(``granularity.SkewStage``), and the best of them descends over the report's knob neighbors
-(``granularity.descend``), each step priced alike."""
+(``granularity.SkewStage``), then as many more by :func:`calibrated_times` (the cache speeds
+every read, so the cheap rows underrate the writes each configuration's throughput asks), and
+the fastest descend over their knob neighbors (``granularity.descend``), each step priced
+alike."""
 
 from __future__ import annotations
 
