@@ -13,7 +13,7 @@ import pytest
 
 from wacky_model.devices import DeviceProfile, write_profile
 from wacky_model.guardrails import DEFAULT_CONSTRAINTS, Constraints, WriteRate
-from wacky_model.rocksdb_throughput import Timed, report, throughput_text, timed_of
+from wacky_model.rocksdb_throughput import Timed, report, throughput_text, timed_of, timed_rows
 from wacky_model.rocksdb_tuning import recommend_rocksdb, stock_grid
 from wacky_model.stalls import mix_ops_per_second, mix_seconds, rocksdb_seconds, sustainable
 from wacky_model.types import System, Workload
@@ -149,11 +149,14 @@ def test_a_write_rate_applies_beside_the_own_rate() -> None:
     assert faster == []
 
 
-def test_the_search_and_the_report_pick_alike() -> None:
+@pytest.mark.parametrize("workload, system", [(WRITE_HEAVY, SYSTEM),
+                                              (replace(WRITE_HEAVY, read_keys="zipf:0.9"),
+                                               replace(SYSTEM, cache_bytes=4 << 20))])
+def test_the_search_and_the_report_pick_alike(workload, system) -> None:
     from wacky_model.search import recommend
 
-    rec, _ = pick_of(WRITE_HEAVY, SLOW_MERGES)
-    found = recommend(WRITE_HEAVY, SYSTEM, target="rocksdb", throughput_on=SLOW_MERGES)
+    rec = recommend_rocksdb(workload, system, throughput_on=SLOW_MERGES)
+    found = recommend(workload, system, target="rocksdb", throughput_on=SLOW_MERGES)
     assert found.configuration.compaction == rec.best.config.configuration.compaction
     assert found.cost == pytest.approx(rec.best.theta, rel=1e-12)  # its Θ, in I/O
     with pytest.raises(ValueError, match="throughput_on applies to target='rocksdb'"):
@@ -162,7 +165,6 @@ def test_the_search_and_the_report_pick_alike() -> None:
 
 @pytest.mark.parametrize("kwargs, says", [
     ({"rho": 0.5}, "leave out rho"),
-    ({"workload": replace(MIX, update_fraction=0.5)}, "uniform keys with no block cache"),
     ({"machine": replace(MACHINE, rocksdb_ns_per_seek=None)}, "rocksdb_ns_per_seek"),
     ({"machine": replace(MACHINE, rocksdb_ns_per_compaction_byte=None)},
      "rocksdb_ns_per_compaction_byte"),
@@ -172,6 +174,101 @@ def test_what_t7_does_not_price_is_refused_by_name(kwargs, says) -> None:
     machine = kwargs.pop("machine", MACHINE)
     with pytest.raises(ValueError, match=says):
         recommend_rocksdb(workload, SYSTEM, throughput_on=machine, **kwargs)
+
+
+# T7 under a block cache and skewed keys (the skew stage, S2f and S3-S7r): a cache of a sixth
+# of the data's 25.6 MB, and mixes whose picks the cheap rows alone rank far down
+# (benchmarks/check_t7_shortlist.py finds such cases on random workloads).
+CACHED = replace(SYSTEM, cache_bytes=4 << 20)
+ZIPF_MIX = replace(MIX, read_keys="zipf:0.9")
+ZIPF_UPDATES = replace(WRITE_HEAVY, read_keys="zipf:1.2", write_keys="zipf:1.2",
+                       update_fraction=0.5)
+ZIPF_WRITES = Workload(0.2, 0.1, 0.6, 0.1, range_blocks=0.25, read_keys="zipf:1.2",
+                       write_keys="zipf:1.2")
+
+
+def skew_timed(workload: Workload, system: System, machine: DeviceProfile,
+               keep: set[tuple[int, int]] | None = None) -> list[tuple[object, Timed]]:
+    """The stock grid's candidates (those ``keep`` names by (grid, index), or all) priced with
+    the skew stage by the tuner's own re-pricing of its references (``_under_skew``, one batch
+    per memory, not the search's shortlist), timed by T6 and T2: (its options, Timed)."""
+    from wacky_model.config import Configuration, Memory
+    from wacky_model.rocksdb_tuning import StockPriced, _under_skew, stock_config
+
+    items = [StockPriced(stock_config(Configuration(d, c, Memory.of(at))), costs, 0.0)
+             for g, (at, grid) in enumerate(stock_grid(system, DEFAULT_CONSTRAINTS))
+             for j, (d, c, costs) in enumerate(zip(grid.designs, grid.compactions, grid.costs,
+                                                   strict=True))
+             if keep is None or (g, j) in keep]
+    return [(p.config, timed_of(p, workload, system, machine))
+            for p in _under_skew(items, workload, system, None)]
+
+
+def at_least_as_fast(mine: Timed, other: Timed, rel: float = 1e-9) -> bool:
+    """Whether ``mine`` ranks no worse than ``other`` (Timed.rank: those meeting their own
+    write rate by T6's time, then by what their writes allow), within ``rel``."""
+    if mine.meets != other.meets:
+        return mine.meets
+    if mine.meets:
+        return mine.seconds <= other.seconds * (1 + rel)
+    return mine.achieved >= other.achieved * (1 - rel)
+
+
+@pytest.mark.parametrize("workload, machine", [(ZIPF_MIX, MACHINE), (ZIPF_UPDATES, MACHINE),
+                                               (ZIPF_WRITES, SLOW_MERGES)])
+def test_under_a_cache_the_pick_is_the_fastest_of_what_was_priced(workload, machine) -> None:
+    from wacky_model.rocksdb_throughput import time_shortlist
+
+    rec = recommend_rocksdb(workload, CACHED, throughput_on=machine)
+    mine = timed_of(rec.best, workload, CACHED, machine)
+    grids = list(stock_grid(CACHED, DEFAULT_CONSTRAINTS))
+    [(at, grid)] = grids
+    j = next(j for j, (d, c) in enumerate(zip(grid.designs, grid.compactions, strict=True))
+             if (d, c) == (rec.best.config.design, rec.best.config.configuration.compaction))
+    # Priced by the skew stage: under the cache its reads miss fewer blocks than its grid row.
+    assert rec.best.costs.point_read < grid.costs[j].point_read
+    assert mine.seconds < timed_rows(grid.rows[j:j + 1], [grid.costs[j].write_amp], workload,
+                                     at, machine)[0].seconds
+    shortlisted = skew_timed(workload, CACHED, machine,
+                             set(time_shortlist(grids, workload, machine)))
+    assert len(shortlisted) > 16
+    assert all(at_least_as_fast(mine, t) for _, t in shortlisted)
+    # The pick is one of them or beats them all, priced alike by either route.
+    same = [t for c, t in shortlisted if c == rec.best.config]
+    assert all(t.seconds == pytest.approx(mine.seconds, rel=1e-9) for t in same)
+    io = recommend_rocksdb(workload, CACHED)
+    t = report(rec, io.best, machine)
+    for key, other in (("io_pick", io.best), ("defaults", rec.default)):
+        theirs = timed_of(other, workload, CACHED, machine)
+        assert other.costs.point_read < price_uniform(other).point_read  # skewed, as the pick
+        assert t[key]["achieved_ops_per_second"] == pytest.approx(theirs.achieved, rel=1e-12)
+        assert at_least_as_fast(mine, theirs)
+    assert t["recommended"]["seconds_per_operation"] == pytest.approx(mine.seconds, rel=1e-12)
+    assert rec.reasons and all(f"{mine.achieved:,.0f}" in line for line in rec.reasons)
+
+
+def price_uniform(p: object) -> object:
+    """A StockPriced's configuration priced without the skew stage (uniform keys, no cache)."""
+    from wacky_model.rocksdb_tuning import _windows
+
+    return _windows([p.config], replace(CACHED, cache_bytes=0))[0]
+
+
+@pytest.mark.parametrize("workload, machine", [(ZIPF_UPDATES, MACHINE),
+                                               (ZIPF_WRITES, SLOW_MERGES)])
+def test_under_a_cache_the_pick_is_within_a_percent_of_the_whole_grid(workload, machine) -> None:
+    everything = skew_timed(workload, CACHED, machine)
+    assert len(everything) > 400
+    best_config, best = min(everything, key=lambda ct: ct[1].rank)
+    rec = recommend_rocksdb(workload, CACHED, throughput_on=machine)
+    mine = timed_of(rec.best, workload, CACHED, machine)
+    assert rec.best.config == best_config or at_least_as_fast(mine, best, rel=0.01)
+    # Without the skew stage T7 would pick slower: its pick on the grid's own rows (uniform
+    # keys, no cache), priced with the skew stage as the grid was.
+    plain = replace(workload, read_keys="uniform", write_keys="uniform", update_fraction=0.0)
+    uniform = recommend_rocksdb(plain, SYSTEM, throughput_on=machine).best.config
+    [uniform_t] = [t for c, t in everything if c == uniform]
+    assert not at_least_as_fast(uniform_t, best, rel=0.01)
 
 
 FLAGS = ["--entries", "200000", "--entry-bytes", "128", "--buffer-bytes", "262144",
@@ -206,3 +303,25 @@ def test_the_cli_refuses_a_profile_without_rocksdbs_read_figures(wacky, tmp_path
     said = " ".join(run.stderr.replace("│", " ").split())
     assert "'--profile'" in said and "rocksdb_ns_per_get" in said
     assert "wacky calibrate with the RocksDB bridge built" in said
+
+
+def test_the_cli_prices_throughput_under_a_cache_and_skewed_reads(wacky, tmp_path) -> None:
+    profile = tmp_path / "machine.json"
+    write_profile(MACHINE, profile)
+    cached = [*FLAGS, "--cache-bytes", str(4 << 20), "--read-dist", "zipf:0.9"]
+    run = wacky("recommend", *cached, "--profile", str(profile))
+    assert run.returncode == 0, run.stderr
+    rec = recommend_rocksdb(ZIPF_MIX, CACHED, throughput_on=MACHINE)
+    t = report(rec, recommend_rocksdb(ZIPF_MIX, CACHED).best, MACHINE)
+    said = " ".join(run.stdout.split())
+    assert "Throughput (T7" in said and throughput_text(t) in said
+
+
+def test_the_cli_still_refuses_the_robust_objective_by_name(wacky, tmp_path) -> None:
+    profile = tmp_path / "machine.json"
+    write_profile(MACHINE, profile)
+    run = wacky("recommend", *FLAGS, "--cache-bytes", str(4 << 20), "--robust", "0.5",
+                "--profile", str(profile))
+    assert run.returncode == 2
+    said = " ".join(run.stderr.replace("│", " ").split())
+    assert "--robust" in said and "throughput objective on RocksDB (T7)" in said

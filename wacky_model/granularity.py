@@ -40,6 +40,7 @@ from wacky_model.types import (
 
 if TYPE_CHECKING:
     from cost_models.skew import KeyMap
+    from wacky_model.config import Configuration
 
 FILE_RATIOS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0, 24.0, 32.0)
 LEVEL1_RUNS = (1, 2, 4, 8)
@@ -189,7 +190,7 @@ def file_best(grids: list[tuple[System, Any]], workloads: list[Workload], rho: f
 
 
 # File-granular designs re-priced under skew or a cache: the best this many by the uniform Θ
-# with zero-result reads through the cache (:func:`_cached_rows`; the skew stage costs a few ms
+# with zero-result reads through the cache (:func:`cached_rows`; the skew stage costs a few ms
 # a design, too slow for the whole grid). On 24 random skewed workloads and systems
 # (benchmarks/check_skew_grid.py --files 5 11) the native pick is the whole grid's re-priced
 # best within 0.50% (worst; mean 0.02%); the stock RocksDB pick within 9.8% (mean 1.7%), a
@@ -234,11 +235,12 @@ class FilePick:
     partitions: dict[str, Any] | None = None
 
 
-# Neighbors(g, j, theta) -> the (grid, index) pairs one knob away from design j of grid g worth
-# pricing, given each pair's Θ before the skew stage (``theta``): stock RocksDB's are
+# Neighbors(g, j, score) -> the (grid, index) pairs one knob away from design j of grid g worth
+# pricing, given each pair's score before the skew stage (``score``, least best: Θ for the I/O
+# objective, T7's rank for the throughput objective on RocksDB): stock RocksDB's are
 # wacky_model.rocksdb_tuning.stock_neighbors, each knob's best alone, as the report's reasons
 # take them.
-Neighbors = Callable[[int, int, dict[tuple[int, int], float]], list[tuple[int, int]]]
+Neighbors = Callable[[int, int, dict[tuple[int, int], Any]], list[tuple[int, int]]]
 # Steps of the descent over the neighbors after the shortlist (each prices a handful of trees).
 DESCENT_STEPS = 4
 
@@ -340,23 +342,31 @@ def with_partitions(pick: FilePick, workload: Workload, weights: Weights) -> Fil
                    costs=costs, theta=report["theta_with"], partitions=report)
 
 
-def _descend(best: tuple, neighbors: Neighbors, grids: list[tuple[System, FileGrid]],
-             weights: Weights, staged: list, priced: Callable) -> tuple:
-    """:func:`file_pick`'s descent: from ``best`` (Θ, costs, k, g, j, tree), each step prices
-    the neighbors not priced yet (``priced(g, j, tree)``) and moves to the cheapest that beats
-    the current best."""
-    plain = {(g, j): float(t) for g, (_, grid) in enumerate(grids)
-             for j, t in enumerate(theta_shared(grid.rows, weights)[0])}
-    trees = {(g, j): tree for _, g, j, tree in staged}
+def cheaper(a: float, b: float) -> bool:
+    """Whether Θ ``a`` beats ``b`` by more than float noise (the descent's step)."""
+    return a < b * (1.0 - 1e-9)
+
+
+def descend(best: tuple, neighbors: Neighbors, plain: dict[tuple[int, int], Any],
+            trees: dict[tuple[int, int], Any], priced: Callable,
+            beats: Callable[[Any, Any], bool] = cheaper,
+            prefetch: Callable[[list[tuple[int, int]]], None] | None = None) -> tuple:
+    """:func:`file_pick`'s descent, and T7's: from ``best`` (score, costs, k, g, j, tree), each
+    step prices the neighbors not priced yet (``priced(g, j, tree)`` -> (score, costs, k,
+    tree), with ``trees`` the ones already built) and moves to the best that ``beats`` the
+    current best; ``plain``: each design's score before the skew stage, what the neighbors
+    are chosen by. ``prefetch``, given a step's new neighbors, may build their trees into
+    ``trees`` first (as one batch, about half the time of one by one)."""
     seen = {(best[3], best[4])}
     for _ in range(DESCENT_STEPS):
         step = best
-        for g, j in neighbors(best[3], best[4], plain):
-            if (g, j) in seen:
-                continue
+        todo = [gj for gj in dict.fromkeys(neighbors(best[3], best[4], plain)) if gj not in seen]
+        if prefetch is not None:
+            prefetch(todo)
+        for g, j in todo:
             seen.add((g, j))
             t, costs, k, tree = priced(g, j, trees.get((g, j)))
-            if t < step[0] * (1.0 - 1e-9):
+            if beats(t, step[0]):
                 step = (t, costs, k, g, j, tree)
         if step is best:
             break
@@ -391,7 +401,7 @@ def log_report(pick: Compaction, costs: LeveledCosts, theta: float, other: Compa
             "zero_result_without": off[0].zero_result_read}
 
 
-def _cached_rows(grid: FileGrid, split: System) -> np.ndarray:
+def cached_rows(grid: FileGrid, split: System) -> np.ndarray:
     """The grid's cost rows with zero-result reads through a cache of the system's size, as
     S7f's bound prices them (a level's false positives find at most min(1, C / blocks) of its
     blocks cached), the order the skew stage re-prices in."""
@@ -430,28 +440,76 @@ def _miss_layout(costs: tuple[LeveledCosts, ...]) -> tuple[np.ndarray, np.ndarra
     return entries, misses
 
 
+def shortlist(order: list[tuple[Any, int, int]], grids: list[tuple[System, FileGrid]],
+              leveled: int, universal: int) -> list[tuple[Any, int, int]]:
+    """The designs the skew stage re-prices: of ``order`` ((score, grid, index), best first),
+    the first ``leveled`` that are not universal compaction and the first ``universal`` that
+    are (a universal tree walks a cycle flush by flush: so few are priced)."""
+    is_universal = [grids[g][1].compactions[j].style == "universal" for _, g, j in order]
+    return ([r for r, u in zip(order, is_universal, strict=True) if not u][:leveled]
+            + [r for r, u in zip(order, is_universal, strict=True) if u][:universal])
+
+
+@dataclass(frozen=True)
+class SkewStage:
+    """The skew stage (S2f, S3-S7, S7r through the cache) on the designs of ``grids`` for one
+    workload, as the file side prices them: the one pricing both objectives rank by (Θ here,
+    T7's time in :mod:`wacky_model.rocksdb_throughput`), so a design costs the same whichever
+    objective asks. ``keys``: the workload's key map (the splits differ in memory only)."""
+
+    grids: tuple[tuple[System, FileGrid], ...]
+    workload: Workload
+    keys: KeyMap
+
+    def config(self, g: int, j: int) -> Configuration:
+        """Design ``j`` of grid ``g`` as a ``Configuration``, at its grid's memory."""
+        from wacky_model.config import Configuration, Memory
+
+        split, grid = self.grids[g]
+        return Configuration(grid.designs[j], grid.compactions[j], Memory.of(split))
+
+    def trees(self, g: int, index: list[int]) -> list[Any]:
+        """S2f and S3-S4 of designs ``index`` of grid ``g``, built as one batch (before the
+        cache: :meth:`costs` adds it)."""
+        from wacky_model.pricing import file_skew_trees
+
+        return file_skew_trees([self.config(g, j) for j in index], self.grids[g][0],
+                               self.workload, self.keys)
+
+    def costs(self, g: int, j: int, tree: Any = None) -> tuple[LeveledCosts, Any, Any]:
+        """Design ``j`` of grid ``g`` through the cache: its skewed costs, the skew stage's
+        ``SkewedCosts`` and its tree (``tree``, or built here when None)."""
+        from wacky_model.pricing import skewed_by
+        from wacky_model.skew import cache_blocks
+
+        split, grid = self.grids[g]
+        if tree is None:
+            tree = self.trees(g, [j])[0]
+        k = tree.costs(cache_blocks(split))
+        return skewed_by(self.config(g, j), grid.costs[j], k, cache_blocks(split)), k, tree
+
+
 def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
                       rho: float | None, uniform: tuple[System, FileGrid, int], bound: float,
                       keys: KeyMap | None = None,
                       neighbors: Neighbors | None = None) -> FilePick:
     from wacky_model.config import Configuration, Memory
     from wacky_model.families import name_of
-    from wacky_model.pricing import file_skew_trees, reads_through_cache, skewed, skewed_by
+    from wacky_model.pricing import reads_through_cache, skewed
     from wacky_model.skew import analysis_of, cache_blocks, skew_key_map
     from wacky_model.skew_search import SkewChoice
 
     weights = file_weights([workload], grids[0][0], rho)
     order = sorted((float(t), g, j) for g, (split, grid) in enumerate(grids)
-                   for j, t in enumerate(theta_shared(_cached_rows(grid, split), weights)[0]))
-    universal = [grids[g][1].compactions[j].style == "universal" for _, g, j in order]
-    ranked = ([r for r, u in zip(order, universal, strict=True) if not u][:FILE_REPRICE]
-              + [r for r, u in zip(order, universal, strict=True) if u][:UNIVERSAL_REPRICE])
+                   for j, t in enumerate(theta_shared(cached_rows(grid, split), weights)[0]))
+    ranked = shortlist(order, grids, FILE_REPRICE, UNIVERSAL_REPRICE)
     u_split, u_grid, u_index = uniform  # the uniform pick is priced first, whatever its rank
     u_g = next(g for g, (_, grid) in enumerate(grids) if grid is u_grid)
     if not any(g == u_g and j == u_index for _, g, j in ranked):
         ranked.append((0.0, u_g, u_index))
     if keys is None:
         keys = skew_key_map(grids[0][0], workload)  # the splits differ in memory only
+    stage = SkewStage(tuple(grids), workload, keys)
     hit_share = keys.hottest_read_share(cache_blocks(grids[0][0])  # the most a cache can serve
                                         * grids[0][0].entries_per_block)
     staged = []  # (floor Θ, grid, index, tree; None: built when priced)
@@ -462,15 +520,12 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         floor = skewed(grid.costs[j], point_read, write_amp, zero_result, ranges=ranges)
         return float(theta_shared(floor.row(split.entries_per_block), weights)[0])
 
-    def config(g: int, j: int) -> Configuration:
-        split, grid = grids[g]
-        return Configuration(grid.designs[j], grid.compactions[j], Memory.of(split))
+    config = stage.config
 
     for g in sorted({g for _, g, _ in ranked}):
         index = [j for _, gg, j in ranked if gg == g]
         walked = [j for j in index if grids[g][1].compactions[j].style != "universal"]
-        trees = file_skew_trees([config(g, j) for j in walked], grids[g][0], workload, keys)
-        for j, tree in zip(walked, trees, strict=True):
+        for j, tree in zip(walked, stage.trees(g, walked), strict=True):
             # S7r: stock RocksDB's range reads, at most what the cache can hold of each level.
             ranges = (tree.range_bound(cache_blocks(grids[g][0]))
                       if reads_through_cache(config(g, j)) and cache_blocks(grids[g][0]) > 0
@@ -490,13 +545,9 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
                                  0.0), g, j, None) for j in index if j not in walked]
 
     def priced(g: int, j: int, tree: Any) -> tuple[float, LeveledCosts, Any, Any]:
-        split, grid = grids[g]
-        if tree is None:
-            tree = file_skew_trees([config(g, j)], split, workload, keys)[0]
-        k = tree.costs(cache_blocks(split))
-        costs = skewed_by(config(g, j), grid.costs[j], k, cache_blocks(split))
-        return (float(theta_shared(costs.row(split.entries_per_block), weights)[0]), costs, k,
-                tree)
+        costs, k, tree = stage.costs(g, j, tree)
+        return (float(theta_shared(costs.row(grids[g][0].entries_per_block), weights)[0]),
+                costs, k, tree)
 
     first = next(s for s in staged if grids[s[1]][1] is u_grid and s[2] == u_index)
     t, costs, k, tree = priced(*first[1:])
@@ -510,7 +561,10 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
         if t < best[0]:
             best = (t, costs, k, g, j, tree)
     if neighbors is not None:
-        best = _descend(best, neighbors, grids, weights, staged, priced)
+        plain = {(g, j): float(t) for g, (_, grid) in enumerate(grids)
+                 for j, t in enumerate(theta_shared(grid.rows, weights)[0])}
+        best = descend(best, neighbors, plain, {(g, j): tree for _, g, j, tree in staged},
+                       priced)
     theta, costs, k, g, j, tree = best
     split, grid = grids[g]
     design, compaction = grid.designs[j], grid.compactions[j]

@@ -428,18 +428,20 @@ def _time_reasons(best: StockPriced, priced: list[StockPriced],
                   grids: tuple[tuple[System, FileGrid], ...], workload: Workload,
                   system: System, machine: DeviceProfile) -> tuple[str, ...]:
     """T7's reasons: per knob the pick against its runner-up by the objective's own order
-    (``Timed.rank``), each priced as the pick was (the grid's rows, in grid order as
-    ``priced``)."""
-    from wacky_model.rocksdb_throughput import reason_line, timed_of, timed_rows
+    (``Timed.rank`` on the rows T7 ranks by before the skew stage, ``cheap_times``, the order
+    the descent chose its neighbors by), each runner-up then priced as the pick was (by the
+    skew stage where it is in play: :func:`_under_skew`)."""
+    from wacky_model.rocksdb_throughput import cheap_times, reason_line, timed_of
 
-    times = [t for at, g in grids
-             for t in timed_rows(g.rows, [c.write_amp for c in g.costs], workload, at, machine)]
+    times = list(cheap_times(list(grids), workload, machine).values())  # in grid order
     # By identity: _runners_up returns members of ``priced`` itself, and the costs they hold
     # are not meant as keys.
     rank = {id(p): t for p, t in zip(priced, times, strict=True)}
     mine = timed_of(best, workload, system, machine)
-    runners = _runners_up(best, priced, key=lambda p: rank[id(p)].rank)
-    return tuple(reason_line(_what(best, r), mine, rank[id(r)]) for r in runners)
+    runners = _under_skew(_runners_up(best, priced, key=lambda p: rank[id(p)].rank), workload,
+                          system, None)
+    return tuple(reason_line(_what(best, r), mine, timed_of(r, workload, system, machine))
+                 for r in runners)
 
 
 def _under_skew(items: list[StockPriced], workload: Workload, system: System,
@@ -474,8 +476,8 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
     """The one search restricted to stock RocksDB (``recommend(target="rocksdb")``): the
     cheapest configuration of :func:`stock_grid`, scored as the native search scores its file
     side (under skew or a cache, re-priced by the skew stage, S2f); with ``throughput_on``, the
-    same grid scored by T7's time on that machine
-    (:func:`wacky_model.rocksdb_throughput.time_pick`)."""
+    same grid scored by T7's time on that machine, under skew or a cache through the same skew
+    stage and descent (:func:`wacky_model.rocksdb_throughput.time_pick`)."""
     from wacky_model.compat import check, features_in
 
     check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
@@ -489,21 +491,24 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
     if throughput_on is not None:
         from wacky_model.rocksdb_throughput import time_pick
 
-        return time_pick(grids, workload, throughput_on, rho)
+        return time_pick(grids, workload, throughput_on, rho, stock_neighbors(grids, True))
     return file_pick(grids, workload, rho, neighbors=stock_neighbors(grids))
 
 
-def stock_neighbors(grids: list[tuple[System, FileGrid]]) -> Neighbors:
+def stock_neighbors(grids: list[tuple[System, FileGrid]], all_leveled: bool = False
+                    ) -> Neighbors:
     """The search's descent neighbors on stock RocksDB's grids (``granularity.Neighbors``):
     the configurations :func:`_runners_up` sets beside a pick in the report, so that none of
-    them, priced alike, is left cheaper than the pick: for each knob the best (by Θ before the
-    skew stage) that differs from it in that knob alone at its buffer, and the other compaction
-    style's best."""
+    them, priced alike, is left cheaper than the pick: for each knob the best (by the score
+    before the skew stage) that differs from it in that knob alone at its buffer, and the other
+    compaction style's best. ``all_leveled`` (T7's descent): around a leveled pick every leveled
+    configuration one knob away, not only each knob's best, since the cheap rows T7 ranks by
+    can order a knob's values unlike the skew stage (a cache holding most of the data)."""
     configs = {(g, j): stock_config(Configuration(d, c, Memory.of(split)))
                for g, (split, grid) in enumerate(grids)
                for j, (d, c) in enumerate(zip(grid.designs, grid.compactions, strict=True))}
 
-    def neighbors(g: int, j: int, theta: dict[tuple[int, int], float]) -> list[tuple[int, int]]:
+    def neighbors(g: int, j: int, theta: dict[tuple[int, int], Any]) -> list[tuple[int, int]]:
         best = configs[(g, j)]
         knobs = _knobs(best)
         same = [(at, c) for at, c in configs.items()
@@ -512,7 +517,9 @@ def stock_neighbors(grids: list[tuple[System, FileGrid]]) -> Neighbors:
         for knob in knobs:
             others = [at for at, c in same if getattr(c, knob) != getattr(best, knob)
                       and all(getattr(c, k) == getattr(best, k) for k in knobs if k != knob)]
-            if others:
+            if others and all_leveled and isinstance(best, RocksDBConfig):
+                out += others
+            elif others:
                 out.append(min(others, key=theta.__getitem__))
         other_style = [at for at, c in configs.items() if type(c) is not type(best)]
         if other_style:

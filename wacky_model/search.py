@@ -1078,8 +1078,9 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
     grids = _side_grids(system, constraints, target, granularity, level0_trigger)
     if throughput_on is not None:
         from wacky_model.rocksdb_throughput import time_pick
+        from wacky_model.rocksdb_tuning import stock_neighbors
 
-        pick = time_pick(grids, workload, throughput_on, rho)
+        pick = time_pick(grids, workload, throughput_on, rho, stock_neighbors(grids, True))
     else:
         pick = file_pick(grids, workload, rho, neighbors=_neighbors(grids, target))
     design, compaction = pick.design, pick.compaction
