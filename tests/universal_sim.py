@@ -115,13 +115,18 @@ def simulate(rules: UniversalRules, *, entries: int, theta: float, reads_per_wri
             ask(runs[i], place[key], len(runs) - 1 - i)
 
     mem: list[int] = []
-    for key in rng.permutation(n).tolist():
+
+    def write(key: int) -> None:  # RocksDB's memtable: flushed after F writes
+        nonlocal mem
         last[key] = state["t"]
         state["t"] += 1
         mem.append(key)
         if len(mem) >= F:
             flush(mem)
             mem = []
+
+    for key in rng.permutation(n).tolist():
+        write(key)
     loaded, owed, chunk = state["t"], 0.0, 32
     warm = n // 2 if warm is None else warm
     while True:
@@ -130,12 +135,7 @@ def simulate(rules: UniversalRules, *, entries: int, theta: float, reads_per_wri
             break
         state["counting"] = len(full) == 1
         for key in rank_to_key[np.searchsorted(cdf, rng.random(chunk))].tolist():
-            last[key] = state["t"]
-            state["t"] += 1
-            mem.append(key)
-            if len(mem) >= F:
-                flush(mem)
-                mem = []
+            write(key)
         owed += reads_per_write * chunk
         m = int(owed)
         owed -= m
