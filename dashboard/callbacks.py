@@ -66,7 +66,7 @@ LABELS[L.PAGED] = "filters and indexes paged through the cache"  # a check box's
 LABELS.update({L.PROFILE: L.PROFILE_LABEL, L.WRITE_RATE[0]: L.WRITE_RATE[1],
                L.OBJECTIVE[0]: L.OBJECTIVE[1]})
 # Each menu's choices: value -> the text the page shows for it.
-CHOICE_TEXT = {i: dict(options) for i, _, options, _ in L.SEARCH_CHOICES}
+CHOICE_TEXT = {i: dict(options) for i, _, options, _ in (*L.SEARCH_CHOICES, L.OBJECTIVE)}
 CHOICE_DEFAULTS = {i: default for i, *_, default in L.SEARCH_CHOICES}
 # The model's own parameter names, as its errors spell them, in the page's words.
 MODEL_NAMES = {
@@ -119,6 +119,7 @@ SEARCH_WORDS = {
     FEATURES["devices"]: f"levels placed on devices ({_field('device2-read')}, "
                          f"{_field('device2-write')})",
     FEATURES["floating"]: f"Tidal-tree's floating of hot files ({_field('floating-gamma')})",
+    FEATURES["time_objective"]: f"the time objective ({choice_words('objective', 'throughput')})",
     "(System.devices' capacity_bytes)": f"({_field('own-device-gib')}, "
                                         f"{_field('device2-gib')})",
     "level0_trigger above 1": f"{_field('level0-trigger')} above 1",

@@ -164,7 +164,7 @@ def test_the_search_and_the_report_pick_alike(workload, system) -> None:
 
 
 @pytest.mark.parametrize("kwargs, says", [
-    ({"rho": 0.5}, "leave out rho"),
+    ({"rho": 0.5}, r"with robust tuning \(rho\) is not supported"),
     ({"machine": replace(MACHINE, rocksdb_ns_per_seek=None)}, "rocksdb_ns_per_seek"),
     ({"machine": replace(MACHINE, rocksdb_ns_per_compaction_byte=None)},
      "rocksdb_ns_per_compaction_byte"),
@@ -324,4 +324,22 @@ def test_the_cli_still_refuses_the_robust_objective_by_name(wacky, tmp_path) -> 
                 "--profile", str(profile))
     assert run.returncode == 2
     said = " ".join(run.stderr.replace("│", " ").split())
-    assert "--robust" in said and "throughput objective on RocksDB (T7)" in said
+    assert "--objective throughput with --robust is not supported" in said
+    assert "T7 tunes for the workload as given" in said
+
+
+def test_the_one_table_refuses_the_time_objective_with_robust_tuning() -> None:
+    """The refusal lives in the one compatibility table, with its reason, and the dashboard
+    names the page's fields for it."""
+    from dashboard.callbacks import search_words
+    from wacky_model.compat import FEATURES, refusals
+    from wacky_model.rocksdb_throughput import check_inputs
+
+    [r] = refusals({"time_objective", "robust"})
+    assert "write share" in r.reason
+    assert refusals({"time_objective", "cache", "skew", "rocksdb"}) == []
+    with pytest.raises(ValueError, match="robust tuning"):
+        check_inputs(0.5)
+    check_inputs(None)
+    words = search_words(f"{FEATURES['time_objective']} with x is not supported: a reason")
+    assert "“Objective: Time per operation”" in words

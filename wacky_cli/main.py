@@ -545,6 +545,7 @@ COMPAT_FLAGS = {
     "l2sm_log": "--log-ratio", "lsbm_buffer": "--compaction-buffer",
     "l0_partitions": "--l0-partitions", "devices": "--device or --level-devices",
     "paged": "--paged-metadata", "floating": "--floating",
+    "time_objective": "--objective throughput",
 }
 
 

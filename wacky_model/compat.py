@@ -41,6 +41,7 @@ FEATURES = {
     "devices": "levels placed on devices (Compaction(level_devices=...), System.devices)",
     "paged": "paged filters and indexes (System.paged_metadata)",
     "floating": "Tidal-tree's floating of hot files (Compaction(floating=Floating(...)))",
+    "time_objective": "the throughput objective on stock RocksDB (throughput_on)",
 }
 
 
@@ -129,6 +130,12 @@ REFUSALS: tuple[Refusal, ...] = (
                                 "which F4 does not split by level yet"),
     _row("floating", "paged", "with paged filters a check costs a filter block's miss, which "
                               "F1-F5 and G1 do not compose yet"),
+    # T7 (docs/MODEL.md): its write constraint, T2 at least the inserts its own throughput asks,
+    # is taken at the workload's write share, which the robust objective's worst mix changes.
+    _row("time_objective", "robust", "T7 tunes for the workload as given: its writes must be "
+                                     "sustained at the mix's own write share, while the robust "
+                                     "objective prices the worst mix within rho, whose write "
+                                     "share differs"),
 )
 
 @dataclass(frozen=True)

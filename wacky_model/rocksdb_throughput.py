@@ -139,11 +139,11 @@ def needs(machine: DeviceProfile) -> None:
 
 
 def check_inputs(rho: float | None) -> None:
-    """What T7 does not price: the robust objective (its worst mix changes the write share the
-    constraint is taken at)."""
-    if rho is not None:
-        raise ValueError("the throughput objective on RocksDB (T7) tunes for the workload as "
-                         "given: leave out rho (--robust)")
+    """What T7 does not price, as the one table refuses it: the robust objective (its worst mix
+    changes the write share the constraint is taken at)."""
+    from wacky_model.compat import check
+
+    check({"time_objective"} | ({"robust"} if rho is not None else set()))
 
 
 def faster(a: Timed, b: Timed) -> bool:
