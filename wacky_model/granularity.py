@@ -308,10 +308,11 @@ def partitions_report(config: Any, split: System, workload: Workload, costs: Lev
     with_p = replace(config, compaction=replace(c, l0_partitions=PARTITIONS_TRIED))
     on, off = price(with_p, workload, split), price(config, workload, split)
     theta_on, theta_off = (float(theta_shared(x.row[None, :], weights)[0, 0]) for x in (on, off))
-    # The partitioned window (P6), and its costs as the pipeline priced them.
+    # The partitioned window (P6), and its costs as the pipeline priced them: its own where no
+    # skew stage ran, else the window with the stage's reads and writes.
     window = native_file_costs(config.design, split, with_p.compaction, split.entries,
                                WINDOW_FLUSHES * split.buffer_entries, settled=True)
-    priced = window if on.detail is window or isinstance(on.detail, LeveledCosts) else skewed(
+    priced = on.detail if isinstance(on.detail, LeveledCosts) else skewed(
         window, on.point_read, on.write_amp, on.zero_result_read)
 
     def level1(w: Any) -> float | None:
@@ -322,8 +323,7 @@ def partitions_report(config: Any, split: System, workload: Workload, costs: Lev
             "write_amp_without": off.write_amp, "write_amp_with": on.write_amp,
             "level1_merges_without": level1(costs.window),
             "level1_merges_with": level1(window.window),
-            "gain_needed": PARTITION_GAIN,
-            "costs": on.detail if isinstance(on.detail, LeveledCosts) else priced}
+            "gain_needed": PARTITION_GAIN, "costs": priced}
 
 
 def with_partitions(pick: FilePick, workload: Workload, weights: Weights) -> FilePick:
