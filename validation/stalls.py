@@ -45,6 +45,7 @@ WINDOW = 600_000  # inserts per offered rate
 MULTIPLES = (0.5, 0.9, 1.5)
 BATCH = 100  # inserts per put_many; the schedule's step
 CALIBRATION_ENTRIES = 200_000
+CALIBRATION_ROUNDS = 3  # calibrate's loads; each figure is their median
 SHARE_TARGET = 0.15  # the issue's: the stalled share within 0.15 of the measured
 RATE_TARGET = 0.25  # the issue's: the sustainable write rate within 25%
 # RocksDB's pending-bytes limits scaled from a database of terabytes (64 and 256 GiB) to these
@@ -174,25 +175,34 @@ def _put_paced(db, keys: np.ndarray, values: np.ndarray, rate: float
     return time.perf_counter() - start, first, time.thread_time() - cpu
 
 
-def calibrate(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 5) -> Calibration:
+def calibrate(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 5,
+              rounds: int = CALIBRATION_ROUNDS) -> Calibration:
     """Load ``entries`` inserts as fast as RocksDB takes them into RocksDB's leveled defaults
     (scaled to the buffer); compaction and flush time per byte from RocksDB's histograms
     (``rocksdb.compaction.times.micros``, ``rocksdb.db.flush.micros``: wall time, which is what
     holds a thread's progress, its waits included) over the bytes they moved, and the writer
-    thread's CPU per put."""
+    thread's CPU per put. Each figure is the median of ``rounds`` loads, each into a fresh
+    database with its own keys: one load's compactions last about a second, and on a shared
+    machine one such second varies by 15% or more (a median of three halves that)."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be a whole number >= 1; got {rounds!r}")
     config = configs()["leveled T 10, trigger 4"]
-    db = _open(root, "calibration", config.export(_system(entries)).options_file())
-    rng = np.random.default_rng(seed)
-    keys = rng.integers(1, 2**63, entries, dtype=np.uint64)
+    options = config.export(_system(entries)).options_file()
     values = np.zeros((BATCH, VALUE_BYTES), dtype=np.uint8)
-    before = _counters(db)
-    _, _, put_cpu = _put_paced(db, keys, values, float("inf"))
-    db.wait_for_background_work(600.0)
-    d = _delta(before, _counters(db))
-    del db
-    return Calibration(ns_per_put=put_cpu / entries * 1e9,
-                       ns_per_compaction_byte=d["ct"] * 1e3 / max(1.0, d["cw"] + d["cr"]),
-                       ns_per_flush_byte=d["ft"] * 1e3 / max(1.0, d["fw"]))
+    figures = []
+    for i in range(rounds):
+        db = _open(root, f"calibration{i}", options)
+        keys = np.random.default_rng(seed + i).integers(1, 2**63, entries, dtype=np.uint64)
+        before = _counters(db)
+        _, _, put_cpu = _put_paced(db, keys, values, float("inf"))
+        db.wait_for_background_work(600.0)
+        d = _delta(before, _counters(db))
+        del db
+        figures.append((put_cpu / entries * 1e9, d["ct"] * 1e3 / max(1.0, d["cw"] + d["cr"]),
+                        d["ft"] * 1e3 / max(1.0, d["fw"])))
+    put, compaction, flush = (float(np.median(f)) for f in zip(*figures, strict=True))
+    return Calibration(ns_per_put=put, ns_per_compaction_byte=compaction,
+                       ns_per_flush_byte=flush)
 
 
 def calibrate_reads(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 3,
