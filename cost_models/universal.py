@@ -200,3 +200,137 @@ def universal_costs(rules: UniversalRules, preload: float, window: float, *,
     counted = w.counted(step)
     return UniversalCosts(written / (counted * F), runs_sum / counted, full, tuple(runs),
                           counted, w.complete, w.merges_before, peak, sum(runs))
+
+
+def runs_after(rules: UniversalRules, entries: float) -> tuple[list[float], bool]:
+    """U1-U4 after ``entries`` inserts into an empty tree, every flush's merges done before the
+    next flush (a load that waits for compaction, as validation's loads do): the run sizes,
+    newest first, and whether the oldest run sits in the last level (a merge took it: RocksDB
+    writes a merge that includes the oldest run to the last level, the others to level 0)."""
+    runs: list[float] = []
+    bottom = False
+    for _ in range(int(round(entries / rules.flush_entries))):
+        runs.insert(0, rules.flush_entries)
+        while (stretch := _pick(runs, rules)) is not None:
+            start, end = stretch
+            bottom |= end == len(runs)
+            runs[start:end] = [sum(runs[start:end])]
+    return runs, bottom
+
+
+@dataclass(frozen=True)
+class WriteController:
+    """RocksDB's write controller as T3u needs it (docs/MODEL.md "T3u"): writes slow to
+    ``delayed_rate`` inserts a second from ``slowdown`` files in level 0, and stop at ``stop``.
+    From ``stop - near_stop`` files RocksDB penalizes the delayed rate by ``near_stop_ratio`` at
+    each new version (kNearStopSlowdownRatio 0.6, from stop - 2 files). Universal compaction
+    has no estimate of pending compaction bytes (RocksDB computes it for leveled trees only),
+    so level 0's files are its only signal."""
+
+    slowdown: int
+    stop: int
+    delayed_rate: float
+    near_stop: int = 2
+    near_stop_ratio: float = 0.6
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.slowdown <= self.stop:
+            raise ValueError(f"slowdown must be in [1, stop]; got {self.slowdown}, {self.stop}")
+        if not self.delayed_rate > 0 or not 0 < self.near_stop_ratio <= 1:
+            raise ValueError("delayed_rate must be > 0 and near_stop_ratio in (0, 1]; got "
+                             f"{self.delayed_rate}, {self.near_stop_ratio}")
+
+
+@dataclass(frozen=True)
+class TimedWindow:
+    """T3u over a window: the writer's wall seconds, the seconds RocksDB held it (delayed or
+    stopped), the most files level 0 held, the merges that ended, and when the writer was
+    first held (None: never)."""
+
+    seconds: float
+    stall_seconds: float
+    max_level0: int
+    merges: int
+    first_stall: float | None = None
+
+    @property
+    def share(self) -> float:
+        return self.stall_seconds / self.seconds if self.seconds > 0 else 0.0
+
+
+def timed_window(rules: UniversalRules, preload: float, window: float, rate: float,
+                 merge_seconds_per_entry: float, put_seconds: float,
+                 controller: WriteController, until_held: bool = False) -> TimedWindow:
+    """T3u (docs/MODEL.md): U1-U4 in time. After ``preload`` inserts (compaction caught up:
+    :func:`runs_after`), a writer offers ``window`` inserts at ``rate`` a second (back to back,
+    at ``put_seconds`` each, when behind its schedule). Flushes add a run every F inserts. One
+    compaction thread runs one merge at a time, picked by U2-U4 on the runs present when it
+    starts, lasting ``merge_seconds_per_entry`` times the entries it merges (T2's 2 E c_byte:
+    it reads and writes each); runs flushed meanwhile wait in level 0. RocksDB holds the writer
+    by level 0's files (:class:`WriteController`): delayed rate from the slowdown trigger,
+    lowered by the near-stop ratio at each flush from stop - 2, stopped at stop until a merge
+    ends. The state changes at flushes and merge ends; the writer's rate is set at each flush
+    by level 0's files then (the delay's finer steps are left out). With ``until_held`` the walk
+    ends at the first flush that held the writer (whether it ever is, at a fraction of the
+    cost)."""
+    for name, v in (("rate", rate), ("merge_seconds_per_entry", merge_seconds_per_entry),
+                    ("put_seconds", put_seconds), ("preload", preload)):
+        if not (isinstance(v, (int, float)) and v >= 0 and v < float("inf")):
+            raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")
+    if not rate > 0:
+        raise ValueError(f"rate must be > 0; got {rate!r}")
+    F = rules.flush_entries
+    runs, bottom = runs_after(rules, preload)
+    merge: tuple[float, int, int] | None = None  # (end time, runs after it, runs it takes)
+    t = stall = 0.0
+    merges = most = penalties = 0
+    first: float | None = None
+
+    def start(at: float) -> tuple[float, int, int] | None:
+        stretch = _pick(runs, rules)
+        if stretch is None:
+            return None
+        s, e = stretch  # kept by its place from the oldest run: new flushes go in front
+        return at + sum(runs[s:e]) * merge_seconds_per_entry, len(runs) - e, e - s
+
+    def settle(until: float) -> None:
+        nonlocal merge, bottom, merges
+        while merge is not None and merge[0] <= until:
+            end, after, width = merge
+            n = len(runs)
+            bottom |= after == 0
+            runs[n - after - width:n - after] = [sum(runs[n - after - width:n - after])]
+            merges += 1
+            merge = start(end)
+
+    merge = start(0.0)
+    for step in range(max(1, int(round(window / F)))):
+        settle(t)
+        level0 = len(runs) - bottom
+        most = max(most, level0)
+        while level0 >= controller.stop and merge is not None:  # stopped until a merge ends
+            first = t if first is None else first
+            stall += merge[0] - t
+            t = merge[0]
+            settle(t)
+            level0 = len(runs) - bottom
+        most = max(most, level0)
+        penalties = penalties + 1 if level0 >= controller.stop - controller.near_stop else 0
+        fastest = t + F * put_seconds
+        held = fastest
+        if level0 >= controller.slowdown:
+            held = max(fastest, t + F / (controller.delayed_rate
+                                         * controller.near_stop_ratio ** penalties))
+        own = max(fastest, (step + 1) * F / rate)  # the schedule, or back to back when behind
+        end = max(own, held)
+        if held > own:
+            first = t if first is None else first
+            stall += held - own
+        settle(end)
+        t = end
+        if until_held and first is not None:
+            break
+        runs.insert(0, F)
+        if merge is None:
+            merge = start(t)
+    return TimedWindow(t, stall, most, merges, first)

@@ -28,7 +28,11 @@ MACHINE = DeviceProfile("test-machine", 500.0, 500.0, 10_000.0, 100.0, cpu_ns_pe
                         rocksdb_ns_per_put=1500.0, rocksdb_ns_per_compaction_byte=2.0,
                         rocksdb_ns_per_flush_byte=5.0, cores=2)
 FIELDS = {k: v for k, v in MACHINE.to_dict().items() if k != "units"}
-RATE = 300_000.0  # above what the unconstrained stock pick sustains on MACHINE (about 108k/s)
+# Above what the unconstrained stock pick sustains on MACHINE (about 108k/s), within what some
+# leveled configurations do (up to about 160k/s). Universal compaction's T2 is higher, but on
+# this system (2^31 entries) a full merge holds the compaction thread for minutes and level 0
+# fills: T3u refuses it at any rate above RocksDB's delayed write rate (about 128k/s here).
+RATE = 150_000.0
 SVC = services()
 
 
@@ -95,7 +99,7 @@ def test_the_machine_fields_show_only_where_they_apply():
 
 def test_the_write_rate_constrains_the_stock_pick_as_the_cli_flag_does(wacky, tmp_path):
     free = _views({"target": "rocksdb"}, {L.PROFILE: FIELDS})
-    out = _views({"target": "rocksdb"}, {L.PROFILE: FIELDS, L.WRITE_RATE[0]: "300,000"})
+    out = _views({"target": "rocksdb"}, {L.PROFILE: FIELDS, L.WRITE_RATE[0]: "150,000"})
     assert out[L.MESSAGE] == [] and free[L.MESSAGE] == []
     workload, system = cb.parse_workload(WORKLOAD), cb.parse_system(SYSTEM)
     constraints = replace(cb.parse_constraints(SYSTEM), write_rate=WriteRate(RATE, MACHINE))
@@ -122,7 +126,7 @@ def test_the_write_rate_constrains_the_stock_pick_as_the_cli_flag_does(wacky, tm
 
 
 def test_no_stock_pick_falls_below_the_write_rate():
-    for rate in (5e4, 1.5e5, 2.5e5):
+    for rate in (5e4, 1.2e5, 1.5e5):
         out = _views({"target": "rocksdb"}, {L.PROFILE: FIELDS, L.WRITE_RATE[0]: rate})
         assert out[L.MESSAGE] == []
         rate_line = re.search(r"Recommended: sustains ([\d,]+) inserts/s", text_of(out[L.CARD]))

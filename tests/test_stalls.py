@@ -15,7 +15,7 @@ import pytest
 from cost_models.throughput import stall_share, sustainable_rate
 from wacky_model.devices import DeviceProfile, write_profile
 from wacky_model.guardrails import Constraints, WriteRate
-from wacky_model.rocksdb_tuning import recommend_rocksdb
+from wacky_model.rocksdb_tuning import recommend_rocksdb, stock_grid
 from wacky_model.stalls import backlog_entries, sustainable
 from wacky_model.types import System, Workload
 
@@ -192,11 +192,12 @@ def test_the_sweep_section_says_what_it_measured() -> None:
                                        (1.5, 1.6, 1.0e5, 0.5)))
     result = SweepResult(SweepCase("leveled", "stalls", None), Measured("leveled", cal, windows))
     text = case_set("stalls").render([result], Scale(), {}, "wacky sweep stalls", [])
-    assert "within 0.15 of T3's: 3 of 3 windows" in text  # 1.5×: 0.5 against 0.4
-    assert "No stall time at 0.5× (under 1% of the window): 1 of 1" in text
+    assert "within 0.15 of T3's (leveled) or T3u's (universal): 3 of 3 windows" in text
+    assert "No stall time at 0.5× (under 1% of the window): 1 of 1; predicted" in text
     assert "stalls at 1.5×: 1 of 1" in text
-    assert ("catch-up: 1 of 1 at the model's write amplification (+0%), 1 of 1 at the measured "
-            "one (+10%)") in text
+    assert "predicted as measured: 3 of 3 windows" in text
+    assert ("T2): 1 of 1 (+0%) at the model's write amplification, 1 of 1 (+10%) at the "
+            "measured one") in text
     assert "RocksDB's statistics time them): 1 of 1 (-20%)" in text  # 1e5 against 1.25e5
 
 
@@ -266,3 +267,53 @@ def test_the_calibration_is_the_median_of_its_rounds(tmp_path) -> None:
         # the same seeds, measured again: the median lies within the three rounds' spread,
         # widened by what a round varies on a shared machine
         assert values[0] / 2 <= getattr(median, field) <= values[-1] * 2, field
+
+
+def test_t3u_walks_universal_merges_in_time() -> None:
+    """T3u by hand: one entry per flush, one a second, two runs trigger a merge of 100 s per
+    entry, level 0 stops writes at 6 files. Flushes 1-2 make two runs, whose merge starts at
+    2 s and ends at 202 s; flushes 3-6 raise level 0 to 6 files at 6 s, so the writer waits
+    196 s; the merged run goes to the last level, and the runs flushed meanwhile merge next
+    (with it: 6 entries, 600 s), so the ninth flush waits from 202 s to 802 s."""
+    from cost_models.universal import UniversalOptions, WriteController, timed_window
+
+    rules = UniversalOptions(trigger=2, max_size_amplification_percent=1e9).rules(1.0)
+    stop = WriteController(slowdown=4, stop=6, delayed_rate=1e9)
+    calm = timed_window(rules, 0, 6, 1.0, 100.0, 0.0, stop)
+    assert calm.stall_seconds == 0 and calm.first_stall is None and calm.seconds == 6.0
+    held = timed_window(rules, 0, 8, 1.0, 100.0, 0.0, stop)
+    assert held.first_stall == 6.0 and held.max_level0 == 6
+    assert math.isclose(held.stall_seconds, 196.0, rel_tol=1e-6)
+    assert math.isclose(held.seconds, 202.0, rel_tol=1e-6) and held.merges == 1
+    longer = timed_window(rules, 0, 9, 1.0, 100.0, 0.0, stop)
+    assert math.isclose(longer.stall_seconds, 796.0, rel_tol=1e-6) and longer.merges == 2
+    # merges that take no time never hold the writer, whatever the rate
+    assert timed_window(rules, 0, 50, 1e6, 0.0, 0.0, stop).stall_seconds == 0
+    with pytest.raises(ValueError, match="rate"):
+        timed_window(rules, 0, 8, 0.0, 100.0, 0.0, stop)
+    with pytest.raises(ValueError, match="slowdown"):
+        WriteController(slowdown=7, stop=6, delayed_rate=1.0)
+
+
+def test_write_rate_refuses_universal_bursts() -> None:
+    """At 120,000 inserts/s on MACHINE, T2 allows every universal configuration of the grid
+    (its average rate is above), but T3u has some stall while a full merge holds the compaction
+    thread and level 0 fills: the constraint refuses exactly those, and keeps the others."""
+    from wacky_model.rocksdb_tuning import UniversalConfig
+    from wacky_model.stalls import universal_bursts
+
+    rate = 120_000.0
+    kept = {(c.universal.trigger, c.universal.max_size_amplification_percent)
+            for _, g in stock_grid(SYSTEM, Constraints(write_rate=WriteRate(rate, MACHINE)))
+            for c in g.compactions if c.style == "universal"}
+    bursts = {}
+    for at, g in stock_grid(SYSTEM):
+        for comp, costs in zip(g.compactions, g.costs, strict=True):
+            if comp.style == "universal":
+                assert sustainable(costs.write_amp, 108, MACHINE) >= rate
+                config = UniversalConfig(comp.universal, at.buffer_bytes, at.bits_per_entry)
+                bursts[(comp.universal.trigger, comp.universal.max_size_amplification_percent)] \
+                    = universal_bursts(config, config.system(SYSTEM), MACHINE,
+                                       rate).first_stall is not None
+    assert any(bursts.values()) and not all(bursts.values())
+    assert kept == {k for k, held in bursts.items() if not held}

@@ -1,12 +1,13 @@
-"""Write stalls on stock RocksDB at offered rates (issue 34; docs/MODEL.md "T2" and "T3").
+"""Write stalls on stock RocksDB at offered rates (issue 34; docs/MODEL.md "T2", "T3", "T3u").
 
-Each case calibrates this machine's RocksDB first (:func:`calibrate`: a load into a leveled
+Each case calibrates this machine's RocksDB first (:func:`calibrate`: loads into a leveled
 tree at RocksDB's defaults scaled down, timed by RocksDB's own statistics), then loads its own
-configuration and offers it windows of inserts at 0.5, 0.9 and 1.5 times the sustainable rate
-T2 predicts (from the I/O model's write amplification at the window's size and the
-calibration). A paced writer puts batches on a fixed schedule and, when behind it, back to back,
-as a client with a queue does. Each window starts with compaction caught up; RocksDB's
-``rocksdb.stall.micros`` over the window's wall time is the stalled share, against T3's.
+configuration and offers it windows of inserts at 0.5, 0.9 and 1.5 times its predicted
+sustainable rate: T2's (from the I/O model's write amplification at the window's size and the
+calibration), or for universal compaction T3u's burst-free rate where that is lower. A paced
+writer puts batches on a fixed schedule and, when behind it, back to back, as a client with a
+queue does. Each window starts with compaction caught up; RocksDB's ``rocksdb.stall.micros``
+over the window's wall time is the stalled share, against T3's (leveled) or T3u's (universal).
 
 RocksDB's pending-compaction-bytes limits are scaled down with the data (SOFT_PENDING). No
 write-ahead log (so the writer can outrun compaction on two cores: with it, the WAL's
@@ -31,8 +32,10 @@ from validation.timed_mix import MIX, draw, keys_of, load_all, masks
 from wacky_model.stalls import (
     COMPACTION_THREADS,
     backlog_entries,
+    burst_free_rate,
     delayed_inserts,
     sustainable,
+    universal_bursts,
 )
 
 VALUE_BYTES = 100
@@ -93,6 +96,10 @@ class Window:
     # sustains with its compaction thread busy throughout, whatever the write controller let
     # the writer do (T2's measure where the controller holds the writer below the tree)
     busy_rate: float = 0.0
+    # T3u's sustainable rate (universal compaction; None: leveled): the most the window takes
+    # with no burst holding the writer. The offered rate is the multiple of the lower of it
+    # and T2's.
+    burst_free: float | None = None
 
     @property
     def share(self) -> float:
@@ -243,12 +250,44 @@ def calibrate_reads(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 
             "rocksdb_ns_per_next": max(step, 1e-3)}
 
 
-def _rate(cal: Calibration, write_amp: float) -> float:
-    """T2 on this machine, as ``recommend --profile`` computes it from a calibrated profile."""
+def _machine(cal: Calibration):
+    """This machine as ``recommend --profile`` sees it from a calibrated profile."""
     from wacky_model.devices import DeviceProfile
 
-    machine = DeviceProfile("this machine", 1.0, 1.0, 1.0, 1.0, **cal.profile_fields())
-    return sustainable(write_amp, ENTRY_BYTES, machine)
+    return DeviceProfile("this machine", 1.0, 1.0, 1.0, 1.0, **cal.profile_fields())
+
+
+def _rate(cal: Calibration, write_amp: float) -> float:
+    """T2 on this machine, as ``recommend --profile`` computes it from a calibrated profile."""
+    return sustainable(write_amp, ENTRY_BYTES, _machine(cal))
+
+
+def _burst_free(config, cal: Calibration, rate: float, present: float,
+                window: float) -> float | None:
+    """T3u's sustainable rate over this window, up to T2's ``rate`` (universal compaction;
+    None for leveled, whose T3 has no bursts)."""
+    from wacky_model.rocksdb_tuning import UniversalConfig
+
+    if not isinstance(config, UniversalConfig):
+        return None
+    system = config.system(_system(present + window / 2))
+    return burst_free_rate(config, system, _machine(cal), present, window, rate)
+
+
+def _predicted_share(config, cal: Calibration, offered: float, rate: float, present: float,
+                     window: float) -> float:
+    """The share of the window stalled: T3 for leveled compaction (the backlog over T2's
+    average rate); T3u for universal compaction, U1-U4 walked in time over this very window
+    (its full merges hold the compaction thread while level 0 fills)."""
+    from wacky_model.rocksdb_tuning import UniversalConfig
+
+    system = _system(present + window / 2)
+    if isinstance(config, UniversalConfig):
+        return universal_bursts(config, config.system(system), _machine(cal), offered,
+                                preload=present, window=window).share
+    return stall_share(offered, rate, cal.ns_per_put, window,
+                       backlog_entries(config, system, SOFT_PENDING),
+                       delayed_inserts(ENTRY_BYTES))
 
 
 def _predicted_write_amp(config, present: float, window: float) -> float:
@@ -281,7 +320,8 @@ def _options(config, entries: int) -> str:
 def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
             multiples: Sequence[float] = MULTIPLES, seed: int = 7) -> Measured:
     """Calibrate, load ``label``'s configuration with ``entries`` inserts, then offer it a
-    window of ``window`` inserts at each multiple of T2's rate (module doc)."""
+    window of ``window`` inserts at each multiple of its sustainable rate: T2's, or for
+    universal compaction T3u's if lower (module doc)."""
     config = configs()[label]
     shm = Path("/dev/shm")
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
@@ -296,9 +336,11 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
         for m in multiples:
             wa = _predicted_write_amp(config, present, window)
             rate = _rate(cal, wa)
+            free = _burst_free(config, cal, rate, present, window)
+            offered = m * (rate if free is None else min(rate, free))
             before = _counters(db)
             wall, first, _ = _put_paced(db, rng.integers(1, 2**63, window, dtype=np.uint64),
-                                     values, m * rate)
+                                     values, offered)
             d = _delta(before, _counters(db))
             catch_up = db.wait_for_background_work(600.0)  # the next window starts caught up
             done = _delta(before, _counters(db))  # the window's writes, compacted
@@ -306,15 +348,12 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
             held = None if first is None or wall - first[1] < 0.1 else \
                 (window - first[0]) / (wall - first[1])
             out.append(Window(
-                m, m * rate, present, wa, measured_wa, rate,
+                m, offered, present, wa, measured_wa, rate,
                 _rate(cal, measured_wa),
                 wall, d["stall"] * 1e-6, window / wall, held,
-                stall_share(m * rate, rate, cal.ns_per_put, window,
-                            backlog_entries(config, _system(present + window / 2),
-                                            SOFT_PENDING),
-                            delayed_inserts(ENTRY_BYTES)),
+                _predicted_share(config, cal, offered, rate, present, window),
                 window / (wall + catch_up),
-                window / (max(done["ct"] / COMPACTION_THREADS, done["ft"]) * 1e-6)))
+                window / (max(done["ct"] / COMPACTION_THREADS, done["ft"]) * 1e-6), free))
             present += window
         del db
     return Measured(label, cal, tuple(out))
@@ -327,45 +366,61 @@ def _runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
 
 def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, float],
              command: str, refused: Refused) -> str:
-    rows, shares, calm, stalled, rates = [], [], [], [], []
+    rows, shares, calm, stalled, rates, agree = [], [], [], [], [], []
     for r in results:
         m: Measured = r.result
         for w in m.windows:
             shares.append(w.predicted_share - w.share)
+            agree.append((w.predicted_share > STALL_FREE) == (w.share > STALL_FREE))
             if w.multiple < 0.6:
-                calm.append(w.share <= STALL_FREE)
+                calm.append((w.share <= STALL_FREE, w.predicted_share <= STALL_FREE))
             if w.multiple > 1.2:
                 stalled.append(w.stall_seconds > 0)
-                rates.append((w.predicted_rate / w.cycle_rate - 1.0,
-                              w.rate_at_measured / w.cycle_rate - 1.0,
+                # the window and its catch-up measure the tree only if the writer outran T2
+                outran = w.offered > w.predicted_rate
+                rates.append((m.label,
+                              w.predicted_rate / w.cycle_rate - 1.0 if outran else None,
+                              w.rate_at_measured / w.cycle_rate - 1.0 if outran else None,
                               w.predicted_rate / w.busy_rate - 1.0))
             rows.append([m.label, f"{w.multiple:g}×", f"{w.offered:,.0f}",
                          f"{w.predicted_write_amp:.2f} / {w.measured_write_amp:.2f}",
                          f"{w.predicted_rate:,.0f}", f"{w.rate_at_measured:,.0f}",
+                         "–" if w.burst_free is None else f"{w.burst_free:,.0f}",
                          "–" if w.held_rate is None else f"{w.held_rate:,.0f}",
                          f"{w.cycle_rate:,.0f}", f"{w.busy_rate:,.0f}",
                          f"{w.achieved:,.0f}", f"{w.predicted_share:.2f}", f"{w.share:.2f}",
                          f"{w.stall_seconds:.2f} / {w.seconds:.2f}"])
     cals = [r.result.calibration for r in results]
     met = sum(abs(s) <= SHARE_TARGET for s in shares)
-    body = [*table(["configuration", "offered", "rate ÷ T2", "WA model / measured",
-                    "T2 (model WA)", "T2 (measured WA)", "held after first stall",
+
+    def within(i: int) -> str:
+        found = [x[i] for x in rates if x[i] is not None]
+        return (f"{sum(abs(e) <= RATE_TARGET for e in found)} of {len(found)} ("
+                + ", ".join("–" if x[i] is None else f"{x[i]:+.0%}" for x in rates) + ")")
+
+    body = [*table(["configuration", "offered ÷ sustainable", "offered (inserts/s)",
+                    "WA model / measured", "T2 (model WA)", "T2 (measured WA)",
+                    "T3u burst-free", "held after first stall",
                     "sustained over window and catch-up", "compaction-bound (busy time)",
-                    "achieved", "T3 share", "measured share", "stall s / window s"], rows), "",
-            f"- Stalled share within {SHARE_TARGET} of T3's: {met} of {len(shares)} windows"
+                    "achieved", "T3 / T3u share", "measured share", "stall s / window s"],
+                   rows),
+            "",
+            f"- Stalled share within {SHARE_TARGET} of T3's (leveled) or T3u's (universal): "
+            f"{met} of {len(shares)} windows"
             + (f" (worst {max(map(abs, shares)):.2f})." if shares else "."),
-            f"- No stall time at 0.5× (under {STALL_FREE:.0%} of the window): {sum(calm)} of "
-            f"{len(calm)}; stalls at 1.5×: {sum(stalled)} of {len(stalled)}.",
+            f"- No stall time at 0.5× (under {STALL_FREE:.0%} of the window): "
+            f"{sum(c for c, _ in calm)} of {len(calm)}; predicted (T3 / T3u under "
+            f"{STALL_FREE:.0%}): {sum(p for _, p in calm)} of {len(calm)}; stalls at 1.5×: "
+            f"{sum(stalled)} of {len(stalled)}. Stalled or not (over {STALL_FREE:.0%} of the "
+            f"window), predicted as measured: {sum(agree)} of {len(agree)} windows.",
             f"- T2 within {RATE_TARGET:.0%} of the rate sustained over the 1.5× window and its "
-            f"catch-up: {sum(abs(a) <= RATE_TARGET for a, _, _ in rates)} of {len(rates)} at "
-            f"the model's write amplification ({', '.join(f'{a:+.0%}' for a, _, _ in rates)}), "
-            f"{sum(abs(b) <= RATE_TARGET for _, b, _ in rates)} of {len(rates)} at the measured "
-            f"one ({', '.join(f'{b:+.0%}' for _, b, _ in rates)}). T2 at the model's write "
-            f"amplification within {RATE_TARGET:.0%} of the compaction-bound rate (the window's "
-            "inserts over the compaction thread's busy time, or the flush thread's if longer, "
-            "as RocksDB's statistics time them): "
-            f"{sum(abs(c) <= RATE_TARGET for _, _, c in rates)} of {len(rates)} "
-            f"({', '.join(f'{c:+.0%}' for _, _, c in rates)}). The rate held after the first "
+            f"catch-up, where the window offered more than T2 (else '–': a universal window "
+            f"offered 1.5 times T3u's lower rate does not load the tree to T2): "
+            f"{within(1)} at the model's write amplification, {within(2)} at the measured one. "
+            f"T2 at the model's write amplification within {RATE_TARGET:.0%} of the "
+            "compaction-bound rate (the window's inserts over the compaction thread's busy "
+            "time, or the flush thread's if longer, as RocksDB's statistics time them): "
+            f"{within(3)}. The rate held after the first "
             "stall is the write controller's (RocksDB's delayed_write_rate, about 151,000 puts "
             "a second here, or a fifth less), not the tree's; where the controller holds the "
             "writer below the tree's rate the window and its catch-up measure the controller "
@@ -379,12 +434,17 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
         f"{BUFFER:,} B buffer, {BITS:g} filter bits per key, no WAL, tmpfs; the export's "
         f"options with RocksDB's pending-compaction-bytes limits scaled to the data: soft "
         f"{SOFT_PENDING >> 20} MiB, hard {4 * SOFT_PENDING >> 20} MiB), then offered "
-        f"{WINDOW:,} inserts at 0.5, 0.9 and 1.5 times T2's sustainable rate, each window "
+        f"{WINDOW:,} inserts at 0.5, 0.9 and 1.5 times its sustainable rate (T2's; for "
+        "universal compaction T3u's burst-free rate if lower), each window "
         "starting with compaction caught up. T2 (docs/MODEL.md) takes the I/O model's write "
         "amplification over the window (leveled: the partial walk at the window's middle size; "
         "universal: U1-U4 walked over the window itself, a part of the largest run's cycle) "
         "and a calibration measured in the same case "
-        "(validation/stalls.py); T3 the share of time stalled. Measured: RocksDB's "
+        "(validation/stalls.py, the median of three loads); T3 the share of time stalled "
+        "from the backlog over T2's average rate (leveled), T3u U1-U4 walked in time over "
+        "the window, one merge at a time, with RocksDB's write controller on level 0's files "
+        "(universal: a full merge holds the compaction thread while level 0 fills, so it can "
+        "stall below T2). Measured: RocksDB's "
         "`rocksdb.stall.micros` over the window's wall time.", body)
 
 

@@ -336,10 +336,16 @@ def _allowed(constraints: Constraints | None, config: StockConfig, costs: Levele
     if constraints is None or not constraints.active:
         return True
     if constraints.write_rate is not None:  # T2: writes at the rate must not stall
-        from wacky_model.stalls import sustainable
+        from wacky_model.stalls import sustainable, universal_bursts
 
         w = constraints.write_rate
         if sustainable(costs.write_amp, system.entry_bytes, w.machine) < w.rate:
+            return False
+        # T3u: nor in universal compaction's bursts, while a full merge holds the compaction
+        # thread and level 0 fills (they can stall below T2's average rate).
+        if isinstance(config, UniversalConfig) and universal_bursts(
+                config, config.system(system), w.machine, w.rate,
+                until_held=True).first_stall is not None:
             return False
     if isinstance(config, UniversalConfig):
         runs, amp = config.trigger, config.max_size_amplification_percent / 100.0

@@ -13,8 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from cost_models.throughput import sustainable_rate
+from cost_models.universal import TimedWindow, WriteController, timed_window
 from wacky_model.devices import DeviceProfile
-from wacky_model.rocksdb_options import DELAYED_WRITE_RATE, SOFT_PENDING_BYTES, slowdown_trigger
+from wacky_model.rocksdb_model import universal_rules
+from wacky_model.rocksdb_options import (
+    DELAYED_WRITE_RATE,
+    SOFT_PENDING_BYTES,
+    slowdown_trigger,
+    stop_trigger,
+)
 from wacky_model.types import System, Workload
 
 COMPACTION_THREADS = 1  # the export's max_background_jobs 2: one flush, one compaction
@@ -68,17 +75,72 @@ def backlog_entries(config: Any, system: System,
     return level0 + min(spread, pending)
 
 
+def controller(trigger: int, entry_bytes: float) -> WriteController:
+    """The export's write controller for level 0's files (T3u): its stall triggers for
+    compaction trigger ``trigger`` and its delayed rate in inserts of ``entry_bytes``."""
+    return WriteController(slowdown_trigger(trigger), stop_trigger(trigger),
+                           delayed_inserts(entry_bytes))
+
+
+def universal_bursts(config: Any, system: System, machine: DeviceProfile, write_rate: float,
+                     preload: float | None = None, window: float | None = None,
+                     until_held: bool = False) -> TimedWindow:
+    """T3u (docs/MODEL.md): universal compaction ``config`` (a ``UniversalConfig``) offered
+    ``write_rate`` inserts a second on ``machine``, walked in time over ``window`` inserts after
+    ``preload`` (default: the system's entries, then enough inserts for U2's next full merge,
+    max_size_amplification_percent of them, the longest burst of the largest run's cycle);
+    ``until_held``: only up to the first stall (``timed_window``)."""
+    assert machine.rocksdb_ns_per_compaction_byte is not None
+    rules = universal_rules(config.export(system))
+    N = system.entries if preload is None else preload
+    if window is None:
+        window = (config.max_size_amplification_percent / 100.0) * N + rules.flush_entries
+    return timed_window(rules, N, window, write_rate,
+                        2.0 * system.entry_bytes * machine.rocksdb_ns_per_compaction_byte * 1e-9,
+                        (machine.rocksdb_ns_per_put or 0.0) * 1e-9,
+                        controller(config.trigger, system.entry_bytes), until_held)
+
+
+def burst_free_rate(config: Any, system: System, machine: DeviceProfile, preload: float,
+                    window: float, upper: float, tolerance: float = 0.01) -> float:
+    """T3u's sustainable rate of universal compaction ``config``: the largest rate up to
+    ``upper`` (T2's, say) at which its walk in time over ``window`` inserts after ``preload``
+    never holds the writer, by bisection to ``tolerance`` of the rate. A writer at T2's average
+    rate can still stall while a full merge holds the compaction thread; below this one it
+    does not."""
+    if not upper > 0 or not 0 < tolerance < 1:
+        raise ValueError(f"upper must be > 0 and tolerance in (0, 1); got {upper}, {tolerance}")
+
+    def calm(rate: float) -> bool:
+        return universal_bursts(config, system, machine, rate, preload, window,
+                                until_held=True).first_stall is None
+
+    if calm(upper):
+        return upper
+    lo, hi = 0.0, upper
+    while hi - lo > tolerance * hi:
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if calm(mid) else (lo, mid)
+    return lo
+
+
 def stall_report(write_amp: float, config: Any, system: System, machine: DeviceProfile,
                  write_rate: float | None) -> dict[str, Any]:
     """T2's rate of ``config`` (stock RocksDB) at write amplification ``write_amp``, and at
-    ``write_rate`` (if given) whether writes stall, after how long, and T3's share of the time
-    stalled from then on."""
+    ``write_rate`` (if given) whether writes stall, after how long, and the share of the time
+    stalled from then on: T3 for leveled compaction; T3u for universal compaction, whose full
+    merges hold the one compaction thread while level 0 fills, so it can stall below T2."""
     from cost_models.throughput import stall_share
 
     entry_bytes = system.entry_bytes
     rate = sustainable(write_amp, entry_bytes, machine)
     out: dict[str, Any] = {"sustainable_rate": rate, "profile": machine.name}
-    if write_rate is not None:
+    if write_rate is not None and hasattr(config, "trigger"):  # universal: T3u
+        timed = universal_bursts(config, system, machine, write_rate)
+        held = timed.first_stall is not None
+        out.update(write_rate=write_rate, stalls=held, stall_share=timed.share,
+                   seconds_to_slowdown=timed.first_stall, bursts=held and write_rate <= rate)
+    elif write_rate is not None:
         headroom = backlog_entries(config, system)
         share = stall_share(write_rate, rate, machine.rocksdb_ns_per_put or 0.0, 1e15,
                             headroom, delayed_inserts(entry_bytes))
@@ -126,6 +188,12 @@ def stall_text(label: str, t: dict[str, Any]) -> str:
         return text
     if not t["stalls"]:
         return text + f"; at {t['write_rate']:,.0f}/s no stall predicted"
+    if "bursts" in t:  # universal: T3u over the largest run's cycle
+        why = (" while a full merge holds the compaction thread (its level 0 fills)"
+               if t["bursts"] else "")
+        return (text + f"; at {t['write_rate']:,.0f}/s writes stall{why}, first after "
+                f"{t['seconds_to_slowdown']:.2g} s, {t['stall_share']:.0%} of the time over "
+                "the cycle to the next full merge (T3u)")
     return (text + f"; at {t['write_rate']:,.0f}/s writes stall after "
             f"{t['seconds_to_slowdown']:.2g} s, then {t['stall_share']:.0%} of the time (T3)")
 
