@@ -497,8 +497,11 @@ def skewed_floor(stage: SkewStage, g: int, j: int, weights: Weights, tree: Any =
     its tree's before the cache (``tree``, built here when None): S2f's write amplification,
     zero-result and range reads (S7r, stock RocksDB's) finding at most min(1, C / blocks) of
     a level's blocks cached. A universal one's needs no walk of U5's cycle: every insert
-    flushed once, no zero-result cost, range reads uncached."""
-    from wacky_model.pricing import reads_through_cache, skewed
+    flushed once, no zero-result cost, and range reads (S7r through the cache, U5r) at most
+    the oldest run's share of them uncached
+    (:func:`wacky_model.pricing.universal_range_floor`); uncached, the uniform model's runs,
+    which the price keeps too."""
+    from wacky_model.pricing import reads_through_cache, skewed, universal_range_floor
     from wacky_model.skew import cache_blocks
 
     split, grid = stage.grids[g]
@@ -506,7 +509,8 @@ def skewed_floor(stage: SkewStage, g: int, j: int, weights: Weights, tree: Any =
     if grid.compactions[j].style == "universal":
         free = keys.hottest_read_share(C * split.entries_per_block + split.buffer_entries)
         floor = skewed(grid.costs[j], max(0.0, 1.0 - free),
-                       1.0 - stage.workload.update_fraction, 0.0)
+                       1.0 - stage.workload.update_fraction, 0.0,
+                       ranges=universal_range_floor(config, split))
     else:
         if tree is None:
             tree = stage.trees(g, [j])[0]
