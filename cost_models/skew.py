@@ -3250,6 +3250,43 @@ def cached_range_of(costs: SkewedCosts) -> tuple[float, float]:
                         costs.cached_share_per_level, costs.level0_levels)
 
 
+def universal_range_bound(rules: UniversalRules, entries: float, cache_blocks: float,
+                          entries_per_block: float) -> tuple[float, float]:
+    """A lower bound on S7r's ``(range_runs, range_spread)`` (:func:`cached_range`) for U5's
+    universal tree over a cycle after a load of ``entries`` keys (U5r), known without walking the
+    cycle: the search's floor for a universal configuration it has not priced
+    (docs/MODEL.md, "The search").
+
+    * The last level is the oldest run, at every flush of the cycle (presence 1). The cycle
+      starts at a full merge, which takes every load flush; a later merge that takes the oldest
+      run keeps them: so it holds at least the load's ``round(N / F) F`` entries (U5's
+      :func:`_run_entries` never falls below its loaded ones), ``n_old``.
+    * S5's t_C keeps the cache's blocks, summed over every class of every level, at most C; the
+      oldest run's classes have ``n_old / B`` blocks while present and sit at the last level
+      all the time (U5r's cached share is over their presence), so c_L <= min(1, C B / n_old).
+      Every other rank seeks at least 0 blocks: range_runs >= 1 - c_L.
+    * When U1-U4 are checked (at least max(trigger, 2) runs), each merge they make is either
+      U2's of everything or one chosen where U2 does not apply, which keeps the newer runs' sum
+      or moves some of it into the oldest: after them the newer runs hold less than
+      a = max_size_amplification_percent / 100 times the oldest. Below that many runs no
+      rule is checked, and at most max(trigger, 2) - 2 flushes of at most F entries come in
+      before one is. So at every flush the total is at most (1 + a) oldest + (max(trigger, 2)
+      - 2) F, and so is its mean over the cycle: the oldest's share of the entries is at least
+      n_old / ((1 + a) n_old + (max(trigger, 2) - 2) F), and range_spread >= it x (1 - c_L).
+
+    ``entries_per_block``: the tree's (stock RocksDB's,
+    :func:`wacky_model.skew.rocksdb_block_entries`)."""
+    F = float(rules.flush_entries)
+    oldest = round(float(entries) / F) * F  # as universal_ledger counts the load's flushes
+    if oldest <= 0.0:
+        return 0.0, 0.0
+    held = min(1.0, max(float(cache_blocks), 0.0) * float(entries_per_block) / oldest)
+    amp = rules.max_size_amplification_percent / 100.0
+    unchecked = max(rules.trigger, 2) - 2
+    share = oldest / ((1.0 + amp) * oldest + unchecked * F)
+    return 1.0 - held, share * (1.0 - held)
+
+
 BUFFER_ROUNDS = 4  # B1: the trim's choice and t_C settle in two or three rounds
 
 

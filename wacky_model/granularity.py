@@ -489,13 +489,46 @@ class SkewStage:
         return skewed_by(self.config(g, j), grid.costs[j], k, cache_blocks(split)), k, tree
 
 
+def skewed_floor(stage: SkewStage, g: int, j: int, weights: Weights, tree: Any = None) -> float:
+    """Θ (``weights``) below which the skew stage never prices design ``j`` of ``stage``'s grid
+    ``g``: the search's floor (docs/MODEL.md, "The search"). Existing-key reads pay for every
+    read beyond the share the hottest keys a cache of C blocks (and for a universal run the
+    buffer) can hold take (:meth:`KeyMap.hottest_read_share`). A leveled design's floor is
+    its tree's before the cache (``tree``, built here when None): S2f's write amplification,
+    zero-result and range reads (S7r, stock RocksDB's) finding at most min(1, C / blocks) of
+    a level's blocks cached. A universal one's needs no walk of U5's cycle: every insert
+    flushed once, no zero-result cost, and range reads (S7r through the cache, U5r) at most
+    the oldest run's share of them uncached
+    (:func:`wacky_model.pricing.universal_range_floor`); uncached, the uniform model's runs,
+    which the price keeps too."""
+    from wacky_model.pricing import reads_through_cache, skewed, universal_range_floor
+    from wacky_model.skew import cache_blocks
+
+    split, grid = stage.grids[g]
+    C, keys, config = cache_blocks(split), stage.keys, stage.config(g, j)
+    if grid.compactions[j].style == "universal":
+        free = keys.hottest_read_share(C * split.entries_per_block + split.buffer_entries)
+        floor = skewed(grid.costs[j], max(0.0, 1.0 - free),
+                       1.0 - stage.workload.update_fraction, 0.0,
+                       ranges=universal_range_floor(config, split))
+    else:
+        if tree is None:
+            tree = stage.trees(g, [j])[0]
+        # S7r: stock RocksDB's range reads, at most what the cache can hold of each level.
+        ranges = tree.range_bound(C) if reads_through_cache(config) and C > 0 else None
+        hit_share = keys.hottest_read_share(C * split.entries_per_block)  # the most it serves
+        floor = skewed(grid.costs[j], tree.point_read_bound(hit_share),
+                       sum(tree.level_write_amp), tree.zero_result_bound(C), ranges=ranges)
+    return float(theta_shared(floor.row(split.entries_per_block), weights)[0])
+
+
 def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
                       rho: float | None, uniform: tuple[System, FileGrid, int], bound: float,
                       keys: KeyMap | None = None,
                       neighbors: Neighbors | None = None) -> FilePick:
     from wacky_model.config import Configuration, Memory
     from wacky_model.families import name_of
-    from wacky_model.pricing import reads_through_cache, skewed
+    from wacky_model.pricing import skewed
     from wacky_model.skew import analysis_of, cache_blocks, skew_key_map
     from wacky_model.skew_search import SkewChoice
 
@@ -510,39 +543,16 @@ def _file_pick_skewed(grids: list[tuple[System, FileGrid]], workload: Workload,
     if keys is None:
         keys = skew_key_map(grids[0][0], workload)  # the splits differ in memory only
     stage = SkewStage(tuple(grids), workload, keys)
-    hit_share = keys.hottest_read_share(cache_blocks(grids[0][0])  # the most a cache can serve
-                                        * grids[0][0].entries_per_block)
     staged = []  # (floor Θ, grid, index, tree; None: built when priced)
-
-    def floor_of(g: int, j: int, point_read: float, write_amp: float, zero_result: float,
-                 ranges: tuple[float, float] | None = None) -> float:
-        split, grid = grids[g]
-        floor = skewed(grid.costs[j], point_read, write_amp, zero_result, ranges=ranges)
-        return float(theta_shared(floor.row(split.entries_per_block), weights)[0])
-
-    config = stage.config
-
     for g in sorted({g for _, g, _ in ranked}):
         index = [j for _, gg, j in ranked if gg == g]
         walked = [j for j in index if grids[g][1].compactions[j].style != "universal"]
-        for j, tree in zip(walked, stage.trees(g, walked), strict=True):
-            # S7r: stock RocksDB's range reads, at most what the cache can hold of each level.
-            ranges = (tree.range_bound(cache_blocks(grids[g][0]))
-                      if reads_through_cache(config(g, j)) and cache_blocks(grids[g][0]) > 0
-                      else None)
-            staged.append((floor_of(g, j, tree.point_read_bound(hit_share),
-                                    sum(tree.level_write_amp),
-                                    tree.zero_result_bound(cache_blocks(grids[g][0])), ranges),
-                           g, j, tree))
+        staged += [(skewed_floor(stage, g, j, weights, tree), g, j, tree)
+                   for j, tree in zip(walked, stage.trees(g, walked), strict=True)]
         # U5 walks a cycle flush by flush, so a universal tree is built only when its floor
-        # is reached: every insert flushed once, an existing-key read free only when its key
-        # is among the hottest that the buffer and the cache can hold, no zero-result cost.
-        if len(walked) < len(index):
-            split = grids[g][0]
-            free = keys.hottest_read_share(cache_blocks(split) * split.entries_per_block
-                                           + split.buffer_entries)
-            staged += [(floor_of(g, j, max(0.0, 1.0 - free), 1.0 - workload.update_fraction,
-                                 0.0), g, j, None) for j in index if j not in walked]
+        # is reached.
+        staged += [(skewed_floor(stage, g, j, weights), g, j, None)
+                   for j in index if j not in walked]
 
     def priced(g: int, j: int, tree: Any) -> tuple[float, LeveledCosts, Any, Any]:
         costs, k, tree = stage.costs(g, j, tree)

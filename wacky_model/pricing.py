@@ -364,6 +364,25 @@ def cached_ranges(config: Configuration, k: Any, cache_blocks: float
     return cached_range_of(k)
 
 
+def universal_range_floor(config: Configuration, system: System
+                          ) -> tuple[float, float] | None:
+    """A lower bound on :func:`cached_ranges` for a universal configuration on ``system`` (its
+    memory split, as :func:`file_skew_trees` builds its tree) that needs no walk of U5's cycle
+    (:func:`cost_models.skew.universal_range_bound`); None where :func:`cached_ranges` is, the
+    uniform model's runs then standing in the price too."""
+    blocks = system.cache_bytes // system.block_bytes
+    if config.compaction.style != "universal" or not reads_through_cache(config) or blocks <= 0:
+        return None
+    from cost_models.skew import universal_range_bound
+    from wacky_model.rocksdb_model import universal_rules
+    from wacky_model.rocksdb_options import rocksdb_export
+    from wacky_model.skew import rocksdb_block_entries
+
+    export = rocksdb_export(config.design, system, universal=config.compaction.universal)
+    return universal_range_bound(universal_rules(export), system.entries, blocks,
+                                 rocksdb_block_entries(system))
+
+
 def skewed_by(config: Configuration, costs: Any, k: Any, cache_blocks: float) -> Any:
     """:func:`skewed` with the skew stage's costs ``k`` (``SkewedCosts``) for ``config``, range
     reads through a cache of ``cache_blocks`` blocks where :func:`cached_ranges` prices them:
