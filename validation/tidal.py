@@ -24,6 +24,7 @@ from cost_models.tidal import (
     Floating,
     float_costs,
     float_tree,
+    idle_share,
     placement_bound,
     window_flushes,
 )
@@ -145,7 +146,14 @@ def predict(reads: str, ratio: int, gamma: float, per_flush: int = 1,
     flushes = window_flushes(operations // (ratio + 1), tree)
     opts = Floating(gamma=gamma, per_flush=per_flush) if gamma > 0 else None
     return float_costs(tree, opts, dist, entries, float(ratio), flushes,
-                       writes_before=entries, warmup=window_flushes(warmup // (ratio + 1), tree))
+                       writes_before=entries, warmup=window_flushes(warmup // (ratio + 1), tree),
+                       idle=_idle(ratio, tree.flush_entries))
+
+
+def _idle(ratio: int, flush_entries: float) -> float:
+    """F3's share of flushes after no lookup: a round's reads come first, then its inserts,
+    and the flushes of one batch of inserts after its first follow no lookup."""
+    return idle_share(ROUND - ROUND * ratio // (ratio + 1), flush_entries)
 
 
 def _label(reads: str, ratio: int, gamma: float, stretch: float = 0.0) -> str:
@@ -245,7 +253,17 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
             "The model against the engine (bars: files checked within "
             f"{MODEL_PROBES:.0%}, extra writes within {MODEL_WRITES:.0%}): "
             + "; ".join(model_verdicts) + ". Eq 5's stretch and latest reads are not "
-            "modelled ('-').",
+            "modelled ('-'). A round's inserts hold "
+            + " and ".join(f"{(ROUND - ROUND * r // (r + 1)) / (BUFFER // ENTRY_BYTES):.2f} "
+                           f"flushes at R:W {r}:1" for r in sorted({r for _, r in WORKLOADS},
+                                                                    reverse=True))
+            + ", so " + " and ".join(f"{_idle(r, BUFFER // ENTRY_BYTES):.0%}" for r in
+                                     sorted({r for _, r in WORKLOADS}, reverse=True))
+            + " of the flushes follow no lookup: Level 1's files, all written by the flush "
+            "before, then have share 0, so Eq 1's bar against Level 1 is 0 whatever gamma "
+            "and a file of Level 2 floats (F3); this, not Eq 1, sets most of the floats at "
+            "gamma 4. A float's run returns to its level in the same flush, one file more "
+            "down each level (F4).",
             "",
             paged,
             "",
@@ -283,7 +301,7 @@ def _steady_line(reads: str, ratio: int) -> str:
     flushes = window_flushes(OPERATIONS // (ratio + 1), tree)
     warm = 4 * flushes
     on = float_costs(tree, Floating(gamma=1.0), dist, ENTRIES, float(ratio), flushes,
-                     warmup=warm)
+                     warmup=warm, idle=_idle(ratio, tree.flush_entries))
     floor = placement_bound(tree, dist, ENTRIES)
     return (f"{reads}, R:W {ratio}:1, gamma 1: {on.probes_off:.2f} -> {on.probes_on:.2f} "
             f"({on.probe_change:+.1%}); floor {floor:.2f} ({floor / on.probes_off - 1:+.1%})")
