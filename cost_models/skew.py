@@ -3127,8 +3127,11 @@ def _solve_classes(tree: SkewedTree, cache_blocks: float) -> CacheSolved:
     share = np.where(by[parent] > 0, exposed / np.where(by > 0, by, 1.0)[parent],
                      present / np.where(by_time > 0, by_time, 1.0)[parent])
     bulk = fp.bulk[parent] * level_blocks[parent] * share / np.maximum(blocks, 1e-300)
-    # Each sparse node of a level, its keys shared among the level's classes.
-    of = [np.flatnonzero(parent == i) for i in range(L)]
+    # Each sparse node of a level, its keys shared among the level's classes. A class no read
+    # passes (exposure 0 where its level's is not) takes none of them (U5r): a node of no keys
+    # is no block, and left in it would be a zero-weight bin whose mean rate _grouped_nodes
+    # takes as 0, a term at rate 0 where S6's h is 0/0.
+    of = [np.flatnonzero((parent == i) & (share > 0)) for i in range(L)]
     node = sorted(((r, k * share[c], c) for r, k, i in zip(fp.rate, fp.keys, fp.level,
                                                           strict=True) for c in of[i]),
                   key=lambda x: x[2])  # class after class, as S7f's nodes are ordered
