@@ -1460,9 +1460,14 @@ def _life_nodes(levels: Sequence[_Level], spread: float) -> LifeNodes:
     small = np.concatenate([_smallness(lev) for lev in levels])
     if spread > 1.0 and any(lev.times is not None for lev in levels):
         # U5r: a rank's runs differ in size as much as in life, and S7f's false positives
-        # crowd a small run's few blocks: versions apart in size are nodes apart.
-        size = np.floor(np.log(small) / math.log(spread)).astype(np.intp)
-        size -= size.min()
+        # crowd a small run's few blocks: versions apart in size are nodes apart. A version no
+        # read passes has smallness 0 (it takes no false positives, _smallness): it has no
+        # size step (log 0), so such versions are a group of their own, below the others.
+        passed = small > 0
+        size = np.zeros(small.size, dtype=np.intp)
+        if passed.any():
+            step = np.floor(np.log(small[passed]) / math.log(spread)).astype(np.intp)
+            size[passed] = step - step.min() + int(not passed.all())
         key = np.repeat(np.arange(len(levels)), counts) * (int(size.max()) + 1) + size
         by = np.argsort(key, kind="stable")
         rows, row = np.unique(key[by], return_inverse=True)
