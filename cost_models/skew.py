@@ -2577,18 +2577,52 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
     write it takes: U5r). Ledger level j is the runs of the j-th highest rank (U5r): their
     entries and presence averaged over the window's flushes, and the lives of the runs there,
     weighed by entries and flushes (S6). With ``cycle``, ``window`` is the least warm-up and the
-    window the next whole cycle of the largest run (:class:`cost_models.universal.StepWindow`)."""
+    window the next whole cycle of the largest run (:class:`cost_models.universal.StepWindow`),
+    or, where none comes after the warm-up within its cap, the steady window after it
+    (``StepWindow.steady``)."""
     F = float(rules.flush_entries)
-    n = float(keys.entries)
     s1 = F  # U5r: a memtable of F entries flushes after F writes, overwrites included
     before = int(round(preload / F))
     steps = max(1, int(round(window / s1)))
     win = StepWindow.cycle(before, steps) if cycle else StepWindow(before, before + steps)
+    # A run's entries by its flushes (S1 once); a flush after the load holds D(F) keys.
+    entries_of: dict[tuple[int, int], float] = {
+        (0, 1): _run_entries(0.0, s1, float(keys.entries), keys)}
+    walk = _universal_walk(rules, before, win, keys, entries_of)
+    if win.warm >= 0 and win.start is None:
+        # No full merge after the warm-up within the cap (updates add entries only as
+        # distinct keys): the same replay again, counting the steady window it reaches.
+        win = StepWindow.steady(before, steps, win.merges_before)
+        walk = _universal_walk(rules, before, win, keys, entries_of)
+    stays, counts, lives, written, full, step = walk
+    counted = win.counted(step)
+    end_step = step + 1
+    first = end_step - counted  # the first counted flush
+    levels, kept = _rank_levels(stays, np.array(counts), lives, end_step, first, s1, counted)
+    return UniversalLedger(tuple(levels), written / (counted * s1), full, sum(counts) / counted,
+                           window_writes=counted * s1,
+                           writes_before=max(0, first - before) * s1, complete=win.complete,
+                           merges_before=win.merges_before, stays=kept, flush_writes=s1,
+                           first_writes=(first - before + 1) * s1)
+
+
+_UniWalk = tuple[list[tuple[_UniRun, int, int, int]], list[int], dict[int, int], float, int, int]
+
+
+def _universal_walk(rules: UniversalRules, before: int, win: StepWindow, keys: KeyMap,
+                    entries_of: dict[tuple[int, int], float]) -> _UniWalk:
+    """:func:`universal_ledger`'s replay over ``win`` (which it advances), ``before`` flushes
+    of the load first: the runs' stays at one rank (run, rank, from, to, in counted flushes,
+    every run alive at the end closed there), the run count of every counted flush, the lives
+    of the runs merged (flushes from birth to the merge that took them), the entries written
+    and the full merges in the count, and the last step replayed. ``entries_of``: the runs'
+    entries by their flushes of the load and after it, filled as new ones are met."""
+    F = float(rules.flush_entries)
+    n = float(keys.entries)
+    s1 = F  # a flush after the load: F writes (U5r)
     runs: list[_UniRun] = []
     sizes: list[float] = []  # the runs' entries, for U1-U4's pick
     least = max(rules.trigger, 2)  # U1-U4 merge nothing below this many runs
-    # A run's entries by its flushes (S1 once); a flush after the load holds D(F) keys.
-    entries_of: dict[tuple[int, int], float] = {(0, 1): _run_entries(0.0, s1, n, keys)}
     written = 0.0
     full = 0
     # A run's position (newest first) moves at nearly every flush, but its rank (the runs
@@ -2643,15 +2677,7 @@ def universal_ledger(rules: UniversalRules, preload: float, window: float, keys:
             break
     k = len(counts)
     stays.extend((r, r.rank, r.since, k) for r in runs if r.since < k)
-    counted = win.counted(step)
-    end_step = step + 1
-    first = end_step - counted  # the first counted flush
-    levels, kept = _rank_levels(stays, np.array(counts), lives, end_step, first, s1, counted)
-    return UniversalLedger(tuple(levels), written / (counted * s1), full, sum(counts) / counted,
-                           window_writes=counted * s1,
-                           writes_before=max(0, first - before) * s1, complete=win.complete,
-                           merges_before=win.merges_before, stays=kept, flush_writes=s1,
-                           first_writes=(first - before + 1) * s1)
+    return stays, counts, lives, written, full, step
 
 
 def _rank_levels(stays: list[tuple[_UniRun, int, int, int]], counts: np.ndarray,

@@ -112,6 +112,20 @@ class StepWindow:
         cap = CYCLE_CAP_LOADS * max(before, warm, 1)
         return cls(before, before + warm + 2 * cap, warm, complete=False)
 
+    @classmethod
+    def steady(cls, before: int, warm: int, merges_before: int = 0) -> StepWindow:
+        """The count of a replay whose :meth:`cycle` found no full merge after its warm-up
+        within its cap (U5, docs/MODEL.md U5r): U2 compares entries, and under skewed updates
+        the newer runs gain entries only as distinct keys, so the next full merge may be
+        further off than any cap (Zipf 1.2, every write an update, 200,000 keys, F = 100,
+        trigger 24, 400%: 25 loads after the load) or never come. The tree has then run a
+        first phase of the cap's steps without one, and the second phase is counted as a
+        fixed window (``complete`` False: it ends at its cap), the steps the cycle would have
+        replayed anyway. ``merges_before``: the full merges after the load, all before it."""
+        cap = CYCLE_CAP_LOADS * max(before, warm, 1)
+        return cls(before + warm + cap, before + warm + 2 * cap, complete=False,
+                   merges_before=merges_before)
+
     def counting(self, step: int) -> bool:
         if self.warm < 0:
             return step >= self.before
@@ -165,7 +179,8 @@ def universal_costs(rules: UniversalRules, preload: float, window: float, *,
                     cycle: bool = False) -> UniversalCosts:
     """U1-U4 from an empty tree: ``window`` inserts of new keys after ``preload``. With
     ``cycle``, ``window`` is the least warm-up after the load instead, and the count is the
-    next whole cycle of the largest run (:class:`StepWindow`)."""
+    next whole cycle of the largest run (:class:`StepWindow`), or, where no full merge comes
+    after the warm-up within the cap, the steady window after it (:meth:`StepWindow.steady`)."""
     if not preload >= 0 or not window >= rules.flush_entries:
         raise ValueError(f"window must hold at least one flush ({rules.flush_entries:g} "
                          f"entries) and preload must be >= 0; got {window}, {preload}")
@@ -173,30 +188,36 @@ def universal_costs(rules: UniversalRules, preload: float, window: float, *,
     before = int(round(preload / F))
     steps = max(1, int(round(window / F)))
     w = StepWindow.cycle(before, steps) if cycle else StepWindow(before, before + steps)
-    runs: list[float] = []
-    written = runs_sum = peak = 0.0
-    full = 0
-    step = 0
-    for step in range(w.total):
-        counting = w.counting(step)
-        runs.insert(0, F)
-        if counting:
-            written += F
-        full_now = False
-        while (stretch := _pick(runs, rules)) is not None:
-            start, end = stretch
-            merged = sum(runs[start:end])
-            full_now |= end - start == len(runs)
+    while True:
+        runs: list[float] = []
+        written = runs_sum = peak = 0.0
+        full = 0
+        step = 0
+        for step in range(w.total):
+            counting = w.counting(step)
+            runs.insert(0, F)
             if counting:
-                written += merged
-                full += end - start == len(runs)
-                peak = max(peak, sum(runs) + merged)
-            runs[start:end] = [merged]
-        if counting:
-            runs_sum += len(runs)
-            peak = max(peak, sum(runs))
-        if w.stop_after(step, full_now):
+                written += F
+            full_now = False
+            while (stretch := _pick(runs, rules)) is not None:
+                start, end = stretch
+                merged = sum(runs[start:end])
+                full_now |= end - start == len(runs)
+                if counting:
+                    written += merged
+                    full += end - start == len(runs)
+                    peak = max(peak, sum(runs) + merged)
+                runs[start:end] = [merged]
+            if counting:
+                runs_sum += len(runs)
+                peak = max(peak, sum(runs))
+            if w.stop_after(step, full_now):
+                break
+        if w.warm < 0 or w.start is not None:
             break
+        # No full merge after the warm-up within the cap: replayed again, counting the steady
+        # window (StepWindow.steady) that the same replay reaches.
+        w = StepWindow.steady(before, steps, w.merges_before)
     counted = w.counted(step)
     return UniversalCosts(written / (counted * F), runs_sum / counted, full, tuple(runs),
                           counted, w.complete, w.merges_before, peak, sum(runs))
