@@ -61,6 +61,8 @@ def _check_priced(p) -> None:
 PRICED = [
     pytest.param(SMALL, "latest:1.2", 0.5, 16, 200.0, id="nan-cached-share-16-200"),
     pytest.param(SMALL, "latest:1.2", 0.5, 24, 400.0, id="nan-cached-share-24-400"),
+    # Inserts only: correlated reads take the N newest inserts, which no older run holds.
+    pytest.param(SMALL, "latest:0.6", 0.0, 16, 200.0, id="nan-cached-share-inserts"),
     pytest.param(SMALL, "latest:0.6", 0.5, 24, 200.0, id="negative-bincount-24-200"),
     pytest.param(LARGER, "zipf:1.2", 1.0, 16, 400.0, id="no-full-merge-16-400"),
 ]
