@@ -52,9 +52,27 @@ def test_storage_is_measured_with_direct_io(tmp_path) -> None:
 
 
 def test_the_engines_cpu_is_timed() -> None:
-    m = measure_cpu(entries=20_000)
+    m = measure_cpu(entries=20_000, rounds=1)
     assert all(0 < m[k] < 1e6 for k in ("cpu_ns_per_put", "cpu_ns_per_entry_merged",
                                          "cpu_ns_per_probe"))
+    with pytest.raises(ValueError, match="rounds must be an integer >= 1"):
+        measure_cpu(rounds=0)
+
+
+def test_the_put_is_the_least_of_the_rounds_and_the_rest_their_median() -> None:
+    """A first touch only adds to a put, so the put is the least over every round; one slow
+    round (a busy neighbour) moves no other figure: each is its rounds' median."""
+    from validation.calibrate import _cpu_figures
+
+    def round_(put: float, load: float, probe: float) -> dict[str, float]:
+        return {"entries": 1000, "put_seconds": put * 1e-6, "load_seconds": load * 1e-6,
+                "written": 4000, "probe_seconds": probe * 1e-6, "probes": 2000}
+
+    got = _cpu_figures([round_(377, 1377, 60), round_(350, 1900, 300), round_(140, 1340, 62),
+                        round_(139, 1339, 58), round_(150, 1350, 64)])
+    assert got["cpu_ns_per_put"] == pytest.approx(139)
+    assert got["cpu_ns_per_entry_merged"] == pytest.approx((1350 - 139) / 4)
+    assert got["cpu_ns_per_probe"] == pytest.approx(31)
 
 
 def test_the_command_prints_and_writes_a_profile(wacky, tmp_path) -> None:

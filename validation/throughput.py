@@ -40,8 +40,9 @@ class Measured:
     cpu_rate: float  # inserts per second of the process's CPU time (robust to a busy machine)
     write_amp: float  # entries written by flushes and merges per insert
     model_write_amp: float
-    cpu: dict[str, float]  # the calibration of this run
+    cpu: dict[str, float]  # the calibration of this run: the mean of before and after
     window: int  # the inserts timed
+    drift: float = 0.0  # how far the calibrations before and after the window differ (T1's)
 
     def predicted(self, write_amp: float) -> float:
         return insert_rate(write_amp, self.cpu["cpu_ns_per_put"],
@@ -55,16 +56,23 @@ def measure(design: Design, granularity: str, entries: int = ENTRIES,
     from validation.calibrate import measure_cpu
     from validation.runner import validate
 
-    cpu = measure_cpu()
+    before = measure_cpu()
     scale = Scale(entries=entries, buffer_bytes=buffer_bytes, reads=200)
     r = validate(design, workload=Workload(writes=1.0), scale=scale,
                  bits_per_entry=bits_per_entry,
                  compaction=Compaction("file") if granularity == "file" else None)
     d = r.engine_detail
     assert r.window_writes is not None and d["write_seconds"] and d["write_cpu_seconds"]
+    # Calibrated on both sides of the window: a shared machine's speed moves within seconds
+    # (one calibration here ran 1.5x faster than the window after it), and the two say how far.
+    after = measure_cpu()
+    cpu = {k: (before[k] + after[k]) / 2 for k in before}
+    wa = r.measured.write_amp
+    drift = abs(insert_rate(wa, before["cpu_ns_per_put"], before["cpu_ns_per_entry_merged"]) /
+                insert_rate(wa, after["cpu_ns_per_put"], after["cpu_ns_per_entry_merged"]) - 1)
     return Measured(r.window_writes / d["write_seconds"],
-                    r.window_writes / d["write_cpu_seconds"], r.measured.write_amp,
-                    r.predicted.write_amp, cpu, r.window_writes)
+                    r.window_writes / d["write_cpu_seconds"], wa,
+                    r.predicted.write_amp, cpu, r.window_writes, drift)
 
 
 def _runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
@@ -84,12 +92,13 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
         rows.append([r.name, f"{m.window:,}", f"{m.write_amp:.2f}", f"{m.model_write_amp:.2f}",
                      f"{m.rate:,.0f}", f"{model:,.0f}", f"{model / m.rate - 1:+.1%}",
                      f"{with_measured:,.0f}", f"{with_measured / m.rate - 1:+.1%}",
-                     f"{m.cpu['cpu_ns_per_put']:.0f} / {m.cpu['cpu_ns_per_entry_merged']:.0f}"])
+                     f"{m.cpu['cpu_ns_per_put']:.0f} / {m.cpu['cpu_ns_per_entry_merged']:.0f}",
+                     f"{m.drift:.0%}"])
     met = sum(abs(e) <= TARGET for e in errors)
     met_engine = sum(abs(e) <= TARGET for e in at_engine)
     body = [*table(["design", "inserts timed", "WA (engine)", "WA (model)",
                     "inserts/s (engine)", "T1", "error", "T1 at the engine's WA", "error",
-                    "c_put / c_merge (ns, this run)"], rows), "",
+                    "c_put / c_merge (ns, this run)", "calibration drift"], rows), "",
             f"T1 at the model's write amplification within {TARGET:.0%} of the engine: {met} of "
             f"{len(errors)} designs" + (f" (median {100 * float(np.median(np.abs(errors))):.1f}"
                                         f"%, worst {100 * max(np.abs(errors)):.1f}%)"
@@ -97,8 +106,11 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
             f"; at the engine's own write amplification: {met_engine} of {len(at_engine)}" +
             (f" (median {100 * float(np.median(np.abs(at_engine))):.1f}%, worst "
              f"{100 * max(np.abs(at_engine)):.1f}%)." if at_engine else ".") +
-            " The CPU costs are calibrated in each run on another tree (Leveling T=10 with "
-            "files, loaded into an empty tree: validation/calibrate.py), so every row predicts."]
+            " The CPU costs are calibrated in each case on another tree (Leveling T=10 with "
+            "files, loaded into an empty tree: validation/calibrate.py), before and after its "
+            "window, so every row predicts; c_put and c_merge are the two calibrations' mean, "
+            "and the drift is how far T1 at the engine's write amplification moves between "
+            "them (how steady the machine held)."]
     return section(
         "throughput", "Insert throughput: T1 against the native engine", command,
         f"{ENTRIES:,} keys of 128 B preloaded, then the steady-state window of `wacky validate` "
