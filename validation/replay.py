@@ -31,6 +31,7 @@ class OpTotals:
     seconds: float = 0.0
     runs_probed: int = 0  # RANGE only: sorted runs the scans looked at
     entries_returned: int = 0  # RANGE only
+    cpu_seconds: float = 0.0  # the process's CPU time inside the engine's PUT and DELETE calls
 
     @property
     def io_per_op(self) -> float:
@@ -128,13 +129,14 @@ def replay(engine: Any, trace: tr.Trace, *, phases: Sequence[str] | None = None,
     next_report = step = max(1, total // 100)
     reported, done, get_misses, zero_hits, wrong_values = -1, 0, 0, 0, 0
     out: dict[str, dict[str, OpTotals]] = {}
-    perf = time.perf_counter
+    perf, cpu = time.perf_counter, time.process_time
     t_start = perf()
 
     stats = engine.stats()
     for ph in chosen:
-        # Accumulators per kind: count, read, written, seconds, runs_probed, entries_returned.
-        acc = [[0, 0, 0, 0.0, 0, 0] for _ in range(tr.N_KINDS)]
+        # Accumulators per kind: count, read, written, seconds, runs_probed, entries_returned,
+        # CPU seconds.
+        acc = [[0, 0, 0, 0.0, 0, 0, 0.0] for _ in range(tr.N_KINDS)]
         kinds, keys, args = (a[ph.start : ph.stop] for a in (trace.kinds, trace.keys, trace.args))
         # Values for PUT/GET are made a window at a time: one value_for call per 64K records
         # instead of one per (often single-record) batch of an interleaved mix.
@@ -147,11 +149,11 @@ def replay(engine: Any, trace: tr.Trace, *, phases: Sequence[str] | None = None,
                 if w0 != win_start:
                     win_start, win_vals = w0, tr.value_for(keys[w0 : w0 + PUT_CHUNK], vb)
                 expected = win_vals[a - w0 : b - w0]
-            entries = 0
+            entries, dc = 0, 0.0
             if kind == tr.OpKind.PUT:
-                t0 = perf()
+                t0, c0 = perf(), cpu()
                 engine.put_many(batch, expected)
-                dt = perf() - t0
+                dt, dc = perf() - t0, cpu() - c0
             elif kind == tr.OpKind.GET:
                 t0 = perf()
                 got, found = engine.get_many(batch)
@@ -173,16 +175,17 @@ def replay(engine: Any, trace: tr.Trace, *, phases: Sequence[str] | None = None,
                     wrong_values += w
                     dt += sec
             else:  # DELETE
-                t0 = perf()
+                t0, c0 = perf(), cpu()
                 for key in batch.tolist():
                     engine.delete(key)
-                dt = perf() - t0
+                dt, dc = perf() - t0, cpu() - c0
             after = engine.stats()
             t = acc[kind]
             t[0] += b - a
             t[1] += after["total"]["blocks_read"] - stats["total"]["blocks_read"]
             t[2] += after["total"]["blocks_written"] - stats["total"]["blocks_written"]
             t[3] += dt
+            t[6] += dc
             if kind == tr.OpKind.RANGE:
                 t[4] += after.get("range_runs_probed", 0) - stats.get("range_runs_probed", 0)
                 t[5] += entries
@@ -192,8 +195,9 @@ def replay(engine: Any, trace: tr.Trace, *, phases: Sequence[str] | None = None,
                 progress(done, total)
                 reported = done
                 next_report = (done // step + 1) * step
-        out[ph.name] = {tr.KIND_NAMES[k]: OpTotals(*map(int, (c, r, w)), float(s), int(rp), int(en))
-                        for k, (c, r, w, s, rp, en) in enumerate(acc) if c}
+        out[ph.name] = {tr.KIND_NAMES[k]: OpTotals(*map(int, (c, r, w)), float(s), int(rp),
+                                                   int(en), float(cs))
+                        for k, (c, r, w, s, rp, en, cs) in enumerate(acc) if c}
     if progress is not None and reported != done:
         progress(done, total)
     return ReplayResult(out, get_misses, zero_hits, wrong_values, done, perf() - t_start)

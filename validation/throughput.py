@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -60,7 +61,8 @@ def measure(design: Design, granularity: str, entries: int = ENTRIES,
     scale = Scale(entries=entries, buffer_bytes=buffer_bytes, reads=200)
     r = validate(design, workload=Workload(writes=1.0), scale=scale,
                  bits_per_entry=bits_per_entry,
-                 compaction=Compaction("file") if granularity == "file" else None)
+                 compaction=Compaction("file") if granularity == "file" else None,
+                 workdir=_memory_dir())
     d = r.engine_detail
     assert r.window_writes is not None and d["write_seconds"] and d["write_cpu_seconds"]
     # Calibrated on both sides of the window: a shared machine's speed moves within seconds
@@ -73,6 +75,13 @@ def measure(design: Design, granularity: str, entries: int = ENTRIES,
     return Measured(r.window_writes / d["write_seconds"],
                     r.window_writes / d["write_cpu_seconds"], wa,
                     r.predicted.write_amp, cpu, r.window_writes, drift)
+
+
+def _memory_dir() -> str | None:
+    """tmpfs, as the calibration uses, where there is one: the device hardly counts, and a disk
+    file system's write path (ext4 here) is CPU T1 does not price."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() else None
 
 
 def _runs(scale: Scale, budget: dict[str, float]) -> list[SweepCase]:
