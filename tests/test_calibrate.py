@@ -59,17 +59,18 @@ def test_the_engines_cpu_is_timed() -> None:
         measure_cpu(rounds=0)
 
 
-def test_the_put_is_the_least_of_the_rounds_and_the_rest_their_median() -> None:
-    """A first touch only adds to a put, so the put is the least over every round; one slow
-    round (a busy neighbour) moves no other figure: each is its rounds' median."""
+def test_the_put_is_the_least_of_its_loads_and_the_rest_their_rounds_median() -> None:
+    """A busy neighbour only adds to a put, so the put is the least of its loads; one slow round
+    moves no other figure: each is its rounds' median."""
     from validation.calibrate import _cpu_figures
 
-    def round_(put: float, load: float, probe: float) -> dict[str, float]:
-        return {"entries": 1000, "put_seconds": put * 1e-6, "load_seconds": load * 1e-6,
-                "written": 4000, "probe_seconds": probe * 1e-6, "probes": 2000}
+    def round_(load: float, probe: float) -> dict[str, float]:
+        return {"entries": 1000, "load_seconds": load * 1e-6, "written": 4000,
+                "probe_seconds": probe * 1e-6, "probes": 2000}
 
-    got = _cpu_figures([round_(377, 1377, 60), round_(350, 1900, 300), round_(140, 1340, 62),
-                        round_(139, 1339, 58), round_(150, 1350, 64)])
+    got = _cpu_figures([377e-9, 350e-9, 140e-9, 139e-9, 150e-9, 141e-9],
+                       [round_(1377, 60), round_(1900, 300), round_(1340, 62), round_(1339, 58),
+                        round_(1350, 64)])
     assert got["cpu_ns_per_put"] == pytest.approx(139)
     assert got["cpu_ns_per_entry_merged"] == pytest.approx((1350 - 139) / 4)
     assert got["cpu_ns_per_probe"] == pytest.approx(31)

@@ -11,11 +11,11 @@ takes O_DIRECT on recent kernels) or one without direct I/O is refused, naming t
 fio is not used: the project does not install it.
 
 CPU (the native engine, from its own stats, on tmpfs when there is one so the device hardly
-counts): the process's CPU time per put into a buffer that holds every key (nothing flushes);
-then a load into a file-granular tree, whose CPU less those puts' is spread over the entries its
-flushes and merges wrote; then zero-result lookups with every block cached, whose CPU time per
-filter probe is the lookups' CPU over the runs each one's filters are asked (one per level
-holding data).
+counts): the process's CPU time per put into a buffer filled and flushed once before (nothing
+flushes while it is timed), the least of six; then a load into a file-granular tree, whose CPU
+less those puts' is spread over the entries its flushes and merges wrote (the median of five);
+then zero-result lookups with every block cached, whose CPU time per filter probe is the
+lookups' CPU over the runs each one's filters are asked (one per level holding data).
 """
 
 from __future__ import annotations
@@ -143,51 +143,73 @@ def load(engine: Any, keys: np.ndarray, flush: bool = False) -> tuple[float, flo
     return time.perf_counter() - start, time.process_time() - cpu
 
 
-CPU_ROUNDS = 5  # measure_cpu's rounds
+CPU_ROUNDS = 5  # measure_cpu's rounds of a load and lookups
+PUT_LOADS = 6  # and its loads into a buffer that holds every key, one after another
 
 
 def measure_cpu(entries: int = ENGINE_ENTRIES, rounds: int = CPU_ROUNDS) -> dict[str, float]:
-    """The native engine's CPU per entry written by flushes and merges (the load's CPU less that
-    of the same puts into a buffer that holds them all, over the entries flushes and merges
-    wrote), and per filter probe of a zero-result lookup with every block cached, over
+    """The native engine's CPU per put, per entry written by flushes and merges (the load's CPU
+    less that of the same puts into a buffer that holds them all, over the entries flushes and
+    merges wrote), and per filter probe of a zero-result lookup with every block cached, over
     ``rounds`` rounds (:func:`_cpu_figures`)."""
     if not (isinstance(rounds, int) and rounds >= 1):
         raise ValueError(f"rounds must be an integer >= 1; got {rounds!r}")
-    return _cpu_figures([_cpu_round(entries, i) for i in range(rounds)])
+    keys = np.random.default_rng(7).integers(1, 2**63, entries, dtype=np.uint64)
+    puts = _put_seconds(keys)
+    return _cpu_figures(puts, [_cpu_round(entries, i) for i in range(rounds)])
 
 
-def _cpu_figures(rounds: list[dict[str, float]]) -> dict[str, float]:
-    """The CPU figures from rounds of :func:`_cpu_round` (seconds and counts). The put is the
-    least over every round: the buffer that holds every key is a fresh mapping, and a process's
-    first two paid the kernel's first touch of its pages (377 and 350 ns per put, then 132-141
-    in six more, one process on this machine), which a running engine's buffer, reused flush
-    after flush, does not; noise only adds. The merge and the probe are each their rounds'
-    median: one round's moved by 2.7x on a shared machine."""
-    put = min(r["put_seconds"] for r in rounds)
-    merged = [max(r["load_seconds"] - put, 1e-9) / r["written"] for r in rounds]
-    return {"cpu_ns_per_put": put / rounds[0]["entries"] * 1e9,
+def _put_seconds(keys: np.ndarray) -> list[float]:
+    """The CPU seconds per put of :data:`PUT_LOADS` loads into a buffer that has held as many
+    keys before: a buffer of half the keys is filled once and flushed (not timed), then filled
+    again (timed; nothing flushes). A fresh buffer pays the kernel's first touch of its pages
+    (377 and 350 ns per put in a process's first two, then 132-141), which a running engine's
+    buffer, reused flush after flush, does not; and how many fresh buffers a process pays for
+    depends on its history (the least of six loads into fresh buffers, one after another, was
+    301 ns in one process and 107-148 in four others)."""
+    from native_engine import Engine
+
+    shm = Path("/dev/shm")
+    half = keys.size // 2
+    out = []
+    with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
+        for i in range(PUT_LOADS):
+            held = Engine(Path(tmp) / f"held{i}", T=10, C=9, X=1, K=0, Z=0, entry_bytes=128,
+                          block_bytes=4096, buffer_bytes=half * 128, wal=False)
+            F = int(held.buffer_entries)
+            if keys.size < 2 * F:
+                raise ValueError(f"the put calibration needs at least {2 * F} keys")
+            load(held, keys[: F + 1])  # the first fill, and the put that flushes it
+            out.append(load(held, keys[F + 1 : 2 * F])[1] / (F - 1))
+            if held.stats()["flush"]["bytes_written"] != F * 128:
+                raise RuntimeError("the timed puts flushed; the put calibration is misaligned")
+            held.close()
+    return out
+
+
+def _cpu_figures(puts: list[float], rounds: list[dict[str, float]]) -> dict[str, float]:
+    """The CPU figures from :func:`_put_seconds` and rounds of :func:`_cpu_round`. The put is the
+    least of its loads: a busy neighbour only adds. The merge and the
+    probe are each their rounds' median: one round's moved by 2.7x on a shared machine."""
+    put = min(puts)  # per put
+    merged = [max(r["load_seconds"] - put * r["entries"], 1e-9) / r["written"] for r in rounds]
+    return {"cpu_ns_per_put": put * 1e9,
             "cpu_ns_per_entry_merged": float(np.median(merged)) * 1e9,
             "cpu_ns_per_probe": float(np.median([r["probe_seconds"] / r["probes"]
                                                  for r in rounds])) * 1e9}
 
 
 def _cpu_round(entries: int, seed: int) -> dict[str, float]:
-    """One round of :func:`measure_cpu`: the CPU seconds of ``entries`` puts into a buffer that
-    holds them all (the least of two), of their load into a file-granular tree, and of
-    zero-result lookups with every block cached, with the entries the load's flushes and
-    merges wrote and the filter probes the lookups made (one per level holding data)."""
+    """One round of :func:`measure_cpu`: the CPU seconds of a load of ``entries`` keys into a
+    file-granular tree and of zero-result lookups with every block cached, with the entries
+    the load's flushes and merges wrote and the filter probes the lookups made (one per level
+    holding data)."""
     from native_engine import Engine
 
     shm = Path("/dev/shm")
     rng = np.random.default_rng(7 + seed)
     keys = rng.integers(1, 2**63, entries, dtype=np.uint64)
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
-        put_cpu = float("inf")
-        for i in range(2):
-            held = Engine(Path(tmp) / f"held{i}", T=10, C=9, X=1, K=0, Z=0, entry_bytes=128,
-                          block_bytes=4096, buffer_bytes=entries * 256, wal=False)
-            put_cpu = min(put_cpu, load(held, keys)[1])
-            held.close()
         e = Engine(Path(tmp) / "db", T=10, C=9, X=1, K=0, Z=0, entry_bytes=128,
                    block_bytes=4096, buffer_bytes=256 << 10, granularity="file", wal=False,
                    bits_per_entry=10, cache_bytes=entries * 128 * 2)
@@ -202,9 +224,8 @@ def _cpu_round(entries: int, seed: int) -> dict[str, float]:
             e.get_many(absent)
         probe_cpu = time.process_time() - start
         e.close()
-    return {"entries": entries, "put_seconds": put_cpu, "load_seconds": load_cpu,
-            "written": written, "probe_seconds": probe_cpu,
-            "probes": 4 * absent.size * max(levels, 1)}
+    return {"entries": entries, "load_seconds": load_cpu, "written": written,
+            "probe_seconds": probe_cpu, "probes": 4 * absent.size * max(levels, 1)}
 
 
 def rocksdb_figures() -> dict[str, Any]:
