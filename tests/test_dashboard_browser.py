@@ -97,9 +97,9 @@ def browser(request, downloads) -> Iterator[webdriver.Chrome]:
         driver.quit()
 
 
-def wait_until(driver, condition, what: str):
+def wait_until(driver, condition, what: str, seconds: float = WAIT_S):
     # Dash re-renders components under the test's feet: a stale element means "look again".
-    return WebDriverWait(driver, WAIT_S, poll_frequency=0.1,
+    return WebDriverWait(driver, seconds, poll_frequency=0.1,
                          ignored_exceptions=(StaleElementReferenceException,)).until(
         lambda d: condition(d), message=f"timed out waiting for {what}")
 
@@ -114,8 +114,9 @@ def text(driver, element_id: str) -> str:
     raise AssertionError(f"#{element_id} kept being replaced")
 
 
-def wait_text(driver, element_id: str, predicate, what: str) -> str:
-    return wait_until(driver, lambda d: (t := text(d, element_id)) and predicate(t) and t, what)
+def wait_text(driver, element_id: str, predicate, what: str, seconds: float = WAIT_S) -> str:
+    return wait_until(driver, lambda d: (t := text(d, element_id)) and predicate(t) and t, what,
+                      seconds)
 
 
 def type_into(driver, element_id: str, value: str) -> None:
@@ -421,8 +422,10 @@ def test_skew_a_cache_a_memory_budget_and_help_on_every_label(url, browser, scre
     wait_until(d, lambda d: d.find_element(By.ID, "memory-bits").is_enabled(),
                "the total memory field to be enabled")
     type_into(d, "memory-bits", "12")
+    # Five searches queue behind one another here (three fields back to uniform, the split at
+    # the page's memory, then at 12 bits), 31.5 s on a quiet machine: twice the usual wait.
     wait_text(d, "card", lambda t: "Memory, split by the search: buffer" in t
-              and "= 12 bits/entry" in t, "the memory split on the card")
+              and "= 12 bits/entry" in t, "the memory split on the card", 2 * WAIT_S)
     wait_until(d, lambda d: "memory-split=1" in d.current_url and "memory-bits=12"
                in d.current_url, "the split in the URL")
     # Robust tuning cannot go with skew: the field is named inline.
