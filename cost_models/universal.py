@@ -87,8 +87,10 @@ class UniversalCosts:
 
 
 # A cycle window's phases (the warm-up after its minimum, and the cycle) stop after this many
-# times the load's flushes without a full merge: U2 fires once the newer runs reach
-# max_size_amplification_percent of the oldest, a few loads at the most.
+# times the load's flushes without a full merge: under inserts of new keys U2 fires once the
+# newer runs reach max_size_amplification_percent of the oldest, a few loads at the most; under
+# skewed updates the newer runs grow only by their distinct keys, and the next full merge may
+# lie beyond any cap (StepWindow.steady counts the window after it).
 CYCLE_CAP_LOADS = 12
 
 
