@@ -197,23 +197,14 @@ def universal_costs(rules: UniversalRules, preload: float, window: float, *,
         step = 0
         for step in range(w.total):
             counting = w.counting(step)
-            runs.insert(0, F)
+            merged, fulls, _, in_tree = _flush(runs, rules)
             if counting:
-                written += F
-            full_now = False
-            while (stretch := _pick(runs, rules)) is not None:
-                start, end = stretch
-                merged = sum(runs[start:end])
-                full_now |= end - start == len(runs)
-                if counting:
-                    written += merged
-                    full += end - start == len(runs)
-                    peak = max(peak, sum(runs) + merged)
-                runs[start:end] = [merged]
-            if counting:
+                written += F + merged
+                full += fulls
+                peak = max(peak, in_tree)
                 runs_sum += len(runs)
                 peak = max(peak, sum(runs))
-            if w.stop_after(step, full_now):
+            if w.stop_after(step, fulls > 0):
                 break
         if w.warm < 0 or w.start is not None:
             break
@@ -233,12 +224,28 @@ def runs_after(rules: UniversalRules, entries: float) -> tuple[list[float], bool
     runs: list[float] = []
     bottom = False
     for _ in range(int(round(entries / rules.flush_entries))):
-        runs.insert(0, rules.flush_entries)
-        while (stretch := _pick(runs, rules)) is not None:
-            start, end = stretch
-            bottom |= end == len(runs)
-            runs[start:end] = [sum(runs[start:end])]
+        bottom |= _flush(runs, rules)[2]
     return runs, bottom
+
+
+def _flush(runs: list[float], rules: UniversalRules) -> tuple[float, int, bool, float]:
+    """A flush of F entries into ``runs`` (newest first, changed in place), then the merges
+    U1-U4 pick, each done before the next is picked (a compaction that keeps up): the entries
+    they wrote, how many took every run, whether one took the oldest run (its output goes to
+    the last level), and the most entries on disk while one ran (its inputs beside its output,
+    and the rest)."""
+    runs.insert(0, rules.flush_entries)
+    written = peak = 0.0
+    full, oldest = 0, False
+    while (stretch := _pick(runs, rules)) is not None:
+        start, end = stretch
+        merged = sum(runs[start:end])
+        written += merged
+        full += end - start == len(runs)
+        oldest |= end == len(runs)
+        peak = max(peak, sum(runs) + merged)
+        runs[start:end] = [merged]
+    return written, full, oldest, peak
 
 
 @dataclass(frozen=True)
