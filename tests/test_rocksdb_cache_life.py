@@ -14,6 +14,7 @@ import pytest
 
 from cost_models.rocksdb_format import data_block_entries
 from cost_models.skew import LAYOUT_TOLERANCE, _CacheTerms, _characteristic_time, _dead_cached
+from tests.lru import touch
 from wacky_model.config import Configuration, Memory
 from wacky_model.pricing import file_skew_trees
 from wacky_model.types import Compaction, Design, KeyDistribution, System, Workload
@@ -99,13 +100,7 @@ def _simulated_lru(rates: np.ndarray, life: float, cache: int, reads: int, seed:
         key = (int(slot), version)
         if drop_dead:
             lru.pop((int(slot), version - 1), None)
-        hit = key in lru
-        if hit:
-            lru.move_to_end(key)
-        else:
-            lru[key] = None
-            if len(lru) > cache:
-                lru.popitem(last=False)
+        hit = touch(lru, key, cache)
         if i >= reads // 4:
             counted += 1
             hits += hit

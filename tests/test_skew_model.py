@@ -24,6 +24,7 @@ from cost_models.skew import (
     unique_writes,
     writes_for_unique,
 )
+from tests.lru import touch
 from validation import generators
 from validation.runner import validate
 from validation.scale import Scale
@@ -74,14 +75,7 @@ def _lru_hit_rate(block_rates: np.ndarray, capacity: int, requests: int, seed: i
     cache: OrderedDict[int, None] = OrderedDict()
     hits = 0  # counted after a warm-up of the first quarter
     for i, b in enumerate(stream.tolist()):
-        if b in cache:
-            cache.move_to_end(b)
-            if i >= requests // 4:
-                hits += 1
-        else:
-            cache[b] = None
-            if len(cache) > capacity:
-                cache.popitem(last=False)
+        hits += touch(cache, b, capacity) and i >= requests // 4
     return hits / (requests - requests // 4)
 
 

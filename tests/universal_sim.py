@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cost_models.universal import UniversalRules, _pick
+from tests.lru import touch
 
 
 @dataclass
@@ -88,13 +89,7 @@ def simulate(rules: UniversalRules, *, entries: int, theta: float, reads_per_wri
     def ask(run: Run, position: float, rank: int) -> None:
         block = (run.ident, min(int(np.searchsorted(run.positions, position)),
                                 run.positions.size - 1) // B)
-        hit = block in lru
-        if hit:
-            lru.move_to_end(block)
-        else:
-            lru[block] = True
-            if len(lru) > cache_blocks:
-                lru.popitem(last=False)
+        hit = touch(lru, block, cache_blocks)
         if state["counting"]:
             out.requests += 1
             out.misses += not hit
