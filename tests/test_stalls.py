@@ -317,33 +317,3 @@ def test_write_rate_refuses_universal_bursts() -> None:
                                        rate).first_stall is not None
     assert any(bursts.values()) and not all(bursts.values())
     assert kept == {k for k, held in bursts.items() if not held}
-
-
-def test_a_universal_report_gives_the_rate_below_which_no_burst_stalls() -> None:
-    """recommend --target rocksdb --profile: a universal pick's line gives T3u's burst-free
-    rate beside T2's average; at that rate its walk holds no write, a little above it does,
-    and a leveled configuration's line has no such rate."""
-    from wacky_model.rocksdb_tuning import UniversalConfig
-    from wacky_model.stalls import stall_report, stall_text, universal_bursts
-
-    for at, g in stock_grid(SYSTEM):
-        for comp, costs in zip(g.compactions, g.costs, strict=True):
-            if comp.style == "universal" and comp.universal.max_size_amplification_percent == 400:
-                config = UniversalConfig(comp.universal, at.buffer_bytes, at.bits_per_entry)
-                own_system = config.system(SYSTEM)
-                t = stall_report(costs.write_amp, config, own_system, MACHINE, None)
-                free = t["burst_free_rate"]
-                assert 0 < free <= t["sustainable_rate"]
-                assert universal_bursts(config, own_system, MACHINE, free).first_stall is None
-                if free < 0.95 * t["sustainable_rate"]:
-                    assert universal_bursts(config, own_system, MACHINE,
-                                            1.05 * free).first_stall is not None
-                line = stall_text("recommended", t)
-                assert f"{free:,.0f} without a stall while a full merge" in line
-        break
-    from wacky_model.rocksdb_tuning import RocksDBConfig
-
-    F = 256 << 10
-    t = stall_report(10.0, RocksDBConfig(10.0, 4, False, F, F, 10.0, 4 * F), SYSTEM, MACHINE,
-                     None)
-    assert "burst_free_rate" not in t and "on average" not in stall_text("defaults", t)

@@ -101,14 +101,13 @@ def universal_bursts(config: Any, system: System, machine: DeviceProfile, write_
                         controller(config.trigger, system.entry_bytes), until_held)
 
 
-def burst_free_rate(config: Any, system: System, machine: DeviceProfile,
-                    preload: float | None, window: float | None, upper: float,
-                    tolerance: float = 0.01) -> float:
+def burst_free_rate(config: Any, system: System, machine: DeviceProfile, preload: float,
+                    window: float, upper: float, tolerance: float = 0.01) -> float:
     """T3u's sustainable rate of universal compaction ``config``: the largest rate up to
     ``upper`` (T2's, say) at which its walk in time over ``window`` inserts after ``preload``
-    (None: :func:`universal_bursts`'s defaults) never holds the writer, by bisection to
-    ``tolerance`` of the rate. A writer at T2's average rate can still stall while a full
-    merge holds the compaction thread; below this one it does not."""
+    never holds the writer, by bisection to ``tolerance`` of the rate. A writer at T2's average
+    rate can still stall while a full merge holds the compaction thread; below this one it
+    does not."""
     if not upper > 0 or not 0 < tolerance < 1:
         raise ValueError(f"upper must be > 0 and tolerance in (0, 1); got {upper}, {tolerance}")
 
@@ -136,8 +135,6 @@ def stall_report(write_amp: float, config: Any, system: System, machine: DeviceP
     entry_bytes = system.entry_bytes
     rate = sustainable(write_amp, entry_bytes, machine)
     out: dict[str, Any] = {"sustainable_rate": rate, "profile": machine.name}
-    if hasattr(config, "trigger"):  # universal: T3u's rate, below which no burst stalls
-        out["burst_free_rate"] = burst_free_rate(config, system, machine, None, None, rate)
     if write_rate is not None and hasattr(config, "trigger"):  # universal: T3u
         timed = universal_bursts(config, system, machine, write_rate)
         held = timed.first_stall is not None
@@ -184,10 +181,6 @@ def stall_text(label: str, t: dict[str, Any]) -> str:
     """One line of T2 and T3 (:func:`stall_report`'s dict), for the CLI and the dashboard."""
     text = (f"{label}: sustains {t['sustainable_rate']:,.0f} inserts/s on {t['profile']} "
             "(T2: one compaction thread)")
-    if "burst_free_rate" in t:  # universal
-        text = (f"{label}: sustains {t['sustainable_rate']:,.0f} inserts/s on average on "
-                f"{t['profile']} (T2: one compaction thread), {t['burst_free_rate']:,.0f} "
-                "without a stall while a full merge holds that thread (T3u)")
     if "mix" in t:
         text += (f"; the workload's mix: {t['mix']['ops_per_second']:,.0f} operations/s from "
                  "one client thread (T6)")
