@@ -317,3 +317,22 @@ def test_write_rate_refuses_universal_bursts() -> None:
                                        rate).first_stall is not None
     assert any(bursts.values()) and not all(bursts.values())
     assert kept == {k for k, held in bursts.items() if not held}
+
+
+def test_a_universal_line_without_a_write_rate_says_t2_is_an_average() -> None:
+    """Without a write rate, a universal configuration's line says T2 is an average that a full
+    merge's burst may stall below (T3u), and how to check; a leveled one's does not, and with a
+    write rate the walk's verdict replaces the caveat."""
+    from cost_models.universal import UniversalOptions
+    from wacky_model.rocksdb_tuning import RocksDBConfig, UniversalConfig
+    from wacky_model.stalls import stall_report, stall_text
+
+    F = 256 << 10
+    universal = UniversalConfig(UniversalOptions(trigger=4), F, 10.0)
+    leveled = RocksDBConfig(10.0, 4, False, F, F, 10.0, 4 * F)
+    caveat = "a full merge may stall writes below it"
+    assert caveat in stall_text("recommended", stall_report(8.0, universal, SYSTEM, MACHINE,
+                                                            None))
+    assert caveat not in stall_text("defaults", stall_report(8.0, leveled, SYSTEM, MACHINE, None))
+    assert caveat not in stall_text("recommended", stall_report(
+        8.0, universal, universal.system(SYSTEM), MACHINE, 1000.0))

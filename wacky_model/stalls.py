@@ -134,7 +134,8 @@ def stall_report(write_amp: float, config: Any, system: System, machine: DeviceP
 
     entry_bytes = system.entry_bytes
     rate = sustainable(write_amp, entry_bytes, machine)
-    out: dict[str, Any] = {"sustainable_rate": rate, "profile": machine.name}
+    out: dict[str, Any] = {"sustainable_rate": rate, "profile": machine.name,
+                           "universal": hasattr(config, "trigger")}
     if write_rate is not None and hasattr(config, "trigger"):  # universal: T3u
         timed = universal_bursts(config, system, machine, write_rate)
         held = timed.first_stall is not None
@@ -181,6 +182,11 @@ def stall_text(label: str, t: dict[str, Any]) -> str:
     """One line of T2 and T3 (:func:`stall_report`'s dict), for the CLI and the dashboard."""
     text = (f"{label}: sustains {t['sustainable_rate']:,.0f} inserts/s on {t['profile']} "
             "(T2: one compaction thread)")
+    if t.get("universal") and "write_rate" not in t:
+        # T3u's burst-free rate takes a dozen walks of a whole cycle, 10-18 s at 2^31 entries
+        # and an 8 MiB buffer: a write rate asks for one walk, at that rate.
+        text += (" on average; a full merge may stall writes below it (T3u: give a write rate "
+                 "to check one)")
     if "mix" in t:
         text += (f"; the workload's mix: {t['mix']['ops_per_second']:,.0f} operations/s from "
                  "one client thread (T6)")
