@@ -68,9 +68,14 @@ class TidalRun:
 
 def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int = 1,
             stretch: float = 0.0, operations: int = OPERATIONS,
-            entries: int = ENTRIES, warmup: int = WARMUP, paged_cache: int = 0) -> TidalRun:
+            entries: int = ENTRIES, warmup: int = WARMUP, paged_cache: int = 0,
+            cache_bytes: int = 0) -> TidalRun:
     """One run: the load of ``entries``, then ``operations`` operations with ``ratio`` reads per
-    insert (the notebook runs a smaller load)."""
+    insert (the notebook runs a smaller load). ``paged_cache``: paged metadata through a cache
+    of that size; else ``cache_bytes``: a block cache for data blocks (metadata pinned)."""
+    if paged_cache and cache_bytes:
+        raise ValueError("give paged_cache (paged metadata) or cache_bytes (a data block "
+                         f"cache), not both; got {paged_cache}, {cache_bytes}")
     from native_engine import Engine
 
     rng = np.random.default_rng(seed)
@@ -86,7 +91,8 @@ def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int 
         e = Engine(Path(tmp) / "db", T=T, C=T - 1, X=1, K=0, Z=0, entry_bytes=ENTRY_BYTES,
                    buffer_bytes=BUFFER, granularity="file", file_bytes=FILE, bits_per_entry=10,
                    wal=False, **floating,
-                   **({"paged_metadata": True, "cache_bytes": paged_cache} if paged_cache else {}))
+                   **({"paged_metadata": True, "cache_bytes": paged_cache} if paged_cache
+                      else {"cache_bytes": cache_bytes} if cache_bytes else {}))
         for i in range(0, entries, ROUND):
             e.put_many(load[i:i + ROUND], value[:len(load[i:i + ROUND])])
         inserted = 0
