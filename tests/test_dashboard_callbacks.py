@@ -809,9 +809,6 @@ def test_bad_probe_device_and_floating_values_name_their_fields(change, expected
          "cache” ticked) with levels placed on devices (“Second device: read cost (block "
          "reads)”, “Second device: write cost (block reads)”) is not supported: G1 and D1 are "
          "not composed yet"),
-        ({"floating-gamma": 1, "cache-mib": 8},
-         "Cannot recommend: Tidal-tree's floating of hot files (“Floating γ (Tidal-tree; "
-         "empty: off)”) with a block cache (“Block cache (MiB)”) is not supported"),
         ({"floating-gamma": 1, "target": "rocksdb"},
          "Tidal-tree's floating of hot files (“Floating γ (Tidal-tree; empty: off)”) with the "
          "stock RocksDB target (“Target: Stock RocksDB”) is not supported: stock RocksDB only "

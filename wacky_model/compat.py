@@ -124,8 +124,8 @@ REFUSALS: tuple[Refusal, ...] = (
     _row("floating", "rocksdb", "stock RocksDB only moves data down: CompactFiles refuses an "
                                 "output level above its inputs, so floating needs a driver",
          physical=True),
-    _row("floating", "cache", "floated files are rewritten sooner, so their blocks leave the "
-                              "cache sooner (S6), which F1-F5 do not price yet"),
+    # floating with a cache is priced (F1-F4 on the skew model's cached costs; docs/MODEL.md
+    # "Floating with a cache" names what it leaves out and what that cost on the engine).
     _row("floating", "devices", "a float's writes land on its destination level's device, "
                                 "which F4 does not split by level yet"),
     _row("floating", "paged", "with paged filters a check costs a filter block's miss, which "
