@@ -10,7 +10,9 @@ each level's I/O at its device's costs, and counts the bytes each device writes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -86,3 +88,47 @@ def device_costs(ledger: LevelLedger, level_devices: tuple[int, ...],
         bytes_written_per_insert=tuple(map(float, written)),
         bytes_held=tuple(map(float, held)),
     )
+
+
+def skew_ledger(costs: Any, false_positives: Sequence[float], fpr: Sequence[float],
+                probed: Sequence[float], at: Sequence[int], levels: int,
+                range_runs: Sequence[float]) -> LevelLedger:
+    """D1's ledger of the skew model's costs (S2-S7, ``SkewedCosts``, per-level tuples from its
+    first level) with the per-level terms its totals sum (docs/MODEL.md "D1 under skew"): level
+    i's writes, its share of existing-key reads and false positives fp_i (``false_positives``)
+    missed at its hit rate, (s_i + fp_i)(1 - h_i), and a zero-result read's a_i p_i (1 - c_i)
+    (``probed`` a_i, ``fpr`` p_i, c_i the cached share). ``at`` is the ledger level of each of the
+    model's levels (0 = level 0), ``levels`` the ledger's length; ``range_runs`` the seeks per
+    ledger level, as the price takes them (the uniform model's, or S7r's through the cache)."""
+    n = len(costs.level_write_amp)
+    per_level = {"false_positives": false_positives, "fpr": fpr, "probed": probed, "at": at,
+                 "read_level_share": costs.read_level_share,
+                 "cache_hit_rate_per_level": costs.cache_hit_rate_per_level,
+                 "level_entries": costs.level_entries}
+    for name, v in per_level.items():
+        if len(v) != n:
+            raise ValueError(f"{name} has {len(v)} levels; the skew model has {n}")
+    at_arr = np.asarray(at, dtype=int)
+    if n and (at_arr.min() < 0 or at_arr.max() >= levels or len(set(at_arr.tolist())) != n):
+        raise ValueError(f"at must name distinct ledger levels in [0, {levels}); got "
+                         f"{at_arr.tolist()}")
+    if len(range_runs) != levels:
+        raise ValueError(f"range_runs has {len(range_runs)} levels; the ledger has {levels}")
+    # S7f: with no cache the cached shares are empty or zero, and nothing is cached.
+    cached = np.asarray(costs.cached_share_per_level or np.zeros(n), dtype=float)
+    miss = 1.0 - np.asarray(costs.cache_hit_rate_per_level, dtype=float)
+    point = (np.asarray(costs.read_level_share) + np.asarray(false_positives)) * miss
+    zero = np.asarray(probed) * np.asarray(fpr) * (1.0 - cached)
+
+    def spread(x: Any) -> np.ndarray:
+        out = np.zeros(levels)
+        out[at_arr] = np.asarray(x, dtype=float)
+        return out
+
+    point_read = spread(point)
+    # Under skew existing-key reads are priced as drawn from the read distribution: the
+    # uniform expectation gives way to it, as in the price's row.
+    return LevelLedger(writes=spread(costs.level_write_amp), zero_result=spread(zero),
+                       point_read=point_read, point_read_uniform=point_read,
+                       range_runs=np.asarray(range_runs, dtype=float),
+                       entries=spread(costs.level_entries))

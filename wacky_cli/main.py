@@ -137,7 +137,7 @@ def _devices_of(design: Design, compaction: Compaction, system: System,
         return None
     from cost_models.devices import devices_of_levels
     from wacky_model.config import Configuration
-    from wacky_model.pricing import ledger_of, price
+    from wacky_model.pricing import price
 
     mix = workload or Workload(point_reads=0.25, zero_reads=0.25, writes=0.25,
                                range_reads=0.25)
@@ -147,7 +147,8 @@ def _devices_of(design: Design, compaction: Compaction, system: System,
         raise ValueError(compaction_flags(str(e))) from None
     assert p.devices is not None
     names = [d.name for d in system.devices] or ["own"]
-    where = devices_of_levels(compaction.level_devices, len(ledger_of(p.detail).writes))
+    assert p.ledger is not None  # priced with D1, as p.devices says
+    where = devices_of_levels(compaction.level_devices, len(p.ledger.writes))
     return {"level_devices": [int(d) for d in where],
             "devices": [{"name": n, "levels": [i for i, d in enumerate(where) if d == k],
                          "bytes_held": h, "bytes_written_per_insert": w}

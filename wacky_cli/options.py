@@ -494,7 +494,8 @@ def compaction_flags(message: str) -> str:
     message = re.sub(r"\b(log|buffer) \((L2SM|LSbM)\)",
                      lambda m: "--log-ratio" if m.group(1) == "log" else "--compaction-buffer",
                      message)
-    return re.sub(r"\b(granularity|file_bytes|level1_runs|level0_trigger|file_pick|"
+    # (?<!-): a name already given as its flag (the compat table's words) stays one.
+    return re.sub(r"(?<!-)\b(granularity|file_bytes|level1_runs|level0_trigger|file_pick|"
                   r"l0_partitions|level_devices)\b",
                   lambda m: "--" + m.group(1).replace("_", "-").replace("level0-trigger",
                                                                         "level1-runs"),

@@ -47,11 +47,12 @@ def candidates(levels: int, devices: int) -> list[tuple[int, ...]]:
 def place(config: Configuration, workload: Workload, system: System) -> tuple[Placed, list[Placed]]:
     """The cheapest placement of ``config`` that fits ``system``'s devices, and every one
     priced. ValueError when none fits (the data outgrows the devices together)."""
-    from wacky_model.pricing import ledger_of, price
+    from wacky_model.pricing import price
 
     base = price(dataclasses.replace(config, compaction=dataclasses.replace(
         config.compaction, level_devices=())), workload, system)
-    levels = len(ledger_of(base.detail).writes)  # level 0 and Levels 1..L
+    # Level 0 and Levels 1..L; with one device (no D1) the one placement is ().
+    levels = 0 if base.ledger is None else len(base.ledger.writes)
     capacity = [d.capacity_bytes for d in system.devices] or [float("inf")]
     priced = []
     for level_devices in candidates(levels, max(1, len(system.devices))):

@@ -13,7 +13,8 @@ the workload and the system put in play, and returns one cost type (:class:`Pric
   through the block cache (stock RocksDB leveled configurations); F1-F4 when Tidal-tree floats
   hot files (the checks an existing-key read saves, at the system's probe cost, and the floats'
   writes); and D1 when levels sit on devices of different costs (each level's I/O, from the
-  per-level ledger, at its device's).
+  per-level ledger, at its device's: the cycle model's, or under skew or a cache the whole-level
+  skew model's terms, :func:`skewed_ledger`).
 
 Θ is Eq 16 applied once (:mod:`cost_models.objective`) to the cost row, with the workload's
 weights, or with ``rho`` the robust objective's worst case. The search prices its tables with
@@ -29,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from cost_models.devices import DeviceCosts, LevelLedger, device_costs
+from cost_models.devices import DeviceCosts, LevelLedger, device_costs, skew_ledger
 from cost_models.objective import COST_ROW, cost_row, theta_shared
 from cost_models.tidal import FloatCosts
 from wacky_model.config import Configuration, Memory, features_of, keys_of, weights_of
@@ -61,6 +62,7 @@ class Priced:
     detail: Any = None  # the model's own result (its per-level figures)
     devices: DeviceCosts | None = None  # D1, when levels are placed on devices
     floating: FloatCosts | None = None  # F1-F4, when hot files float (Compaction.floating)
+    ledger: LevelLedger | None = None  # D1's per-level I/O, when levels are placed on devices
 
     def to_dict(self) -> dict[str, Any]:
         return {"configuration": self.configuration.to_dict(), "model": self.model,
@@ -98,6 +100,7 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     point_read, write_amp, hit, detail = costs.point_read, costs.write_amp, None, costs
     zero_result_read = costs.zero_result_read
     ranges = None  # S7r: stock RocksDB's range reads through its cache, (runs, spread)
+    skew_parts = None  # the whole-level skew model's (tree, costs), for D1's ledger
     if needs_skew_model(workload, s):
         if c.granularity == "file" or c.style == "universal":
             from wacky_model.skew import analysis_of
@@ -107,10 +110,13 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
             ranges = cached_ranges(config, raw, blocks)
             k = analysis_of(raw)
         else:
-            from wacky_model.skew import skew_analysis
+            from wacky_model.skew import analysis_of, cache_blocks, skew_tree
 
-            k = skew_analysis(config.design, s, workload)
+            tree = skew_tree(config.design, s, workload)
+            raw = tree.costs(cache_blocks(s))
+            k = analysis_of(raw)
             name = "skew"
+            skew_parts = (tree, raw)
         point_read, write_amp, hit, detail = k.point_read, k.write_amp, k.cache_hit_rate, k
         zero_result_read = k.zero_result_read
     floated = None
@@ -128,9 +134,10 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
                    range_spread=1.0 if ranges is None else ranges[1],
                    point_read_uniform=(costs.point_read_uniform if hit is None and detail is costs
                                        else None), filter_probes=probes)
-    on_devices = None
+    on_devices = ledger = None
     if "devices" in features:
-        on_devices = placed_costs(ledger_of(costs), c.level_devices, s)
+        ledger = ledger_of(costs) if detail is costs else skewed_ledger(costs, skew_parts)
+        on_devices = placed_costs(ledger, c.level_devices, s)
         # D1: each level's I/O at its device's costs. Θ's weights carry φ for writes, which
         # the device costs include: the row's write term is in units of φ.
         row = cost_row(point_read=on_devices.point_read,
@@ -142,7 +149,7 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     return Priced(config, name, keys_of(workload, s), float(write_amp), float(point_read),
                   float(zero_result_read), float(range_runs),
                   float(costs.memory_bits_per_entry), row, theta, hit, detail, on_devices,
-                  floated)
+                  floated, ledger)
 
 
 def _paged(config: Configuration, system: System, costs: Any) -> Any:
@@ -204,6 +211,27 @@ def ledger_of(costs: Any) -> LevelLedger:
         raise ValueError("levels on devices (D1) need the finite model's or the partial-merge "
                          "model's per-level costs")
     return ledger
+
+
+def skewed_ledger(costs: Any, skew_parts: tuple[Any, Any] | None) -> LevelLedger:
+    """D1's ledger under the skew model (docs/MODEL.md "D1 under skew"): the whole-level skew
+    model's ``(tree, costs)`` split by level, Levels 1..L at ledger levels 1..L (level 0 holds
+    nothing), range seeks the uniform model's (``costs``' ledger), as the price takes them."""
+    if skew_parts is None:
+        raise ValueError(
+            "levels on devices (D1) with skewed keys or a cache are priced for whole levels: "
+            "the file-granular skew model (S2f) does not say which of the engine's levels each "
+            "of its levels is (it keeps the non-empty levels of its own walk), so its reads "
+            "and writes cannot be placed yet")
+    tree, raw = skew_parts
+    runs = ledger_of(costs).range_runs
+    n = len(raw.level_write_amp)
+    # Under updates the skew model's tree can hold a level fewer than the finite model's (its
+    # levels hold distinct keys and their duplicates): the ledger spans both, each summing to
+    # its own model's totals.
+    levels = max(len(runs), 1 + n)
+    return skew_ledger(raw, tree.false_positives, tree.fpr, tree.probed, range(1, 1 + n),
+                       levels, np.pad(runs, (0, levels - len(runs))))
 
 
 def placed_costs(ledger: LevelLedger, level_devices: tuple[int, ...],
