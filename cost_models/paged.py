@@ -15,7 +15,8 @@ the blocks of merged files leave the cache sooner (S6); that is not priced here 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 from scipy.optimize import brentq
@@ -85,7 +86,8 @@ def native_paged_levels(levels: list[dict], key_lo: float, key_hi: float) -> lis
             filter_bytes=float(np.mean([native_filter_bytes(r["entries"],
                                                             r["filter_bits_per_key"])
                                         for r in runs])) + NATIVE_CACHE_ENTRY_BYTES,
-            index_bytes=native_index_bytes(blocks / n) + NATIVE_CACHE_ENTRY_BYTES))
+            index_bytes=native_index_bytes(blocks / n) + NATIVE_CACHE_ENTRY_BYTES,
+            level=int(lv["level"])))
     return out
 
 
@@ -101,6 +103,7 @@ class PagedLevel:
     share: float  # the share of the data's keys that live here (existing-key reads)
     filter_bytes: float  # one file's filter block
     index_bytes: float  # one file's index block
+    level: int = 0  # the tree's level (0: level 0), for D1's ledger (empty levels are left out)
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,10 @@ class PagedReads:
     characteristic_time: float  # Che's T, in reads
     # I/O per zero-result read by kind: filter, index and data block misses.
     zero_result_by_kind: tuple[float, float, float]
+    # Each read kind's I/O by level, in the order of the levels given (D1's ledger).
+    zero_result_by_level: tuple[float, ...] = ()
+    point_uniform_by_level: tuple[float, ...] = ()
+    point_deepest_by_level: tuple[float, ...] = ()
 
 
 def paged_reads(levels: list[PagedLevel], cache_bytes: float, block_bytes: float,
@@ -149,19 +156,53 @@ def paged_reads(levels: list[PagedLevel], cache_bytes: float, block_bytes: float
     t = _characteristic_time(rates, counts, sizes, cache_bytes)
     hit = -np.expm1(-rates * t) if np.isfinite(t) else np.where(rates > 0, 1.0, 0.0)
     hf, hx, hd = hit[:n], hit[n:2 * n], hit[2 * n:]
-    z_filter = float(np.sum(cover * (1.0 - hf)))
-    z_index = float(np.sum(cover * fpr * (1.0 - hx)))
-    z_data = float(np.sum(cover * fpr * (1.0 - hd)))
+    z_filter, z_index, z_data = cover * (1.0 - hf), cover * fpr * (1.0 - hx), \
+        cover * fpr * (1.0 - hd)
     miss_probe = (1.0 - hf) + fpr * ((1.0 - hx) + (1.0 - hd))  # a probe that finds nothing
     miss_own = (1.0 - hf) + (1.0 - hx) + (1.0 - hd)  # the probe that finds the key
-    point = float(np.sum(cover * below * miss_probe + share * miss_own))
+    point = cover * below * miss_probe + share * miss_own
     deepest = int(np.flatnonzero(share > 0)[-1]) if np.any(share > 0) else n - 1
-    worst = float(np.sum((cover * miss_probe)[:deepest]) + miss_own[deepest]) if n else 0.0
-    return PagedReads(zero_result_read=z_filter + z_index + z_data, point_read_uniform=point,
-                      point_read_deepest=worst,
+    worst = np.zeros(n)
+    if n:
+        worst[:deepest] = (cover * miss_probe)[:deepest]
+        worst[deepest] = miss_own[deepest]
+    zero = z_filter + z_index + z_data
+    return PagedReads(zero_result_read=float(np.sum(zero)), point_read_uniform=float(np.sum(point)),
+                      point_read_deepest=float(np.sum(worst)),
                       filter_hit=tuple(map(float, hf)), index_hit=tuple(map(float, hx)),
                       data_hit=tuple(map(float, hd)), characteristic_time=float(t),
-                      zero_result_by_kind=(z_filter, z_index, z_data))
+                      zero_result_by_kind=(float(np.sum(z_filter)), float(np.sum(z_index)),
+                                           float(np.sum(z_data))),
+                      zero_result_by_level=tuple(map(float, zero)),
+                      point_uniform_by_level=tuple(map(float, point)),
+                      point_deepest_by_level=tuple(map(float, worst)))
+
+
+def with_paged_reads(costs: Any, levels: list[PagedLevel], zero: PagedReads,
+                     present: PagedReads) -> Any:
+    """``costs`` (a cycle model's, with ``zero_result_read``, ``point_read``,
+    ``point_read_uniform`` and D1's per-level ``ledger``) with G1's reads: ``zero`` priced with
+    the cache filled by zero-result reads, ``present`` by existing keys. The ledger's reads
+    become each level's misses (filter, index and data blocks, where the level's files live),
+    so D1 places a miss on its level's device."""
+    ledger = costs.ledger
+    if ledger is not None:
+        at = [lv.level for lv in levels]
+        if at and max(at) >= len(ledger.writes):
+            raise ValueError(f"G1's levels reach level {max(at)}; the ledger has "
+                             f"{len(ledger.writes)}")
+
+        def by_level(terms: tuple[float, ...]) -> np.ndarray:
+            out = np.zeros(len(ledger.writes))
+            np.add.at(out, at, terms)
+            return out
+
+        ledger = replace(ledger, zero_result=by_level(zero.zero_result_by_level),
+                         point_read=by_level(present.point_deepest_by_level),
+                         point_read_uniform=by_level(present.point_uniform_by_level))
+    return replace(costs, zero_result_read=zero.zero_result_read,
+                   point_read=present.point_read_deepest,
+                   point_read_uniform=present.point_read_uniform, ledger=ledger)
 
 
 def _characteristic_time(rates: np.ndarray, counts: np.ndarray, sizes: np.ndarray,

@@ -804,11 +804,6 @@ def test_bad_probe_device_and_floating_values_name_their_fields(change, expected
         ({"paged-metadata": ["on"]},
          "Cannot recommend: paged filters and indexes (“filters and indexes paged through the "
          "cache” ticked) on the native engine needs “Merges: Files”"),
-        ({"paged-metadata": ["on"], "merges": "file", "device2-read": 10, "device2-write": 10},
-         "Cannot recommend: paged filters and indexes (“filters and indexes paged through the "
-         "cache” ticked) with levels placed on devices (“Second device: read cost (block "
-         "reads)”, “Second device: write cost (block reads)”) is not supported: G1 and D1 are "
-         "not composed yet"),
         ({"floating-gamma": 1, "target": "rocksdb"},
          "Tidal-tree's floating of hot files (“Floating γ (Tidal-tree; empty: off)”) with the "
          "stock RocksDB target (“Target: Stock RocksDB”) is not supported: stock RocksDB only "

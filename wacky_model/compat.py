@@ -106,8 +106,7 @@ REFUSALS: tuple[Refusal, ...] = (
                                "runs are not priced with paged metadata yet"),
     _row("paged", "paper", "the paper's Eq 8-16 keep every filter and fence in memory",
          physical=True),
-    _row("paged", "devices", "G1 and D1 are not composed yet: a cache miss's device is not "
-                             "priced"),
+    # paged metadata on devices is priced: G1's misses by level at each level's device (D1).
     _row("paged", "hash_levels", "the native engine pages Bloom filters only: a hash level's "
                                  "table stays in memory, and the engine refuses the pair"),
     _row("paged", "lsbm_buffer", "the native engine does not page the buffered files' filters "
@@ -189,7 +188,9 @@ def features_in(workload: Workload, system: System, model: str = "finite",
                 rho: float | None = None, constraints: Constraints | None = None) -> set[str]:
     """The features of :data:`FEATURES` that a recommendation's inputs put in play."""
     return {name for name, used in (
-        ("skew", workload.skewed), ("cache", system.cache_bytes > 0),
+        # a cache the skew model prices: with paged metadata G1 prices it ("paged")
+        ("skew", workload.skewed),
+        ("cache", system.cache_bytes > 0 and not system.paged_metadata),
         ("paper", model == "paper"), ("robust", rho is not None),
         ("guardrails", constraints is not None and constraints.active),
         ("memory_split", system.memory_split), ("probe_cost", system.probe_cost > 0),

@@ -265,14 +265,15 @@ def native_paged_levels(design: Design, system: System, compaction: Compaction,
     level_fprs = [fprs[0] if levels else 1.0, *fprs]
     total = max(1.0, sum(sizes))
     out = []
-    for s, f, c, b, p in zip(sizes, files, spans, level_bits, level_fprs, strict=True):
+    for level, (s, f, c, b, p) in enumerate(zip(sizes, files, spans, level_bits, level_fprs,
+                                                strict=True)):
         if s <= 0 or f <= 0:
             continue
         f = max(1.0, f)
         blocks = s / B
         out.append(PagedLevel(files=f, data_blocks=blocks, coverage=float(c), fpr=float(p),
                               share=s / total, filter_bytes=native_filter_bytes(s / f, b),
-                              index_bytes=native_index_bytes(blocks / f)))
+                              index_bytes=native_index_bytes(blocks / f), level=level))
     return out
 
 
@@ -283,14 +284,9 @@ def native_paged_costs(costs: LeveledCosts, design: Design, system: System,
     cache filled by that kind alone, through ``system.cache_bytes``, as
     ``rocksdb_model.paged_costs`` prices RocksDB's. The engine's cache charges an entry its
     contents only, so a data block is ``block_bytes``."""
-    from dataclasses import replace
-
-    from cost_models.paged import NATIVE_CACHE_ENTRY_BYTES, paged_reads
+    from cost_models.paged import NATIVE_CACHE_ENTRY_BYTES, paged_reads, with_paged_reads
 
     levels = native_paged_levels(design, system, compaction, costs.window)
     block = system.block_bytes + NATIVE_CACHE_ENTRY_BYTES
-    zero = paged_reads(levels, system.cache_bytes, block, 1.0)
-    present = paged_reads(levels, system.cache_bytes, block, 0.0)
-    return replace(costs, zero_result_read=zero.zero_result_read,
-                   point_read=present.point_read_deepest,
-                   point_read_uniform=present.point_read_uniform)
+    return with_paged_reads(costs, levels, paged_reads(levels, system.cache_bytes, block, 1.0),
+                            paged_reads(levels, system.cache_bytes, block, 0.0))

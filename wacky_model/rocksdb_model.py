@@ -139,7 +139,7 @@ def paged_levels(export: RocksDBExport, entries: float,
     spans = [w.level0_runs, *(w.level_coverage or w.level_in_use)]
     total = max(1.0, sum(sizes))
     out = []
-    for s, f, c in zip(sizes, files, spans, strict=True):
+    for level, (s, f, c) in enumerate(zip(sizes, files, spans, strict=True)):
         if s <= 0 or f <= 0:
             continue
         f = max(1.0, f)
@@ -147,7 +147,8 @@ def paged_levels(export: RocksDBExport, entries: float,
         out.append(PagedLevel(
             files=f, data_blocks=blocks, coverage=float(c), fpr=p, share=s / total,
             filter_bytes=rocksdb_filter_bytes(s / f, bits) + ROCKSDB_CACHE_ENTRY_BYTES,
-            index_bytes=blocks / f * ROCKSDB_INDEX_BYTES_PER_BLOCK + ROCKSDB_CACHE_ENTRY_BYTES))
+            index_bytes=blocks / f * ROCKSDB_INDEX_BYTES_PER_BLOCK + ROCKSDB_CACHE_ENTRY_BYTES,
+            level=level))
     return out
 
 
@@ -156,15 +157,10 @@ def paged_costs(costs: LeveledCosts, export: RocksDBExport) -> LeveledCosts:
     metadata (``System.paged_metadata``): each kind of point read priced with the cache filled
     by that kind alone (what ``wacky sweep paged`` measures), through the system's block cache.
     The window's merges do not invalidate cached blocks in G1 (a settled tree)."""
-    from dataclasses import replace
-
-    from cost_models.paged import ROCKSDB_CACHE_ENTRY_BYTES, paged_reads
+    from cost_models.paged import ROCKSDB_CACHE_ENTRY_BYTES, paged_reads, with_paged_reads
 
     system = export.system
     levels = paged_levels(export, system.entries, costs.window)
     block = system.block_bytes + ROCKSDB_CACHE_ENTRY_BYTES
-    zero = paged_reads(levels, system.cache_bytes, block, 1.0)
-    present = paged_reads(levels, system.cache_bytes, block, 0.0)
-    return replace(costs, zero_result_read=zero.zero_result_read,
-                   point_read=present.point_read_deepest,
-                   point_read_uniform=present.point_read_uniform)
+    return with_paged_reads(costs, levels, paged_reads(levels, system.cache_bytes, block, 1.0),
+                            paged_reads(levels, system.cache_bytes, block, 0.0))
