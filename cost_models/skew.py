@@ -499,8 +499,9 @@ class LatestWrites:
         age = 0.5 * (read.lo + read.hi).astype(float)
         beyond = touched[np.searchsorted(age, edges, side="right")]
         klo, khi = self.bins.lo.astype(float), self.bins.hi.astype(float)
-        # No update took the key since edge e: the landing's factor and the placement's.
-        kept = np.exp(-self._recent_hazard(edges, self.positions(klo, khi), hist))
+        # No update took the key since edge e: the landing's factor and the placement's (``pos``
+        # is the key bins' positions(klo, khi), kept at construction).
+        kept = np.exp(-self._recent_hazard(edges, self.pos, hist))
         landing = _between(touched[:1], kept * beyond)
         stay = self.placement(edges, klo, khi, hist, kept)
         rate = np.where(stay > 1e-12, landing / np.maximum(stay, 1e-12), 0.0)

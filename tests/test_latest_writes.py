@@ -209,8 +209,11 @@ def test_latest_reads_keep_the_rows_every_history_shares(history: float) -> None
                         history_writes=history)
     keys = key_map(50_000, w, tabulate=False)
     read, mass = keys.bins, keys.r * keys.count
+    lw = keys.latest  # latest_reads takes its key bins' ranks from pos, kept at construction
+    assert np.array_equal(lw.positions(lw.bins.lo.astype(float), lw.bins.hi.astype(float)),
+                          lw.pos)
     hists = [0.0, 7.0, 600.0, 12_345.5, 49_999.0, 50_000.0, 1e6, math.inf, 3_000.0]
     for h in hists:
-        rows = keys.latest._touch_rows(read.lo, read.hi, mass, h)
+        rows = lw._touch_rows(read.lo, read.hi, mass, h)
         whole = np.vstack([np.cumsum(rows[::-1], axis=0)[::-1], np.zeros((1, rows.shape[1]))])
-        assert np.array_equal(keys.latest._touched(read, mass, h), whole)
+        assert np.array_equal(lw._touched(read, mass, h), whole)
