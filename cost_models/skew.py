@@ -249,7 +249,8 @@ class LatestWrites:
     split: int = 0
     weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
     far: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    _reads: dict = field(default_factory=dict, repr=False)  # S3's latest-reads sums, by H
+    # S3's latest-reads sums by H (inf: every H past the read bins), and "rows": H = inf's rows.
+    _reads: dict = field(default_factory=dict, repr=False)
     _area: dict = field(default_factory=dict, repr=False)  # S2f's table of int_0^w D
 
     def _far(self, y: np.ndarray) -> np.ndarray:
@@ -417,33 +418,35 @@ class LatestWrites:
         back = np.minimum((1.0 - self.u) * after, pos[None, :])  # it was not there before
         return (self.u / (1.0 - self.u) / self.zeta) * self.rise(pos[None, :] - back, back)
 
-    def survival(self, age: np.ndarray, lo: np.ndarray, hi: np.ndarray, hist: float
-                 ) -> np.ndarray:
+    def survival(self, age: np.ndarray, lo: np.ndarray, hi: np.ndarray, hist: float,
+                 kept: np.ndarray | None = None) -> np.ndarray:
         """(ages, bins): P(the newest write of a key of ranks [lo, hi) now is older than A): it
         was inserted before A (its rank is at least I(A); a share of a bin) and no update took
-        it since."""
+        it since (``kept``, e^-hazard, when the caller has it)."""
         lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
         age = np.asarray(age, dtype=float)
         with np.errstate(invalid="ignore"):
             share = np.clip((hi[None, :] - self.inserts(age, hist)[:, None]) / (hi - lo)[None, :],
                             0.0, 1.0)
         share = np.nan_to_num(share, nan=0.0)
-        return share * np.exp(-self._recent_hazard(age, self.positions(lo, hi), hist))
+        if kept is None:
+            kept = np.exp(-self._recent_hazard(age, self.positions(lo, hi), hist))
+        return share * kept
 
-    def placement(self, edges: np.ndarray, lo: np.ndarray, hi: np.ndarray, hist: float
-                  ) -> np.ndarray:
-        """S3 (bands, bins): where keys of ranks [lo, hi) now have their newest version."""
-        return _between(1.0, self.survival(edges, lo, hi, hist))
+    def placement(self, edges: np.ndarray, lo: np.ndarray, hi: np.ndarray, hist: float,
+                  kept: np.ndarray | None = None) -> np.ndarray:
+        """S3 (bands, bins): where keys of ranks [lo, hi) now have their newest version
+        (``kept``: :meth:`survival`'s)."""
+        return _between(1.0, self.survival(edges, lo, hi, hist, kept))
 
-    def _touched(self, read: RankBins, mass: np.ndarray, hist: float) -> np.ndarray:
-        """(read bins + 1, key bins): over the writes of age bin j and beyond, P(a read of that
-        write) x the chance it touched each key of a key bin: an insert (1 - u) of the key now at
-        rank I(r), an update u of the key now at a. Kept per H, the same for every design."""
-        if hist in self._reads:
-            return self._reads[hist]
+    def _touch_rows(self, read_lo: np.ndarray, read_hi: np.ndarray, mass: np.ndarray,
+                    hist: float) -> np.ndarray:
+        """(read bins, key bins): P(a read of a write of read bin j) x the chance that write
+        touched each key of a key bin (:meth:`_touched`). Row j depends on read bin j alone, so
+        the rows of a slice of the read bins are that slice of the rows."""
         u, klo, khi = self.u, self.bins.lo.astype(float), self.bins.hi.astype(float)
         c = khi - klo
-        rlo, rhi = read.lo.astype(float), read.hi.astype(float)
+        rlo, rhi = read_lo.astype(float), read_hi.astype(float)
         age = 0.5 * (rlo + rhi)
         after = age < hist
         ins_share = np.where(after, 1.0 - u, 1.0)[:, None]
@@ -455,10 +458,34 @@ class LatestWrites:
         then = self.inserts(age, hist)[:, None]
         upd = (self.cumulative(np.maximum(khi - then, 0.0))
                - self.cumulative(np.maximum(klo - then, 0.0))) / (self.zeta * c)
-        touch = mass[:, None] * (ins_share * ins + upd_share * upd)
-        out = np.vstack([np.cumsum(touch[::-1], axis=0)[::-1], np.zeros((1, c.size))])
+        return mass[:, None] * (ins_share * ins + upd_share * upd)
+
+    def _touched(self, read: RankBins, mass: np.ndarray, hist: float) -> np.ndarray:
+        """(read bins + 1, key bins): over the writes of age bin j and beyond, P(a read of that
+        write) x the chance it touched each key of a key bin: an insert (1 - u) of the key now at
+        rank I(r), an update u of the key now at a. Kept per H, the same for every design.
+
+        A read bin whose writes all came after the load (its oldest age at most H) has the same
+        row at every such H, H = inf's: I(r) = (1 - u) r there. So every H past the last bin is
+        H = inf, and below it only the older bins' rows are computed again (U5r asks at each
+        sampled flush's own H, hundreds of them a design)."""
+        after = int(np.searchsorted(read.hi.astype(float), hist, side="right"))  # hi <= H
+        key = math.inf if after == read.hi.size else hist
+        if key in self._reads:
+            return self._reads[key]
+        if key == math.inf or after == 0:
+            touch = self._touch_rows(read.lo, read.hi, mass, key)
+        else:
+            self._touched(read, mass, math.inf)  # keeps H = inf's rows as "rows"
+            touch = np.vstack([self._reads["rows"][:after],
+                               self._touch_rows(read.lo[after:], read.hi[after:], mass[after:],
+                                                hist)])
+        out = np.vstack([np.cumsum(touch[::-1], axis=0)[::-1], np.zeros((1, touch.shape[1]))])
         out.setflags(write=False)
-        self._reads[hist] = out
+        self._reads[key] = out
+        if key == math.inf:
+            touch.setflags(write=False)
+            self._reads["rows"] = touch
         return out
 
     def latest_reads(self, edges: np.ndarray, read: RankBins, mass: np.ndarray, hist: float
@@ -472,9 +499,11 @@ class LatestWrites:
         age = 0.5 * (read.lo + read.hi).astype(float)
         beyond = touched[np.searchsorted(age, edges, side="right")]
         klo, khi = self.bins.lo.astype(float), self.bins.hi.astype(float)
-        older = np.exp(-self._recent_hazard(edges, self.positions(klo, khi), hist)) * beyond
-        landing = _between(touched[:1], older)
-        stay = self.placement(edges, klo, khi, hist)
+        # No update took the key since edge e: the landing's factor and the placement's (``pos``
+        # is the key bins' positions(klo, khi), kept at construction).
+        kept = np.exp(-self._recent_hazard(edges, self.pos, hist))
+        landing = _between(touched[:1], kept * beyond)
+        stay = self.placement(edges, klo, khi, hist, kept)
         rate = np.where(stay > 1e-12, landing / np.maximum(stay, 1e-12), 0.0)
         return stay, self.bins.count, rate
 

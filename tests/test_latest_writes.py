@@ -196,3 +196,24 @@ def test_latest_writes_are_predicted_at_small_scale(reads: str, tmp_path) -> Non
     assert abs(p.cache_hit_rate - m.cache_hit_rate) <= 0.05
     assert abs(p.point_read_uniform - m.point_read_uniform) <= max(
         0.15 * m.point_read_uniform, 0.02)
+
+
+@pytest.mark.parametrize("history", [20_000.0, math.inf])
+def test_latest_reads_keep_the_rows_every_history_shares(history: float) -> None:
+    # S3's latest reads under latest writes: a read bin whose writes all came after the load has
+    # H = inf's row at every such H, so _touched keeps those rows and computes the others again.
+    # At every H, before the read bins, among them and past them, in any order, that gives
+    # the sums computed whole, bit for bit.
+    w = skewed_workload(Workload(0.2, 0.1, 0.6, 0.1, write_keys="latest:1.2",
+                                 read_keys="latest:1.2", update_fraction=0.5),
+                        history_writes=history)
+    keys = key_map(50_000, w, tabulate=False)
+    read, mass = keys.bins, keys.r * keys.count
+    lw = keys.latest  # latest_reads takes its key bins' ranks from pos, kept at construction
+    assert np.array_equal(lw.positions(lw.bins.lo.astype(float), lw.bins.hi.astype(float)),
+                          lw.pos)
+    hists = [0.0, 7.0, 600.0, 12_345.5, 49_999.0, 50_000.0, 1e6, math.inf, 3_000.0]
+    for h in hists:
+        rows = lw._touch_rows(read.lo, read.hi, mass, h)
+        whole = np.vstack([np.cumsum(rows[::-1], axis=0)[::-1], np.zeros((1, rows.shape[1]))])
+        assert np.array_equal(lw._touched(read, mass, h), whole)
