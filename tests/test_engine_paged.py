@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -151,6 +152,35 @@ def test_refused_combinations(tmp_path: Path) -> None:
                **SMALL)
 
 
+ZERO_KEYS, ZERO_READS, ZERO_BLOCK = 50_000, 20_000, 1024
+
+
+def zero_result_window(cache: int, rng: Any,
+                       placed: tuple[int, ...] = ()) -> tuple[dict, dict, list]:
+    """G1's check on the engine: ZERO_KEYS even keys in levels of 16 KiB files (blocks of
+    ZERO_BLOCK bytes) with paged metadata through ``cache`` bytes (levels on the devices
+    ``placed`` gives, D1), ZERO_READS zero-result reads to warm the cache, then as many
+    measured: the stats before and after them, and the engine's ``levels()``."""
+    import tempfile
+
+    import numpy as np
+
+    n, reads = ZERO_KEYS, ZERO_READS
+    with tempfile.TemporaryDirectory() as d:
+        dirs = ["" if dev == 0 else str(Path(d) / f"device{dev}") for dev in placed]
+        with Engine(Path(d) / "db", T=4, entry_bytes=64, block_bytes=ZERO_BLOCK,
+                    buffer_bytes=64 << 10, granularity="file", file_bytes=16 << 10,
+                    filters="uniform", bits_per_entry=10, wal=False, paged_metadata=True,
+                    cache_bytes=cache, **({"level_dirs": dirs} if dirs else {})) as e:
+            keys = rng.permutation(n).astype(np.uint64) * 2
+            e.put_many(keys, np.zeros((n, 56), np.uint8))
+            e.flush()
+            e.get_many((rng.integers(0, n, reads) * 2 + 1).astype(np.uint64))  # warm-up
+            s0 = e.stats()
+            e.get_many((rng.integers(0, n, reads) * 2 + 1).astype(np.uint64))
+            return s0, e.stats(), e.levels()
+
+
 def test_g1_predicts_the_metadata_misses_of_zero_result_reads() -> None:
     """MODEL.md G1 with the native engine's block sizes (cost_models.paged.native_*) against
     the engine: 50,000 keys in levels of 16 KiB files (about 200 files, 1.9 probes per
@@ -162,35 +192,23 @@ def test_g1_predicts_the_metadata_misses_of_zero_result_reads() -> None:
     sampling error of 20,000 reads is about 0.5%. 10% leaves room for Che's approximation on
     ~200 files and for the seed, and is far below the gap between the two caches (a factor of
     1.8) or between paged and pinned (no metadata reads at all)."""
-    import tempfile
 
     import numpy as np
 
     from cost_models.paged import native_paged_levels, paged_reads
 
-    n, reads, block = 50_000, 20_000, 1024
     rng = np.random.default_rng(1)
     measured, predicted = [], []
     for cache in (8 << 10, 24 << 10):
-        with tempfile.TemporaryDirectory() as d, Engine(
-                Path(d) / "db", T=4, entry_bytes=64, block_bytes=block, buffer_bytes=64 << 10,
-                granularity="file", file_bytes=16 << 10, filters="uniform", bits_per_entry=10,
-                wal=False, paged_metadata=True, cache_bytes=cache) as e:
-            keys = rng.permutation(n).astype(np.uint64) * 2
-            e.put_many(keys, np.zeros((n, 56), np.uint8))
-            e.flush()
-            e.get_many((rng.integers(0, n, reads) * 2 + 1).astype(np.uint64))  # warm-up
-            s0 = e.stats()
-            e.get_many((rng.integers(0, n, reads) * 2 + 1).astype(np.uint64))
-            s = e.stats()
-            got = (s["filter_misses"] - s0["filter_misses"]
-                   + s["index_misses"] - s0["index_misses"]) / reads
-            z = paged_reads(native_paged_levels(e.levels(), 0, 2 * n), cache, block, 1.0)
-            want = z.zero_result_by_kind[0] + z.zero_result_by_kind[1]
-            print(f"cache {cache >> 10} KiB: metadata misses per zero-result read measured "
-                  f"{got:.4f}, G1 {want:.4f} ({abs(got - want) / want:.1%} apart)")
-            measured.append(got)
-            predicted.append(want)
+        s0, s, levels = zero_result_window(cache, rng)
+        got = (s["filter_misses"] - s0["filter_misses"]
+               + s["index_misses"] - s0["index_misses"]) / ZERO_READS
+        z = paged_reads(native_paged_levels(levels, 0, 2 * ZERO_KEYS), cache, ZERO_BLOCK, 1.0)
+        want = z.zero_result_by_kind[0] + z.zero_result_by_kind[1]
+        print(f"cache {cache >> 10} KiB: metadata misses per zero-result read measured "
+              f"{got:.4f}, G1 {want:.4f} ({abs(got - want) / want:.1%} apart)")
+        measured.append(got)
+        predicted.append(want)
     for got, want in zip(measured, predicted, strict=True):
         assert got == pytest.approx(want, rel=0.10)
     assert measured[0] > 1.5 * measured[1]  # the cache sizes matter

@@ -3,15 +3,12 @@ filter, index or data block is a read of its level's file, on that level's devic
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from cost_models.devices import devices_of_levels
 from cost_models.paged import native_paged_levels, paged_reads, with_paged_reads
-from native_engine import Engine
+from tests.test_engine_paged import ZERO_BLOCK, ZERO_KEYS, ZERO_READS, zero_result_window
 from wacky_model.config import Configuration, Memory
 from wacky_model.devices import Device
 from wacky_model.pricing import price
@@ -77,31 +74,18 @@ def test_g1_places_the_engines_metadata_misses_on_their_devices() -> None:
     misses per read against G1's on the engine's own tree (as tests/test_engine_paged.py
     checks G1's totals), summed by the placement; and the device that G1 gives no misses reads
     no bytes."""
-    n, reads, block, placed = 50_000, 20_000, 1024, (0, 0, 1)
-    rng = np.random.default_rng(1)
-    with tempfile.TemporaryDirectory() as d:
-        dirs = ["" if dev == 0 else str(Path(d) / f"device{dev}") for dev in placed]
-        with Engine(Path(d) / "db", T=4, entry_bytes=64, block_bytes=block,
-                    buffer_bytes=64 << 10, granularity="file", file_bytes=16 << 10,
-                    filters="uniform", bits_per_entry=10, wal=False, paged_metadata=True,
-                    cache_bytes=8 << 10, level_dirs=dirs) as e:
-            keys = rng.permutation(n).astype(np.uint64) * 2
-            e.put_many(keys, np.zeros((n, 56), np.uint8))
-            e.flush()
-            e.get_many((rng.integers(0, n, reads) * 2 + 1).astype(np.uint64))  # warm-up
-            s0 = e.stats()
-            e.get_many((rng.integers(0, n, reads) * 2 + 1).astype(np.uint64))
-            s = e.stats()
-            levels = native_paged_levels(e.levels(), 0, 2 * n)
+    placed = (0, 0, 1)
+    s0, s, engine_levels = zero_result_window(8 << 10, np.random.default_rng(1), placed)
+    levels = native_paged_levels(engine_levels, 0, 2 * ZERO_KEYS)
 
     def moved(key: str) -> np.ndarray:
         return np.array(s[key], dtype=float) - np.array(s0[key], dtype=float)
 
     per_level = (moved("filter_misses_per_level") + moved("index_misses_per_level")
-                 + moved("cache_misses_per_level")) / reads
+                 + moved("cache_misses_per_level")) / ZERO_READS
     where = devices_of_levels(placed, len(per_level))
     measured = np.bincount(where, weights=per_level, minlength=2)
-    z = paged_reads(levels, 8 << 10, block, 1.0)
+    z = paged_reads(levels, 8 << 10, ZERO_BLOCK, 1.0)
     model = np.zeros(len(per_level))
     np.add.at(model, [lv.level for lv in levels], z.zero_result_by_level)
     predicted = np.bincount(where, weights=model, minlength=2)
