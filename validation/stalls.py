@@ -49,6 +49,8 @@ MULTIPLES = (0.5, 0.9, 1.5)
 BATCH = 100  # inserts per put_many; the schedule's step
 CALIBRATION_ENTRIES = 200_000
 CALIBRATION_ROUNDS = 3  # calibrate's loads; each figure is their median
+CALIBRATION_HEAD = 0.1  # the share of a calibration load put at full speed: the put's CPU
+WRITER_SHARE = 0.5  # the rest paced to this share of a core of the writer's own CPU per put
 SHARE_TARGET = 0.15  # the issue's: the stalled share within 0.15 of the measured
 RATE_TARGET = 0.25  # the issue's: the sustainable write rate within 25%
 # RocksDB's pending-bytes limits scaled from a database of terabytes (64 and 256 GiB) to these
@@ -184,8 +186,10 @@ def _put_paced(db, keys: np.ndarray, values: np.ndarray, rate: float
 
 def calibrate(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 5,
               rounds: int = CALIBRATION_ROUNDS) -> Calibration:
-    """Load ``entries`` inserts as fast as RocksDB takes them into RocksDB's leveled defaults
-    (scaled to the buffer); compaction and flush time per byte from RocksDB's histograms
+    """Load ``entries`` inserts into RocksDB's leveled defaults (scaled to the buffer), a share
+    CALIBRATION_HEAD of them as fast as RocksDB takes them and the rest at WRITER_SHARE of a
+    core of the writer's CPU per put (compaction then has a core to itself, as in a paced
+    window); compaction and flush time per byte from RocksDB's histograms
     (``rocksdb.compaction.times.micros``, ``rocksdb.db.flush.micros``: wall time, which is what
     holds a thread's progress, its waits included) over the bytes they moved, and the writer
     thread's CPU per put. Each figure is the median of ``rounds`` loads, each into a fresh
@@ -201,7 +205,15 @@ def calibrate(root: Path, entries: int = CALIBRATION_ENTRIES, seed: int = 5,
         db = _open(root, f"calibration{i}", options)
         keys = np.random.default_rng(seed + i).integers(1, 2**63, entries, dtype=np.uint64)
         before = _counters(db)
-        _, _, put_cpu = _put_paced(db, keys, values, float("inf"))
+        # The writer's CPU per put from a head loaded as fast as RocksDB takes it, then the rest
+        # paced so the writer takes WRITER_SHARE of a core: on 2 cores a writer at full speed
+        # leaves the compaction thread part of one, and its wall time per byte then carries
+        # that wait, which a window paced at the sustainable rate does not.
+        head = keys[:max(1, int(CALIBRATION_HEAD * entries))]
+        _, _, head_cpu = _put_paced(db, head, values, float("inf"))
+        pace = WRITER_SHARE * head.size / max(head_cpu, 1e-9)
+        _, _, rest_cpu = _put_paced(db, keys[head.size:], values, pace)
+        put_cpu = head_cpu + rest_cpu
         db.wait_for_background_work(600.0)
         d = _delta(before, _counters(db))
         del db
