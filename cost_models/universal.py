@@ -177,21 +177,41 @@ def _pick(runs: list[float], r: UniversalRules) -> tuple[int, int] | None:
     return None
 
 
+@dataclass(frozen=True)
+class RunsNow:
+    """A tree's sorted runs as they are, newest first, in entries (a running database's, say),
+    and whether the oldest sits in the last level: where :func:`universal_costs` and
+    :func:`timed_window` start instead of a load into an empty tree (:func:`runs_after`).
+    Which merges fall inside a window depends on where in the largest run's cycle it starts,
+    and a load the model did not walk (a writer that outran compaction) leaves other runs."""
+
+    runs: tuple[float, ...]
+    bottom: bool = False
+
+    def __post_init__(self) -> None:
+        if not all(r > 0 for r in self.runs):
+            raise ValueError(f"runs must be sizes > 0, newest first; got {self.runs}")
+
+
 def universal_costs(rules: UniversalRules, preload: float, window: float, *,
-                    cycle: bool = False) -> UniversalCosts:
+                    cycle: bool = False, start: RunsNow | None = None) -> UniversalCosts:
     """U1-U4 from an empty tree: ``window`` inserts of new keys after ``preload``. With
     ``cycle``, ``window`` is the least warm-up after the load instead, and the count is the
     next whole cycle of the largest run (:class:`StepWindow`), or, where no full merge comes
-    after the warm-up within the cap, the steady window after it (:meth:`StepWindow.steady`)."""
+    after the warm-up within the cap, the steady window after it (:meth:`StepWindow.steady`).
+    With ``start``, the window follows those runs instead of a load (``preload`` unused)."""
     if not preload >= 0 or not window >= rules.flush_entries:
         raise ValueError(f"window must hold at least one flush ({rules.flush_entries:g} "
                          f"entries) and preload must be >= 0; got {window}, {preload}")
+    if start is not None and cycle:
+        raise ValueError("start and cycle cannot be combined: a cycle window counts from a "
+                         "full merge after a load")
     F = rules.flush_entries
-    before = int(round(preload / F))
+    before = 0 if start is not None else int(round(preload / F))
     steps = max(1, int(round(window / F)))
     w = StepWindow.cycle(before, steps) if cycle else StepWindow(before, before + steps)
     while True:
-        runs: list[float] = []
+        runs: list[float] = [] if start is None else list(start.runs)
         written = runs_sum = peak = 0.0
         full = 0
         step = 0
@@ -282,6 +302,17 @@ class TimedWindow:
     max_level0: int
     merges: int
     first_stall: float | None = None
+    # entries written by the window's flushes and by the merges until compaction has caught
+    # up after it (the merges a window sets off, as a window measured to its catch-up counts)
+    written: float = 0.0
+    inserted: float = 0.0  # entries flushed
+
+    @property
+    def write_amp(self) -> float:
+        """Entries written per entry inserted: the window's, at the rate it was offered (merges
+        pick among the runs present when the thread is free, so a faster writer's merges take
+        more runs each, and fewer merges write fewer entries)."""
+        return self.written / self.inserted if self.inserted > 0 else 0.0
 
     @property
     def share(self) -> float:
@@ -290,9 +321,11 @@ class TimedWindow:
 
 def timed_window(rules: UniversalRules, preload: float, window: float, rate: float,
                  merge_seconds_per_entry: float, put_seconds: float,
-                 controller: WriteController, until_held: bool = False) -> TimedWindow:
+                 controller: WriteController, until_held: bool = False,
+                 start: RunsNow | None = None) -> TimedWindow:
     """T3u (docs/MODEL.md): U1-U4 in time. After ``preload`` inserts (compaction caught up:
-    :func:`runs_after`), a writer offers ``window`` inserts at ``rate`` a second (back to back,
+    :func:`runs_after`), or from the runs ``start`` (``preload`` unused), a writer offers
+    ``window`` inserts at ``rate`` a second (back to back,
     at ``put_seconds`` each, when behind its schedule). Flushes add a run every F inserts. One
     compaction thread runs one merge at a time, picked by U2-U4 on the runs present when it
     starts, lasting ``merge_seconds_per_entry`` times the entries it merges (T2's 2 E c_byte:
@@ -310,13 +343,14 @@ def timed_window(rules: UniversalRules, preload: float, window: float, rate: flo
     if not rate > 0:
         raise ValueError(f"rate must be > 0; got {rate!r}")
     F = rules.flush_entries
-    runs, bottom = runs_after(rules, preload)
+    runs, bottom = runs_after(rules, preload) if start is None else \
+        (list(start.runs), start.bottom)
     merge: tuple[float, int, int] | None = None  # (end time, runs after it, runs it takes)
-    t = stall = 0.0
+    t = stall = written = inserted = 0.0
     merges = most = penalties = 0
     first: float | None = None
 
-    def start(at: float) -> tuple[float, int, int] | None:
+    def begin(at: float) -> tuple[float, int, int] | None:
         stretch = _pick(runs, rules)
         if stretch is None:
             return None
@@ -324,16 +358,18 @@ def timed_window(rules: UniversalRules, preload: float, window: float, rate: flo
         return at + sum(runs[s:e]) * merge_seconds_per_entry, len(runs) - e, e - s
 
     def settle(until: float) -> None:
-        nonlocal merge, bottom, merges
+        nonlocal merge, bottom, merges, written
         while merge is not None and merge[0] <= until:
             end, after, width = merge
             n = len(runs)
             bottom |= after == 0
-            runs[n - after - width:n - after] = [sum(runs[n - after - width:n - after])]
+            merged = sum(runs[n - after - width:n - after])
+            runs[n - after - width:n - after] = [merged]
+            written += merged
             merges += 1
-            merge = start(end)
+            merge = begin(end)
 
-    merge = start(0.0)
+    merge = begin(0.0)
     for step in range(max(1, int(round(window / F)))):
         settle(t)
         level0 = len(runs) - bottom
@@ -361,6 +397,11 @@ def timed_window(rules: UniversalRules, preload: float, window: float, rate: flo
         if until_held and first is not None:
             break
         runs.insert(0, F)
+        written += F
+        inserted += F
         if merge is None:
-            merge = start(t)
-    return TimedWindow(t, stall, most, merges, first)
+            merge = begin(t)
+    ended = merges
+    if not until_held:
+        settle(float("inf"))  # the catch-up: the merges the window's runs set off
+    return TimedWindow(t, stall, most, ended, first, written, inserted)

@@ -336,3 +336,61 @@ def test_a_universal_line_without_a_write_rate_says_t2_is_an_average() -> None:
     assert caveat not in stall_text("defaults", stall_report(8.0, leveled, SYSTEM, MACHINE, None))
     assert caveat not in stall_text("recommended", stall_report(
         8.0, universal, universal.system(SYSTEM), MACHINE, 1000.0))
+
+
+def test_universal_walks_on_from_the_runs_a_database_holds() -> None:
+    """U1-U4 from given runs (``RunsNow``, a running database's) continue the walk a load
+    would have made: started from the runs after a load, the window's costs are the load's.
+    In time (T3u), merges that take no time are the walk that keeps up, and a writer faster
+    than slow merges leaves more runs to each merge, so fewer merges write fewer entries."""
+    from cost_models.universal import (
+        RunsNow,
+        UniversalOptions,
+        WriteController,
+        runs_after,
+        timed_window,
+        universal_costs,
+    )
+
+    rules = UniversalOptions(trigger=4).rules(1000.0)
+    runs, bottom = runs_after(rules, 150_000)
+    start = RunsNow(tuple(runs), bottom)
+    loaded = universal_costs(rules, 150_000, 300_000)
+    walked = universal_costs(rules, 0, 300_000, start=start)
+    assert walked.write_amp == loaded.write_amp and walked.final_runs == loaded.final_runs
+    # another start (one run of everything) gives another window
+    other = universal_costs(rules, 0, 300_000, start=RunsNow((sum(runs),), True))
+    assert other.write_amp != loaded.write_amp
+    free = WriteController(slowdown=10**6, stop=10**6 + 1, delayed_rate=1e9)
+    instant = timed_window(rules, 0, 300_000, 1e4, 0.0, 0.0, free, start=start)
+    assert instant.write_amp == pytest.approx(loaded.write_amp, rel=1e-12)
+    slow = timed_window(rules, 0, 300_000, 1e4, 2e-5, 0.0, free, start=start)
+    assert slow.write_amp < 0.9 * loaded.write_amp
+    with pytest.raises(ValueError, match="cycle"):
+        universal_costs(rules, 0, 300_000, cycle=True, start=start)
+    with pytest.raises(ValueError, match="runs"):
+        RunsNow((1000.0, 0.0))
+
+
+def test_runs_now_reads_a_universal_databases_sorted_runs() -> None:
+    """validation.stalls.runs_now: every entry of a universal RocksDB in one of its runs,
+    level 0's files newest first, then a run for each non-empty level below."""
+    from tests.rocksdb_helpers import bridge
+    from validation.stalls import BATCH, VALUE_BYTES, _open, _options, _put_paced, configs, runs_now
+
+    bridge()
+    shm = Path("/dev/shm")
+    config = configs()["universal, trigger 4"]
+    with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
+        db = _open(Path(tmp), "db", _options(config, 60_000))
+        values = np.zeros((BATCH, VALUE_BYTES), dtype=np.uint8)
+        keys = np.random.default_rng(5).integers(1, 2**63, 60_000, dtype=np.uint64)
+        _put_paced(db, keys, values, math.inf)
+        db.wait_for_background_work(600.0)
+        now = runs_now(db)
+        levels = db.levels()
+        level0 = [f for f in db.live_files() if f["level"] == 0]
+        del db
+    assert sum(now.runs) == sum(v["entries"] for v in levels) > 50_000
+    assert len(now.runs) == len(level0) + sum(v["entries"] > 0 for v in levels[1:])
+    assert now.bottom == (levels[-1]["entries"] > 0)

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from cost_models.throughput import stall_share
+from cost_models.universal import RunsNow
 from validation.scale import Scale
 from validation.sweep import Refused, SetCode, SweepCase, SweepResult, section, table
 from validation.timed_mix import MIX, draw, keys_of, load_all, masks
@@ -81,9 +82,14 @@ class Window:
     multiple: float
     offered: float  # inserts per second asked for
     entries_before: int
-    predicted_write_amp: float  # the I/O model's, at the window's middle size
+    # the I/O model's: leveled, at the window's middle size; universal, U1-U4 walked in time
+    # over the window at the offered rate from the runs it starts with
+    predicted_write_amp: float
     measured_write_amp: float  # (flush + compaction bytes) / user bytes, over the window
-    predicted_rate: float  # T2 at the predicted write amplification (sets ``offered``)
+    # T2 at the predicted write amplification. It sets ``offered`` for leveled trees; for
+    # universal ones T2 at the walk's write amplification with compaction keeping up does
+    # (or T3u's burst-free rate, if lower)
+    predicted_rate: float
     rate_at_measured: float  # T2 at the window's measured write amplification
     seconds: float
     stall_seconds: float
@@ -274,35 +280,52 @@ def _rate(cal: Calibration, write_amp: float) -> float:
     return sustainable(write_amp, ENTRY_BYTES, _machine(cal))
 
 
+def runs_now(db) -> RunsNow:
+    """A universal RocksDB's sorted runs, newest first: each level-0 file (newest sequence
+    numbers first), then each non-empty level below; ``bottom`` if the last level holds one."""
+    files = db.live_files()
+    level0 = sorted((f for f in files if f["level"] == 0), key=lambda f: -f["largest_seqno"])
+    levels = db.levels()
+    runs = [float(f["entries"]) for f in level0] + \
+        [float(v["entries"]) for v in levels[1:] if v["entries"] > 0]
+    return RunsNow(tuple(runs), levels[-1]["entries"] > 0)
+
+
 def _burst_free(config, cal: Calibration, rate: float, present: float,
-                window: float) -> float | None:
-    """T3u's sustainable rate over this window, up to T2's ``rate`` (universal compaction;
-    None for leveled, whose T3 has no bursts)."""
+                window: float, start: RunsNow | None = None) -> float | None:
+    """T3u's sustainable rate over this window from the runs ``start``, up to T2's ``rate``
+    (universal compaction; None for leveled, whose T3 has no bursts)."""
     from wacky_model.rocksdb_tuning import UniversalConfig
 
     if not isinstance(config, UniversalConfig):
         return None
     system = config.system(_system(present + window / 2))
-    return burst_free_rate(config, system, _machine(cal), present, window, rate)
+    return burst_free_rate(config, system, _machine(cal), present, window, rate, start=start)
 
 
-def _predicted_share(config, cal: Calibration, offered: float, rate: float, present: float,
-                     window: float) -> float:
-    """The share of the window stalled: T3 for leveled compaction (the backlog over T2's
-    average rate); T3u for universal compaction, U1-U4 walked in time over this very window
-    (its full merges hold the compaction thread while level 0 fills)."""
+def _predicted(config, cal: Calibration, offered: float, rate: float, write_amp: float,
+               present: float, window: float,
+               start: RunsNow | None = None) -> tuple[float, float, float]:
+    """The share of the window stalled, its write amplification and T2 at it. Leveled: T3 (the
+    backlog over T2's average ``rate``), with ``write_amp`` and ``rate`` as given. Universal:
+    T3u, U1-U4 walked in time over this very window at the ``offered`` rate from the runs
+    ``start`` (its full merges hold the compaction thread while level 0 fills), and the walk's
+    own write amplification: a writer faster than the merges leaves more runs for each merge
+    to take, so fewer merges write fewer entries, and the rate the tree sustains is T2 at it."""
     from wacky_model.rocksdb_tuning import UniversalConfig
 
     system = _system(present + window / 2)
     if isinstance(config, UniversalConfig):
-        return universal_bursts(config, config.system(system), _machine(cal), offered,
-                                preload=present, window=window).share
+        walk = universal_bursts(config, config.system(system), _machine(cal), offered,
+                                preload=present, window=window, start=start)
+        return walk.share, walk.write_amp, _rate(cal, walk.write_amp)
     return stall_share(offered, rate, cal.ns_per_put, window,
                        backlog_entries(config, system, SOFT_PENDING),
-                       delayed_inserts(ENTRY_BYTES))
+                       delayed_inserts(ENTRY_BYTES)), write_amp, rate
 
 
-def _predicted_write_amp(config, present: float, window: float) -> float:
+def _predicted_write_amp(config, present: float, window: float,
+                         start: RunsNow | None = None) -> float:
     """The I/O model's write amplification over a window of ``window`` inserts into a tree of
     ``present``: leveled, the partial walk's at the window's middle size (its write
     amplification drifts little over a window); universal, U1-U4 walked over this very window
@@ -315,7 +338,7 @@ def _predicted_write_amp(config, present: float, window: float) -> float:
 
     system = _system(present + window / 2)
     if isinstance(config, UniversalConfig):
-        return universal_costs_of(config.export(system), present, window).write_amp
+        return universal_costs_of(config.export(system), present, window, start).write_amp
     return price(config.configuration, Workload(writes=1.0), config.system(system)).write_amp
 
 
@@ -334,7 +357,10 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
     """Calibrate, load ``label``'s configuration with ``entries`` inserts, then offer it a
     window of ``window`` inserts at each multiple of its sustainable rate: T2's, or for
     universal compaction T3u's if lower (module doc)."""
+    from wacky_model.rocksdb_tuning import UniversalConfig
+
     config = configs()[label]
+    universal = isinstance(config, UniversalConfig)
     shm = Path("/dev/shm")
     with tempfile.TemporaryDirectory(dir=shm if shm.is_dir() else None) as tmp:
         root = Path(tmp)
@@ -346,10 +372,15 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
         db.wait_for_background_work(600.0)
         out, present = [], entries
         for m in multiples:
-            wa = _predicted_write_amp(config, present, window)
+            # Universal: the model walks on from the runs the database holds now, since which
+            # full merges fall inside a window depends on where the largest run's cycle stands,
+            # and the load (a writer that outran compaction) leaves runs U1-U4 did not walk.
+            start = runs_now(db) if universal else None
+            wa = _predicted_write_amp(config, present, window, start)
             rate = _rate(cal, wa)
-            free = _burst_free(config, cal, rate, present, window)
+            free = _burst_free(config, cal, rate, present, window, start)
             offered = m * (rate if free is None else min(rate, free))
+            share, wa, rate = _predicted(config, cal, offered, rate, wa, present, window, start)
             before = _counters(db)
             wall, first, _ = _put_paced(db, rng.integers(1, 2**63, window, dtype=np.uint64),
                                      values, offered)
@@ -363,7 +394,7 @@ def measure(label: str, entries: int = ENTRIES, window: int = WINDOW,
                 m, offered, present, wa, measured_wa, rate,
                 _rate(cal, measured_wa),
                 wall, d["stall"] * 1e-6, window / wall, held,
-                _predicted_share(config, cal, offered, rate, present, window),
+                share,
                 window / (wall + catch_up),
                 window / (max(done["ct"] / COMPACTION_THREADS, done["ft"]) * 1e-6), free))
             present += window
@@ -450,11 +481,13 @@ def _section(results: Sequence[SweepResult], scale: Scale, budget: dict[str, flo
         "universal compaction T3u's burst-free rate if lower), each window "
         "starting with compaction caught up. T2 (docs/MODEL.md) takes the I/O model's write "
         "amplification over the window (leveled: the partial walk at the window's middle size; "
-        "universal: U1-U4 walked over the window itself, a part of the largest run's cycle) "
-        "and a calibration measured in the same case "
+        "universal: U1-U4 walked in time over the window itself at the offered rate, one merge "
+        "at a time, from the runs the database holds when the window starts, a part of the "
+        "largest run's cycle; the rate it is offered at comes from the same walk with "
+        "compaction keeping up) and a calibration measured in the same case "
         "(validation/stalls.py, the median of three loads); T3 the share of time stalled "
-        "from the backlog over T2's average rate (leveled), T3u U1-U4 walked in time over "
-        "the window, one merge at a time, with RocksDB's write controller on level 0's files "
+        "from the backlog over T2's average rate (leveled), T3u the share of that walk in "
+        "time, with RocksDB's write controller on level 0's files "
         "(universal: a full merge holds the compaction thread while level 0 fills, so it can "
         "stall below T2). Measured: RocksDB's "
         "`rocksdb.stall.micros` over the window's wall time.", body)

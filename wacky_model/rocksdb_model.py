@@ -26,7 +26,7 @@ from cost_models.finite import realized_fpr
 from cost_models.paged import PAGED_WINDOW_FLUSHES, PagedLevel
 from cost_models.partial import LeveledFiles, WindowCosts, window_costs
 from cost_models.rocksdb_format import DISK_OVERHEAD_BYTES
-from cost_models.universal import UNLIMITED, UniversalRules, universal_costs
+from cost_models.universal import UNLIMITED, RunsNow, UniversalRules, universal_costs
 from wacky_model.files import LeveledCosts, window_reads
 from wacky_model.rocksdb_options import RocksDBExport
 
@@ -84,10 +84,11 @@ def universal_rules(export: RocksDBExport) -> UniversalRules:
     )
 
 
-def universal_costs_of(export: RocksDBExport, preload: float, window: float) -> LeveledCosts:
-    """The costs of ``window`` inserts after ``preload`` under RocksDB's universal compaction
-    (U1-U4), with one bits per key for every run."""
-    u = universal_costs(universal_rules(export), preload, window)
+def universal_costs_of(export: RocksDBExport, preload: float, window: float,
+                       start: RunsNow | None = None) -> LeveledCosts:
+    """The costs of ``window`` inserts after ``preload`` (or after the runs ``start``) under
+    RocksDB's universal compaction (U1-U4), with one bits per key for every run."""
+    u = universal_costs(universal_rules(export), preload, window, start=start)
     p = float(realized_fpr(export.bits_per_key))
     sizes = np.asarray(u.final_runs, dtype=float)
     share = sizes / max(1.0, sizes.sum())

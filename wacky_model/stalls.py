@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from cost_models.throughput import sustainable_rate
-from cost_models.universal import TimedWindow, WriteController, timed_window
+from cost_models.universal import RunsNow, TimedWindow, WriteController, timed_window
 from wacky_model.devices import DeviceProfile
 from wacky_model.rocksdb_model import universal_rules
 from wacky_model.rocksdb_options import (
@@ -84,12 +84,13 @@ def controller(trigger: int, entry_bytes: float) -> WriteController:
 
 def universal_bursts(config: Any, system: System, machine: DeviceProfile, write_rate: float,
                      preload: float | None = None, window: float | None = None,
-                     until_held: bool = False) -> TimedWindow:
+                     until_held: bool = False, start: RunsNow | None = None) -> TimedWindow:
     """T3u (docs/MODEL.md): universal compaction ``config`` (a ``UniversalConfig``) offered
     ``write_rate`` inserts a second on ``machine``, walked in time over ``window`` inserts after
     ``preload`` (default: the system's entries, then enough inserts for U2's next full merge,
     max_size_amplification_percent of them, the longest burst of the largest run's cycle);
-    ``until_held``: only up to the first stall (``timed_window``)."""
+    ``until_held``: only up to the first stall (``timed_window``); ``start``: the runs the
+    window starts from (a running database's) instead of a load of ``preload``."""
     assert machine.rocksdb_ns_per_compaction_byte is not None
     rules = universal_rules(config.export(system))
     N = system.entries if preload is None else preload
@@ -98,11 +99,12 @@ def universal_bursts(config: Any, system: System, machine: DeviceProfile, write_
     return timed_window(rules, N, window, write_rate,
                         2.0 * system.entry_bytes * machine.rocksdb_ns_per_compaction_byte * 1e-9,
                         (machine.rocksdb_ns_per_put or 0.0) * 1e-9,
-                        controller(config.trigger, system.entry_bytes), until_held)
+                        controller(config.trigger, system.entry_bytes), until_held, start)
 
 
 def burst_free_rate(config: Any, system: System, machine: DeviceProfile, preload: float,
-                    window: float, upper: float, tolerance: float = 0.01) -> float:
+                    window: float, upper: float, tolerance: float = 0.01,
+                    start: RunsNow | None = None) -> float:
     """T3u's sustainable rate of universal compaction ``config``: the largest rate up to
     ``upper`` (T2's, say) at which its walk in time over ``window`` inserts after ``preload``
     never holds the writer, by bisection to ``tolerance`` of the rate. A writer at T2's average
@@ -113,7 +115,7 @@ def burst_free_rate(config: Any, system: System, machine: DeviceProfile, preload
 
     def calm(rate: float) -> bool:
         return universal_bursts(config, system, machine, rate, preload, window,
-                                until_held=True).first_stall is None
+                                until_held=True, start=start).first_stall is None
 
     if calm(upper):
         return upper
