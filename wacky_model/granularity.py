@@ -84,12 +84,10 @@ class FileGrid:
 
 
 @functools.lru_cache(maxsize=64)
-def file_grid(system: System, constraints: Constraints | None = None,
-              level1_runs: int | None = None) -> FileGrid:
-    """The grid (module doc) on ``system``, priced as one batch; with ``constraints``
-    (guardrails), only the designs they allow; ``level1_runs`` pins the trigger. Its costs
-    depend on the system alone, so the last 64 systems' grids are kept (a pure function of
-    frozen inputs: no answer changes)."""
+def _priced_grid(system: System, level1_runs: int | None) -> tuple[tuple, tuple, tuple]:
+    """Every design of the grid on ``system`` with its costs (designs, compactions, costs):
+    what :func:`file_grid` filters by its guardrails. Kept apart from them, since a search asks
+    for the same system's grid under other guardrails too (``Recommendation.without_cap``)."""
     from wacky_model.compat import refusals
 
     triggers = LEVEL1_RUNS if level1_runs is None else (level1_runs,)
@@ -110,6 +108,17 @@ def file_grid(system: System, constraints: Constraints | None = None,
     if system.paged_metadata:  # G1: filter and index blocks through the cache
         priced = [native_paged_costs(p, d, system, c)
                   for d, c, p in zip(designs, compactions, priced, strict=True)]
+    return designs, compactions, tuple(priced)
+
+
+@functools.lru_cache(maxsize=64)
+def file_grid(system: System, constraints: Constraints | None = None,
+              level1_runs: int | None = None) -> FileGrid:
+    """The grid (module doc) on ``system``, priced as one batch; with ``constraints``
+    (guardrails), only the designs they allow; ``level1_runs`` pins the trigger. Its costs
+    depend on the system alone, so the last 64 systems' grids are kept (a pure function of
+    frozen inputs: no answer changes)."""
+    designs, compactions, priced = _priced_grid(system, level1_runs)
     keep = [i for i, (c, p) in enumerate(zip(compactions, priced, strict=True))
             if constraints is None or constraints.allows_leveled(
                 c.level1_runs, p.window.level_entries,
