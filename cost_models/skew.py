@@ -249,8 +249,10 @@ class LatestWrites:
     split: int = 0
     weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
     far: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    # S3's latest-reads sums by H (inf: every H past the read bins), and "rows": H = inf's rows.
+    # S3's latest-reads sums by H (inf: every H past the read bins), and H = inf's rows before
+    # the sums (``_touched``), under inf, which the rows of a smaller H begin with.
     _reads: dict = field(default_factory=dict, repr=False)
+    _rows: dict = field(default_factory=dict, repr=False)
     _area: dict = field(default_factory=dict, repr=False)  # S2f's table of int_0^w D
 
     def _far(self, y: np.ndarray) -> np.ndarray:
@@ -476,8 +478,8 @@ class LatestWrites:
         if key == math.inf or after == 0:
             touch = self._touch_rows(read.lo, read.hi, mass, key)
         else:
-            self._touched(read, mass, math.inf)  # keeps H = inf's rows as "rows"
-            touch = np.vstack([self._reads["rows"][:after],
+            self._touched(read, mass, math.inf)  # keeps H = inf's rows in _rows
+            touch = np.vstack([self._rows[math.inf][:after],
                                self._touch_rows(read.lo[after:], read.hi[after:], mass[after:],
                                                 hist)])
         out = np.vstack([np.cumsum(touch[::-1], axis=0)[::-1], np.zeros((1, touch.shape[1]))])
@@ -485,7 +487,7 @@ class LatestWrites:
         self._reads[key] = out
         if key == math.inf:
             touch.setflags(write=False)
-            self._reads["rows"] = touch
+            self._rows[math.inf] = touch
         return out
 
     def latest_reads(self, edges: np.ndarray, read: RankBins, mass: np.ndarray, hist: float
