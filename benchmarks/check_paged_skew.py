@@ -1,0 +1,72 @@
+"""G1 under skew (docs/MODEL.md "G1 under skew") against the native engine with paged metadata
+(``Engine(paged_metadata=True)``): N keys loaded in a random order into levels of 16 KiB files,
+then existing keys read with Zipf chances (the hot keys scattered over the key order), and
+apart zero-result reads (uniform), each kind through its own fresh cache: a warm-up of as many
+reads as are measured, then the filter, index and data blocks missed per read, against the
+model on the engine's own tree (``levels()``), and G1 with uniform keys beside it.
+
+    .venv/bin/python benchmarks/check_paged_skew.py [--keys 100000] [--reads 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from cost_models.paged import hottest_needed, native_paged_levels, paged_reads, read_chances
+from validation.paged_skew import BLOCK, measure
+from wacky_model.types import KeyDistribution
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--keys", type=int, default=100_000)
+    ap.add_argument("--reads", type=int, default=100_000)
+    ap.add_argument("--theta", type=float, default=0.99)
+    ap.add_argument("--caches", type=str, default="16,128,1024", help="KiB, comma-separated")
+    args = ap.parse_args()
+    n = args.keys
+    print(f"{n:,} keys, {args.reads:,} reads measured; filter + index + data misses per read")
+    print(f"{'reads':<14}{'cache':>8}{'engine':>26}{'G1 under skew':>26}{'G1 uniform':>12}"
+          f"{'apart':>8}")
+    for theta in (args.theta, None):
+        for kib in map(int, args.caches.split(",")):
+            got, levels = measure(n, args.reads, kib << 10, theta, seed=7)
+            paged = native_paged_levels(levels, 0, 2 * n)
+            if theta is None:
+                r = paged_reads(paged, kib << 10, BLOCK, 1.0)
+                want = r.zero_result_by_kind
+                uniform = sum(want)
+            else:
+                chances = read_chances(KeyDistribution("zipf", theta=theta), n,
+                                       hottest_needed(paged))
+                want = _by_kind(paged, kib << 10, chances)
+                uniform = paged_reads(paged, kib << 10, BLOCK, 0.0).point_read_uniform
+            name = "zero-result" if theta is None else f"zipf:{theta:g}"
+            print(f"{name:<14}{kib:>6}Ki{_three(got):>26}{_three(want):>26}{uniform:>12.3f}"
+                  f"{(sum(got) - sum(want)) / sum(want):>+8.1%}")
+
+
+def _by_kind(paged: list, cache: int, chances) -> tuple[float, float, float]:
+    """An existing-key read's misses by kind (filter, index, data): the model's hits per kind
+    times the requests of each."""
+    r = paged_reads(paged, cache, BLOCK, 0.0, chances)
+    # filter_hit etc. are request-weighted over an existing-key read's own requests
+    share = np.array([lv.share for lv in paged])
+    share = share / share.sum()
+    below = 1.0 - np.cumsum(share)
+    cover = np.array([lv.coverage for lv in paged])
+    fpr = np.array([lv.fpr for lv in paged])
+    f = float(np.sum((share + cover * below) * (1 - np.array(r.filter_hit))))
+    x = float(np.sum((share + cover * fpr * below) * (1 - np.array(r.index_hit))))
+    d = float(np.sum((share + cover * fpr * below) * (1 - np.array(r.data_hit))))
+    return f, x, d
+
+
+def _three(v) -> str:
+    return f"{v[0]:.3f}+{v[1]:.3f}+{v[2]:.3f}={sum(v):.3f}"
+
+
+if __name__ == "__main__":
+    main()
