@@ -3,7 +3,8 @@
 then existing keys read with Zipf chances (the hot keys scattered over the key order), and
 apart zero-result reads (uniform), each kind through its own fresh cache: a warm-up of as many
 reads as are measured, then the filter, index and data blocks missed per read, against the
-model on the engine's own tree (``levels()``), and G1 with uniform keys beside it.
+model on the engine's own tree (``levels()``), G1 with uniform keys beside it, and the price of
+the design (``wacky_model.pricing.price``: the model's settled tree, P7, instead of the engine's).
 
     .venv/bin/python benchmarks/check_paged_skew.py [--keys 100000] [--reads 100000]
 """
@@ -16,7 +17,9 @@ import numpy as np
 
 from cost_models.paged import hottest_needed, native_paged_levels, paged_reads, read_chances
 from validation.paged_skew import BLOCK, measure
-from wacky_model.types import KeyDistribution
+from wacky_model.config import Configuration, Memory
+from wacky_model.pricing import price
+from wacky_model.types import Compaction, Design, KeyDistribution, System, Workload
 
 
 def main() -> None:
@@ -29,7 +32,7 @@ def main() -> None:
     n = args.keys
     print(f"{n:,} keys, {args.reads:,} reads measured; filter + index + data misses per read")
     print(f"{'reads':<14}{'cache':>8}{'engine':>26}{'G1 under skew':>26}{'G1 uniform':>12}"
-          f"{'apart':>8}")
+          f"{'apart':>8}{'price':>8}")
     for theta in (args.theta, None):
         for kib in map(int, args.caches.split(",")):
             got, levels = measure(n, args.reads, kib << 10, theta, seed=7)
@@ -45,7 +48,20 @@ def main() -> None:
                 uniform = paged_reads(paged, kib << 10, BLOCK, 0.0).point_read_uniform
             name = "zero-result" if theta is None else f"zipf:{theta:g}"
             print(f"{name:<14}{kib:>6}Ki{_three(got):>26}{_three(want):>26}{uniform:>12.3f}"
-                  f"{(sum(got) - sum(want)) / sum(want):>+8.1%}")
+                  f"{(sum(got) - sum(want)) / sum(want):>+8.1%}{_priced(n, kib, theta):>8.3f}")
+
+
+def _priced(keys: int, kib: int, theta: float | None) -> float:
+    """The price of the engine's design under these reads: existing keys' or zero-result."""
+    system = System(entries=keys, entry_bytes=64, block_bytes=BLOCK, buffer_bytes=64 << 10,
+                    bits_per_entry=10, cache_bytes=kib << 10, paged_metadata=True)
+    config = Configuration(Design(T=4, C=1, K=0, Z=0, filters="uniform"),
+                           Compaction(granularity="file", file_bytes=16 << 10),
+                           Memory.of(system))
+    if theta is None:
+        return price(config, Workload(zero_reads=1.0), system).zero_result_read
+    return price(config, Workload(point_reads=1.0, read_keys=f"zipf:{theta:g}"),
+                 system).point_read
 
 
 def _by_kind(paged: list, cache: int, chances) -> tuple[float, float, float]:
