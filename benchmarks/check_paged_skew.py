@@ -7,6 +7,10 @@ model on the engine's own tree (``levels()``), G1 with uniform keys beside it, a
 the design (``wacky_model.pricing.price``: the model's settled tree, P7, instead of the engine's).
 
     .venv/bin/python benchmarks/check_paged_skew.py [--keys 100000] [--reads 100000]
+
+With ``--rocksdb``: stock RocksDB instead (``validation.paged``'s two designs, 200,000 keys, its
+four caches, 20,000 reads after as many), existing keys by Zipf and uniform, against the model
+on the settled tree (``rocksdb_model.paged_levels``; RocksDB's files are not read back).
 """
 
 from __future__ import annotations
@@ -28,7 +32,11 @@ def main() -> None:
     ap.add_argument("--reads", type=int, default=100_000)
     ap.add_argument("--theta", type=float, default=0.99)
     ap.add_argument("--caches", type=str, default="16,128,1024", help="KiB, comma-separated")
+    ap.add_argument("--rocksdb", action="store_true", help="stock RocksDB (module doc)")
     args = ap.parse_args()
+    if args.rocksdb:
+        rocksdb(args.theta)
+        return
     n = args.keys
     print(f"{n:,} keys, {args.reads:,} reads measured; filter + index + data misses per read")
     print(f"{'reads':<14}{'cache':>8}{'engine':>26}{'G1 under skew':>26}{'G1 uniform':>12}"
@@ -49,6 +57,33 @@ def main() -> None:
             name = "zero-result" if theta is None else f"zipf:{theta:g}"
             print(f"{name:<14}{kib:>6}Ki{_three(got):>26}{_three(want):>26}{uniform:>12.3f}"
                   f"{(sum(got) - sum(want)) / sum(want):>+8.1%}{_priced(n, kib, theta):>8.3f}")
+
+
+def rocksdb(theta: float) -> None:
+    """The module doc's ``--rocksdb``."""
+    from cost_models.paged import ROCKSDB_CACHE_ENTRY_BYTES
+    from validation.paged import BITS, BUFFER, CACHES, DESIGNS, ENTRIES, ENTRY_BYTES, FILE
+    from validation.paged_skew import measure_rocksdb
+    from wacky_model.rocksdb_model import paged_levels
+    from wacky_model.rocksdb_options import rocksdb_export
+
+    print(f"stock RocksDB, {ENTRIES:,} keys; filter + index + data misses per existing-key read")
+    for label, design, trigger in DESIGNS:
+        system = System(entries=ENTRIES, buffer_bytes=BUFFER, entry_bytes=ENTRY_BYTES,
+                        bits_per_entry=BITS, paged_metadata=True)
+        levels = paged_levels(rocksdb_export(design, system, trigger, FILE, dynamic=False),
+                              ENTRIES)
+        block = system.block_bytes + ROCKSDB_CACHE_ENTRY_BYTES
+        chances = read_chances(KeyDistribution("zipf", theta=theta), ENTRIES,
+                               hottest_needed(levels))
+        for cache in CACHES:
+            for t in (theta, None):
+                got = list(measure_rocksdb(design, trigger, cache, t, 20_000).values())
+                want = paged_reads(levels, cache, block, 0.0,
+                                   chances if t is not None else None).point_read_uniform
+                name = "uniform" if t is None else f"zipf:{t:g}"
+                print(f"{label:<26}{cache >> 10:>6}Ki {name:<10}{_three(got):>26}{want:>8.3f}"
+                      f"{(want - sum(got)) / sum(got):>+8.1%}")
 
 
 def _priced(keys: int, kib: int, theta: float | None) -> float:

@@ -172,3 +172,19 @@ def test_price_takes_skewed_reads_with_paged_metadata_and_refuses_what_it_does_n
         with pytest.raises(ValueError, match="paged filters"):
             price(config, Workload(point_reads=0.25, zero_reads=0.25, writes=0.5, **refused),
                   system)
+
+
+def test_price_takes_skewed_reads_on_stock_rocksdb_too() -> None:
+    """RocksDB's leveled export (``rocksdb_model.paged_costs``) through the same G1 under skew;
+    benchmarks/check_paged_skew.py --rocksdb compares it with RocksDB."""
+    system = System(entries=200_000, entry_bytes=128, block_bytes=4096, buffer_bytes=131_072,
+                    bits_per_entry=10, cache_bytes=262_144, paged_metadata=True)
+    config = Configuration(Design(10, 9, 1, 0, 0),
+                           Compaction("file", 65_536, sizing="static", level_base_bytes=524_288),
+                           Memory.of(system))
+    uniform = price(config, Workload(point_reads=0.5, zero_reads=0.5, writes=0.0), system)
+    hot = price(config, Workload(point_reads=0.5, zero_reads=0.5, writes=0.0,
+                                 read_keys="zipf:0.99"), system)
+    assert hot.model == uniform.model == "rocksdb"
+    assert hot.zero_result_read == pytest.approx(uniform.zero_result_read, rel=1e-12)
+    assert hot.point_read == hot.detail.point_read_uniform < uniform.detail.point_read_uniform

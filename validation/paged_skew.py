@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -46,3 +47,48 @@ def measure(keys: int, reads: int, cache: int, theta: float | None, seed: int
                    (s["index_misses"] - s0["index_misses"]) / reads,
                    (s["point_read"]["blocks_read"] - s0["point_read"]["blocks_read"]) / reads)
             return got, e.levels()
+
+
+def measure_rocksdb(design: Any, trigger: int, cache: int, theta: float | None, reads: int,
+                    seed: int = 7) -> dict[str, float]:
+    """Stock RocksDB's blocks missed per existing-key read by kind (filter, index, data;
+    its block-cache tickers) through ``cache`` bytes with ``cache_index_and_filter_blocks``, as
+    ``validation.paged.measure`` loads it (200,000 keys, 64 KiB files), the keys read by Zipf
+    ``theta`` (ranks scattered over the keys; None: uniform), ``reads`` after as many."""
+    import pathlib
+
+    import rocksdb_bridge
+    from validation.paged import BITS, BUFFER, ENTRIES, ENTRY_BYTES, FILE, KINDS, _misses
+    from wacky_model.rocksdb_options import rocksdb_export
+    from wacky_model.types import System
+
+    system = System(entries=ENTRIES, buffer_bytes=BUFFER, entry_bytes=ENTRY_BYTES,
+                    bits_per_entry=BITS, paged_metadata=True)
+    exported = rocksdb_export(design, system, trigger, FILE, dynamic=False)
+    native = rocksdb_bridge.load()
+    rng = np.random.default_rng(seed)
+    keys = rng.choice(2**40, ENTRIES, replace=False).astype(np.uint64) * 2 + 2
+    values = np.zeros((4096, ENTRY_BYTES - 8), dtype=np.uint8)
+    hot = rng.permutation(keys)
+    if theta is None:
+        drawn = rng.choice(keys, 2 * reads)
+    else:
+        drawn = hot[rank_sampler(KeyDistribution("zipf", theta=theta), ENTRIES).draw(
+            rng, 2 * reads)]
+    with tempfile.TemporaryDirectory(prefix="wacky-paged-skew-") as tmp:
+        options = pathlib.Path(tmp) / "OPTIONS"
+        options.write_text(exported.options_file())
+        db = native.Database(str(pathlib.Path(tmp) / "db"), str(options), cache,
+                             fill_cache=True)
+        for i in range(0, ENTRIES, values.shape[0]):
+            db.put_many(keys[i:i + values.shape[0]], values[:len(keys[i:i + values.shape[0]])])
+        db.flush()
+        db.wait_for_background_work(120.0)
+        db.get_many(drawn[:reads])
+        before = db.tickers()
+        found = db.get_many(drawn[reads:])
+        if int(found.sum()) != reads:
+            raise RuntimeError(f"RocksDB found {int(found.sum())} of {reads} existing keys")
+        out = _misses(before, db.tickers(), reads)
+        del db
+    return {k: out[k] for k in KINDS}
