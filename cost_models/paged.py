@@ -131,10 +131,13 @@ class PagedReads:
 class ReadChances:
     """Which existing keys reads draw (G1 under skew): ``hottest``, the chances per existing-key
     read of the hottest keys, hottest first (any prefix of them: keys beyond it are no hotter
-    than the last given), over a population of ``keys`` keys. Uniform: no key above 1/keys."""
+    than the last given), over a population of ``keys`` keys; ``squares``, the sum of every
+    key's chance squared (0: the keys not set apart are taken as alike). Uniform: no key above
+    1/keys."""
 
     hottest: np.ndarray
     keys: float
+    squares: float = 0.0
 
 
 def paged_reads(levels: list[PagedLevel], cache_bytes: float, block_bytes: float,
@@ -218,9 +221,11 @@ def _unit_classes(units: np.ndarray, asks: np.ndarray, chances: ReadChances | No
     requests per existing-key read for a key of mean chance. A key hotter than the mean (chance
     r > 1/N) is a class of its own: the ``asks`` units it would request (its presence: its
     level's share, and the probes and false positives it makes passing), each at its r on top of
-    the rest's mean; the others' requests are spread evenly (a sum over many keys of about the
-    mean chance), the hottest first until the keys set apart fill the row's units. Without
-    ``chances``, or with uniform ones, each row is one class: G1's."""
+    the rest's requests, the hottest first until the keys set apart fill the row's units. The
+    rest's requests of a block are a sum over the n = asks N_rest / units keys it serves, drawn
+    from the rest: their mean, and their spread as two classes at the mean -/+ the sum's
+    standard deviation (S5's moment-matched pair). Without ``chances``, or with uniform ones,
+    each row is one class: G1's."""
     rows = np.arange(units.size)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(units > 0, asks / units, 0.0)
@@ -228,21 +233,30 @@ def _unit_classes(units: np.ndarray, asks: np.ndarray, chances: ReadChances | No
     hot = hot[hot > (1.0 + 1e-9) / chances.keys] if hot.size else hot
     if not hot.size:
         return rows, units, mean
+    assert chances is not None
     out_row, out_count, out_rate = [], [], []
     for k in rows:
         if units[k] <= 0 or asks[k] <= 0:
-            out_row.append(k)
-            out_count.append(units[k])
-            out_rate.append(0.0)
+            out_row.append(np.array([k]))
+            out_count.append(np.array([units[k]]))
+            out_rate.append(np.zeros(1))
             continue
         # Each hot key stands for asks[k] units (its expected presence), until they fill the row.
         apart = hot[:int(units[k] // asks[k])]
-        taken = asks[k] * apart.size
-        rest = max(asks[k] * (1.0 - float(apart.sum())), 0.0) / units[k]
-        out_row += [k] * (1 + apart.size)
-        out_count += [units[k] - taken] + [asks[k]] * apart.size
-        out_rate += [rest] + list(rest + apart)
-    return np.array(out_row, dtype=np.intp), np.array(out_count), np.array(out_rate)
+        rest_keys = max(chances.keys - apart.size, 1.0)
+        rest_sum = max(1.0 - float(apart.sum()), 0.0)
+        rest = asks[k] * rest_sum / units[k]
+        var = max(chances.squares - float(np.sum(apart ** 2)), 0.0) / rest_keys \
+            - (rest_sum / rest_keys) ** 2
+        spread = min(np.sqrt(asks[k] * rest_keys / units[k] * max(var, 0.0)), rest)
+        count = np.concatenate([[units[k] - asks[k] * apart.size],
+                                np.full(apart.size, asks[k])])
+        rate = rest + np.concatenate([[0.0], apart])
+        out_row.append(np.full(2 * count.size, k))
+        out_count.append(np.concatenate([count, count]) / 2.0)
+        out_rate.append(np.concatenate([rate - spread, rate + spread]))
+    return (np.concatenate(out_row).astype(np.intp), np.concatenate(out_count),
+            np.concatenate(out_rate))
 
 
 def with_paged_reads(costs: Any, levels: list[PagedLevel], zero: PagedReads,
@@ -307,7 +321,7 @@ def read_chances(dist: Any, keys: int, hottest: int) -> ReadChances:
     count = bins.count
     upto = int(np.searchsorted(np.cumsum(count), max(int(hottest), 1))) + 1
     return ReadChances(np.repeat(prob[:upto], count[:upto].astype(np.int64))[:max(hottest, 1)],
-                       float(keys))
+                       float(keys), float(np.sum(prob ** 2 * count)))
 
 
 def hottest_needed(levels: list[PagedLevel]) -> int:

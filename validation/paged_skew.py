@@ -17,10 +17,11 @@ from wacky_model.types import KeyDistribution
 BLOCK = 1024
 
 
-def measure(keys: int, reads: int, cache: int, theta: float | None, seed: int
+def measure(keys: int, reads: int, cache: int, dist: str | None, seed: int
             ) -> tuple[tuple[float, float, float], list]:
     """Blocks missed per read (filter, index, data) over ``reads`` reads after as many to warm
-    the cache: existing keys by Zipf ``theta``, or zero-result keys (None); and ``levels()``."""
+    the cache: existing keys drawn by ``dist`` (``zipf:0.99``, ``hotset:0.1:0.9``: ranks
+    scattered over the keys), or zero-result keys (None); and ``levels()``."""
     rng = np.random.default_rng(seed)
     with tempfile.TemporaryDirectory() as d:
         with Engine(Path(d) / "db", T=4, entry_bytes=64, block_bytes=BLOCK,
@@ -31,8 +32,7 @@ def measure(keys: int, reads: int, cache: int, theta: float | None, seed: int
             e.put_many(loaded, np.zeros((keys, 56), np.uint8))
             e.flush()
             hot = rng.permutation(loaded)  # rank r reads key hot[r]: scattered over the keys
-            sampler = None if theta is None else rank_sampler(
-                KeyDistribution("zipf", theta=theta), keys)
+            sampler = None if dist is None else rank_sampler(KeyDistribution.parse(dist), keys)
 
             def batch() -> np.ndarray:
                 if sampler is None:
@@ -49,12 +49,12 @@ def measure(keys: int, reads: int, cache: int, theta: float | None, seed: int
             return got, e.levels()
 
 
-def measure_rocksdb(design: Any, trigger: int, cache: int, theta: float | None, reads: int,
+def measure_rocksdb(design: Any, trigger: int, cache: int, dist: str | None, reads: int,
                     seed: int = 7) -> dict[str, float]:
     """Stock RocksDB's blocks missed per existing-key read by kind (filter, index, data;
     its block-cache tickers) through ``cache`` bytes with ``cache_index_and_filter_blocks``, as
-    ``validation.paged.measure`` loads it (200,000 keys, 64 KiB files), the keys read by Zipf
-    ``theta`` (ranks scattered over the keys; None: uniform), ``reads`` after as many."""
+    ``validation.paged.measure`` loads it (200,000 keys, 64 KiB files), the keys read
+    by ``dist`` (as :func:`measure`; None: uniform), ``reads`` after as many."""
     import pathlib
 
     import rocksdb_bridge
@@ -70,11 +70,10 @@ def measure_rocksdb(design: Any, trigger: int, cache: int, theta: float | None, 
     keys = rng.choice(2**40, ENTRIES, replace=False).astype(np.uint64) * 2 + 2
     values = np.zeros((4096, ENTRY_BYTES - 8), dtype=np.uint8)
     hot = rng.permutation(keys)
-    if theta is None:
+    if dist is None:
         drawn = rng.choice(keys, 2 * reads)
     else:
-        drawn = hot[rank_sampler(KeyDistribution("zipf", theta=theta), ENTRIES).draw(
-            rng, 2 * reads)]
+        drawn = hot[rank_sampler(KeyDistribution.parse(dist), ENTRIES).draw(rng, 2 * reads)]
     with tempfile.TemporaryDirectory(prefix="wacky-paged-skew-") as tmp:
         options = pathlib.Path(tmp) / "OPTIONS"
         options.write_text(exported.options_file())
