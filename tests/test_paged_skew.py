@@ -44,6 +44,33 @@ def test_uniform_chances_give_g1s_reads(zero_share: float) -> None:
         assert np.allclose(g1.data_hit, skew.data_hit, rtol=1e-9, atol=1e-12)
 
 
+def test_g1s_closed_form_holds_for_uniform_keys() -> None:
+    """G1's formulas (docs/MODEL.md G1) from its hit rates: the class sums give the same."""
+    share = np.array([lv.share for lv in LEVELS])
+    below = 1.0 - np.cumsum(share)
+    cover = np.array([lv.coverage for lv in LEVELS])
+    p = np.array([lv.fpr for lv in LEVELS])
+    for cache in CACHES[1:-1]:
+        r = paged_reads(LEVELS, cache, 4096, 0.3)
+        hf, hx, hd = (np.array(h) for h in (r.filter_hit, r.index_hit, r.data_hit))
+        probe = (1 - hf) + p * ((1 - hx) + (1 - hd))
+        own = (1 - hf) + (1 - hx) + (1 - hd)
+        assert r.point_read_uniform == pytest.approx(float(np.sum(cover * below * probe
+                                                                  + share * own)), rel=1e-12)
+        assert r.zero_result_read == pytest.approx(float(np.sum(cover * probe)), rel=1e-12)
+
+
+def test_nearly_uniform_chances_are_nearly_g1s() -> None:
+    """Keys a hair hotter than the mean are set apart (classes of their own), and the result
+    moves by about that hair: the classes sum to G1's rows."""
+    for cache in CACHES[1:-1]:
+        g1 = paged_reads(LEVELS, cache, 4096, 0.0)
+        near = paged_reads(LEVELS, cache, 4096, 0.0, zipf(1e-6))
+        assert len(near.filter_hit) == len(g1.filter_hit)
+        assert near.point_read_uniform == pytest.approx(g1.point_read_uniform, rel=1e-4)
+        assert near.characteristic_time == pytest.approx(g1.characteristic_time, rel=1e-4)
+
+
 def test_no_cache_misses_every_request_and_a_cache_of_everything_none() -> None:
     skew = zipf(0.99)
     none = paged_reads(LEVELS, 0.0, 4096, 0.0, skew)
