@@ -7,6 +7,8 @@ block and index block live on disk and share one LRU cache with the data blocks,
 reads the filter block when the cache lacks it, and a positive reads the index block and the data
 block the same way. Which blocks stay cached is Che's approximation over three kinds of block at
 each level, each with its own size and request rate; a read's I/O is then the misses it meets.
+Under skewed reads (G1 under skew) the keys hotter than the mean make their files' filter and
+index blocks and their data blocks classes of their own, all in the same one cache.
 
 This prices reads of a settled tree (no merge invalidates a cached block while they run): the
 read phase after a load, which is what ``wacky sweep paged`` measures on RocksDB. Under writes
@@ -125,12 +127,27 @@ class PagedReads:
     point_deepest_by_level: tuple[float, ...] = ()
 
 
+@dataclass(frozen=True)
+class ReadChances:
+    """Which existing keys reads draw (G1 under skew): ``hottest``, the chances per existing-key
+    read of the hottest keys, hottest first (any prefix of them: keys beyond it are no hotter
+    than the last given), over a population of ``keys`` keys; ``squares``, the sum of every
+    key's chance squared (0: the keys not set apart are taken as alike). Uniform: no key above
+    1/keys."""
+
+    hottest: np.ndarray
+    keys: float
+    squares: float = 0.0
+
+
 def paged_reads(levels: list[PagedLevel], cache_bytes: float, block_bytes: float,
-                zero_share: float) -> PagedReads:
+                zero_share: float, chances: ReadChances | None = None) -> PagedReads:
     """G1: the I/O of zero-result and existing-key reads when a share ``zero_share`` of the reads
-    that fill the cache are zero-result (the rest existing keys, drawn uniformly), through an LRU
-    cache of ``cache_bytes``. Each level's probes are spread evenly over its files (uniform
-    keys), its data-block reads over its data blocks."""
+    that fill the cache are zero-result (the rest existing keys), through an LRU cache of
+    ``cache_bytes``. Without ``chances`` existing keys are drawn uniformly: each level's probes
+    spread evenly over its files, its data-block reads over its data blocks. With ``chances``
+    (docs/MODEL.md "G1 under skew") the keys hotter than the mean make the files and blocks they
+    live in hotter, each a class of blocks of its own, and every kind shares the one cache."""
     if not 0.0 <= zero_share <= 1.0:
         raise ValueError(f"zero_share must be in [0, 1]; got {zero_share:g}")
     if cache_bytes < 0:
@@ -144,23 +161,42 @@ def paged_reads(levels: list[PagedLevel], cache_bytes: float, block_bytes: float
     share = share / share.sum() if share.sum() > 0 else share
     below = share.sum() - np.cumsum(share)  # an existing key deeper than level i
     e = 1.0 - zero_share
-    # Requests per read at each level: filter probes, and index and data reads (a positive).
-    filt = zero_share * cover + e * (cover * below + share)
-    posi = zero_share * cover * fpr + e * (cover * fpr * below + share)
+    # Requests per read of each kind at each level (filter, index, data; rows k * n + i): a
+    # zero-result read's, and an existing key's (its own level's, and the levels above it).
+    zero_req = np.concatenate([cover, cover * fpr, cover * fpr])
+    own = np.concatenate([share, share, share])
+    passing = np.concatenate([cover * below, cover * fpr * below, cover * fpr * below])
     sizes = np.concatenate([[lv.filter_bytes for lv in levels], [lv.index_bytes for lv in levels],
                             np.full(n, float(block_bytes))])
-    counts = np.concatenate([files, files, blocks])
+    units = np.concatenate([files, files, blocks])
+    # Each kind's blocks in classes (G1 under skew): the rows' units at a rate per read of each
+    # kind, zero-result and existing, and how many of them there are.
+    cls_row, cls_count, cls_present = _unit_classes(units, own + passing, chances)
     with np.errstate(divide="ignore", invalid="ignore"):
-        rates = np.concatenate([filt / files, posi / files, posi / blocks])
-    rates = np.where(counts > 0, np.nan_to_num(rates), 0.0)
-    t = _characteristic_time(rates, counts, sizes, cache_bytes)
+        zero_rate = np.where(units > 0, zero_req / units, 0.0)
+    rates = zero_share * zero_rate[cls_row] + e * cls_present
+    rates = np.where(cls_count > 0, rates, 0.0)
+    t = _characteristic_time(rates, cls_count, sizes[cls_row], cache_bytes)
     hit = -np.expm1(-rates * t) if np.isfinite(t) else np.where(rates > 0, 1.0, 0.0)
-    hf, hx, hd = hit[:n], hit[n:2 * n], hit[2 * n:]
-    z_filter, z_index, z_data = cover * (1.0 - hf), cover * fpr * (1.0 - hx), \
-        cover * fpr * (1.0 - hd)
+    # Per row: the share of its units cached (what a zero-result read, uniform over the keys,
+    # finds), and an existing-key read's misses there (request-weighted over the classes).
+    rows = 3 * n
+    cached = np.bincount(cls_row, weights=cls_count * hit, minlength=rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cached = np.where(units > 0, cached / units, 0.0)
+    asked = np.bincount(cls_row, weights=cls_count * cls_present, minlength=rows)
+    missed = np.bincount(cls_row, weights=cls_count * cls_present * (1.0 - hit), minlength=rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        present_hit = np.where(asked > 0, 1.0 - missed / asked, cached)
+    hf, hx, hd = present_hit[:n], present_hit[n:2 * n], present_hit[2 * n:]
+    cf, cx, cd = cached[:n], cached[n:2 * n], cached[2 * n:]
+    z_filter, z_index, z_data = cover * (1.0 - cf), cover * fpr * (1.0 - cx), \
+        cover * fpr * (1.0 - cd)
+    # An existing key's misses by level: every class's requests that miss (uniform keys: G1's
+    # c_i S_{>i} [(1 - h^f) + p_i ((1 - h^x) + (1 - h^d))] + s_i [...]).
+    point = missed[:n] + missed[n:2 * n] + missed[2 * n:]
     miss_probe = (1.0 - hf) + fpr * ((1.0 - hx) + (1.0 - hd))  # a probe that finds nothing
     miss_own = (1.0 - hf) + (1.0 - hx) + (1.0 - hd)  # the probe that finds the key
-    point = cover * below * miss_probe + share * miss_own
     deepest = int(np.flatnonzero(share > 0)[-1]) if np.any(share > 0) else n - 1
     worst = np.zeros(n)
     if n:
@@ -178,13 +214,60 @@ def paged_reads(levels: list[PagedLevel], cache_bytes: float, block_bytes: float
                       point_deepest_by_level=tuple(map(float, worst)))
 
 
+def _unit_classes(units: np.ndarray, asks: np.ndarray, chances: ReadChances | None
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """G1 under skew: each row's ``units`` blocks (a level's filter, index or data blocks) in
+    classes, as (row, count, requests per existing-key read of one block). ``asks``: the row's
+    requests per existing-key read for a key of mean chance. A key hotter than the mean (chance
+    r > 1/N) is a class of its own: the ``asks`` units it would request (its presence: its
+    level's share, and the probes and false positives it makes passing), each at its r on top of
+    the rest's requests, the hottest first until the keys set apart fill the row's units. The
+    rest's requests of a block are a sum over the n = asks N_rest / units keys it serves, drawn
+    from the rest: their mean, and their spread as two classes at the mean -/+ the sum's
+    standard deviation (S5's moment-matched pair). Without ``chances``, or with uniform ones,
+    each row is one class: G1's."""
+    rows = np.arange(units.size)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(units > 0, asks / units, 0.0)
+    hot = np.empty(0) if chances is None else np.asarray(chances.hottest, dtype=float)
+    hot = hot[hot > (1.0 + 1e-9) / chances.keys] if hot.size else hot
+    if not hot.size:
+        return rows, units, mean
+    assert chances is not None
+    out_row, out_count, out_rate = [], [], []
+    for k in rows:
+        if units[k] <= 0 or asks[k] <= 0:
+            out_row.append(np.array([k]))
+            out_count.append(np.array([units[k]]))
+            out_rate.append(np.zeros(1))
+            continue
+        # Each hot key stands for asks[k] units (its expected presence), until they fill the row.
+        apart = hot[:int(units[k] // asks[k])]
+        rest_keys = max(chances.keys - apart.size, 1.0)
+        rest_sum = max(1.0 - float(apart.sum()), 0.0)
+        rest = asks[k] * rest_sum / units[k]
+        var = max(chances.squares - float(np.sum(apart ** 2)), 0.0) / rest_keys \
+            - (rest_sum / rest_keys) ** 2
+        spread = min(np.sqrt(asks[k] * rest_keys / units[k] * max(var, 0.0)), rest)
+        count = np.concatenate([[units[k] - asks[k] * apart.size],
+                                np.full(apart.size, asks[k])])
+        rate = rest + np.concatenate([[0.0], apart])
+        out_row.append(np.full(2 * count.size, k))
+        out_count.append(np.concatenate([count, count]) / 2.0)
+        out_rate.append(np.concatenate([rate - spread, rate + spread]))
+    return (np.concatenate(out_row).astype(np.intp), np.concatenate(out_count),
+            np.concatenate(out_rate))
+
+
 def with_paged_reads(costs: Any, levels: list[PagedLevel], zero: PagedReads,
-                     present: PagedReads) -> Any:
+                     present: PagedReads, skewed: bool = False) -> Any:
     """``costs`` (a cycle model's, with ``zero_result_read``, ``point_read``,
     ``point_read_uniform`` and D1's per-level ``ledger``) with G1's reads: ``zero`` priced with
     the cache filled by zero-result reads, ``present`` by existing keys. The ledger's reads
     become each level's misses (filter, index and data blocks, where the level's files live),
-    so D1 places a miss on its level's device."""
+    so D1 places a miss on its level's device. ``skewed``: existing keys are drawn from a skewed
+    read distribution (G1 under skew), whose expectation replaces the worst case too, as S7's
+    does under the skew model."""
     ledger = costs.ledger
     if ledger is not None:
         at = [lv.level for lv in levels]
@@ -198,10 +281,12 @@ def with_paged_reads(costs: Any, levels: list[PagedLevel], zero: PagedReads,
             return out
 
         ledger = replace(ledger, zero_result=by_level(zero.zero_result_by_level),
-                         point_read=by_level(present.point_deepest_by_level),
+                         point_read=by_level(present.point_uniform_by_level if skewed
+                                             else present.point_deepest_by_level),
                          point_read_uniform=by_level(present.point_uniform_by_level))
     return replace(costs, zero_result_read=zero.zero_result_read,
-                   point_read=present.point_read_deepest,
+                   point_read=(present.point_read_uniform if skewed
+                               else present.point_read_deepest),
                    point_read_uniform=present.point_read_uniform, ledger=ledger)
 
 
@@ -223,3 +308,33 @@ def _characteristic_time(rates: np.ndarray, counts: np.ndarray, sizes: np.ndarra
     while excess(hi) < 0.0:
         hi *= 2.0
     return float(brentq(excess, 0.0, hi, xtol=1e-12 * hi, rtol=1e-12))
+
+
+def read_chances(dist: Any, keys: int, hottest: int) -> ReadChances:
+    """G1 under skew: the chances per read of the ``hottest`` hottest of ``keys`` keys that
+    ``dist`` (a read distribution, ``cost_models.skew.KeyDist``) draws, as S3 takes them
+    (``cost_models.skew.key_probabilities``, by rank bins, a bin's keys at its mean)."""
+    from cost_models.skew import bins_for, key_probabilities
+
+    bins = bins_for(keys, dist)
+    prob = key_probabilities(dist, bins, keys)
+    count = bins.count
+    upto = int(np.searchsorted(np.cumsum(count), max(int(hottest), 1))) + 1
+    return ReadChances(np.repeat(prob[:upto], count[:upto].astype(np.int64))[:max(hottest, 1)],
+                       float(keys), float(np.sum(prob ** 2 * count)))
+
+
+def hottest_needed(levels: list[PagedLevel]) -> int:
+    """The most keys G1 under skew sets apart at any of ``levels``' rows (one per block)."""
+    return int(max((max(lv.files, lv.data_blocks) for lv in levels), default=1.0)) + 1
+
+
+def paged_reads_of(levels: list[PagedLevel], cache_bytes: float, block_bytes: float,
+                   read_keys: Any, keys: int) -> tuple[PagedReads, PagedReads, bool]:
+    """Both engines' G1: zero-result reads priced with the cache filled by them alone, existing
+    keys by theirs, drawn by ``read_keys`` (a ``KeyDist``; None or uniform: G1's), and whether
+    they were skewed (G1 under skew)."""
+    skewed = read_keys is not None and not read_keys.is_uniform
+    chances = read_chances(read_keys, keys, hottest_needed(levels)) if skewed else None
+    return (paged_reads(levels, cache_bytes, block_bytes, 1.0),
+            paged_reads(levels, cache_bytes, block_bytes, 0.0, chances), skewed)

@@ -120,6 +120,10 @@ SEARCH_WORDS = {
                          f"{_field('device2-write')})",
     FEATURES["floating"]: f"Tidal-tree's floating of hot files ({_field('floating-gamma')})",
     FEATURES["time_objective"]: f"the time objective ({choice_words('objective', 'throughput')})",
+    FEATURES["placed_skew"]: (f"skew that puts the keys read most in particular levels or key "
+                              f"ranges ({_field('write-keys')}, {_field('update-fraction')}, "
+                              f"or latest or hotrange {_field('read-keys')})"),
+    FEATURES["search"]: "a recommendation",
     "(System.devices' capacity_bytes)": f"({_field('own-device-gib')}, "
                                         f"{_field('device2-gib')})",
     "level0_trigger above 1": f"{_field('level0-trigger')} above 1",

@@ -48,7 +48,8 @@ CONTROLS: dict[str, str] = {
     "paged-metadata": "Keep filter and index blocks on disk, read through the block cache "
                       "(RocksDB's cache_index_and_filter_blocks=true; the CLI's "
                       "--paged-metadata), so a probe costs I/O on a miss. Priced for stock "
-                      "RocksDB and for this engine's file-granular merges.",
+                      "RocksDB and for this engine's file-granular merges; under skewed "
+                      "reads for one configuration (wacky analyze), not in the search yet.",
     "own-device-gib": "What the system's own device (read cost 1, the unit of cost; it holds "
                       "the log and the upper levels) may hold, in GiB. Empty: no limit. With a "
                       "second device the search places the levels (RocksDB db_paths).",

@@ -547,6 +547,8 @@ COMPAT_FLAGS = {
     "l0_partitions": "--l0-partitions", "devices": "--device or --level-devices",
     "paged": "--paged-metadata", "floating": "--floating",
     "time_objective": "--objective throughput",
+    "placed_skew": "--write-dist, --update-fraction, or --read-dist latest or hotrange",
+    "search": "recommend",
 }
 
 

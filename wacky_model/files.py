@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -278,15 +279,17 @@ def native_paged_levels(design: Design, system: System, compaction: Compaction,
 
 
 def native_paged_costs(costs: LeveledCosts, design: Design, system: System,
-                       compaction: Compaction) -> LeveledCosts:
+                       compaction: Compaction, read_keys: Any = None) -> LeveledCosts:
     """``costs`` (:func:`native_file_costs` of a file-granular native design, settled) with
     G1's reads under ``Engine(paged_metadata=True)``: each kind of point read priced with the
     cache filled by that kind alone, through ``system.cache_bytes``, as
     ``rocksdb_model.paged_costs`` prices RocksDB's. The engine's cache charges an entry its
-    contents only, so a data block is ``block_bytes``."""
-    from cost_models.paged import NATIVE_CACHE_ENTRY_BYTES, paged_reads, with_paged_reads
+    contents only, so a data block is ``block_bytes``. ``read_keys``: a skewed distribution of
+    the existing keys read (G1 under skew; None or uniform: G1's)."""
+    from cost_models.paged import NATIVE_CACHE_ENTRY_BYTES, paged_reads_of, with_paged_reads
 
     levels = native_paged_levels(design, system, compaction, costs.window)
     block = system.block_bytes + NATIVE_CACHE_ENTRY_BYTES
-    return with_paged_reads(costs, levels, paged_reads(levels, system.cache_bytes, block, 1.0),
-                            paged_reads(levels, system.cache_bytes, block, 0.0))
+    zero, present, skewed = paged_reads_of(levels, system.cache_bytes, block, read_keys,
+                                           int(system.entries))
+    return with_paged_reads(costs, levels, zero, present, skewed)

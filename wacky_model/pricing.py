@@ -10,11 +10,12 @@ the workload and the system put in play, and returns one cost type (:class:`Pric
 * universal: U1-U4, and under skewed keys, updates or a cache U5 over a cycle of the largest
   run;
 * then stages on the cycle model's result: G1 when the system pages its filters and indexes
-  through the block cache (stock RocksDB leveled configurations); F1-F4 when Tidal-tree floats
-  hot files (the checks an existing-key read saves, at the system's probe cost, and the floats'
-  writes); and D1 when levels sit on devices of different costs (each level's I/O, from the
-  per-level ledger, at its device's: the cycle model's, or under skew or a cache the whole-level
-  skew model's terms, :func:`skewed_ledger`).
+  through the block cache (stock RocksDB leveled configurations and the native engine's files;
+  under skewed reads G1 under skew, the block cache then G1's, not the skew model's); F1-F4
+  when Tidal-tree floats hot files (the checks an existing-key read saves, at the system's
+  probe cost, and the floats' writes); and D1 when levels sit on devices of different costs
+  (each level's I/O, from the per-level ledger, at its device's: the cycle model's, or under
+  skew or a cache the whole-level skew model's terms, :func:`skewed_ledger`).
 
 Θ is Eq 16 applied once (:mod:`cost_models.objective`) to the cost row, with the workload's
 weights, or with ``rho`` the robust objective's worst case. The search prices its tables with
@@ -95,7 +96,7 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     c = config.compaction
     name, costs = _cycle(config, s, model)
     if s.paged_metadata:
-        costs = _paged(config, s, costs)
+        costs = _paged(config, s, costs, workload)
     probes = getattr(costs, "filter_probes", costs.range_runs)
     point_read, write_amp, hit, detail = costs.point_read, costs.write_amp, None, costs
     zero_result_read = costs.zero_result_read
@@ -152,14 +153,15 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
                   floated, ledger)
 
 
-def _paged(config: Configuration, system: System, costs: Any) -> Any:
+def _paged(config: Configuration, system: System, costs: Any, workload: Workload) -> Any:
     """G1: the reads of a leveled configuration of files with paged metadata: stock RocksDB's
-    (cache_index_and_filter_blocks) or the native engine's (``Engine(paged_metadata=True)``)."""
+    (cache_index_and_filter_blocks) or the native engine's (``Engine(paged_metadata=True)``),
+    existing keys drawn by the workload's reads (G1 under skew when they are skewed)."""
     c = config.compaction
     if config.target == "native" and c.granularity == "file" and c.style == "wacky":
         from wacky_model.files import native_paged_costs
 
-        return native_paged_costs(costs, config.design, system, c)
+        return native_paged_costs(costs, config.design, system, c, workload.read_keys)
     if config.target != "rocksdb" or c.style == "universal":
         raise ValueError(
             "paged metadata (System.paged_metadata) is priced for levels of files: stock "
@@ -169,7 +171,7 @@ def _paged(config: Configuration, system: System, costs: Any) -> Any:
             "by G1 yet")
     from wacky_model.rocksdb_model import paged_costs
 
-    return paged_costs(costs, stock_export(config, system))
+    return paged_costs(costs, stock_export(config, system), workload.read_keys)
 
 
 def floating_costs(config: Configuration, system: System, workload: Workload,

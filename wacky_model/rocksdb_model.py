@@ -20,6 +20,8 @@ instead), and the exact order in which RocksDB scores levels.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from cost_models.finite import realized_fpr
@@ -153,15 +155,18 @@ def paged_levels(export: RocksDBExport, entries: float,
     return out
 
 
-def paged_costs(costs: LeveledCosts, export: RocksDBExport) -> LeveledCosts:
+def paged_costs(costs: LeveledCosts, export: RocksDBExport,
+                read_keys: Any = None) -> LeveledCosts:
     """``costs`` (a leveled window of the exported options) with G1's reads under paged
     metadata (``System.paged_metadata``): each kind of point read priced with the cache filled
     by that kind alone (what ``wacky sweep paged`` measures), through the system's block cache.
-    The window's merges do not invalidate cached blocks in G1 (a settled tree)."""
-    from cost_models.paged import ROCKSDB_CACHE_ENTRY_BYTES, paged_reads, with_paged_reads
+    The window's merges do not invalidate cached blocks in G1 (a settled tree). ``read_keys``:
+    a skewed distribution of the existing keys read (G1 under skew; None or uniform: G1's)."""
+    from cost_models.paged import ROCKSDB_CACHE_ENTRY_BYTES, paged_reads_of, with_paged_reads
 
     system = export.system
     levels = paged_levels(export, system.entries, costs.window)
     block = system.block_bytes + ROCKSDB_CACHE_ENTRY_BYTES
-    return with_paged_reads(costs, levels, paged_reads(levels, system.cache_bytes, block, 1.0),
-                            paged_reads(levels, system.cache_bytes, block, 0.0))
+    zero, present, skewed = paged_reads_of(levels, system.cache_bytes, block, read_keys,
+                                           int(system.entries))
+    return with_paged_reads(costs, levels, zero, present, skewed)

@@ -486,7 +486,7 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
     stage and descent (:func:`wacky_model.rocksdb_throughput.time_pick`)."""
     from wacky_model.compat import check, features_in
 
-    check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
+    check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb", "search"}
           | ({"level0_trigger"} if (level0_trigger or 1) > 1 else set()))
     if len(system.devices) > 1:
         # Not silently on one device: the stock grid is priced on the system's own device.

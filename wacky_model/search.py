@@ -1045,7 +1045,7 @@ def _checked_features(workloads: list[Workload], system: System, model: str,
     features |= {name for name, used in (
         ("files", granularity == "file" or pinned), ("level0_trigger", pinned),
         ("rocksdb", target == "rocksdb")) if used}
-    check(features)
+    check(features | {"search"})
     if "paged" in features and target != "rocksdb" and granularity != "file":
         from wacky_model.compat import FEATURES
 

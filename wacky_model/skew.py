@@ -74,9 +74,10 @@ class SkewAnalysis:
 
 def needs_skew_model(workload: Workload | None, system: System) -> bool:
     """True when the skew model prices something the finite model does not. With paged metadata
-    under uniform keys, G1 prices the cache instead (docs/MODEL.md G1)."""
+    G1 prices the cache instead, under skewed reads too (docs/MODEL.md "G1 under skew"; the
+    compatibility table refuses what it does not price)."""
     skewed = workload is not None and workload.skewed
-    return skewed or (system.cache_bytes > 0 and not system.paged_metadata)
+    return not system.paged_metadata and (skewed or system.cache_bytes > 0)
 
 
 def reads_per_write(workload: Workload | None) -> float:
