@@ -1,7 +1,7 @@
 """The one table of combinations the library refuses, each with its reason.
 
-Every feature of a recommendation composes with every other except the pairs below (and two
-triples, refused only together). Each row says whether the refusal is physical (the
+Every feature of a recommendation composes with every other except the pairs below (a row may
+name more features, refused only together). Each row says whether the refusal is physical (the
 combination cannot exist) or a gap of the models (a model that prices one feature does not
 price the other yet): a gap is a promise to close it, not a property of LSM-trees. Surfaces do
 not write their own refusals: they name the features in play and call :func:`check`. Key
@@ -48,7 +48,7 @@ FEATURES = {
 
 @dataclass(frozen=True)
 class Refusal:
-    features: tuple[str, ...]  # a pair, or a triple refused only together
+    features: tuple[str, ...]  # a pair, or more features refused only together
     physical: bool  # False: a gap of the models, to be closed
     reason: str
 
@@ -56,10 +56,6 @@ class Refusal:
 def _row(a: str, b: str, reason: str, physical: bool = False) -> Refusal:
     return Refusal((a, b), physical, reason)
 
-
-_S2F_LEVELS = ("the file-granular skew model (S2f) keeps the non-empty levels of its own walk "
-               "and does not say which of the engine's levels each is, so D1 cannot place its "
-               "reads and writes yet; whole levels under skew or a cache are placed")
 
 REFUSALS: tuple[Refusal, ...] = (
     _row("paper", "files", "the paper's model is its Eq 8-16, which describe merges of whole "
@@ -96,10 +92,8 @@ REFUSALS: tuple[Refusal, ...] = (
     _row("devices", "paper", "the paper's Eq 8-16 give the tree's totals; D1 needs each "
                              "level's reads and writes, which the finite model (the default) "
                              "and the partial-merge model give"),
-    # D1 under skew is priced for whole levels (docs/MODEL.md "D1 under skew"); these two are
-    # triples: devices with skew, or with a cache, is refused only with files.
-    Refusal(("devices", "skew", "files"), False, _S2F_LEVELS),
-    Refusal(("devices", "cache", "files"), False, _S2F_LEVELS),
+    # D1 under skew or a cache is priced for whole levels and files (docs/MODEL.md "D1 under
+    # skew": S2f's levels carry their engine levels).
     _row("paged", "skew", "G1 prices the block cache under uniform keys; paged filters under "
                           "skewed keys (S5-S7 with filter and index blocks) are not priced yet"),
     _row("paged", "universal", "G1 prices leveled compaction's files; universal compaction's "
