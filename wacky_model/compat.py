@@ -123,9 +123,8 @@ REFUSALS: tuple[Refusal, ...] = (
                                 "output level above its inputs, so floating needs a driver",
          physical=True),
     # floating with a cache is priced (F1-F4 on the skew model's cached costs; docs/MODEL.md
-    # "Floating with a cache" names what it leaves out and what that cost on the engine).
-    _row("floating", "devices", "a float's writes land on its destination level's device, "
-                                "which F4 does not split by level yet"),
+    # "Floating with a cache" names what it leaves out and what that cost on the engine), and
+    # on devices (F4's writes and F3's moved reads by level, "Floating on devices").
     _row("floating", "paged", "with paged filters a check costs a filter block's miss, which "
                               "F1-F5 and G1 do not compose yet"),
     # T7 (docs/MODEL.md): its write constraint, T2 at least the inserts its own throughput asks,

@@ -30,7 +30,13 @@ from typing import Any
 
 import numpy as np
 
-from cost_models.devices import DeviceCosts, LevelLedger, device_costs, skew_ledger
+from cost_models.devices import (
+    DeviceCosts,
+    LevelLedger,
+    device_costs,
+    skew_ledger,
+    with_floats,
+)
 from cost_models.objective import COST_ROW, cost_row, theta_shared
 from cost_models.tidal import FloatCosts
 from wacky_model.config import Configuration, Memory, features_of, keys_of, weights_of
@@ -140,11 +146,16 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     if "devices" in features:
         ledger = (ledger_of(costs) if detail is costs
                   else skewed_ledger(costs, skew_parts, cached=ranges is not None))
+        saved = 0.0
+        if floated is not None:
+            ledger = floated_ledger(ledger, floated, 1.0 if hit is None else 1.0 - hit)
+            saved = s.probe_cost * (floated.probes_off - floated.probes_on)
         on_devices = placed_costs(ledger, c.level_devices, s)
         # D1: each level's I/O at its device's costs. Θ's weights carry φ for writes, which
         # the device costs include: the row's write term is in units of φ. A range's scanned
-        # blocks (S7r's spread) are not placed: D1 prices its seeks.
-        row = cost_row(point_read=on_devices.point_read,
+        # blocks (S7r's spread) are not placed: D1 prices its seeks. Floating's saved checks
+        # are filter probes in memory, on no device.
+        row = cost_row(point_read=on_devices.point_read - saved,
                        zero_result_read=on_devices.zero_result_read,
                        write_cost=on_devices.write_cost / s.write_cost_ratio,
                        range_runs=on_devices.range_runs,
@@ -247,6 +258,17 @@ def skewed_ledger(costs: Any, skew_parts: tuple[Any, Any] | None, *,
     else:
         seeks = np.pad(runs, (0, levels - len(runs)))
     return skew_ledger(raw, tree.false_positives, tree.fpr, tree.probed, at, levels, seeks)
+
+
+def floated_ledger(ledger: LevelLedger, floated: FloatCosts, miss: float) -> LevelLedger:
+    """D1's ledger with floating (docs/MODEL.md "Floating on devices"): F4's writes at the
+    levels they go into, and the existing-key reads F3 moves up, each a block read at its new
+    level instead of its old one for the share ``miss`` of reads the cache does not serve
+    (1 without a cache; the reads' overall miss rate with one)."""
+    on, off = (np.asarray(x, dtype=float) for x in (floated.read_share_by_level,
+                                                    floated.read_share_off))
+    moved = (on - off) * miss if on.size and off.size == on.size else np.zeros(0)
+    return with_floats(ledger, floated.extra_writes_by_level, moved)
 
 
 def placed_costs(ledger: LevelLedger, level_devices: tuple[int, ...],
