@@ -187,3 +187,26 @@ def test_the_engine_reads_and_writes_on_each_device_what_the_file_ledger_says(tm
         assert abs(got - want) <= max(0.15 * want, 0.02), f
     assert f.written[0] == pytest.approx(f.model_written[0], rel=0.15), f
     assert f.model_written[1] == pytest.approx(f.written[1], rel=0.25), f  # of the engine's
+
+
+@pytest.mark.parametrize("sizing", ["static", "dynamic"])
+def test_stock_rocksdb_files_under_skew_place_s7r_seeks_at_their_levels(sizing) -> None:
+    """Stock RocksDB's leveled files under skew with a cache: range reads go through the
+    cache (S7r), and the ledger's seeks are S7r's level by level, at RocksDB's levels (with
+    dynamic sizes the base level is deep, and the levels above it hold nothing)."""
+    from wacky_model.config import Memory
+
+    s = System(entries=2**20, buffer_bytes=1 << 20, bits_per_entry=8.0, cache_bytes=8 << 20,
+               devices=TWO)
+    c = Compaction("file", sizing=sizing, level_base_bytes=4 << 20, level_devices=(0, 0, 1))
+    p = price(Configuration(Design(10, 9, 1, 0, 0), c, Memory.of(s)), MIX, s)
+    assert p.model == "rocksdb" and p.ledger is not None
+    assert float(p.ledger.range_runs.sum()) == pytest.approx(p.range_runs, rel=1e-12)
+    assert np.all((p.ledger.range_runs > 0) == (p.ledger.entries > 0))
+    if sizing == "dynamic":
+        assert p.ledger.entries[1] == 0.0  # RocksDB's Level 1 is empty: its base is deeper
+    one = price(Configuration(Design(10, 9, 1, 0, 0), replace(c, level_devices=(0,)),
+                              Memory.of(s)), MIX, s)
+    alone = price(Configuration(Design(10, 9, 1, 0, 0), replace(c, level_devices=()),
+                                Memory.of(s)), MIX, replace(s, devices=()))
+    assert one.theta == pytest.approx(alone.theta, rel=1e-12)
