@@ -167,27 +167,31 @@ def compare(keys: str, workdir: Path | None = None, case: Case = WHOLE) -> Devic
                          tuple(map(float, model_levels)), tuple(map(float, levels)))
 
 
-def inserts_only(case: Case = FILES, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
-    """The control for S2f's writes by level: the same design under inserts of new keys, no
-    updates, where S2f is the partial-merge model's walk (P1-P5). The engine loads N keys and
-    inserts N more, measured over the second N; the model prices the tree at their middle,
-    3N/2 keys. Bytes written per byte inserted by level (level 0 first): model, engine."""
-    M = 3 * N // 2
-    s = System(entries=M, entry_bytes=ENTRY, block_bytes=BLOCK, buffer_bytes=BUFFER,
-               bits_per_entry=5.0, cache_bytes=CACHE, devices=(Device("own"), Device("other")))
-    p = price(Configuration(case.design, case.compaction), Workload(point_reads=0.5, writes=0.5),
-              s)
+def uniform_writes(u: float, case: Case = FILES, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """The control for S2f's writes by level: the same design under uniform writes of which
+    the share ``u`` update a key already loaded or inserted (drawn uniformly) and the rest
+    insert new keys; with u = 0 S2f is the partial-merge model's walk (P1-P5). The engine loads
+    N keys, then takes 2N writes (N with inserts only, which would otherwise open a level),
+    measured over the second half; the model prices the tree at the middle of that half. Bytes
+    written per byte written by level (level 0 first): model, engine."""
+    writes = 2 * N if u > 0.0 else N
+    s = System(entries=int(N + 0.75 * (1.0 - u) * writes), entry_bytes=ENTRY, block_bytes=BLOCK,
+               buffer_bytes=BUFFER, bits_per_entry=5.0, cache_bytes=CACHE,
+               devices=(Device("own"), Device("other")))
+    p = price(Configuration(case.design, case.compaction),
+              Workload(point_reads=0.5, writes=0.5, update_fraction=u), s)
     assert p.ledger is not None
     rng = np.random.default_rng(seed)
     d, c = case.design, case.compaction
-    batch = 8192
-    value = np.zeros((batch, ENTRY - 8), np.uint8)
+    value = np.zeros((CHUNK, ENTRY - 8), np.uint8)
     with tempfile.TemporaryDirectory() as tmp, Engine(
             Path(tmp) / "db", T=d.T, C=d.C, X=d.X, K=d.K, Z=d.Z, entry_bytes=ENTRY,
             block_bytes=BLOCK, buffer_bytes=BUFFER, bits_per_entry=5.0, cache_bytes=CACHE,
             wal=False, granularity="file", file_bytes=c.file_bytes,
             level1_runs=c.level1_runs) as e:
-        keys = fresh_keys(rng, 2 * N, np.zeros(0, dtype=np.uint64))
+        keys = fresh_keys(rng, N + writes, np.zeros(0, dtype=np.uint64))
+        e.put_many(keys[:N], np.zeros((N, ENTRY - 8), np.uint8))
+        present = N
 
         def by_level() -> np.ndarray:
             st = e.stats()
@@ -195,13 +199,19 @@ def inserts_only(case: Case = FILES, seed: int = 7) -> tuple[np.ndarray, np.ndar
                             + [m["bytes_written"] for m in st["merge"]], dtype=float)
 
         start = np.zeros(1)
-        for i in range(0, 2 * N, batch):
-            if i == N:
+        for done in range(0, writes, CHUNK):
+            if done == writes // 2:
                 start = by_level()
-            e.put_many(keys[i:i + batch], value[:len(keys[i:i + batch])])
+            update = rng.random(CHUNK) < u
+            batch = np.empty(CHUNK, dtype=np.uint64)
+            batch[update] = keys[rng.integers(0, present, int(update.sum()))]
+            fresh = CHUNK - int(update.sum())
+            batch[~update] = keys[present:present + fresh]
+            present += fresh
+            e.put_many(batch, value)
         end = by_level()
     grown = end - np.pad(start, (0, len(end) - len(start)))
-    return p.ledger.writes, grown / (N * ENTRY)
+    return p.ledger.writes, grown / (writes // 2 * ENTRY)
 
 
 def main() -> None:
@@ -218,10 +228,11 @@ def main() -> None:
                 print("  bytes written per byte inserted by level (0, 1, ...): model "
                       + " ".join(f"{x:.2f}" for x in f.model_level_written) + ", engine "
                       + " ".join(f"{x:.2f}" for x in f.level_written))
-    model, engine = inserts_only()
-    print(f"{FILES.name}, inserts of new keys (no updates): bytes written per byte inserted by "
-          "level (0, 1, ...): model " + " ".join(f"{x:.2f}" for x in model) + ", engine "
-          + " ".join(f"{x:.2f}" for x in engine))
+    for u in (0.0, 0.5, 0.9, 1.0):
+        model, engine = uniform_writes(u)
+        print(f"{FILES.name}, uniform writes, {u:.0%} of them updates: bytes written per byte "
+              "written by level (0, 1, ...): model " + " ".join(f"{x:.2f}" for x in model)
+              + ", engine " + " ".join(f"{x:.2f}" for x in engine))
 
 
 if __name__ == "__main__":
