@@ -132,3 +132,26 @@ def skew_ledger(costs: Any, false_positives: Sequence[float], fpr: Sequence[floa
                        point_read=point_read, point_read_uniform=point_read,
                        range_runs=np.asarray(range_runs, dtype=float),
                        entries=spread(costs.level_entries))
+
+
+def with_floats(ledger: LevelLedger, writes: Sequence[float],
+                moved_reads: Sequence[float]) -> LevelLedger:
+    """D1 with Tidal-tree's floating (docs/MODEL.md "Floating on devices"): ``writes``, F4's
+    entries written per insert by the level they go into, and ``moved_reads``, the block reads
+    per existing-key read F3 moves between levels (they sum to 0: a floated key is read at its
+    new level instead), both per Level (index 0 = Level 1), added to the ledger's Levels 1..
+    (level 0 takes no float). The ledger grows where F's tree is deeper."""
+    n = max(len(ledger.writes), 1 + len(writes), 1 + len(moved_reads))
+
+    def levels(x: np.ndarray) -> np.ndarray:
+        return np.pad(np.asarray(x, dtype=float), (0, n - len(x)))
+
+    def below_level0(x: Sequence[float]) -> np.ndarray:
+        return levels(np.concatenate([[0.0], np.asarray(x, dtype=float)]))
+
+    moved = below_level0(moved_reads)
+    return LevelLedger(writes=levels(ledger.writes) + below_level0(writes),
+                       zero_result=levels(ledger.zero_result),
+                       point_read=levels(ledger.point_read) + moved,
+                       point_read_uniform=levels(ledger.point_read_uniform) + moved,
+                       range_runs=levels(ledger.range_runs), entries=levels(ledger.entries))

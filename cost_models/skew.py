@@ -1829,6 +1829,9 @@ class SkewedTree:
     buffer_option: tuple[tuple[np.ndarray, np.ndarray] | None, ...] | None = None
     # S2f: how many of the first levels are level 0's runs (1 while level 0 holds runs).
     level0_levels: int = 0
+    # S2f: the engine level of each level (0 = level 0's runs, i = Level i), so that D1 can put
+    # its terms on the level's device; None where the tree's levels are Levels 1..L in order.
+    engine_levels: tuple[int, ...] | None = None
     # S6g: the engine leaves a deleted run's cached blocks in its LRU until they age out (stock
     # RocksDB 7.8); the native engine drops them when the merge deletes the run.
     dead_blocks_cached: bool = False
@@ -2223,6 +2226,14 @@ class FileLedger:
     duplicates: float
 
 
+def engine_levels(ledger: FileLedger) -> tuple[int, ...]:
+    """S2f: the engine level of each of the ledger's levels (0 = level 0's runs): the walk's
+    index j counts from Level 1 (P1-P5's ``WindowCosts``), so it is Level j + 1, and level 0's
+    runs (``walk_level`` -1) are level 0. The levels the walk leaves empty are skipped, not
+    renumbered, so D1 places each term on its own level's device."""
+    return tuple(j + 1 for j in ledger.walk_level)
+
+
 def _ledger_targets(policy: LeveledFiles, walk: WindowCosts) -> tuple[np.ndarray, np.ndarray]:
     """S2f: where :func:`file_ledger` inverts S1 for one design, from its uniform walk: the
     mean entries E of the levels that sweep (those holding data but the last; mean_unique's
@@ -2482,7 +2493,8 @@ def file_trees(
                               entries_per_block=entries_per_block, workload=workload,
                               keys=keys, edges=e)
         tree = replace(tree, buffer_option=buffered_lives(led),
-                       level0_levels=int(bool(led.walk_level) and led.walk_level[0] < 0))
+                       level0_levels=int(bool(led.walk_level) and led.walk_level[0] < 0),
+                       engine_levels=engine_levels(led))
         trim = None if buffer_trims is None else buffer_trims[len(trees)]
         if trim is not None:
             tree = tree.with_buffer(trim)
@@ -3313,6 +3325,13 @@ def cached_range_of(costs: SkewedCosts) -> tuple[float, float]:
     ``costs`` (S2f's trees: level 0 first while it holds runs)."""
     return cached_range(costs.level_probed or costs.level_runs, costs.level_entries,
                         costs.cached_share_per_level, costs.level0_levels)
+
+
+def cached_range_seeks(costs: SkewedCosts) -> np.ndarray:
+    """S7r's range_runs level by level, a_l (1 - c_l), the terms :func:`cached_range_of`
+    sums (D1 places each at its level's device)."""
+    runs = np.asarray(costs.level_probed or costs.level_runs, dtype=float)
+    return runs * (1.0 - np.asarray(costs.cached_share_per_level, dtype=float))
 
 
 def universal_range_bound(rules: UniversalRules, entries: float, cache_blocks: float,

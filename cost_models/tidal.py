@@ -115,6 +115,9 @@ class FloatCosts:
     extra_writes: float  # entries written per insert in all: the floats and the way back down
     read_share_by_level: tuple[float, ...]  # where lookups find their key, with floating
     floats_from: tuple[float, ...] = ()  # floats per flush from each level (index 0: Level 1)
+    # F4's extra_writes by the level they are written into (index 0: Level 1), for D1.
+    extra_writes_by_level: tuple[float, ...] = ()
+    read_share_off: tuple[float, ...] = ()  # where lookups find their key without floating
 
     @property
     def probe_change(self) -> float:
@@ -280,6 +283,13 @@ def float_costs(tree: FloatTree, opts: Floating | None, dist: KeyDist, keys: int
                  for i in range(L)]
     own = np.array([[w[0] for w in row] for row in per_float])
     back = np.array([[w[1] for w in row] for row in per_float])
+    # The same by the level each is written into (D1 places them): ``placed[i, j]``.
+    placed = np.zeros((L, L, L))
+    for i in range(L):
+        for j in range(i):
+            placed[i, j] = _return_writes(tree, i, j)
+            placed[i, j, j] += own[i, j]
+    by_level = np.zeros(L)
     lands = np.array([[landing(L, i, j) for j in range(L)] for i in range(L)])
     for t in range(1, warmup + flushes + 1):
         counting = t > warmup
@@ -307,11 +317,13 @@ def float_costs(tree: FloatTree, opts: Floating | None, dist: KeyDist, keys: int
                         from_level[i] += here
                         written += float((per[ok, i] * own[i, j[ok]]).sum())
                         returned += float((per[ok, i] * back[i, j[ok]]).sum())
+                        by_level += per[ok, i] @ placed[i, j[ok]]
                         if pass_dest[i] >= 0 and passers[i] > 0:
                             floats += float(passers[i])
                             from_level[i] += float(passers[i])
                             written += float(passers[i] * own[i, pass_dest[i]])
                             returned += float(passers[i] * back[i, pass_dest[i]])
+                            by_level += passers[i] * placed[i, pass_dest[i]]
                 for i in range(1, L):
                     moved_keys[:, i] -= moved[:, i]
                     for j in range(i):
@@ -328,7 +340,9 @@ def float_costs(tree: FloatTree, opts: Floating | None, dist: KeyDist, keys: int
         floats_per_flush=floats / flushes, float_writes=written / inserts,
         extra_writes=(written + returned) / inserts,
         read_share_by_level=tuple(float(x) for x in where),
-        floats_from=tuple(float(x) / flushes for x in from_level))
+        floats_from=tuple(float(x) / flushes for x in from_level),
+        extra_writes_by_level=tuple(float(x) / inserts for x in by_level),
+        read_share_off=tuple(float(x) for x in off))
 
 
 def _sinking(base: np.ndarray, drain: np.ndarray, flushes: int, warmup: int) -> np.ndarray:
@@ -512,7 +526,7 @@ def writes_per_float(tree: FloatTree, i: int, j: int) -> tuple[float, float]:
     if not 0 <= j < i < len(tree.level_entries):
         raise ValueError(f"a float goes from a level index i to j < i of the tree's "
                          f"{len(tree.level_entries)}; got i={i}, j={j}")
-    return _float_writes(tree, i, j), _return_writes(tree, i, j)
+    return _float_writes(tree, i, j), float(_return_writes(tree, i, j).sum())
 
 
 def _float_writes(tree: FloatTree, i: int, j: int) -> float:
@@ -547,7 +561,7 @@ def landing(levels: int, i: int, j: int) -> np.ndarray:
     return out
 
 
-def _return_writes(tree: FloatTree, i: int, j: int) -> float:
+def _return_writes(tree: FloatTree, i: int, j: int) -> np.ndarray:
     """F4's second term: the floated entries' way back to Level i, in the flush that floats
     them (docs/MODEL.md F4). Every level being full, the E entries Level j gained send one
     file more down from each of Levels j..i-1. The merge into Level j that the floated
@@ -560,12 +574,14 @@ def _return_writes(tree: FloatTree, i: int, j: int) -> float:
     ordinary keys, a quarter of a file span of Level l - 1 on average (CUT_SHARE), over
     (sigma_i + s_{l-1} / 4) n_l / E + cov_l files of Level l, sigma_i = cov_i E / n_i the
     candidate's span; at Level i its own slot is empty: half of it lies under the carrier on
-    average, so the carrier meets s_{i-1} / 4 n_i / E + cov_i / 2 files."""
+    average, so the carrier meets s_{i-1} / 4 n_i / E + cov_i / 2 files. Per level index:
+    each push's writes are the level it goes into."""
     n = np.asarray(tree.level_entries, dtype=float)
     cov = np.asarray(tree.coverage, dtype=float)
     E = tree.file_entries
     span = cov * E / n
-    out = E if j == 0 else 0.0
+    out = np.zeros(len(n))
+    out[0] = E if j == 0 else 0.0
     for level in range(j + 1, i + 1):
         if level == 1 and j == 0:
             x = 0.0 if i == 1 else cov[1]
@@ -573,5 +589,5 @@ def _return_writes(tree: FloatTree, i: int, j: int) -> float:
             x = (span[i] + CUT_SHARE * span[level - 1]) * n[level] / E + cov[level]
         else:
             x = CUT_SHARE * span[level - 1] * n[level] / E + cov[level] / 2.0
-        out += E * (1.0 + x)
+        out[level] += E * (1.0 + x)
     return out

@@ -146,11 +146,7 @@ def test_refusals_name_the_features_and_their_reason() -> None:
     with pytest.raises(ValueError, match="universal compaction has no levels to place"):
         price(Configuration(Design(4, 3, 1, 1, 1), Compaction(style="universal",
                                                               level_devices=(0, 1))), MIX, s)
-    # Under skew whole levels are placed (tests/test_devices_skew.py); files are not yet.
-    skewed = Workload(point_reads=0.5, writes=0.5, read_keys="zipf:0.9")
-    with pytest.raises(ValueError, match="file-granular skew model"):
-        price(Configuration(Design(10, 9, 1, 0, 0), Compaction("file", level_devices=(0, 1))),
-              skewed, s)
+    # Under skew whole levels and files are placed (tests/test_devices_skew.py).
 
 
 @pytest.mark.parametrize("bad, words", [

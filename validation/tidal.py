@@ -38,6 +38,7 @@ ENTRIES = 100_000
 ENTRY_BYTES = 1024  # the paper's 1 KB values
 BUFFER = 64 << 10
 FILE = 16 << 10
+BLOCK = 4096  # the engine's default block size, which the runs keep
 T = 10
 OPERATIONS = 50_000
 WARMUP = 50_000  # operations before the window: floating's start after the load, not counted
@@ -64,15 +65,20 @@ class TidalRun:
     float_per_insert: float  # of which by floats
     floats: int
     meta_reads: float = 0.0  # filter and index blocks read per lookup (paged metadata)
+    # With level_dirs (D1): per device, blocks written per insert (flushes, merges and floats)
+    # and blocks the lookups read per existing-key lookup, counted around the gets alone.
+    device_written: tuple[float, ...] = ()
+    device_read: tuple[float, ...] = ()
 
 
 def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int = 1,
             stretch: float = 0.0, operations: int = OPERATIONS,
             entries: int = ENTRIES, warmup: int = WARMUP, paged_cache: int = 0,
-            cache_bytes: int = 0) -> TidalRun:
+            cache_bytes: int = 0, level_dirs: Sequence[str] = ()) -> TidalRun:
     """One run: the load of ``entries``, then ``operations`` operations with ``ratio`` reads per
     insert (the notebook runs a smaller load). ``paged_cache``: paged metadata through a cache
-    of that size; else ``cache_bytes``: a block cache for data blocks (metadata pinned)."""
+    of that size; else ``cache_bytes``: a block cache for data blocks (metadata pinned).
+    ``level_dirs``: the engine's per-level devices, whose reads and writes are counted."""
     if paged_cache and cache_bytes:
         raise ValueError("give paged_cache (paged metadata) or cache_bytes (a data block "
                          f"cache), not both; got {paged_cache}, {cache_bytes}")
@@ -90,7 +96,7 @@ def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int 
     with tempfile.TemporaryDirectory(prefix="wacky-tidal-") as tmp:
         e = Engine(Path(tmp) / "db", T=T, C=T - 1, X=1, K=0, Z=0, entry_bytes=ENTRY_BYTES,
                    buffer_bytes=BUFFER, granularity="file", file_bytes=FILE, bits_per_entry=10,
-                   wal=False, **floating,
+                   wal=False, level_dirs=list(level_dirs), **floating,
                    **({"paged_metadata": True, "cache_bytes": paged_cache} if paged_cache
                       else {"cache_bytes": cache_bytes} if cache_bytes else {}))
         for i in range(0, entries, ROUND):
@@ -98,9 +104,16 @@ def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int 
         inserted = 0
         reads_per_round = ROUND * ratio // (ratio + 1)
         before = e.stats()
+
+        def device_bytes(kind: str) -> np.ndarray:
+            return np.array([d[kind] for d in e.stats()["devices"]], dtype=float)
+
+        get_reads = np.zeros(len(before["devices"]))
         for step in range((warmup + operations) // ROUND):
             if step == warmup // ROUND:
                 before = e.stats()
+            counting = step >= warmup // ROUND
+            r0 = device_bytes("bytes_read") if counting and level_dirs else None
             if dist.kind == "latest":  # 0 the newest: the fresh inserts, then the load's last
                 written = np.concatenate([fresh[:inserted][::-1], load[::-1]])
                 ranks = sampler.draw(rng, reads_per_round)
@@ -108,6 +121,8 @@ def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int 
             else:
                 draw = popularity[sampler.draw(rng, reads_per_round) % entries]
             found = e.get_many(draw)
+            if r0 is not None:
+                get_reads += device_bytes("bytes_read") - r0
             if not all(v is not None for v in found):
                 raise RuntimeError("the engine lost an existing key")
             n = ROUND - reads_per_round
@@ -125,6 +140,9 @@ def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int 
 
     found_gets = delta("gets_found")
     counted = inserted - (warmup // ROUND) * (ROUND - reads_per_round)
+    block = float(BLOCK)
+    written_on = (np.array([d["bytes_written"] for d in after["devices"]], dtype=float)
+                  - np.array([d["bytes_written"] for d in before["devices"]], dtype=float))
     written = (delta("total", "blocks_written"))
     return TidalRun(probes=delta("found_get_files_checked") / max(1.0, found_gets),
                     read_blocks=delta("point_read", "blocks_read") / max(1.0, found_gets),
@@ -132,7 +150,11 @@ def measure(reads: str, ratio: int, gamma: float, seed: int = 5, per_flush: int 
                     float_per_insert=delta("float", "blocks_written") / max(1, counted),
                     meta_reads=(delta("filter", "blocks_read") + delta("index", "blocks_read"))
                     / max(1.0, found_gets),
-                    floats=int(delta("floats")))
+                    floats=int(delta("floats")),
+                    device_written=(tuple(written_on / block / max(1, counted)) if level_dirs
+                                    else ()),
+                    device_read=(tuple(get_reads / block / max(1.0, found_gets)) if level_dirs
+                                 else ()))
 
 
 def predict(reads: str, ratio: int, gamma: float, per_flush: int = 1,

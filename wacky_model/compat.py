@@ -1,7 +1,7 @@
 """The one table of combinations the library refuses, each with its reason.
 
-Every feature of a recommendation composes with every other except the pairs below (and three
-triples, refused only together). Each row says whether the refusal is physical (the
+Every feature of a recommendation composes with every other except the pairs below (a row may
+name more features, refused only together). Each row says whether the refusal is physical (the
 combination cannot exist) or a gap of the models (a model that prices one feature does not
 price the other yet): a gap is a promise to close it, not a property of LSM-trees. Surfaces do
 not write their own refusals: they name the features in play and call :func:`check`. Key
@@ -51,7 +51,7 @@ FEATURES = {
 
 @dataclass(frozen=True)
 class Refusal:
-    features: tuple[str, ...]  # a pair, or a triple refused only together
+    features: tuple[str, ...]  # a pair, or more features refused only together
     physical: bool  # False: a gap of the models, to be closed
     reason: str
 
@@ -59,10 +59,6 @@ class Refusal:
 def _row(a: str, b: str, reason: str, physical: bool = False) -> Refusal:
     return Refusal((a, b), physical, reason)
 
-
-_S2F_LEVELS = ("the file-granular skew model (S2f) keeps the non-empty levels of its own walk "
-               "and does not say which of the engine's levels each is, so D1 cannot place its "
-               "reads and writes yet; whole levels under skew or a cache are placed")
 
 REFUSALS: tuple[Refusal, ...] = (
     _row("paper", "files", "the paper's model is its Eq 8-16, which describe merges of whole "
@@ -99,10 +95,8 @@ REFUSALS: tuple[Refusal, ...] = (
     _row("devices", "paper", "the paper's Eq 8-16 give the tree's totals; D1 needs each "
                              "level's reads and writes, which the finite model (the default) "
                              "and the partial-merge model give"),
-    # D1 under skew is priced for whole levels (docs/MODEL.md "D1 under skew"); these two are
-    # triples: devices with skew, or with a cache, is refused only with files.
-    Refusal(("devices", "skew", "files"), False, _S2F_LEVELS),
-    Refusal(("devices", "cache", "files"), False, _S2F_LEVELS),
+    # D1 under skew or a cache is priced for whole levels and files (docs/MODEL.md "D1 under
+    # skew": S2f's levels carry their engine levels).
     # paged metadata under skewed reads is priced (docs/MODEL.md "G1 under skew") where a key's
     # level and place in the key order are independent of how often it is read.
     _row("paged", "placed_skew", "G1 under skew takes a key's level and its place in the key "
@@ -142,9 +136,8 @@ REFUSALS: tuple[Refusal, ...] = (
                                 "output level above its inputs, so floating needs a driver",
          physical=True),
     # floating with a cache is priced (F1-F4 on the skew model's cached costs; docs/MODEL.md
-    # "Floating with a cache" names what it leaves out and what that cost on the engine).
-    _row("floating", "devices", "a float's writes land on its destination level's device, "
-                                "which F4 does not split by level yet"),
+    # "Floating with a cache" names what it leaves out and what that cost on the engine), and
+    # on devices (F4's writes and F3's moved reads by level, "Floating on devices").
     _row("floating", "paged", "with paged filters a check costs a filter block's miss, which "
                               "F1-F5 and G1 do not compose yet"),
     # T7 (docs/MODEL.md): its write constraint, T2 at least the inserts its own throughput asks,

@@ -31,7 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from cost_models.devices import DeviceCosts, LevelLedger, device_costs, skew_ledger
+from cost_models.devices import (
+    DeviceCosts,
+    LevelLedger,
+    device_costs,
+    skew_ledger,
+    with_floats,
+)
 from cost_models.objective import COST_ROW, cost_row, theta_shared
 from cost_models.tidal import FloatCosts
 from wacky_model.config import Configuration, Memory, features_of, keys_of, weights_of
@@ -101,15 +107,17 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
     point_read, write_amp, hit, detail = costs.point_read, costs.write_amp, None, costs
     zero_result_read = costs.zero_result_read
     ranges = None  # S7r: stock RocksDB's range reads through its cache, (runs, spread)
-    skew_parts = None  # the whole-level skew model's (tree, costs), for D1's ledger
+    skew_parts = None  # the skew model's (tree, costs), for D1's ledger
     if needs_skew_model(workload, s):
         if c.granularity == "file" or c.style == "universal":
             from wacky_model.skew import analysis_of
 
             blocks = s.cache_bytes // s.block_bytes
-            raw = file_skew_trees([config], s, workload)[0].costs(blocks)
+            tree = file_skew_trees([config], s, workload)[0]
+            raw = tree.costs(blocks)
             ranges = cached_ranges(config, raw, blocks)
             k = analysis_of(raw)
+            skew_parts = (tree, raw)
         else:
             from wacky_model.skew import analysis_of, cache_blocks, skew_tree
 
@@ -137,15 +145,25 @@ def price(config: Configuration, workload: Workload, system: System, *, model: s
                                        else None), filter_probes=probes)
     on_devices = ledger = None
     if "devices" in features:
-        ledger = ledger_of(costs) if detail is costs else skewed_ledger(costs, skew_parts)
+        ledger = (ledger_of(costs) if detail is costs
+                  else skewed_ledger(costs, skew_parts, cached=ranges is not None))
+        saved = 0.0
+        if floated is not None:
+            ledger = floated_ledger(ledger, floated, 1.0 if hit is None else 1.0 - hit)
+            saved = s.probe_cost * (floated.probes_off - floated.probes_on)
         on_devices = placed_costs(ledger, c.level_devices, s)
         # D1: each level's I/O at its device's costs. Θ's weights carry φ for writes, which
-        # the device costs include: the row's write term is in units of φ.
-        row = cost_row(point_read=on_devices.point_read,
+        # the device costs include: the row's write term is in units of φ. A range's scanned
+        # blocks (S7r's spread) are not placed: D1 prices its seeks. Floating's saved checks
+        # are filter probes in memory, on no device.
+        row = cost_row(point_read=on_devices.point_read - saved,
                        zero_result_read=on_devices.zero_result_read,
                        write_cost=on_devices.write_cost / s.write_cost_ratio,
                        range_runs=on_devices.range_runs,
-                       point_read_uniform=on_devices.point_read_uniform, filter_probes=probes)
+                       range_spread=1.0 if ranges is None else ranges[1],
+                       point_read_uniform=(on_devices.point_read_uniform
+                                           if hit is None and detail is costs else None),
+                       filter_probes=probes)
     theta = float(theta_shared(row, weights_of(workload, s, rho))[0])
     return Priced(config, name, keys_of(workload, s), float(write_amp), float(point_read),
                   float(zero_result_read), float(range_runs),
@@ -215,25 +233,44 @@ def ledger_of(costs: Any) -> LevelLedger:
     return ledger
 
 
-def skewed_ledger(costs: Any, skew_parts: tuple[Any, Any] | None) -> LevelLedger:
-    """D1's ledger under the skew model (docs/MODEL.md "D1 under skew"): the whole-level skew
-    model's ``(tree, costs)`` split by level, Levels 1..L at ledger levels 1..L (level 0 holds
-    nothing), range seeks the uniform model's (``costs``' ledger), as the price takes them."""
+def skewed_ledger(costs: Any, skew_parts: tuple[Any, Any] | None, *,
+                  cached: bool = False) -> LevelLedger:
+    """D1's ledger under the skew model (docs/MODEL.md "D1 under skew"): the skew model's
+    ``(tree, costs)`` split by level, each of its levels at its engine level (whole levels:
+    Levels 1..L at ledger levels 1..L, level 0 holding nothing; files, S2f: the tree's
+    ``engine_levels``, level 0's runs at 0). Range seeks are the uniform model's (``costs``'
+    ledger), as the price takes them, or with ``cached`` S7r's through the cache, level by
+    level (stock RocksDB's iterators read through it)."""
     if skew_parts is None:
-        raise ValueError(
-            "levels on devices (D1) with skewed keys or a cache are priced for whole levels: "
-            "the file-granular skew model (S2f) does not say which of the engine's levels each "
-            "of its levels is (it keeps the non-empty levels of its own walk), so its reads "
-            "and writes cannot be placed yet")
+        raise ValueError("levels on devices (D1) with skewed keys or a cache need the skew "
+                         "model's tree and costs")
+    from cost_models.skew import cached_range_seeks
+
     tree, raw = skew_parts
     runs = ledger_of(costs).range_runs
     n = len(raw.level_write_amp)
-    # Under updates the skew model's tree can hold a level fewer than the finite model's (its
-    # levels hold distinct keys and their duplicates): the ledger spans both, each summing to
-    # its own model's totals.
-    levels = max(len(runs), 1 + n)
-    return skew_ledger(raw, tree.false_positives, tree.fpr, tree.probed, range(1, 1 + n),
-                       levels, np.pad(runs, (0, levels - len(runs))))
+    at = list(range(1, 1 + n) if tree.engine_levels is None else tree.engine_levels)
+    # The skew model's tree can hold a level fewer than the uniform model's (under updates its
+    # levels hold distinct keys and their duplicates) or more (S2f's walk is taken at the keys
+    # and their duplicates): the ledger spans both, each summing to its own model's totals.
+    levels = max(len(runs), 1 + max(at, default=0))
+    if cached:
+        seeks = np.zeros(levels)
+        seeks[at] = cached_range_seeks(raw)
+    else:
+        seeks = np.pad(runs, (0, levels - len(runs)))
+    return skew_ledger(raw, tree.false_positives, tree.fpr, tree.probed, at, levels, seeks)
+
+
+def floated_ledger(ledger: LevelLedger, floated: FloatCosts, miss: float) -> LevelLedger:
+    """D1's ledger with floating (docs/MODEL.md "Floating on devices"): F4's writes at the
+    levels they go into, and the existing-key reads F3 moves up, each a block read at its new
+    level instead of its old one for the share ``miss`` of reads the cache does not serve
+    (1 without a cache; the reads' overall miss rate with one)."""
+    on, off = (np.asarray(x, dtype=float) for x in (floated.read_share_by_level,
+                                                    floated.read_share_off))
+    moved = (on - off) * miss if on.size and off.size == on.size else np.zeros(0)
+    return with_floats(ledger, floated.extra_writes_by_level, moved)
 
 
 def placed_costs(ledger: LevelLedger, level_devices: tuple[int, ...],
