@@ -71,6 +71,27 @@ def test_nearly_uniform_chances_are_nearly_g1s() -> None:
         assert near.characteristic_time == pytest.approx(g1.characteristic_time, rel=1e-4)
 
 
+@pytest.mark.parametrize("spec", ["zipf:0.99", "zipf:0.5", "hotset:0.01:0.9"])
+def test_a_bins_keys_as_one_class_price_as_each_key_alone(spec: str) -> None:
+    """read_chances gives S3's rank bins as chances with counts; G1 under skew makes one class
+    of a bin's keys at a row. The same keys one by one (counts None) give the same reads."""
+    dist = KeyDistribution.parse(spec)
+    binned = read_chances(dist, KEYS, 20_000)
+    assert binned.counts is not None and binned.counts.sum() == 20_000
+    assert binned.hottest.size < 2_000  # far fewer classes than keys
+    one_by_one = ReadChances(np.repeat(binned.hottest, binned.counts.astype(np.int64)), KEYS,
+                             binned.squares)
+    for cache in CACHES:
+        for zero_share in (0.0, 0.4):
+            a = paged_reads(LEVELS, cache, 4096, zero_share, binned)
+            b = paged_reads(LEVELS, cache, 4096, zero_share, one_by_one)
+            for x, y in ((a.zero_result_read, b.zero_result_read),
+                         (a.point_read_uniform, b.point_read_uniform),
+                         (a.point_read_deepest, b.point_read_deepest)):
+                assert x == pytest.approx(y, rel=1e-9, abs=1e-12)
+            assert np.allclose(a.data_hit, b.data_hit, rtol=1e-9, atol=1e-12)
+
+
 def test_no_cache_misses_every_request_and_a_cache_of_everything_none() -> None:
     skew = zipf(0.99)
     none = paged_reads(LEVELS, 0.0, 4096, 0.0, skew)
