@@ -124,8 +124,8 @@ def _priced_grid(system: System, level1_runs: int | None, read_keys: KeyDistribu
     what :func:`file_grid` filters by its guardrails. Kept apart from them, since a search asks
     for the same system's grid under other guardrails too (``Recommendation.without_cap``).
     With paged metadata, G1 on the walk (:func:`_walked_grid`, kept per system), under skew
-    with ``read_keys`` (:func:`grid_read_keys`): about 10 ms a design at 2^31 entries, so a
-    workload's keys re-price the kept walk, not walk again."""
+    with ``read_keys`` (:func:`grid_read_keys`): a workload's keys re-price the kept walk (Che's
+    sum over a class per rank bin and row), not walk again."""
     designs, compactions, walked = _walked_grid(system, level1_runs)
     if not system.paged_metadata:
         return designs, compactions, walked
