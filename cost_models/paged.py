@@ -132,12 +132,22 @@ class ReadChances:
     """Which existing keys reads draw (G1 under skew): ``hottest``, the chances per existing-key
     read of the hottest keys, hottest first (any prefix of them: keys beyond it are no hotter
     than the last given), over a population of ``keys`` keys; ``squares``, the sum of every
-    key's chance squared (0: the keys not set apart are taken as alike). Uniform: no key above
-    1/keys."""
+    key's chance squared (0: the keys not set apart are taken as alike); ``counts``, how many
+    keys have each chance of ``hottest`` (None: one each). Uniform: no key above 1/keys."""
 
     hottest: np.ndarray
     keys: float
     squares: float = 0.0
+    # S3's rank bins give many keys one chance: G1 under skew makes one class of a bin's keys
+    # at a level (Che's sum is linear in a class's count), not one per key, which costs memory
+    # and time in proportion to the tree's blocks (millions of classes at 2^31 entries).
+    counts: np.ndarray | None = None
+
+    @property
+    def per_key(self) -> np.ndarray:
+        """How many keys have each chance of ``hottest``."""
+        return (np.ones(np.size(self.hottest)) if self.counts is None
+                else np.asarray(self.counts, dtype=float))
 
 
 def paged_reads(levels: list[PagedLevel], cache_bytes: float, block_bytes: float,
@@ -219,7 +229,8 @@ def _unit_classes(units: np.ndarray, asks: np.ndarray, chances: ReadChances | No
     """G1 under skew: each row's ``units`` blocks (a level's filter, index or data blocks) in
     classes, as (row, count, requests per existing-key read of one block). ``asks``: the row's
     requests per existing-key read for a key of mean chance. A key hotter than the mean (chance
-    r > 1/N) is a class of its own: the ``asks`` units it would request (its presence: its
+    r > 1/N) is a class of its own (the keys of one chance, ``ReadChances.counts``, one
+    class together): the ``asks`` units it would request (its presence: its
     level's share, and the probes and false positives it makes passing), each at its r on top of
     the rest's requests, the hottest first until the keys set apart fill the row's units. The
     rest's requests of a block are a sum over the n = asks N_rest / units keys it serves, drawn
@@ -229,11 +240,14 @@ def _unit_classes(units: np.ndarray, asks: np.ndarray, chances: ReadChances | No
     rows = np.arange(units.size)
     with np.errstate(divide="ignore", invalid="ignore"):
         mean = np.where(units > 0, asks / units, 0.0)
-    hot = np.empty(0) if chances is None else np.asarray(chances.hottest, dtype=float)
-    hot = hot[hot > (1.0 + 1e-9) / chances.keys] if hot.size else hot
+    if chances is None:
+        return rows, units, mean
+    hot, many = np.asarray(chances.hottest, dtype=float), chances.per_key
+    keep = hot > (1.0 + 1e-9) / chances.keys  # a prefix: the chances fall
+    hot, many = hot[keep], many[keep]
     if not hot.size:
         return rows, units, mean
-    assert chances is not None
+    before = np.cumsum(many) - many  # the keys hotter than each chance's
     out_row, out_count, out_rate = [], [], []
     for k in rows:
         if units[k] <= 0 or asks[k] <= 0:
@@ -241,16 +255,17 @@ def _unit_classes(units: np.ndarray, asks: np.ndarray, chances: ReadChances | No
             out_count.append(np.array([units[k]]))
             out_rate.append(np.zeros(1))
             continue
-        # Each hot key stands for asks[k] units (its expected presence), until they fill the row.
-        apart = hot[:int(units[k] // asks[k])]
-        rest_keys = max(chances.keys - apart.size, 1.0)
-        rest_sum = max(1.0 - float(apart.sum()), 0.0)
+        # Each hot key stands for asks[k] units (its expected presence), until they fill the row;
+        # the keys of one chance are one class of their units.
+        taken = np.clip(float(units[k] // asks[k]) - before, 0.0, many)
+        apart, n = hot[taken > 0], taken[taken > 0]
+        rest_keys = max(chances.keys - float(n.sum()), 1.0)
+        rest_sum = max(1.0 - float(np.sum(apart * n)), 0.0)
         rest = asks[k] * rest_sum / units[k]
-        var = max(chances.squares - float(np.sum(apart ** 2)), 0.0) / rest_keys \
+        var = max(chances.squares - float(np.sum(apart ** 2 * n)), 0.0) / rest_keys \
             - (rest_sum / rest_keys) ** 2
         spread = min(np.sqrt(asks[k] * rest_keys / units[k] * max(var, 0.0)), rest)
-        count = np.concatenate([[units[k] - asks[k] * apart.size],
-                                np.full(apart.size, asks[k])])
+        count = np.concatenate([[units[k] - asks[k] * float(n.sum())], asks[k] * n])
         rate = rest + np.concatenate([[0.0], apart])
         out_row.append(np.full(2 * count.size, k))
         out_count.append(np.concatenate([count, count]) / 2.0)
@@ -319,9 +334,11 @@ def read_chances(dist: Any, keys: int, hottest: int) -> ReadChances:
     bins = bins_for(keys, dist)
     prob = key_probabilities(dist, bins, keys)
     count = bins.count
-    upto = int(np.searchsorted(np.cumsum(count), max(int(hottest), 1))) + 1
-    return ReadChances(np.repeat(prob[:upto], count[:upto].astype(np.int64))[:max(hottest, 1)],
-                       float(keys), float(np.sum(prob ** 2 * count)))
+    hottest = max(int(hottest), 1)
+    upto = int(np.searchsorted(np.cumsum(count), hottest)) + 1
+    # A bin's keys as one chance and its count, the last bin cut at ``hottest`` keys.
+    taken = np.minimum(count[:upto], hottest - (np.cumsum(count[:upto]) - count[:upto]))
+    return ReadChances(prob[:upto], float(keys), float(np.sum(prob ** 2 * count)), taken)
 
 
 def hottest_needed(levels: list[PagedLevel]) -> int:

@@ -123,7 +123,6 @@ SEARCH_WORDS = {
     FEATURES["placed_skew"]: (f"skew that puts the keys read most in particular levels or key "
                               f"ranges ({_field('write-keys')}, {_field('update-fraction')}, "
                               f"or latest or hotrange {_field('read-keys')})"),
-    FEATURES["search"]: "a recommendation",
     "(System.devices' capacity_bytes)": f"({_field('own-device-gib')}, "
                                         f"{_field('device2-gib')})",
     "level0_trigger above 1": f"{_field('level0-trigger')} above 1",

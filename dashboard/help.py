@@ -48,8 +48,9 @@ CONTROLS: dict[str, str] = {
     "paged-metadata": "Keep filter and index blocks on disk, read through the block cache "
                       "(RocksDB's cache_index_and_filter_blocks=true; the CLI's "
                       "--paged-metadata), so a probe costs I/O on a miss. Priced for stock "
-                      "RocksDB and for this engine's file-granular merges; under skewed "
-                      "reads for one configuration (wacky analyze), not in the search yet.",
+                      "RocksDB and for this engine's file-granular merges, under skewed "
+                      "reads too (scattered hot keys: not latest or hotrange reads, nor "
+                      "skewed writes or updates).",
     "own-device-gib": "What the system's own device (read cost 1, the unit of cost; it holds "
                       "the log and the upper levels) may hold, in GiB. Empty: no limit. With a "
                       "second device the search places the levels (RocksDB db_paths).",

@@ -736,6 +736,26 @@ def test_the_pick_on_two_devices_shows_its_placement_as_the_cli_prints_it(
     assert cb.parse_devices({}) == () and cb.parse_system(cb.default_controls()[1]) == System()
 
 
+def test_paged_metadata_under_skewed_reads_recommends_what_the_cli_does(capsys, monkeypatch,
+                                                                         tmp_path):
+    """Paged metadata with Zipf reads (G1 under skew in the search): the page's pick is the
+    CLI's, and the skew changes it against uniform reads through the same cache."""
+    workload = {"point-reads": 90, "zero-reads": 0, "writes": 10, "read-keys": "zipf:0.99"}
+    fields = {"entries": 1e6, "entry-bytes": 256, "paged-metadata": ["on"], "merges": "file",
+              "cache-mib": 1}
+    out = views(workload, fields)
+    assert out[L.MESSAGE] == []
+    doc = cli_recommendation(["--entries", "1e6", "--entry-bytes", "256", "--paged-metadata",
+                              "--granularity", "file", "--cache-bytes", str(1 << 20),
+                              "--read-dist", "zipf:0.99"], workload, capsys, monkeypatch,
+                             tmp_path)
+    assert out[L.CURRENT]["configuration"] == doc["configuration"]
+    assert f"{doc['cost']:.4g}" in text_of(out[L.CARD])
+    uniform = views({**workload, "read-keys": "uniform"}, fields)
+    assert uniform[L.MESSAGE] == []
+    assert uniform[L.CURRENT]["configuration"] != out[L.CURRENT]["configuration"]
+
+
 # A file-granular pick under skewed reads with a probe cost: where the search tries floating.
 FLOAT_WORKLOAD = {"point-reads": 90, "zero-reads": 0, "writes": 10, "read-keys": "zipf:0.99"}
 FLOAT_SYSTEM = {"entries": 1e6, "entry-bytes": 1024, "probe-cost": 0.5, "merges": "file"}

@@ -112,8 +112,6 @@ def test_paged_metadata_is_refused_where_it_is_not_priced() -> None:
     mix = Workload(point_reads=0.5, writes=0.5)
     with pytest.raises(ValueError, match="needs granularity='file'"):
         recommend(mix, paged)
-    with pytest.raises(ValueError, match="G1 under skew prices one configuration"):
-        recommend_rocksdb(Workload(point_reads=0.5, writes=0.5, read_keys="zipf:0.9"), paged)
     with pytest.raises(ValueError, match="independent of how often it is read"):
         recommend_rocksdb(Workload(point_reads=0.5, writes=0.5, write_keys="zipf:0.9"), paged)
     with pytest.raises(ValueError, match="paged_metadata must be True or False"):

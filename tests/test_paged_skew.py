@@ -71,6 +71,27 @@ def test_nearly_uniform_chances_are_nearly_g1s() -> None:
         assert near.characteristic_time == pytest.approx(g1.characteristic_time, rel=1e-4)
 
 
+@pytest.mark.parametrize("spec", ["zipf:0.99", "zipf:0.5", "hotset:0.01:0.9"])
+def test_a_bins_keys_as_one_class_price_as_each_key_alone(spec: str) -> None:
+    """read_chances gives S3's rank bins as chances with counts; G1 under skew makes one class
+    of a bin's keys at a row. The same keys one by one (counts None) give the same reads."""
+    dist = KeyDistribution.parse(spec)
+    binned = read_chances(dist, KEYS, 20_000)
+    assert binned.counts is not None and binned.counts.sum() == 20_000
+    assert binned.hottest.size < 2_000  # far fewer classes than keys
+    one_by_one = ReadChances(np.repeat(binned.hottest, binned.counts.astype(np.int64)), KEYS,
+                             binned.squares)
+    for cache in CACHES:
+        for zero_share in (0.0, 0.4):
+            a = paged_reads(LEVELS, cache, 4096, zero_share, binned)
+            b = paged_reads(LEVELS, cache, 4096, zero_share, one_by_one)
+            for x, y in ((a.zero_result_read, b.zero_result_read),
+                         (a.point_read_uniform, b.point_read_uniform),
+                         (a.point_read_deepest, b.point_read_deepest)):
+                assert x == pytest.approx(y, rel=1e-9, abs=1e-12)
+            assert np.allclose(a.data_hit, b.data_hit, rtol=1e-9, atol=1e-12)
+
+
 def test_no_cache_misses_every_request_and_a_cache_of_everything_none() -> None:
     skew = zipf(0.99)
     none = paged_reads(LEVELS, 0.0, 4096, 0.0, skew)
@@ -215,3 +236,74 @@ def test_price_takes_skewed_reads_on_stock_rocksdb_too() -> None:
     assert hot.model == uniform.model == "rocksdb"
     assert hot.zero_result_read == pytest.approx(uniform.zero_result_read, rel=1e-12)
     assert hot.point_read == hot.detail.point_read_uniform < uniform.detail.point_read_uniform
+
+
+# A read-heavy mix through a cache of about a tenth of the metadata and hot data: skewed reads
+# change the pick on both targets (the uniform one prices the deepest key, the skewed one the
+# read distribution's expectation, docs/MODEL.md "G1 under skew").
+SEARCHED = System(entries=1e6, entry_bytes=256, buffer_bytes=1 << 20, bits_per_entry=10,
+                  cache_bytes=1 << 20, paged_metadata=True)
+READS = dict(point_reads=0.9, writes=0.1)
+
+
+def _pick(rec) -> tuple:
+    c = rec.compaction
+    return rec.design.T, c.level1_runs, c.file_bytes, c.level_base_bytes, c.sizing
+
+
+@pytest.mark.parametrize("target", ["native", "rocksdb"])
+def test_the_searches_take_skewed_reads_with_paged_metadata(target: str) -> None:
+    """recommend (the native engine's file grid; stock RocksDB's) re-prices the grid's paged
+    reads with the workload's read keys: each pick's Θ is price()'s for its workload, skew
+    changes the pick here, and each pick is no worse than the other's under its own keys."""
+    from wacky_model.search import recommend
+
+    kw = dict(granularity="file") if target == "native" else dict(target="rocksdb")
+    uniform, hot = Workload(**READS), Workload(**READS, read_keys="zipf:0.99")
+    picks = {w: recommend(w, SEARCHED, **kw) for w in (uniform, hot)}
+    for w, rec in picks.items():
+        assert rec.configuration.target == target
+        assert price(rec.configuration, w, SEARCHED).theta == pytest.approx(rec.cost, rel=1e-9)
+    assert _pick(picks[uniform]) != _pick(picks[hot])
+    for w, rec in picks.items():
+        other = picks[hot if w is uniform else uniform].configuration
+        assert price(other, w, SEARCHED).theta >= rec.cost * (1 - 1e-9)
+
+
+def test_the_native_search_under_skew_is_the_best_price_over_its_grid() -> None:
+    """Brute force: every design of the grid the search scored, priced one by one by price()
+    under the skewed workload; the search's Θ is the least of them."""
+    from wacky_model.granularity import file_grid, grid_read_keys
+    from wacky_model.search import recommend
+
+    hot = Workload(**READS, read_keys="zipf:0.99")
+    rec = recommend(hot, SEARCHED, granularity="file")
+    grid = file_grid(SEARCHED, rec.constraints, None, grid_read_keys(hot, SEARCHED))
+    best = min(price(Configuration(d, c, Memory.of(SEARCHED)), hot, SEARCHED).theta
+               for d, c in zip(grid.designs, grid.compactions, strict=True))
+    assert rec.cost == pytest.approx(best, rel=1e-9)
+
+
+def test_a_batch_prices_each_read_distribution_on_its_own_grid() -> None:
+    """recommend_many: workloads with different read keys under paged metadata get the picks
+    recommend gives each alone (the grids are kept per read distribution)."""
+    from wacky_model.search import recommend, recommend_many
+
+    mixes = [Workload(**READS), Workload(**READS, read_keys="zipf:0.99"),
+             Workload(**READS, read_keys="hotset:0.01:0.9")]
+    for kw in (dict(granularity="file"), dict(target="rocksdb")):
+        batch = recommend_many(mixes, SEARCHED, **kw)
+        alone = [recommend(w, SEARCHED, **kw).cost for w in mixes]
+        assert batch.cost == pytest.approx(alone, rel=1e-9)
+
+
+def test_recommend_rocksdb_prices_its_references_under_the_same_keys() -> None:
+    """recommend_rocksdb's pick and RocksDB's defaults beside it, under skewed reads: both are
+    price()'s."""
+    from wacky_model.rocksdb_tuning import recommend_rocksdb
+
+    hot = Workload(**READS, read_keys="zipf:0.99")
+    rec = recommend_rocksdb(hot, SEARCHED)
+    for priced in (rec.best, rec.default, rec.best_multiplier_only):
+        assert price(priced.config.configuration, hot, SEARCHED).theta == pytest.approx(
+            priced.theta, rel=1e-9)

@@ -548,7 +548,6 @@ COMPAT_FLAGS = {
     "paged": "--paged-metadata", "floating": "--floating",
     "time_objective": "--objective throughput",
     "placed_skew": "--write-dist, --update-fraction, or --read-dist latest or hotrange",
-    "search": "recommend",
 }
 
 

@@ -45,7 +45,6 @@ FEATURES = {
     "time_objective": "the throughput objective on stock RocksDB (throughput_on)",
     "placed_skew": ("skew that puts the keys read most in particular levels or key ranges "
                     "(skewed write_keys, updates, or latest or hotrange read_keys)"),
-    "search": "a search for a configuration (recommend, recommend_rocksdb)",
 }
 
 
@@ -97,18 +96,15 @@ REFUSALS: tuple[Refusal, ...] = (
                              "and the partial-merge model give"),
     # D1 under skew or a cache is priced for whole levels and files (docs/MODEL.md "D1 under
     # skew": S2f's levels carry their engine levels).
-    # paged metadata under skewed reads is priced (docs/MODEL.md "G1 under skew") where a key's
-    # level and place in the key order are independent of how often it is read.
+    # paged metadata under skewed reads is priced (docs/MODEL.md "G1 under skew"), by price and
+    # the searches, where a key's level and place in the key order are independent of how
+    # often it is read.
     _row("paged", "placed_skew", "G1 under skew takes a key's level and its place in the key "
                                  "order to be independent of how often it is read (a settled "
                                  "tree loaded in any order, the hot keys scattered); skewed "
                                  "writes, updates and latest reads put the hot keys in the upper "
                                  "levels, and hotrange reads in a few files, which it does not "
                                  "price yet"),
-    Refusal(("paged", "skew", "search"), False,
-            "G1 under skew prices one configuration (price, analyze); the searches price paged "
-            "metadata in tables per system, before the workload's keys, and do not take skewed "
-            "reads into them yet"),
     _row("paged", "universal", "G1 prices leveled compaction's files; universal compaction's "
                                "runs are not priced with paged metadata yet"),
     _row("paged", "paper", "the paper's Eq 8-16 keep every filter and fence in memory",

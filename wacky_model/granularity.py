@@ -31,6 +31,7 @@ from wacky_model.types import (
     Compaction,
     Design,
     Floating,
+    KeyDistribution,
     Log,
     System,
     Workload,
@@ -83,11 +84,19 @@ class FileGrid:
         return _miss_layout(self.costs)
 
 
+def grid_read_keys(workload: Workload, system: System) -> KeyDistribution | None:
+    """What a grid's costs take from ``workload``: with paged metadata, skewed existing-key
+    reads (G1 under skew, docs/MODEL.md); None otherwise (uniform keys: G1, and without paged
+    metadata the grid does not depend on the workload). The grids are kept by it."""
+    if system.paged_metadata and not workload.read_keys.is_uniform:
+        return workload.read_keys
+    return None
+
+
 @functools.lru_cache(maxsize=64)
-def _priced_grid(system: System, level1_runs: int | None) -> tuple[tuple, tuple, tuple]:
-    """Every design of the grid on ``system`` with its costs (designs, compactions, costs):
-    what :func:`file_grid` filters by its guardrails. Kept apart from them, since a search asks
-    for the same system's grid under other guardrails too (``Recommendation.without_cap``)."""
+def _walked_grid(system: System, level1_runs: int | None) -> tuple[tuple, tuple, tuple]:
+    """Every design of the grid on ``system`` with its partial-merge window (designs,
+    compactions, costs, without G1): the walk, which depends on the system alone."""
     from wacky_model.compat import refusals
 
     triggers = LEVEL1_RUNS if level1_runs is None else (level1_runs,)
@@ -105,20 +114,35 @@ def _priced_grid(system: System, level1_runs: int | None) -> tuple[tuple, tuple,
     designs, compactions = zip(*grid, strict=True)
     priced = native_file_costs_many(designs, system, compactions, system.entries,
                                     WINDOW_FLUSHES * system.buffer_entries, settled=True)
-    if system.paged_metadata:  # G1: filter and index blocks through the cache
-        priced = [native_paged_costs(p, d, system, c)
-                  for d, c, p in zip(designs, compactions, priced, strict=True)]
+    return designs, compactions, tuple(priced)
+
+
+@functools.lru_cache(maxsize=64)
+def _priced_grid(system: System, level1_runs: int | None, read_keys: KeyDistribution | None = None
+                 ) -> tuple[tuple, tuple, tuple]:
+    """Every design of the grid on ``system`` with its costs (designs, compactions, costs):
+    what :func:`file_grid` filters by its guardrails. Kept apart from them, since a search asks
+    for the same system's grid under other guardrails too (``Recommendation.without_cap``).
+    With paged metadata, G1 on the walk (:func:`_walked_grid`, kept per system), under skew
+    with ``read_keys`` (:func:`grid_read_keys`): a workload's keys re-price the kept walk (Che's
+    sum over a class per rank bin and row), not walk again."""
+    designs, compactions, walked = _walked_grid(system, level1_runs)
+    if not system.paged_metadata:
+        return designs, compactions, walked
+    priced = [native_paged_costs(p, d, system, c, read_keys)  # G1: metadata through the cache
+              for d, c, p in zip(designs, compactions, walked, strict=True)]
     return designs, compactions, tuple(priced)
 
 
 @functools.lru_cache(maxsize=64)
 def file_grid(system: System, constraints: Constraints | None = None,
-              level1_runs: int | None = None) -> FileGrid:
+              level1_runs: int | None = None, read_keys: KeyDistribution | None = None) -> FileGrid:
     """The grid (module doc) on ``system``, priced as one batch; with ``constraints``
-    (guardrails), only the designs they allow; ``level1_runs`` pins the trigger. Its costs
-    depend on the system alone, so the last 64 systems' grids are kept (a pure function of
+    (guardrails), only the designs they allow; ``level1_runs`` pins the trigger;
+    ``read_keys``: the workload's (:func:`grid_read_keys`, None but under paged metadata).
+    Its costs depend on these alone, so the last 64 grids are kept (a pure function of
     frozen inputs: no answer changes)."""
-    designs, compactions, priced = _priced_grid(system, level1_runs)
+    designs, compactions, priced = _priced_grid(system, level1_runs, read_keys)
     keep = [i for i, (c, p) in enumerate(zip(compactions, priced, strict=True))
             if constraints is None or constraints.allows_leveled(
                 c.level1_runs, p.window.level_entries,

@@ -33,11 +33,11 @@ from cost_models.universal import FULL_MERGE_PEAK_SPACE, UniversalOptions
 from wacky_model.config import Configuration, Memory, weights_of
 from wacky_model.devices import DeviceProfile
 from wacky_model.files import LeveledCosts
-from wacky_model.granularity import FileGrid, FilePick, Neighbors, file_pick
+from wacky_model.granularity import FileGrid, FilePick, Neighbors, file_pick, grid_read_keys
 from wacky_model.guardrails import DEFAULT_CONSTRAINTS, Constraints
 from wacky_model.pricing import stock_windows
 from wacky_model.rocksdb_options import RocksDBExport, rocksdb_export
-from wacky_model.types import Compaction, Design, System, Workload
+from wacky_model.types import Compaction, Design, KeyDistribution, System, Workload
 
 MULTIPLIERS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0)
 TRIGGERS = (1, 2, 4, 8)
@@ -252,12 +252,20 @@ def price(config: RocksDBConfig, workload: Workload, system: System,
           rho: float | None = None) -> StockPriced:
     """Θ of one configuration (with ``rho``, its worst case nearby, Endure's robust
     objective)."""
-    return _priced((config, _windows([config], system)[0]), workload, system, rho)
+    return _priced((config, _windows([config], system, grid_read_keys(workload, system))[0]),
+                   workload, system, rho)
 
 
-def _windows(configs: list[StockConfig], system: System) -> list[LeveledCosts]:
-    """The costs of each configuration: leveled ones' windows walked as one batch, universal
-    ones by U1-U4 (``wacky_model.pricing``)."""
+def _windows(configs: list[StockConfig], system: System,
+             read_keys: KeyDistribution | None = None) -> list[LeveledCosts]:
+    """The costs of each configuration (:func:`_walked`, then :func:`_paged`)."""
+    return _paged(configs, _walked(configs, system), system, read_keys)
+
+
+def _walked(configs: list[StockConfig] | tuple[StockConfig, ...], system: System
+            ) -> list[LeveledCosts]:
+    """The costs of each configuration before G1: leveled ones' windows walked as one batch,
+    universal ones by U1-U4 (``wacky_model.pricing``)."""
     from wacky_model.pricing import universal_costs
 
     leveled = [i for i, c in enumerate(configs) if isinstance(c, RocksDBConfig)]
@@ -265,29 +273,32 @@ def _windows(configs: list[StockConfig], system: System) -> list[LeveledCosts]:
     for i, costs in zip(leveled, stock_windows([configs[i].configuration for i in leveled],
                                                system), strict=True):
         out[i] = costs
-        if system.paged_metadata:  # G1: the reads through the block cache
-            from wacky_model.rocksdb_model import paged_costs
-
-            out[i] = paged_costs(costs, configs[i].export(system))
     for i, c in enumerate(configs):
         if out[i] is None:
             out[i] = universal_costs(c.configuration, c.system(system))
     return out
 
 
+def _paged(configs: list[StockConfig] | tuple[StockConfig, ...],
+           costs: list[LeveledCosts] | tuple[LeveledCosts, ...], system: System,
+           read_keys: KeyDistribution | None) -> list[LeveledCosts]:
+    """``costs`` of ``configs`` with G1's reads through the block cache under paged metadata
+    (leveled ones; existing keys drawn by ``read_keys``, :func:`grid_read_keys`: G1 under
+    skew); as they are otherwise."""
+    if not system.paged_metadata:
+        return list(costs)
+    from wacky_model.rocksdb_model import paged_costs
+
+    return [paged_costs(k, c.export(system), read_keys) if isinstance(c, RocksDBConfig) else k
+            for c, k in zip(configs, costs, strict=True)]
+
+
 @functools.lru_cache(maxsize=16)
-def stock_grid(system: System, constraints: Constraints | None = None,
-               level0_trigger: int | None = None, universal: bool = True
-               ) -> tuple[tuple[System, FileGrid], ...]:
-    """The stock RocksDB configurations the target searches (module doc), priced, as one grid
-    per memory option (``wacky_model.search``'s file side searches them as it searches the
-    native engine's file-granular grid): (the system at that memory, its grid). With
-    ``constraints``, only the configurations they allow; ``level0_trigger`` pins leveled
-    compaction's trigger (and leaves universal compaction out, as ``universal=False`` does).
-    Costs depend on the system alone, so the last 16 systems' grids are kept."""
-    if system.sum_fpr is not None:
-        raise ValueError("--target rocksdb takes the filter memory as bits per key "
-                         "(--bits-per-entry) or a total memory budget, not --sum-fpr")
+def _walked_options(system: System, level0_trigger: int | None, universal: bool
+                    ) -> tuple[tuple[tuple[StockConfig, ...], tuple[LeveledCosts, ...]], ...]:
+    """The configurations :func:`stock_grid` searches, per memory option, with their costs
+    before G1 (:func:`_walked`): the walks, which depend on the system alone, kept so that
+    each workload's keys re-price them under paged metadata without walking again."""
     triggers = TRIGGERS if level0_trigger is None else (level0_trigger,)
     out = []
     for buffer, bits in _memory_options(system):
@@ -306,10 +317,30 @@ def stock_grid(system: System, constraints: Constraints | None = None,
             configs += [UniversalConfig(UniversalOptions(
                 trigger=k, max_size_amplification_percent=a), buffer, bits)
                 for k, a in itertools.product(UNIVERSAL_TRIGGERS, UNIVERSAL_AMPS)]
-        if not configs:
-            continue
+        if configs:
+            out.append((tuple(configs), tuple(_walked(configs, system))))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=16)
+def stock_grid(system: System, constraints: Constraints | None = None,
+               level0_trigger: int | None = None, universal: bool = True,
+               read_keys: KeyDistribution | None = None
+               ) -> tuple[tuple[System, FileGrid], ...]:
+    """The stock RocksDB configurations the target searches (module doc), priced, as one grid
+    per memory option (``wacky_model.search``'s file side searches them as it searches the
+    native engine's file-granular grid): (the system at that memory, its grid). With
+    ``constraints``, only the configurations they allow; ``level0_trigger`` pins leveled
+    compaction's trigger (and leaves universal compaction out, as ``universal=False`` does);
+    ``read_keys``: the workload's (:func:`grid_read_keys`, None but under paged metadata).
+    Costs depend on these alone, so the last 16 grids are kept."""
+    if system.sum_fpr is not None:
+        raise ValueError("--target rocksdb takes the filter memory as bits per key "
+                         "(--bits-per-entry) or a total memory budget, not --sum-fpr")
+    out = []
+    for configs, walked in _walked_options(system, level0_trigger, universal):
         at = configs[0].system(system)
-        costs = _windows(configs, system)
+        costs = _paged(configs, walked, system, read_keys)
         keep = [i for i, (c, p) in enumerate(zip(configs, costs, strict=True))
                 if _allowed(constraints, c, p, system)]
         if keep:
@@ -403,7 +434,8 @@ def recommend_rocksdb(workload: Workload, system: System,
     multiplier alone priced beside it, and a line per knob against its runner-up."""
     active = constraints if constraints is not None and constraints.active else None
     pick = stock_pick(workload, system, active, rho, level0_trigger, throughput_on)
-    grids = stock_grid(system, active, level0_trigger)
+    keys = grid_read_keys(workload, system)
+    grids = stock_grid(system, active, level0_trigger, read_keys=keys)
     weights = weights_of(workload, system, rho)
     priced = []
     for at, g in grids:
@@ -415,7 +447,7 @@ def recommend_rocksdb(workload: Workload, system: System,
     best = StockPriced(stock_config(Configuration(pick.design, pick.compaction,
                                                   Memory.of(pick.system))), pick.costs, pick.theta)
     buffer, bits = best.config.buffer_bytes, best.config.bits_per_key
-    default_costs, multiplier_costs = _references(system, buffer, bits)
+    default_costs, multiplier_costs = _references(system, buffer, bits, keys)
     default, *by_multiplier = _under_skew(
         [_priced(c, workload, system, rho) for c in (*default_costs, *multiplier_costs)],
         workload, system, rho)
@@ -486,14 +518,15 @@ def stock_pick(workload: Workload, system: System, constraints: Constraints | No
     stage and descent (:func:`wacky_model.rocksdb_throughput.time_pick`)."""
     from wacky_model.compat import check, features_in
 
-    check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb", "search"}
+    check(features_in(workload, system, rho=rho, constraints=constraints) | {"rocksdb"}
           | ({"level0_trigger"} if (level0_trigger or 1) > 1 else set()))
     if len(system.devices) > 1:
         # Not silently on one device: the stock grid is priced on the system's own device.
         raise ValueError("the stock RocksDB search does not place levels on devices yet "
                          "(System.devices): price a placement with level_devices, or export "
                          "one (db_paths) with rocksdb_export(level_devices=...)")
-    grids = list(stock_grid(system, constraints, level0_trigger))
+    grids = list(stock_grid(system, constraints, level0_trigger,
+                            read_keys=grid_read_keys(workload, system)))
     if throughput_on is not None:
         from wacky_model.rocksdb_throughput import time_pick
 
@@ -544,14 +577,16 @@ def _priced(pair: tuple[RocksDBConfig, LeveledCosts], workload: Workload, system
 
 
 @functools.lru_cache(maxsize=64)
-def _references(system: System, buffer: int, bits: float
+def _references(system: System, buffer: int, bits: float,
+                read_keys: KeyDistribution | None = None
                 ) -> tuple[tuple[tuple[RocksDBConfig, LeveledCosts], ...], ...]:
     """RocksDB's defaults at this memory, and the same with each multiplier, priced (kept:
-    they depend on the system and the memory alone)."""
+    they depend on the system, the memory and the grid's keys, :func:`grid_read_keys`,
+    alone)."""
     default = RocksDBConfig(DEFAULT_MULTIPLIER, DEFAULT_TRIGGER, False, buffer, buffer, bits,
                             DEFAULT_BASE_BUFFERS * buffer)
     others = [replace(default, multiplier=T) for T in MULTIPLIERS]
-    costs = _windows([default, *others], system)
+    costs = _windows([default, *others], system, read_keys)
     pairs = tuple(zip([default, *others], costs, strict=True))
     return pairs[:1], pairs[1:]
 

@@ -34,6 +34,7 @@ import dataclasses
 import functools
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -56,11 +57,12 @@ from cost_models.structure import num_levels, structure
 from wacky_model.analysis import Analysis, analyze
 from wacky_model.config import Configuration, Memory, keys_of
 from wacky_model.families import PROJECTIONS, classify, name_of
-from wacky_model.granularity import FilePick, file_best, file_pick
+from wacky_model.granularity import FilePick, file_best, file_pick, grid_read_keys
 from wacky_model.guardrails import DEFAULT_CONSTRAINTS, LIFT_FLAG, Constraints, lifted_cap
 from wacky_model.types import (
     Compaction,
     Design,
+    KeyDistribution,
     System,
     Workload,
     check_types,
@@ -1045,7 +1047,7 @@ def _checked_features(workloads: list[Workload], system: System, model: str,
     features |= {name for name, used in (
         ("files", granularity == "file" or pinned), ("level0_trigger", pinned),
         ("rocksdb", target == "rocksdb")) if used}
-    check(features | {"search"})
+    check(features)
     if "paged" in features and target != "rocksdb" and granularity != "file":
         from wacky_model.compat import FEATURES
 
@@ -1062,11 +1064,12 @@ def _files_only(granularity: str, target: str, level0_trigger: int | None) -> bo
 
 
 def _side_grids(system: System, constraints: Constraints | None, target: str,
-                granularity: str, level0_trigger: int | None) -> list[tuple[System, Any]]:
+                granularity: str, level0_trigger: int | None,
+                read_keys: KeyDistribution | None = None) -> list[tuple[System, Any]]:
     """:func:`_file_grids` of the file side alone; stock RocksDB's universal compaction is
     searched unless files are asked."""
     return _file_grids(system, _active(constraints), target, level0_trigger,
-                       target == "rocksdb" and granularity != "file")
+                       target == "rocksdb" and granularity != "file", read_keys)
 
 
 def _recommend_files(workload: Workload, system: System, constraints: Constraints | None,
@@ -1075,7 +1078,8 @@ def _recommend_files(workload: Workload, system: System, constraints: Constraint
                      throughput_on: DeviceProfile | None = None) -> Recommendation:
     """The file side's pick (:func:`_files_only`), with no whole-level side to compare; with
     ``throughput_on`` (stock RocksDB), T7's pick over the same grids."""
-    grids = _side_grids(system, constraints, target, granularity, level0_trigger)
+    grids = _side_grids(system, constraints, target, granularity, level0_trigger,
+                        grid_read_keys(workload, system))
     if throughput_on is not None:
         from wacky_model.rocksdb_throughput import time_pick
         from wacky_model.rocksdb_tuning import stock_neighbors
@@ -1198,26 +1202,27 @@ def _buffer_text(b: dict[str, Any] | None) -> str:
 
 
 def _file_grids(system: System, constraints: Constraints | None, target: str = "native",
-                level0_trigger: int | None = None, universal: bool = False
-                ) -> list[tuple[System, Any]]:
+                level0_trigger: int | None = None, universal: bool = False,
+                read_keys: KeyDistribution | None = None) -> list[tuple[System, Any]]:
     """The file-granular grids to search: the system's, or with a total memory budget one per
     split of :data:`SPLIT_SHARES` (the file side chooses its own split, as the table does);
     for ``target="rocksdb"`` stock RocksDB's (:func:`wacky_model.rocksdb_tuning.stock_grid`).
     ``level0_trigger`` keeps the designs with that trigger; ``universal`` adds stock RocksDB's
-    universal compaction."""
+    universal compaction; ``read_keys``: the workload's as the grids' costs take them
+    (:func:`wacky_model.granularity.grid_read_keys`)."""
     if target == "rocksdb":
         from wacky_model.rocksdb_tuning import stock_grid
 
-        return list(stock_grid(system, constraints, level0_trigger, universal))
+        return list(stock_grid(system, constraints, level0_trigger, universal, read_keys))
     from wacky_model.granularity import file_grid
 
     if not system.memory_split:
-        return [(system, file_grid(system, constraints, level0_trigger))]
+        return [(system, file_grid(system, constraints, level0_trigger, read_keys))]
     out = []
     for blocks in _share_blocks(system, SPLIT_SHARES):
         split = system.with_buffer(float(blocks) * system.block_bytes)
         try:
-            out.append((split, file_grid(split, constraints, level0_trigger)))
+            out.append((split, file_grid(split, constraints, level0_trigger, read_keys)))
         except ValueError:  # no file design fits (or passes the guardrails) at this split
             continue
     if not out:
@@ -1239,7 +1244,8 @@ def _choose_granularity(rec: Recommendation, workload: Workload, system: System,
     if gaps:
         return replace(rec, granularity={"picked": "level", "file": None,
                                          "reason": "files not compared: " + gaps[0].reason})
-    best = file_pick(_file_grids(system, _active(constraints), "native", level0_trigger),
+    best = file_pick(_file_grids(system, _active(constraints), "native", level0_trigger,
+                                 read_keys=grid_read_keys(workload, system)),
                      workload, rho, bound=rec.cost, keys=keys)
     f, c, split = best.compaction, best.costs, best.system
     file_doc = {"design": best.design.knobs, "level1_runs": f.level1_runs,
@@ -1383,9 +1389,11 @@ def recommend_many(
                                  target, level0_trigger)
     n = len(workloads)
     if _files_only(granularity, target, level0_trigger):
-        # The file side alone: one scoring of the grids for the whole batch.
-        side = _side_grids(system, constraints, target, granularity, level0_trigger)
-        picks = _file_picks(side, workloads, rho, _neighbors(side, target))
+        # The file side alone: one scoring of the grids for the batch (for each read
+        # distribution under paged metadata, whose grids' costs take it).
+        picks = _file_picks_by_keys(
+            lambda keys: _side_grids(system, constraints, target, granularity, level0_trigger,
+                                     keys), workloads, system, rho, target)
         styles = [p.compaction.style == "universal" for p in picks]
         return RecommendationBatch(
             designs=tuple(p.design for p in picks), families=tuple(map(_file_family, picks)),
@@ -1422,8 +1430,10 @@ def recommend_many(
                                                            choice.theta, "skew")
     buffers = _buffer_bytes(space, found.coords)
     if granularity != "level" and not refusals(features | {"files"}):
-        grids = _file_grids(system, _active(constraints), "native", level0_trigger)
-        for i, pick in enumerate(_file_picks(grids, workloads, rho)):
+        grids_for = functools.partial(_file_grids, system, _active(constraints), "native",
+                                      level0_trigger, False)
+        for i, pick in enumerate(_file_picks_by_keys(grids_for, workloads, system, rho,
+                                                     "native")):
             if pick.theta < cost[i]:
                 designs[i], compactions[i], cost[i], models[i] = (
                     pick.design, pick.compaction, pick.theta, "files")
@@ -1445,6 +1455,23 @@ def _neighbors(grids: list[tuple[System, Any]], target: str) -> Any:
     from wacky_model.rocksdb_tuning import stock_neighbors
 
     return stock_neighbors(grids)
+
+
+def _file_picks_by_keys(grids_for: Callable[[KeyDistribution | None], list[tuple[System, Any]]],
+                        workloads: list[Workload], system: System, rho: float | None,
+                        target: str) -> list[FilePick]:
+    """:func:`_file_picks` of ``workloads`` on the grids ``grids_for`` gives each group of them
+    whose grids' costs take the same keys (:func:`wacky_model.granularity.grid_read_keys`:
+    skewed reads under paged metadata; one group otherwise), in the workloads' order."""
+    keys = [grid_read_keys(w, system) for w in workloads]
+    out: list[FilePick | None] = [None] * len(workloads)
+    for k in dict.fromkeys(keys):
+        index = [i for i, x in enumerate(keys) if x == k]
+        grids = grids_for(k)
+        for i, pick in zip(index, _file_picks(grids, [workloads[i] for i in index], rho,
+                                              _neighbors(grids, target)), strict=True):
+            out[i] = pick
+    return out  # type: ignore[return-value]
 
 
 def _file_picks(grids: list[tuple[System, Any]], workloads: list[Workload], rho: float | None,
