@@ -196,9 +196,23 @@ def test_the_sweep_section_says_what_it_measured() -> None:
     assert "No stall time at 0.5× (under 1% of the window): 1 of 1; predicted" in text
     assert "stalls at 1.5×: 1 of 1" in text
     assert "predicted as measured: 3 of 3 windows" in text
-    assert ("T2): 1 of 1 (+0%) at the model's write amplification, 1 of 1 (+10%) at the "
-            "measured one") in text
+    assert ("offered more than T2 (else '–'): 1 of 1 (+0%) at the model's write "
+            "amplification, 1 of 1 (+10%) at the measured one") in text
     assert "RocksDB's statistics time them): 1 of 1 (-20%)" in text  # 1e5 against 1.25e5
+    # universal: the window at 1.5 times T3u's lower rate did not outrun T2; the extra window
+    # at 1.5 times T2 did, and it alone is T2's, while it stays out of "stalls at 1.5×"
+    uni = (Window(1.5, 6e4, 400_000, 20.0, 20.0, 1e5, 1e5, 4.0, 0.0, 6e4, None, 0.0, 6e4, 2e5,
+                  4e4),
+           Window(1.5, 1.5e5, 1_000_000, 20.0, 20.0, 1e5, 1e5, 4.0, 1.0, 1.2e5, 1e5, 0.3, 8e4,
+                  1e5, 4e4, of_average=True))
+    both = [result, SweepResult(SweepCase("universal", "stalls", None),
+                                Measured("universal", cal, uni))]
+    text = case_set("stalls").render(both, Scale(), {}, "wacky sweep stalls", [])
+    assert "| universal | 1.5× T2 | 150,000 |" in text
+    assert "stalls at 1.5×: 1 of 2" in text
+    assert ("offered more than T2 (else '–'): 2 of 2 (+0%, +25%) at the model's write "
+            "amplification") in text
+    assert "RocksDB's statistics time them): 2 of 2 (-20%, +0%)" in text
 
 
 NATIVE = DeviceProfile("native-machine", 1900.0, 2000.0, 12_000.0, 80.0, cpu_ns_per_put=400.0,
