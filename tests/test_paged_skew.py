@@ -36,12 +36,17 @@ def test_uniform_chances_give_g1s_reads(zero_share: float) -> None:
     for cache in CACHES:
         g1 = paged_reads(LEVELS, cache, 4096, zero_share)
         skew = paged_reads(LEVELS, cache, 4096, zero_share, uniform)
-        for a, b in ((g1.zero_result_read, skew.zero_result_read),
-                     (g1.point_read_uniform, skew.point_read_uniform),
-                     (g1.point_read_deepest, skew.point_read_deepest)):
-            assert b == pytest.approx(a, rel=1e-9, abs=1e-12)
+        _same_reads(skew, g1)
         assert np.allclose(g1.filter_hit, skew.filter_hit, rtol=1e-9, atol=1e-12)
-        assert np.allclose(g1.data_hit, skew.data_hit, rtol=1e-9, atol=1e-12)
+
+
+def _same_reads(a, b) -> None:
+    """Two PagedReads price every read alike, and hit data blocks alike (to 1e-9)."""
+    for x, y in ((a.zero_result_read, b.zero_result_read),
+                 (a.point_read_uniform, b.point_read_uniform),
+                 (a.point_read_deepest, b.point_read_deepest)):
+        assert x == pytest.approx(y, rel=1e-9, abs=1e-12)
+    assert np.allclose(a.data_hit, b.data_hit, rtol=1e-9, atol=1e-12)
 
 
 def test_g1s_closed_form_holds_for_uniform_keys() -> None:
@@ -83,13 +88,8 @@ def test_a_bins_keys_as_one_class_price_as_each_key_alone(spec: str) -> None:
                              binned.squares)
     for cache in CACHES:
         for zero_share in (0.0, 0.4):
-            a = paged_reads(LEVELS, cache, 4096, zero_share, binned)
-            b = paged_reads(LEVELS, cache, 4096, zero_share, one_by_one)
-            for x, y in ((a.zero_result_read, b.zero_result_read),
-                         (a.point_read_uniform, b.point_read_uniform),
-                         (a.point_read_deepest, b.point_read_deepest)):
-                assert x == pytest.approx(y, rel=1e-9, abs=1e-12)
-            assert np.allclose(a.data_hit, b.data_hit, rtol=1e-9, atol=1e-12)
+            _same_reads(paged_reads(LEVELS, cache, 4096, zero_share, binned),
+                        paged_reads(LEVELS, cache, 4096, zero_share, one_by_one))
 
 
 def test_no_cache_misses_every_request_and_a_cache_of_everything_none() -> None:

@@ -49,29 +49,37 @@ def _misses(before: dict[str, int], after: dict[str, int], reads: int) -> dict[s
             / reads for k in KINDS}
 
 
+def loaded(root: pathlib.Path, exported, cache_bytes: int, keys: np.ndarray):
+    """Stock RocksDB in ``root`` with the ``exported`` options and a block cache of
+    ``cache_bytes`` that reads fill, loaded with ``keys`` (zero values) and flushed, its
+    compactions done: the tree that G1 and G1 under skew are checked on."""
+    import rocksdb_bridge
+
+    options = root / "OPTIONS"
+    options.write_text(exported.options_file())
+    db = rocksdb_bridge.load().Database(str(root / "db"), str(options), cache_bytes,
+                                        fill_cache=True)
+    values = np.zeros((4096, ENTRY_BYTES - 8), dtype=np.uint8)
+    for i in range(0, keys.size, values.shape[0]):
+        db.put_many(keys[i:i + values.shape[0]], values[:len(keys[i:i + values.shape[0]])])
+    db.flush()
+    db.wait_for_background_work(120.0)
+    return db
+
+
 def measure(label: str, design: Design, trigger: int, cache_bytes: int) -> PagedRun:
     """One case on stock RocksDB through the bridge (module doc)."""
-    import rocksdb_bridge
     from wacky_model.rocksdb_model import leveled_costs, paged_levels
     from wacky_model.rocksdb_options import rocksdb_export
 
     system = System(entries=ENTRIES, buffer_bytes=BUFFER, entry_bytes=ENTRY_BYTES,
                     bits_per_entry=BITS, paged_metadata=True)
     exported = rocksdb_export(design, system, trigger, FILE, dynamic=False)
-    native = rocksdb_bridge.load()
     rng = np.random.default_rng(7)
     keys = rng.choice(2**40, ENTRIES, replace=False).astype(np.uint64) * 2 + 2  # even keys
-    values = np.zeros((4096, ENTRY_BYTES - 8), dtype=np.uint8)
     measured: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="wacky-paged-") as tmp:
-        options = pathlib.Path(tmp) / "OPTIONS"
-        options.write_text(exported.options_file())
-        db = native.Database(str(pathlib.Path(tmp) / "db"), str(options), cache_bytes,
-                             fill_cache=True)
-        for i in range(0, ENTRIES, values.shape[0]):
-            db.put_many(keys[i:i + values.shape[0]], values[:len(keys[i:i + values.shape[0]])])
-        db.flush()
-        db.wait_for_background_work(120.0)
+        db = loaded(pathlib.Path(tmp), exported, cache_bytes, keys)
         absent = rng.choice(2**40, WARMUP + READS).astype(np.uint64) * 2 + 1  # odd keys
         present = rng.choice(keys, WARMUP + READS)
         for name, draw in (("zero_result", absent), ("existing", present)):

@@ -57,32 +57,22 @@ def measure_rocksdb(design: Any, trigger: int, cache: int, dist: str | None, rea
     by ``dist`` (as :func:`measure`; None: uniform), ``reads`` after as many."""
     import pathlib
 
-    import rocksdb_bridge
-    from validation.paged import BITS, BUFFER, ENTRIES, ENTRY_BYTES, FILE, KINDS, _misses
+    from validation.paged import BITS, BUFFER, ENTRIES, ENTRY_BYTES, FILE, KINDS, _misses, loaded
     from wacky_model.rocksdb_options import rocksdb_export
     from wacky_model.types import System
 
     system = System(entries=ENTRIES, buffer_bytes=BUFFER, entry_bytes=ENTRY_BYTES,
                     bits_per_entry=BITS, paged_metadata=True)
     exported = rocksdb_export(design, system, trigger, FILE, dynamic=False)
-    native = rocksdb_bridge.load()
     rng = np.random.default_rng(seed)
     keys = rng.choice(2**40, ENTRIES, replace=False).astype(np.uint64) * 2 + 2
-    values = np.zeros((4096, ENTRY_BYTES - 8), dtype=np.uint8)
     hot = rng.permutation(keys)
     if dist is None:
         drawn = rng.choice(keys, 2 * reads)
     else:
         drawn = hot[rank_sampler(KeyDistribution.parse(dist), ENTRIES).draw(rng, 2 * reads)]
     with tempfile.TemporaryDirectory(prefix="wacky-paged-skew-") as tmp:
-        options = pathlib.Path(tmp) / "OPTIONS"
-        options.write_text(exported.options_file())
-        db = native.Database(str(pathlib.Path(tmp) / "db"), str(options), cache,
-                             fill_cache=True)
-        for i in range(0, ENTRIES, values.shape[0]):
-            db.put_many(keys[i:i + values.shape[0]], values[:len(keys[i:i + values.shape[0]])])
-        db.flush()
-        db.wait_for_background_work(120.0)
+        db = loaded(pathlib.Path(tmp), exported, cache, keys)
         db.get_many(drawn[:reads])
         before = db.tickers()
         found = db.get_many(drawn[reads:])
